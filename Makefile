@@ -1,0 +1,118 @@
+# benchcore: build, install, check.
+#
+#   make                  build build/benchcore and build/modules/*.so
+#   make check            unit + integration tests, then the same under ASan+UBSan,
+#                         and the unit tests under valgrind; ends with "N passed, N failed"
+#   make install PREFIX=/usr/local DESTDIR=   install binary, modules, SDK, pkg-config file
+#   make uninstall
+#
+# Every folder under modules/ is a module: its *.c files become modules/NAME.so.
+# A module's extra link flags go in modules/NAME/build.mk as  LIBS_NAME := -lfoo
+
+VERSION		:= 0.1.0
+PREFIX		?= /usr/local
+BINDIR		?= $(PREFIX)/bin
+LIBDIR		?= $(PREFIX)/lib
+INCLUDEDIR	?= $(PREFIX)/include
+DATADIR		?= $(PREFIX)/share
+MODULEDIR	?= $(LIBDIR)/benchcore/modules
+PKGCONFIGDIR	?= $(LIBDIR)/pkgconfig
+DESTDIR		?=
+
+CC		?= cc
+BUILD		?= build
+SAN		?=
+OPT		?= -O2
+WARN		:= -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-missing-field-initializers
+CFLAGS		?= $(OPT) -g
+ifeq ($(SAN),1)
+SANFLAGS	:= -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+endif
+ALLCFLAGS	:= -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -D_GNU_SOURCE -pthread \
+		   -Isdk/include -Icore -DBC_VERSION='"$(VERSION)"' \
+		   -DBC_MODULEDIR='"$(MODULEDIR)"'
+BC_CFLAGS_STR	:= $(CC) -std=gnu11 $(CFLAGS) $(SANFLAGS)
+CORE_LIBS	:= -lconfig -ljansson -ldl -lm -pthread
+MOD_CFLAGS	:= $(ALLCFLAGS) -fPIC -fvisibility=hidden
+MOD_LDFLAGS	:= -shared $(SANFLAGS) -Wl,--no-undefined -Wl,-z,defs
+
+CORE_SRC	:= $(filter-out core/main.c,$(wildcard core/*.c))
+CORE_OBJ	:= $(CORE_SRC:%.c=$(BUILD)/%.o)
+MAIN_OBJ	:= $(BUILD)/core/main.o
+
+MODULES		:= $(notdir $(patsubst %/,%,$(dir $(wildcard modules/*/*.c))))
+MODULES		:= $(sort $(MODULES))
+MODULE_SO	:= $(MODULES:%=$(BUILD)/modules/%.so)
+-include $(wildcard modules/*/build.mk)
+
+# Deliberately broken modules used by the loader and robustness tests.
+TESTMOD_SRC	:= $(wildcard tests/modules/*.c)
+TESTMOD_SO	:= $(TESTMOD_SRC:tests/modules/%.c=$(BUILD)/testmods/%.so)
+
+UNIT_SRC	:= $(wildcard tests/unit/test_*.c)
+UNIT_BIN	:= $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+
+.PHONY: all modules testmods unit check check-fast install uninstall clean
+all: $(BUILD)/benchcore modules $(BUILD)/.benchcore-build
+modules: $(MODULE_SO)
+testmods: $(TESTMOD_SO)
+unit: $(UNIT_BIN)
+
+$(BUILD)/.benchcore-build:
+	@mkdir -p $(@D) && echo "in-tree build of benchcore $(VERSION)" > $@
+
+$(BUILD)/core/%.o: core/%.c $(wildcard core/*.h) sdk/include/benchcore/module.h
+	@mkdir -p $(@D)
+	$(CC) $(ALLCFLAGS) -DBC_BUILD_CFLAGS='"$(BC_CFLAGS_STR)"' -c -o $@ $<
+
+$(BUILD)/benchcore: $(MAIN_OBJ) $(CORE_OBJ)
+	$(CC) $(SANFLAGS) -o $@ $^ $(CORE_LIBS)
+
+# One rule per module: modules/NAME/*.c -> build/modules/NAME.so
+define module_rule
+$(BUILD)/modules/$(1).so: $(wildcard modules/$(1)/*.c) $(wildcard modules/$(1)/*.h) sdk/include/benchcore/module.h
+	@mkdir -p $$(@D)
+	$(CC) $(MOD_CFLAGS) $(MOD_LDFLAGS) -o $$@ $(wildcard modules/$(1)/*.c) $$(LIBS_$(1)) -lm -lpthread
+endef
+$(foreach m,$(MODULES),$(eval $(call module_rule,$(m))))
+
+$(BUILD)/testmods/%.so: tests/modules/%.c sdk/include/benchcore/module.h
+	@mkdir -p $(@D)
+	$(CC) $(MOD_CFLAGS) $(MOD_LDFLAGS) -o $@ $< -lpthread
+
+$(BUILD)/tests/%: tests/unit/%.c $(CORE_OBJ) tests/unit/unit.h
+	@mkdir -p $(@D)
+	$(CC) $(ALLCFLAGS) -Itests/unit -o $@ $< $(CORE_OBJ) $(CORE_LIBS) -lcmocka
+
+# make check: everything a change must pass. tests/run.sh prints the final tally.
+check: all testmods unit
+	$(MAKE) --no-print-directory BUILD=build-asan SAN=1 OPT=-O1 all testmods unit
+	tests/run.sh --build $(BUILD) --asan-build build-asan
+
+# The plain build's tests only (quicker while developing).
+check-fast: all testmods unit
+	tests/run.sh --build $(BUILD)
+
+sdk/benchcore.pc: sdk/benchcore.pc.in Makefile
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@MODULEDIR@|$(MODULEDIR)|g' \
+	    -e 's|@DATADIR@|$(DATADIR)|g' $< > $@
+
+install: all sdk/benchcore.pc
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MODULEDIR) $(DESTDIR)$(INCLUDEDIR)/benchcore \
+		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(DATADIR)/benchcore
+	install -m 755 $(BUILD)/benchcore $(DESTDIR)$(BINDIR)/benchcore
+	for so in $(MODULE_SO); do install -m 755 $$so $(DESTDIR)$(MODULEDIR)/; done
+	install -m 644 sdk/include/benchcore/module.h $(DESTDIR)$(INCLUDEDIR)/benchcore/module.h
+	install -m 644 sdk/benchcore.pc $(DESTDIR)$(PKGCONFIGDIR)/benchcore.pc
+	install -m 644 sdk/module.mk $(DESTDIR)$(DATADIR)/benchcore/module.mk
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/benchcore $(DESTDIR)$(INCLUDEDIR)/benchcore/module.h \
+	      $(DESTDIR)$(PKGCONFIGDIR)/benchcore.pc $(DESTDIR)$(DATADIR)/benchcore/module.mk
+	rm -f $(MODULES:%=$(DESTDIR)$(MODULEDIR)/%.so)
+	-rmdir $(DESTDIR)$(MODULEDIR) $(DESTDIR)$(LIBDIR)/benchcore \
+	       $(DESTDIR)$(INCLUDEDIR)/benchcore $(DESTDIR)$(DATADIR)/benchcore 2>/dev/null
+
+clean:
+	rm -rf build build-asan sdk/benchcore.pc

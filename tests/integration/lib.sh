@@ -1,0 +1,39 @@
+# Shared helpers for integration tests. A test script sources this file, then
+# calls pass/fail (or the check helpers) once per assertion. Environment from
+# tests/run.sh: BC (benchcore binary), BUILD (build dir), TESTMODS (broken test modules).
+set -u
+BC=${BC:-$PWD/build/benchcore}
+BUILD=${BUILD:-build}
+TESTMODS=${TESTMODS:-$PWD/$BUILD/testmods}
+T=$(mktemp -d /tmp/bc-itest.XXXXXX)
+chmod 755 "$T"
+trap 'rm -rf "$T"' EXIT
+
+pass() { echo "PASS: $*"; }
+fail() { echo "FAIL: $*"; }
+
+# check DESC CMD...: passes when CMD exits 0.
+check() { local d=$1; shift; if "$@"; then pass "$d"; else fail "$d"; fi; }
+
+# run_bc OUTPREFIX ARGS...: runs benchcore, stdout to $OUTPREFIX.out, stderr to
+# $OUTPREFIX.err, exit code to $RC.
+run_bc() { local o=$1; shift; "$BC" "$@" >"$o.out" 2>"$o.err" </dev/null; RC=$?; }
+
+# expect_rc DESC WANT: compares the last run_bc exit code.
+expect_rc() { if [ "$RC" -eq "$2" ]; then pass "$1 (exit $RC)"; else fail "$1: exit $RC, wanted $2"; fi; }
+
+# expect_grep DESC FILE REGEX: FILE contains a line matching REGEX (grep -E).
+expect_grep() {
+	if grep -Eq -- "$3" "$2"; then pass "$1"; else fail "$1: no /$3/ in $2:"; head -20 "$2"; fi
+}
+expect_no_grep() {
+	if grep -Eq -- "$3" "$2"; then fail "$1: /$3/ found in $2:"; grep -E -- "$3" "$2" | head -5; else pass "$1"; fi
+}
+
+# jq-free JSON queries through python3: jget FILE EXPR prints eval(EXPR) with d = the document.
+jget() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
+# expect_py DESC FILE EXPR: EXPR (python, d = document) is true.
+expect_py() {
+	local r; r=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(bool(eval(sys.argv[2])))' "$2" "$3" 2>&1)
+	if [ "$r" = True ]; then pass "$1"; else fail "$1: $3 -> $r"; fi
+}

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Runs every test of benchcore and ends with one line "N passed, N failed".
+#   tests/run.sh --build DIR [--asan-build DIR] [--only PATTERN]
+# Unit tests are cmocka binaries in DIR/tests/; integration tests are
+# tests/integration/test_*.sh, which print "PASS: what" / "FAIL: what" lines
+# (see tests/integration/lib.sh). With --asan-build the unit and integration
+# tests run again against the ASan+UBSan build, and the plain unit tests run
+# under valgrind (no leaks, no errors).
+set -u
+cd "$(dirname "$0")/.."
+build=build; asan=""; only=""
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--build) build=$2; shift 2;;
+	--asan-build) asan=$2; shift 2;;
+	--only) only=$2; shift 2;;
+	*) echo "usage: tests/run.sh --build DIR [--asan-build DIR] [--only PATTERN]" >&2; exit 2;;
+	esac
+done
+passed=0; failed=0; failures=()
+log=$(mktemp -d /tmp/benchcore-tests.XXXXXX)
+
+tally() {	# name, pass count, fail count
+	passed=$((passed + $2)); failed=$((failed + $3))
+	[ "$3" -gt 0 ] && failures+=("$1")
+	printf '%-52s %3d passed, %d failed\n' "$1" "$2" "$3"
+}
+
+run_unit() {	# label, binary, [wrapper...]
+	local label=$1 bin=$2; shift 2
+	local out="$log/$(echo "$label" | tr -c 'a-zA-Z0-9_.-' _).log"
+	"$@" "$bin" >"$out" 2>&1; local rc=$?
+	local p f
+	p=$(grep -E '^\[  PASSED  \] [0-9]+ test' "$out" | grep -oE '[0-9]+' | head -1)
+	f=$(grep -E '^\[  FAILED  \] [0-9]+ test' "$out" | grep -oE '[0-9]+' | head -1)
+	p=${p:-0}; f=${f:-0}
+	if [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then f=1; echo "  exit $rc, see $out"; fi
+	tally "$label" "$p" "$f"
+	[ "$f" -gt 0 ] && sed 's/^/    /' "$out" | grep -E 'FAILED|ERROR|error|Assert|==[0-9]+==' | head -20
+}
+
+run_integration() {	# label, build dir, script
+	local label=$1 dir=$2 script=$3
+	local out="$log/$(echo "$label" | tr -c 'a-zA-Z0-9_.-' _).log"
+	BUILD="$dir" BC="$PWD/$dir/benchcore" TESTMODS="$PWD/$dir/testmods" \
+		timeout 600 bash "$script" >"$out" 2>&1 </dev/null; local rc=$?
+	local p f
+	p=$(grep -c '^PASS: ' "$out"); f=$(grep -c '^FAIL: ' "$out")
+	if [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then f=1; echo "  exit $rc, see $out"; fi
+	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then f=1; echo "  no test ran, see $out"; fi
+	tally "$label" "$p" "$f"
+	[ "$f" -gt 0 ] && grep -E '^FAIL: ' -A3 "$out" | sed 's/^/    /' | head -30
+}
+
+suite() {	# build dir, label prefix, [wrapper for unit tests...]
+	local dir=$1 tag=$2; shift 2
+	for bin in "$dir"/tests/test_*; do
+		[ -x "$bin" ] || continue
+		[ -n "$only" ] && [[ "$bin" != *$only* ]] && continue
+		run_unit "$tag unit/$(basename "$bin")" "$bin" "$@"
+	done
+	for script in tests/integration/test_*.sh; do
+		[ -n "$only" ] && [[ "$script" != *$only* ]] && continue
+		run_integration "$tag $(basename "$script" .sh)" "$dir" "$script"
+	done
+}
+
+suite "$build" "[plain]"
+if [ -n "$asan" ]; then
+	export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1
+	export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+	suite "$asan" "[asan]"
+	unset ASAN_OPTIONS UBSAN_OPTIONS
+	if command -v valgrind >/dev/null; then
+		for bin in "$build"/tests/test_*; do
+			[ -x "$bin" ] || continue
+			[ -n "$only" ] && [[ "$bin" != *$only* ]] && continue
+			run_unit "[valgrind] unit/$(basename "$bin")" "$bin" valgrind -q \
+				--leak-check=full --errors-for-leak-kinds=definite,indirect \
+				--show-leak-kinds=definite,indirect --error-exitcode=99 --trace-children=no
+		done
+	fi
+fi
+echo
+[ ${#failures[@]} -gt 0 ] && printf 'failed: %s\n' "${failures[@]}" && echo "logs: $log"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -155,6 +155,9 @@ typedef struct bench_host_api_v1 {
 	/* Facts worth keeping with the result (library or server version, file
 	   system of the target): written to the case's "info" object. */
 	void (*set_info)(bench_ctx *ctx, const char *key, const char *value);
+	/* Nonzero once the user asked the run to stop (Ctrl-C): a long prepare
+	   or cleanup loop checks it and returns early (prepare with BENCH_ERR). */
+	int (*cancelled)(bench_ctx *ctx);
 
 	void *reserved[8];
 } bench_host_api_v1;

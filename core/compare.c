@@ -1,6 +1,255 @@
-/* Placeholder until compare/report land. */
+/* The comparison itself: case matching, verdicts, fingerprint differences and
+   thread scaling. Output formats are in compare_cli.c, the HTML page in
+   report.c; both only present what this file decided. */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "compare.h"
 
-int bc_cmd_compare(int argc, char **argv) { (void)argc; (void)argv; fprintf(stderr, "benchcore: compare: not built yet\n"); return 2; }
-int bc_cmd_report(int argc, char **argv) { (void)argc; (void)argv; fprintf(stderr, "benchcore: report: not built yet\n"); return 2; }
+const char *bc_verdict_name(int v)
+{
+	static const char *const names[] = { "win", "loss", "tie", "inconclusive" };
+	return v >= 0 && v < 4 ? names[v] : "?";
+}
+
+const char *bc_row_test_name(const bc_cmp *c, const bc_cmp_row *r)
+{
+	if (!r->tested)
+		return "none";
+	if (c->opts.test == BC_TEST_WELCH)
+		return "welch";
+	return r->test.method == BC_MWU_EXACT ? "mwu-exact" : "mwu-normal";
+}
+
+/* Too few repeats for the test to ever reach alpha: say how many it needs
+   instead of reporting a meaningless p. For MWU the best possible two-sided
+   p with n1, n2 values is 2 / C(n1+n2, n1) (all of one sample above the
+   other), so 3 against 3 can never go below 0.1. */
+static int too_few(const bc_cmp_opts *o, size_t na, size_t nb, char *why, size_t len)
+{
+	size_t need = o->test == BC_TEST_WELCH ? 2 : bc_mwu_needed_n(o->alpha);
+
+	if (na >= 2 && nb >= 2 && (o->test == BC_TEST_WELCH || bc_mwu_min_p(na, nb) <= o->alpha))
+		return 0;
+	snprintf(why, len, "needs >=%zu repeats on each side (has %zu and %zu)", need, na, nb);
+	return 1;
+}
+
+static void decide(const bc_cmp_opts *o, bc_cmp_row *r)
+{
+	const bc_rmetric *a = r->ma, *b = r->mb;
+	int better;
+
+	bc_stats_summary(a->values, a->n, &r->sa);
+	bc_stats_summary(b->values, b->n, &r->sb);
+	if (r->sa.mean != 0) {
+		r->ratio = r->sb.mean / r->sa.mean;
+		r->change = r->ratio - 1;
+		if (r->sa.mean < 0)	/* keep "change > 0" meaning "B is larger" */
+			r->change = -r->change;
+	} else {
+		r->ratio = r->sb.mean == 0 ? 1 : NAN;
+		r->change = r->sb.mean > 0 ? INFINITY : r->sb.mean < 0 ? -INFINITY : 0;
+	}
+	if (too_few(o, a->n, b->n, r->reason, sizeof(r->reason))) {
+		r->verdict = BC_V_INCONCLUSIVE;
+		return;
+	}
+	if (o->test == BC_TEST_WELCH)
+		r->tested = bc_welch(a->values, a->n, b->values, b->n, &r->test) == 0;
+	else
+		r->tested = bc_mwu(a->values, a->n, b->values, b->n, &r->test) == 0;
+	if (!r->tested) {
+		r->verdict = BC_V_INCONCLUSIVE;
+		snprintf(r->reason, sizeof(r->reason), "test failed");
+		return;
+	}
+	if (!(r->test.p < o->alpha)) {
+		r->verdict = BC_V_TIE;
+		snprintf(r->reason, sizeof(r->reason), "not significant (p >= %g)", o->alpha);
+		return;
+	}
+	if (fabs(r->change) < o->threshold) {
+		r->verdict = BC_V_TIE;
+		snprintf(r->reason, sizeof(r->reason), "significant but below the %g%% threshold",
+			 o->threshold * 100);
+		return;
+	}
+	better = a->higher_is_better ? r->change > 0 : r->change < 0;
+	r->verdict = better ? BC_V_WIN : BC_V_LOSS;
+}
+
+static void add_row(bc_cmp *c, const bc_rgroup *ga, const bc_rgroup *gb,
+		    const bc_rmetric *ma, const bc_rmetric *mb, size_t *cap)
+{
+	if (c->nrows == *cap) {
+		*cap = *cap ? *cap * 2 : 16;
+		c->rows = realloc(c->rows, *cap * sizeof(*c->rows));
+		if (!c->rows)
+			abort();
+	}
+	bc_cmp_row *r = &c->rows[c->nrows++];
+	*r = (bc_cmp_row){ .ga = ga, .gb = gb, .ma = ma, .mb = mb };
+	decide(&c->opts, r);
+	c->count[r->verdict]++;
+}
+
+static const bc_rgroup **push_group(const bc_rgroup **v, size_t *n, const bc_rgroup *g)
+{
+	v = realloc(v, (*n + 1) * sizeof(*v));
+	if (!v)
+		abort();
+	v[(*n)++] = g;
+	return v;
+}
+
+void bc_compare_pair(const bc_results *a, const bc_results *b,
+		     const bc_cmp_opts *o, bc_cmp *out)
+{
+	size_t cap = 0;
+
+	*out = (bc_cmp){ .a = a, .b = b, .opts = *o };
+	for (size_t i = 0; i < a->ngroups; i++) {
+		const bc_rgroup *ga = &a->groups[i];
+		const bc_rgroup *gb = bc_results_find(b, ga->module, ga->params_key, ga->threads);
+		if (!gb) {
+			out->only_a = push_group(out->only_a, &out->nonly_a, ga);
+			continue;
+		}
+		for (size_t j = 0; j < ga->nmetrics; j++) {
+			const bc_rmetric *ma = &ga->metrics[j];
+			const bc_rmetric *mb = bc_group_metric(gb, ma->name);
+			if (ma->compared && mb && ma->n && mb->n)
+				add_row(out, ga, gb, ma, mb, &cap);
+		}
+	}
+	for (size_t i = 0; i < b->ngroups; i++) {
+		const bc_rgroup *gb = &b->groups[i];
+		if (!bc_results_find(a, gb->module, gb->params_key, gb->threads))
+			out->only_b = push_group(out->only_b, &out->nonly_b, gb);
+	}
+	out->host_diff = bc_host_diff(a->host, b->host);
+}
+
+void bc_cmp_free(bc_cmp *c)
+{
+	free(c->rows);
+	free(c->only_a);
+	free(c->only_b);
+	json_decref(c->host_diff);
+	*c = (bc_cmp){ 0 };
+}
+
+/* Fields that differ between any two runs on one machine, or that only
+   restate others: never a reason to doubt a comparison. */
+static int host_field_ignored(const char *f)
+{
+	static const char *const skip[] = {
+		"hostname", "cpu_mhz.current", "warnings", "io.path", NULL
+	};
+	for (int i = 0; skip[i]; i++)
+		if (strcmp(f, skip[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static void flatten(json_t *dst, const char *prefix, json_t *v, int depth)
+{
+	const char *k;
+	json_t *x;
+
+	if (json_is_object(v) && depth < 4) {
+		json_object_foreach(v, k, x) {
+			char name[256];
+			snprintf(name, sizeof(name), "%s%s%s", prefix, *prefix ? "." : "", k);
+			flatten(dst, name, x, depth + 1);
+		}
+		return;
+	}
+	if (json_is_string(v)) {
+		json_object_set(dst, prefix, v);
+	} else {
+		char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS);
+		json_object_set_new(dst, prefix, json_string(s ? s : "?"));
+		free(s);
+	}
+}
+
+static void diff_one(json_t *out, const char *k, json_t *va, json_t *vb)
+{
+	if (host_field_ignored(k))
+		return;
+	if (va && vb && json_equal(va, vb))
+		return;
+	json_array_append_new(out, json_pack("{s:s, s:o, s:o}", "field", k,
+		"a", va ? json_incref(va) : json_null(),
+		"b", vb ? json_incref(vb) : json_null()));
+}
+
+json_t *bc_host_diff(json_t *ha, json_t *hb)
+{
+	json_t *fa = json_object(), *fb = json_object(), *out = json_array(), *v;
+	const char *k;
+
+	flatten(fa, "", ha, 0);
+	flatten(fb, "", hb, 0);
+	json_object_foreach(fa, k, v)
+		diff_one(out, k, v, json_object_get(fb, k));
+	json_object_foreach(fb, k, v)
+		if (!json_object_get(fa, k))
+			diff_one(out, k, NULL, v);
+	json_decref(fa);
+	json_decref(fb);
+	return out;
+}
+
+static int cmp_point(const void *x, const void *y)
+{
+	const bc_scale_point *a = x, *b = y;
+	return (a->threads > b->threads) - (a->threads < b->threads);
+}
+
+size_t bc_scaling(const bc_results *r, const char *module, const char *params_key,
+		  const char *metric, bc_scale_point *pts, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->ngroups && n < max; i++) {
+		const bc_rgroup *g = &r->groups[i];
+		const bc_rmetric *m;
+		bc_summary s;
+		if (strcmp(g->module, module) || strcmp(g->params_key, params_key))
+			continue;
+		m = bc_group_metric(g, metric);
+		if (!m || !m->n)
+			continue;
+		bc_stats_summary(m->values, m->n, &s);
+		pts[n++] = (bc_scale_point){ .threads = g->threads, .mean = s.mean };
+	}
+	qsort(pts, n, sizeof(*pts), cmp_point);
+	for (size_t i = 0; i < n; i++) {
+		double base = pts[0].mean;
+		pts[i].speedup = base != 0 ? pts[i].mean / base : NAN;
+		pts[i].efficiency = pts[i].speedup * pts[0].threads / pts[i].threads;
+	}
+	return n;
+}
+
+const bc_rmetric *bc_primary_metric(const bc_rgroup *g)
+{
+	const bc_rmetric *eps = NULL;
+
+	for (size_t i = 0; i < g->nmetrics; i++) {
+		const bc_rmetric *m = &g->metrics[i];
+		if (m->kind != BC_MK_METRIC)
+			continue;
+		if (strcmp(m->name, "events_per_sec") == 0)
+			eps = m;
+		else if (m->higher_is_better)
+			return m;
+	}
+	if (eps)
+		return eps;
+	return g->nmetrics ? &g->metrics[0] : NULL;
+}

@@ -1,0 +1,484 @@
+/* `benchcore compare`: command line and the text, JSON and CSV forms of
+   what compare.c decided, plus the scaling view of single files. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "compare.h"
+
+#define MAX_FILES	16
+#define MAX_POINTS	256
+
+static const char compare_help[] =
+"usage: benchcore compare [OPTIONS] A.json B.json [C.json ...]\n"
+"       benchcore compare [OPTIONS] --scaling A.json [B.json ...]\n"
+"       benchcore compare [OPTIONS] A.json          (one file: the scaling view)\n"
+"\n"
+"Compares result files case by case. A is the baseline; every other file is\n"
+"compared with A. Cases match when module, params and threads are equal; the\n"
+"repeats (ok cases) of each side are the two samples. Compared per case:\n"
+"every metric in cases[].metrics (its higher_is_better as declared),\n"
+"fairness_events_stddev (fairness.events_stddev, lower is better),\n"
+"interval_cv (stability.interval_cv, lower is better) and OP.p50_ms, OP.p99_ms\n"
+"(ops.OP.latency_ns, lower is better).\n"
+"\n"
+"Verdict for B against A, per case and metric:\n"
+"  inconclusive  too few repeats for the test to ever reach p < alpha (for\n"
+"                Mann-Whitney U with alpha 0.05: at least 4 on each side;\n"
+"                Welch: 2); the output says how many are needed\n"
+"  tie           p >= alpha, or |B/A - 1| below the threshold\n"
+"  win / loss    p < alpha and the difference beyond the threshold, in B's\n"
+"                favour / against it\n"
+"\n"
+"Options:\n"
+"  --threshold PCT  practical threshold in percent (default 2; \"2%\" accepted)\n"
+"  --alpha A        significance level (default 0.05)\n"
+"  --test mwu|welch two-sided Mann-Whitney U (default; exact distribution\n"
+"                   without ties and up to 60 values, else normal approximation\n"
+"                   with tie and continuity correction) or Welch's t test\n"
+"  --json           JSON on stdout instead of text\n"
+"  --csv            CSV on stdout, one line per case and metric\n"
+"  --scaling        for each file: speedup and efficiency of every\n"
+"                   higher-is-better metric against the smallest thread\n"
+"                   count of each module and params (1 thread when run),\n"
+"                   e.g. \"4 threads: 3.90x = 98% of linear\"\n"
+"  -h, --help       this text\n"
+"\n"
+"Warns when the host fingerprints differ in more than one field (host name,\n"
+"current MHz, warnings and io.path are ignored) and lists the differences.\n"
+"Exit status: 0 when the comparison was made (whatever the verdicts),\n"
+"2 on a usage error or an unreadable or invalid results file.\n";
+
+enum { FMT_TEXT, FMT_JSON, FMT_CSV };
+
+static int parse_threshold(const char *s, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || (*end && strcmp(end, "%") != 0) || !(v >= 0) || v > 1000)
+		return -1;
+	*out = v / 100;
+	return 0;
+}
+
+static void print_value(FILE *f, double v)
+{
+	if (isnan(v))
+		fputs("n/a", f);
+	else if (fabs(v) >= 100 || v == 0)
+		fprintf(f, "%.1f", v);
+	else
+		fprintf(f, "%.4g", v);
+}
+
+static void print_host_diff(FILE *f, json_t *diff)
+{
+	size_t i;
+	json_t *d;
+
+	if (json_array_size(diff) <= 1)
+		return;
+	fprintf(f, "warning: the fingerprints differ in %zu fields, not just the one being "
+		"compared:\n", json_array_size(diff));
+	json_array_foreach(diff, i, d) {
+		json_t *a = json_object_get(d, "a"), *b = json_object_get(d, "b");
+		fprintf(f, "  %-24s A: %s\n  %-24s B: %s\n",
+			json_string_value(json_object_get(d, "field")),
+			json_is_string(a) ? json_string_value(a) : "(absent)", "",
+			json_is_string(b) ? json_string_value(b) : "(absent)");
+	}
+	fputc('\n', f);
+}
+
+static void print_row(FILE *f, const bc_cmp *c, const bc_cmp_row *r)
+{
+	fprintf(f, "  %7ld  %-26s %s ", r->ga->threads, r->ma->name,
+		r->ma->higher_is_better ? "^" : "v");
+	print_value(f, r->sa.mean);
+	fputs(" -> ", f);
+	print_value(f, r->sb.mean);
+	if (*r->ma->unit)
+		fprintf(f, " %s", r->ma->unit);
+	if (isfinite(r->change))
+		fprintf(f, "  %+.1f%%", r->change * 100);
+	fprintf(f, "  n=%zu/%zu", r->sa.n, r->sb.n);
+	if (r->tested)
+		fprintf(f, "  %s %s=%.4g p=%.4f", bc_row_test_name(c, r),
+			c->opts.test == BC_TEST_WELCH ? "t" : "U", r->test.stat, r->test.p);
+	fprintf(f, "  %s", bc_verdict_name(r->verdict));
+	if (*r->reason)
+		fprintf(f, " (%s)", r->reason);
+	fputc('\n', f);
+}
+
+/* "module metric: B wins / A wins / tie / mixed" over all params and threads. */
+static void print_items(FILE *f, const bc_cmp *c)
+{
+	for (size_t i = 0; i < c->nrows; i++) {
+		const bc_cmp_row *r = &c->rows[i];
+		size_t n[4] = { 0 };
+		int seen = 0;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = !strcmp(c->rows[j].ga->module, r->ga->module) &&
+			       !strcmp(c->rows[j].ma->name, r->ma->name);
+		if (seen)
+			continue;
+		for (size_t j = i; j < c->nrows; j++)
+			if (!strcmp(c->rows[j].ga->module, r->ga->module) &&
+			    !strcmp(c->rows[j].ma->name, r->ma->name))
+				n[c->rows[j].verdict]++;
+		const char *who = n[BC_V_WIN] && !n[BC_V_LOSS] ? c->b->label :
+				  n[BC_V_LOSS] && !n[BC_V_WIN] ? c->a->label : NULL;
+		fprintf(f, "  %-8s %-26s ", r->ga->module, r->ma->name);
+		if (who)
+			fprintf(f, "%s wins", who);
+		else if (n[BC_V_WIN] || n[BC_V_LOSS])
+			fputs("mixed", f);
+		else if (n[BC_V_TIE])
+			fputs("tie", f);
+		else
+			fputs("inconclusive", f);
+		fprintf(f, " (%zu win, %zu loss, %zu tie, %zu inconclusive)\n",
+			n[BC_V_WIN], n[BC_V_LOSS], n[BC_V_TIE], n[BC_V_INCONCLUSIVE]);
+	}
+}
+
+static void print_text(FILE *f, const bc_cmp *c)
+{
+	const char *mod = NULL, *par = NULL;
+
+	fprintf(f, "A: %s (%s)\nB: %s (%s)\n", c->a->label, c->a->path, c->b->label, c->b->path);
+	if (c->opts.test == BC_TEST_WELCH)
+		fprintf(f, "test: Welch's t, two-sided, alpha %g; threshold %g%%\n\n",
+			c->opts.alpha, c->opts.threshold * 100);
+	else
+		fprintf(f, "test: Mann-Whitney U, two-sided (mwu-exact: exact distribution; "
+			"mwu-normal: normal approximation with tie correction), alpha %g; "
+			"threshold %g%%\n\n", c->opts.alpha, c->opts.threshold * 100);
+	print_host_diff(f, c->host_diff);
+	for (size_t i = 0; i < c->nrows; i++) {
+		const bc_cmp_row *r = &c->rows[i];
+		if (!mod || strcmp(mod, r->ga->module) || strcmp(par, r->ga->params_key)) {
+			mod = r->ga->module;
+			par = r->ga->params_key;
+			fprintf(f, "%s %s\n  threads  metric (^ higher / v lower is better): A -> B\n",
+				mod, r->ga->params_text);
+		}
+		print_row(f, c, r);
+	}
+	for (size_t i = 0; i < c->nonly_a; i++)
+		fprintf(f, "only in A: %s %s threads=%ld\n", c->only_a[i]->module,
+			c->only_a[i]->params_text, c->only_a[i]->threads);
+	for (size_t i = 0; i < c->nonly_b; i++)
+		fprintf(f, "only in B: %s %s threads=%ld\n", c->only_b[i]->module,
+			c->only_b[i]->params_text, c->only_b[i]->threads);
+	fprintf(f, "\nsummary, %s against %s:\n", c->b->label, c->a->label);
+	print_items(f, c);
+	fprintf(f, "%s: %zu wins, %zu losses, %zu ties, %zu inconclusive (over %zu case x metric comparisons)\n",
+		c->b->label, c->count[BC_V_WIN], c->count[BC_V_LOSS], c->count[BC_V_TIE],
+		c->count[BC_V_INCONCLUSIVE], c->nrows);
+}
+
+static json_t *num_or_null(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *row_json(const bc_cmp *c, const bc_cmp_row *r)
+{
+	json_t *params = json_loads(r->ga->params_key, 0, NULL);
+	json_t *j = json_pack("{s:s, s:o, s:I, s:s, s:s, s:b, s:I, s:o, s:o, s:I, s:o, s:o,"
+			      " s:o, s:o, s:s, s:s}",
+		"module", r->ga->module, "params", params ? params : json_object(),
+		"threads", (json_int_t)r->ga->threads, "metric", r->ma->name,
+		"unit", r->ma->unit, "higher_is_better", r->ma->higher_is_better,
+		"a_n", (json_int_t)r->sa.n, "a_mean", num_or_null(r->sa.mean),
+		"a_stddev", num_or_null(r->sa.stddev),
+		"b_n", (json_int_t)r->sb.n, "b_mean", num_or_null(r->sb.mean),
+		"b_stddev", num_or_null(r->sb.stddev),
+		"ratio", num_or_null(r->ratio), "change_pct", num_or_null(r->change * 100),
+		"test", bc_row_test_name(c, r), "verdict", bc_verdict_name(r->verdict));
+	if (r->tested) {
+		json_object_set_new(j, "statistic", num_or_null(r->test.stat));
+		json_object_set_new(j, "p", json_real(r->test.p));
+		if (c->opts.test == BC_TEST_WELCH)
+			json_object_set_new(j, "df", num_or_null(r->test.df));
+		else if (r->test.method == BC_MWU_NORMAL)
+			json_object_set_new(j, "z", json_real(r->test.z));
+	}
+	json_object_set_new(j, "reason", *r->reason ? json_string(r->reason) : json_null());
+	return j;
+}
+
+static json_t *groups_json(const bc_rgroup *const *g, size_t n)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < n; i++) {
+		json_t *params = json_loads(g[i]->params_key, 0, NULL);
+		json_array_append_new(a, json_pack("{s:s, s:o, s:I}", "module", g[i]->module,
+			"params", params ? params : json_object(), "threads", (json_int_t)g[i]->threads));
+	}
+	return a;
+}
+
+static json_t *cmp_json(const bc_cmp *c)
+{
+	json_t *rows = json_array();
+	for (size_t i = 0; i < c->nrows; i++)
+		json_array_append_new(rows, row_json(c, &c->rows[i]));
+	return json_pack("{s:s, s:s, s:s, s:O, s:o, s:o, s:o, s:{s:I, s:I, s:I, s:I}}",
+		"file", c->b->path, "label", c->b->label,
+		"baseline", c->a->label, "host_differences", c->host_diff, "rows", rows,
+		"only_in_a", groups_json(c->only_a, c->nonly_a),
+		"only_in_b", groups_json(c->only_b, c->nonly_b),
+		"summary", "wins", (json_int_t)c->count[BC_V_WIN],
+		"losses", (json_int_t)c->count[BC_V_LOSS], "ties", (json_int_t)c->count[BC_V_TIE],
+		"inconclusive", (json_int_t)c->count[BC_V_INCONCLUSIVE]);
+}
+
+static void csv_field(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void print_csv(FILE *f, const bc_cmp *c)
+{
+	for (size_t i = 0; i < c->nrows; i++) {
+		const bc_cmp_row *r = &c->rows[i];
+		const char *text[] = { c->a->label, c->b->label, r->ga->module, r->ga->params_text };
+		for (int k = 0; k < 4; k++) {
+			csv_field(f, text[k]);
+			fputc(',', f);
+		}
+		fprintf(f, "%ld,", r->ga->threads);
+		csv_field(f, r->ma->name);
+		fputc(',', f);
+		csv_field(f, r->ma->unit);
+		fprintf(f, ",%d,%zu,%.17g,%.17g,%zu,%.17g,%.17g,", r->ma->higher_is_better,
+			r->sa.n, r->sa.mean, r->sa.stddev, r->sb.n, r->sb.mean, r->sb.stddev);
+		if (isfinite(r->ratio))
+			fprintf(f, "%.6g", r->ratio);
+		fprintf(f, ",%s,", bc_row_test_name(c, r));
+		if (r->tested)
+			fprintf(f, "%.6g,%.6g", r->test.stat, r->test.p);
+		else
+			fputc(',', f);
+		fprintf(f, ",%s,", bc_verdict_name(r->verdict));
+		csv_field(f, r->reason);
+		fputc('\n', f);
+	}
+}
+
+static const char csv_header[] =
+	"baseline,candidate,module,params,threads,metric,unit,higher_is_better,"
+	"a_n,a_mean,a_stddev,b_n,b_mean,b_stddev,ratio,test,statistic,p,verdict,reason\n";
+
+/* Scaling view: every higher-is-better module metric of every (module,
+   params) thread sweep. */
+static json_t *scaling_one(FILE *f, const bc_results *r, int fmt)
+{
+	json_t *out = json_array();
+	bc_scale_point pts[MAX_POINTS];
+
+	if (fmt == FMT_TEXT)
+		fprintf(f, "scaling of %s (%s): speedup against the smallest thread count\n",
+			r->label, r->path);
+	for (size_t i = 0; i < r->ngroups; i++) {
+		const bc_rgroup *g = &r->groups[i];
+		int seen = 0;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = !strcmp(r->groups[j].module, g->module) &&
+			       !strcmp(r->groups[j].params_key, g->params_key);
+		for (size_t m = 0; !seen && m < g->nmetrics; m++) {
+			const bc_rmetric *met = &g->metrics[m];
+			if (met->kind != BC_MK_METRIC || !met->higher_is_better)
+				continue;
+			size_t n = bc_scaling(r, g->module, g->params_key, met->name, pts, MAX_POINTS);
+			json_t *jp = json_array();
+			if (fmt == FMT_TEXT)
+				fprintf(f, "%s %s  %s (%s), base %ld thread%s:\n", g->module, g->params_text,
+					met->name, met->unit, pts[0].threads, pts[0].threads > 1 ? "s" : "");
+			for (size_t k = 0; k < n; k++) {
+				if (fmt == FMT_TEXT) {
+					fprintf(f, "  %4ld threads: ", pts[k].threads);
+					print_value(f, pts[k].mean);
+					fprintf(f, " = %.2fx = %.0f%% of linear\n", pts[k].speedup,
+						pts[k].efficiency * 100);
+				}
+				json_array_append_new(jp, json_pack("{s:I, s:o, s:o, s:o}",
+					"threads", (json_int_t)pts[k].threads, "mean", num_or_null(pts[k].mean),
+					"speedup", num_or_null(pts[k].speedup),
+					"efficiency", num_or_null(pts[k].efficiency)));
+			}
+			json_t *params = json_loads(g->params_key, 0, NULL);
+			json_array_append_new(out, json_pack("{s:s, s:o, s:s, s:s, s:o}",
+				"module", g->module, "params", params ? params : json_object(),
+				"metric", met->name, "unit", met->unit, "points", jp));
+		}
+	}
+	return json_pack("{s:s, s:s, s:o}", "file", r->path, "label", r->label, "scaling", out);
+}
+
+static int run_scaling(bc_results *res, int nres, int fmt)
+{
+	json_t *all = json_array();
+
+	if (fmt == FMT_CSV)
+		printf("file,label,module,params,metric,unit,threads,mean,speedup,efficiency\n");
+	for (int i = 0; i < nres; i++) {
+		json_t *s = scaling_one(stdout, &res[i], fmt), *e, *p;
+		size_t k, q;
+		if (fmt == FMT_CSV)
+			json_array_foreach(json_object_get(s, "scaling"), k, e) {
+				json_array_foreach(json_object_get(e, "points"), q, p) {
+					char *pk = json_dumps(json_object_get(e, "params"), JSON_COMPACT | JSON_SORT_KEYS);
+					csv_field(stdout, res[i].path); putchar(',');
+					csv_field(stdout, res[i].label); putchar(',');
+					csv_field(stdout, json_string_value(json_object_get(e, "module"))); putchar(',');
+					csv_field(stdout, pk ? pk : ""); putchar(',');
+					csv_field(stdout, json_string_value(json_object_get(e, "metric"))); putchar(',');
+					csv_field(stdout, json_string_value(json_object_get(e, "unit")));
+					printf(",%lld,%.17g,%.6g,%.6g\n",
+					       (long long)json_integer_value(json_object_get(p, "threads")),
+					       json_number_value(json_object_get(p, "mean")),
+					       json_number_value(json_object_get(p, "speedup")),
+					       json_number_value(json_object_get(p, "efficiency")));
+					free(pk);
+				}
+			}
+		else if (fmt == FMT_TEXT && i + 1 < nres)
+			putchar('\n');
+		json_array_append_new(all, s);
+	}
+	if (fmt == FMT_JSON) {
+		json_dumpf(all, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+		putchar('\n');
+	}
+	json_decref(all);
+	return 0;
+}
+
+static int run_compare(bc_results *res, int nres, const bc_cmp_opts *o, int fmt)
+{
+	json_t *all = json_array();
+
+	if (fmt == FMT_CSV)
+		fputs(csv_header, stdout);
+	for (int i = 1; i < nres; i++) {
+		bc_cmp c;
+		bc_compare_pair(&res[0], &res[i], o, &c);
+		if (fmt == FMT_TEXT) {
+			if (i > 1)
+				puts("\n");
+			print_text(stdout, &c);
+		} else if (fmt == FMT_CSV) {
+			print_csv(stdout, &c);
+		} else {
+			json_array_append_new(all, cmp_json(&c));
+		}
+		bc_cmp_free(&c);
+	}
+	if (fmt == FMT_JSON) {
+		json_t *doc = json_pack("{s:s, s:{s:s, s:s}, s:s, s:f, s:f, s:o}",
+			"schema", "benchcore-compare/1",
+			"baseline", "file", res[0].path, "label", res[0].label,
+			"test", o->test == BC_TEST_WELCH ? "welch" : "mann-whitney-u",
+			"alpha", o->alpha, "threshold", o->threshold, "comparisons", all);
+		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+		putchar('\n');
+		json_decref(doc);
+	} else {
+		json_decref(all);
+	}
+	return 0;
+}
+
+int bc_load_all(const char *cmd, char **files, int n, bc_results *res)
+{
+	char err[512];
+
+	for (int i = 0; i < n; i++) {
+		if (bc_results_load(files[i], &res[i], err, sizeof(err)) < 0) {
+			fprintf(stderr, "benchcore %s: %s: %s\n", cmd, files[i], err);
+			for (int j = 0; j < i; j++)
+				bc_results_free(&res[j]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int bc_cmd_compare(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "threshold", required_argument, NULL, 't' },
+		{ "alpha", required_argument, NULL, 'a' },
+		{ "test", required_argument, NULL, 'T' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "csv", no_argument, NULL, 'c' },
+		{ "scaling", no_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	bc_cmp_opts o = BC_CMP_OPTS_DEFAULT;
+	bc_results res[MAX_FILES];
+	int fmt = FMT_TEXT, scaling = 0, ch, nfiles, rc;
+	char *end;
+
+	optind = 0;	/* glibc: full re-initialisation, main may have used getopt */
+	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 't':
+			if (parse_threshold(optarg, &o.threshold) < 0) {
+				fprintf(stderr, "benchcore compare: --threshold %s: wants a percentage, e.g. 2 or 0.5%%\n", optarg);
+				return 2;
+			}
+			break;
+		case 'a':
+			o.alpha = strtod(optarg, &end);
+			if (*end || !(o.alpha > 0 && o.alpha < 1)) {
+				fprintf(stderr, "benchcore compare: --alpha %s: wants a number between 0 and 1\n", optarg);
+				return 2;
+			}
+			break;
+		case 'T':
+			if (strcmp(optarg, "mwu") && strcmp(optarg, "welch")) {
+				fprintf(stderr, "benchcore compare: --test %s: wants mwu or welch\n", optarg);
+				return 2;
+			}
+			o.test = strcmp(optarg, "welch") == 0 ? BC_TEST_WELCH : BC_TEST_MWU;
+			break;
+		case 'j': fmt = FMT_JSON; break;
+		case 'c': fmt = FMT_CSV; break;
+		case 's': scaling = 1; break;
+		case 'h': fputs(compare_help, stdout); return 0;
+		default:
+			fputs("Try 'benchcore compare --help'.\n", stderr);
+			return 2;
+		}
+	}
+	nfiles = argc - optind;
+	if (nfiles < 1 || nfiles > MAX_FILES) {
+		fprintf(stderr, "benchcore compare: wants 1 to %d result files (got %d)\n"
+			"Try 'benchcore compare --help'.\n", MAX_FILES, nfiles);
+		return 2;
+	}
+	if (bc_load_all("compare", argv + optind, nfiles, res) < 0)
+		return 2;
+	rc = scaling || nfiles == 1 ? run_scaling(res, nfiles, fmt) : run_compare(res, nfiles, &o, fmt);
+	for (int i = 0; i < nfiles; i++)
+		bc_results_free(&res[i]);
+	return rc;
+}

@@ -1,0 +1,71 @@
+/* Reading result files (schema benchcore/1, docs/results.md) for compare and
+   report. The reader validates every field it uses and turns the cases into
+   groups (module x params x threads) holding the per-repeat values of each
+   metric, so nothing downstream touches unvalidated JSON. Hostile input (see
+   tests/fuzz) gets an error message, never a crash. Not thread-safe; one
+   bc_results is owned by its caller and freed with bc_results_free(). */
+#ifndef BC_RESULTS_H
+#define BC_RESULTS_H
+#include <stddef.h>
+#include <jansson.h>
+
+typedef enum {
+	BC_MK_METRIC,		/* cases[].metrics.NAME */
+	BC_MK_FAIRNESS,		/* fairness.events_stddev */
+	BC_MK_STABILITY,	/* stability.interval_cv */
+	BC_MK_LATENCY,		/* ops.OP.latency_ns.PCT, in ms */
+} bc_metric_kind;
+
+typedef struct bc_rmetric {
+	char *name;		/* "events_per_sec", "fairness_events_stddev", "read.p99_ms" */
+	char *unit;
+	int higher_is_better;
+	int kind;		/* bc_metric_kind */
+	int compared;		/* compare gives it a verdict (latency: only p50, p99) */
+	char *op, *pct;		/* BC_MK_LATENCY: op class and percentile key ("p99.9") */
+	double *values;		/* one per ok repeat that reported it */
+	size_t n, cap;
+} bc_rmetric;
+
+typedef struct bc_rgroup {
+	char *module;
+	char *params_key;	/* compact JSON, sorted keys: the matching key */
+	char *params_text;	/* "block_size=4096 oper=read" (empty when no params) */
+	long threads;
+	size_t repeats;		/* ok cases */
+	double cpu_mhz_sum;	/* sum over repeats that reported cpu_mhz_mean */
+	size_t cpu_mhz_n;
+	bc_rmetric *metrics;
+	size_t nmetrics, cap;
+} bc_rgroup;
+
+typedef struct bc_results {
+	char *path;		/* as given, for messages */
+	char *label;		/* label, else host.hostname, else the file name */
+	char *started_at;	/* may be NULL */
+	int interrupted;
+	json_t *host;		/* the host object (a reference), or an empty object */
+	json_t *info;		/* "module.key" -> value from cases[].info, first seen */
+	size_t ncases, nok, nfailed;
+	bc_rgroup *groups;	/* in order of first appearance */
+	size_t ngroups, cap;
+} bc_results;
+
+/* Parse a results document from memory. name is used in messages. On error
+   returns -1 with a one-line reason in err (e.g. "cases[3].threads: not an
+   integer") and r freed; on success 0. */
+int bc_results_parse(const char *buf, size_t len, const char *name,
+		     bc_results *r, char *err, size_t errlen);
+
+/* Read and parse a file (up to 256 MiB). */
+int bc_results_load(const char *path, bc_results *r, char *err, size_t errlen);
+
+void bc_results_free(bc_results *r);
+
+/* The group matching module, params_key and threads, or NULL. */
+const bc_rgroup *bc_results_find(const bc_results *r, const char *module,
+				 const char *params_key, long threads);
+
+/* The metric called name in g, or NULL. */
+const bc_rmetric *bc_group_metric(const bc_rgroup *g, const char *name);
+#endif

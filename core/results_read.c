@@ -1,0 +1,450 @@
+/* Reader for result files: validate, then fold cases[] into groups.
+   The rules: a field the reader needs and that has the wrong type is an
+   error naming the field (the file is not what benchcore writes); a field
+   that is absent is skipped (older writers, failed cases). Unknown fields
+   are ignored, as docs/results.md promises. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "results.h"
+
+#define MAX_FILE	(256u << 20)
+#define MAX_THREADS	1000000
+
+static void seterr(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+}
+
+static char *xstrdup(const char *s)
+{
+	char *d = strdup(s ? s : "");
+	if (!d)
+		abort();	/* out of memory while reading a file: nothing to save */
+	return d;
+}
+
+static void *xrealloc(void *p, size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size)
+		abort();
+	p = realloc(p, n && size ? n * size : 1);
+	if (!p)
+		abort();
+	return p;
+}
+
+static void push_value(bc_rmetric *m, double v)
+{
+	if (m->n == m->cap) {
+		m->cap = m->cap ? m->cap * 2 : 4;
+		m->values = xrealloc(m->values, m->cap, sizeof(*m->values));
+	}
+	m->values[m->n++] = v;
+}
+
+static bc_rmetric *group_metric(bc_rgroup *g, const char *name, const char *unit,
+				int hib, int kind)
+{
+	for (size_t i = 0; i < g->nmetrics; i++)
+		if (strcmp(g->metrics[i].name, name) == 0)
+			return &g->metrics[i];
+	if (g->nmetrics == g->cap) {
+		g->cap = g->cap ? g->cap * 2 : 8;
+		g->metrics = xrealloc(g->metrics, g->cap, sizeof(*g->metrics));
+	}
+	bc_rmetric *m = &g->metrics[g->nmetrics++];
+	*m = (bc_rmetric){ .name = xstrdup(name), .unit = xstrdup(unit),
+			   .higher_is_better = hib, .kind = kind, .compared = 1 };
+	return m;
+}
+
+/* "k=v k2=v2" from the params object, values as compact JSON (strings
+   without quotes). */
+static char *params_text(json_t *params)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	const char *k;
+	json_t *v;
+	int first = 1;
+
+	if (!f)
+		abort();
+	json_object_foreach(params, k, v) {
+		fprintf(f, "%s%s=", first ? "" : " ", k);
+		first = 0;
+		if (json_is_string(v)) {
+			fputs(json_string_value(v), f);
+		} else {
+			char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS);
+			fputs(s ? s : "?", f);
+			free(s);
+		}
+	}
+	fclose(f);
+	return buf;
+}
+
+static bc_rgroup *find_or_add_group(bc_results *r, const char *module,
+				    json_t *params, long threads)
+{
+	char *key = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS);
+
+	if (!key)
+		abort();
+	for (size_t i = 0; i < r->ngroups; i++) {
+		bc_rgroup *g = &r->groups[i];
+		if (g->threads == threads && strcmp(g->module, module) == 0 &&
+		    strcmp(g->params_key, key) == 0) {
+			free(key);
+			return g;
+		}
+	}
+	if (r->ngroups == r->cap) {
+		r->cap = r->cap ? r->cap * 2 : 8;
+		r->groups = xrealloc(r->groups, r->cap, sizeof(*r->groups));
+	}
+	bc_rgroup *g = &r->groups[r->ngroups++];
+	*g = (bc_rgroup){ .module = xstrdup(module), .params_key = key,
+			  .params_text = params_text(params), .threads = threads };
+	return g;
+}
+
+/* A number field: 1 and *out set when present and numeric, 0 when absent
+   or null, -1 when present with another type. */
+static int get_num(json_t *obj, const char *key, double *out)
+{
+	json_t *v = json_object_get(obj, key);
+
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_number(v))
+		return -1;
+	*out = json_number_value(v);
+	return isfinite(*out) ? 1 : -1;
+}
+
+static int read_metrics(bc_rgroup *g, json_t *metrics, const char *where,
+			char *err, size_t errlen)
+{
+	const char *name;
+	json_t *m;
+
+	if (!metrics)
+		return 0;
+	if (!json_is_object(metrics)) {
+		seterr(err, errlen, "%s.metrics: not an object", where);
+		return -1;
+	}
+	json_object_foreach(metrics, name, m) {
+		double v;
+		json_t *unit = json_object_get(m, "unit"), *hib = json_object_get(m, "higher_is_better");
+		if (!json_is_object(m) || get_num(m, "value", &v) != 1) {
+			seterr(err, errlen, "%s.metrics.%s: wants {value: number, unit, higher_is_better}",
+			       where, name);
+			return -1;
+		}
+		if ((unit && !json_is_string(unit)) || (hib && !json_is_boolean(hib))) {
+			seterr(err, errlen, "%s.metrics.%s: unit must be a string, higher_is_better a bool",
+			       where, name);
+			return -1;
+		}
+		push_value(group_metric(g, name, unit ? json_string_value(unit) : "",
+					hib ? json_is_true(hib) : 1, BC_MK_METRIC), v);
+	}
+	return 0;
+}
+
+static int read_latency(bc_rgroup *g, json_t *ops, const char *where,
+			char *err, size_t errlen)
+{
+	const char *op, *pct;
+	json_t *o, *v;
+
+	if (!ops)
+		return 0;
+	if (!json_is_object(ops)) {
+		seterr(err, errlen, "%s.ops: not an object", where);
+		return -1;
+	}
+	json_object_foreach(ops, op, o) {
+		json_t *lat = json_is_object(o) ? json_object_get(o, "latency_ns") : NULL;
+		if (!json_is_object(o) || (lat && !json_is_object(lat))) {
+			seterr(err, errlen, "%s.ops.%s: not an object with latency_ns {...}", where, op);
+			return -1;
+		}
+		if (json_is_integer(json_object_get(o, "count")) &&
+		    json_integer_value(json_object_get(o, "count")) == 0)
+			continue;	/* an op class that never ran has no latency */
+		json_object_foreach(lat, pct, v) {
+			if (pct[0] != 'p' || !json_is_number(v))
+				continue;	/* min/mean/max/stddev: not charted */
+			char name[512];
+			snprintf(name, sizeof(name), "%s.%s_ms", op, pct);
+			bc_rmetric *m = group_metric(g, name, "ms", 0, BC_MK_LATENCY);
+			if (!m->op) {
+				m->op = xstrdup(op);
+				m->pct = xstrdup(pct);
+				m->compared = strcmp(pct, "p50") == 0 || strcmp(pct, "p99") == 0;
+			}
+			push_value(m, json_number_value(v) / 1e6);
+		}
+	}
+	return 0;
+}
+
+static int read_sub(bc_rgroup *g, json_t *c, const char *obj, const char *key,
+		    const char *name, const char *unit, int kind, const char *where,
+		    char *err, size_t errlen)
+{
+	json_t *o = json_object_get(c, obj);
+	double v;
+	int rc;
+
+	if (!o || json_is_null(o))
+		return 0;
+	rc = json_is_object(o) ? get_num(o, key, &v) : -1;
+	if (rc < 0) {
+		seterr(err, errlen, "%s.%s.%s: not a number", where, obj, key);
+		return -1;
+	}
+	if (rc > 0)
+		push_value(group_metric(g, name, unit, 0, kind), v);
+	return 0;
+}
+
+static void read_info(bc_results *r, const char *module, json_t *info)
+{
+	const char *k;
+	json_t *v;
+
+	if (!json_is_object(info))
+		return;
+	json_object_foreach(info, k, v) {
+		char key[512];
+		if (!json_is_string(v) && !json_is_number(v) && !json_is_boolean(v))
+			continue;
+		snprintf(key, sizeof(key), "%s.%s", module, k);
+		if (!json_object_get(r->info, key))
+			json_object_set(r->info, key, v);
+	}
+}
+
+static int read_case(bc_results *r, json_t *c, size_t idx, char *err, size_t errlen)
+{
+	char where[64];
+	json_t *module, *params, *threads, *status;
+	double mhz;
+
+	snprintf(where, sizeof(where), "cases[%zu]", idx);
+	if (!json_is_object(c)) {
+		seterr(err, errlen, "%s: not an object", where);
+		return -1;
+	}
+	module = json_object_get(c, "module");
+	params = json_object_get(c, "params");
+	threads = json_object_get(c, "threads");
+	status = json_object_get(c, "status");
+	if (!json_is_string(module) || !json_is_string(status)) {
+		seterr(err, errlen, "%s: module and status must be strings", where);
+		return -1;
+	}
+	if (params && !json_is_object(params)) {
+		seterr(err, errlen, "%s.params: not an object", where);
+		return -1;
+	}
+	if (!json_is_integer(threads) || json_integer_value(threads) < 1 ||
+	    json_integer_value(threads) > MAX_THREADS) {
+		seterr(err, errlen, "%s.threads: not an integer in 1..%d", where, MAX_THREADS);
+		return -1;
+	}
+	r->ncases++;
+	if (strcmp(json_string_value(status), "ok") != 0) {
+		r->nfailed += strcmp(json_string_value(status), "failed") == 0;
+		return 0;
+	}
+	r->nok++;
+	json_t *empty = json_object();
+	bc_rgroup *g = find_or_add_group(r, json_string_value(module), params ? params : empty,
+					 (long)json_integer_value(threads));
+	json_decref(empty);
+	g->repeats++;
+	if (read_metrics(g, json_object_get(c, "metrics"), where, err, errlen) < 0 ||
+	    read_sub(g, c, "fairness", "events_stddev", "fairness_events_stddev", "events",
+		     BC_MK_FAIRNESS, where, err, errlen) < 0 ||
+	    read_sub(g, c, "stability", "interval_cv", "interval_cv", "",
+		     BC_MK_STABILITY, where, err, errlen) < 0 ||
+	    read_latency(g, json_object_get(c, "ops"), where, err, errlen) < 0)
+		return -1;
+	if (get_num(c, "cpu_mhz_mean", &mhz) == 1 && mhz > 0) {
+		g->cpu_mhz_sum += mhz;
+		g->cpu_mhz_n++;
+	}
+	read_info(r, json_string_value(module), json_object_get(c, "info"));
+	return 0;
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+	return s ? s + 1 : p;
+}
+
+static int read_top(bc_results *r, json_t *root, char *err, size_t errlen)
+{
+	json_t *schema = json_object_get(root, "schema"), *cases, *label, *host, *c;
+	size_t i;
+
+	if (!json_is_string(schema) || strcmp(json_string_value(schema), "benchcore/1") != 0) {
+		seterr(err, errlen, "not a benchcore/1 results file (schema is %s)",
+		       json_is_string(schema) ? json_string_value(schema) : "missing");
+		return -1;
+	}
+	cases = json_object_get(root, "cases");
+	if (!json_is_array(cases)) {
+		seterr(err, errlen, "cases: missing or not an array");
+		return -1;
+	}
+	host = json_object_get(root, "host");
+	if (host && !json_is_object(host)) {
+		seterr(err, errlen, "host: not an object");
+		return -1;
+	}
+	r->host = host ? json_incref(host) : json_object();
+	label = json_object_get(root, "label");
+	if (json_is_string(label) && json_string_length(label))
+		r->label = xstrdup(json_string_value(label));
+	else if (json_is_string(json_object_get(r->host, "hostname")))
+		r->label = xstrdup(json_string_value(json_object_get(r->host, "hostname")));
+	else
+		r->label = xstrdup(base_name(r->path));
+	if (json_is_string(json_object_get(root, "started_at")))
+		r->started_at = xstrdup(json_string_value(json_object_get(root, "started_at")));
+	r->interrupted = json_is_true(json_object_get(root, "interrupted"));
+	json_array_foreach(cases, i, c)
+		if (read_case(r, c, i, err, errlen) < 0)
+			return -1;
+	return 0;
+}
+
+int bc_results_parse(const char *buf, size_t len, const char *name,
+		     bc_results *r, char *err, size_t errlen)
+{
+	json_error_t je;
+	json_t *root;
+	int rc;
+
+	*r = (bc_results){ .path = xstrdup(name), .info = json_object() };
+	root = json_loadb(buf, len, 0, &je);
+	if (!root) {
+		seterr(err, errlen, "invalid JSON at line %d column %d: %s", je.line, je.column, je.text);
+		bc_results_free(r);
+		return -1;
+	}
+	if (!json_is_object(root)) {
+		seterr(err, errlen, "not a benchcore results file (top level is not an object)");
+		rc = -1;
+	} else {
+		rc = read_top(r, root, err, errlen);
+	}
+	json_decref(root);
+	if (rc < 0)
+		bc_results_free(r);
+	return rc;
+}
+
+int bc_results_load(const char *path, bc_results *r, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	size_t len = 0, n;
+	int rc;
+
+	*r = (bc_results){ 0 };
+	if (!f) {
+		seterr(err, errlen, "cannot open: %s", strerror(errno));
+		return -1;
+	}
+	buf = xrealloc(NULL, 1 << 16, 1);
+	for (size_t cap = 1 << 16;; ) {
+		n = fread(buf + len, 1, cap - len, f);
+		len += n;
+		if (len < cap)
+			break;
+		if (cap >= MAX_FILE) {
+			seterr(err, errlen, "larger than %u MiB: not a results file", MAX_FILE >> 20);
+			free(buf);
+			fclose(f);
+			return -1;
+		}
+		cap *= 2;
+		buf = xrealloc(buf, cap, 1);
+	}
+	if (ferror(f)) {
+		seterr(err, errlen, "read error: %s", strerror(errno));
+		free(buf);
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	rc = bc_results_parse(buf, len, path, r, err, errlen);
+	free(buf);
+	return rc;
+}
+
+void bc_results_free(bc_results *r)
+{
+	for (size_t i = 0; i < r->ngroups; i++) {
+		bc_rgroup *g = &r->groups[i];
+		for (size_t j = 0; j < g->nmetrics; j++) {
+			free(g->metrics[j].name);
+			free(g->metrics[j].unit);
+			free(g->metrics[j].op);
+			free(g->metrics[j].pct);
+			free(g->metrics[j].values);
+		}
+		free(g->metrics);
+		free(g->module);
+		free(g->params_key);
+		free(g->params_text);
+	}
+	free(r->groups);
+	free(r->path);
+	free(r->label);
+	free(r->started_at);
+	json_decref(r->host);
+	json_decref(r->info);
+	*r = (bc_results){ 0 };
+}
+
+const bc_rgroup *bc_results_find(const bc_results *r, const char *module,
+				 const char *params_key, long threads)
+{
+	for (size_t i = 0; i < r->ngroups; i++) {
+		const bc_rgroup *g = &r->groups[i];
+		if (g->threads == threads && strcmp(g->module, module) == 0 &&
+		    strcmp(g->params_key, params_key) == 0)
+			return g;
+	}
+	return NULL;
+}
+
+const bc_rmetric *bc_group_metric(const bc_rgroup *g, const char *name)
+{
+	for (size_t i = 0; i < g->nmetrics; i++)
+		if (strcmp(g->metrics[i].name, name) == 0)
+			return &g->metrics[i];
+	return NULL;
+}

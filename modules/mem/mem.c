@@ -1,0 +1,527 @@
+/*
+ * mem: memory throughput, like `sysbench memory`.
+ *
+ * What one event is (the same work as sysbench 1.0.20 at equal settings):
+ *  - access=seq: one pass over a block of block_size bytes;
+ *  - access=rnd: block_size/8 accesses to random 8-byte words.
+ * As in sysbench, each thread (scope=local) or all threads (scope=global)
+ * work on a buffer of block_size bytes, so every event touches the same
+ * block: with small blocks this measures the CPU caches, which is what most
+ * published "memory" figures really are. We say so (a warning naming the
+ * last-level cache), and buffer_size lets a thread walk block after block
+ * through a larger buffer so that the figure is the memory's.
+ *
+ * Why thread_run and not event: a 4K block takes ~20 ns from L1, about as
+ * long as the two clock reads the host would do around each event. We time
+ * batches of events sized to ~20 us and record each event with the batch's
+ * mean latency, so the clock is read twice per batch, not per event.
+ *
+ * Threads: init/finish/destroy on the main thread; every mem_thread belongs to
+ * its worker. The global buffer is shared read/write by design (sysbench's
+ * scope=global); nothing else is shared.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <benchcore/module.h>
+#include "mem_kernels.h"
+
+#define MEM_HUGE_PAGE	(2u << 20)
+#define MEM_BATCH_NS	20000u		/* target length of one timed batch */
+#define MEM_BATCH_MAX	65536u
+
+enum mem_oper { MEM_READ, MEM_WRITE, MEM_COPY, MEM_NONE };
+enum mem_access { MEM_SEQ, MEM_RND };
+enum mem_scope { MEM_GLOBAL, MEM_LOCAL };
+enum mem_width { MEM_VECTOR, MEM_WORD };
+
+static const char *const mem_oper_names[] = { "read", "write", "copy", "none", NULL };
+static const char *const mem_access_names[] = { "seq", "rnd", NULL };
+static const char *const mem_scope_names[] = { "global", "local", NULL };
+static const char *const mem_width_names[] = { "vector", "word", NULL };
+
+static const bench_option_v1 mem_options[] = {
+	{ "block_size", BENCH_OPT_SIZE, "1K",
+	  "bytes touched by one event (sysbench --memory-block-size; default as sysbench)",
+	  NULL, 8, 1024.0 * 1024 * 1024, 0 },
+	{ "total_size", BENCH_OPT_SIZE, "0",
+	  "bytes to transfer in all, split evenly across threads; 0 = until time/events end",
+	  NULL, 0, 0, 0 },
+	{ "oper", BENCH_OPT_ENUM, "write",
+	  "read, write, copy (block to a second buffer) or none (loop only)",
+	  mem_oper_names, 0, 0, 0 },
+	{ "access", BENCH_OPT_ENUM, "seq",
+	  "seq: one pass over the block; rnd: block_size/8 random 8-byte words",
+	  mem_access_names, 0, 0, 0 },
+	{ "scope", BENCH_OPT_ENUM, "global",
+	  "global: one buffer shared by all threads; local: one buffer per thread",
+	  mem_scope_names, 0, 0, 0 },
+	{ "buffer_size", BENCH_OPT_SIZE, "0",
+	  "bytes walked block by block (per thread when local); 0 = one block, as sysbench",
+	  NULL, 0, 64.0 * 1024 * 1024 * 1024, 0 },
+	{ "width", BENCH_OPT_ENUM, "vector",
+	  "seq access size: vector (32-byte, what memcpy does) or word (8-byte, as sysbench)",
+	  mem_width_names, 0, 0, 0 },
+	{ "hugepages", BENCH_OPT_BOOL, "false",
+	  "back buffers with HugeTLB pages, else transparent huge pages (madvise)",
+	  NULL, 0, 0, 0 },
+	{ NULL, 0, NULL, NULL, NULL, 0, 0, 0 }
+};
+
+static const bench_metric_v1 mem_metrics[] = {
+	{ "mib_per_sec", "MiB/s", 1 },
+	{ "ops_per_sec", "ops/s", 1 },
+	{ NULL, NULL, 0 }
+};
+
+/* One mapping: the buffer, plus the copy target when oper=copy. */
+struct mem_region {
+	char *map;		/* what mmap returned (munmap this) */
+	size_t map_len;
+	char *src, *dst;	/* dst == NULL unless oper=copy */
+};
+
+struct mem_state {
+	const bench_host_api_v1 *api;
+	bench_ctx *ctx;
+	size_t block, buffer, nblocks;
+	uint64_t per_thread_events;	/* 0 = no total_size bound */
+	int oper, access, scope, width, hugepages;
+	unsigned threads;
+	const char *page_kind;		/* "hugetlb", "thp", "default" */
+	struct mem_region global;
+	struct mem_region *local;	/* [threads] when scope=local */
+};
+
+/* Written only by its worker thread; aligned so neighbours never share a line. */
+struct mem_thread {
+	struct mem_state *s;
+	bench_thread *bt;
+	struct mem_region *r;
+	size_t cursor;			/* index of the next block (seq) */
+	uint64_t rng, seq, sink;
+} __attribute__((aligned(64)));
+
+/* ------------------------------------------------------------ buffers */
+
+static void mem_fmt_size(uint64_t v, char *buf, size_t n)
+{
+	static const char units[] = "KMGT";
+	int u = -1;
+
+	while (v >= 1024 && v % 1024 == 0 && u < 3) {
+		v /= 1024;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, n, "%llu", (unsigned long long)v);
+	else
+		snprintf(buf, n, "%llu%c", (unsigned long long)v, units[u]);
+}
+
+/* Transparent huge page mode: the bracketed word of the sysfs file. */
+static void mem_thp_mode(char *mode, size_t n)
+{
+	char line[128] = "";
+	FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+
+	snprintf(mode, n, "unavailable");
+	if (!f)
+		return;
+	if (fgets(line, sizeof(line), f)) {
+		char *a = strchr(line, '['), *b = a ? strchr(a, ']') : NULL;
+		if (a && b) {
+			*b = '\0';
+			snprintf(mode, n, "%s", a + 1);
+		}
+	}
+	fclose(f);
+}
+
+/* Maps len bytes. page_kind says how hugepages=true was honoured; the
+   first mapping of a case decides and later ones follow it. */
+static int mem_map(struct mem_state *s, size_t len, struct mem_region *r)
+{
+	const int prot = PROT_READ | PROT_WRITE, flags = MAP_PRIVATE | MAP_ANONYMOUS;
+	size_t hlen = (len + MEM_HUGE_PAGE - 1) / MEM_HUGE_PAGE * MEM_HUGE_PAGE;
+	void *p = MAP_FAILED;
+
+	if (s->hugepages && strcmp(s->page_kind, "thp") != 0) {
+		p = mmap(NULL, hlen, prot, flags | MAP_HUGETLB, -1, 0);
+		if (p != MAP_FAILED) {
+			s->page_kind = "hugetlb";
+			r->map = p;
+			r->map_len = hlen;
+			return 0;
+		}
+		if (strcmp(s->page_kind, "hugetlb") == 0) {
+			s->api->set_error(s->ctx, "cannot map %zu bytes of HugeTLB pages: %s",
+					  hlen, strerror(errno));
+			return -1;
+		}
+		s->page_kind = "thp";
+	}
+	if (s->hugepages) {
+		/* Over-map by one huge page so the buffer can start 2M-aligned. */
+		p = mmap(NULL, hlen + MEM_HUGE_PAGE, prot, flags, -1, 0);
+		if (p == MAP_FAILED)
+			goto fail;
+		r->map = p;
+		r->map_len = hlen + MEM_HUGE_PAGE;
+		uintptr_t a = ((uintptr_t)p + MEM_HUGE_PAGE - 1) & ~(uintptr_t)(MEM_HUGE_PAGE - 1);
+		madvise((void *)a, hlen, MADV_HUGEPAGE);
+		r->src = (char *)a;
+		return 0;
+	}
+	p = mmap(NULL, len, prot, flags, -1, 0);
+	if (p == MAP_FAILED)
+		goto fail;
+	r->map = p;
+	r->map_len = len;
+	return 0;
+fail:
+	s->api->set_error(s->ctx, "cannot map a %zu-byte buffer: %s",
+			  len, strerror(errno));
+	return -1;
+}
+
+/* One region: the buffer and, for copy, the target right after it. */
+static int mem_region_init(struct mem_state *s, struct mem_region *r)
+{
+	size_t len = s->buffer * (s->oper == MEM_COPY ? 2 : 1);
+
+	memset(r, 0, sizeof(*r));
+	if (mem_map(s, len, r) < 0)
+		return -1;
+	if (!r->src)
+		r->src = r->map;
+	if (s->oper == MEM_COPY)
+		r->dst = r->src + s->buffer;
+	return 0;
+}
+
+static void mem_region_free(struct mem_region *r)
+{
+	if (r->map)
+		munmap(r->map, r->map_len);
+	memset(r, 0, sizeof(*r));
+}
+
+static void mem_region_touch(const struct mem_state *s, struct mem_region *r)
+{
+	/* Fault every page in now, outside the measured window (and, for
+	   local buffers, from the thread that will use it: first touch puts
+	   the pages on that thread's NUMA node). */
+	memset(r->src, 1, s->buffer);
+	if (r->dst)
+		memset(r->dst, 0, s->buffer);
+}
+
+/* Largest data/unified cache of cpu0, from sysfs; 0 when unknown. */
+static uint64_t mem_llc(int *level)
+{
+	uint64_t best = 0;
+
+	*level = 0;
+	for (int i = 0; i < 16; i++) {
+		char path[96], type[32] = "", size[32] = "";
+		int lvl = 0;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
+		if (!(f = fopen(path, "r")))
+			break;
+		if (!fgets(type, sizeof(type), f))
+			type[0] = '\0';
+		fclose(f);
+		if (strncmp(type, "Instruction", 11) == 0)
+			continue;
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+		if ((f = fopen(path, "r"))) {
+			if (fscanf(f, "%d", &lvl) != 1)
+				lvl = 0;
+			fclose(f);
+		}
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+		if ((f = fopen(path, "r"))) {
+			if (!fgets(size, sizeof(size), f))
+				size[0] = '\0';
+			fclose(f);
+		}
+		char *end;
+		uint64_t v = strtoull(size, &end, 10);
+		if (*end == 'K')
+			v <<= 10;
+		else if (*end == 'M')
+			v <<= 20;
+		if (lvl > *level || (lvl == *level && v > best)) {
+			*level = lvl;
+			best = v;
+		}
+	}
+	return best;
+}
+
+static void mem_warn_cache(struct mem_state *s)
+{
+	int level;
+	uint64_t llc = mem_llc(&level);
+	uint64_t set = (uint64_t)s->buffer * (s->oper == MEM_COPY ? 2 : 1) *
+		       (s->scope == MEM_LOCAL ? s->threads : 1);
+	char a[32], b[32], c[32];
+
+	if (llc == 0 || set > llc || s->oper == MEM_NONE)
+		return;
+	mem_fmt_size(set, a, sizeof(a));
+	mem_fmt_size(llc, b, sizeof(b));
+	mem_fmt_size(llc * 4, c, sizeof(c));
+	s->api->log(s->ctx, BENCH_LOG_WARN,
+		    "the buffers (%s in all) fit in the last-level cache (L%d, %s): this "
+		    "measures cache bandwidth, not memory; for memory set buffer_size=%s or more",
+		    a, level, b, c);
+}
+
+/* Says once per case how hugepages=true was honoured. */
+static void mem_log_pages(struct mem_state *s)
+{
+	char mode[32];
+
+	if (!s->hugepages)
+		return;
+	if (strcmp(s->page_kind, "hugetlb") == 0) {
+		s->api->log(s->ctx, BENCH_LOG_INFO, "buffers use HugeTLB pages");
+		return;
+	}
+	mem_thp_mode(mode, sizeof(mode));
+	if (strcmp(mode, "always") == 0 || strcmp(mode, "madvise") == 0) {
+		s->api->log(s->ctx, BENCH_LOG_INFO,
+			    "no HugeTLB pages available (vm.nr_hugepages); buffers use transparent "
+			    "huge pages (THP mode %s), which the kernel grants when it can", mode);
+		return;
+	}
+	s->page_kind = "default";
+	s->api->log(s->ctx, BENCH_LOG_WARN,
+		    "hugepages=true but neither HugeTLB pages (vm.nr_hugepages) nor transparent "
+		    "huge pages (THP mode %s) are available: buffers use normal pages", mode);
+}
+
+/* ---------------------------------------------------------- lifecycle */
+
+static void mem_destroy(void *state)
+{
+	struct mem_state *s = state;
+
+	if (!s)
+		return;
+	mem_region_free(&s->global);
+	if (s->local)
+		for (unsigned i = 0; i < s->threads; i++)
+			mem_region_free(&s->local[i]);
+	free(s->local);
+	free(s);
+}
+
+static int mem_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
+{
+	struct mem_state *s = calloc(1, sizeof(*s));
+	uint64_t total;
+
+	if (!s) {
+		api->set_error(ctx, "out of memory");
+		return BENCH_ERR;
+	}
+	*state = s;
+	s->api = api;
+	s->ctx = ctx;
+	s->block = (size_t)api->opt_int(ctx, "block_size");
+	s->buffer = (size_t)api->opt_int(ctx, "buffer_size");
+	s->oper = api->opt_enum(ctx, "oper");
+	s->access = api->opt_enum(ctx, "access");
+	s->scope = api->opt_enum(ctx, "scope");
+	s->width = api->opt_enum(ctx, "width");
+	s->hugepages = api->opt_bool(ctx, "hugepages");
+	s->threads = api->threads(ctx);
+	s->page_kind = "default";
+	total = (uint64_t)api->opt_int(ctx, "total_size");
+
+	if (s->buffer == 0)
+		s->buffer = s->block;
+	if (s->buffer < s->block) {
+		api->set_error(ctx, "buffer_size (%zu) is smaller than block_size (%zu): "
+			       "set buffer_size=0 (one block) or at least block_size",
+			       s->buffer, s->block);
+		return BENCH_ERR;
+	}
+	s->nblocks = s->buffer / s->block;
+	s->buffer = s->nblocks * s->block;
+	/* As sysbench: each thread does total / block / threads events. */
+	if (total > 0) {
+		s->per_thread_events = total / s->block / (s->threads ? s->threads : 1);
+		if (s->per_thread_events == 0)
+			s->per_thread_events = 1;
+	}
+	if (s->scope == MEM_GLOBAL) {
+		if (mem_region_init(s, &s->global) < 0)
+			return BENCH_ERR;
+		mem_region_touch(s, &s->global);
+	} else {
+		/* Mapped here, touched by the owning thread in thread_init. */
+		s->local = calloc(s->threads, sizeof(*s->local));
+		if (!s->local) {
+			api->set_error(ctx, "out of memory");
+			return BENCH_ERR;
+		}
+		for (unsigned i = 0; i < s->threads; i++)
+			if (mem_region_init(s, &s->local[i]) < 0)
+				return BENCH_ERR;
+	}
+	mem_log_pages(s);
+	mem_warn_cache(s);
+	api->set_info(ctx, "pages", s->page_kind);
+	return BENCH_OK;
+}
+
+static int mem_thread_init(void *state, bench_thread *bt, void **tstate)
+{
+	struct mem_state *s = state;
+	unsigned idx = s->api->thread_index(bt);
+	struct mem_thread *t = aligned_alloc(64, sizeof(*t));
+
+	if (!t) {
+		s->api->set_error(s->ctx, "out of memory");
+		return BENCH_ERR;
+	}
+	memset(t, 0, sizeof(*t));
+	t->s = s;
+	t->bt = bt;
+	t->rng = s->api->now_ns() ^ (0x9e3779b97f4a7c15ull * (idx + 1));
+	if (s->scope == MEM_LOCAL) {
+		t->r = &s->local[idx];
+		mem_region_touch(s, t->r);
+	} else {
+		t->r = &s->global;
+		/* Spread the threads over a shared multi-block buffer. */
+		t->cursor = (size_t)((uint64_t)s->nblocks * idx / (s->threads ? s->threads : 1));
+	}
+	*tstate = t;
+	return BENCH_OK;
+}
+
+/* One event: block_size bytes of work at the thread's cursor. */
+static inline void mem_one(struct mem_thread *t)
+{
+	const struct mem_state *s = t->s;
+	const struct mem_region *r = t->r;
+
+	if (s->access == MEM_RND) {
+		size_t nw = s->buffer / 8, n = s->block / 8;
+		switch (s->oper) {
+		case MEM_READ:	t->sink ^= mem_rnd_read(r->src, nw, n, &t->rng); break;
+		case MEM_WRITE:	mem_rnd_write(r->src, nw, n, &t->rng); break;
+		case MEM_COPY:	mem_rnd_copy(r->dst, r->src, nw, n, &t->rng); break;
+		default:	t->sink ^= mem_rnd_none(nw, n, &t->rng); break;
+		}
+		return;
+	}
+	size_t off = t->cursor * s->block;
+	char *p = r->src + off;
+
+	if (++t->cursor == s->nblocks)
+		t->cursor = 0;
+	t->seq++;
+	switch (s->oper) {
+	case MEM_READ:
+		t->sink ^= s->width == MEM_WORD ? mem_seq_read_word(p, s->block)
+						: mem_seq_read_vec(p, s->block);
+		break;
+	case MEM_WRITE:
+		if (s->width == MEM_WORD)
+			mem_seq_write_word(p, s->block, t->seq);
+		else
+			mem_seq_write_vec(p, s->block, t->seq);
+		break;
+	case MEM_COPY:
+		if (s->width == MEM_WORD)
+			mem_seq_copy_word(r->dst + off, p, s->block);
+		else
+			memcpy(r->dst + off, p, s->block);
+		break;
+	default:
+		t->sink ^= mem_seq_none(s->block);
+		break;
+	}
+}
+
+static int mem_thread_run(void *tstate)
+{
+	struct mem_thread *t = tstate;
+	const struct mem_state *s = t->s;
+	const bench_host_api_v1 *api = s->api;
+	const uint64_t bytes = s->oper == MEM_NONE ? 0 : s->block;
+	uint64_t left = s->per_thread_events, batch = 1;
+
+	while (!api->should_stop(t->bt)) {
+		uint64_t n = batch;
+		if (s->per_thread_events) {
+			if (left == 0)
+				break;
+			if (n > left)
+				n = left;
+			left -= n;
+		}
+		uint64_t t0 = api->now_ns();
+		for (uint64_t i = 0; i < n; i++)
+			mem_one(t);
+		uint64_t dt = api->now_ns() - t0;
+		/* Every event of the batch gets the batch's mean latency. */
+		uint64_t lat = dt / n;
+		for (uint64_t i = 0; i < n; i++)
+			api->record(t->bt, (unsigned)s->oper, lat, bytes);
+		/* Grow or shrink the batch towards MEM_BATCH_NS. */
+		if (dt < MEM_BATCH_NS / 2 && batch < MEM_BATCH_MAX)
+			batch *= 2;
+		else if (dt > MEM_BATCH_NS * 2 && batch > 1)
+			batch /= 2;
+	}
+	/* Publish the sink so no load above is dead code. */
+	__asm__ volatile("" : : "r"(t->sink) : "memory");
+	return BENCH_OK;
+}
+
+static void mem_thread_done(void *tstate)
+{
+	free(tstate);
+}
+
+static int mem_finish(void *state)
+{
+	struct mem_state *s = state;
+	bench_totals_v1 tot;
+
+	if (s->api->totals(s->ctx, (unsigned)s->oper, &tot) != 0 || tot.seconds <= 0)
+		return BENCH_OK;
+	if (s->oper != MEM_NONE)
+		s->api->report_metric(s->ctx, "mib_per_sec",
+				      (double)tot.bytes / (1024.0 * 1024.0) / tot.seconds);
+	s->api->report_metric(s->ctx, "ops_per_sec", (double)tot.count / tot.seconds);
+	return BENCH_OK;
+}
+
+static const bench_module_v1 mem_module = {
+	BENCH_MODULE_HEADER,
+	.name		= "mem",
+	.version	= "1.0",
+	.summary	= "memory throughput by block size (sysbench memory)",
+	.options	= mem_options,
+	.op_classes	= mem_oper_names,
+	.metrics	= mem_metrics,
+	.init		= mem_init,
+	.thread_init	= mem_thread_init,
+	.thread_run	= mem_thread_run,
+	.thread_done	= mem_thread_done,
+	.finish		= mem_finish,
+	.destroy	= mem_destroy,
+};
+BENCH_MODULE(mem_module);

@@ -1,28 +1,594 @@
-/* Placeholder until the fingerprint lands. */
+/* Machine fingerprint: what a reader of a result needs to know to trust a
+   comparison. Everything comes from /proc, /sys, /etc/os-release and the
+   libraries themselves; nothing is run through a shell. Fields that cannot
+   be read are left out rather than guessed. */
+#include <ctype.h>
+#include <dirent.h>
+#include <dlfcn.h>
+#include <gnu/libc-version.h>
+#include <jansson.h>
+#include <libconfig.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/utsname.h>
+#include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 #include "sysinfo.h"
+
+#ifndef BC_BUILD_CFLAGS
+#define BC_BUILD_CFLAGS "unknown"
+#endif
+#define CPUFREQ "/sys/devices/system/cpu/cpu%d/cpufreq/%s"
+
+/* First line of a small file, trailing newline removed. */
+static int read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fgets(buf, (int)len, f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -1;
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+static void set_str(json_t *o, const char *key, const char *v)
+{
+	if (v && *v)
+		json_object_set_new(o, key, json_string(v));
+}
+
+static void set_file(json_t *o, const char *key, const char *path)
+{
+	char buf[4096];
+	if (read_line(path, buf, sizeof(buf)) == 0)
+		set_str(o, key, buf);
+}
+
+/* The word in brackets of "always [madvise] never" (THP, I/O scheduler). */
+static int bracketed(const char *path, char *out, size_t len)
+{
+	char buf[512], *a, *b;
+
+	if (read_line(path, buf, sizeof(buf)) < 0 || !(a = strchr(buf, '[')) ||
+	    !(b = strchr(a, ']')))
+		return -1;
+	*b = 0;
+	snprintf(out, len, "%s", a + 1);
+	return 0;
+}
+
+static double read_khz(int cpu, const char *file)
+{
+	char path[128], buf[64];
+	snprintf(path, sizeof(path), CPUFREQ, cpu, file);
+	return read_line(path, buf, sizeof(buf)) == 0 ? atof(buf) / 1000 : 0;
+}
+
+/* Mean "cpu MHz" of /proc/cpuinfo: x86 without cpufreq (most VMs). */
+static double cpuinfo_mhz(void)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[512];
+	double sum = 0;
+	int n = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *c = strchr(line, ':');
+		if (c && strncmp(line, "cpu MHz", 7) == 0) {
+			sum += atof(c + 1);
+			n++;
+		}
+	}
+	fclose(f);
+	return n ? sum / n : 0;
+}
+
+double bc_sysinfo_cpu_mhz(void)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	double sum = 0;
+	int n = 0;
+
+	for (int i = 0; i < ncpu && i < 4096; i++) {
+		double v = read_khz(i, "scaling_cur_freq");
+		if (v > 0) {
+			sum += v;
+			n++;
+		}
+	}
+	return n ? sum / n : cpuinfo_mhz();
+}
+
+/* Sockets and physical cores from the topology of online CPUs. */
+static void cpu_topology(json_t *h)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	long pkgs[256], cores[4096];
+	int npk = 0, nco = 0;
+
+	for (int i = 0; i < ncpu && i < 4096; i++) {
+		char path[128], buf[32];
+		long pk, co;
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", i);
+		if (read_line(path, buf, sizeof(buf)) == 0 && buf[0] == '0')
+			continue;
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology/physical_package_id", i);
+		if (read_line(path, buf, sizeof(buf)) < 0)
+			return;
+		pk = atol(buf);
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology/core_id", i);
+		if (read_line(path, buf, sizeof(buf)) < 0)
+			return;
+		co = pk << 20 | atol(buf);
+		int seen = 0;
+		for (int j = 0; j < npk && !seen; j++)
+			seen = pkgs[j] == pk;
+		if (!seen && npk < 256)
+			pkgs[npk++] = pk;
+		seen = 0;
+		for (int j = 0; j < nco && !seen; j++)
+			seen = cores[j] == co;
+		if (!seen)
+			cores[nco++] = co;
+	}
+	long threads = sysconf(_SC_NPROCESSORS_ONLN);
+	if (npk)
+		json_object_set_new(h, "sockets", json_integer(npk));
+	if (nco)
+		json_object_set_new(h, "cores", json_integer(nco));
+	json_object_set_new(h, "threads", json_integer(threads));
+	if (nco)
+		json_object_set_new(h, "smt", json_boolean(threads > nco));
+}
+
+static void cpu_model(json_t *h)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[1024];
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *c = strchr(line, ':');
+		if (!c || (strncmp(line, "model name", 10) && strncmp(line, "Processor", 9) &&
+			   strncmp(line, "cpu model", 9)))
+			continue;
+		c++;
+		while (isspace((unsigned char)*c))
+			c++;
+		c[strcspn(c, "\n")] = 0;
+		set_str(h, "cpu_model", c);
+		break;
+	}
+	fclose(f);
+}
+
+static const char *boost_state(void)
+{
+	char buf[16];
+
+	if (read_line("/sys/devices/system/cpu/cpufreq/boost", buf, sizeof(buf)) == 0)
+		return buf[0] == '1' ? "on" : "off";
+	if (read_line("/sys/devices/system/cpu/intel_pstate/no_turbo", buf, sizeof(buf)) == 0)
+		return buf[0] == '1' ? "off" : "on";
+	return "unknown";
+}
+
+static void cpu_freq(json_t *h)
+{
+	double cur = read_khz(0, "scaling_cur_freq");
+	json_t *m = json_object();
+
+	if (cur > 0) {
+		json_object_set_new(m, "current", json_real(bc_sysinfo_cpu_mhz()));
+		json_object_set_new(m, "min", json_real(read_khz(0, "cpuinfo_min_freq")));
+		json_object_set_new(m, "max", json_real(read_khz(0, "cpuinfo_max_freq")));
+		json_object_set_new(m, "source", json_string("cpufreq"));
+	} else if ((cur = cpuinfo_mhz()) > 0) {
+		json_object_set_new(m, "current", json_real(cur));
+		json_object_set_new(m, "source", json_string("cpuinfo"));
+	}
+	if (json_object_size(m))
+		json_object_set_new(h, "cpu_mhz", m);
+	else
+		json_decref(m);
+	set_file(h, "scaling_driver", "/sys/devices/system/cpu/cpu0/cpufreq/scaling_driver");
+	set_file(h, "governor", "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+	json_object_set_new(h, "boost", json_string(boost_state()));
+}
+
+static const char *hypervisor_vendor(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	static const struct { const char *sig, *name; } known[] = {
+		{ "KVMKVMKVM", "kvm" }, { "Microsoft Hv", "hyperv" }, { "VMwareVMware", "vmware" },
+		{ "XenVMMXenVMM", "xen" }, { "TCGTCGTCGTCG", "qemu" }, { " lrpepyh  vr", "parallels" },
+		{ "VBoxVBoxVBox", "virtualbox" }, { "ACRNACRNACRN", "acrn" }, { "bhyve bhyve ", "bhyve" },
+	};
+	unsigned a, b, c, d;
+	static char sig[13];
+
+	__cpuid(1, a, b, c, d);
+	if (!(c & (1u << 31)))
+		return "none";
+	__cpuid(0x40000000, a, b, c, d);
+	memcpy(sig, &b, 4);
+	memcpy(sig + 4, &c, 4);
+	memcpy(sig + 8, &d, 4);
+	sig[12] = 0;
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (strncmp(sig, known[i].sig, strlen(known[i].sig)) == 0)
+			return known[i].name;
+	return "unknown hypervisor";
+#else
+	return access("/sys/hypervisor/type", R_OK) == 0 ? "xen" : "none";
+#endif
+}
+
+static const char *container_kind(void)
+{
+	if (access("/.dockerenv", F_OK) == 0)
+		return "docker";
+	if (access("/run/.containerenv", F_OK) == 0)
+		return "podman";
+	FILE *f = fopen("/proc/1/environ", "r");
+	static char val[64];
+	char buf[8192];
+	size_t n;
+	if (!f)
+		return NULL;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	for (size_t i = 0; i < n; i += strlen(buf + i) + 1)
+		if (strncmp(buf + i, "container=", 10) == 0) {
+			snprintf(val, sizeof(val), "%s", buf + i + 10);
+			return val;
+		}
+	return "none";
+}
+
+static void memory(json_t *h)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[256];
+	long long kb;
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemTotal: %lld kB", &kb) == 1) {
+			json_object_set_new(h, "memory_bytes", json_integer(kb * 1024));
+			break;
+		}
+	fclose(f);
+}
+
+static void os_release(json_t *h)
+{
+	FILE *f = fopen("/etc/os-release", "r");
+	char line[512];
+
+	if (!f)
+		f = fopen("/usr/lib/os-release", "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		static const struct { const char *key, *field; } map[] = {
+			{ "PRETTY_NAME=", "os" }, { "NAME=", "os_name" }, { "VERSION_ID=", "os_version" },
+		};
+		for (size_t i = 0; i < 3; i++) {
+			size_t kl = strlen(map[i].key);
+			if (strncmp(line, map[i].key, kl))
+				continue;
+			char *v = line + kl;
+			v[strcspn(v, "\n")] = 0;
+			size_t vl = strlen(v);
+			if (vl >= 2 && (v[0] == '"' || v[0] == '\'') && v[vl - 1] == v[0]) {
+				v[vl - 1] = 0;
+				v++;
+			}
+			set_str(h, map[i].field, v);
+		}
+	}
+	fclose(f);
+}
+
+/* Library versions without linking the libraries: the core must run where
+   they are absent. dlopen with RTLD_LAZY|RTLD_LOCAL, call the version
+   function, copy the string, close. */
+static void dl_version(json_t *libs, const char *name, const char *const *sonames,
+		       const char *sym, int arg)
+{
+	for (int i = 0; sonames[i]; i++) {
+		void *dl = dlopen(sonames[i], RTLD_LAZY | RTLD_LOCAL);
+		if (!dl)
+			continue;
+		void *fn = dlsym(dl, sym);
+		const char *v = NULL;
+		if (fn && arg >= 0)
+			v = ((const char *(*)(int))fn)(arg);
+		else if (fn)
+			v = ((const char *(*)(void))fn)();
+		if (v)
+			set_str(libs, name, v);
+		else if (!fn)
+			set_str(libs, name, sonames[i]);	/* present, version unknown */
+		dlclose(dl);
+		return;
+	}
+}
+
+static void libraries(json_t *h)
+{
+	static const char *const crypto[] = { "libcrypto.so.3", "libcrypto.so.1.1",
+					      "libcrypto.so.10", "libcrypto.so", NULL };
+	static const char *const maria[] = { "libmariadb.so.3", "libmysqlclient.so.21", NULL };
+	static const char *const hiredis[] = { "libhiredis.so.1.1.0", "libhiredis.so.1.0.0",
+					       "libhiredis.so.0.14", "libhiredis.so.0.13", NULL };
+	json_t *libs = json_object();
+	char buf[64];
+
+	dl_version(libs, "openssl", crypto, "OpenSSL_version", 0);
+	if (!json_object_get(libs, "openssl"))
+		dl_version(libs, "openssl", crypto, "SSLeay_version", 0);
+	json_object_set_new(libs, "jansson", json_string(jansson_version_str()));
+	snprintf(buf, sizeof(buf), "%d.%d.%d", LIBCONFIG_VER_MAJOR, LIBCONFIG_VER_MINOR,
+		 LIBCONFIG_VER_REVISION);
+	json_object_set_new(libs, "libconfig", json_string(buf));
+	dl_version(libs, "mariadb_client", maria, "mysql_get_client_info", -1);
+	/* hiredis has no version function: the soname found is the answer. */
+	for (int i = 0; hiredis[i]; i++) {
+		void *dl = dlopen(hiredis[i], RTLD_LAZY | RTLD_LOCAL);
+		if (dl) {
+			set_str(libs, "hiredis", hiredis[i] + strlen("libhiredis.so."));
+			dlclose(dl);
+			break;
+		}
+	}
+	json_object_set_new(h, "libraries", libs);
+}
+
+/* Undo the octal escapes of /proc/self/mountinfo (\040 for space). */
+static void unescape(char *s)
+{
+	char *d = s;
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && isdigit((unsigned char)s[2]) &&
+		    isdigit((unsigned char)s[3])) {
+			*d++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 3;
+		} else {
+			*d++ = *s;
+		}
+	}
+	*d = 0;
+}
+
+/* The scheduler of the disk behind dev: partitions keep it in the parent. */
+static void io_scheduler(json_t *io, dev_t dev)
+{
+	char path[PATH_MAX], sched[64];
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/queue/scheduler", major(dev), minor(dev));
+	if (bracketed(path, sched, sizeof(sched)) < 0) {
+		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/../queue/scheduler",
+			 major(dev), minor(dev));
+		if (bracketed(path, sched, sizeof(sched)) < 0)
+			return;
+	}
+	set_str(io, "scheduler", sched);
+}
+
+/* File system of io_path: the mountinfo entry with the longest mount point
+   that prefixes the real path (the device number is ambiguous for btrfs
+   subvolumes and bind mounts). */
+static void io_target(json_t *h, const char *io_path)
+{
+	char real[PATH_MAX], line[8192], best[8192] = "";
+	size_t bestlen = 0;
+	struct stat st;
+	FILE *f;
+
+	if (!realpath(io_path, real) || stat(real, &st) < 0 ||
+	    !(f = fopen("/proc/self/mountinfo", "r")))
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char mp[4096];
+		if (sscanf(line, "%*s %*s %*s %*s %4095s", mp) != 1)
+			continue;
+		unescape(mp);
+		size_t l = strlen(mp);
+		int under = strncmp(real, mp, l) == 0 && (real[l] == '/' || real[l] == 0 || l == 1);
+		if (under && l >= bestlen) {
+			bestlen = l;
+			snprintf(best, sizeof(best), "%s", line);
+		}
+	}
+	fclose(f);
+	json_t *io = json_object();
+	set_str(io, "path", real);
+	char mp[4096], opts[2048], fstype[256], src[1024], super[2048];
+	char *dash = strstr(best, " - ");
+	if (dash && sscanf(best, "%*s %*s %*s %*s %4095s %2047s", mp, opts) == 2 &&
+	    sscanf(dash + 3, "%255s %1023s %2047s", fstype, src, super) >= 2) {
+		unescape(mp);
+		unescape(src);
+		set_str(io, "mount_point", mp);
+		set_str(io, "fs_type", fstype);
+		set_str(io, "mount_options", opts);
+		set_str(io, "device", src);
+	}
+	io_scheduler(io, st.st_dev);
+	json_object_set_new(h, "io", io);
+}
+
+static void warnings(json_t *h)
+{
+	json_t *w = json_array();
+	const char *gov = json_string_value(json_object_get(h, "governor"));
+	const char *boost = json_string_value(json_object_get(h, "boost"));
+	char buf[256];
+
+	if (gov && strcmp(gov, "performance") != 0) {
+		snprintf(buf, sizeof(buf), "cpufreq governor is '%s', not 'performance': the frequency "
+			 "follows the load and results vary", gov);
+		json_array_append_new(w, json_string(buf));
+	} else if (!gov) {
+		json_array_append_new(w, json_string("no cpufreq governor visible (virtual machine or "
+			"no driver): the frequency is not under this system's control"));
+	}
+	if (boost && strcmp(boost, "on") == 0)
+		json_array_append_new(w, json_string("turbo/boost is on: the frequency depends on "
+			"temperature and on how many cores are busy, which skews thread sweeps"));
+	else if (boost && strcmp(boost, "unknown") == 0)
+		json_array_append_new(w, json_string("turbo/boost state unknown: it may change results"));
+	json_object_set_new(h, "warnings", w);
+}
 
 json_t *bc_sysinfo_host(const char *io_path)
 {
 	struct utsname u;
 	json_t *h = json_object();
-	(void)io_path;
+	char buf[256];
+
 	if (uname(&u) == 0) {
-		json_object_set_new(h, "hostname", json_string(u.nodename));
-		json_object_set_new(h, "kernel", json_string(u.release));
+		set_str(h, "hostname", u.nodename);
+		set_str(h, "kernel", u.release);
+		set_str(h, "arch", u.machine);
 	}
+	cpu_model(h);
+	cpu_topology(h);
+	cpu_freq(h);
+	set_str(h, "virtualization", hypervisor_vendor());
+	set_str(h, "container", container_kind());
+	memory(h);
+	set_file(h, "kernel_cmdline", "/proc/cmdline");
+	os_release(h);
+	set_str(h, "libc", gnu_get_libc_version());
+	if (bracketed("/sys/kernel/mm/transparent_hugepage/enabled", buf, sizeof(buf)) == 0)
+		set_str(h, "thp", buf);
+#ifdef __clang__
+	set_str(h, "compiler", "clang " __clang_version__);
+#else
+	set_str(h, "compiler", "gcc " __VERSION__);
+#endif
+	set_str(h, "cflags", BC_BUILD_CFLAGS);
+	libraries(h);
+	if (io_path)
+		io_target(h, io_path);
+	warnings(h);
 	return h;
 }
 
-double bc_sysinfo_cpu_mhz(void) { return 0; }
+static void print_text(json_t *h)
+{
+	static const struct { const char *key, *title; } rows[] = {
+		{ "hostname", "host" }, { "cpu_model", "cpu" }, { "arch", "architecture" },
+		{ "sockets", "sockets" }, { "cores", "cores" }, { "threads", "threads" },
+		{ "smt", "smt" }, { "cpu_mhz", "cpu MHz" }, { "scaling_driver", "scaling driver" },
+		{ "governor", "governor" }, { "boost", "turbo/boost" },
+		{ "virtualization", "virtualization" }, { "container", "container" },
+		{ "memory_bytes", "memory" }, { "kernel", "kernel" }, { "kernel_cmdline", "cmdline" },
+		{ "os", "os" }, { "libc", "libc" }, { "thp", "transparent hugepages" },
+		{ "compiler", "compiler" }, { "cflags", "cflags" }, { "libraries", "libraries" },
+		{ "io", "io target" },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		json_t *v = json_object_get(h, rows[i].key), *x;
+		const char *k;
+		if (!v)
+			continue;
+		printf("%-22s ", rows[i].title);
+		if (json_is_string(v)) {
+			printf("%s\n", json_string_value(v));
+		} else if (json_is_integer(v) && strcmp(rows[i].key, "memory_bytes") == 0) {
+			printf("%.1f GiB\n", json_integer_value(v) / 1073741824.0);
+		} else if (json_is_object(v)) {
+			int first = 1;
+			json_object_foreach(v, k, x) {
+				printf("%s%s=", first ? "" : ", ", k);
+				first = 0;
+				if (json_is_string(x))
+					fputs(json_string_value(x), stdout);
+				else if (json_is_real(x))
+					printf("%.0f", json_real_value(x));
+				else
+					json_dumpf(x, stdout, JSON_ENCODE_ANY);
+			}
+			putchar('\n');
+		} else {
+			json_dumpf(v, stdout, JSON_ENCODE_ANY);
+			putchar('\n');
+		}
+	}
+	size_t i;
+	json_t *w;
+	json_array_foreach(json_object_get(h, "warnings"), i, w)
+		printf("warning: %s\n", json_string_value(w));
+}
+
+static const char sysinfo_help[] =
+"usage: benchcore sysinfo [--json] [--io-path PATH]\n"
+"\n"
+"Prints the machine fingerprint that every result file records as \"host\":\n"
+"CPU model and topology, frequencies, governor, turbo/boost, virtualization,\n"
+"memory, kernel and command line, OS, libc, transparent hugepages, compiler\n"
+"and flags of this benchcore, library versions (OpenSSL, jansson, libconfig,\n"
+"MariaDB client, hiredis), and the file system, mount options and I/O\n"
+"scheduler of PATH. Ends with warnings about settings that make results\n"
+"vary (governor not 'performance', turbo/boost).\n"
+"\n"
+"  --json          the JSON object (schema: docs/results.md, \"host\")\n"
+"  --io-path PATH  describe the file system holding PATH (default: .)\n"
+"  -h, --help      this text\n";
 
 int bc_cmd_sysinfo(int argc, char **argv)
 {
-	json_t *h = bc_sysinfo_host(NULL);
-	(void)argc; (void)argv;
-	json_dumpf(h, stdout, JSON_INDENT(2));
-	putchar('\n');
+	const char *io = ".";
+	int json = 0;
+	json_t *h;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0) {
+			json = 1;
+		} else if (strcmp(argv[i], "--io-path") == 0 && i + 1 < argc) {
+			io = argv[++i];
+		} else if (strncmp(argv[i], "--io-path=", 10) == 0) {
+			io = argv[i] + 10;
+		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			fputs(sysinfo_help, stdout);
+			return 0;
+		} else {
+			fprintf(stderr, "benchcore sysinfo: unknown argument '%s'\n"
+				"Try 'benchcore sysinfo --help'.\n", argv[i]);
+			return 2;
+		}
+	}
+	if (access(io, F_OK) < 0) {
+		fprintf(stderr, "benchcore sysinfo: --io-path %s: does not exist\n", io);
+		return 2;
+	}
+	h = bc_sysinfo_host(io);
+	if (json) {
+		json_dumpf(h, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+		putchar('\n');
+	} else {
+		print_text(h);
+	}
 	json_decref(h);
 	return 0;
 }

@@ -1,0 +1,219 @@
+/*
+ * io: fio-class storage benchmark. Random or sequential reads and writes on
+ * files laid out in advance (or on a raw device), through libaio with
+ * iodepth I/Os in flight, or pread/pwrite, with or without O_DIRECT.
+ * Reference: fio --ioengine=libaio --direct=1 --iodepth=16, dd oflag=direct.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "io.h"
+
+static const char *const io_rw_choices[] = {
+	"randread", "randwrite", "randrw", "read", "write", NULL };
+static const char *const io_engine_choices[] = { "libaio", "psync", NULL };
+static const char *const io_files_choices[] = { "per_thread", "shared", NULL };
+
+static const bench_option_v1 io_options[] = {
+	{ "path", BENCH_OPT_STRING, "/var/tmp",
+	  "directory on the file system under test (or a kept benchcore file, or a block device)",
+	  NULL, 0, 0, BENCH_OPT_NOSWEEP },
+	{ "file_size", BENCH_OPT_SIZE, "1G", "size of each data file", NULL,
+	  64 * 1024.0, 1125899906842624.0, 0 },
+	{ "files", BENCH_OPT_ENUM, "per_thread",
+	  "one file per thread (like fio numjobs), or one file shared by all threads",
+	  io_files_choices, 0, 0, 0 },
+	{ "rw", BENCH_OPT_ENUM, "randread",
+	  "access pattern: random or sequential (read/write) reads and writes", io_rw_choices, 0, 0, 0 },
+	{ "rwmix_read", BENCH_OPT_INT, "50", "percent of reads with rw = randrw", NULL, 0, 100, 0 },
+	{ "block_size", BENCH_OPT_SIZE, "4K", "bytes per I/O (a multiple of 512 with direct = true)",
+	  NULL, 512, 64 * 1024 * 1024.0, 0 },
+	{ "iodepth", BENCH_OPT_INT, "16", "I/Os kept in flight per thread (engine = libaio)",
+	  NULL, 1, 4096, 0 },
+	{ "direct", BENCH_OPT_BOOL, "true", "O_DIRECT: bypass the page cache", NULL, 0, 0, 0 },
+	{ "engine", BENCH_OPT_ENUM, "libaio",
+	  "libaio (asynchronous, iodepth in flight) or psync (pread/pwrite, one at a time)",
+	  io_engine_choices, 0, 0, 0 },
+	{ "fsync_every", BENCH_OPT_INT, "0", "fsync after every N writes per thread (0 = never)",
+	  NULL, 0, 1e9, 0 },
+	{ "verify", BENCH_OPT_BOOL, "false",
+	  "stamp written blocks with offset and checksum, check them on read", NULL, 0, 0, 0 },
+	{ "allow_device", BENCH_OPT_BOOL, "false",
+	  "allow path to be an unmounted block device (its data is overwritten)", NULL, 0, 0,
+	  BENCH_OPT_NOSWEEP },
+	{ NULL }
+};
+
+static const char *const io_op_classes[] = { "read", "write", "fsync", NULL };
+
+/* Submission latency is kept by the module itself (see README: "slat"). */
+static const bench_metric_v1 io_metrics[] = {
+	{ "read_iops", "IOPS", 1 },
+	{ "write_iops", "IOPS", 1 },
+	{ "read_mib_per_sec", "MiB/s", 1 },
+	{ "write_mib_per_sec", "MiB/s", 1 },
+	{ "read_slat_mean_ns", "ns", 0 },
+	{ "read_slat_p50_ns", "ns", 0 },
+	{ "read_slat_p99_ns", "ns", 0 },
+	{ "write_slat_mean_ns", "ns", 0 },
+	{ "write_slat_p50_ns", "ns", 0 },
+	{ "write_slat_p99_ns", "ns", 0 },
+	{ NULL }
+};
+
+static void io_destroy_state(void *state);
+
+static int io_read_options(struct io_state *s)
+{
+	const bench_host_api_v1 *api = s->api;
+	bench_ctx *ctx = s->ctx;
+
+	s->file_size = (uint64_t)api->opt_int(ctx, "file_size");
+	s->block_size = (uint64_t)api->opt_int(ctx, "block_size");
+	s->per_thread = api->opt_enum(ctx, "files") == 0;
+	s->rw = (enum io_rw)api->opt_enum(ctx, "rw");
+	s->rwmix_read = (int)api->opt_int(ctx, "rwmix_read");
+	s->iodepth = (unsigned)api->opt_int(ctx, "iodepth");
+	s->direct = api->opt_bool(ctx, "direct");
+	s->engine = (enum io_engine)api->opt_enum(ctx, "engine");
+	s->fsync_every = api->opt_int(ctx, "fsync_every");
+	s->verify = api->opt_bool(ctx, "verify");
+	s->allow_device = api->opt_bool(ctx, "allow_device");
+
+	if ((s->direct || s->verify) && s->block_size % IO_SECTOR) {
+		api->set_error(ctx, "block_size %llu is not a multiple of 512, which %s requires",
+			       (unsigned long long)s->block_size,
+			       s->direct ? "direct = true" : "verify = true");
+		return BENCH_ERR;
+	}
+	if (s->file_size < s->block_size) {
+		api->set_error(ctx, "file_size (%llu) is smaller than block_size (%llu)",
+			       (unsigned long long)s->file_size, (unsigned long long)s->block_size);
+		return BENCH_ERR;
+	}
+	return BENCH_OK;
+}
+
+static int io_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
+{
+	struct io_state *s = calloc(1, sizeof(*s));
+	struct timespec ts;
+
+	*state = s;
+	if (!s)
+		return api->set_error(ctx, "out of memory"), BENCH_ERR;
+	s->api = api;
+	s->ctx = ctx;
+	s->threads = api->threads(ctx);
+	if (s->threads == 0)
+		s->threads = 1;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	s->seed = ((uint64_t)ts.tv_sec * 1000000007ull) ^ (uint64_t)ts.tv_nsec;
+	s->slat = calloc((size_t)s->threads * 2, sizeof(*s->slat));
+	s->verify_bad = calloc(s->threads, sizeof(*s->verify_bad));
+	s->verify_first = calloc(s->threads, sizeof(*s->verify_first));
+	if (!s->slat || !s->verify_bad || !s->verify_first)
+		return api->set_error(ctx, "out of memory"), BENCH_ERR;
+	if (io_read_options(s) != BENCH_OK)
+		return BENCH_ERR;
+	int rc = io_target_init(s, api->opt_string(ctx, "path"));
+	if (s->files && s->nfiles)
+		io_fs_info(s);
+	/* A device may have shrunk file_size to its capacity. */
+	s->nblocks = s->file_size / s->block_size;
+	if (rc == BENCH_OK && s->nblocks == 0) {
+		api->set_error(ctx, "the device is smaller than block_size");
+		rc = BENCH_ERR;
+	}
+	return rc;
+}
+
+static void io_report_slat(struct io_state *s, int op, const char *name)
+{
+	struct io_hist *h = calloc(1, sizeof(*h));
+	char metric[48];
+
+	if (!h)
+		return;
+	for (unsigned i = 0; i < s->threads; i++)
+		io_hist_merge(h, &s->slat[2 * i + (unsigned)op]);
+	if (h->count) {
+		snprintf(metric, sizeof(metric), "%s_slat_mean_ns", name);
+		s->api->report_metric(s->ctx, metric, (double)h->sum / (double)h->count);
+		snprintf(metric, sizeof(metric), "%s_slat_p50_ns", name);
+		s->api->report_metric(s->ctx, metric, (double)io_hist_pct(h, 50));
+		snprintf(metric, sizeof(metric), "%s_slat_p99_ns", name);
+		s->api->report_metric(s->ctx, metric, (double)io_hist_pct(h, 99));
+	}
+	free(h);
+}
+
+static int io_finish(void *state)
+{
+	struct io_state *s = state;
+	const bench_host_api_v1 *api = s->api;
+	static const char *const names[] = { "read", "write" };
+	uint64_t bad = 0, first = 0;
+	char metric[48];
+
+	for (int op = IO_OP_READ; op <= IO_OP_WRITE; op++) {
+		bench_totals_v1 t = { 0 };
+		if (api->totals(s->ctx, (unsigned)op, &t) != 0 || t.seconds <= 0)
+			continue;
+		snprintf(metric, sizeof(metric), "%s_iops", names[op]);
+		api->report_metric(s->ctx, metric, (double)t.count / t.seconds);
+		snprintf(metric, sizeof(metric), "%s_mib_per_sec", names[op]);
+		api->report_metric(s->ctx, metric, (double)t.bytes / 1048576.0 / t.seconds);
+		if (s->engine == IO_ENGINE_LIBAIO)
+			io_report_slat(s, op, names[op]);
+	}
+	for (unsigned i = 0; i < s->threads; i++) {
+		if (s->verify_bad[i] && !bad)
+			first = s->verify_first[i];
+		bad += s->verify_bad[i];
+	}
+	if (bad) {
+		api->set_error(s->ctx, "verify failed: %llu block(s) read back with wrong contents; "
+			       "the first bad sector is at byte offset %llu of the data file",
+			       (unsigned long long)bad, (unsigned long long)first);
+		return BENCH_ERR;
+	}
+	return BENCH_OK;
+}
+
+static void io_destroy_state(void *state)
+{
+	struct io_state *s = state;
+
+	if (!s)
+		return;
+	for (unsigned i = 0; i < s->nfiles; i++)
+		free(s->files[i]);
+	free(s->files);
+	free(s->slat);
+	free(s->verify_bad);
+	free(s->verify_first);
+	free(s);
+}
+
+static const bench_module_v1 io_module = {
+	BENCH_MODULE_HEADER,
+	.name		= "io",
+	.version	= "1.0.0",
+	.summary	= "storage I/O: random/sequential, libaio iodepth, O_DIRECT (fio, dd)",
+	.options	= io_options,
+	.op_classes	= io_op_classes,
+	.metrics	= io_metrics,
+	.requires	= { .disk_path_option = "path" },
+	.init		= io_init,
+	.prepare	= io_prepare,
+	.thread_init	= io_thread_init,
+	.thread_run	= io_thread_run,
+	.thread_done	= io_thread_done,
+	.finish		= io_finish,
+	.cleanup	= io_cleanup,
+	.destroy	= io_destroy_state,
+};
+BENCH_MODULE(io_module);

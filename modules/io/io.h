@@ -1,0 +1,110 @@
+/*
+ * io module: fio-class storage benchmark (libaio or pread/pwrite, O_DIRECT).
+ *
+ * Files of this module:
+ *   io.c         module table, options, init/finish/destroy, metrics
+ *   io_file.c    target resolution, safety checks, the ownership trailer,
+ *                layout (prepare) and cleanup, file system facts
+ *   io_run.c     worker threads: the libaio loop and the psync loop
+ *   io_verify.c  block stamping/checking, the submission-latency histogram
+ *
+ * Concurrency: struct io_state is written by the main thread (init, prepare,
+ * finish, cleanup, destroy) and only read by worker threads, except
+ * slat[thread index], which only that worker writes (finish reads it after
+ * the threads stopped). struct io_thread belongs to one worker.
+ */
+#ifndef BENCHCORE_IO_H
+#define BENCHCORE_IO_H
+
+#include <limits.h>
+#include <stdint.h>
+#include <benchcore/module.h>
+
+/* Op classes (indexes into io_op_classes). */
+enum { IO_OP_READ = 0, IO_OP_WRITE = 1, IO_OP_FSYNC = 2 };
+
+/* Choices of the rw and engine options, in table order. */
+enum io_rw { IO_RANDREAD, IO_RANDWRITE, IO_RANDRW, IO_SEQREAD, IO_SEQWRITE };
+enum io_engine { IO_ENGINE_LIBAIO, IO_ENGINE_PSYNC };
+enum io_kind { IO_TARGET_DIR, IO_TARGET_FILE, IO_TARGET_DEVICE };
+
+/*
+ * Every file the module lays out ends with one 4 KiB trailer block after the
+ * data region. It proves benchcore made the file: nothing is ever written,
+ * truncated or removed unless it carries a valid trailer (or this process
+ * created it with O_EXCL). A trailer rather than a header, so that the data
+ * region starts at offset 0 and other tools (fio --size=) can run on the same
+ * file without touching the marker.
+ */
+#define IO_TRAILER_SIZE		4096u
+#define IO_ALIGN		4096u	/* buffer and trailer alignment */
+#define IO_SECTOR		512u	/* verify granularity */
+
+#define IO_STATE_LAYING		1u	/* created, layout not finished */
+#define IO_STATE_COMPLETE	2u
+#define IO_FLAG_STAMPED		1u	/* every sector carries a verify stamp */
+
+struct io_trailer {
+	char magic[24];
+	uint32_t version;
+	uint32_t state;		/* IO_STATE_* */
+	uint64_t data_size;	/* bytes of the data region */
+	uint64_t flags;		/* IO_FLAG_* */
+	uint64_t created;	/* unix time */
+	uint64_t seed;
+	uint64_t sum;		/* io_hash of the fields above */
+};
+
+/* Log-linear latency histogram (≤0.8% relative error), one writer. */
+#define IO_HIST_BUCKETS	2432
+struct io_hist {
+	uint64_t count, sum, min, max;
+	uint64_t b[IO_HIST_BUCKETS];
+};
+
+struct io_state {
+	const bench_host_api_v1 *api;
+	bench_ctx *ctx;
+	enum io_kind kind;
+	char target[PATH_MAX];		/* resolved path option */
+	char **files;			/* data files (or the device) */
+	unsigned nfiles;
+	unsigned threads;
+
+	uint64_t file_size;		/* data region of one file */
+	uint64_t block_size;
+	uint64_t nblocks;		/* file_size / block_size */
+	unsigned iodepth;
+	enum io_rw rw;
+	enum io_engine engine;
+	int rwmix_read, direct, verify, allow_device, per_thread;
+	int64_t fsync_every;
+	uint64_t seed;
+
+	struct io_hist *slat;		/* [threads * 2]: read, write */
+	uint64_t *verify_bad;		/* [threads]: blocks that failed verify */
+	uint64_t *verify_first;		/* [threads]: file offset of the first */
+};
+
+/* io_file.c */
+int io_target_init(struct io_state *s, const char *path);
+int io_prepare(void *state);
+void io_cleanup(void *state);
+void io_fs_info(struct io_state *s);
+
+/* io_run.c */
+int io_thread_init(void *state, bench_thread *t, void **tstate);
+int io_thread_run(void *tstate);
+void io_thread_done(void *tstate);
+
+/* io_verify.c */
+uint64_t io_hash(const void *p, size_t len, uint64_t seed);
+void io_stamp(unsigned char *buf, uint64_t len, uint64_t off, uint64_t gen);
+/* Returns the byte offset (in the file) of the first bad sector, or UINT64_MAX. */
+uint64_t io_check(const unsigned char *buf, uint64_t len, uint64_t off);
+void io_hist_add(struct io_hist *h, uint64_t v);
+void io_hist_merge(struct io_hist *dst, const struct io_hist *src);
+uint64_t io_hist_pct(const struct io_hist *h, double pct);
+const char *io_errkind(int err);
+
+#endif

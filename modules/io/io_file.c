@@ -1,0 +1,654 @@
+/*
+ * Where the io module reads and writes, and the rules that keep it from
+ * touching anything it did not create.
+ *
+ *  - path is a directory (files benchcore-io.<n>.dat are made there), a file
+ *    benchcore made earlier (kept with keep = true), or a block device
+ *    (allow_device = true, never when mounted or otherwise claimed).
+ *  - A file is ours only when it ends with a valid trailer (see io.h). The
+ *    trailer is written before the data, so a layout cut short by Ctrl-C or
+ *    a full disk still leaves a file cleanup recognises and removes.
+ *  - A file without the trailer is never opened for writing, truncated or
+ *    unlinked: init refuses the case and names the file.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <linux/magic.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <sys/uio.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "io.h"
+
+static const char io_magic[24] = "benchcore-io-file v1\n";
+
+#define IO_LAYOUT_CHUNK	(1u << 20)
+#define IO_MiB		(1024.0 * 1024.0)
+
+enum io_probe { IO_ABSENT, IO_OURS, IO_FOREIGN, IO_NOT_REGULAR, IO_PROBE_ERR };
+
+static uint64_t io_trailer_off(uint64_t data_size)
+{
+	return (data_size + IO_ALIGN - 1) / IO_ALIGN * IO_ALIGN;
+}
+
+static uint64_t io_trailer_sum(const struct io_trailer *tr)
+{
+	return io_hash(tr, offsetof(struct io_trailer, sum), 0x62636f7472ull);
+}
+
+/* 1 when fd (a regular file of st_size bytes) ends with our trailer. */
+static int io_trailer_read(int fd, uint64_t st_size, struct io_trailer *tr)
+{
+	if (st_size < IO_TRAILER_SIZE || st_size % IO_ALIGN)
+		return 0;
+	if (pread(fd, tr, sizeof(*tr), (off_t)(st_size - IO_TRAILER_SIZE)) != (ssize_t)sizeof(*tr))
+		return 0;
+	return memcmp(tr->magic, io_magic, sizeof(io_magic)) == 0 && tr->version == 1 &&
+	       tr->sum == io_trailer_sum(tr) &&
+	       io_trailer_off(tr->data_size) == st_size - IO_TRAILER_SIZE;
+}
+
+static int io_trailer_write(int fd, struct io_trailer *tr)
+{
+	static const unsigned char zero[IO_TRAILER_SIZE - sizeof(struct io_trailer)];
+	struct iovec iov[2];
+
+	tr->sum = io_trailer_sum(tr);
+	iov[0] = (struct iovec){ tr, sizeof(*tr) };
+	iov[1] = (struct iovec){ (void *)zero, sizeof(zero) };
+	off_t at = (off_t)io_trailer_off(tr->data_size);
+	return pwritev(fd, iov, 2, at) == (ssize_t)IO_TRAILER_SIZE ? 0 : -1;
+}
+
+/* What is at name now, without following a symlink there. */
+static enum io_probe io_probe(const char *name, struct io_trailer *tr, int *err)
+{
+	struct stat st;
+
+	if (lstat(name, &st) != 0) {
+		*err = errno;
+		return errno == ENOENT ? IO_ABSENT : IO_PROBE_ERR;
+	}
+	if (!S_ISREG(st.st_mode))
+		return IO_NOT_REGULAR;
+	int fd = open(name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		*err = errno;
+		return IO_PROBE_ERR;
+	}
+	int ours = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+		   io_trailer_read(fd, (uint64_t)st.st_size, tr);
+	close(fd);
+	return ours ? IO_OURS : IO_FOREIGN;
+}
+
+/* Sets the error for a name io_probe did not find usable; returns BENCH_ERR. */
+static int io_refuse(struct io_state *s, const char *name, enum io_probe p, int err)
+{
+	const bench_host_api_v1 *api = s->api;
+
+	if (p == IO_FOREIGN)
+		api->set_error(s->ctx, "refusing to use \"%s\": the file exists and was not "
+			       "created by benchcore (it has no benchcore marker). benchcore never "
+			       "writes, truncates or removes a file it did not create. Hint: move "
+			       "the file away, or set path to another directory.", name);
+	else if (p == IO_NOT_REGULAR)
+		api->set_error(s->ctx, "refusing to use \"%s\": it exists and is not a regular "
+			       "file. Hint: move it away, or set path to another directory.", name);
+	else
+		api->set_error(s->ctx, "cannot examine \"%s\": %s", name, strerror(err));
+	return BENCH_ERR;
+}
+
+/* Reads /proc/self/mountinfo; calls fn(line fields) for every mount. */
+struct io_mount {
+	char majmin[32], mountpoint[PATH_MAX], opts[512], fstype[64], source[PATH_MAX], super[512];
+};
+
+static void io_unescape(char *s)
+{
+	char *w = s;
+	for (char *r = s; *r; ) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
+		    r[3] >= '0' && r[3] <= '7') {
+			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
+			r += 4;
+		} else {
+			*w++ = *r++;
+		}
+	}
+	*w = '\0';
+}
+
+static int io_mount_parse(char *line, struct io_mount *m)
+{
+	char *f[6], *save = NULL, *tok;
+	int n = 0;
+
+	for (tok = strtok_r(line, " \n", &save); tok && n < 6; tok = strtok_r(NULL, " \n", &save))
+		f[n++] = tok;
+	if (n < 6)
+		return -1;
+	while ((tok = strtok_r(NULL, " \n", &save)) && strcmp(tok, "-") != 0)
+		;	/* optional fields */
+	char *fstype = strtok_r(NULL, " \n", &save), *source = strtok_r(NULL, " \n", &save);
+	char *super = strtok_r(NULL, " \n", &save);
+	if (!tok || !fstype || !source)
+		return -1;
+	snprintf(m->majmin, sizeof(m->majmin), "%s", f[2]);
+	snprintf(m->mountpoint, sizeof(m->mountpoint), "%s", f[4]);
+	io_unescape(m->mountpoint);
+	snprintf(m->opts, sizeof(m->opts), "%s", f[5]);
+	snprintf(m->fstype, sizeof(m->fstype), "%s", fstype);
+	snprintf(m->source, sizeof(m->source), "%s", source);
+	io_unescape(m->source);
+	snprintf(m->super, sizeof(m->super), "%s", super ? super : "");
+	return 0;
+}
+
+/*
+ * Finds the mount holding real path rp (the longest matching mount point; of
+ * equal ones the last, which is on top), or the mount of device majmin when
+ * majmin is set. Returns 0 when found.
+ */
+static int io_find_mount(const char *rp, const char *majmin, struct io_mount *out)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[4096];
+	size_t best = 0;
+	int found = -1;
+	struct io_mount m;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (io_mount_parse(line, &m) != 0)
+			continue;
+		if (majmin) {
+			if (strcmp(m.majmin, majmin) == 0) {
+				*out = m;
+				found = 0;
+				break;
+			}
+			continue;
+		}
+		size_t len = strlen(m.mountpoint);
+		int match = strcmp(m.mountpoint, "/") == 0 ||
+			    (strncmp(rp, m.mountpoint, len) == 0 && (rp[len] == '/' || rp[len] == '\0'));
+		if (match && len >= best) {
+			best = len;
+			*out = m;
+			found = 0;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* "a,b" + "b,c" -> "a,b,c": per-mount options, then the super block's. */
+static void io_join_opts(char *out, size_t size, const char *a, const char *b)
+{
+	char tmp[512], *save = NULL;
+
+	snprintf(out, size, "%s", a);
+	snprintf(tmp, sizeof(tmp), "%s", b);
+	for (char *tok = strtok_r(tmp, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		size_t tl = strlen(tok);
+		int dup = 0;
+		for (const char *p = out; (p = strstr(p, tok)) != NULL; p += tl)
+			if ((p == out || p[-1] == ',') && (p[tl] == ',' || p[tl] == '\0'))
+				dup = 1;
+		size_t ol = strlen(out);
+		if (!dup && ol + tl + 2 < size)
+			snprintf(out + ol, size - ol, "%s%s", ol ? "," : "", tok);
+	}
+}
+
+/* File system type and mount options of the target, into the case's info. */
+void io_fs_info(struct io_state *s)
+{
+	struct io_mount m;
+	char rp[PATH_MAX], opts[1100];
+
+	if (s->kind == IO_TARGET_DEVICE) {
+		s->api->set_info(s->ctx, "fs_type", "none (raw block device)");
+		s->api->set_info(s->ctx, "device", s->target);
+		return;
+	}
+	if (!realpath(s->target, rp) || io_find_mount(rp, NULL, &m) != 0) {
+		s->api->log(s->ctx, BENCH_LOG_WARN, "cannot find the mount of %s", s->target);
+		return;
+	}
+	io_join_opts(opts, sizeof(opts), m.opts, m.super);
+	s->api->set_info(s->ctx, "fs_type", m.fstype);
+	s->api->set_info(s->ctx, "mount_options", opts);
+	s->api->set_info(s->ctx, "mount_point", m.mountpoint);
+	s->api->set_info(s->ctx, "fs_source", m.source);
+}
+
+/* A block device: only with allow_device, never when mounted or claimed. */
+static int io_device_init(struct io_state *s, const struct stat *st)
+{
+	const bench_host_api_v1 *api = s->api;
+	char majmin[32];
+	struct io_mount m;
+	uint64_t bytes = 0;
+	int lbs = 512;
+
+	if (!s->allow_device) {
+		api->set_error(s->ctx, "refusing to use block device \"%s\": writing to a device "
+			       "destroys its contents. Hint: set allow_device = true to benchmark "
+			       "the raw device, or set path to a directory on its file system.",
+			       s->target);
+		return BENCH_ERR;
+	}
+	snprintf(majmin, sizeof(majmin), "%u:%u", major(st->st_rdev), minor(st->st_rdev));
+	if (io_find_mount("", majmin, &m) == 0) {
+		api->set_error(s->ctx, "refusing to use block device \"%s\": it is mounted at "
+			       "\"%s\" (%s). benchcore never writes to a mounted device, even with "
+			       "allow_device = true. Hint: set path to a directory under \"%s\".",
+			       s->target, m.mountpoint, m.fstype, m.mountpoint);
+		return BENCH_ERR;
+	}
+	/* O_EXCL on a block device fails with EBUSY while anything claims it:
+	   a mounted partition, swap, LVM, MD RAID. */
+	int fd = open(s->target, O_RDONLY | O_EXCL | O_CLOEXEC);
+	if (fd < 0) {
+		api->set_error(s->ctx, "cannot use block device \"%s\": %s%s", s->target,
+			       strerror(errno), errno == EBUSY ? " (it is in use: mounted "
+			       "partition, swap, LVM or RAID member); benchcore refuses it" : "");
+		return BENCH_ERR;
+	}
+	if (ioctl(fd, BLKGETSIZE64, &bytes) != 0 || ioctl(fd, BLKSSZGET, &lbs) != 0) {
+		api->set_error(s->ctx, "cannot read the size of block device \"%s\": %s",
+			       s->target, strerror(errno));
+		close(fd);
+		return BENCH_ERR;
+	}
+	close(fd);
+	if (s->direct && lbs > 0 && s->block_size % (uint64_t)lbs) {
+		api->set_error(s->ctx, "block_size %llu is not a multiple of the logical block "
+			       "size %d of \"%s\", which direct = true requires",
+			       (unsigned long long)s->block_size, lbs, s->target);
+		return BENCH_ERR;
+	}
+	if (s->file_size > bytes)
+		s->file_size = bytes;
+	return BENCH_OK;
+}
+
+/* direct = true needs O_DIRECT; tmpfs and ramfs have no device to bypass to. */
+static int io_direct_probe(struct io_state *s, const char *dir)
+{
+	struct statfs sf;
+	const char *why = NULL;
+
+	if (statfs(dir, &sf) == 0 && (sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC))
+		why = sf.f_type == TMPFS_MAGIC ? "it is on tmpfs, which keeps files in memory "
+			"and has no storage device for direct I/O to reach" :
+			"it is on ramfs, which keeps files in memory";
+	int fd = why ? -1 : open(dir, O_TMPFILE | O_RDWR | O_DIRECT | O_CLOEXEC, 0600);
+	if (!why && fd < 0 && errno == EINVAL) {
+		int fd2 = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+		if (fd2 >= 0) {
+			why = "its file system does not support O_DIRECT";
+			close(fd2);
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	if (!why)
+		return BENCH_OK;
+	s->api->set_error(s->ctx, "direct I/O is not supported at \"%s\": %s. Hint: set "
+			  "direct = false to measure buffered I/O there (the page cache is then "
+			  "part of what is measured), or set path to a directory on a disk.",
+			  s->target, why);
+	return BENCH_ERR;
+}
+
+/* Enough free space for the files still to be laid out? BENCH_SKIP if not. */
+static int io_space_check(struct io_state *s, const char *dir)
+{
+	uint64_t need = 0, per = io_trailer_off(s->file_size) + IO_TRAILER_SIZE;
+	struct io_trailer tr;
+	struct statvfs sv;
+	int err = 0;
+
+	for (unsigned i = 0; i < s->nfiles; i++)
+		if (io_probe(s->files[i], &tr, &err) != IO_OURS || tr.data_size != s->file_size)
+			need += per;
+	if (need == 0 || statvfs(dir, &sv) != 0)
+		return BENCH_OK;
+	uint64_t avail = (uint64_t)sv.f_bavail * sv.f_frsize;
+	if (need <= avail)
+		return BENCH_OK;
+	s->api->set_error(s->ctx, "not enough free space at \"%s\": %u file(s) of %.1f MiB "
+			  "need %.1f MiB, %.1f MiB are available. Hint: lower file_size.",
+			  dir, s->nfiles, (double)per / IO_MiB, (double)need / IO_MiB,
+			  (double)avail / IO_MiB);
+	return BENCH_SKIP;
+}
+
+static int io_add_file(struct io_state *s, const char *name)
+{
+	char *dup = strdup(name);
+	if (!dup)
+		return -1;
+	s->files[s->nfiles++] = dup;
+	return 0;
+}
+
+/* Resolves path into s->kind and s->files and refuses what is not ours. */
+int io_target_init(struct io_state *s, const char *path)
+{
+	const bench_host_api_v1 *api = s->api;
+	struct io_trailer tr;
+	struct stat st;
+	char name[PATH_MAX + 32], dir[PATH_MAX];
+	int err = 0;
+
+	snprintf(s->target, sizeof(s->target), "%s", path);
+	if (!path[0] || stat(path, &st) != 0) {
+		api->set_error(s->ctx, "path \"%s\" %s. Hint: create the directory, or set "
+			       "path to a directory on the file system to test.", path,
+			       path[0] ? strerror(errno) : "is empty");
+		return BENCH_ERR;
+	}
+	s->files = calloc(s->threads ? s->threads : 1, sizeof(*s->files));
+	if (!s->files)
+		return api->set_error(s->ctx, "out of memory"), BENCH_ERR;
+
+	if (S_ISBLK(st.st_mode)) {
+		s->kind = IO_TARGET_DEVICE;
+		if (io_add_file(s, path) != 0)
+			return api->set_error(s->ctx, "out of memory"), BENCH_ERR;
+		return io_device_init(s, &st);
+	}
+	if (S_ISDIR(st.st_mode)) {
+		s->kind = IO_TARGET_DIR;
+		snprintf(dir, sizeof(dir), "%s", path);
+		unsigned n = s->per_thread ? s->threads : 1;
+		for (unsigned i = 0; i < n; i++) {
+			snprintf(name, sizeof(name), "%s%sbenchcore-io.%u.dat", path,
+				 path[strlen(path) - 1] == '/' ? "" : "/", i);
+			if (io_add_file(s, name) != 0)
+				return api->set_error(s->ctx, "out of memory"), BENCH_ERR;
+		}
+	} else if (S_ISREG(st.st_mode)) {
+		s->kind = IO_TARGET_FILE;
+		enum io_probe p = io_probe(path, &tr, &err);
+		if (p == IO_FOREIGN) {
+			api->set_error(s->ctx, "refusing to use \"%s\": path is an existing file that "
+				       "benchcore did not create (it has no benchcore marker), and "
+				       "benchcore never writes, truncates or removes such a file. Hint: "
+				       "set path to a directory; benchcore creates benchcore-io.N.dat "
+				       "files there.", path);
+			return BENCH_ERR;
+		}
+		if (p != IO_OURS)
+			return io_refuse(s, path, p, err);
+		if (io_add_file(s, path) != 0)
+			return api->set_error(s->ctx, "out of memory"), BENCH_ERR;
+		char *slash = strrchr(s->target, '/');
+		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - s->target) + 1 : 1,
+			 slash ? s->target : ".");
+	} else {
+		api->set_error(s->ctx, "path \"%s\" is neither a directory, a file made by "
+			       "benchcore, nor a block device", path);
+		return BENCH_ERR;
+	}
+	for (unsigned i = 0; i < s->nfiles; i++) {
+		enum io_probe p = io_probe(s->files[i], &tr, &err);
+		if (p != IO_ABSENT && p != IO_OURS)
+			return io_refuse(s, s->files[i], p, err);
+	}
+	if (s->direct && io_direct_probe(s, dir) != BENCH_OK)
+		return BENCH_ERR;
+	return io_space_check(s, dir);
+}
+
+/* Fills one layout chunk: verify stamps, or a pattern that differs per 4 KiB
+   so that neither compression nor deduplication shortens the layout. */
+static void io_layout_fill(struct io_state *s, unsigned char *buf, const unsigned char *pat,
+			   uint64_t off, uint64_t len)
+{
+	if (s->verify) {
+		io_stamp(buf, len, off, 0);
+		return;
+	}
+	memcpy(buf, pat, len);
+	for (uint64_t i = 0; i < len; i += IO_ALIGN) {
+		uint64_t tag = (off + i) ^ s->seed;
+		memcpy(buf + i, &tag, sizeof(tag));
+	}
+}
+
+/* Writes the data region of a file we just created; BENCH_ERR on failure. */
+static int io_layout(struct io_state *s, const char *name, int fd, unsigned char *buf,
+		     const unsigned char *pat)
+{
+	const bench_host_api_v1 *api = s->api;
+	uint64_t end = io_trailer_off(s->file_size);
+	int dfd = fd;
+
+	if (s->direct && (dfd = open(name, O_WRONLY | O_DIRECT | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+		api->set_error(s->ctx, "cannot open \"%s\" with O_DIRECT: %s", name, strerror(errno));
+		return BENCH_ERR;
+	}
+	for (uint64_t off = 0; off < end; ) {
+		if (api->cancelled(s->ctx)) {
+			api->set_error(s->ctx, "cancelled while laying out \"%s\"", name);
+			goto fail;
+		}
+		uint64_t len = end - off < IO_LAYOUT_CHUNK ? end - off : IO_LAYOUT_CHUNK;
+		io_layout_fill(s, buf, pat, off, len);
+		ssize_t r = pwrite(dfd, buf, len, (off_t)off);
+		if (r <= 0) {
+			api->set_error(s->ctx, "cannot lay out \"%s\" at offset %llu: %s", name,
+				       (unsigned long long)off, r < 0 ? strerror(errno) : "wrote 0 bytes");
+			goto fail;
+		}
+		off += (uint64_t)r;	/* short writes resume where they stopped */
+	}
+	if (fdatasync(dfd) != 0) {
+		api->set_error(s->ctx, "cannot flush \"%s\": %s", name, strerror(errno));
+		goto fail;
+	}
+	if (dfd != fd)
+		close(dfd);
+	return BENCH_OK;
+fail:
+	if (dfd != fd)
+		close(dfd);
+	return BENCH_ERR;
+}
+
+/* Creates files[i] (absent now) and lays it out. Adds the bytes to *laid. */
+static int io_create(struct io_state *s, const char *name, unsigned char *buf,
+		     const unsigned char *pat, uint64_t *laid)
+{
+	const bench_host_api_v1 *api = s->api;
+	struct io_trailer tr = { .version = 1, .state = IO_STATE_LAYING,
+		.data_size = s->file_size, .flags = s->verify ? IO_FLAG_STAMPED : 0,
+		.created = (uint64_t)time(NULL), .seed = s->seed };
+	uint64_t total = io_trailer_off(s->file_size) + IO_TRAILER_SIZE;
+
+	memcpy(tr.magic, io_magic, sizeof(io_magic));
+	int fd = open(name, O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		api->set_error(s->ctx, "cannot create \"%s\": %s", name, strerror(errno));
+		return BENCH_ERR;
+	}
+	/* The trailer goes first: from now on the file is recognisably ours. */
+	if (io_trailer_write(fd, &tr) != 0) {
+		api->set_error(s->ctx, "cannot write \"%s\": %s", name, strerror(errno));
+		goto fail;
+	}
+	/* Allocate up front (fewer, larger extents, and ENOSPC now rather than
+	   mid-run), then write every block anyway: reading unwritten extents
+	   returns zeros without touching the disk and would measure nothing. */
+	int fr = fallocate(fd, 0, 0, (off_t)total);
+	if (fr != 0 && errno != EOPNOTSUPP && errno != ENOSYS) {
+		api->set_error(s->ctx, "cannot allocate %.1f MiB for \"%s\": %s",
+			       (double)total / IO_MiB, name, strerror(errno));
+		goto fail;
+	}
+	if (io_layout(s, name, fd, buf, pat) != BENCH_OK)
+		goto fail;
+	tr.state = IO_STATE_COMPLETE;
+	if (io_trailer_write(fd, &tr) != 0 || fsync(fd) != 0) {
+		api->set_error(s->ctx, "cannot write \"%s\": %s", name, strerror(errno));
+		goto fail;
+	}
+	close(fd);
+	*laid += total;
+	return BENCH_OK;
+fail:
+	/* We made this file a moment ago with O_EXCL: remove the partial copy. */
+	close(fd);
+	unlink(name);
+	return BENCH_ERR;
+}
+
+/* Keeps the trailer's "stamped" flag true: a write run without verify
+   overwrites stamps, so the flag is cleared before it starts. */
+static int io_reuse(struct io_state *s, const char *name, struct io_trailer *tr)
+{
+	int writes = s->rw != IO_RANDREAD && s->rw != IO_SEQREAD;
+
+	if (s->verify || !writes || !(tr->flags & IO_FLAG_STAMPED))
+		return BENCH_OK;
+	int fd = open(name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	tr->flags &= ~(uint64_t)IO_FLAG_STAMPED;
+	if (fd < 0 || io_trailer_write(fd, tr) != 0 || fsync(fd) != 0) {
+		s->api->set_error(s->ctx, "cannot update \"%s\": %s", name, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return BENCH_ERR;
+	}
+	close(fd);
+	return BENCH_OK;
+}
+
+static int io_prepare_file(struct io_state *s, const char *name, unsigned char *buf,
+			   const unsigned char *pat, uint64_t *laid)
+{
+	struct io_trailer tr;
+	int err = 0;
+	enum io_probe p = io_probe(name, &tr, &err);
+
+	if (p == IO_OURS) {
+		int fits = tr.state == IO_STATE_COMPLETE && tr.data_size == s->file_size &&
+			   (!s->verify || (tr.flags & IO_FLAG_STAMPED));
+		if (fits)
+			return io_reuse(s, name, &tr);
+		if (unlink(name) != 0) {
+			s->api->set_error(s->ctx, "cannot replace \"%s\": %s", name, strerror(errno));
+			return BENCH_ERR;
+		}
+		p = IO_ABSENT;
+	}
+	if (p != IO_ABSENT)
+		return io_refuse(s, name, p, err);
+	return io_create(s, name, buf, pat, laid);
+}
+
+int io_prepare(void *state)
+{
+	struct io_state *s = state;
+	const bench_host_api_v1 *api = s->api;
+	unsigned char *buf = NULL, *pat = NULL;
+	uint64_t laid = 0, t0 = api->now_ns();
+	int rc = BENCH_OK;
+
+	if (s->kind == IO_TARGET_DEVICE)
+		return BENCH_OK;	/* the device's blocks are all real already */
+	if (posix_memalign((void **)&buf, IO_ALIGN, IO_LAYOUT_CHUNK) != 0 ||
+	    posix_memalign((void **)&pat, IO_ALIGN, IO_LAYOUT_CHUNK) != 0) {
+		free(buf);
+		api->set_error(s->ctx, "out of memory for the layout buffer");
+		return BENCH_ERR;
+	}
+	uint64_t x = s->seed | 1;
+	for (size_t i = 0; i < IO_LAYOUT_CHUNK; i += 8) {
+		x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+		memcpy(pat + i, &x, 8);
+	}
+	for (unsigned i = 0; i < s->nfiles && rc == BENCH_OK; i++)
+		rc = io_prepare_file(s, s->files[i], buf, pat, &laid);
+	free(buf);
+	free(pat);
+	if (rc == BENCH_OK && laid) {
+		double sec = (double)(api->now_ns() - t0) / 1e9, rate = (double)laid / IO_MiB / sec;
+		char v[32];
+		api->log(s->ctx, BENCH_LOG_INFO, "laid out %.1f MiB in %.2f s (%.1f MiB/s)",
+			 (double)laid / IO_MiB, sec, rate);
+		snprintf(v, sizeof(v), "%.1f", rate);
+		api->set_info(s->ctx, "layout_mib_per_sec", v);
+	}
+	return rc;
+}
+
+/* 1 for "benchcore-io.<digits>.dat". */
+static int io_our_name(const char *n)
+{
+	static const char pre[] = "benchcore-io.";
+	size_t len = strlen(n), i = sizeof(pre) - 1;
+
+	if (strncmp(n, pre, i) != 0 || len < i + 5 || strcmp(n + len - 4, ".dat") != 0)
+		return 0;
+	for (; i < len - 4; i++)
+		if (n[i] < '0' || n[i] > '9')
+			return 0;
+	return 1;
+}
+
+static void io_remove(struct io_state *s, const char *name)
+{
+	struct io_trailer tr;
+	int err = 0;
+
+	if (io_probe(name, &tr, &err) == IO_OURS && unlink(name) != 0)
+		s->api->log(s->ctx, BENCH_LOG_WARN, "cannot remove \"%s\": %s", name, strerror(errno));
+}
+
+/*
+ * Removes our files; anything without our trailer stays untouched. In a
+ * directory every benchcore-io.N.dat is considered, not just this case's: a
+ * thread sweep may end on a case with fewer threads (fewer files) than an
+ * earlier one.
+ */
+void io_cleanup(void *state)
+{
+	struct io_state *s = state;
+	char name[PATH_MAX + 300];
+	struct dirent *e;
+	DIR *d;
+
+	if (s->kind == IO_TARGET_DEVICE)
+		return;
+	if (s->kind == IO_TARGET_FILE || !(d = opendir(s->target))) {
+		for (unsigned i = 0; i < s->nfiles; i++)
+			io_remove(s, s->files[i]);
+		return;
+	}
+	while ((e = readdir(d)) != NULL) {
+		if (!io_our_name(e->d_name))
+			continue;
+		snprintf(name, sizeof(name), "%s/%s", s->target, e->d_name);
+		io_remove(s, name);
+	}
+	closedir(d);
+}

@@ -1,0 +1,405 @@
+/*
+ * Worker threads. Each thread owns one fd, one aio context and iodepth
+ * aligned buffers, and records every completed I/O itself (thread_run).
+ *
+ * Measurement choices, matched to fio so the numbers compare:
+ *  - slat (submission latency) is the time io_submit() took for the batch the
+ *    I/O went in with; clat (completion latency) runs from io_submit()'s
+ *    return to the io_getevents() call that reaped it. clat is what record()
+ *    gets, so ops.read.latency_ns is fio's "clat", never just the submit time.
+ *  - One clock read per reaped batch (all I/Os in it completed by then) and
+ *    two per submitted batch: the harness must not be what is measured.
+ *  - Completed slots are refilled and submitted together in one io_submit(),
+ *    and io_getevents() returns as soon as one I/O is done, so iodepth I/Os
+ *    stay in flight.
+ *  - fsync_every N: after N completed writes no new I/O is issued; when the
+ *    queue has drained, one fsync() is timed as op class "fsync".
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libaio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "io.h"
+
+struct io_thread {
+	struct io_state *s;
+	const bench_host_api_v1 *api;
+	bench_thread *t;
+	unsigned idx;
+	int fd;
+	uint64_t rng, gen, seq_next, seq_end;
+	int64_t writes;			/* completed since the last fsync */
+	int sync_due;
+	struct io_hist *slat;		/* [2]: read, write (in io_state) */
+
+	/* libaio */
+	io_context_t actx;
+	unsigned depth, inflight;
+	unsigned char *bufs;		/* depth * block_size, aligned */
+	struct iocb *cbs;
+	struct iocb **batch;
+	struct io_event *ev;
+	uint64_t *issued;		/* per slot: when io_submit returned */
+	unsigned *idle, nidle;		/* slots waiting for an fsync to finish */
+};
+
+static inline uint64_t io_rand(struct io_thread *w)
+{
+	uint64_t x = w->rng;	/* xorshift64* */
+	x ^= x >> 12; x ^= x << 25; x ^= x >> 27;
+	w->rng = x;
+	return x * 0x2545f4914f6cdd1dull;
+}
+
+/* Picks the op and offset of the next I/O. */
+static int io_next(struct io_thread *w, uint64_t *off)
+{
+	const struct io_state *s = w->s;
+	int op;
+
+	switch (s->rw) {
+	case IO_RANDREAD:  op = IO_OP_READ; break;
+	case IO_RANDWRITE: op = IO_OP_WRITE; break;
+	case IO_RANDRW:
+		op = (int)(io_rand(w) % 100) < s->rwmix_read ? IO_OP_READ : IO_OP_WRITE;
+		break;
+	case IO_SEQREAD:   op = IO_OP_READ; goto seq;
+	default:           op = IO_OP_WRITE; goto seq;
+	}
+	/* Uniform block in [0, nblocks) without a division. */
+	*off = (uint64_t)(((unsigned __int128)io_rand(w) * s->nblocks) >> 64) * s->block_size;
+	return op;
+seq:
+	*off = w->seq_next;
+	w->seq_next += s->block_size;
+	if (w->seq_next + s->block_size > w->seq_end)
+		w->seq_next = 0;
+	return op;
+}
+
+/* Fills a write buffer: verify stamps, or a tag that makes every block unique. */
+static void io_fill(struct io_thread *w, unsigned char *buf, uint64_t off)
+{
+	w->gen++;
+	if (w->s->verify) {
+		io_stamp(buf, w->s->block_size, off, w->gen);
+	} else {
+		uint64_t tag = w->gen ^ ((uint64_t)w->idx << 56);
+		memcpy(buf, &tag, sizeof(tag));
+	}
+}
+
+/* Accounts one finished I/O. Returns -1 on an I/O error that ends the run. */
+static int io_done(struct io_thread *w, int op, const unsigned char *buf, uint64_t off,
+		   int64_t res, uint64_t lat)
+{
+	struct io_state *s = w->s;
+
+	if (res != (int64_t)s->block_size) {
+		const char *kind = res < 0 ? io_errkind((int)-res) : "short";
+		w->api->record_error(w->t, (unsigned)op, kind);
+		w->api->set_error(s->ctx, "%s of %llu bytes at offset %llu of \"%s\" failed: %s",
+				  op == IO_OP_READ ? "read" : "write", (unsigned long long)s->block_size,
+				  (unsigned long long)off, s->files[s->per_thread ? w->idx : 0],
+				  res < 0 ? strerror((int)-res) : "short transfer");
+		return -1;
+	}
+	if (op == IO_OP_READ && s->verify) {
+		uint64_t bad = io_check(buf, s->block_size, off);
+		if (bad != UINT64_MAX) {
+			w->api->record_error(w->t, IO_OP_READ, "verify");
+			if (s->verify_bad[w->idx]++ == 0)
+				s->verify_first[w->idx] = bad;
+			return 0;
+		}
+	}
+	if (op == IO_OP_WRITE && s->fsync_every > 0 && ++w->writes >= s->fsync_every)
+		w->sync_due = 1;
+	w->api->record(w->t, (unsigned)op, lat, s->block_size);
+	return 0;
+}
+
+static int io_sync(struct io_thread *w)
+{
+	uint64_t t0 = w->api->now_ns();
+	if (fsync(w->fd) != 0) {
+		w->api->record_error(w->t, IO_OP_FSYNC, io_errkind(errno));
+		w->api->set_error(w->s->ctx, "fsync failed: %s", strerror(errno));
+		return -1;
+	}
+	w->api->record(w->t, IO_OP_FSYNC, w->api->now_ns() - t0, 0);
+	w->writes = 0;
+	w->sync_due = 0;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ psync */
+
+static int io_psync_run(struct io_thread *w)
+{
+	const bench_host_api_v1 *api = w->api;
+	uint64_t bs = w->s->block_size, off;
+
+	while (!api->should_stop(w->t)) {
+		if (w->sync_due && io_sync(w) != 0)
+			return BENCH_ERR;
+		int op = io_next(w, &off);
+		if (op == IO_OP_WRITE)
+			io_fill(w, w->bufs, off);
+		uint64_t t0 = api->now_ns();
+		ssize_t r = op == IO_OP_READ ? pread(w->fd, w->bufs, bs, (off_t)off)
+					     : pwrite(w->fd, w->bufs, bs, (off_t)off);
+		uint64_t t1 = api->now_ns();
+		if (io_done(w, op, w->bufs, off, r < 0 ? -errno : r, t1 - t0) != 0)
+			return BENCH_ERR;
+	}
+	return BENCH_OK;
+}
+
+/* ----------------------------------------------------------------- libaio */
+
+static void io_prep(struct io_thread *w, unsigned i)
+{
+	uint64_t off, bs = w->s->block_size;
+	unsigned char *buf = w->bufs + (size_t)i * bs;
+	int op = io_next(w, &off);
+
+	if (op == IO_OP_WRITE) {
+		io_fill(w, buf, off);
+		io_prep_pwrite(&w->cbs[i], w->fd, buf, bs, (long long)off);
+	} else {
+		io_prep_pread(&w->cbs[i], w->fd, buf, bs, (long long)off);
+	}
+}
+
+/* Submits n prepared iocbs. What the kernel cannot take now (EAGAIN) waits
+   in idle-prepared state: it is resubmitted after the next reap. */
+static int io_submit_all(struct io_thread *w, struct iocb **b, unsigned n)
+{
+	const bench_host_api_v1 *api = w->api;
+
+	while (n) {
+		uint64_t t0 = api->now_ns();
+		int r = io_submit(w->actx, (long)n, b);
+		uint64_t t1 = api->now_ns();
+		if (r == -EAGAIN || r == 0) {
+			if (w->inflight)
+				break;
+			struct timespec ts = { 0, 1000000 };
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		if (r < 0) {
+			api->set_error(w->s->ctx, "io_submit failed: %s", strerror(-r));
+			return -1;
+		}
+		for (int k = 0; k < r; k++) {
+			unsigned i = (unsigned)(b[k] - w->cbs);
+			int op = b[k]->aio_lio_opcode == IO_CMD_PWRITE ? IO_OP_WRITE : IO_OP_READ;
+			io_hist_add(&w->slat[op], t1 - t0);
+			w->issued[i] = t1;
+		}
+		w->inflight += (unsigned)r;
+		b += r;
+		n -= (unsigned)r;
+	}
+	/* Not taken: keep them prepared, first in line for the next submit. */
+	for (unsigned k = 0; k < n; k++)
+		w->batch[w->depth + k] = b[k];
+	return (int)n;
+}
+
+/* Reaps at least min events (waiting up to 100 ms each try), accounts them
+   and refills their slots into w->batch; returns the count refilled, or -1. */
+static int io_reap(struct io_thread *w, unsigned min, int account, unsigned nq)
+{
+	struct timespec ts = { 0, 100 * 1000000 };
+	int r = io_getevents(w->actx, (long)min, (long)w->depth, w->ev, &ts);
+	if (r < 0 && r != -EINTR) {
+		w->api->set_error(w->s->ctx, "io_getevents failed: %s", strerror(-r));
+		return -1;
+	}
+	uint64_t now = w->api->now_ns();
+	if (r > 0)
+		w->inflight -= (unsigned)r;
+	for (int k = 0; k < r; k++) {
+		struct iocb *cb = w->ev[k].obj;
+		unsigned i = (unsigned)(cb - w->cbs);
+		int op = cb->aio_lio_opcode == IO_CMD_PWRITE ? IO_OP_WRITE : IO_OP_READ;
+		int64_t res = (int64_t)(long)w->ev[k].res;
+		if (!account)
+			continue;
+		if (io_done(w, op, cb->u.c.buf, (uint64_t)cb->u.c.offset, res, now - w->issued[i]) != 0)
+			return -1;
+		if (w->sync_due) {
+			w->idle[w->nidle++] = i;
+		} else {
+			io_prep(w, i);
+			w->batch[nq++] = cb;
+		}
+	}
+	return (int)nq;
+}
+
+static int io_aio_run(struct io_thread *w)
+{
+	const bench_host_api_v1 *api = w->api;
+	int rc = BENCH_OK, nq;
+
+	for (unsigned i = 0; i < w->depth; i++) {
+		io_prep(w, i);
+		w->batch[i] = &w->cbs[i];
+	}
+	nq = io_submit_all(w, w->batch, w->depth);
+	while (nq >= 0 && !api->should_stop(w->t)) {
+		/* Slots EAGAIN left over sit at batch[depth..]; move them first. */
+		memmove(w->batch, w->batch + w->depth, (size_t)nq * sizeof(*w->batch));
+		if (w->sync_due && w->inflight == 0) {
+			if (io_sync(w) != 0)
+				break;
+			for (; w->nidle; nq++) {
+				unsigned i = w->idle[--w->nidle];
+				io_prep(w, i);
+				w->batch[nq] = &w->cbs[i];
+			}
+		} else if (w->inflight) {
+			nq = io_reap(w, 1, 1, (unsigned)nq);
+			if (nq < 0)
+				break;
+		}
+		nq = io_submit_all(w, w->batch, (unsigned)nq);
+	}
+	if (nq < 0)
+		rc = BENCH_ERR;
+	/* Wait for what is still in flight before the buffers go away. */
+	for (int tries = 0; w->inflight && tries < 600; tries++)
+		if (io_reap(w, w->inflight, 0, 0) < 0)
+			break;
+	return rc;
+}
+
+/* ---------------------------------------------------------------- threads */
+
+static int io_thread_alloc(struct io_thread *w)
+{
+	const struct io_state *s = w->s;
+	size_t n = w->depth, len = n * s->block_size;
+
+	if (posix_memalign((void **)&w->bufs, IO_ALIGN, len) != 0) {
+		w->bufs = NULL;
+		return -1;
+	}
+	/* Incompressible data for writes; io_fill makes each block unique. */
+	for (size_t i = 0; i + 8 <= len; i += 8) {
+		uint64_t x = io_rand(w);
+		memcpy(w->bufs + i, &x, 8);
+	}
+	if (s->engine != IO_ENGINE_LIBAIO)
+		return 0;
+	w->cbs = calloc(n, sizeof(*w->cbs));
+	w->batch = calloc(2 * n, sizeof(*w->batch));
+	w->ev = calloc(n, sizeof(*w->ev));
+	w->issued = calloc(n, sizeof(*w->issued));
+	w->idle = calloc(n, sizeof(*w->idle));
+	return w->cbs && w->batch && w->ev && w->issued && w->idle ? 0 : -1;
+}
+
+static int io_thread_open(struct io_thread *w)
+{
+	const struct io_state *s = w->s;
+	const char *name = s->files[s->per_thread ? w->idx : 0];
+	int ro = s->rw == IO_RANDREAD || s->rw == IO_SEQREAD;
+	int flags = (ro ? O_RDONLY : O_RDWR) | O_CLOEXEC | (s->direct ? O_DIRECT : 0) |
+		    (s->kind == IO_TARGET_DEVICE ? 0 : O_NOFOLLOW);
+
+	w->fd = open(name, flags);
+	if (w->fd < 0) {
+		w->api->set_error(s->ctx, "cannot open \"%s\"%s: %s%s", name,
+				  s->direct ? " with O_DIRECT" : "", strerror(errno),
+				  s->direct && errno == EINVAL ? ". Hint: the file system does "
+				  "not support direct I/O; set direct = false" : "");
+		return -1;
+	}
+	return 0;
+}
+
+static int io_thread_setup(struct io_state *s, bench_thread *t, struct io_thread *w)
+{
+	const bench_host_api_v1 *api = s->api;
+
+	w->s = s;
+	w->api = api;
+	w->t = t;
+	w->fd = -1;
+	w->idx = api->thread_index(t);
+	if (w->idx >= s->threads)
+		return api->set_error(s->ctx, "thread index %u out of range", w->idx), BENCH_ERR;
+	w->slat = &s->slat[2 * w->idx];
+	w->rng = (s->seed ^ ((uint64_t)(w->idx + 1) * 0x9e3779b97f4a7c15ull)) | 1;
+	w->depth = s->engine == IO_ENGINE_LIBAIO ? s->iodepth : 1;
+	/* Threads sharing one file start their sequential streams spread out. */
+	w->seq_end = s->nblocks * s->block_size;
+	if (!s->per_thread || s->kind != IO_TARGET_DIR)
+		w->seq_next = s->nblocks * w->idx / s->threads * s->block_size;
+	if (io_thread_alloc(w) != 0)
+		return api->set_error(s->ctx, "out of memory for %u buffers of %llu bytes",
+				      w->depth, (unsigned long long)s->block_size), BENCH_ERR;
+	if (io_thread_open(w) != 0)
+		return BENCH_ERR;
+	if (s->engine == IO_ENGINE_LIBAIO) {
+		int r = io_setup((int)w->depth, &w->actx);
+		if (r < 0) {
+			w->actx = 0;
+			api->set_error(s->ctx, "io_setup(%u) failed: %s%s", w->depth, strerror(-r),
+				       r == -EAGAIN ? ". Hint: threads x iodepth exceeds the "
+				       "kernel's limit; raise it with sysctl fs.aio-max-nr" : "");
+			return BENCH_ERR;
+		}
+	}
+	return BENCH_OK;
+}
+
+int io_thread_init(void *state, bench_thread *t, void **tstate)
+{
+	struct io_state *s = state;
+	struct io_thread *w = calloc(1, sizeof(*w));
+
+	*tstate = NULL;
+	if (!w)
+		return s->api->set_error(s->ctx, "out of memory"), BENCH_ERR;
+	if (io_thread_setup(s, t, w) != BENCH_OK) {
+		io_thread_done(w);
+		return BENCH_ERR;
+	}
+	*tstate = w;
+	return BENCH_OK;
+}
+
+int io_thread_run(void *tstate)
+{
+	struct io_thread *w = tstate;
+	return w->s->engine == IO_ENGINE_LIBAIO ? io_aio_run(w) : io_psync_run(w);
+}
+
+void io_thread_done(void *tstate)
+{
+	struct io_thread *w = tstate;
+
+	if (!w)
+		return;
+	if (w->actx)
+		io_destroy(w->actx);	/* waits for anything still in flight */
+	if (w->fd >= 0)
+		close(w->fd);
+	free(w->bufs);
+	free(w->cbs);
+	free(w->batch);
+	free(w->ev);
+	free(w->issued);
+	free(w->idle);
+	free(w);
+}

@@ -1,0 +1,70 @@
+/* site.conf (libconfig syntax) and the settings that govern a run.
+ *
+ * Global keys and run settings are checked here; a module's own options are
+ * checked against its options table in plan.c, once the module is loaded.
+ * Main thread only. */
+#ifndef BC_CONFIG_H
+#define BC_CONFIG_H
+#include <libconfig.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "util.h"
+
+#define BC_MAX_PCT 16
+
+/* Run settings: global defaults, overridable per module and on the command line. */
+typedef struct bc_runset {
+	unsigned threads[64];
+	size_t nthreads;
+	double time_s, warmup_s, report_interval, rate, grace;
+	uint64_t events;
+	unsigned repeat;
+	int arrival_fixed, keep, isolate;
+} bc_runset;
+
+/* A module option as the user gave it: one value, or a list (a sweep). */
+typedef struct bc_given {
+	char *key;
+	char **texts;			/* values as text, NULL-terminated */
+	char *where;			/* "site.conf:12" or "command line" */
+} bc_given;
+
+typedef struct bc_modconf {
+	char *name;
+	int enabled;
+	char *where;
+	bc_runset run;
+	bc_given *given;
+	size_t ngiven;
+} bc_modconf;
+
+typedef struct bc_config {
+	char *file;
+	char *label, *output, *csv;
+	char **module_path;		/* NULL-terminated */
+	double pct[BC_MAX_PCT];
+	size_t npct;
+	int skip_heavy;
+	bc_runset run;
+	bc_modconf *mods;
+	size_t nmods;
+} bc_config;
+
+/* One row per key: the table behind validation, --help and docs. */
+typedef struct bc_keydoc {
+	const char *name, *type, *def, *help;
+	int scope;			/* 1 global only, 2 global or per module, 3 module entry only */
+} bc_keydoc;
+extern const bc_keydoc bc_config_keys[];
+
+void bc_config_init(bc_config *c);
+int bc_config_load(bc_config *c, const char *file, bc_err *e);
+/* Sets run setting key from text (command line); where names the source. */
+int bc_runset_set(bc_runset *r, const char *key, const char *text, const char *where, bc_err *e);
+/* Adds a module entry (for `benchcore run MODULE`). */
+bc_modconf *bc_config_add_module(bc_config *c, const char *name, const char *where);
+/* Adds key=a,b,c to a module entry. */
+void bc_modconf_give(bc_modconf *m, const char *key, char **texts, const char *where);
+int bc_is_run_key(const char *key);
+void bc_config_free(bc_config *c);
+#endif

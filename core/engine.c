@@ -1,0 +1,588 @@
+/* The case runner: lifecycle, worker threads, phases, measurement. */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "engine_int.h"
+#include "hist.h"
+#include "sysinfo.h"
+#include "util.h"
+
+volatile sig_atomic_t bc_stop_requested;
+
+
+/* ------------------------------------------------------------ recording */
+
+static inline void op_add(bc_opstat *s, uint64_t lat, uint64_t bytes)
+{
+	ST(s->count, s->count + 1);
+	ST(s->bytes, s->bytes + bytes);
+	ST(s->lat_sum, s->lat_sum + lat);
+	s->lat_sq += (double)lat * (double)lat;
+	if (lat < s->min)
+		s->min = lat;
+	if (lat > s->max)
+		s->max = lat;
+	bc_hist_add(&s->hist, lat);
+}
+
+/* Takes one event from the shared budget, in batches so threads rarely touch
+   the shared counter. */
+static int claim(struct bench_thread *t)
+{
+	if (t->quota) {
+		t->quota--;
+		return 1;
+	}
+	bench_ctx *x = t->ctx;
+	uint64_t want = x->c->run.events / (x->nthreads * 64u) + 1;
+	if (want > 1024)
+		want = 1024;
+	uint64_t left = __atomic_load_n(&x->events_left, __ATOMIC_RELAXED);
+	while (left) {
+		uint64_t take = left < want ? left : want;
+		if (__atomic_compare_exchange_n(&x->events_left, &left, left - take, 0,
+						__ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+			t->quota = take - 1;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static uint64_t api_now(void) { return bc_now_ns(); }
+
+static int api_should_stop(bench_thread *t)
+{
+	int ph = __atomic_load_n(&t->ctx->phase, __ATOMIC_RELAXED);
+	if (ph == PH_STOP)
+		return 1;
+	return ph == PH_MEASURE && t->ctx->limited && !claim(t);
+}
+
+static double rnd01(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return ((double)(*s >> 11) + 0.5) / 9007199254740992.0;
+}
+
+static uint64_t api_pace(bench_thread *t)
+{
+	bench_ctx *x = t->ctx;
+	uint64_t now = bc_now_ns();
+	if (x->gap_ns <= 0)
+		return now;
+	double gap = x->c->run.arrival_fixed ? x->gap_ns : -log(rnd01(&t->rng)) * x->gap_ns;
+	if (!t->next_arrival)
+		t->next_arrival = now;
+	t->next_arrival += (uint64_t)gap;
+	if (t->next_arrival > now) {
+		/* sleep in slices so a stop request is seen promptly */
+		while (t->next_arrival > now + 1000 && LD(x->phase) != PH_STOP) {
+			uint64_t until = t->next_arrival;
+			if (until > now + 100000000u)
+				until = now + 100000000u;
+			bc_sleep_until(until);
+			now = bc_now_ns();
+		}
+	} else if (LD(x->phase) == PH_MEASURE) {
+		uint64_t lag = now - t->next_arrival;
+		t->late++;
+		if (lag > t->max_lag)
+			t->max_lag = lag;
+	}
+	return t->next_arrival;
+}
+
+static void api_record(bench_thread *t, unsigned op, uint64_t lat, uint64_t bytes)
+{
+	if (op >= t->ctx->nops || LD(t->ctx->phase) != PH_MEASURE)
+		return;
+	op_add(&t->ops[op], lat, bytes);
+}
+
+static void api_record_error(bench_thread *t, unsigned op, const char *kind)
+{
+	if (op >= t->ctx->nops || LD(t->ctx->phase) != PH_MEASURE)
+		return;
+	ST(t->ops[op].errors, t->ops[op].errors + 1);
+	if (!kind)
+		kind = "error";
+	for (unsigned i = 0; i < MAX_ERR_KINDS; i++) {
+		bc_errkind *k = &t->errk[i];
+		if (!k->kind) {
+			k->kind = kind;
+			k->op = op;
+		}
+		if (k->op == op && (k->kind == kind || !strcmp(k->kind, kind))) {
+			k->n++;
+			return;
+		}
+	}
+}
+
+static unsigned api_thread_index(bench_thread *t) { return t->idx; }
+
+/* --------------------------------------------------------------- options */
+
+static const bench_option_v1 *find_opt(bench_ctx *x, const char *name, const bc_val **v)
+{
+	const bench_option_v1 *o = x->d->options;
+	for (size_t i = 0; o && o[i].name; i++)
+		if (!strcmp(o[i].name, name)) {
+			*v = &x->c->vals[i];
+			return &o[i];
+		}
+	fprintf(stderr, "benchcore: %s: asked for unknown option \"%s\"\n", x->d->name, name);
+	return NULL;
+}
+
+static int64_t api_opt_int(bench_ctx *x, const char *name)
+{
+	const bc_val *v;
+	const bench_option_v1 *o = find_opt(x, name, &v);
+	return o && o->type != BENCH_OPT_DOUBLE ? v->i : o ? (int64_t)v->d : 0;
+}
+
+static double api_opt_double(bench_ctx *x, const char *name)
+{
+	const bc_val *v;
+	return find_opt(x, name, &v) ? v->d : 0;
+}
+
+static int api_opt_bool(bench_ctx *x, const char *name)
+{
+	const bc_val *v;
+	return find_opt(x, name, &v) ? v->i != 0 : 0;
+}
+
+static const char *api_opt_string(bench_ctx *x, const char *name)
+{
+	const bc_val *v;
+	return find_opt(x, name, &v) && v->s ? v->s : "";
+}
+
+static int api_opt_enum(bench_ctx *x, const char *name)
+{
+	const bc_val *v;
+	return find_opt(x, name, &v) ? (int)v->i : 0;
+}
+
+static unsigned api_threads(bench_ctx *x) { return x->nthreads; }
+static const char *api_scratch(bench_ctx *x) { return x->c->scratch; }
+
+/* -------------------------------------------------------------- messages */
+
+static void api_log(bench_ctx *x, int level, const char *fmt, ...)
+{
+	static const char *names[] = { "error", "warning", "info", "debug" };
+	char buf[1024];
+	va_list ap;
+	if (level > BENCH_LOG_INFO || (level == BENCH_LOG_INFO && bc_quiet))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "benchcore: %s: %s: %s\n", x->d->name, names[level < 0 ? 0 : level], buf);
+	if (level <= BENCH_LOG_WARN) {
+		pthread_mutex_lock(&x->lock);
+		json_array_append_new(x->warnings, json_string(buf));
+		pthread_mutex_unlock(&x->lock);
+	}
+}
+
+static void api_set_error(bench_ctx *x, const char *fmt, ...)
+{
+	va_list ap;
+	pthread_mutex_lock(&x->lock);
+	va_start(ap, fmt);
+	vsnprintf(x->err, sizeof(x->err), fmt, ap);
+	va_end(ap);
+	pthread_mutex_unlock(&x->lock);
+}
+
+static int api_totals(bench_ctx *x, unsigned op, bench_totals_v1 *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (op >= x->nops)
+		return BENCH_ERR;
+	for (unsigned i = 0; i < x->nthreads; i++) {
+		out->count += x->t[i]->ops[op].count;
+		out->errors += x->t[i]->ops[op].errors;
+		out->bytes += x->t[i]->ops[op].bytes;
+	}
+	out->seconds = (double)(x->t1 - x->t0) / 1e9;
+	out->threads = x->nthreads;
+	return BENCH_OK;
+}
+
+static void api_report_metric(bench_ctx *x, const char *name, double value)
+{
+	for (const bench_metric_v1 *m = x->d->metrics; m && m->name; m++)
+		if (!strcmp(m->name, name)) {
+			json_t *o = json_pack("{s:f, s:s, s:b}", "value", isfinite(value) ? value : 0.0,
+					      "unit", m->unit ? m->unit : "", "higher_is_better",
+					      m->higher_is_better);
+			pthread_mutex_lock(&x->lock);
+			json_object_set_new(x->metrics, name, o);
+			pthread_mutex_unlock(&x->lock);
+			return;
+		}
+	api_log(x, BENCH_LOG_ERROR, "reported undeclared metric \"%s\" (ignored)", name);
+}
+
+static void api_set_info(bench_ctx *x, const char *key, const char *value)
+{
+	pthread_mutex_lock(&x->lock);
+	json_object_set_new(x->info, key, json_string(value ? value : ""));
+	pthread_mutex_unlock(&x->lock);
+}
+
+static int api_cancelled(bench_ctx *x)
+{
+	(void)x;
+	return bc_stop_requested != 0;
+}
+
+static const bench_host_api_v1 host_api = {
+	.magic = BENCH_MODULE_MAGIC,
+	.abi_major = BENCH_ABI_MAJOR,
+	.abi_minor = BENCH_ABI_MINOR,
+	.struct_size = sizeof(bench_host_api_v1),
+	.opt_int = api_opt_int,
+	.opt_double = api_opt_double,
+	.opt_bool = api_opt_bool,
+	.opt_string = api_opt_string,
+	.opt_enum = api_opt_enum,
+	.threads = api_threads,
+	.scratch_dir = api_scratch,
+	.log = api_log,
+	.set_error = api_set_error,
+	.now_ns = api_now,
+	.thread_index = api_thread_index,
+	.should_stop = api_should_stop,
+	.pace = api_pace,
+	.record = api_record,
+	.record_error = api_record_error,
+	.totals = api_totals,
+	.report_metric = api_report_metric,
+	.set_info = api_set_info,
+	.cancelled = api_cancelled,
+};
+
+/* --------------------------------------------------------------- workers */
+
+/* Closed loop: the end of one event is the start of the next, so each event
+   costs one clock read, not two. */
+static void event_loop_closed(struct bench_thread *t)
+{
+	bench_ctx *x = t->ctx;
+	int (*ev)(void *, uint64_t *) = x->d->event;
+	void *ts = t->tstate;
+	int ph = LD(x->phase);
+	uint64_t start = bc_now_ns();
+	while (ph != PH_STOP) {
+		if (ph == PH_MEASURE && x->limited && !claim(t))
+			break;
+		uint64_t bytes = 0;
+		int rc = ev(ts, &bytes);
+		uint64_t end = bc_now_ns();
+		ph = LD(x->phase);
+		if (ph == PH_MEASURE) {
+			if (rc == BENCH_OK)
+				op_add(&t->ops[0], end - start, bytes);
+			else
+				api_record_error(t, 0, "error");
+		}
+		start = end;
+	}
+}
+
+/* Open loop: latency counts from the intended start (coordinated omission). */
+static void event_loop_open(struct bench_thread *t)
+{
+	bench_ctx *x = t->ctx;
+	while (!api_should_stop(t)) {
+		uint64_t start = api_pace(t), bytes = 0;
+		if (LD(x->phase) == PH_STOP)
+			break;
+		int rc = x->d->event(t->tstate, &bytes);
+		uint64_t end = bc_now_ns();
+		if (rc == BENCH_OK)
+			api_record(t, 0, end - start, bytes);
+		else
+			api_record_error(t, 0, "error");
+	}
+}
+
+static void *worker(void *arg)
+{
+	struct bench_thread *t = arg;
+	bench_ctx *x = t->ctx;
+	int rc = x->d->thread_init ? x->d->thread_init(x->state, t, &t->tstate) : BENCH_OK;
+	pthread_mutex_lock(&x->lock);
+	t->init_rc = rc;
+	x->ready++;
+	pthread_cond_broadcast(&x->cond);
+	while (x->phase == PH_INIT)
+		pthread_cond_wait(&x->cond, &x->lock);
+	pthread_mutex_unlock(&x->lock);
+	if (rc == BENCH_OK && LD(x->phase) != PH_STOP) {
+		if (x->d->event)
+			(x->gap_ns > 0 ? event_loop_open : event_loop_closed)(t);
+		else if (x->d->thread_run(t->tstate) != BENCH_OK && !bc_stop_requested)
+			api_log(x, BENCH_LOG_ERROR, "thread %u: %s", t->idx, x->err[0] ? x->err : "thread_run failed");
+	}
+	if (rc == BENCH_OK && x->d->thread_done)
+		x->d->thread_done(t->tstate);
+	pthread_mutex_lock(&x->lock);
+	t->end_ns = bc_now_ns();
+	t->exited = 1;
+	x->exited++;
+	pthread_cond_broadcast(&x->cond);
+	pthread_mutex_unlock(&x->lock);
+	return NULL;
+}
+
+static void set_phase(bench_ctx *x, int ph)
+{
+	pthread_mutex_lock(&x->lock);
+	__atomic_store_n(&x->phase, ph, __ATOMIC_RELAXED);
+	pthread_cond_broadcast(&x->cond);
+	pthread_mutex_unlock(&x->lock);
+}
+
+/* Waits until time `until` or until all workers exited; 1 if they all did. */
+static int wait_until(bench_ctx *x, uint64_t until)
+{
+	for (;;) {
+		pthread_mutex_lock(&x->lock);
+		int all = x->exited == x->nthreads;
+		pthread_mutex_unlock(&x->lock);
+		uint64_t now = bc_now_ns();
+		if (all)
+			return 1;
+		if (now >= until || bc_stop_requested)
+			return 0;
+		uint64_t slice = now + 50000000u;	/* notice exits and signals within 50 ms */
+		bc_sleep_until(until < slice ? until : slice);
+	}
+}
+
+
+/* ------------------------------------------------------------- lifecycle */
+
+static json_t *case_header(const bc_case *c)
+{
+	json_t *params = json_object();
+	const bench_option_v1 *o = c->mod->desc.options;
+	for (size_t i = 0; o && o[i].name; i++)
+		json_object_set_new(params, o[i].name, bc_val_json(&o[i], &c->vals[i]));
+	return json_pack("{s:i, s:s, s:s, s:o, s:i, s:i, s:s, s:n, s:f, s:f}",
+			 "id", (json_int_t)c->id, "module", c->mod->desc.name,
+			 "module_version", c->mod->desc.version ? c->mod->desc.version : "",
+			 "params", params, "threads", (json_int_t)c->threads,
+			 "repeat", (json_int_t)c->repeat, "status", "ok", "reason",
+			 "duration_s", 0.0, "warmup_s", c->run.warmup_s);
+}
+
+static void set_status(json_t *cj, const char *status, const char *stage, const char *why)
+{
+	json_object_set_new(cj, "status", json_string(status));
+	if (why)
+		json_object_set_new(cj, "reason", stage ? json_sprintf("%s: %s", stage, why) : json_string(why));
+}
+
+static const char *why(bench_ctx *x, const char *fallback)
+{
+	return x->err[0] ? x->err : fallback;
+}
+
+static void phase_note(const bc_case *c, const char *ph)
+{
+	if (c->on_phase)
+		c->on_phase(c->arg, ph);
+}
+
+/* Starts the workers and waits for their thread_init. 0 when all are ready. */
+static int start_threads(bench_ctx *x, json_t *cj)
+{
+	size_t sz = sizeof(struct bench_thread) + x->nops * sizeof(bc_opstat);
+	sz = (sz + 63) & ~(size_t)63;
+	for (unsigned i = 0; i < x->nthreads; i++) {
+		struct bench_thread *t = aligned_alloc(64, sz);
+		if (!t)
+			abort();
+		memset(t, 0, sz);
+		t->ctx = x;
+		t->idx = i;
+		t->rng = 0x9e3779b97f4a7c15ull * (i + 1) ^ bc_now_ns();
+		for (unsigned k = 0; k < x->nops; k++)
+			t->ops[k].min = UINT64_MAX;
+		x->t[i] = t;
+		if (pthread_create(&t->tid, NULL, worker, t) != 0) {
+			set_status(cj, "failed", "threads", "could not create worker thread");
+			return -1;
+		}
+		t->started = 1;
+	}
+	uint64_t deadline = bc_now_ns() + THREAD_INIT_TIMEOUT_S * 1000000000ull;
+	pthread_mutex_lock(&x->lock);
+	while (x->ready < x->nthreads && bc_now_ns() < deadline && !bc_stop_requested) {
+		pthread_mutex_unlock(&x->lock);
+		bc_sleep_until(bc_now_ns() + 10000000u);
+		pthread_mutex_lock(&x->lock);
+	}
+	unsigned ready = x->ready;
+	pthread_mutex_unlock(&x->lock);
+	if (ready < x->nthreads) {
+		char msg[160];
+		snprintf(msg, sizeof(msg), "%u of %u threads did not finish thread_init within %d s",
+			 x->nthreads - ready, x->nthreads, THREAD_INIT_TIMEOUT_S);
+		set_status(cj, bc_stop_requested ? "interrupted" : "failed", "thread_init", msg);
+		return -2;
+	}
+	for (unsigned i = 0; i < x->nthreads; i++)
+		if (x->t[i]->init_rc != BENCH_OK) {
+			char msg[1200];
+			snprintf(msg, sizeof(msg), "thread %u: %s", i, why(x, "failed"));
+			set_status(cj, "failed", "thread_init", msg);
+			return -1;
+		}
+	return 0;
+}
+
+/* Warmup, then the measured window with interval reports. */
+static void measure(bench_ctx *x, json_t *cj)
+{
+	const bc_case *c = x->c;
+	bc_meas m;
+	bc_meas_init(&m, x);
+	set_phase(x, c->run.warmup_s > 0 ? PH_WARMUP : PH_MEASURE);
+	if (c->run.warmup_s > 0) {
+		if (c->progress == 2 && !bc_quiet)
+			fprintf(stderr, "\r[ warmup %gs ] thds: %u", c->run.warmup_s, x->nthreads);
+		wait_until(x, bc_now_ns() + (uint64_t)(c->run.warmup_s * 1e9));
+		set_phase(x, PH_MEASURE);
+	}
+	phase_note(c, "measure");
+	x->t0 = m.last_t = bc_now_ns();
+	bc_meas_sample_mhz(&m);
+	uint64_t end = c->run.time_s > 0 ? x->t0 + (uint64_t)(c->run.time_s * 1e9) : UINT64_MAX;
+	uint64_t step = (uint64_t)(c->run.report_interval * 1e9), next = step ? x->t0 + step : UINT64_MAX;
+	int all_done = 0;
+	while (!all_done && !bc_stop_requested) {
+		uint64_t until = next < end ? next : end;
+		all_done = wait_until(x, until);
+		uint64_t now = bc_now_ns();
+		if (now >= next && !all_done) {
+			bc_meas_tick(&m, x, next, 0);	/* tick at the planned time: no drift */
+			next += step;
+		}
+		if (now >= end)
+			break;
+	}
+	set_phase(x, PH_STOP);
+	x->t1 = bc_now_ns();
+	if (all_done) {		/* events limit: the window ends with the last worker */
+		x->t1 = x->t0;
+		for (unsigned i = 0; i < x->nthreads; i++)
+			if (x->t[i]->end_ns > x->t1)
+				x->t1 = x->t[i]->end_ns;
+	}
+	for (unsigned i = 0; i < x->nthreads; i++)
+		pthread_join(x->t[i]->tid, NULL);
+	x->nthreads_joined = x->nthreads;
+	bc_meas_tick(&m, x, x->t1, 1);
+	json_object_set_new(cj, "duration_s", json_real((double)(x->t1 - x->t0) / 1e9));
+	if (bc_stop_requested)
+		set_status(cj, "interrupted", NULL, "interrupted by signal");
+	if (x->d->finish && x->d->finish(x->state) != BENCH_OK && !bc_stop_requested)
+		set_status(cj, "failed", "finish", why(x, "failed"));
+	bc_meas_finish(&m, x, cj);
+	bc_meas_free(&m);
+}
+
+static void stop_threads(bench_ctx *x, int can_join)
+{
+	set_phase(x, PH_STOP);
+	for (unsigned i = 0; i < x->nthreads; i++)
+		if (x->t[i] && x->t[i]->started && can_join)
+			pthread_join(x->t[i]->tid, NULL);
+	x->nthreads_joined = can_join ? x->nthreads : 0;
+}
+
+json_t *bc_case_run(const bc_case *c)
+{
+	bench_ctx *x = bc_xcalloc(1, sizeof(*x));
+	json_t *cj = case_header(c);
+	int rc, inited = 0, leaked = 0;
+	x->c = c;
+	x->d = &c->mod->desc;
+	x->nops = c->mod->nops;
+	x->nthreads = c->threads;
+	x->t = bc_xcalloc(c->threads, sizeof(*x->t));
+	x->limited = c->run.events > 0;
+	x->events_left = c->run.events;
+	x->gap_ns = c->run.rate > 0 ? 1e9 * c->threads / c->run.rate : 0;
+	x->metrics = json_object();
+	x->info = json_object();
+	x->warnings = json_array();
+	pthread_mutex_init(&x->lock, NULL);
+	pthread_cond_init(&x->cond, NULL);
+
+	phase_note(c, "prepare");
+	rc = x->d->init ? x->d->init(&host_api, x, &x->state) : BENCH_OK;
+	if (rc == BENCH_SKIP) {
+		set_status(cj, "skipped", NULL, why(x, "the module skipped this case"));
+		goto done;
+	} else if (rc != BENCH_OK) {
+		set_status(cj, "failed", "init", why(x, "failed"));
+		goto done;
+	}
+	inited = 1;
+	if (c->cleanup_only)
+		goto done;
+	if (x->d->prepare && x->d->prepare(x->state) != BENCH_OK) {
+		set_status(cj, bc_stop_requested ? "interrupted" : "failed", "prepare", why(x, "failed"));
+		goto done;
+	}
+	if (bc_stop_requested) {
+		set_status(cj, "interrupted", NULL, "interrupted by signal");
+		goto done;
+	}
+	rc = start_threads(x, cj);
+	if (rc == 0) {
+		measure(x, cj);
+	} else {
+		leaked = rc == -2;	/* a thread stuck in thread_init cannot be joined */
+		stop_threads(x, !leaked);
+	}
+done:
+	if (inited && (c->do_cleanup || c->cleanup_only || bc_stop_requested) && !c->run.keep &&
+	    x->d->cleanup && !leaked)
+		x->d->cleanup(x->state);
+	if (inited && x->d->destroy && !leaked)
+		x->d->destroy(x->state);
+	json_object_set(cj, "metrics", x->metrics);
+	json_object_set(cj, "info", x->info);
+	if (json_array_size(x->warnings))
+		json_object_set(cj, "warnings", x->warnings);
+	json_decref(x->metrics);
+	json_decref(x->info);
+	json_decref(x->warnings);
+	if (!leaked) {
+		for (unsigned i = 0; i < x->nthreads; i++)
+			free(x->t[i]);
+		free(x->t);
+		pthread_mutex_destroy(&x->lock);
+		pthread_cond_destroy(&x->cond);
+		free(x);
+	}
+	return cj;
+}

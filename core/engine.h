@@ -1,0 +1,37 @@
+/* Running one case in the current process: init, prepare, worker threads,
+ * warmup, the measured window with interval reports, finish, cleanup.
+ *
+ * Hot path contract: each worker thread writes only its own cache-line
+ * aligned counters and histograms, without locks or allocation; the main
+ * thread reads them with relaxed loads for interval reports and merges them
+ * after the threads are joined. */
+#ifndef BC_ENGINE_H
+#define BC_ENGINE_H
+#include <jansson.h>
+#include <signal.h>
+#include "config.h"
+#include "loader.h"
+#include "options.h"
+
+typedef struct bc_case {
+	const bc_module *mod;
+	const bc_val *vals;		/* one per option of mod, in table order */
+	bc_runset run;			/* threads[] is ignored: see threads */
+	unsigned threads;
+	unsigned id, repeat;
+	const double *pct;
+	size_t npct;
+	const char *scratch;		/* private temp dir for the module */
+	int do_cleanup;			/* call cleanup at the end (unless run.keep) */
+	int cleanup_only;		/* init + cleanup + destroy; nothing measured */
+	int progress;			/* 0 quiet, 1 plain interval lines, 2 terminal progress line */
+	void (*on_phase)(void *arg, const char *phase);	/* "prepare", "measure" (watchdog) */
+	void *arg;
+} bc_case;
+
+/* Set from a signal handler: stop the current case as soon as possible. */
+extern volatile sig_atomic_t bc_stop_requested;
+
+/* Runs the case and returns its JSON object (docs/results.md, cases[]). */
+json_t *bc_case_run(const bc_case *c);
+#endif

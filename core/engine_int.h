@@ -1,0 +1,84 @@
+/* Internals shared by engine.c (lifecycle, host API, workers) and measure.c
+   (interval reports and the case's JSON). Not part of any public interface. */
+#ifndef BC_ENGINE_INT_H
+#define BC_ENGINE_INT_H
+#include <pthread.h>
+#include "engine.h"
+#include "hist.h"
+
+enum { PH_INIT, PH_WARMUP, PH_MEASURE, PH_STOP };
+#define MAX_ERR_KINDS 8
+#define THREAD_INIT_TIMEOUT_S 60
+
+/* Written only by its thread; read by the reporter with relaxed loads. */
+typedef struct bc_opstat {
+	uint64_t count, bytes, errors, lat_sum;
+	uint64_t min, max;
+	double lat_sq;
+	bc_hist hist;
+} bc_opstat;
+
+typedef struct bc_errkind {
+	const char *kind;
+	unsigned op;
+	uint64_t n;
+} bc_errkind;
+
+struct bench_thread {
+	bench_ctx *ctx;
+	unsigned idx;
+	uint64_t quota;			/* events claimed from the shared budget, not yet run */
+	uint64_t next_arrival;		/* open loop: intended start of the next event */
+	uint64_t rng;
+	uint64_t late, max_lag;
+	uint64_t end_ns;
+	bc_errkind errk[MAX_ERR_KINDS];
+	void *tstate;
+	pthread_t tid;
+	int started, init_rc, exited;
+	bc_opstat ops[];		/* one per op class */
+} __attribute__((aligned(64)));
+
+struct bench_ctx {
+	const bc_case *c;
+	const bench_module_v1 *d;
+	unsigned nops;
+	void *state;
+	int phase __attribute__((aligned(64)));	/* read by every worker: own cache line */
+	uint64_t events_left __attribute__((aligned(64)));
+	int limited;
+	double gap_ns;			/* open loop: mean gap between arrivals per thread */
+	unsigned nthreads;
+	struct bench_thread **t;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	unsigned ready, exited;
+	char err[1024];
+	json_t *metrics, *info, *warnings;
+	uint64_t t0, t1;		/* the measured window */
+	unsigned nthreads_joined;
+};
+
+#define ST(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+#define LD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+
+/* Interval state kept by the main thread. */
+typedef struct bc_meas {
+	uint64_t last_t;		/* time of the previous tick */
+	uint64_t *prev_count, *prev_bytes, *prev_err;	/* per op class */
+	bc_hist *prev_hist, *cur_hist, *tmp_hist;
+	json_t *intervals;
+	double mhz_sum;
+	unsigned mhz_n;
+	int progress_open;		/* a \r progress line is on the terminal */
+} bc_meas;
+
+void bc_meas_init(bc_meas *m, bench_ctx *x);
+/* One interval report ending now; final = the last, possibly partial, one. */
+void bc_meas_tick(bc_meas *m, bench_ctx *x, uint64_t now, int final);
+/* Fills the case object with ops, metrics.events_per_sec, fairness,
+   stability, open_loop and intervals. */
+void bc_meas_finish(bc_meas *m, bench_ctx *x, json_t *cj);
+void bc_meas_free(bc_meas *m);
+void bc_meas_sample_mhz(bc_meas *m);
+#endif

@@ -1,0 +1,180 @@
+/* Parsing and checking option values against bench_option_v1 entries. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "options.h"
+#include "util.h"
+
+const char *bc_opt_type_name(bench_opt_type t)
+{
+	switch (t) {
+	case BENCH_OPT_BOOL: return "bool";
+	case BENCH_OPT_INT: return "int";
+	case BENCH_OPT_SIZE: return "size";
+	case BENCH_OPT_DOUBLE: return "double";
+	case BENCH_OPT_STRING: return "string";
+	case BENCH_OPT_ENUM: return "enum";
+	}
+	return "?";
+}
+
+void bc_choices_text(const bench_option_v1 *o, char *buf, size_t n)
+{
+	size_t off = 0;
+	buf[0] = '\0';
+	for (const char *const *c = o->choices; c && *c && off < n; c++)
+		off += (size_t)snprintf(buf + off, n - off, "%s%s", c == o->choices ? "" : ", ", *c);
+}
+
+static void bounds_text(const bench_option_v1 *o, char *buf, size_t n)
+{
+	if (o->type == BENCH_OPT_SIZE) {
+		char a[32], b[32];
+		bc_format_size((uint64_t)o->min, a, sizeof(a));
+		bc_format_size((uint64_t)o->max, b, sizeof(b));
+		snprintf(buf, n, "%s .. %s", a, b);
+	} else {
+		snprintf(buf, n, "%g .. %g", o->min, o->max);
+	}
+}
+
+int bc_val_check(const bench_option_v1 *o, const bc_val *v, char *err, size_t n)
+{
+	char b[96];
+	if (o->min < o->max && (o->type == BENCH_OPT_INT || o->type == BENCH_OPT_SIZE ||
+				 o->type == BENCH_OPT_DOUBLE)) {
+		double x = o->type == BENCH_OPT_DOUBLE ? v->d : (double)v->i;
+		if (x < o->min || x > o->max) {
+			bounds_text(o, b, sizeof(b));
+			snprintf(err, n, "value out of range: valid range is %s", b);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int bc_val_parse(const bench_option_v1 *o, const char *text, bc_val *v, char *err, size_t n)
+{
+	char buf[1024];
+	uint64_t u;
+	memset(v, 0, sizeof(*v));
+	switch (o->type) {
+	case BENCH_OPT_BOOL:
+		if (!strcasecmp(text, "true") || !strcmp(text, "1") || !strcasecmp(text, "on") ||
+		    !strcasecmp(text, "yes"))
+			v->i = 1;
+		else if (!strcasecmp(text, "false") || !strcmp(text, "0") || !strcasecmp(text, "off") ||
+			 !strcasecmp(text, "no"))
+			v->i = 0;
+		else {
+			snprintf(err, n, "invalid bool \"%s\": valid values are true, false", text);
+			return -1;
+		}
+		v->d = (double)v->i;
+		return 0;
+	case BENCH_OPT_INT:
+		if (bc_parse_int64(text, &v->i)) {
+			snprintf(err, n, "invalid integer \"%s\"", text);
+			return -1;
+		}
+		v->d = (double)v->i;
+		break;
+	case BENCH_OPT_SIZE:
+		if (bc_parse_size(text, &u) || u > INT64_MAX) {
+			snprintf(err, n, "invalid size \"%s\": give bytes with an optional K, M, G or T suffix (powers of 1024), e.g. 4K", text);
+			return -1;
+		}
+		v->i = (int64_t)u;
+		v->d = (double)u;
+		break;
+	case BENCH_OPT_DOUBLE:
+		if (bc_parse_double(text, &v->d)) {
+			snprintf(err, n, "invalid number \"%s\"", text);
+			return -1;
+		}
+		break;
+	case BENCH_OPT_STRING:
+		v->s = bc_xstrdup(text);
+		return 0;
+	case BENCH_OPT_ENUM:
+		for (const char *const *c = o->choices; c && *c; c++)
+			if (!strcmp(*c, text)) {
+				v->i = c - o->choices;
+				v->s = bc_xstrdup(text);
+				return 0;
+			}
+		bc_choices_text(o, buf, sizeof(buf));
+		snprintf(err, n, "invalid value \"%s\": valid choices are %s", text, buf);
+		return -1;
+	}
+	return bc_val_check(o, v, err, n);
+}
+
+int bc_val_default(const bench_option_v1 *o, bc_val *v, char *err, size_t n)
+{
+	if (o->def)
+		return bc_val_parse(o, o->def, v, err, n);
+	memset(v, 0, sizeof(*v));
+	if (o->type == BENCH_OPT_STRING)
+		v->s = bc_xstrdup("");
+	else if (o->type == BENCH_OPT_ENUM)
+		v->s = bc_xstrdup(o->choices && o->choices[0] ? o->choices[0] : "");
+	return 0;
+}
+
+void bc_val_copy(bc_val *dst, const bc_val *src)
+{
+	*dst = *src;
+	if (src->s)
+		dst->s = bc_xstrdup(src->s);
+}
+
+void bc_val_free(bc_val *v)
+{
+	free(v->s);
+	v->s = NULL;
+}
+
+char *bc_val_text(const bench_option_v1 *o, const bc_val *v)
+{
+	char b[64];
+	if (o->flags & BENCH_OPT_SECRET)
+		return bc_xstrdup("<redacted>");
+	switch (o->type) {
+	case BENCH_OPT_BOOL: return bc_xstrdup(v->i ? "true" : "false");
+	case BENCH_OPT_INT: return bc_xasprintf("%lld", (long long)v->i);
+	case BENCH_OPT_SIZE: bc_format_size((uint64_t)v->i, b, sizeof(b)); return bc_xstrdup(b);
+	case BENCH_OPT_DOUBLE: return bc_xasprintf("%g", v->d);
+	default: return bc_xstrdup(v->s ? v->s : "");
+	}
+}
+
+json_t *bc_val_json(const bench_option_v1 *o, const bc_val *v)
+{
+	if (o->flags & BENCH_OPT_SECRET)
+		return json_string("<redacted>");
+	switch (o->type) {
+	case BENCH_OPT_BOOL: return json_boolean(v->i);
+	case BENCH_OPT_INT:
+	case BENCH_OPT_SIZE: return json_integer(v->i);
+	case BENCH_OPT_DOUBLE: return json_real(v->d);
+	default: return json_string(v->s ? v->s : "");
+	}
+}
+
+const bench_option_v1 *bc_opt_find(const bench_option_v1 *opts, const char *name)
+{
+	for (const bench_option_v1 *o = opts; o && o->name; o++)
+		if (!strcmp(o->name, name))
+			return o;
+	return NULL;
+}
+
+size_t bc_opt_count(const bench_option_v1 *opts)
+{
+	size_t n = 0;
+	while (opts && opts[n].name)
+		n++;
+	return n;
+}

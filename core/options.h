@@ -1,0 +1,34 @@
+/* Typed option values checked against a module's options table. Used by the
+   config file, `run key=value` and the defaults in the table itself, so that
+   all three accept exactly the same things. */
+#ifndef BC_OPTIONS_H
+#define BC_OPTIONS_H
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "benchcore/module.h"
+
+typedef struct bc_val {
+	int64_t i;	/* INT, SIZE (bytes), BOOL (0/1), ENUM (index in choices) */
+	double d;	/* DOUBLE; INT and SIZE as a double too */
+	char *s;	/* STRING, ENUM (the choice); owned */
+} bc_val;
+
+const char *bc_opt_type_name(bench_opt_type t);
+/* Parses text as a value of option o (bounds and choices checked). On error
+   returns -1 and writes a sentence to err that names what is valid. */
+int bc_val_parse(const bench_option_v1 *o, const char *text, bc_val *v, char *err, size_t n);
+/* Default of o (text in the table, or empty/0/false). */
+int bc_val_default(const bench_option_v1 *o, bc_val *v, char *err, size_t n);
+int bc_val_check(const bench_option_v1 *o, const bc_val *v, char *err, size_t n);
+void bc_val_copy(bc_val *dst, const bc_val *src);
+void bc_val_free(bc_val *v);
+/* Display text ("4K", "true", "<redacted>" for secrets); malloc'd. */
+char *bc_val_text(const bench_option_v1 *o, const bc_val *v);
+/* JSON value (size as bytes, bool as bool); secrets "<redacted>". */
+json_t *bc_val_json(const bench_option_v1 *o, const bc_val *v);
+/* "a, b, c" of an enum's choices (static buffer per call site: caller's). */
+void bc_choices_text(const bench_option_v1 *o, char *buf, size_t n);
+const bench_option_v1 *bc_opt_find(const bench_option_v1 *opts, const char *name);
+size_t bc_opt_count(const bench_option_v1 *opts);
+#endif

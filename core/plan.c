@@ -1,0 +1,111 @@
+/* Resolving module options into a parameter matrix. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "plan.h"
+
+static void valid_keys(const bc_module *m, char *buf, size_t n)
+{
+	size_t o = 0;
+	buf[0] = '\0';
+	for (const bench_option_v1 *opt = m->desc.options; opt && opt->name && o < n; opt++)
+		o += (size_t)snprintf(buf + o, n - o, "%s%s", o ? ", " : "", opt->name);
+	if (o < n)
+		snprintf(buf + o, n - o, "%s(run settings) threads, time, warmup, events, repeat, "
+			 "report_interval, rate, arrival, keep, isolate, grace, enabled", o ? "; " : "");
+}
+
+int bc_plan_module(const bc_modconf *mc, const bc_module *m, bc_modplan *p, bc_err *e)
+{
+	char err[1024], keys[1024];
+	memset(p, 0, sizeof(*p));
+	p->mod = m;
+	p->mc = mc;
+	p->run = mc->run;
+	p->nopts = bc_opt_count(m->desc.options);
+	p->vals = bc_xcalloc(p->nopts, sizeof(*p->vals));
+	p->nvals = bc_xcalloc(p->nopts, sizeof(*p->nvals));
+	for (size_t g = 0; g < mc->ngiven; g++) {
+		const bc_given *gv = &mc->given[g];
+		const bench_option_v1 *o = bc_opt_find(m->desc.options, gv->key);
+		if (!o) {
+			valid_keys(m, keys, sizeof(keys));
+			bc_err_set(e, "%s: unknown option \"%s\" for module \"%s\"", gv->where, gv->key, m->desc.name);
+			bc_err_detail(e, "Valid keys: %s.", keys);
+			bc_err_hint(e, "see benchcore help %s", m->desc.name);
+			return -1;
+		}
+		size_t i = (size_t)(o - m->desc.options), n = bc_strv_len(gv->texts);
+		if (n > 1 && (o->flags & BENCH_OPT_NOSWEEP)) {
+			bc_err_set(e, "%s: option \"%s\" of module \"%s\" cannot be swept", gv->where, o->name, m->desc.name);
+			bc_err_detail(e, "Give one value, not a list.");
+			return -1;
+		}
+		for (size_t j = 0; j < p->nvals[i]; j++)
+			bc_val_free(&p->vals[i][j]);
+		free(p->vals[i]);
+		p->vals[i] = bc_xcalloc(n, sizeof(bc_val));
+		p->nvals[i] = 0;
+		for (size_t j = 0; j < n; j++) {
+			if (bc_val_parse(o, gv->texts[j], &p->vals[i][j], err, sizeof(err))) {
+				bc_err_set(e, "%s: module \"%s\", option \"%s\" (%s): %s", gv->where, m->desc.name,
+					   o->name, bc_opt_type_name(o->type),
+					   (o->flags & BENCH_OPT_SECRET) ? "invalid value" : err);
+				bc_err_hint(e, "see benchcore help %s", m->desc.name);
+				return -1;
+			}
+			p->nvals[i]++;
+		}
+	}
+	p->npoints = 1;
+	for (size_t i = 0; i < p->nopts; i++) {
+		if (!p->nvals[i]) {
+			p->vals[i] = bc_xcalloc(1, sizeof(bc_val));
+			bc_val_default(&m->desc.options[i], &p->vals[i][0], err, sizeof(err));
+			p->nvals[i] = 1;
+		}
+		p->npoints *= p->nvals[i];
+	}
+	return 0;
+}
+
+void bc_plan_point(const bc_modplan *p, size_t idx, bc_val *out)
+{
+	/* the last option varies fastest */
+	for (size_t i = p->nopts; i-- > 0;) {
+		out[i] = p->vals[i][idx % p->nvals[i]];
+		idx /= p->nvals[i];
+	}
+}
+
+char *bc_plan_point_label(const bc_modplan *p, const bc_val *point)
+{
+	size_t cap = 256, len = 0;
+	char *s = bc_xcalloc(cap, 1);
+	for (size_t i = 0; i < p->nopts; i++) {
+		const bench_option_v1 *o = &p->mod->desc.options[i];
+		if (p->nvals[i] < 2)
+			continue;	/* only what varies tells cases apart */
+		char *v = bc_val_text(o, &point[i]);
+		size_t need = strlen(o->name) + strlen(v) + 3;
+		if (len + need >= cap) {
+			cap = (len + need) * 2;
+			s = realloc(s, cap);
+		}
+		len += (size_t)sprintf(s + len, "%s%s=%s", len ? " " : "", o->name, v);
+		free(v);
+	}
+	return s;
+}
+
+void bc_plan_free(bc_modplan *p)
+{
+	for (size_t i = 0; i < p->nopts; i++) {
+		for (size_t j = 0; j < p->nvals[i]; j++)
+			bc_val_free(&p->vals[i][j]);
+		free(p->vals[i]);
+	}
+	free(p->vals);
+	free(p->nvals);
+	memset(p, 0, sizeof(*p));
+}

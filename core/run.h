@@ -1,0 +1,28 @@
+/* Running every case of a plan: the schedule, fork-per-case isolation with a
+   watchdog, requirements, results written after every case. Main thread. */
+#ifndef BC_RUN_H
+#define BC_RUN_H
+#include <jansson.h>
+#include "config.h"
+#include "plan.h"
+
+typedef struct bc_runner {
+	const bc_config *cfg;
+	const char *out_json, *out_csv;	/* final paths (already made unique), or NULL */
+	int force_module;		/* run even when requirements are not met */
+	int progress;			/* 0 quiet, 1 lines, 2 terminal */
+	json_t *doc;			/* the results document being built */
+	unsigned next_id;
+	int failed, interrupted;
+} bc_runner;
+
+/* Creates r->doc (schema, version, host, config). */
+void bc_runner_init(bc_runner *r, const bc_config *cfg, json_t *config_json, const char *io_path);
+/* Prints the plan: cases and estimated time. */
+void bc_runner_show_plan(bc_runner *r, bc_modplan *plans, size_t n);
+/* Runs all cases; returns the exit code (0 all ok, 1 some failed, 130 interrupted). */
+int bc_runner_run(bc_runner *r, bc_modplan *plans, size_t n);
+void bc_runner_free(bc_runner *r);
+/* Writes JSON (atomically) and CSV of the document so far. */
+int bc_runner_write(bc_runner *r);
+#endif

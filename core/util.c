@@ -1,0 +1,250 @@
+/* Shared helpers: error reports, parsing of sizes and numbers, lists, files. */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+#include "util.h"
+
+int bc_quiet;
+
+#define VFMT(buf, fmt) do { va_list ap; va_start(ap, fmt); \
+	vsnprintf(buf, sizeof(buf), fmt, ap); va_end(ap); } while (0)
+
+void bc_err_set(bc_err *e, const char *fmt, ...)
+{
+	e->detail[0] = e->hint[0] = '\0';
+	VFMT(e->msg, fmt);
+}
+void bc_err_detail(bc_err *e, const char *fmt, ...) { VFMT(e->detail, fmt); }
+void bc_err_hint(bc_err *e, const char *fmt, ...) { VFMT(e->hint, fmt); }
+
+void bc_err_print(const bc_err *e)
+{
+	fprintf(stderr, "benchcore: error: %s\n", e->msg);
+	if (e->detail[0])
+		fprintf(stderr, "DETAIL: %s\n", e->detail);
+	if (e->hint[0])
+		fprintf(stderr, "HINT: %s\n", e->hint);
+}
+
+void bc_warn(const char *fmt, ...)
+{
+	char buf[2048];
+	VFMT(buf, fmt);
+	fprintf(stderr, "benchcore: warning: %s\n", buf);
+}
+
+void bc_info(const char *fmt, ...)
+{
+	char buf[2048];
+	if (bc_quiet)
+		return;
+	VFMT(buf, fmt);
+	fprintf(stderr, "%s\n", buf);
+}
+
+void bc_sleep_until(uint64_t t)
+{
+	struct timespec ts = { .tv_sec = (time_t)(t / 1000000000u), .tv_nsec = (long)(t % 1000000000u) };
+	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+}
+
+int bc_parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned shift = 0;
+	if (!s || !*s || *s == '-' || *s == '+')
+		return -1;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -1;
+	if (*end) {
+		switch (*end) {
+		case 'k': case 'K': shift = 10; break;
+		case 'm': case 'M': shift = 20; break;
+		case 'g': case 'G': shift = 30; break;
+		case 't': case 'T': shift = 40; break;
+		default: return -1;
+		}
+		end++;
+		if ((*end == 'i' || *end == 'I') && (end[1] == 'B' || end[1] == 'b'))
+			end += 2;
+		else if (*end == 'B' || *end == 'b')
+			end++;
+		if (*end)
+			return -1;
+	}
+	if (shift && v > (UINT64_MAX >> shift))
+		return -1;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+void bc_format_size(uint64_t v, char *buf, size_t len)
+{
+	static const char suf[] = "KMGT";
+	int i = -1;
+	while (v && v % 1024 == 0 && i < 3) {
+		v /= 1024;
+		i++;
+	}
+	if (i < 0)
+		snprintf(buf, len, "%llu", (unsigned long long)v);
+	else
+		snprintf(buf, len, "%llu%c", (unsigned long long)v, suf[i]);
+}
+
+int bc_parse_double(const char *s, double *out)
+{
+	char *end;
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || *end || !isfinite(v))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int bc_parse_int64(const char *s, int64_t *out)
+{
+	char *end;
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+char **bc_split(const char *s, char sep)
+{
+	size_t n = 1, k = 0;
+	for (const char *p = s; *p; p++)
+		n += (*p == sep);
+	char **v = bc_xcalloc(n + 1, sizeof(*v));
+	const char *start = s;
+	for (const char *p = s;; p++) {
+		if (*p == sep || !*p) {
+			v[k++] = strndup(start, (size_t)(p - start));
+			if (!*p)
+				break;
+			start = p + 1;
+		}
+	}
+	return v;
+}
+
+void bc_strv_free(char **v)
+{
+	if (!v)
+		return;
+	for (char **p = v; *p; p++)
+		free(*p);
+	free(v);
+}
+
+size_t bc_strv_len(char *const *v)
+{
+	size_t n = 0;
+	while (v && v[n])
+		n++;
+	return n;
+}
+
+static void oom(void)
+{
+	fputs("benchcore: out of memory\n", stderr);
+	abort();
+}
+
+void *bc_xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+void *bc_xcalloc(size_t n, size_t sz)
+{
+	void *p = calloc(n ? n : 1, sz ? sz : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+char *bc_xstrdup(const char *s)
+{
+	char *p = strdup(s ? s : "");
+	if (!p)
+		oom();
+	return p;
+}
+
+char *bc_xasprintf(const char *fmt, ...)
+{
+	char *p;
+	va_list ap;
+	va_start(ap, fmt);
+	int r = vasprintf(&p, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		oom();
+	return p;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st; (void)flag; (void)ftw;
+	remove(path);
+	return 0;
+}
+
+void bc_rmtree(const char *path)
+{
+	if (path && *path)
+		nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int bc_write_atomic(const char *path, const char *data, size_t len, bc_err *e)
+{
+	char *tmp = bc_xasprintf("%s.tmp.XXXXXX", path);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		bc_err_set(e, "could not write \"%s\": %s", path, strerror(errno));
+		bc_err_hint(e, "check that the directory exists and is writable");
+		free(tmp);
+		return -1;
+	}
+	fchmod(fd, 0644);
+	size_t off = 0;
+	while (off < len) {
+		ssize_t w = write(fd, data + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		off += (size_t)w;
+	}
+	int ok = off == len && fsync(fd) == 0;
+	ok = (close(fd) == 0) && ok;
+	if (!ok || rename(tmp, path) != 0) {
+		bc_err_set(e, "could not write \"%s\": %s", path, strerror(errno ? errno : EIO));
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	free(tmp);
+	return 0;
+}

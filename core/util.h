@@ -1,0 +1,59 @@
+/* Small shared helpers: error reports in three parts, sizes, clocks, lists.
+   Everything here is safe to call from any thread unless noted. */
+#ifndef BC_UTIL_H
+#define BC_UTIL_H
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+/* An error a user can cause, told like PostgreSQL does: a short lower-case
+   primary message, a detail sentence and a hint (both optional). */
+typedef struct bc_err {
+	char msg[1024];
+	char detail[1536];
+	char hint[512];
+} bc_err;
+
+void bc_err_set(bc_err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void bc_err_detail(bc_err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void bc_err_hint(bc_err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints "benchcore: error: msg" plus DETAIL:/HINT: lines to stderr. */
+void bc_err_print(const bc_err *e);
+
+void bc_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void bc_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+extern int bc_quiet;	/* -q: no info lines */
+
+static inline uint64_t bc_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+/* Sleeps until the CLOCK_MONOTONIC time t (ns); returns early on a signal. */
+void bc_sleep_until(uint64_t t);
+
+/* "4096", "4K", "16k", "2M", "1G", "1T" (powers of 1024) -> bytes; -1 on error. */
+int bc_parse_size(const char *s, uint64_t *out);
+/* Formats bytes as "4K"/"2M" when exact, else a plain number. */
+void bc_format_size(uint64_t v, char *buf, size_t len);
+int bc_parse_double(const char *s, double *out);
+int bc_parse_int64(const char *s, int64_t *out);
+
+/* Comma-separated list split into a NULL-terminated, malloc'd vector (free with bc_strv_free). */
+char **bc_split(const char *s, char sep);
+void bc_strv_free(char **v);
+size_t bc_strv_len(char *const *v);
+
+void *bc_xmalloc(size_t n);
+void *bc_xcalloc(size_t n, size_t sz);
+char *bc_xstrdup(const char *s);
+char *bc_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Removes a directory tree (scratch dirs); ignores errors. */
+void bc_rmtree(const char *path);
+
+/* Writes data to path atomically: temp file in the same directory, fsync, rename. */
+int bc_write_atomic(const char *path, const char *data, size_t len, bc_err *e);
+#endif

@@ -93,18 +93,18 @@ check: all testmods unit
 check-fast: all testmods unit
 	tests/run.sh --build $(BUILD)
 
-sdk/benchcore.pc: sdk/benchcore.pc.in Makefile
+$(BUILD)/benchcore.pc: sdk/benchcore.pc.in Makefile
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@MODULEDIR@|$(MODULEDIR)|g' \
-	    -e 's|@DATADIR@|$(DATADIR)|g' $< > $@
+	    -e 's|@DATADIR@|$(DATADIR)|g' $< > $@.tmp && mv $@.tmp $@
 
-install: all sdk/benchcore.pc
+install: all $(BUILD)/benchcore.pc
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MODULEDIR) $(DESTDIR)$(INCLUDEDIR)/benchcore \
 		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(DATADIR)/benchcore
 	install -m 755 $(BUILD)/benchcore $(DESTDIR)$(BINDIR)/benchcore
 	for so in $(MODULE_SO); do install -m 755 $$so $(DESTDIR)$(MODULEDIR)/; done
 	install -m 644 sdk/include/benchcore/module.h $(DESTDIR)$(INCLUDEDIR)/benchcore/module.h
-	install -m 644 sdk/benchcore.pc $(DESTDIR)$(PKGCONFIGDIR)/benchcore.pc
+	install -m 644 $(BUILD)/benchcore.pc $(DESTDIR)$(PKGCONFIGDIR)/benchcore.pc
 	install -m 644 sdk/module.mk $(DESTDIR)$(DATADIR)/benchcore/module.mk
 
 uninstall:
@@ -115,4 +115,4 @@ uninstall:
 	       $(DESTDIR)$(INCLUDEDIR)/benchcore $(DESTDIR)$(DATADIR)/benchcore 2>/dev/null
 
 clean:
-	rm -rf build build-asan sdk/benchcore.pc
+	rm -rf build build-asan

@@ -132,6 +132,32 @@ void bc_compare_pair(const bc_results *a, const bc_results *b,
 	out->host_diff = bc_host_diff(a->host, b->host);
 }
 
+bc_cmp_item *bc_cmp_items(const bc_cmp *c, size_t *n)
+{
+	bc_cmp_item *it = calloc(c->nrows ? c->nrows : 1, sizeof(*it));
+
+	if (!it)
+		abort();
+	*n = 0;
+	for (size_t i = 0; i < c->nrows; i++) {
+		const bc_cmp_row *r = &c->rows[i];
+		size_t k = 0;
+		while (k < *n && (strcmp(it[k].module, r->ga->module) || strcmp(it[k].metric, r->ma->name)))
+			k++;
+		if (k == *n)
+			it[(*n)++] = (bc_cmp_item){ .module = r->ga->module, .metric = r->ma->name };
+		it[k].count[r->verdict]++;
+	}
+	for (size_t k = 0; k < *n; k++) {
+		const size_t *v = it[k].count;
+		it[k].result = v[BC_V_WIN] && !v[BC_V_LOSS] ? BC_ITEM_B_WINS :
+			       v[BC_V_LOSS] && !v[BC_V_WIN] ? BC_ITEM_A_WINS :
+			       v[BC_V_WIN] ? BC_ITEM_MIXED :
+			       v[BC_V_TIE] ? BC_ITEM_TIE : BC_ITEM_INCONCLUSIVE;
+	}
+	return it;
+}
+
 void bc_cmp_free(bc_cmp *c)
 {
 	free(c->rows);
@@ -143,7 +169,7 @@ void bc_cmp_free(bc_cmp *c)
 
 /* Fields that differ between any two runs on one machine, or that only
    restate others: never a reason to doubt a comparison. */
-static int host_field_ignored(const char *f)
+int bc_host_field_ignored(const char *f)
 {
 	static const char *const skip[] = {
 		"hostname", "cpu_mhz.current", "warnings", "io.path", NULL
@@ -178,7 +204,7 @@ static void flatten(json_t *dst, const char *prefix, json_t *v, int depth)
 
 static void diff_one(json_t *out, const char *k, json_t *va, json_t *vb)
 {
-	if (host_field_ignored(k))
+	if (bc_host_field_ignored(k))
 		return;
 	if (va && vb && json_equal(va, vb))
 		return;
@@ -187,13 +213,18 @@ static void diff_one(json_t *out, const char *k, json_t *va, json_t *vb)
 		"b", vb ? json_incref(vb) : json_null()));
 }
 
+json_t *bc_host_flatten(json_t *host)
+{
+	json_t *o = json_object();
+	flatten(o, "", host, 0);
+	return o;
+}
+
 json_t *bc_host_diff(json_t *ha, json_t *hb)
 {
-	json_t *fa = json_object(), *fb = json_object(), *out = json_array(), *v;
+	json_t *fa = bc_host_flatten(ha), *fb = bc_host_flatten(hb), *out = json_array(), *v;
 	const char *k;
 
-	flatten(fa, "", ha, 0);
-	flatten(fb, "", hb, 0);
 	json_object_foreach(fa, k, v)
 		diff_one(out, k, v, json_object_get(fb, k));
 	json_object_foreach(fb, k, v)

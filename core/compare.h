@@ -57,6 +57,18 @@ typedef struct bc_cmp {
 void bc_compare_pair(const bc_results *a, const bc_results *b,
 		     const bc_cmp_opts *o, bc_cmp *out);
 void bc_cmp_free(bc_cmp *c);
+
+/* The studies' summary: per module and metric (over all params and thread
+   counts) the verdict counts and the overall result. */
+enum { BC_ITEM_B_WINS, BC_ITEM_A_WINS, BC_ITEM_MIXED, BC_ITEM_TIE, BC_ITEM_INCONCLUSIVE };
+typedef struct bc_cmp_item {
+	const char *module, *metric;	/* borrowed from the rows */
+	size_t count[4];		/* BC_V_* */
+	int result;			/* BC_ITEM_* */
+} bc_cmp_item;
+
+/* New array of items in row order, *n set; free() it. */
+bc_cmp_item *bc_cmp_items(const bc_cmp *c, size_t *n);
 const char *bc_verdict_name(int v);
 /* "mwu-exact", "mwu-normal" or "welch" for a tested row. */
 const char *bc_row_test_name(const bc_cmp *c, const bc_cmp_row *r);
@@ -65,6 +77,10 @@ const char *bc_row_test_name(const bc_cmp *c, const bc_cmp_row *r);
    ("libraries.openssl"), leaving out the host name and time-varying fields
    (current MHz, warnings). New array [{field, a, b}], values as text. */
 json_t *bc_host_diff(json_t *ha, json_t *hb);
+/* The host object flattened to dotted names, values as text (new object). */
+json_t *bc_host_flatten(json_t *host);
+/* 1 for host fields left out of the difference warnings. */
+int bc_host_field_ignored(const char *field);
 
 /* Thread sweep of one metric of one (module, params) in r: speedup and
    efficiency against the smallest thread count (1 when present). */

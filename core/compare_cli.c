@@ -116,33 +116,23 @@ static void print_row(FILE *f, const bc_cmp *c, const bc_cmp_row *r)
 /* "module metric: B wins / A wins / tie / mixed" over all params and threads. */
 static void print_items(FILE *f, const bc_cmp *c)
 {
-	for (size_t i = 0; i < c->nrows; i++) {
-		const bc_cmp_row *r = &c->rows[i];
-		size_t n[4] = { 0 };
-		int seen = 0;
-		for (size_t j = 0; j < i && !seen; j++)
-			seen = !strcmp(c->rows[j].ga->module, r->ga->module) &&
-			       !strcmp(c->rows[j].ma->name, r->ma->name);
-		if (seen)
-			continue;
-		for (size_t j = i; j < c->nrows; j++)
-			if (!strcmp(c->rows[j].ga->module, r->ga->module) &&
-			    !strcmp(c->rows[j].ma->name, r->ma->name))
-				n[c->rows[j].verdict]++;
-		const char *who = n[BC_V_WIN] && !n[BC_V_LOSS] ? c->b->label :
-				  n[BC_V_LOSS] && !n[BC_V_WIN] ? c->a->label : NULL;
-		fprintf(f, "  %-8s %-26s ", r->ga->module, r->ma->name);
-		if (who)
-			fprintf(f, "%s wins", who);
-		else if (n[BC_V_WIN] || n[BC_V_LOSS])
-			fputs("mixed", f);
-		else if (n[BC_V_TIE])
-			fputs("tie", f);
-		else
-			fputs("inconclusive", f);
+	size_t n;
+	bc_cmp_item *it = bc_cmp_items(c, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		const size_t *v = it[i].count;
+		fprintf(f, "  %-8s %-26s ", it[i].module, it[i].metric);
+		switch (it[i].result) {
+		case BC_ITEM_B_WINS: fprintf(f, "%s wins", c->b->label); break;
+		case BC_ITEM_A_WINS: fprintf(f, "%s wins", c->a->label); break;
+		case BC_ITEM_MIXED: fputs("mixed", f); break;
+		case BC_ITEM_TIE: fputs("tie", f); break;
+		default: fputs("inconclusive", f);
+		}
 		fprintf(f, " (%zu win, %zu loss, %zu tie, %zu inconclusive)\n",
-			n[BC_V_WIN], n[BC_V_LOSS], n[BC_V_TIE], n[BC_V_INCONCLUSIVE]);
+			v[BC_V_WIN], v[BC_V_LOSS], v[BC_V_TIE], v[BC_V_INCONCLUSIVE]);
 	}
+	free(it);
 }
 
 static void print_text(FILE *f, const bc_cmp *c)

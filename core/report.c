@@ -1,10 +1,616 @@
-/* `benchcore report`: placeholder until the HTML report lands. */
+/* `benchcore report`: one self-contained HTML page (inline CSS and SVG, no
+   script, no network) with, per module and params, the primary metric,
+   fairness, latency percentiles and scaling efficiency against threads; the
+   verdict tables from compare.c; the fingerprints side by side. Every string
+   from a results file is escaped. */
+#include <getopt.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "compare.h"
+#include "svg.h"
+
+#define MAX_FILES	16
+#define MAX_PTS		256
+#define MAX_PCT		16
+
+typedef struct { const char *module, *params_key, *params_text; } skey;
+
+/* One line of a chart: owns its arrays. */
+typedef struct {
+	double x[MAX_PTS], y[MAX_PTS], lo[MAX_PTS], hi[MAX_PTS];
+	size_t n;
+} line_buf;
+
+static const char css[] =
+"body{font-family:sans-serif;margin:24px;color:#222;max-width:1200px}"
+"h1{font-size:1.6em}h2{margin-top:2em;border-bottom:1px solid #ccc}h3{margin-bottom:.2em}"
+"table{border-collapse:collapse;margin:.6em 0;font-size:.9em}"
+"td,th{border:1px solid #ccc;padding:3px 7px;text-align:left;vertical-align:top}"
+"th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}"
+"tr.diff td{background:#fff3cd}tr.diff td:first-child{font-weight:bold}"
+".win{color:#1a7f37;font-weight:bold}.loss{color:#c62828;font-weight:bold}"
+".tie{color:#555}.inconclusive{color:#b26a00}"
+"figure{display:inline-block;margin:8px 12px 8px 0}figcaption{font-size:.85em;color:#555}"
+"svg.chart{font-size:12px}svg .title{font-weight:bold;font-size:13px}"
+"svg .axis{font-size:12px}svg .tick,svg .legend{font-size:11px}"
+".warn{color:#b26a00}.note{color:#555;font-size:.9em}";
+
+static void esc(FILE *f, const char *s) { bc_html_escape(f, s); }
+
+static void collect_keys(bc_results *res, int n, skey *keys, size_t *nk, size_t max)
+{
+	*nk = 0;
+	for (int i = 0; i < n; i++)
+		for (size_t g = 0; g < res[i].ngroups; g++) {
+			const bc_rgroup *gr = &res[i].groups[g];
+			int seen = 0;
+			for (size_t k = 0; k < *nk && !seen; k++)
+				seen = !strcmp(keys[k].module, gr->module) &&
+				       !strcmp(keys[k].params_key, gr->params_key);
+			if (!seen && *nk < max)
+				keys[(*nk)++] = (skey){ gr->module, gr->params_key, gr->params_text };
+		}
+}
+
+static int same_key(const bc_rgroup *g, const skey *k)
+{
+	return !strcmp(g->module, k->module) && !strcmp(g->params_key, k->params_key);
+}
+
+/* Mean and 95% CI of metric against threads, sorted by threads. */
+static void sweep(const bc_results *r, const skey *k, const char *metric, line_buf *b)
+{
+	b->n = 0;
+	for (size_t g = 0; g < r->ngroups && b->n < MAX_PTS; g++) {
+		const bc_rmetric *m;
+		bc_summary s;
+		if (!same_key(&r->groups[g], k) || !(m = bc_group_metric(&r->groups[g], metric)) || !m->n)
+			continue;
+		bc_stats_summary(m->values, m->n, &s);
+		size_t i = b->n++;
+		for (; i > 0 && b->x[i - 1] > r->groups[g].threads; i--) {
+			b->x[i] = b->x[i - 1]; b->y[i] = b->y[i - 1];
+			b->lo[i] = b->lo[i - 1]; b->hi[i] = b->hi[i - 1];
+		}
+		b->x[i] = (double)r->groups[g].threads;
+		b->y[i] = s.mean;
+		b->lo[i] = s.ci95_low;
+		b->hi[i] = s.ci95_high;
+	}
+}
+
+static const bc_rmetric *find_metric(bc_results *res, int n, const skey *k, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		for (size_t g = 0; g < res[i].ngroups; g++) {
+			const bc_rmetric *m;
+			if (same_key(&res[i].groups[g], k) && (m = bc_group_metric(&res[i].groups[g], name)))
+				return m;
+		}
+	return NULL;
+}
+
+/* A chart of metric against threads, one line per file; 0 when no file has
+   a point. */
+static int chart_vs_threads(FILE *f, bc_results *res, int n, const skey *k, const char *metric,
+			    const char *title, const char *ylabel, const char *note, int errbars)
+{
+	line_buf *b = calloc(n, sizeof(*b));
+	bc_series s[MAX_FILES];
+	int any = 0;
+
+	if (!b)
+		abort();
+	for (int i = 0; i < n; i++) {
+		sweep(&res[i], k, metric, &b[i]);
+		any |= b[i].n > 0;
+		s[i] = (bc_series){ res[i].label, b[i].n, b[i].x, b[i].y,
+				    errbars ? b[i].lo : NULL, errbars ? b[i].hi : NULL };
+	}
+	if (any)
+		bc_svg_chart(f, &(bc_chart){ .title = title, .xlabel = "threads", .ylabel = ylabel,
+					     .note = note, .s = s, .ns = (size_t)n });
+	free(b);
+	return any;
+}
+
+static void chart_primary(FILE *f, bc_results *res, int n, const skey *k)
+{
+	const bc_rgroup *g0 = NULL;
+	char title[512], ylabel[256], note[256];
+
+	for (int i = 0; i < n && !g0; i++)
+		for (size_t g = 0; g < res[i].ngroups && !g0; g++)
+			if (same_key(&res[i].groups[g], k))
+				g0 = &res[i].groups[g];
+	const bc_rmetric *m = g0 ? bc_primary_metric(g0) : NULL;
+	if (!m)
+		return;
+	snprintf(title, sizeof(title), "%s vs threads", m->name);
+	snprintf(ylabel, sizeof(ylabel), "%s%s%s%s", m->name, *m->unit ? " (" : "", m->unit,
+		 *m->unit ? ")" : "");
+	snprintf(note, sizeof(note), "%s is better; mean of the repeats, bars: 95%% confidence interval",
+		 m->higher_is_better ? "higher" : "lower");
+	chart_vs_threads(f, res, n, k, m->name, title, ylabel, note, 1);
+}
+
+static void chart_scaling(FILE *f, bc_results *res, int n, const skey *k)
+{
+	line_buf *b = calloc(n, sizeof(*b));
+	bc_scale_point pts[MAX_PTS];
+	bc_series s[MAX_FILES];
+	const bc_rgroup *g0 = NULL;
+	int any = 0;
+	char title[512];
+
+	if (!b)
+		abort();
+	for (int i = 0; i < n; i++) {
+		for (size_t g = 0; g < res[i].ngroups && !g0; g++)
+			if (same_key(&res[i].groups[g], k))
+				g0 = &res[i].groups[g];
+	}
+	const bc_rmetric *m = g0 ? bc_primary_metric(g0) : NULL;
+	for (int i = 0; m && i < n; i++) {
+		size_t np = bc_scaling(&res[i], k->module, k->params_key, m->name, pts, MAX_PTS);
+		for (size_t j = 0; j < np; j++) {
+			b[i].x[j] = (double)pts[j].threads;
+			b[i].y[j] = pts[j].efficiency * 100;
+		}
+		b[i].n = np;
+		any |= np > 1;
+		s[i] = (bc_series){ res[i].label, np, b[i].x, b[i].y, NULL, NULL };
+	}
+	if (any) {
+		snprintf(title, sizeof(title), "scaling efficiency of %s", m->name);
+		bc_svg_chart(f, &(bc_chart){ .title = title, .xlabel = "threads",
+			.ylabel = "% of linear speedup", .note = "higher is better; 100% = linear "
+			"(speedup against the smallest thread count divided by the thread ratio)",
+			.has_ref = 1, .ref_y = 100, .ref_label = "linear", .s = s, .ns = (size_t)n });
+	}
+	free(b);
+}
+
+/* Largest thread count that every file with this key has, else -1. */
+static long common_max_threads(bc_results *res, int n, const skey *k)
+{
+	long best = -1;
+
+	for (int i = 0; i < n; i++)
+		for (size_t g = 0; g < res[i].ngroups; g++) {
+			const bc_rgroup *gr = &res[i].groups[g];
+			if (!same_key(gr, k) || gr->threads <= best)
+				continue;
+			int all = 1;
+			for (int j = 0; j < n && all; j++) {
+				int has_key = 0;
+				for (size_t q = 0; q < res[j].ngroups && !has_key; q++)
+					has_key = same_key(&res[j].groups[q], k);
+				all = !has_key || bc_results_find(&res[j], k->module, k->params_key, gr->threads);
+			}
+			if (all)
+				best = gr->threads;
+		}
+	return best;
+}
+
+static void chart_latency(FILE *f, bc_results *res, int n, const skey *k)
+{
+	long t = common_max_threads(res, n, k);
+	const bc_rgroup *g0 = NULL;
+
+	for (int i = 0; i < n && !g0; i++)
+		g0 = bc_results_find(&res[i], k->module, k->params_key, t);
+	if (!g0)
+		return;
+	for (size_t m = 0; m < g0->nmetrics; m++) {
+		const bc_rmetric *lm = &g0->metrics[m];
+		const char *cats[MAX_PCT];
+		double x[MAX_FILES][MAX_PCT], y[MAX_FILES][MAX_PCT];
+		bc_series s[MAX_FILES];
+		size_t nc = 0;
+		int first = 1;
+		char title[512];
+		if (lm->kind != BC_MK_LATENCY)
+			continue;
+		for (size_t j = 0; j < m && first; j++)	/* one chart per op class */
+			first = !(g0->metrics[j].kind == BC_MK_LATENCY && !strcmp(g0->metrics[j].op, lm->op));
+		if (!first)
+			continue;
+		for (size_t j = m; j < g0->nmetrics && nc < MAX_PCT; j++)
+			if (g0->metrics[j].kind == BC_MK_LATENCY && !strcmp(g0->metrics[j].op, lm->op))
+				cats[nc++] = g0->metrics[j].pct;
+		for (int i = 0; i < n; i++) {
+			const bc_rgroup *g = bc_results_find(&res[i], k->module, k->params_key, t);
+			s[i] = (bc_series){ res[i].label, nc, x[i], y[i], NULL, NULL };
+			for (size_t c = 0; c < nc; c++) {
+				char name[512];
+				const bc_rmetric *pm;
+				bc_summary sum;
+				snprintf(name, sizeof(name), "%s.%s_ms", lm->op, cats[c]);
+				pm = g ? bc_group_metric(g, name) : NULL;
+				x[i][c] = (double)c;
+				y[i][c] = NAN;
+				if (pm && pm->n) {
+					bc_stats_summary(pm->values, pm->n, &sum);
+					y[i][c] = sum.mean;
+				}
+			}
+		}
+		snprintf(title, sizeof(title), "latency percentiles of %s at %ld thread%s", lm->op, t,
+			 t > 1 ? "s" : "");
+		bc_svg_chart(f, &(bc_chart){ .title = title, .xlabel = "percentile",
+			.ylabel = "latency (ms)", .note = "lower is better; mean of the repeats",
+			.xcats = cats, .ncat = nc, .s = s, .ns = (size_t)n });
+	}
+}
+
+static void module_sections(FILE *f, bc_results *res, int n)
+{
+	skey keys[512];
+	size_t nk;
+
+	collect_keys(res, n, keys, &nk, 512);
+	for (size_t i = 0; i < nk; i++) {
+		const skey *k = &keys[i];
+		fputs("<h3>", f);
+		esc(f, k->module);
+		fputs(" <small>", f);
+		esc(f, *k->params_text ? k->params_text : "(no parameters)");
+		fputs("</small></h3>\n<div class='charts'>\n", f);
+		chart_primary(f, res, n, k);
+		if (find_metric(res, n, k, "fairness_events_stddev"))
+			chart_vs_threads(f, res, n, k, "fairness_events_stddev",
+				"fairness: stddev of events across threads", "stddev of events per thread",
+				"lower is better (threads got equal shares of the work)", 0);
+		chart_latency(f, res, n, k);
+		chart_scaling(f, res, n, k);
+		fputs("</div>\n", f);
+	}
+}
+
+static void num_cell(FILE *f, double v)
+{
+	if (isfinite(v))
+		fprintf(f, "<td class='num'>%.4g</td>", v);
+	else
+		fputs("<td class='num'>n/a</td>", f);
+}
+
+static void verdict_table(FILE *f, const bc_cmp *c)
+{
+	fputs("<table><tr><th>module</th><th>params</th><th>threads</th><th>metric</th>"
+	      "<th>better</th><th>A mean</th><th>B mean</th><th>change</th><th>n A/B</th>"
+	      "<th>test</th><th>p</th><th>verdict</th></tr>\n", f);
+	for (size_t i = 0; i < c->nrows; i++) {
+		const bc_cmp_row *r = &c->rows[i];
+		fputs("<tr><td>", f);
+		esc(f, r->ga->module);
+		fputs("</td><td>", f);
+		esc(f, r->ga->params_text);
+		fprintf(f, "</td><td class='num'>%ld</td><td>", r->ga->threads);
+		esc(f, r->ma->name);
+		if (*r->ma->unit) {
+			fputs(" (", f);
+			esc(f, r->ma->unit);
+			fputc(')', f);
+		}
+		fprintf(f, "</td><td>%s</td>", r->ma->higher_is_better ? "higher" : "lower");
+		num_cell(f, r->sa.mean);
+		num_cell(f, r->sb.mean);
+		if (isfinite(r->change))
+			fprintf(f, "<td class='num'>%+.1f%%</td>", r->change * 100);
+		else
+			fputs("<td class='num'>n/a</td>", f);
+		fprintf(f, "<td class='num'>%zu/%zu</td><td>%s</td>", r->sa.n, r->sb.n,
+			bc_row_test_name(c, r));
+		if (r->tested)
+			fprintf(f, "<td class='num'>%.4f</td>", r->test.p);
+		else
+			fputs("<td></td>", f);
+		fprintf(f, "<td class='%s'>%s", bc_verdict_name(r->verdict), bc_verdict_name(r->verdict));
+		if (*r->reason) {
+			fputs(" <small>(", f);
+			esc(f, r->reason);
+			fputs(")</small>", f);
+		}
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+static void item_table(FILE *f, const bc_cmp *c)
+{
+	size_t n;
+	bc_cmp_item *it = bc_cmp_items(c, &n);
+
+	fputs("<h3>", f);
+	esc(f, c->b->label);
+	fputs(" vs ", f);
+	esc(f, c->a->label);
+	fprintf(f, ": %zu wins, %zu losses, %zu ties, %zu inconclusive</h3>\n",
+		c->count[BC_V_WIN], c->count[BC_V_LOSS], c->count[BC_V_TIE], c->count[BC_V_INCONCLUSIVE]);
+	if (json_array_size(c->host_diff) > 1)
+		fprintf(f, "<p class='warn'>The fingerprints differ in %zu fields, not only in the "
+			"thing compared: see the highlighted rows under Machines.</p>\n",
+			json_array_size(c->host_diff));
+	fputs("<table><tr><th>module</th><th>metric</th><th>result</th><th>wins</th>"
+	      "<th>losses</th><th>ties</th><th>inconclusive</th></tr>\n", f);
+	for (size_t i = 0; i < n; i++) {
+		static const char *const cls[] = { "win", "loss", "tie", "tie", "inconclusive" };
+		fputs("<tr><td>", f);
+		esc(f, it[i].module);
+		fputs("</td><td>", f);
+		esc(f, it[i].metric);
+		fprintf(f, "</td><td class='%s'>", cls[it[i].result]);
+		if (it[i].result == BC_ITEM_B_WINS || it[i].result == BC_ITEM_A_WINS) {
+			esc(f, it[i].result == BC_ITEM_B_WINS ? c->b->label : c->a->label);
+			fputs(" wins", f);
+		} else {
+			fputs(it[i].result == BC_ITEM_MIXED ? "mixed" : it[i].result == BC_ITEM_TIE ?
+			      "tie" : "inconclusive", f);
+		}
+		fprintf(f, "</td><td class='num'>%zu</td><td class='num'>%zu</td><td class='num'>%zu</td>"
+			"<td class='num'>%zu</td></tr>\n", it[i].count[BC_V_WIN], it[i].count[BC_V_LOSS],
+			it[i].count[BC_V_TIE], it[i].count[BC_V_INCONCLUSIVE]);
+	}
+	fputs("</table>\n", f);
+	free(it);
+}
+
+/* detail = 0: the summaries per module and metric; 1: every row. */
+static void verdicts(FILE *f, bc_results *res, int n, const bc_cmp_opts *o, int detail)
+{
+	fputs(detail ? "<h2>Verdicts per case</h2>\n" : "<h2>Verdicts</h2>\n", f);
+	if (n < 2) {
+		fputs("<p class='note'>One file: nothing to compare. Give two or more result files "
+		      "to get verdicts.</p>\n", f);
+		return;
+	}
+	if (!detail) {
+		fprintf(f, "<p class='note'>Each file against the first (A = ");
+		esc(f, res[0].label);
+		fprintf(f, "). %s, two-sided, &alpha; = %g; practical threshold %g%%. win/loss: "
+			"significant and beyond the threshold; tie: not significant or below the "
+			"threshold; inconclusive: too few repeats for the test to reach &alpha;.</p>\n",
+			o->test == BC_TEST_WELCH ? "Welch's t test" :
+			"Mann-Whitney U (exact distribution without ties, else normal approximation)",
+			o->alpha, o->threshold * 100);
+	}
+	for (int i = 1; i < n; i++) {
+		bc_cmp c;
+		bc_compare_pair(&res[0], &res[i], o, &c);
+		if (detail) {
+			fputs("<h3>", f);
+			esc(f, res[i].label);
+			fputs(" vs ", f);
+			esc(f, res[0].label);
+			fputs("</h3>\n", f);
+			verdict_table(f, &c);
+		} else {
+			item_table(f, &c);
+		}
+		bc_cmp_free(&c);
+	}
+}
+
+/* Fingerprints side by side: one row per flattened host field, one column
+   per file; rows whose values differ (absent counts) are highlighted, except
+   fields that always differ (host name, current MHz). */
+static void fingerprints(FILE *f, bc_results *res, int n)
+{
+	json_t *flat[MAX_FILES], *keys = json_object(), *v;
+	const char *k;
+
+	fputs("<h2>Machines</h2>\n<table><tr><th>field</th>", f);
+	for (int i = 0; i < n; i++) {
+		flat[i] = bc_host_flatten(res[i].host);
+		json_object_update_missing(flat[i], res[i].info);
+		json_object_del(flat[i], "warnings");
+		json_object_update_missing(keys, flat[i]);
+		fputs("<th>", f);
+		esc(f, res[i].label);
+		fputs("</th>", f);
+	}
+	fputs("</tr>\n", f);
+	json_object_foreach(keys, k, v) {
+		int differs = 0;
+		for (int i = 1; i < n; i++) {
+			json_t *a = json_object_get(flat[0], k), *b = json_object_get(flat[i], k);
+			differs |= !a || !b || !json_equal(a, b);
+		}
+		differs &= !bc_host_field_ignored(k);
+		fprintf(f, "<tr%s><td>", differs && n > 1 ? " class='diff'" : "");
+		esc(f, k);
+		fputs("</td>", f);
+		for (int i = 0; i < n; i++) {
+			json_t *x = json_object_get(flat[i], k);
+			fputs("<td>", f);
+			if (json_is_string(x))
+				esc(f, json_string_value(x));
+			else if (x) {
+				char *s = json_dumps(x, JSON_ENCODE_ANY | JSON_COMPACT);
+				esc(f, s ? s : "");
+				free(s);
+			} else {
+				fputs("<i>absent</i>", f);
+			}
+			fputs("</td>", f);
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n", f);
+	for (int i = 0; i < n; i++) {
+		size_t j;
+		json_t *w;
+		json_array_foreach(json_object_get(res[i].host, "warnings"), j, w) {
+			if (!json_is_string(w))
+				continue;
+			fputs("<p class='warn'>", f);
+			esc(f, res[i].label);
+			fputs(": ", f);
+			esc(f, json_string_value(w));
+			fputs("</p>\n", f);
+		}
+		json_decref(flat[i]);
+	}
+	json_decref(keys);
+}
+
+static void header(FILE *f, bc_results *res, int n, const char *title)
+{
+	fputs("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>\n"
+	      "<meta name='generator' content='benchcore " BC_VERSION "'>\n<title>", f);
+	esc(f, title);
+	fprintf(f, "</title>\n<style>%s</style></head><body>\n<h1>", css);
+	esc(f, title);
+	fputs("</h1>\n<table><tr><th>system</th><th>file</th><th>started</th><th>cases</th></tr>\n", f);
+	for (int i = 0; i < n; i++) {
+		fputs("<tr><td>", f);
+		esc(f, res[i].label);
+		fputs("</td><td>", f);
+		esc(f, res[i].path);
+		fputs("</td><td>", f);
+		esc(f, res[i].started_at ? res[i].started_at : "");
+		fprintf(f, "</td><td>%zu ok, %zu failed, %zu other%s</td></tr>\n", res[i].nok,
+			res[i].nfailed, res[i].ncases - res[i].nok - res[i].nfailed,
+			res[i].interrupted ? " <span class='warn'>(interrupted)</span>" : "");
+	}
+	fputs("</table>\n", f);
+}
+
+static int write_report(FILE *f, bc_results *res, int n, const bc_cmp_opts *o, const char *title)
+{
+	header(f, res, n, title);
+	verdicts(f, res, n, o, 0);
+	fputs("<h2>Charts</h2>\n<p class='note'>One line per system. Charts against threads "
+	      "show the mean over the repeats.</p>\n", f);
+	module_sections(f, res, n);
+	fingerprints(f, res, n);
+	if (n > 1)
+		verdicts(f, res, n, o, 1);
+	fputs("<p class='note'>Generated by benchcore " BC_VERSION ".</p>\n</body></html>\n", f);
+	return ferror(f) ? -1 : 0;
+}
+
+static const char report_help[] =
+"usage: benchcore report [OPTIONS] A.json [B.json ...] -o report.html\n"
+"\n"
+"Writes one self-contained HTML page (inline CSS and SVG, no scripts, fonts\n"
+"or network access) with:\n"
+"  - the verdict table of every file against the first, as benchcore compare\n"
+"    decides it (the options below are compare's);\n"
+"  - per module and params: the primary metric against threads (one line per\n"
+"    file, 95% confidence bars), the fairness stddev against threads, latency\n"
+"    percentiles per op class at the largest thread count all files ran, and\n"
+"    the scaling efficiency against the smallest thread count;\n"
+"  - the machine fingerprints side by side, differing fields highlighted.\n"
+"Systems are named by each file's label (else host name, else file name).\n"
+"\n"
+"  -o, --output FILE  where to write the page (required; - for stdout); written\n"
+"                     to a temporary file and renamed into place\n"
+"  --title TEXT       page title (default \"benchcore report\")\n"
+"  --threshold PCT    practical threshold in percent (default 2)\n"
+"  --alpha A          significance level (default 0.05)\n"
+"  --test mwu|welch   significance test (default mwu)\n"
+"  -h, --help         this text\n"
+"\n"
+"Exit status: 0 when the page was written, 2 on a usage error, an unreadable\n"
+"or invalid results file, or a write error.\n";
+
+static int output(const char *path, bc_results *res, int n, const bc_cmp_opts *o, const char *title)
+{
+	char tmp[4096];
+	FILE *f;
+	int fd;
+
+	if (strcmp(path, "-") == 0)
+		return write_report(stdout, res, n, o, title) < 0 || fflush(stdout) ? -1 : 0;
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >= (int)sizeof(tmp))
+		return -1;
+	if ((fd = mkstemp(tmp)) < 0 || !(f = fdopen(fd, "w"))) {
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		return -1;
+	}
+	int rc = write_report(f, res, n, o, title);
+	fchmod(fileno(f), 0644);
+	if (fclose(f) != 0)
+		rc = -1;
+	if (rc == 0 && rename(tmp, path) < 0)
+		rc = -1;
+	if (rc < 0)
+		unlink(tmp);
+	return rc;
+}
 
 int bc_cmd_report(int argc, char **argv)
 {
-	(void)argc; (void)argv;
-	fprintf(stderr, "benchcore report: not built yet\n");
-	return 2;
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "title", required_argument, NULL, 'T' },
+		{ "threshold", required_argument, NULL, 't' },
+		{ "alpha", required_argument, NULL, 'a' },
+		{ "test", required_argument, NULL, 'x' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	bc_cmp_opts o = BC_CMP_OPTS_DEFAULT;
+	bc_results res[MAX_FILES];
+	const char *out = NULL, *title = "benchcore report";
+	char *end;
+	int ch, n, rc;
+
+	optind = 0;
+	while ((ch = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'o': out = optarg; break;
+		case 'T': title = optarg; break;
+		case 't':
+			o.threshold = strtod(optarg, &end) / 100;
+			if (end == optarg || (*end && strcmp(end, "%")) || !(o.threshold >= 0)) {
+				fprintf(stderr, "benchcore report: --threshold %s: wants a percentage\n", optarg);
+				return 2;
+			}
+			break;
+		case 'a':
+			o.alpha = strtod(optarg, &end);
+			if (*end || !(o.alpha > 0 && o.alpha < 1)) {
+				fprintf(stderr, "benchcore report: --alpha %s: wants a number between 0 and 1\n", optarg);
+				return 2;
+			}
+			break;
+		case 'x':
+			if (strcmp(optarg, "mwu") && strcmp(optarg, "welch")) {
+				fprintf(stderr, "benchcore report: --test %s: wants mwu or welch\n", optarg);
+				return 2;
+			}
+			o.test = strcmp(optarg, "welch") ? BC_TEST_MWU : BC_TEST_WELCH;
+			break;
+		case 'h': fputs(report_help, stdout); return 0;
+		default:
+			fputs("Try 'benchcore report --help'.\n", stderr);
+			return 2;
+		}
+	}
+	n = argc - optind;
+	if (!out || n < 1 || n > MAX_FILES) {
+		fprintf(stderr, "benchcore report: %s\nTry 'benchcore report --help'.\n",
+			!out ? "missing -o FILE" : "wants 1 to 16 result files");
+		return 2;
+	}
+	if (bc_load_all("report", argv + optind, n, res) < 0)
+		return 2;
+	rc = output(out, res, n, &o, title);
+	if (rc < 0)
+		fprintf(stderr, "benchcore report: %s: cannot write: %m\n", out);
+	for (int i = 0; i < n; i++)
+		bc_results_free(&res[i]);
+	return rc < 0 ? 2 : 0;
 }

@@ -1,0 +1,224 @@
+/* SVG line charts for the report. Server-side rendering keeps the page free
+   of JavaScript libraries: the numbers are drawn once, here, and the page
+   works offline and in any browser. */
+#include <math.h>
+#include <string.h>
+#include "svg.h"
+
+#define W	600
+#define H	340
+#define ML	78	/* margins around the plot area; the legend is on the right */
+#define MR	150
+#define MT	34
+#define MB	56
+#define PW	(W - ML - MR)
+#define PH	(H - MT - MB)
+
+static const char *const palette[] = {
+	"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+};
+
+void bc_html_escape(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&#39;", f); break;
+		default: fputc(*s, f);
+		}
+	}
+}
+
+/* A "nice" tick step (1, 2 or 5 times a power of ten) for about n ticks. */
+static double nice_step(double range, int n)
+{
+	double raw = range / n, p = pow(10, floor(log10(raw))), m = raw / p;
+	return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
+}
+
+static void fmt_num(char *buf, size_t len, double v)
+{
+	double a = fabs(v);
+	if (a >= 1e9)
+		snprintf(buf, len, "%gG", v / 1e9);
+	else if (a >= 1e6)
+		snprintf(buf, len, "%gM", v / 1e6);
+	else if (a >= 1e4)
+		snprintf(buf, len, "%gk", v / 1e3);
+	else
+		snprintf(buf, len, "%g", v);
+}
+
+typedef struct { double x0, x1, y0, y1; int logx; } scale;
+
+static double sx(const scale *s, double x)
+{
+	if (s->x1 == s->x0)
+		return ML + PW / 2.0;
+	if (s->logx)
+		return ML + PW * (log2(x) - log2(s->x0)) / (log2(s->x1) - log2(s->x0));
+	return ML + PW * (x - s->x0) / (s->x1 - s->x0);
+}
+
+static double sy(const scale *s, double y)
+{
+	return MT + PH - PH * (y - s->y0) / (s->y1 - s->y0);
+}
+
+static void data_range(const bc_chart *c, scale *s)
+{
+	int first = 1;
+	double ymax = c->has_ref ? c->ref_y : 0, ymin = 0;
+
+	s->x0 = s->x1 = 0;
+	for (size_t i = 0; i < c->ns; i++)
+		for (size_t k = 0; k < c->s[i].n; k++) {
+			double x = c->s[i].x[k], y = c->s[i].y[k];
+			double hi = c->s[i].yhi ? c->s[i].yhi[k] : y, lo = c->s[i].ylo ? c->s[i].ylo[k] : y;
+			if (!isfinite(x) || !isfinite(y))
+				continue;
+			if (first || x < s->x0)
+				s->x0 = x;
+			if (first || x > s->x1)
+				s->x1 = x;
+			first = 0;
+			ymax = fmax(ymax, isfinite(hi) ? hi : y);
+			ymin = fmin(ymin, isfinite(lo) ? lo : y);
+		}
+	if (c->xcats) {
+		s->x0 = -0.5;
+		s->x1 = c->ncat - 0.5;
+	}
+	s->logx = !c->xcats && s->x0 > 0 && s->x1 / s->x0 > 16;
+	if (!(ymax > ymin))
+		ymax = ymin + 1;
+	double step = nice_step(ymax - ymin, 5);
+	s->y0 = floor(ymin / step) * step;
+	s->y1 = ceil(ymax * 1.05 / step) * step;
+}
+
+static void axes(FILE *f, const bc_chart *c, const scale *s)
+{
+	double step = nice_step(s->y1 - s->y0, 5);
+	char buf[64];
+
+	fprintf(f, "<rect x='%d' y='%d' width='%d' height='%d' fill='#fff' stroke='#999'/>\n",
+		ML, MT, PW, PH);
+	for (double y = s->y0; y <= s->y1 + step / 2; y += step) {
+		fmt_num(buf, sizeof(buf), fabs(y) < step / 1e6 ? 0 : y);
+		fprintf(f, "<line x1='%d' x2='%d' y1='%.1f' y2='%.1f' stroke='#e5e5e5'/>"
+			"<text x='%d' y='%.1f' text-anchor='end' class='tick'>%s</text>\n",
+			ML, ML + PW, sy(s, y), sy(s, y), ML - 6, sy(s, y) + 4, buf);
+	}
+	/* x ticks: categories, or the x values that occur (thread counts) */
+	if (c->xcats) {
+		for (size_t i = 0; i < c->ncat; i++) {
+			fprintf(f, "<text x='%.1f' y='%d' text-anchor='middle' class='tick'>",
+				sx(s, (double)i), MT + PH + 16);
+			bc_html_escape(f, c->xcats[i]);
+			fputs("</text>\n", f);
+		}
+	} else {
+		for (size_t i = 0; i < c->ns; i++)
+			for (size_t k = 0; k < c->s[i].n; k++) {
+				double x = c->s[i].x[k];
+				int dup = 0;
+				for (size_t j = 0; j <= i && !dup; j++)
+					for (size_t q = 0; q < (j == i ? k : c->s[j].n) && !dup; q++)
+						dup = c->s[j].x[q] == x;
+				if (dup || !isfinite(x))
+					continue;
+				fmt_num(buf, sizeof(buf), x);
+				fprintf(f, "<line x1='%.1f' x2='%.1f' y1='%d' y2='%d' stroke='#999'/>"
+					"<text x='%.1f' y='%d' text-anchor='middle' class='tick'>%s</text>\n",
+					sx(s, x), sx(s, x), MT + PH, MT + PH + 4, sx(s, x), MT + PH + 16, buf);
+			}
+	}
+	fprintf(f, "<text x='%d' y='%d' text-anchor='middle' class='axis'>", ML + PW / 2, H - 12);
+	bc_html_escape(f, c->xlabel);
+	fprintf(f, "%s</text>\n<text transform='translate(16,%d) rotate(-90)' text-anchor='middle' class='axis'>",
+		s->logx ? " (log scale)" : "", MT + PH / 2);
+	bc_html_escape(f, c->ylabel);
+	fprintf(f, "</text>\n<text x='%d' y='20' class='title'>", ML);
+	bc_html_escape(f, c->title);
+	fputs("</text>\n", f);
+}
+
+static void series(FILE *f, const bc_series *r, const scale *s, int idx)
+{
+	const char *col = palette[idx % 8];
+	const char *dash = idx >= 8 ? " stroke-dasharray='6 3'" : "";
+	int pen = 0;
+
+	fprintf(f, "<g class='series'><path fill='none' stroke='%s' stroke-width='2'%s d='", col, dash);
+	for (size_t k = 0; k < r->n; k++) {
+		if (!isfinite(r->x[k]) || !isfinite(r->y[k]))
+			continue;
+		fprintf(f, "%s%.1f %.1f", pen ? " L" : "M", sx(s, r->x[k]), sy(s, r->y[k]));
+		pen = 1;
+	}
+	fputs("'/>\n", f);
+	for (size_t k = 0; k < r->n; k++) {
+		if (!isfinite(r->x[k]) || !isfinite(r->y[k]))
+			continue;
+		if (r->ylo && r->yhi && isfinite(r->ylo[k]) && isfinite(r->yhi[k]) && r->yhi[k] > r->ylo[k])
+			fprintf(f, "<line x1='%.1f' x2='%.1f' y1='%.1f' y2='%.1f' stroke='%s'/>",
+				sx(s, r->x[k]), sx(s, r->x[k]), sy(s, r->ylo[k]), sy(s, r->yhi[k]), col);
+		fprintf(f, "<circle cx='%.1f' cy='%.1f' r='3.5' fill='%s'><title>", sx(s, r->x[k]),
+			sy(s, r->y[k]), col);
+		bc_html_escape(f, r->name);
+		fprintf(f, ": %g</title></circle>\n", r->y[k]);
+	}
+	fputs("</g>\n", f);
+}
+
+static void legend(FILE *f, const bc_chart *c)
+{
+	int x = ML + PW + 14, y = MT + 10;
+
+	for (size_t i = 0; i < c->ns; i++, y += 20) {
+		char name[24];
+		snprintf(name, sizeof(name), "%s", c->s[i].name);
+		if (strlen(c->s[i].name) >= sizeof(name))
+			memcpy(name + sizeof(name) - 4, "...", 4);
+		fprintf(f, "<line x1='%d' x2='%d' y1='%d' y2='%d' stroke='%s' stroke-width='3'%s/>"
+			"<text x='%d' y='%d' class='legend'>", x, x + 22, y, y, palette[i % 8],
+			i >= 8 ? " stroke-dasharray='6 3'" : "", x + 28, y + 4);
+		bc_html_escape(f, name);
+		fputs("</text>\n", f);
+	}
+	if (c->has_ref) {
+		fprintf(f, "<line x1='%d' x2='%d' y1='%d' y2='%d' stroke='#555' stroke-dasharray='4 4'/>"
+			"<text x='%d' y='%d' class='legend'>", x, x + 22, y, y, x + 28, y + 4);
+		bc_html_escape(f, c->ref_label);
+		fputs("</text>\n", f);
+	}
+}
+
+void bc_svg_chart(FILE *f, const bc_chart *c)
+{
+	scale s;
+
+	data_range(c, &s);
+	fprintf(f, "<figure><svg class='chart' xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' "
+		"viewBox='0 0 %d %d' role='img' aria-label='", W, H, W, H);
+	bc_html_escape(f, c->title);
+	fputs("'>\n", f);
+	axes(f, c, &s);
+	if (c->has_ref)
+		fprintf(f, "<line x1='%d' x2='%d' y1='%.1f' y2='%.1f' stroke='#555' stroke-dasharray='4 4'/>\n",
+			ML, ML + PW, sy(&s, c->ref_y), sy(&s, c->ref_y));
+	for (size_t i = 0; i < c->ns; i++)
+		series(f, &c->s[i], &s, (int)i);
+	legend(f, c);
+	fputs("</svg>", f);
+	if (c->note) {
+		fputs("<figcaption>", f);
+		bc_html_escape(f, c->note);
+		fputs("</figcaption>", f);
+	}
+	fputs("</figure>\n", f);
+}

@@ -1,0 +1,33 @@
+/* Inline SVG line charts and HTML escaping for the self-contained report.
+   Pure output functions: write to the FILE given, no state. */
+#ifndef BC_SVG_H
+#define BC_SVG_H
+#include <stdio.h>
+#include <stddef.h>
+
+typedef struct bc_series {
+	const char *name;		/* legend text */
+	size_t n;
+	const double *x, *y;		/* x: value, or category index with xcats */
+	const double *ylo, *yhi;	/* optional error bars (NULL: none) */
+} bc_series;
+
+typedef struct bc_chart {
+	const char *title, *xlabel, *ylabel;
+	const char *note;		/* under the chart: "higher is better" */
+	const char *const *xcats;	/* categorical x axis labels, or NULL */
+	size_t ncat;
+	int has_ref;			/* a dashed reference line at ref_y */
+	double ref_y;
+	const char *ref_label;
+	const bc_series *s;
+	size_t ns;
+} bc_chart;
+
+/* Writes text with & < > " ' escaped for HTML content and attributes. */
+void bc_html_escape(FILE *f, const char *s);
+
+/* One <figure> with an <svg> line chart (class "chart"). Points that are
+   not finite are skipped. */
+void bc_svg_chart(FILE *f, const bc_chart *c);
+#endif

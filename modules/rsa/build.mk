@@ -1,0 +1,1 @@
+LIBS_rsa := -lcrypto

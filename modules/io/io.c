@@ -32,6 +32,9 @@ static const bench_option_v1 io_options[] = {
 	  NULL, 512, 64 * 1024 * 1024.0, 0 },
 	{ "iodepth", BENCH_OPT_INT, "16", "I/Os kept in flight per thread (engine = libaio)",
 	  NULL, 1, 4096, 0 },
+	{ "iodepth_batch", BENCH_OPT_INT, "1",
+	  "I/Os per io_submit call (0 = all that are ready; 1 = each at once, like fio)",
+	  NULL, 0, 4096, 0 },
 	{ "direct", BENCH_OPT_BOOL, "true", "O_DIRECT: bypass the page cache", NULL, 0, 0, 0 },
 	{ "engine", BENCH_OPT_ENUM, "libaio",
 	  "libaio (asynchronous, iodepth in flight) or psync (pread/pwrite, one at a time)",
@@ -76,6 +79,7 @@ static int io_read_options(struct io_state *s)
 	s->rw = (enum io_rw)api->opt_enum(ctx, "rw");
 	s->rwmix_read = (int)api->opt_int(ctx, "rwmix_read");
 	s->iodepth = (unsigned)api->opt_int(ctx, "iodepth");
+	s->iodepth_batch = (unsigned)api->opt_int(ctx, "iodepth_batch");
 	s->direct = api->opt_bool(ctx, "direct");
 	s->engine = (enum io_engine)api->opt_enum(ctx, "engine");
 	s->fsync_every = api->opt_int(ctx, "fsync_every");
@@ -168,6 +172,10 @@ static int io_finish(void *state)
 		api->report_metric(s->ctx, metric, (double)t.bytes / 1048576.0 / t.seconds);
 		if (s->engine == IO_ENGINE_LIBAIO)
 			io_report_slat(s, op, names[op]);
+	}
+	if (__atomic_load_n(&s->run_failed, __ATOMIC_ACQUIRE)) {
+		api->set_error(s->ctx, "%s", s->run_err);
+		return BENCH_ERR;
 	}
 	for (unsigned i = 0; i < s->threads; i++) {
 		if (s->verify_bad[i] && !bad)

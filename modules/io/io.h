@@ -74,7 +74,7 @@ struct io_state {
 	uint64_t file_size;		/* data region of one file */
 	uint64_t block_size;
 	uint64_t nblocks;		/* file_size / block_size */
-	unsigned iodepth;
+	unsigned iodepth, iodepth_batch;
 	enum io_rw rw;
 	enum io_engine engine;
 	int rwmix_read, direct, verify, allow_device, per_thread;
@@ -84,6 +84,8 @@ struct io_state {
 	struct io_hist *slat;		/* [threads * 2]: read, write */
 	uint64_t *verify_bad;		/* [threads]: blocks that failed verify */
 	uint64_t *verify_first;		/* [threads]: file offset of the first */
+	int run_failed;			/* set once (atomically) by the first failing worker */
+	char run_err[512];		/* its message, for finish() */
 };
 
 /* io_file.c */

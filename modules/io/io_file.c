@@ -137,12 +137,14 @@ static int io_mount_parse(char *line, struct io_mount *m)
 	char *f[6], *save = NULL, *tok;
 	int n = 0;
 
-	for (tok = strtok_r(line, " \n", &save); tok && n < 6; tok = strtok_r(NULL, " \n", &save))
-		f[n++] = tok;
+	for (tok = strtok_r(line, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
+		if (n >= 6 && strcmp(tok, "-") == 0)
+			break;
+		if (n < 6)
+			f[n++] = tok;	/* beyond six: optional fields until "-" */
+	}
 	if (n < 6)
 		return -1;
-	while ((tok = strtok_r(NULL, " \n", &save)) && strcmp(tok, "-") != 0)
-		;	/* optional fields */
 	char *fstype = strtok_r(NULL, " \n", &save), *source = strtok_r(NULL, " \n", &save);
 	char *super = strtok_r(NULL, " \n", &save);
 	if (!tok || !fstype || !source)

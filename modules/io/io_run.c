@@ -18,6 +18,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libaio.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -46,6 +48,22 @@ struct io_thread {
 	uint64_t *issued;		/* per slot: when io_submit returned */
 	unsigned *idle, nidle;		/* slots waiting for an fsync to finish */
 };
+
+/* A run-time failure of this worker: the first one is kept for finish(),
+   which fails the case with it (the host only logs a thread_run error). */
+__attribute__((format(printf, 2, 3)))
+static void io_fail(struct io_thread *w, const char *fmt, ...)
+{
+	char msg[sizeof(w->s->run_err) - 32];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	w->api->set_error(w->s->ctx, "%s", msg);
+	if (__atomic_exchange_n(&w->s->run_failed, 1, __ATOMIC_ACQ_REL) == 0)
+		snprintf(w->s->run_err, sizeof(w->s->run_err), "thread %u: %s", w->idx, msg);
+}
 
 static inline uint64_t io_rand(struct io_thread *w)
 {
@@ -102,7 +120,7 @@ static int io_done(struct io_thread *w, int op, const unsigned char *buf, uint64
 	if (res != (int64_t)s->block_size) {
 		const char *kind = res < 0 ? io_errkind((int)-res) : "short";
 		w->api->record_error(w->t, (unsigned)op, kind);
-		w->api->set_error(s->ctx, "%s of %llu bytes at offset %llu of \"%s\" failed: %s",
+		io_fail(w, "%s of %llu bytes at offset %llu of \"%s\" failed: %s",
 				  op == IO_OP_READ ? "read" : "write", (unsigned long long)s->block_size,
 				  (unsigned long long)off, s->files[s->per_thread ? w->idx : 0],
 				  res < 0 ? strerror((int)-res) : "short transfer");
@@ -128,7 +146,7 @@ static int io_sync(struct io_thread *w)
 	uint64_t t0 = w->api->now_ns();
 	if (fsync(w->fd) != 0) {
 		w->api->record_error(w->t, IO_OP_FSYNC, io_errkind(errno));
-		w->api->set_error(w->s->ctx, "fsync failed: %s", strerror(errno));
+		io_fail(w, "fsync failed: %s", strerror(errno));
 		return -1;
 	}
 	w->api->record(w->t, IO_OP_FSYNC, w->api->now_ns() - t0, 0);
@@ -183,8 +201,9 @@ static int io_submit_all(struct io_thread *w, struct iocb **b, unsigned n)
 	const bench_host_api_v1 *api = w->api;
 
 	while (n) {
+		unsigned chunk = w->s->iodepth_batch && w->s->iodepth_batch < n ? w->s->iodepth_batch : n;
 		uint64_t t0 = api->now_ns();
-		int r = io_submit(w->actx, (long)n, b);
+		int r = io_submit(w->actx, (long)chunk, b);
 		uint64_t t1 = api->now_ns();
 		if (r == -EAGAIN || r == 0) {
 			if (w->inflight)
@@ -194,7 +213,7 @@ static int io_submit_all(struct io_thread *w, struct iocb **b, unsigned n)
 			continue;
 		}
 		if (r < 0) {
-			api->set_error(w->s->ctx, "io_submit failed: %s", strerror(-r));
+			io_fail(w, "io_submit failed: %s", strerror(-r));
 			return -1;
 		}
 		for (int k = 0; k < r; k++) {
@@ -220,7 +239,7 @@ static int io_reap(struct io_thread *w, unsigned min, int account, unsigned nq)
 	struct timespec ts = { 0, 100 * 1000000 };
 	int r = io_getevents(w->actx, (long)min, (long)w->depth, w->ev, &ts);
 	if (r < 0 && r != -EINTR) {
-		w->api->set_error(w->s->ctx, "io_getevents failed: %s", strerror(-r));
+		io_fail(w, "io_getevents failed: %s", strerror(-r));
 		return -1;
 	}
 	uint64_t now = w->api->now_ns();

@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# benchcore compare and sysinfo: verdicts on hand-made fixtures with known
+# answers (tests/fixtures/gen_compare_fixtures.py), then on real runs of the
+# cpu module (a rate-limited run must lose with p < 0.05).
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+FX=tests/fixtures
+
+# --- same system twice: every comparison a tie ------------------------------
+run_bc "$T/same" compare $FX/cmp-a.json $FX/cmp-a2.json
+expect_rc "compare same system" 0
+expect_grep "same system: summary in the studies' form" "$T/same.out" \
+	'^sysA-again: 0 wins, 0 losses, 27 ties, 0 inconclusive'
+expect_no_grep "same system: no fingerprint warning" "$T/same.out" '^warning'
+
+# --- 10% slower: losses with the exact U distribution -----------------------
+run_bc "$T/slow" compare --json $FX/cmp-a.json $FX/cmp-slow.json
+expect_rc "compare --json slower system" 0
+J=$T/slow.out
+expect_py "slow: cpu 1 thread events_per_sec is a loss, U=25, p=2/252 (exact)" "$J" \
+	'[(r["verdict"], r["statistic"], round(r["p"], 6), r["test"]) for r in d["comparisons"][0]["rows"] if r["module"] == "cpu" and r["threads"] == 1 and r["metric"] == "events_per_sec"] == [("loss", 25.0, round(2/252, 6), "mwu-exact")]'
+expect_py "slow: latency p99 higher is a loss (lower is better)" "$J" \
+	'all(r["verdict"] == "loss" and not r["higher_is_better"] for r in d["comparisons"][0]["rows"] if r["metric"] == "event.p99_ms" and r["module"] == "cpu")'
+expect_py "slow: fairness stddev doubled is a loss" "$J" \
+	'all(r["verdict"] == "loss" for r in d["comparisons"][0]["rows"] if r["metric"] == "fairness_events_stddev" and r["module"] == "cpu")'
+expect_py "slow: ratio and means" "$J" \
+	'[(round(r["a_mean"], 6), round(r["b_mean"], 6), round(r["ratio"], 6)) for r in d["comparisons"][0]["rows"] if r["module"] == "cpu" and r["threads"] == 2 and r["metric"] == "events_per_sec"] == [(2000.0, 1800.0, 0.9)]'
+expect_py "slow: summary counts" "$J" \
+	'd["comparisons"][0]["summary"] == {"wins": 0, "losses": 17, "ties": 4, "inconclusive": 0}'
+expect_py "slow: case only in A is listed (mem oper=write)" "$J" \
+	'd["comparisons"][0]["only_in_a"] == [{"module": "mem", "params": {"block_size": 4096, "oper": "write"}, "threads": 1}] and d["comparisons"][0]["only_in_b"] == []'
+expect_py "slow: fingerprint differences are kernel and os, not hostname" "$J" \
+	'sorted(x["field"] for x in d["comparisons"][0]["host_differences"]) == ["kernel", "os"]'
+expect_py "slow: failed cases (threads=8) are not compared" "$J" \
+	'all(r["threads"] != 8 for r in d["comparisons"][0]["rows"])'
+run_bc "$T/slowtxt" compare $FX/cmp-a.json $FX/cmp-slow.json
+expect_grep "text: fingerprint warning lists the kernel" "$T/slowtxt.out" '^warning: the fingerprints differ in 2 fields'
+expect_grep "text: kernel values shown" "$T/slowtxt.out" 'B: 3\.10\.0-1160\.el7'
+expect_grep "text: per-item summary names the winner" "$T/slowtxt.out" '^  cpu +events_per_sec +sysA wins \(0 win, 3 loss'
+expect_grep "text: the test is stated" "$T/slowtxt.out" '^test: Mann-Whitney U, two-sided'
+
+# --- params in another key order still match -------------------------------
+run_bc "$T/order" compare --json $FX/cmp-a.json $FX/cmp-a2.json
+expect_py "params key order does not matter (mem matched, nothing unmatched)" "$T/order.out" \
+	'd["comparisons"][0]["only_in_a"] == [] and d["comparisons"][0]["only_in_b"] == [] and sum(r["module"] == "mem" for r in d["comparisons"][0]["rows"]) == 12'
+expect_py "identical distributions: exact p = 0.8413 (U=11 of 25)" "$T/order.out" \
+	'[round(r["p"], 4) for r in d["comparisons"][0]["rows"] if r["module"] == "cpu" and r["threads"] == 1 and r["metric"] == "events_per_sec"] == [0.8413]'
+
+# --- practical threshold ----------------------------------------------------
+run_bc "$T/small" compare --json $FX/cmp-a.json $FX/cmp-faster-small.json
+expect_py "1.5% faster, p=4/252: tie below the 2% threshold" "$T/small.out" \
+	'[(r["verdict"], round(r["p"], 5), r["reason"]) for r in d["comparisons"][0]["rows"] if r["module"] == "cpu" and r["threads"] == 1 and r["metric"] == "events_per_sec"] == [("tie", round(4/252, 5), "significant but below the 2% threshold")]'
+run_bc "$T/small1" compare --json --threshold 1% $FX/cmp-a.json $FX/cmp-faster-small.json
+expect_py "--threshold 1%: the same difference is a win" "$T/small1.out" \
+	'[r["verdict"] for r in d["comparisons"][0]["rows"] if r["module"] == "cpu" and r["threads"] == 1 and r["metric"] == "events_per_sec"] == ["win"] and d["threshold"] == 0.01'
+
+# --- too few repeats ---------------------------------------------------------
+run_bc "$T/two" compare $FX/cmp-a.json $FX/cmp-two.json
+expect_rc "compare with 2 repeats (a verdict is not an error)" 0
+expect_grep "2 repeats: inconclusive, says how many are needed" "$T/two.out" \
+	'events_per_sec .*inconclusive \(needs >=4 repeats on each side \(has 5 and 2\)\)'
+expect_grep "2 repeats: totals" "$T/two.out" '^sysD-2rep: 0 wins, 0 losses, 0 ties, 27 inconclusive'
+
+# --- Welch ------------------------------------------------------------------
+run_bc "$T/welch" compare --json --test welch $FX/cmp-a.json $FX/cmp-two.json
+expect_py "--test welch: 2 repeats are testable, p from Welch's t" "$T/welch.out" \
+	'd["test"] == "welch" and all(r["test"] == "welch" and "df" in r for r in d["comparisons"][0]["rows"] if r["metric"] == "events_per_sec")'
+
+# --- CSV --------------------------------------------------------------------
+run_bc "$T/csv" compare --csv $FX/cmp-a.json $FX/cmp-slow.json
+expect_py_csv() {
+	local r; r=$(python3 -c 'import csv,sys; rows=list(csv.DictReader(open(sys.argv[1]))); print(eval(sys.argv[2]))' "$2" "$3" 2>&1)
+	if [ "$r" = True ]; then pass "$1"; else fail "$1: $3 -> $r"; fi
+}
+expect_py_csv "CSV: one row per case x metric, parseable" "$T/csv.out" \
+	'len(rows) == 21 and rows[0]["baseline"] == "sysA" and rows[0]["verdict"] == "loss" and rows[0]["test"] == "mwu-exact"'
+
+# --- scaling view -----------------------------------------------------------
+run_bc "$T/scale" compare $FX/cmp-sweep.json
+expect_rc "one file: scaling view" 0
+expect_grep "scaling: 4 threads at 98% of linear" "$T/scale.out" '^ +4 threads: 3920\.0 = 3\.92x = 98% of linear'
+expect_grep "scaling: 8 threads at 60% of linear" "$T/scale.out" '^ +8 threads: 4800\.0 = 4\.80x = 60% of linear'
+run_bc "$T/scalej" compare --scaling --json $FX/cmp-sweep.json
+expect_py "scaling --json: efficiency values" "$T/scalej.out" \
+	'[round(p["efficiency"], 4) for p in d[0]["scaling"][0]["points"]] == [1.0, 1.0, 0.98, 0.6]'
+
+# --- errors: which file and why, exit 2 ------------------------------------
+run_bc "$T/nofile" compare $FX/cmp-a.json "$T/missing.json"
+expect_rc "missing file" 2
+expect_grep "missing file: named, with the reason" "$T/nofile.err" 'missing\.json: cannot open: No such file'
+printf '{"schema": "benchcore/1", "cases": [' > "$T/trunc.json"
+run_bc "$T/trunc" compare $FX/cmp-a.json "$T/trunc.json"
+expect_rc "truncated JSON" 2
+expect_grep "truncated JSON: says where" "$T/trunc.err" 'trunc\.json: invalid JSON at line 1'
+echo '{"schema": "other/2", "cases": []}' > "$T/schema.json"
+run_bc "$T/schema" compare "$T/schema.json" $FX/cmp-a.json
+expect_rc "wrong schema" 2
+expect_grep "wrong schema: says so" "$T/schema.err" 'schema\.json: not a benchcore/1 results file \(schema is other/2\)'
+echo '{"schema": "benchcore/1", "cases": [{"module": "cpu", "status": "ok", "threads": "four"}]}' > "$T/threads.json"
+run_bc "$T/thr" compare $FX/cmp-a.json "$T/threads.json"
+expect_rc "bad field type" 2
+expect_grep "bad field type: names the field" "$T/thr.err" 'cases\[0\]\.threads: not an integer'
+run_bc "$T/thresh" compare --threshold abc $FX/cmp-a.json $FX/cmp-a2.json
+expect_rc "bad --threshold" 2
+run_bc "$T/none" compare
+expect_rc "no files" 2
+
+# --- --help is true and complete -------------------------------------------
+run_bc "$T/help" compare --help
+expect_rc "compare --help" 0
+bad=""
+for opt in $(grep -oE -- '--[a-z]+' "$T/help.out" | sort -u); do
+	case $opt in --help) continue;; esac
+	arg=""; case $opt in --threshold) arg=3;; --alpha) arg=0.1;; --test) arg=welch;; esac
+	"$BC" compare $opt $arg $FX/cmp-a.json $FX/cmp-a2.json >/dev/null 2>&1 || bad="$bad $opt"
+done
+if [ -z "$bad" ]; then pass "every option in compare --help is accepted"; else fail "options in --help rejected:$bad"; fi
+
+# --- sysinfo ---------------------------------------------------------------
+run_bc "$T/si" sysinfo --json --io-path "$T"
+expect_rc "sysinfo --json" 0
+expect_py "sysinfo: fingerprint fields present" "$T/si.out" \
+	'all(k in d for k in ("hostname", "cpu_model", "threads", "cpu_mhz", "boost", "virtualization", "memory_bytes", "kernel", "kernel_cmdline", "os", "libc", "compiler", "cflags", "libraries", "warnings"))'
+expect_py "sysinfo: io target file system and mount options" "$T/si.out" \
+	'd["io"]["fs_type"] and d["io"]["mount_options"] and d["io"]["path"].startswith("/tmp/")'
+expect_py "sysinfo: library versions (jansson, libconfig from headers)" "$T/si.out" \
+	'd["libraries"]["jansson"].startswith("2.") and d["libraries"]["libconfig"].count(".") == 2'
+expect_py "sysinfo: compiler and flags of this build" "$T/si.out" \
+	'("gcc" in d["compiler"] or "clang" in d["compiler"]) and "-std=gnu11" in d["cflags"]'
+expect_py "sysinfo: warns about governor/boost when not performance/off" "$T/si.out" \
+	'(d.get("governor") == "performance" and d.get("boost") == "off") or len(d["warnings"]) > 0'
+run_bc "$T/sit" sysinfo
+expect_grep "sysinfo text: readable lines" "$T/sit.out" '^kernel +[0-9]'
+run_bc "$T/sib" sysinfo --bogus
+expect_rc "sysinfo: unknown option" 2
+
+# --- real runs of the cpu module --------------------------------------------
+rc_run() { "$BC" run cpu -q --time 0.3 --warmup 0.1 --repeat 4 --force "$@" >/dev/null 2>"$T/run.err"; }
+if rc_run --label full -o "$T/r1.json" && rc_run --label full2 -o "$T/r2.json" &&
+   rc_run --rate 300 --label slowed -o "$T/r3.json"; then
+	run_bc "$T/real" compare --json "$T/r1.json" "$T/r2.json" "$T/r3.json"
+	expect_rc "compare three real result files" 0
+	expect_py "real: same config matches every case" "$T/real.out" \
+		'd["comparisons"][0]["only_in_a"] == [] and any(r["metric"] == "events_per_sec" for r in d["comparisons"][0]["rows"])'
+	expect_py "real: rate-limited run loses events_per_sec with p < 0.05" "$T/real.out" \
+		'[(r["verdict"], r["p"] < 0.05) for r in d["comparisons"][1]["rows"] if r["metric"] == "events_per_sec"] == [("loss", True)]'
+	expect_py "real: host fingerprint of the writer has no differences" "$T/real.out" \
+		'd["comparisons"][0]["host_differences"] == []'
+else
+	fail "benchcore run cpu for real result files: $(tail -3 "$T/run.err")"
+fi

@@ -225,6 +225,7 @@ static void add_fail(bc_modset *set, const char *path, const bc_err *e)
 	f->stem = bc_xstrdup(base ? base + 1 : path);
 	f->stem[strlen(f->stem) - 3] = '\0';
 	f->err = *e;
+	f->dup[0] = '\0';
 }
 
 static void load_dir(bc_modset *set, const char *dir, size_t first_in_dir)
@@ -257,6 +258,7 @@ static void load_dir(bc_modset *set, const char *dir, size_t first_in_dir)
 				bc_err_detail(&e, "\"%s\" already provides module \"%s\".", prev->path, m.desc.name);
 				bc_err_hint(&e, "remove one of the two files, or give the module a unique name");
 				add_fail(set, path, &e);
+				snprintf(set->fails[set->nfails - 1].dup, sizeof(set->fails[0].dup), "%s", m.desc.name);
 				free(m.path);
 			} else if (prev) {
 				free(m.path);	/* shadowed by an earlier directory of the search path */
@@ -292,6 +294,9 @@ void bc_modset_load(bc_modset *set, char **dirs)
 
 const bc_module *bc_modset_find(const bc_modset *set, const char *name)
 {
+	for (size_t i = 0; i < set->nfails; i++)
+		if (!strcmp(set->fails[i].dup, name))
+			return NULL;	/* ambiguous: which of the two did the user mean? */
 	for (size_t i = 0; i < set->nmods; i++)
 		if (!strcmp(set->mods[i].desc.name, name))
 			return &set->mods[i];
@@ -301,7 +306,7 @@ const bc_module *bc_modset_find(const bc_modset *set, const char *name)
 const bc_loadfail *bc_modset_fail_for(const bc_modset *set, const char *name)
 {
 	for (size_t i = 0; i < set->nfails; i++)
-		if (!strcmp(set->fails[i].stem, name) || strstr(set->fails[i].err.msg, name))
+		if (!strcmp(set->fails[i].stem, name) || !strcmp(set->fails[i].dup, name))
 			return &set->fails[i];
 	return NULL;
 }

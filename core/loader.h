@@ -18,6 +18,7 @@ typedef struct bc_module {
 typedef struct bc_loadfail {
 	char *path;
 	char *stem;			/* file name without .so: the module it claims to be */
+	char dup[72];			/* for a duplicate: the module name both files claim */
 	bc_err err;
 } bc_loadfail;
 

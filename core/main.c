@@ -48,6 +48,7 @@ static const cliopt cli_opts[] = {
 	{ "report-interval", 0, "S", F_RUN, "seconds between interval reports (default 1; 0 = off)" },
 	{ "rate", 0, "N", F_RUN, "open loop: N events/s in total (default 0 = closed loop)" },
 	{ "arrival", 0, "poisson|fixed", F_RUN, "open-loop arrivals (default poisson)" },
+	{ "grace", 0, "S", F_RUN, "a case running past warmup + time + S seconds is killed (default 10)" },
 	{ "keep", 0, NULL, F_RUN, "keep prepared data (no cleanup)" },
 	{ "no-isolate", 0, NULL, F_RUN, "run cases in this process instead of a child per case" },
 	{ "module-path", 0, "DIR", F_RUN, "search DIR for modules first" },

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Core host: CLI, module loading, config validation, scheduling, recording,
+# results, isolation of faulty modules, interrupts, secrets.
+. "$(dirname "$0")/lib.sh"
+MP="--module-path $TESTMODS"
+
+# --- CLI basics
+run_bc $T/v --version
+expect_rc "--version" 0
+expect_grep "--version names the ABI" $T/v.out 'module ABI 1\.0'
+run_bc $T/h --help
+expect_grep "--help lists run flags" $T/h.out '--threads 1,2,4'
+# every flag that --help shows for `run` is accepted by `run`
+bad=0
+for f in $(grep -oE -- '--[a-z-]+' $T/h.out | sort -u); do
+	case $f in --help|--version|--markdown|--json|--config|--only|--skip) continue;; esac
+	if grep -qE -- "$f [^ ]+  " $T/h.out; then val=(1); else val=(); fi
+	case $f in --output|--csv) val=($T/flag.out);; --arrival) val=(fixed);; --label) val=(x);;
+		--module-path) val=($TESTMODS);; --threads) val=(1);; --time|--warmup|--grace) val=(0.2);;
+		--report-interval) val=(0.1);; --events) val=(5);; --rate) val=(100);; esac
+	"$BC" run cpu max_prime=100 --time 0.2 --warmup 0 "$f" "${val[@]}" -q >/dev/null 2>$T/flag.err
+	rc=$?; [ $rc -eq 2 ] && { bad=1; echo "flag $f ${val[*]}: rc $rc: $(cat $T/flag.err)"; }
+done
+[ $bad -eq 0 ] && pass "every run flag in --help is accepted" || fail "some flags in --help are refused"
+run_bc $T/u run cpu --bogus
+expect_rc "unknown flag is a usage error" 2
+expect_grep "unknown flag is named" $T/u.err 'unknown option "--bogus"'
+run_bc $T/u2 frobnicate
+expect_rc "unknown command" 2
+
+# --- list and help
+run_bc $T/l list
+expect_grep "list shows cpu with ABI 1.0" $T/l.out '^cpu +[^ ]+ +1\.0 '
+run_bc $T/hc help cpu
+expect_grep "help cpu shows max_prime and its default" $T/hc.out 'max_prime +int +10000'
+run_bc $T/hm help nosuchmodule
+expect_rc "help of unknown module" 2
+
+# --- a cpu run: JSON figures agree with each other
+run_bc $T/c run cpu max_prime=2000 --threads 1,2 --time 1.2 --warmup 0.2 --report-interval 0.3 -q -o $T/c.json --csv $T/c.csv
+expect_rc "cpu run" 0
+expect_py "schema and version" $T/c.json 'd["schema"]=="benchcore/1" and d["benchcore_version"]'
+expect_py "two cases, threads 1 and 2" $T/c.json '[c["threads"] for c in d["cases"]]==[1,2]'
+expect_py "events_per_sec = count / duration" $T/c.json 'all(abs(c["metrics"]["events_per_sec"]["value"]-c["ops"]["event"]["count"]/c["duration_s"])<1e-6*c["metrics"]["events_per_sec"]["value"]+1e-9 for c in d["cases"])'
+expect_py "measured window is the requested time" $T/c.json 'all(abs(c["duration_s"]-1.2)<0.1 for c in d["cases"])'
+expect_py "percentiles ordered and within [min,max]" $T/c.json 'all(l["min"]<=l["p50"]<=l["p90"]<=l["p95"]<=l["p99"]<=l["p99.9"]<=l["max"] for l in [c["ops"]["event"]["latency_ns"] for c in d["cases"]])'
+expect_py "mean latency x events ~ busy time" $T/c.json 'all(abs(c["ops"]["event"]["latency_ns"]["mean"]*c["ops"]["event"]["count"]/1e9 - c["fairness"]["busy_mean_s"]*c["threads"]) < 0.01*c["fairness"]["busy_mean_s"]*c["threads"] for c in d["cases"])'
+expect_py "interval reports every 0.3 s (4 in 1.2 s)" $T/c.json 'all(len(c["intervals"]) in (3,4) for c in d["cases"])'
+expect_py "fairness over 2 threads: mean = count/2" $T/c.json 'abs(d["cases"][1]["fairness"]["events_mean"]-d["cases"][1]["ops"]["event"]["count"]/2)<1e-6'
+expect_py "groups carry repeat statistics" $T/c.json 'len(d["groups"])==2 and d["groups"][0]["metrics"]["events_per_sec"]["values"]'
+expect_py "config is recorded" $T/c.json 'd["config"]["modules"][0]["options"]["max_prime"]==[2000]'
+expect_grep "CSV header" $T/c.csv '^case,module,params,threads,repeat,status,metric,value,unit,higher_is_better$'
+expect_grep "CSV row per metric" $T/c.csv '^2,cpu,max_prime=2000,2,1,ok,events_per_sec,'
+
+# --- existing results are not overwritten without --force
+run_bc $T/c2 run cpu max_prime=100 --time 0.2 --warmup 0 -q -o $T/c.json
+expect_grep "existing results file: new name chosen" $T/c2.err 'c-1\.json instead'
+check "original results kept" python3 -c "import json;assert len(json.load(open('$T/c.json'))['cases'])==2"
+check "new results in c-1.json" test -s $T/c-1.json
+
+# --- sweeps, events limit, thread_run module with op classes and errors
+run_bc $T/s run cpu max_prime=100,200,300 --threads 1,2 --repeat 2 --time 0.2 --warmup 0 -q -o $T/s.json
+expect_py "sweep: 3 points x 2 threads x 2 repeats" $T/s.json 'len(d["cases"])==12 and sorted(set(c["params"]["max_prime"] for c in d["cases"]))==[100,200,300]'
+expect_py "sweep: groups of 2 repeats" $T/s.json 'len(d["groups"])==6 and all(g["repeats"]==2 for g in d["groups"])'
+run_bc $T/e run cpu max_prime=100 --events 1000 --time 0 --warmup 0 --threads 2 -q -o $T/e.json
+expect_py "events limit is exact" $T/e.json 'd["cases"][0]["ops"]["event"]["count"]==1000'
+run_bc $T/o run ops $MP bytes=8K --threads 2 --time 0.5 --warmup 0.1 -q -o $T/o.json
+expect_rc "thread_run module" 0
+expect_py "bytes = count x 8K" $T/o.json 'd["cases"][0]["ops"]["get"]["bytes"]==8192*d["cases"][0]["ops"]["get"]["count"]'
+expect_py "recorded latency is what the module said" $T/o.json 'd["cases"][0]["ops"]["get"]["latency_ns"]["min"]==1000==d["cases"][0]["ops"]["get"]["latency_ns"]["max"]'
+expect_py "errors counted by kind" $T/o.json 'abs(d["cases"][0]["ops"]["set"]["errors"]-d["cases"][0]["ops"]["get"]["count"]/4)<=8 and d["cases"][0]["ops"]["set"]["error_kinds"]["timeout"]==d["cases"][0]["ops"]["set"]["errors"]'
+expect_py "module metric from totals" $T/o.json 'abs(d["cases"][0]["metrics"]["gets_per_sec"]["value"]-d["cases"][0]["ops"]["get"]["per_sec"])<1e-6*d["cases"][0]["ops"]["get"]["per_sec"]'
+expect_py "module info kept" $T/o.json 'd["cases"][0]["info"]["ops_info"]=="present"'
+
+# --- open loop: an overloaded system is reported, not aborted; latency counts queueing
+run_bc $T/ol run faulty $MP sleep_us=20000 --rate 200 --arrival fixed --time 1 --warmup 0 -q -o $T/ol.json
+expect_py "open loop overload: case ok" $T/ol.json 'd["cases"][0]["status"]=="ok"'
+expect_py "open loop overload: late starts reported" $T/ol.json 'd["cases"][0]["open_loop"]["late_starts"]>10 and d["cases"][0]["open_loop"]["max_queue"]>10'
+expect_py "open loop overload: latency includes waiting (p99 >> service time)" $T/ol.json 'd["cases"][0]["ops"]["event"]["latency_ns"]["p99"]>200e6'
+run_bc $T/ok run faulty $MP sleep_us=1000 --rate 100 --time 1.5 --warmup 0 -q -o $T/ok.json
+expect_py "open loop under capacity: throughput = rate" $T/ok.json '70<d["cases"][0]["metrics"]["events_per_sec"]["value"]<130'
+
+# --- faulty modules fail their own case only
+run_bc $T/f run faulty $MP fault=none,segv_event,abort_prepare,exit_init,hang_event,init_error,skip --time 0.5 --warmup 0 --grace 1 -o $T/f.json
+expect_rc "a failed case makes exit code 1" 1
+expect_py "the healthy case still ran" $T/f.json 'd["cases"][0]["status"]=="ok" and d["cases"][0]["metrics"]["events_per_sec"]["value"]>0'
+expect_py "segfault in event -> failed with signal" $T/f.json '"signal 11" in d["cases"][1]["reason"]'
+expect_py "abort in prepare -> failed with signal 6" $T/f.json '"signal 6" in d["cases"][2]["reason"] and "prepare" in d["cases"][2]["reason"]'
+expect_py "exit in init -> failed, says so" $T/f.json '"must not call exit" in d["cases"][3]["reason"]'
+expect_py "hang -> killed after warmup+time+grace" $T/f.json '"timed out after 2 s" in d["cases"][4]["reason"]'
+expect_py "init error -> reason from set_error" $T/f.json 'd["cases"][5]["reason"]=="init: faulty: init refused on purpose"'
+expect_py "skip -> skipped with reason" $T/f.json 'd["cases"][6]["status"]=="skipped" and "nothing to do" in d["cases"][6]["reason"]'
+
+# --- secrets never reach output
+run_bc $T/p run faulty $MP password=hunter2secret --time 0.2 --warmup 0 -o $T/p.json --csv $T/p.csv
+check "password not in stdout, stderr, JSON or CSV" bash -c "! grep -q hunter2secret $T/p.out $T/p.err $T/p.json $T/p.csv"
+expect_py "password shown as <redacted>" $T/p.json 'd["cases"][0]["params"]["password"]=="<redacted>" and d["config"]["modules"][0]["options"]["password"]==["<redacted>"]'
+
+# --- Ctrl-C: results so far are written, exit 130
+"$BC" run cpu max_prime=2000 --threads 1 --repeat 3 --time 2 --warmup 0 -q -o $T/i.json >/dev/null 2>$T/i.err &
+pid=$!; sleep 2.8; kill -INT $pid; wait $pid; RC=$?
+expect_rc "SIGINT exits 130" 130
+expect_py "interrupted run: valid JSON, marked interrupted" $T/i.json 'd["interrupted"] is True and d["cases"][0]["status"]=="ok" and d["cases"][-1]["status"]=="interrupted" and len(d["cases"])==2'
+check "no scratch directories left behind" bash -c "! ls -d /tmp/benchcore.* 2>/dev/null | xargs -r -n1 sh -c 'fuser \$0 >/dev/null 2>&1 || echo \$0' | grep -q . || true"
+
+# --- module load errors give exit 2 and name the file and remedy
+for m in badmagic:'bad magic' abi2:'built for 2\.0' noentry:'no bench_module_v1_entry' small:'descriptor too small' nocallbacks:'missing callbacks' dup:'duplicate module name'; do
+	name=${m%%:*}; re=${m#*:}
+	run_bc $T/m_$name run $name $MP --time 0.1
+	expect_rc "load error $name" 2
+	expect_grep "load error $name explained" $T/m_$name.err "$re"
+done
+mkdir -p $T/wdir && cp $BUILD/modules/cpu.so $T/wdir/ && chmod 775 $T/wdir
+run_bc $T/w run cpu --module-path $T/wdir --time 0.1
+expect_grep "group-writable module dir refused" $T/w.err 'writable by its group'
+chmod 755 $T/wdir && chmod 666 $T/wdir/cpu.so
+BENCHCORE_MODULE_PATH=$T/wdir "$BC" list >$T/wl.out 2>&1
+expect_grep "list shows why a module was refused" $T/wl.out 'refusing to load from module file .* writable by others'

@@ -29,7 +29,7 @@ tally() {	# name, pass count, fail count
 run_unit() {	# label, binary, [wrapper...]
 	local label=$1 bin=$2; shift 2
 	local out="$log/$(echo "$label" | tr -c 'a-zA-Z0-9_.-' _).log"
-	"$@" "$bin" >"$out" 2>&1; local rc=$?
+	TESTMODS="$PWD/$(dirname "$(dirname "$bin")")/testmods" "$@" "$bin" >"$out" 2>&1; local rc=$?
 	local p f
 	p=$(grep -E '^\[  PASSED  \] [0-9]+ test' "$out" | grep -oE '[0-9]+' | head -1)
 	f=$(grep -E '^\[  FAILED  \] [0-9]+ test' "$out" | grep -oE '[0-9]+' | head -1)

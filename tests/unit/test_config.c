@@ -1,0 +1,145 @@
+/* site.conf validation: every error names file:line and what is valid. */
+#include "unit.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "config.h"
+#include "plan.h"
+
+static char path[64];
+
+static int load_text(const char *text, bc_config *c, bc_err *e)
+{
+	snprintf(path, sizeof(path), "/tmp/bc-unit-conf.XXXXXX");
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+	fputs(text, f);
+	fclose(f);
+	bc_config_init(c);
+	memset(e, 0, sizeof(*e));
+	int rc = bc_config_load(c, path, e);
+	unlink(path);
+	return rc;
+}
+
+#define EXPECT_ERR(text, frag) do { bc_config c; bc_err e; \
+	assert_int_equal(load_text(text, &c, &e), -1); \
+	char all[4096]; snprintf(all, sizeof(all), "%s | %s | %s", e.msg, e.detail, e.hint); \
+	if (!strstr(all, frag)) fail_msg("wanted \"%s\" in: %s", frag, all); \
+	bc_config_free(&c); } while (0)
+
+static void test_valid(void **st)
+{
+	(void)st;
+	bc_config c;
+	bc_err e;
+	assert_int_equal(load_text("label = \"a\";\nthreads = [1, 2, 4];\ntime = 2.5;\nwarmup = 0;\n"
+				   "modules = ( { name = \"cpu\"; max_prime = [100, 200]; repeat = 3; } );\n",
+				   &c, &e), 0);
+	assert_string_equal(c.label, "a");
+	assert_int_equal(c.nmods, 1);
+	assert_int_equal(c.mods[0].run.nthreads, 3);
+	assert_int_equal(c.mods[0].run.threads[2], 4);
+	assert_int_equal(c.mods[0].run.repeat, 3);
+	assert_true(c.mods[0].run.time_s == 2.5);
+	assert_int_equal(c.mods[0].ngiven, 1);
+	assert_string_equal(c.mods[0].given[0].texts[1], "200");
+	bc_config_free(&c);
+}
+
+static void test_errors(void **st)
+{
+	(void)st;
+	EXPECT_ERR("bogus = 1;\nmodules = ({ name = \"cpu\"; });\n", ":1: unknown setting \"bogus\"");
+	EXPECT_ERR("bogus = 1;\nmodules = ({ name = \"cpu\"; });\n", "Valid top-level settings: label");
+	EXPECT_ERR("time = \"long\";\nmodules = ({ name = \"cpu\"; });\n", ":1: invalid value \"long\" for \"time\"");
+	EXPECT_ERR("modules = ({ name = \"cpu\";\n threads = [0]; });\n", ":2: invalid value \"0\" for \"threads\"");
+	EXPECT_ERR("repeat = 99999999999999999999999;\nmodules = ({ name = \"cpu\"; });\n", ":1: integer out of range");
+	EXPECT_ERR("modules = ({ threads = 1; });\n", "module entry without a name");
+	EXPECT_ERR("modules = ({ name = \"cpu\";\n label = \"x\"; });\n", ":2: \"label\" is a global setting");
+	EXPECT_ERR("time = 1;\nmodules = ( { name = \"cpu\"; } ;\n", ":2: syntax error");
+	EXPECT_ERR("time = 1;\n", "no modules to run");
+	EXPECT_ERR("arrival = \"bursty\";\nmodules = ({ name = \"cpu\"; });\n", "valid choices are poisson, fixed");
+	EXPECT_ERR("time = [1, 2];\nmodules = ({ name = \"cpu\"; });\n", "takes one value, not a list");
+}
+
+/* Module options are checked against the module's own table. */
+static const char *const modes[] = { "read", "write", NULL };
+static const bench_option_v1 fake_opts[] = {
+	{ .name = "block_size", .type = BENCH_OPT_SIZE, .def = "4K", .min = 1, .max = 1 << 30 },
+	{ .name = "oper", .type = BENCH_OPT_ENUM, .def = "read", .choices = modes },
+	{ .name = "fast", .type = BENCH_OPT_BOOL, .def = "false" },
+	{ 0 }
+};
+
+static int plan_text(const char *text, bc_modplan *p, bc_err *e)
+{
+	bc_config c;
+	bc_module m = { .desc = { .name = "fake", .options = fake_opts } };
+	assert_int_equal(load_text(text, &c, e), 0);
+	int rc = bc_plan_module(&c.mods[0], &m, p, e);
+	if (rc == 0) {
+		assert_int_equal(p->npoints, 6);
+		bc_val pt[3];
+		bc_plan_point(p, 5, pt);	/* last point: 2M, write */
+		assert_int_equal(pt[0].i, 2 << 20);
+		assert_string_equal(pt[1].s, "write");
+	}
+	p->mc = NULL;
+	bc_config_free(&c);
+	return rc;
+}
+
+static void test_module_options(void **st)
+{
+	(void)st;
+	bc_modplan p;
+	bc_err e;
+	assert_int_equal(plan_text("modules = ({ name = \"fake\"; block_size = [\"4K\", \"16K\", \"2M\"];\n"
+				   " oper = [\"read\", \"write\"]; });\n", &p, &e), 0);
+	bc_plan_free(&p);
+	assert_int_equal(plan_text("modules = ({ name = \"fake\";\n oper = \"copy\"; });\n", &p, &e), -1);
+	assert_non_null(strstr(e.msg, ":2: module \"fake\", option \"oper\" (enum): invalid value \"copy\": valid choices are read, write"));
+	bc_plan_free(&p);
+	assert_int_equal(plan_text("modules = ({ name = \"fake\";\n blocksize = 4; });\n", &p, &e), -1);
+	assert_non_null(strstr(e.msg, ":2: unknown option \"blocksize\""));
+	assert_non_null(strstr(e.detail, "Valid keys: block_size, oper, fast"));
+	bc_plan_free(&p);
+	assert_int_equal(plan_text("modules = ({ name = \"fake\"; block_size = \"4Q\"; });\n", &p, &e), -1);
+	assert_non_null(strstr(e.msg, "invalid size \"4Q\""));
+	bc_plan_free(&p);
+	assert_int_equal(plan_text("modules = ({ name = \"fake\"; block_size = \"2G\"; });\n", &p, &e), -1);
+	assert_non_null(strstr(e.msg, "out of range: valid range is 1 .. 1G"));
+	bc_plan_free(&p);
+	assert_int_equal(plan_text("modules = ({ name = \"fake\"; fast = \"maybe\"; });\n", &p, &e), -1);
+	assert_non_null(strstr(e.msg, "valid values are true, false"));
+	bc_plan_free(&p);
+}
+
+static void test_sizes(void **st)
+{
+	(void)st;
+	uint64_t v;
+	assert_int_equal(bc_parse_size("4K", &v), 0);
+	assert_int_equal(v, 4096);
+	assert_int_equal(bc_parse_size("2MiB", &v), 0);
+	assert_int_equal(v, 2 << 20);
+	assert_int_equal(bc_parse_size("-1", &v), -1);
+	assert_int_equal(bc_parse_size("99999999999999999999", &v), -1);
+	assert_int_equal(bc_parse_size("20000000T", &v), -1);
+	char buf[32];
+	bc_format_size(16384, buf, sizeof(buf));
+	assert_string_equal(buf, "16K");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_valid),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_module_options),
+		cmocka_unit_test(test_sizes),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -26,7 +26,7 @@ typedef struct {
 } line_buf;
 
 static const char css[] =
-"body{font-family:sans-serif;margin:24px;color:#222;max-width:1200px}"
+"body{font-family:sans-serif;margin:24px;color:#222;max-width:1280px}"
 "h1{font-size:1.6em}h2{margin-top:2em;border-bottom:1px solid #ccc}h3{margin-bottom:.2em}"
 "table{border-collapse:collapse;margin:.6em 0;font-size:.9em}"
 "td,th{border:1px solid #ccc;padding:3px 7px;text-align:left;vertical-align:top}"
@@ -34,7 +34,7 @@ static const char css[] =
 "tr.diff td{background:#fff3cd}tr.diff td:first-child{font-weight:bold}"
 ".win{color:#1a7f37;font-weight:bold}.loss{color:#c62828;font-weight:bold}"
 ".tie{color:#555}.inconclusive{color:#b26a00}"
-"figure{display:inline-block;margin:8px 12px 8px 0}figcaption{font-size:.85em;color:#555}"
+"figure{display:inline-block;margin:8px 8px 8px 0;vertical-align:top}figcaption{font-size:.85em;color:#555}"
 "svg.chart{font-size:12px}svg .title{font-weight:bold;font-size:13px}"
 "svg .axis{font-size:12px}svg .tick,svg .legend{font-size:11px}"
 ".warn{color:#b26a00}.note{color:#555;font-size:.9em}";

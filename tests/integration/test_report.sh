@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# benchcore report: the page is self-contained, escapes what it prints, and
+# every chart renders in a real browser. Headless Chromium is driven over the
+# DevTools protocol on a pipe (--remote-debugging-pipe: no port, no race): it
+# loads the page, collects console messages and exceptions, measures every
+# <svg> with getBoundingClientRect, and saves a full-page screenshot.
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+FX=tests/fixtures
+ART=${BC_ARTIFACTS:-/tmp/benchcore-artifacts}
+mkdir -p "$ART"
+
+# A system label that would run script if it were not escaped.
+python3 - "$FX/cmp-slow.json" "$T/evil.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["label"] = "<script>document.title='pwned'</script>B & \"co\""
+d["host"]["os"] = "<img src=x onerror=alert(1)>"
+json.dump(d, open(sys.argv[2], "w"))
+EOF
+
+run_bc "$T/rep" report $FX/cmp-a.json "$T/evil.json" $FX/cmp-two.json -o "$T/report.html"
+expect_rc "report of three files" 0
+H=$T/report.html
+expect_grep "report: a verdict summary per file" "$H" 'B &amp; &quot;co&quot; vs sysA: 0 wins, 17 losses, 4 ties, 0 inconclusive'
+expect_grep "report: labels escaped" "$H" '&lt;script&gt;document\.title'
+expect_no_grep "report: no script or img element from the input" "$H" '<script|<img'
+expect_no_grep "report: no external resources" "$H" '<(link|script|img|iframe)|@import|url\(|https?://[^w]'
+expect_grep "report: fingerprint differences highlighted (kernel)" "$H" "<tr class='diff'><td>kernel</td>"
+expect_no_grep "report: hostname not highlighted" "$H" "<tr class='diff'><td>hostname</td>"
+expect_grep "report: higher-is-better note" "$H" 'higher is better'
+expect_grep "report: scaling efficiency chart" "$H" 'scaling efficiency of events_per_sec'
+expect_grep "report: latency percentiles chart" "$H" 'latency percentiles of event at 4 threads'
+nsvg=$(grep -o "<svg class='chart'" "$H" | wc -l)
+# cpu: metric, fairness, latency, scaling; mem read and write: metric, fairness, latency
+if [ "$nsvg" -eq 10 ]; then pass "report: 10 charts written"; else fail "report: $nsvg charts, wanted 10"; fi
+
+# A real results file from the writer, in a second page.
+if "$BC" run cpu -q --time 0.3 --warmup 0.1 --threads 1,2 --repeat 2 --label real --force \
+	-o "$T/real.json" >/dev/null 2>"$T/run.err"; then
+	run_bc "$T/rep2" report "$T/real.json" -o "$T/real.html"
+	expect_rc "report of one real results file" 0
+	expect_grep "one file: says there is nothing to compare" "$T/real.html" 'One file: nothing to compare'
+else
+	fail "benchcore run cpu: $(tail -3 "$T/run.err")"
+fi
+
+run_bc "$T/noout" report $FX/cmp-a.json
+expect_rc "report without -o" 2
+run_bc "$T/badin" report $FX/cmp-a.json "$T/nothere.json" -o "$T/x.html"
+expect_rc "report of a missing file" 2
+expect_grep "report: names the unreadable file" "$T/badin.err" 'nothere\.json: cannot open'
+check "report: no partial output on error" test ! -e "$T/x.html"
+run_bc "$T/help" report --help
+expect_grep "report --help documents -o" "$T/help.out" '-o, --output FILE'
+
+# --- the browser ---------------------------------------------------------------
+browser_check() {	# html, screenshot, expected charts
+	timeout 90 python3 - "$1" "$2" "$3" <<'EOF'
+import base64, json, os, subprocess, sys, tempfile
+html, shot, want = os.path.abspath(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+r3, w3 = os.pipe()   # chromium reads commands on fd 3
+r4, w4 = os.pipe()   # and writes replies and events on fd 4
+profile = tempfile.mkdtemp(prefix="bc-chromium.")
+def child():
+    a, b = os.dup(r3), os.dup(w4)    # the pipes may themselves be fds 3..6
+    os.dup2(a, 3, inheritable=True); os.dup2(b, 4, inheritable=True)
+p = subprocess.Popen(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+    "--no-first-run", "--disable-background-networking", "--disable-component-update",
+    "--disable-sync", "--user-data-dir=" + profile, "--remote-debugging-pipe",
+    "--window-size=1280,1000", "about:blank"],
+    preexec_fn=child, close_fds=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+os.close(r3); os.close(w4)
+out, inp = os.fdopen(w3, "wb", 0), os.fdopen(r4, "rb", 0)
+buf, seq, events = b"", 0, []
+def recv():
+    global buf
+    while b"\0" not in buf:
+        chunk = inp.read(65536)
+        if not chunk:
+            raise SystemExit("browser closed the pipe")
+        buf += chunk
+    msg, buf = buf.split(b"\0", 1)
+    return json.loads(msg)
+def call(method, params=None, session=None):
+    global seq
+    seq += 1
+    m = {"id": seq, "method": method, "params": params or {}}
+    if session:
+        m["sessionId"] = session
+    out.write(json.dumps(m).encode() + b"\0")
+    while True:
+        r = recv()
+        if r.get("id") == seq:
+            if "error" in r:
+                raise SystemExit(f"{method}: {r['error']}")
+            return r["result"]
+        events.append(r)
+def wait_event(name):
+    for e in events:
+        if e.get("method") == name:
+            return e
+    while True:
+        e = recv()
+        events.append(e)
+        if e.get("method") == name:
+            return e
+target = call("Target.createTarget", {"url": "about:blank"})["targetId"]
+s = call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+for d in ("Page.enable", "Runtime.enable", "Log.enable"):
+    call(d, session=s)
+events.clear()
+call("Page.navigate", {"url": "file://" + html}, session=s)
+wait_event("Page.loadEventFired")
+probe = """JSON.stringify({
+  title: document.title, scripts: document.scripts.length,
+  svgs: Array.from(document.querySelectorAll('svg.chart')).map(function (s) {
+    var r = s.getBoundingClientRect(), pts = s.querySelectorAll('g.series circle'),
+        lines = s.querySelectorAll('g.series path');
+    var drawn = Array.from(lines).filter(function (p) { var b = p.getBBox(); return b.width > 0 || b.height > 0; });
+    return {w: r.width, h: r.height, points: pts.length, lines: drawn.length,
+            title: (s.querySelector('text.title') || {}).textContent,
+            texts: s.querySelectorAll('text').length};
+  })})"""
+res = json.loads(call("Runtime.evaluate", {"expression": probe, "returnByValue": True}, session=s)["result"]["value"])
+metrics = call("Page.getLayoutMetrics", session=s)
+height = int(metrics["cssContentSize"]["height"]) if "cssContentSize" in metrics else 4000
+img = call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True,
+           "clip": {"x": 0, "y": 0, "width": 1280, "height": min(height, 16000), "scale": 1}}, session=s)
+open(shot, "wb").write(base64.b64decode(img["data"]))
+errors = [e for e in events if e.get("method") == "Runtime.exceptionThrown"
+          or (e.get("method") == "Runtime.consoleAPICalled" and e["params"]["type"] in ("error", "assert"))
+          or (e.get("method") == "Log.entryAdded" and e["params"]["entry"]["level"] == "error")]
+try:
+    call("Browser.close")
+except SystemExit:
+    pass
+p.wait(timeout=20)
+bad = [x for x in res["svgs"] if not (x["w"] > 0 and x["h"] > 0 and x["points"] > 0 and x["texts"] > 5)]
+print(f"charts={len(res['svgs'])} want={want} broken={len(bad)} errors={len(errors)} scripts={res['scripts']} title={res['title']!r}")
+for e in errors[:5]:
+    print("console:", json.dumps(e["params"])[:300])
+for b in bad[:5]:
+    print("broken chart:", b)
+print("RESULT", "ok" if len(res["svgs"]) == want and not bad and not errors and res["scripts"] == 0 and "pwned" not in res["title"] else "bad")
+EOF
+}
+
+if command -v chromium >/dev/null; then
+	browser_check "$H" "$ART/report.png" "$nsvg" >"$T/browser.out" 2>&1
+	cat "$T/browser.out"
+	expect_grep "browser: every chart rendered with non-zero size, no console errors, no script ran" \
+		"$T/browser.out" '^RESULT ok'
+	if [ -s "$ART/report.png" ]; then pass "browser: screenshot saved"; else fail "browser: no screenshot"; fi
+	echo "screenshot: $ART/report.png"
+else
+	fail "chromium not installed (scripts/deps.sh installs it)"
+fi

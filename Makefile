@@ -52,7 +52,7 @@ TESTMOD_SO	:= $(TESTMOD_SRC:tests/modules/%.c=$(BUILD)/testmods/%.so)
 UNIT_SRC	:= $(wildcard tests/unit/test_*.c)
 UNIT_BIN	:= $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all modules testmods unit check check-fast install uninstall clean
+.PHONY: all modules testmods unit check check-fast install uninstall clean FORCE
 all: $(BUILD)/benchcore modules $(BUILD)/.benchcore-build
 modules: $(MODULE_SO)
 testmods: $(TESTMOD_SO)
@@ -93,7 +93,8 @@ check: all testmods unit
 check-fast: all testmods unit
 	tests/run.sh --build $(BUILD)
 
-$(BUILD)/benchcore.pc: sdk/benchcore.pc.in Makefile
+# regenerated every time: it depends on PREFIX, which make cannot see change
+$(BUILD)/benchcore.pc: sdk/benchcore.pc.in FORCE
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@MODULEDIR@|$(MODULEDIR)|g' \
 	    -e 's|@DATADIR@|$(DATADIR)|g' $< > $@.tmp && mv $@.tmp $@

@@ -198,6 +198,11 @@ char **bc_module_search_path(char *const *config_dirs)
 			free(md);
 		}
 		free(marker);
+		/* an installed tree is relocatable: PREFIX/bin/benchcore finds PREFIX/lib/benchcore/modules */
+		char *rel = bc_xasprintf("%s/../lib/benchcore/modules", ed), real[PATH_MAX];
+		if (realpath(rel, real) && strcmp(real, BC_MODULEDIR))
+			ADD(real);
+		free(rel);
 		free(ed);
 	}
 	ADD(BC_MODULEDIR);

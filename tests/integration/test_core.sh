@@ -116,3 +116,7 @@ expect_grep "group-writable module dir refused" $T/w.err 'writable by its group'
 chmod 755 $T/wdir && chmod 666 $T/wdir/cpu.so
 BENCHCORE_MODULE_PATH=$T/wdir "$BC" list >$T/wl.out 2>&1
 expect_grep "list shows why a module was refused" $T/wl.out 'refusing to load from module file .* writable by others'
+
+# --- docs generated from the options tables are up to date
+scripts/gen-docs.sh "$BC" >$T/modules.md 2>&1
+check "docs/modules.md matches the modules' options tables (run scripts/gen-docs.sh)" diff -u docs/modules.md $T/modules.md

@@ -296,7 +296,7 @@ static void mem_log_pages(struct mem_state *s)
 	}
 	mem_thp_mode(mode, sizeof(mode));
 	if (strcmp(mode, "always") == 0 || strcmp(mode, "madvise") == 0) {
-		s->api->log(s->ctx, BENCH_LOG_INFO,
+		s->api->log(s->ctx, BENCH_LOG_WARN,
 			    "no HugeTLB pages available (vm.nr_hugepages); buffers use transparent "
 			    "huge pages (THP mode %s), which the kernel grants when it can", mode);
 		return;

@@ -5,6 +5,7 @@
 #ifndef BC_COMPARE_H
 #define BC_COMPARE_H
 #include <stddef.h>
+#include <stdio.h>
 #include <jansson.h>
 #include "results.h"
 #include "stats.h"
@@ -97,4 +98,11 @@ size_t bc_scaling(const bc_results *r, const char *module, const char *params_ke
    higher-is-better module metric other than events_per_sec, else
    events_per_sec, else the first metric. NULL when the group has none. */
 const bc_rmetric *bc_primary_metric(const bc_rgroup *g);
+
+/* Output forms, also driven by the fuzz target (tests/fuzz). */
+void bc_compare_print_text(FILE *f, const bc_cmp *c);
+void bc_compare_print_csv(FILE *f, const bc_cmp *c);
+json_t *bc_compare_json(const bc_cmp *c);
+/* The whole HTML page for res[0..n) to f; -1 on a write error. */
+int bc_report_write(FILE *f, bc_results *res, int n, const bc_cmp_opts *o, const char *title);
 #endif

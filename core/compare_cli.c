@@ -135,7 +135,7 @@ static void print_items(FILE *f, const bc_cmp *c)
 	free(it);
 }
 
-static void print_text(FILE *f, const bc_cmp *c)
+void bc_compare_print_text(FILE *f, const bc_cmp *c)
 {
 	const char *mod = NULL, *par = NULL;
 
@@ -213,7 +213,7 @@ static json_t *groups_json(const bc_rgroup *const *g, size_t n)
 	return a;
 }
 
-static json_t *cmp_json(const bc_cmp *c)
+json_t *bc_compare_json(const bc_cmp *c)
 {
 	json_t *rows = json_array();
 	for (size_t i = 0; i < c->nrows; i++)
@@ -243,7 +243,7 @@ static void csv_field(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void print_csv(FILE *f, const bc_cmp *c)
+void bc_compare_print_csv(FILE *f, const bc_cmp *c)
 {
 	for (size_t i = 0; i < c->nrows; i++) {
 		const bc_cmp_row *r = &c->rows[i];
@@ -372,11 +372,11 @@ static int run_compare(bc_results *res, int nres, const bc_cmp_opts *o, int fmt)
 		if (fmt == FMT_TEXT) {
 			if (i > 1)
 				puts("\n");
-			print_text(stdout, &c);
+			bc_compare_print_text(stdout, &c);
 		} else if (fmt == FMT_CSV) {
-			print_csv(stdout, &c);
+			bc_compare_print_csv(stdout, &c);
 		} else {
-			json_array_append_new(all, cmp_json(&c));
+			json_array_append_new(all, bc_compare_json(&c));
 		}
 		bc_cmp_free(&c);
 	}

@@ -483,7 +483,7 @@ static void header(FILE *f, bc_results *res, int n, const char *title)
 	fputs("</table>\n", f);
 }
 
-static int write_report(FILE *f, bc_results *res, int n, const bc_cmp_opts *o, const char *title)
+int bc_report_write(FILE *f, bc_results *res, int n, const bc_cmp_opts *o, const char *title)
 {
 	header(f, res, n, title);
 	verdicts(f, res, n, o, 0);
@@ -529,7 +529,7 @@ static int output(const char *path, bc_results *res, int n, const bc_cmp_opts *o
 	int fd;
 
 	if (strcmp(path, "-") == 0)
-		return write_report(stdout, res, n, o, title) < 0 || fflush(stdout) ? -1 : 0;
+		return bc_report_write(stdout, res, n, o, title) < 0 || fflush(stdout) ? -1 : 0;
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >= (int)sizeof(tmp))
 		return -1;
 	if ((fd = mkstemp(tmp)) < 0 || !(f = fdopen(fd, "w"))) {
@@ -539,7 +539,7 @@ static int output(const char *path, bc_results *res, int n, const bc_cmp_opts *o
 		}
 		return -1;
 	}
-	int rc = write_report(f, res, n, o, title);
+	int rc = bc_report_write(f, res, n, o, title);
 	fchmod(fileno(f), 0644);
 	if (fclose(f) != 0)
 		rc = -1;

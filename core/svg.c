@@ -35,7 +35,14 @@ void bc_html_escape(FILE *f, const char *s)
 /* A "nice" tick step (1, 2 or 5 times a power of ten) for about n ticks. */
 static double nice_step(double range, int n)
 {
-	double raw = range / n, p = pow(10, floor(log10(raw))), m = raw / p;
+	double raw = range / n, p, m;
+
+	/* Hostile or degenerate ranges (infinite, denormal) get no ticks
+	   rather than a zero step that would never end the tick loop. */
+	if (!(raw > 1e-200) || !(raw < 1e200))
+		return NAN;
+	p = pow(10, floor(log10(raw)));
+	m = raw / p;
 	return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
 }
 
@@ -96,6 +103,11 @@ static void data_range(const bc_chart *c, scale *s)
 	if (!(ymax > ymin))
 		ymax = ymin + 1;
 	double step = nice_step(ymax - ymin, 5);
+	if (isnan(step)) {
+		s->y0 = ymin;
+		s->y1 = ymax;
+		return;
+	}
 	s->y0 = floor(ymin / step) * step;
 	s->y1 = ceil(ymax * 1.05 / step) * step;
 }
@@ -107,7 +119,8 @@ static void axes(FILE *f, const bc_chart *c, const scale *s)
 
 	fprintf(f, "<rect x='%d' y='%d' width='%d' height='%d' fill='#fff' stroke='#999'/>\n",
 		ML, MT, PW, PH);
-	for (double y = s->y0; y <= s->y1 + step / 2; y += step) {
+	int nt = 0;
+	for (double y = s->y0; !isnan(step) && y <= s->y1 + step / 2 && nt < 40; y += step, nt++) {
 		fmt_num(buf, sizeof(buf), fabs(y) < step / 1e6 ? 0 : y);
 		fprintf(f, "<line x1='%d' x2='%d' y1='%.1f' y2='%.1f' stroke='#e5e5e5'/>"
 			"<text x='%d' y='%.1f' text-anchor='end' class='tick'>%s</text>\n",

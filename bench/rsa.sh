@@ -6,14 +6,14 @@
 # seconds each. op=both (alternating phases) is shown for information.
 # Target: sign/s and verify/s ratios >= 0.97.
 # openssl speed divides by the process's user CPU time unless -elapsed is
-# given; benchcore divides by wall-clock time. ELAPSED=1 adds a column with
+# given; benchcore divides by wall-clock time. A second column (ELAPSED=0 drops it) shows
 # `openssl speed -elapsed` (wall clock, the same divisor as benchcore).
-#   bench/rsa.sh            (TIME=10 s per phase; THREADS="1 2"; BITS=2048; ELAPSED=0)
+#   bench/rsa.sh            (TIME=10 s per phase; THREADS="1 2"; BITS=2048; ELAPSED=1)
 . "$(dirname "$0")/lib.sh"
 TIME=${TIME:-10}
 THREADS=${THREADS:-1 2}
 BITS=${BITS:-2048}
-ELAPSED=${ELAPSED:-0}
+ELAPSED=${ELAPSED:-1}
 
 # ossl N [extra...]: prints "sign/s verify/s" of openssl speed rsaBITS with N processes.
 ossl() {

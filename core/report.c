@@ -249,6 +249,31 @@ static void chart_latency(FILE *f, bc_results *res, int n, const skey *k)
 	}
 }
 
+/* Mean CPU frequency sampled during the cases: throughput of many
+   workloads is proportional to it, so a difference here explains others. */
+static void mhz_line(FILE *f, bc_results *res, int n, const skey *k)
+{
+	int any = 0;
+
+	for (int i = 0; i < n; i++) {
+		double sum = 0;
+		size_t cnt = 0;
+		for (size_t g = 0; g < res[i].ngroups; g++)
+			if (same_key(&res[i].groups[g], k)) {
+				sum += res[i].groups[g].cpu_mhz_sum;
+				cnt += res[i].groups[g].cpu_mhz_n;
+			}
+		if (!cnt)
+			continue;
+		fputs(any ? ", " : "<p class='note'>mean CPU frequency during the cases: ", f);
+		esc(f, res[i].label);
+		fprintf(f, " %.0f MHz", sum / cnt);
+		any = 1;
+	}
+	if (any)
+		fputs("</p>\n", f);
+}
+
 static void module_sections(FILE *f, bc_results *res, int n)
 {
 	skey keys[512];
@@ -261,7 +286,9 @@ static void module_sections(FILE *f, bc_results *res, int n)
 		esc(f, k->module);
 		fputs(" <small>", f);
 		esc(f, *k->params_text ? k->params_text : "(no parameters)");
-		fputs("</small></h3>\n<div class='charts'>\n", f);
+		fputs("</small></h3>\n", f);
+		mhz_line(f, res, n, k);
+		fputs("<div class='charts'>\n", f);
 		chart_primary(f, res, n, k);
 		if (find_metric(res, n, k, "fairness_events_stddev"))
 			chart_vs_threads(f, res, n, k, "fairness_events_stddev",

@@ -51,7 +51,7 @@ static const cliopt cli_opts[] = {
 	{ "grace", 0, "S", F_RUN, "a case running past warmup + time + S seconds is killed (default 10)" },
 	{ "keep", 0, NULL, F_RUN, "keep prepared data (no cleanup)" },
 	{ "no-isolate", 0, NULL, F_RUN, "run cases in this process instead of a child per case" },
-	{ "module-path", 0, "DIR", F_RUN, "search DIR for modules first" },
+	{ "module-path", 0, "DIR", F_SUITE | F_RUN, "search DIR for modules first (before module_path)" },
 	{ NULL, 0, NULL, 0, NULL }
 };
 

@@ -1,7 +1,9 @@
 /* Resolving module options into a parameter matrix. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "plan.h"
 
 static void valid_keys(const bc_module *m, char *buf, size_t n)
@@ -13,6 +15,66 @@ static void valid_keys(const bc_module *m, char *buf, size_t n)
 	if (o < n)
 		snprintf(buf + o, n - o, "%s(run settings) threads, time, warmup, events, repeat, "
 			 "report_interval, rate, arrival, keep, isolate, grace, enabled", o ? "; " : "");
+}
+
+/* A secret option may be given indirectly: NAME_env = "VAR" or NAME_file =
+   "/path" (first line). Returns the secret option and its value in *text
+   (malloc'd), NULL when key is not such an indirection, or sets e. */
+static const bench_option_v1 *secret_source(const bc_module *m, const bc_given *gv, char **text,
+					     bc_err *e)
+{
+	size_t l = strlen(gv->key);
+	int is_env = l > 4 && !strcmp(gv->key + l - 4, "_env");
+	int is_file = l > 5 && !strcmp(gv->key + l - 5, "_file");
+	if (!is_env && !is_file)
+		return NULL;
+	char *base = strndup(gv->key, l - (is_env ? 4 : 5));
+	const bench_option_v1 *o = bc_opt_find(m->desc.options, base);
+	free(base);
+	if (!o || !(o->flags & BENCH_OPT_SECRET) || o->type != BENCH_OPT_STRING)
+		return NULL;
+	*text = NULL;
+	if (bc_strv_len(gv->texts) != 1) {
+		bc_err_set(e, "%s: \"%s\" takes one value", gv->where, gv->key);
+		return o;
+	}
+	if (is_env) {
+		const char *v = getenv(gv->texts[0]);
+		if (!v)
+			bc_err_set(e, "%s: environment variable \"%s\" (for option \"%s\") is not set",
+				   gv->where, gv->texts[0], o->name);
+		else
+			*text = bc_xstrdup(v);
+		return o;
+	}
+	FILE *f = fopen(gv->texts[0], "r");
+	char line[4096] = "";
+	if (!f) {
+		bc_err_set(e, "%s: could not read \"%s\" (for option \"%s\"): %s", gv->where,
+			   gv->texts[0], o->name, strerror(errno));
+		return o;
+	}
+	if (!fgets(line, sizeof(line), f))
+		line[0] = '\0';
+	fclose(f);
+	line[strcspn(line, "\r\n")] = '\0';
+	*text = bc_xstrdup(line);
+	return o;
+}
+
+/* A password written into a config file that others can read is a leak
+   waiting to happen: say so (the run goes on). */
+static void warn_readable(const bc_given *gv, const bench_option_v1 *o)
+{
+	const char *colon = strrchr(gv->where, ':');
+	struct stat st;
+	if (!colon || !strncmp(gv->where, "command line", 12))
+		return;
+	char *file = strndup(gv->where, (size_t)(colon - gv->where));
+	if (stat(file, &st) == 0 && (st.st_mode & S_IROTH))
+		bc_warn("%s holds the secret option \"%s\" and is readable by others; "
+			"chmod o-r it, or use %s_file or %s_env instead", file, o->name, o->name, o->name);
+	free(file);
 }
 
 int bc_plan_module(const bc_modconf *mc, const bc_module *m, bc_modplan *p, bc_err *e)
@@ -28,18 +90,34 @@ int bc_plan_module(const bc_modconf *mc, const bc_module *m, bc_modplan *p, bc_e
 	for (size_t g = 0; g < mc->ngiven; g++) {
 		const bc_given *gv = &mc->given[g];
 		const bench_option_v1 *o = bc_opt_find(m->desc.options, gv->key);
+		char *secret = NULL;
+		e->msg[0] = '\0';
+		if (!o && (o = secret_source(m, gv, &secret, e)) != NULL) {
+			if (!secret)
+				goto fail;
+			size_t i = (size_t)(o - m->desc.options);
+			for (size_t j = 0; j < p->nvals[i]; j++)
+				bc_val_free(&p->vals[i][j]);
+			free(p->vals[i]);
+			p->vals[i] = bc_xcalloc(1, sizeof(bc_val));
+			p->vals[i][0].s = secret;
+			p->nvals[i] = 1;
+			continue;
+		}
+		if (o && (o->flags & BENCH_OPT_SECRET))
+			warn_readable(gv, o);
 		if (!o) {
 			valid_keys(m, keys, sizeof(keys));
 			bc_err_set(e, "%s: unknown option \"%s\" for module \"%s\"", gv->where, gv->key, m->desc.name);
 			bc_err_detail(e, "Valid keys: %s.", keys);
 			bc_err_hint(e, "see benchcore help %s", m->desc.name);
-			return -1;
+			goto fail;
 		}
 		size_t i = (size_t)(o - m->desc.options), n = bc_strv_len(gv->texts);
 		if (n > 1 && (o->flags & BENCH_OPT_NOSWEEP)) {
 			bc_err_set(e, "%s: option \"%s\" of module \"%s\" cannot be swept", gv->where, o->name, m->desc.name);
 			bc_err_detail(e, "Give one value, not a list.");
-			return -1;
+			goto fail;
 		}
 		for (size_t j = 0; j < p->nvals[i]; j++)
 			bc_val_free(&p->vals[i][j]);
@@ -52,7 +130,7 @@ int bc_plan_module(const bc_modconf *mc, const bc_module *m, bc_modplan *p, bc_e
 					   o->name, bc_opt_type_name(o->type),
 					   (o->flags & BENCH_OPT_SECRET) ? "invalid value" : err);
 				bc_err_hint(e, "see benchcore help %s", m->desc.name);
-				return -1;
+				goto fail;
 			}
 			p->nvals[i]++;
 		}
@@ -67,6 +145,9 @@ int bc_plan_module(const bc_modconf *mc, const bc_module *m, bc_modplan *p, bc_e
 		p->npoints *= p->nvals[i];
 	}
 	return 0;
+fail:
+	bc_plan_free(p);
+	return -1;
 }
 
 void bc_plan_point(const bc_modplan *p, size_t idx, bc_val *out)

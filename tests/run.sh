@@ -67,10 +67,12 @@ suite() {	# build dir, label prefix, [wrapper for unit tests...]
 
 suite "$build" "[plain]"
 if [ -n "$asan" ]; then
-	export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1
+	# handle_segv=0: a module crashing on purpose must die of its signal, as without ASan
+	export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1:handle_segv=0
+	export SAN=1
 	export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 	suite "$asan" "[asan]"
-	unset ASAN_OPTIONS UBSAN_OPTIONS
+	unset ASAN_OPTIONS UBSAN_OPTIONS SAN
 	if command -v valgrind >/dev/null; then
 		for bin in "$build"/tests/test_*; do
 			[ -x "$bin" ] || continue

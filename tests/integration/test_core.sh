@@ -120,3 +120,31 @@ expect_grep "list shows why a module was refused" $T/wl.out 'refusing to load fr
 # --- docs generated from the options tables are up to date
 scripts/gen-docs.sh "$BC" >$T/modules.md 2>&1
 check "docs/modules.md matches the modules' options tables (run scripts/gen-docs.sh)" diff -u docs/modules.md $T/modules.md
+
+# --- secrets from the environment or a file; a readable config holding one is flagged
+echo "s3cr3t-from-file" >$T/pw && chmod 600 $T/pw
+cat >$T/sec.conf <<CONF
+time = 0.2; warmup = 0;
+modules = ( { name = "faulty"; password_file = "$T/pw"; }, { name = "faulty"; password_env = "BC_TEST_PW"; } );
+CONF
+BC_TEST_PW=s3cr3t-from-env "$BC" -c $T/sec.conf $MP -o $T/sec.json >$T/sec.out 2>$T/sec.err; RC=$?
+expect_rc "password_file and password_env accepted" 0
+check "secrets from file/env never printed or written" bash -c "! grep -q s3cr3t $T/sec.out $T/sec.err $T/sec.json"
+"$BC" -c $T/sec.conf $MP -o $T/sec2.json >$T/sec2.out 2>$T/sec2.err; RC=$?
+expect_rc "unset password_env is a config error" 2
+expect_grep "unset variable named" $T/sec2.err 'environment variable "BC_TEST_PW" \(for option "password"\) is not set'
+printf 'time = 0.2; warmup = 0;\nmodules = ( { name = "faulty"; password = "inline-pw"; } );\n' >$T/inl.conf
+chmod 644 $T/inl.conf
+"$BC" -c $T/inl.conf $MP -o $T/inl.json >$T/inl.out 2>$T/inl.err
+expect_grep "world-readable config with a password is flagged" $T/inl.err 'holds the secret option "password" and is readable by others'
+check "inline password not echoed" bash -c "! grep -q inline-pw $T/inl.out $T/inl.err $T/inl.json"
+
+# --- requirements: unmet -> skipped with the reason; --force-module runs anyway; skip_heavy
+run_bc $T/nd run needy $MP --time 0.2 --warmup 0 -o $T/nd.json
+expect_rc "unmet requirements are not a failure" 0
+expect_py "unmet requirements: skipped with the reason" $T/nd.json 'd["cases"][0]["status"]=="skipped" and "needs 4096 CPUs, this machine has" in d["cases"][0]["reason"]'
+run_bc $T/nf run needy $MP --force-module --time 0.2 --warmup 0 -o $T/nf.json
+expect_py "--force-module runs it" $T/nf.json 'd["cases"][0]["status"]=="ok"'
+printf 'skip_heavy = true; time = 0.2; warmup = 0;\nmodules = ( { name = "needy"; }, { name = "cpu"; max_prime = 100; } );\n' >$T/hv.conf
+"$BC" -c $T/hv.conf $MP --force-module -o $T/hv.json >/dev/null 2>&1
+expect_py "skip_heavy skips heavy modules, others run" $T/hv.json '"heavy" in d["cases"][0]["reason"] and d["cases"][1]["status"]=="ok"'

@@ -4,7 +4,9 @@
 . "$(dirname "$0")/lib.sh"
 ROOT=$PWD
 P=$T/prefix
-make -s -C "$ROOT" install BUILD="$BUILD" PREFIX=$P >$T/inst.log 2>&1
+# same flags as the build under test, so make does not relink it differently
+mk=(BUILD="$BUILD" ${SAN:+SAN=1 OPT=-O1})
+make -s -C "$ROOT" install "${mk[@]}" PREFIX=$P >$T/inst.log 2>&1
 check "make install PREFIX=..." test -x $P/bin/benchcore
 check "SDK header installed" test -f $P/include/benchcore/module.h
 check "modules installed" test -f $P/lib/benchcore/modules/cpu.so
@@ -36,5 +38,5 @@ echo 'modules = ( { name = "hello"; rounds = 0; } );' >$T/bad.conf
 expect_rc "hello option out of range" 2
 expect_grep "range error names file:line and range" $T/b.err 'bad.conf:1: module "hello", option "rounds" \(int\): value out of range: valid range is 1 \.\. 1e\+06'
 rm -f $P/lib/benchcore/modules/hello.so
-make -s -C "$ROOT" uninstall BUILD="$BUILD" PREFIX=$P >>$T/inst.log 2>&1
+make -s -C "$ROOT" uninstall "${mk[@]}" PREFIX=$P >>$T/inst.log 2>&1
 check "make uninstall removes what install put there" test ! -e $P/bin/benchcore -a ! -e $P/include/benchcore/module.h -a ! -e $P/lib/benchcore/modules/cpu.so -a ! -e $P/lib/pkgconfig/benchcore.pc

@@ -164,6 +164,8 @@ void bc_compare_print_text(FILE *f, const bc_cmp *c)
 	for (size_t i = 0; i < c->nonly_b; i++)
 		fprintf(f, "only in B: %s %s threads=%ld\n", c->only_b[i]->module,
 			c->only_b[i]->params_text, c->only_b[i]->threads);
+	if (c->nrows == 0)
+		fputs("no case of B matches a case of A: module, params and threads must all be equal\n", f);
 	fprintf(f, "\nsummary, %s against %s:\n", c->b->label, c->a->label);
 	print_items(f, c);
 	fprintf(f, "%s: %zu wins, %zu losses, %zu ties, %zu inconclusive (over %zu case x metric comparisons)\n",

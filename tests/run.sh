@@ -70,9 +70,10 @@ if [ -n "$asan" ]; then
 	# handle_segv=0: a module crashing on purpose must die of its signal, as without ASan
 	export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1:handle_segv=0
 	export SAN=1
+	export LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp
 	export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 	suite "$asan" "[asan]"
-	unset ASAN_OPTIONS UBSAN_OPTIONS SAN
+	unset ASAN_OPTIONS UBSAN_OPTIONS SAN LSAN_OPTIONS
 	if command -v valgrind >/dev/null; then
 		for bin in "$build"/tests/test_*; do
 			[ -x "$bin" ] || continue

@@ -333,14 +333,18 @@ static int run_point(bc_runner *r, const bc_modplan *p, bc_val *point, size_t pi
 				free(label);
 				continue;
 			}
-			char tmpl[] = "/tmp/benchcore.XXXXXX";
+			const char *tmpdir = getenv("TMPDIR");
+			char *tmpl = bc_xasprintf("%s/benchcore.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
 			c.scratch = mkdtemp(tmpl);
 			if (!c.scratch) {
-				record(r, failed_case(&c, "could not create a scratch directory in /tmp"), label);
+				char *why2 = bc_xasprintf("could not create a scratch directory %s: %s", tmpl, strerror(errno));
+				record(r, failed_case(&c, why2), label);
+				free(why2);
 			} else {
 				run_case(r, p, &c, label, p->run.isolate);
 				bc_rmtree(c.scratch);
 			}
+			free(tmpl);
 			free(label);
 		}
 	(void)pi;

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Ctrl-C and SIGTERM at every stage: the results so far are written (valid
+# JSON, marked interrupted), exit 130, no files or processes left behind.
+. "$(dirname "$0")/lib.sh"
+D=$T/io; mkdir -p $D
+export TMPDIR=$T/tmp; mkdir -p $TMPDIR	# scratch directories go here
+
+no_children() {	# no process of this run is left
+	sleep 0.3
+	! pgrep -f -- "-o $T/$1.json" >/dev/null
+}
+left_files() { ls $D 2>/dev/null | grep -c 'benchcore-io' ; }
+
+# signal SIG after SECS to a run writing $T/NAME.json
+interrupt() {	# name sig secs args...
+	local name=$1 sig=$2 secs=$3; shift 3
+	"$BC" "$@" -q -o $T/$name.json >$T/$name.out 2>$T/$name.err </dev/null &
+	local pid=$!
+	sleep "$secs"
+	kill -$sig $pid
+	wait $pid; RC=$?
+}
+
+interrupt warm INT 0.7 run cpu --warmup 5 --time 5
+expect_rc "SIGINT during warmup exits 130" 130
+expect_py "during warmup: results written, case interrupted" $T/warm.json 'd["interrupted"] and d["cases"][0]["status"]=="interrupted"'
+check "during warmup: no process left" no_children warm
+
+interrupt meas TERM 1.5 run cpu max_prime=1000 --warmup 0.2 --time 5 --threads 1,2
+expect_rc "SIGTERM during the measured window exits 130" 130
+expect_py "during measure: partial case has figures" $T/meas.json 'd["cases"][0]["status"]=="interrupted" and d["cases"][0]["ops"]["event"]["count"]>0 and 0.9<d["cases"][0]["duration_s"]<1.6'
+expect_py "during measure: later cases not run" $T/meas.json 'len(d["cases"])==1'
+check "during measure: no process left" no_children meas
+
+interrupt prep INT 1.2 run io path=$D file_size=6G rw=randread --time 5
+expect_rc "SIGINT during io prepare (file layout) exits 130" 130
+expect_py "during prepare: case interrupted, reason says prepare" $T/prep.json 'd["cases"][0]["status"]=="interrupted" and "prepare" in (d["cases"][0]["reason"] or "")'
+check "during prepare: the partial data file was removed" test "$(left_files)" -eq 0
+check "during prepare: no process left" no_children prep
+
+interrupt iom INT 1.5 run io path=$D file_size=32M rw=randread --warmup 0 --time 5
+expect_rc "SIGINT during an io measurement exits 130" 130
+check "during io measure: data files removed" test "$(left_files)" -eq 0
+expect_py "during io measure: figures kept" $T/iom.json 'd["cases"][0]["ops"]["read"]["count"]>0'
+
+# a second Ctrl-C does not wait for the case to end cleanly, and still cleans up
+"$BC" run io path=$D file_size=6G rw=randread --time 5 -q -o $T/twice.json >$T/twice.out 2>$T/twice.err </dev/null &
+pid=$!; sleep 1.2; kill -INT $pid; kill -INT $pid; start=$(date +%s%N); wait $pid; RC=$?
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+expect_rc "second SIGINT exits 130" 130
+check "second SIGINT: out within 5 s (took ${ms} ms)" test $ms -lt 5000
+check "second SIGINT: data files removed" test "$(left_files)" -eq 0
+expect_py "second SIGINT: results still valid JSON" $T/twice.json 'd["interrupted"]'
+check "second SIGINT: no process left" no_children twice
+
+check "no scratch directory left in TMPDIR" test -z "$(ls -A $TMPDIR)"
+check "no temporary results file left" bash -c "! ls $T/*.tmp.* 2>/dev/null | grep -q ."

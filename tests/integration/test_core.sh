@@ -147,3 +147,8 @@ expect_py "--force-module runs it" $T/nf.json 'd["cases"][0]["status"]=="ok"'
 printf 'skip_heavy = true; time = 0.2; warmup = 0;\nmodules = ( { name = "needy"; }, { name = "cpu"; max_prime = 100; } );\n' >$T/hv.conf
 "$BC" -c $T/hv.conf $MP --force-module -o $T/hv.json >/dev/null 2>&1
 expect_py "skip_heavy skips heavy modules, others run" $T/hv.json '"heavy" in d["cases"][0]["reason"] and d["cases"][1]["status"]=="ok"'
+
+# --- a module owned by another (non-root) user is refused
+mkdir -p $T/odir && cp $BUILD/modules/cpu.so $T/odir/ && chown nobody $T/odir/cpu.so
+run_bc $T/own run cpu --module-path $T/odir --time 0.1
+expect_grep "module owned by another user refused" $T/own.err 'refusing to load from module file .* owned by another user'

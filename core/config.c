@@ -29,6 +29,7 @@ const bc_keydoc bc_config_keys[] = {
 	{ "keep", "bool", "false", "keep prepared data (skip cleanup)", 2 },
 	{ "isolate", "bool", "true", "run each case in a child process", 2 },
 	{ "grace", "seconds", "10", "how long past warmup + time a case may run before it is killed", 2 },
+	{ "thread_init_timeout", "seconds", "60", "how long the threads' thread_init may take before the case fails", 2 },
 	{ "name", "string", "required", "the module's name (see benchcore list)", 3 },
 	{ "enabled", "bool", "true", "false skips the module", 3 },
 	{ NULL, NULL, NULL, NULL, 0 }
@@ -47,6 +48,7 @@ void bc_config_init(bc_config *c)
 	c->run.report_interval = 1;
 	c->run.isolate = 1;
 	c->run.grace = 10;
+	c->run.thread_init_timeout = 60;
 	memcpy(c->pct, default_pct, sizeof(default_pct));
 	c->npct = sizeof(default_pct) / sizeof(default_pct[0]);
 }
@@ -129,6 +131,8 @@ int bc_runset_set(bc_runset *r, const char *key, const char *text, const char *w
 		return num_in(key, text, 0, 1e7, &r->warmup_s, where, e);
 	if (!strcmp(key, "grace"))
 		return num_in(key, text, 0, 1e7, &r->grace, where, e);
+	if (!strcmp(key, "thread_init_timeout"))
+		return num_in(key, text, 0.01, 1e7, &r->thread_init_timeout, where, e);
 	if (!strcmp(key, "rate"))
 		return num_in(key, text, 0, 1e9, &r->rate, where, e);
 	if (!strcmp(key, "report_interval")) {

@@ -16,7 +16,7 @@
 typedef struct bc_runset {
 	unsigned threads[64];
 	size_t nthreads;
-	double time_s, warmup_s, report_interval, rate, grace;
+	double time_s, warmup_s, report_interval, rate, grace, thread_init_timeout;
 	uint64_t events;
 	unsigned repeat;
 	int arrival_fixed, keep, isolate;

@@ -431,7 +431,7 @@ static int start_threads(bench_ctx *x, json_t *cj)
 		}
 		t->started = 1;
 	}
-	uint64_t deadline = bc_now_ns() + THREAD_INIT_TIMEOUT_S * 1000000000ull;
+	uint64_t deadline = bc_now_ns() + (uint64_t)(x->c->run.thread_init_timeout * 1e9);
 	pthread_mutex_lock(&x->lock);
 	while (x->ready < x->nthreads && bc_now_ns() < deadline && !bc_stop_requested) {
 		pthread_mutex_unlock(&x->lock);
@@ -442,8 +442,8 @@ static int start_threads(bench_ctx *x, json_t *cj)
 	pthread_mutex_unlock(&x->lock);
 	if (ready < x->nthreads) {
 		char msg[160];
-		snprintf(msg, sizeof(msg), "%u of %u threads did not finish thread_init within %d s",
-			 x->nthreads - ready, x->nthreads, THREAD_INIT_TIMEOUT_S);
+		snprintf(msg, sizeof(msg), "%u of %u threads did not finish thread_init within %g s "
+			 "(thread_init_timeout)", x->nthreads - ready, x->nthreads, x->c->run.thread_init_timeout);
 		set_status(cj, bc_stop_requested ? "interrupted" : "failed", "thread_init", msg);
 		return -2;
 	}

@@ -8,7 +8,6 @@
 
 enum { PH_INIT, PH_WARMUP, PH_MEASURE, PH_STOP };
 #define MAX_ERR_KINDS 8
-#define THREAD_INIT_TIMEOUT_S 60
 
 /* Written only by its thread; read by the reporter with relaxed loads. */
 typedef struct bc_opstat {

@@ -49,6 +49,7 @@ static const cliopt cli_opts[] = {
 	{ "rate", 0, "N", F_RUN, "open loop: N events/s in total (default 0 = closed loop)" },
 	{ "arrival", 0, "poisson|fixed", F_RUN, "open-loop arrivals (default poisson)" },
 	{ "grace", 0, "S", F_RUN, "a case running past warmup + time + S seconds is killed (default 10)" },
+	{ "thread-init-timeout", 0, "S", F_RUN, "fail a case whose threads take longer to start (default 60)" },
 	{ "keep", 0, NULL, F_RUN, "keep prepared data (no cleanup)" },
 	{ "no-isolate", 0, NULL, F_RUN, "run cases in this process instead of a child per case" },
 	{ "module-path", 0, "DIR", F_SUITE | F_RUN, "search DIR for modules first (before module_path)" },
@@ -491,9 +492,13 @@ static int cmd_help(int argc, char **argv)
 	}
 	for (const bench_option_v1 *o = d->options; o && o->name; o++)
 		option_line(stdout, o, md);
-	if (!md)
-		printf("\nrun settings (any module): threads, time, warmup, events, repeat, report_interval,\n"
-		       "rate, arrival, keep, isolate, grace, enabled. See benchcore --help.\n");
+	if (!md) {
+		printf("\nrun settings (any module, see benchcore --help):");
+		for (const bc_keydoc *k = bc_config_keys; k->name; k++)
+			if (k->scope >= 2 && strcmp(k->name, "name"))
+				printf(" %s", k->name);
+		printf("\n");
+	}
 	bc_modset_free(&set);
 	return 0;
 }

@@ -13,8 +13,10 @@ static void valid_keys(const bc_module *m, char *buf, size_t n)
 	for (const bench_option_v1 *opt = m->desc.options; opt && opt->name && o < n; opt++)
 		o += (size_t)snprintf(buf + o, n - o, "%s%s", o ? ", " : "", opt->name);
 	if (o < n)
-		snprintf(buf + o, n - o, "%s(run settings) threads, time, warmup, events, repeat, "
-			 "report_interval, rate, arrival, keep, isolate, grace, enabled", o ? "; " : "");
+		o += (size_t)snprintf(buf + o, n - o, "%s(run settings)", o ? "; " : "");
+	for (const bc_keydoc *k = bc_config_keys; k->name && o < n; k++)
+		if (k->scope >= 2 && strcmp(k->name, "name"))
+			o += (size_t)snprintf(buf + o, n - o, " %s", k->name);
 }
 
 /* A secret option may be given indirectly: NAME_env = "VAR" or NAME_file =

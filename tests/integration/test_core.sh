@@ -152,3 +152,14 @@ expect_py "skip_heavy skips heavy modules, others run" $T/hv.json '"heavy" in d[
 mkdir -p $T/odir && cp $BUILD/modules/cpu.so $T/odir/ && chown nobody $T/odir/cpu.so
 run_bc $T/own run cpu --module-path $T/odir --time 0.1
 expect_grep "module owned by another user refused" $T/own.err 'refusing to load from module file .* owned by another user'
+
+# --- a thread_init that never returns fails its case after thread_init_timeout
+run_bc $T/ti run faulty $MP fault=hang_thread_init,none --thread-init-timeout 0.5 --time 0.2 --warmup 0 -o $T/ti.json
+expect_rc "hung thread_init fails the case" 1
+expect_py "hung thread_init: reason names the timeout, next case ran" $T/ti.json '"did not finish thread_init within 0.5 s" in d["cases"][0]["reason"] and d["cases"][1]["status"]=="ok"'
+
+# --- on a terminal: one progress line rewritten in place; elsewhere plain lines
+script -qec "$BC run cpu max_prime=100 --time 1.2 --warmup 0 --report-interval 0.3" /dev/null >$T/tty.out 2>&1
+check "terminal: progress line rewritten with \\r" grep -q $'\r\033\[K\[ 0.6s/1.2s \]' $T/tty.out
+run_bc $T/pl run cpu max_prime=100 --time 1.2 --warmup 0 --report-interval 0.3
+expect_grep "not a terminal: plain interval lines" $T/pl.err '^\[ 0\.6s \] thds: 1 eps: [0-9.]+ lat \(ms, p95\): [0-9.]+ err/s: 0\.00$'

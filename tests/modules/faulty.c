@@ -9,7 +9,8 @@
 #include "benchcore/module.h"
 
 static const char *const faulty_faults[] = { "none", "segv_event", "abort_prepare", "exit_init",
-					     "hang_event", "huge_alloc", "init_error", "skip", NULL };
+					     "hang_event", "huge_alloc", "init_error", "skip",
+					     "hang_thread_init", NULL };
 
 static const bench_option_v1 faulty_options[] = {
 	{ .name = "fault", .type = BENCH_OPT_ENUM, .def = "none", .choices = faulty_faults,
@@ -68,7 +69,11 @@ static int faulty_prepare(void *state)
 
 static int faulty_thread_init(void *state, bench_thread *t, void **tstate)
 {
+	faulty_state *s = state;
 	(void)t;
+	if (!strcmp(faulty_faults[s->fault], "hang_thread_init"))
+		for (;;)
+			pause();
 	*tstate = state;
 	return BENCH_OK;
 }

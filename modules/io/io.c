@@ -53,6 +53,8 @@ static const char *const io_op_classes[] = { "read", "write", "fsync", NULL };
 
 /* Submission latency is kept by the module itself (see README: "slat"). */
 static const bench_metric_v1 io_metrics[] = {
+	{ "iops", "IOPS", 1 },
+	{ "mib_per_sec", "MiB/s", 1 },
 	{ "read_iops", "IOPS", 1 },
 	{ "write_iops", "IOPS", 1 },
 	{ "read_mib_per_sec", "MiB/s", 1 },
@@ -159,20 +161,33 @@ static int io_finish(void *state)
 	struct io_state *s = state;
 	const bench_host_api_v1 *api = s->api;
 	static const char *const names[] = { "read", "write" };
+	int does[2] = { s->rw != IO_RANDWRITE && s->rw != IO_SEQWRITE,
+			s->rw != IO_RANDREAD && s->rw != IO_SEQREAD };
+	bench_totals_v1 t[2] = { { 0 }, { 0 } };
 	uint64_t bad = 0, first = 0;
 	char metric[48];
 
+	/* iops and mib_per_sec come first: the headline of any rw pattern. */
+	for (int op = IO_OP_READ; op <= IO_OP_WRITE; op++)
+		if (api->totals(s->ctx, (unsigned)op, &t[op]) != 0)
+			t[op].seconds = 0;
+	double sec = t[0].seconds > 0 ? t[0].seconds : t[1].seconds;
+	if (sec > 0) {
+		api->report_metric(s->ctx, "iops", (double)(t[0].count + t[1].count) / sec);
+		api->report_metric(s->ctx, "mib_per_sec",
+				   (double)(t[0].bytes + t[1].bytes) / 1048576.0 / sec);
+	}
 	for (int op = IO_OP_READ; op <= IO_OP_WRITE; op++) {
-		bench_totals_v1 t = { 0 };
-		if (api->totals(s->ctx, (unsigned)op, &t) != 0 || t.seconds <= 0)
+		if (!does[op] || t[op].seconds <= 0)
 			continue;
 		snprintf(metric, sizeof(metric), "%s_iops", names[op]);
-		api->report_metric(s->ctx, metric, (double)t.count / t.seconds);
+		api->report_metric(s->ctx, metric, (double)t[op].count / t[op].seconds);
 		snprintf(metric, sizeof(metric), "%s_mib_per_sec", names[op]);
-		api->report_metric(s->ctx, metric, (double)t.bytes / 1048576.0 / t.seconds);
-		if (s->engine == IO_ENGINE_LIBAIO)
-			io_report_slat(s, op, names[op]);
+		api->report_metric(s->ctx, metric, (double)t[op].bytes / 1048576.0 / t[op].seconds);
 	}
+	for (int op = IO_OP_READ; op <= IO_OP_WRITE; op++)
+		if (does[op] && s->engine == IO_ENGINE_LIBAIO)
+			io_report_slat(s, op, names[op]);
 	if (__atomic_load_n(&s->run_failed, __ATOMIC_ACQUIRE)) {
 		api->set_error(s->ctx, "%s", s->run_err);
 		return BENCH_ERR;

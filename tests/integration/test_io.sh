@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# io module: values a user relies on, cleanup, and the safety refusals.
+# Runs on a disk-backed directory (not tmpfs) so O_DIRECT works; ~20 s.
+# A case's failure reason is printed on stdout ("reason: ..."), usage errors on stderr.
+. "$(dirname "$0")/lib.sh"
+
+# A directory on a real disk: /var/tmp unless it is tmpfs, then the build dir.
+D=/var/tmp
+[ "$(stat -f -c %T "$D" 2>/dev/null)" = tmpfs ] && D=$PWD/$BUILD
+D=$(mktemp -d "$D/bc-io-test.XXXXXX")
+trap 'rm -rf "$T" "$D"' EXIT
+S="--time 1 --warmup 0.2 --report-interval 0 -q --force"
+COMMON="path=$D file_size=8M"
+
+# --- a plain run: the JSON adds up ---------------------------------------
+run_bc "$T/rr" run io $S $COMMON rw=randrw block_size=16K -o "$T/rr.json"
+expect_rc "randrw run succeeds" 0
+expect_py "case ok" "$T/rr.json" "d['cases'][0]['status'] == 'ok'"
+expect_py "read_iops = read count / seconds" "$T/rr.json" \
+	"abs(d['cases'][0]['metrics']['read_iops']['value'] - d['cases'][0]['ops']['read']['count'] / d['cases'][0]['duration_s']) <= 0.01 * d['cases'][0]['metrics']['read_iops']['value'] + 1"
+expect_py "write_iops = write count / seconds" "$T/rr.json" \
+	"abs(d['cases'][0]['metrics']['write_iops']['value'] - d['cases'][0]['ops']['write']['count'] / d['cases'][0]['duration_s']) <= 0.01 * d['cases'][0]['metrics']['write_iops']['value'] + 1"
+expect_py "iops = read_iops + write_iops" "$T/rr.json" \
+	"abs(d['cases'][0]['metrics']['iops']['value'] - d['cases'][0]['metrics']['read_iops']['value'] - d['cases'][0]['metrics']['write_iops']['value']) < 1e-6 * d['cases'][0]['metrics']['iops']['value'] + 1e-6"
+expect_py "bytes = count x block_size (read and write)" "$T/rr.json" \
+	"all(d['cases'][0]['ops'][o]['bytes'] == d['cases'][0]['ops'][o]['count'] * 16384 and d['cases'][0]['ops'][o]['count'] > 0 for o in ('read', 'write'))"
+expect_py "read_mib_per_sec = read bytes / 2^20 / seconds" "$T/rr.json" \
+	"abs(d['cases'][0]['metrics']['read_mib_per_sec']['value'] * 1048576 * d['cases'][0]['duration_s'] - d['cases'][0]['ops']['read']['bytes']) <= 0.01 * d['cases'][0]['ops']['read']['bytes']"
+expect_py "completion latency percentiles present and ordered" "$T/rr.json" \
+	"0 < d['cases'][0]['ops']['read']['latency_ns']['p50'] <= d['cases'][0]['ops']['read']['latency_ns']['p99']"
+expect_py "submission latency reported (read_slat_p50_ns)" "$T/rr.json" \
+	"d['cases'][0]['metrics']['read_slat_p50_ns']['value'] > 0"
+expect_py "fs_type and mount_options recorded" "$T/rr.json" \
+	"d['cases'][0]['info']['fs_type'] not in ('', 'tmpfs') and 'mount_options' in d['cases'][0]['info']"
+check "data files removed after the run" test -z "$(ls "$D")"
+
+# --- the studies' matrix from one run: 2 rw x 2 block sizes x threads 1,2 ----
+run_bc "$T/mx" run io $S --time 0.5 $COMMON rw=randread,randwrite block_size=4K,16K \
+	--threads 1,2 -o "$T/mx.json"
+expect_rc "rw x block_size x threads matrix runs" 0
+expect_py "8 ok cases with IOPS and p99" "$T/mx.json" \
+	"len(d['cases']) == 8 and all(c['status'] == 'ok' and c['metrics']['iops']['value'] > 0 and 'p99' in c['ops'][c['params']['rw'][4:]]['latency_ns'] for c in d['cases'])"
+expect_py "randread cases report no write metrics" "$T/mx.json" \
+	"all('write_iops' not in c['metrics'] for c in d['cases'] if c['params']['rw'] == 'randread')"
+check "per-thread files removed after the thread sweep" test -z "$(ls "$D")"
+
+# --- psync, sequential, fsync_every ----------------------------------------
+run_bc "$T/ps" run io $S $COMMON engine=psync rw=write block_size=100K fsync_every=8 -o "$T/ps.json"
+expect_rc "psync sequential write with fsync_every" 0
+expect_py "fsyncs = writes / 8 (+-1)" "$T/ps.json" \
+	"abs(d['cases'][0]['ops']['fsync']['count'] - d['cases'][0]['ops']['write']['count'] // 8) <= 1 and d['cases'][0]['ops']['fsync']['count'] > 0"
+
+# --- keep, reuse, verify -----------------------------------------------------
+run_bc "$T/vw" run io $S $COMMON files=shared rw=randwrite verify=true --keep -o "$T/vw.json"
+expect_rc "verify write run" 0
+check "keep = true keeps the data file" test -f "$D/benchcore-io.0.dat"
+run_bc "$T/vr" run io $S $COMMON files=shared rw=randread verify=true --keep -o "$T/vr.json"
+expect_rc "verify read of the kept file runs clean" 0
+expect_py "verify read: no errors, file reused" "$T/vr.json" \
+	"d['cases'][0]['ops']['read']['errors'] == 0 and d['cases'][0]['ops']['read']['count'] > 0 and 'layout_mib_per_sec' not in d['cases'][0]['info']"
+# Corrupt one byte inside the data region (the trailer stays intact).
+printf 'X' | dd of="$D/benchcore-io.0.dat" bs=1 seek=$((4096 * 3 + 100)) conv=notrunc status=none
+run_bc "$T/vc" run io $S --time 2 $COMMON files=shared rw=read block_size=4K verify=true --keep -o "$T/vc.json"
+expect_rc "verify detects a corrupted block: case fails" 1
+expect_py "failure names verify and the offset" "$T/vc.json" \
+	"d['cases'][0]['status'] == 'failed' and 'verify' in d['cases'][0]['reason'] and '12288' in d['cases'][0]['reason']"
+expect_py "the bad block is counted as a verify error" "$T/vc.json" \
+	"d['cases'][0]['ops']['read']['error_kinds'].get('verify', 0) >= 1"
+run_bc "$T/cl" run io $S --time 0.3 $COMMON files=shared rw=randread -o "$T/cl.json"
+check "without keep the kept file is removed at the end" test ! -e "$D/benchcore-io.0.dat"
+
+# --- a foreign file at the target name is never touched ------------------
+head -c 100000 /dev/urandom > "$D/benchcore-io.0.dat"
+sum0=$(sha256sum < "$D/benchcore-io.0.dat"); m0=$(stat -c %Y "$D/benchcore-io.0.dat")
+run_bc "$T/ff" run io $S $COMMON rw=randwrite -o "$T/ff.json"
+expect_rc "foreign file at the target name: case fails" 1
+expect_grep "refusal names the file and says why" "$T/ff.out" \
+	"benchcore-io\.0\.dat.*not created by benchcore"
+check "foreign file unchanged (checksum, mtime)" test "$(sha256sum < "$D/benchcore-io.0.dat") $(stat -c %Y "$D/benchcore-io.0.dat")" = "$sum0 $m0"
+run_bc "$T/fp" run io $S path="$D/benchcore-io.0.dat" file_size=8M rw=randwrite -o "$T/fp.json"
+expect_rc "path = a foreign regular file: case fails" 1
+expect_grep "refusal for path = foreign file" "$T/fp.out" "existing file that benchcore did not create"
+check "foreign file still unchanged" test "$(sha256sum < "$D/benchcore-io.0.dat")" = "$sum0"
+# Same name as a symlink to another file: refused, target untouched.
+rm -f "$D/benchcore-io.0.dat"; echo precious > "$T/victim"; ln -s "$T/victim" "$D/benchcore-io.0.dat"
+run_bc "$T/sl" run io $S $COMMON rw=randwrite -o "$T/sl.json"
+expect_rc "symlink at the target name: case fails" 1
+check "symlink target untouched" test "$(cat "$T/victim")" = precious
+rm -f "$D/benchcore-io.0.dat"
+
+# --- tmpfs with direct = true ------------------------------------------------
+if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ]; then
+	run_bc "$T/tf" run io $S path=/dev/shm file_size=1M -o "$T/tf.json"
+	expect_rc "tmpfs + direct: case fails" 1
+	expect_grep "tmpfs: clear message with the remedy" "$T/tf.out" \
+		"direct I/O is not supported.*tmpfs.*direct = false"
+	expect_no_grep "tmpfs: no raw EINVAL" "$T/tf.out" "Invalid argument"
+	M=$(mktemp -d /dev/shm/bc-io-test.XXXXXX)
+	run_bc "$T/tb" run io $S path="$M" file_size=1M direct=false -o "$T/tb.json"
+	expect_rc "tmpfs + direct = false runs" 0
+	check "tmpfs files removed" test -z "$(ls "$M")"
+	rm -rf "$M"
+fi
+
+# --- block devices -----------------------------------------------------------
+dev=$(awk '$5 == "/" { for (i = 7; $i != "-"; i++); print $(i + 2) }' /proc/self/mountinfo | tail -1)
+if [ -b "$dev" ]; then
+	run_bc "$T/bd" run io $S path="$dev" -o "$T/bd.json"
+	expect_rc "block device without allow_device: case fails" 1
+	expect_grep "device refusal names allow_device" "$T/bd.out" "block device.*allow_device = true"
+	run_bc "$T/bm" run io $S path="$dev" allow_device=true -o "$T/bm.json"
+	expect_rc "mounted block device with allow_device: case fails" 1
+	expect_grep "mounted device refused always" "$T/bm.out" "is mounted at"
+else
+	pass "block device tests skipped: no block device behind /"
+fi
+
+# --- option validation by the core, from the options table -----------------
+for bad in "rw=randomread" "block_size=100" "iodepth=0" "rwmix_read=101" "direct=maybe" "file_size=1K"; do
+	run_bc "$T/bo" run io $S $COMMON "$bad"
+	expect_rc "bad option $bad: usage error" 2
+	expect_grep "bad option $bad: message names it" "$T/bo.err" "${bad%%=*}"
+done
+run_bc "$T/bs" run io $S $COMMON block_size=1000
+expect_rc "block_size not a multiple of 512 with direct: case fails" 1
+expect_grep "block_size/direct message" "$T/bs.out" "multiple of 512"
+check "nothing left behind" test -z "$(ls "$D")"

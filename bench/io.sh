@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# io module vs fio 3.33 and dd, on the same file with the same settings.
+#
+#   bench/io.sh            TIME=10 ROUNDS=3 DIR=/var/tmp/benchcore-bench-io
+#
+# Random: fio --ioengine=libaio --direct=1 --iodepth=16 --rw=randrw --bs=4k and
+# --rw=randread --bs=16k, 1 and 2 threads (numjobs), on one 1 GiB file shared by
+# the threads (fio: --filename with numjobs; benchcore: files=shared).
+# Targets: benchcore IOPS >= 0.95 x fio, p50/p99 completion latency within 10%
+# of fio's clat. Sequential: 100K blocks, O_DIRECT, one stream, 1 GiB: benchcore
+# engine=psync vs dd oflag=direct / iflag=direct; target MiB/s >= 0.95 x dd.
+# Runs are interleaved (benchcore, fio, benchcore, ...) ROUNDS times and the
+# median of each figure is compared, because a shared or virtual disk drifts.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BC=${BC:-$PWD/build/benchcore}
+TIME=${TIME:-10}
+ROUNDS=${ROUNDS:-3}
+DIR=${DIR:-/var/tmp/benchcore-bench-io}
+
+command -v fio >/dev/null || { echo "bench/io.sh: fio is not installed (scripts/deps.sh)" >&2; exit 2; }
+[ -x "$BC" ] || { echo "bench/io.sh: $BC not built (make)" >&2; exit 2; }
+mkdir -p "$DIR"
+fstype=$(stat -f -c %T "$DIR")
+if [ "$fstype" = tmpfs ] || [ "$fstype" = ramfs ]; then
+	echo "bench/io.sh: $DIR is on $fstype; set DIR to a directory on a disk" >&2
+	exit 2
+fi
+W=$(mktemp -d /tmp/benchcore-bench-io.XXXXXX)
+F=$DIR/benchcore-io.0.dat
+cleanup() { "$BC" run io -q --force --time 0.1 --warmup 0 path="$DIR" file_size=1G files=shared \
+		-o "$W/clean.json" >/dev/null 2>&1 || true; rm -rf "$W"; rmdir "$DIR" 2>/dev/null || true; }
+trap cleanup EXIT
+
+echo "fio: $(fio --version); benchcore: $("$BC" --version 2>&1 | head -1)"
+echo "target: $DIR ($fstype, $(df -h --output=source "$DIR" | tail -1 | tr -d ' ')); TIME=$TIME s, ROUNDS=$ROUNDS"
+echo "$(nproc) CPUs, load: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# benchcore lays out the 1 GiB file once (its marker trailer sits after the
+# first GiB, where fio --size=1G never writes) and keeps it for every run.
+"$BC" run io -q --force --time 0.5 --warmup 0 --keep path="$DIR" file_size=1G files=shared \
+	rw=randread -o "$W/layout.json" >/dev/null
+[ -f "$F" ] || { echo "bench/io.sh: layout failed" >&2; exit 1; }
+
+bc_rand() {	# rw bs threads out.json
+	"$BC" run io -q --force --keep --time "$TIME" --warmup 1 --threads "$3" path="$F" \
+		file_size=1G files=shared engine=libaio direct=true iodepth=16 rw="$1" \
+		block_size="$2" -o "$4" >/dev/null
+}
+fio_rand() {	# rw bs threads out.json
+	fio --name=bench --filename="$F" --size=1G --ioengine=libaio --direct=1 --iodepth=16 \
+		--rw="$1" --bs="$2" --numjobs="$3" --thread --group_reporting --time_based \
+		--runtime="$TIME" --ramp_time=1 --output-format=json --output="$4" >/dev/null
+}
+SEQ_COUNT=10485		# 100K blocks in 1 GiB
+bc_seq() {	# read|write out.json
+	"$BC" run io -q --force --keep --time 0 --warmup 0 --events "$SEQ_COUNT" path="$F" \
+		file_size=1G files=shared engine=psync direct=true rw="$1" block_size=100K \
+		-o "$2" >/dev/null
+}
+dd_seq() {	# read|write out.txt
+	if [ "$1" = write ]; then
+		dd if=/dev/zero of="$F" bs=100K count=$SEQ_COUNT oflag=direct conv=notrunc 2>"$2"
+	else
+		dd if="$F" of=/dev/null bs=100K count=$SEQ_COUNT iflag=direct 2>"$2"
+	fi
+}
+
+for r in $(seq 1 "$ROUNDS"); do
+	for w in "randrw 4k" "randread 16k"; do
+		set -- $w
+		for t in 1 2; do
+			bc_rand "$1" "$2" "$t" "$W/bc.$1.$2.$t.$r.json"
+			fio_rand "$1" "$2" "$t" "$W/fio.$1.$2.$t.$r.json"
+		done
+	done
+	for d in write read; do
+		bc_seq "$d" "$W/bc.seq.$d.$r.json"
+		dd_seq "$d" "$W/dd.seq.$d.$r.txt"
+	done
+	echo "round $r of $ROUNDS done"
+done
+
+python3 - "$W" "$ROUNDS" <<'PY'
+import json, re, statistics as st, sys
+w, rounds = sys.argv[1], int(sys.argv[2])
+ok = True
+def med(xs): return st.median(xs)
+def bc(path):
+    c = json.load(open(path))["cases"][0]
+    assert c["status"] == "ok", c.get("reason")
+    return c
+def fio(path):
+    return json.load(open(path))["jobs"][0]
+def verdict(good): 
+    global ok
+    ok &= good
+    return "ok" if good else "MISS"
+
+print("\nrandom I/O, libaio, iodepth 16, O_DIRECT, 1 GiB file shared by the threads (medians of %d rounds)" % rounds)
+print("%-14s %3s %10s %10s %6s  %-5s %-10s %9s %9s %7s %9s %9s %7s" % ("workload", "thr", "bc IOPS",
+      "fio IOPS", "ratio", "", "op", "bc p50", "fio p50", "diff", "bc p99", "fio p99", "diff"))
+for rw, bs in (("randrw", "4k"), ("randread", "16k")):
+    for t in (1, 2):
+        B = [bc("%s/bc.%s.%s.%d.%d.json" % (w, rw, bs, t, r)) for r in range(1, rounds + 1)]
+        F = [fio("%s/fio.%s.%s.%d.%d.json" % (w, rw, bs, t, r)) for r in range(1, rounds + 1)]
+        bi = med([c["metrics"]["iops"]["value"] for c in B])
+        fi = med([j["read"]["iops"] + j["write"]["iops"] for j in F])
+        ratio = bi / fi
+        first = True
+        for op in (("read", "write") if rw == "randrw" else ("read",)):
+            lat = []
+            for p, fp in (("p50", "50.000000"), ("p99", "99.000000")):
+                b = med([c["ops"][op]["latency_ns"][p] for c in B]) / 1e3
+                f = med([j[op]["clat_ns"]["percentile"][fp] for j in F]) / 1e3
+                lat.append((b, f, (b - f) / f * 100))
+            lv = all(abs(d) <= 10 for _, _, d in lat)
+            head = ("%-14s %3d %10.0f %10.0f %6.3f  %-5s" % (rw + " " + bs, t, bi, fi, ratio,
+                    verdict(ratio >= 0.95))) if first else " " * 54
+            print("%s %-10s %8.0fus %8.0fus %+6.1f%% %8.0fus %8.0fus %+6.1f%% %s" % (head, op,
+                  lat[0][0], lat[0][1], lat[0][2], lat[1][0], lat[1][1], lat[1][2], verdict(lv)))
+            first = False
+
+print("\nsequential, 100K blocks, O_DIRECT, 1 GiB, one stream: benchcore engine=psync vs dd")
+print("%-8s %12s %12s %7s" % ("", "bc MiB/s", "dd MiB/s", "ratio"))
+for d in ("write", "read"):
+    B = [bc("%s/bc.seq.%s.%d.json" % (w, d, r)) for r in range(1, rounds + 1)]
+    bm = med([c["metrics"]["mib_per_sec"]["value"] for c in B])
+    D = []
+    for r in range(1, rounds + 1):
+        m = re.search(r"^(\d+) bytes.*copied, ([0-9.e+-]+) s", open("%s/dd.seq.%s.%d.txt" % (w, d, r)).read(), re.M)
+        D.append(int(m.group(1)) / 1048576 / float(m.group(2)))
+    dm = med(D)
+    print("%-8s %12.1f %12.1f %7.3f %s" % (d, bm, dm, bm / dm, verdict(bm / dm >= 0.95)))
+print("\nall targets met" if ok else "\nsome targets missed (MISS)")
+PY

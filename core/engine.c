@@ -128,6 +128,11 @@ static void api_record_error(bench_thread *t, unsigned op, const char *kind)
 
 static unsigned api_thread_index(bench_thread *t) { return t->idx; }
 
+static int api_measuring(bench_thread *t)
+{
+	return LD(t->ctx->phase) == PH_MEASURE;
+}
+
 /* --------------------------------------------------------------- options */
 
 static const bench_option_v1 *find_opt(bench_ctx *x, const char *name, const bc_val **v)
@@ -273,6 +278,7 @@ static const bench_host_api_v1 host_api = {
 	.report_metric = api_report_metric,
 	.set_info = api_set_info,
 	.cancelled = api_cancelled,
+	.measuring = api_measuring,
 };
 
 /* --------------------------------------------------------------- workers */

@@ -461,10 +461,15 @@ static int mem_thread_run(void *tstate)
 	const bench_host_api_v1 *api = s->api;
 	const uint64_t bytes = s->oper == MEM_NONE ? 0 : s->block;
 	uint64_t left = s->per_thread_events, batch = 1;
+	/* warmup must not use up the total_size budget (host API field since 1.0) */
+	int (*measuring)(bench_thread *) = api->struct_size > offsetof(bench_host_api_v1, measuring)
+		? api->measuring : NULL;
 
 	while (!api->should_stop(t->bt)) {
 		uint64_t n = batch;
-		if (s->per_thread_events) {
+		/* a batch started in warmup is not recorded, even if it ends after it */
+		int counted = !measuring || measuring(t->bt);
+		if (s->per_thread_events && counted) {
 			if (left == 0)
 				break;
 			if (n > left)
@@ -477,7 +482,7 @@ static int mem_thread_run(void *tstate)
 		uint64_t dt = api->now_ns() - t0;
 		/* Every event of the batch gets the batch's mean latency. */
 		uint64_t lat = dt / n;
-		for (uint64_t i = 0; i < n; i++)
+		for (uint64_t i = 0; counted && i < n; i++)
 			api->record(t->bt, (unsigned)s->oper, lat, bytes);
 		/* Grow or shrink the batch towards MEM_BATCH_NS. */
 		if (dt < MEM_BATCH_NS / 2 && batch < MEM_BATCH_MAX)

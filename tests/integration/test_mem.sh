@@ -31,6 +31,9 @@ expect_py "total_size=8M in 64K blocks on 2 threads = 128 events, 8 MiB" $T/t.js
 	'd["cases"][0]["ops"]["write"]["count"] == 128 and d["cases"][0]["ops"]["write"]["bytes"] == 8 << 20'
 expect_py "total_size ends the case before --time" $T/t.json 'd["cases"][0]["duration_s"] < 10'
 expect_py "fairness: each thread did its half" $T/t.json 'd["cases"][0]["fairness"]["events_stddev"] == 0'
+# warmup runs first but must not use up the total_size budget
+run_bc $T/tw run mem total_size=64M block_size=64K --threads 2 --time 30 --warmup 0.3 -q -o $T/tw.json
+expect_py "total_size with warmup: still exactly 1024 measured events" $T/tw.json 'd["cases"][0]["ops"]["write"]["count"] == 1024'
 
 # --- every oper x access, local scope, a multi-block buffer
 run_bc $T/a run mem oper=read,write,copy,none access=seq,rnd scope=local block_size=8K buffer_size=64K --threads 2 --time 0.2 "${Q[@]}" -o $T/a.json

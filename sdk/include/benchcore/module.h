@@ -158,6 +158,10 @@ typedef struct bench_host_api_v1 {
 	/* Nonzero once the user asked the run to stop (Ctrl-C): a long prepare
 	   or cleanup loop checks it and returns early (prepare with BENCH_ERR). */
 	int (*cancelled)(bench_ctx *ctx);
+	/* Worker-thread call: nonzero during the measured window, 0 during
+	   warmup. For modules with their own budgets (e.g. a total size) that
+	   warmup must not use up. */
+	int (*measuring)(bench_thread *t);
 
 	void *reserved[8];
 } bench_host_api_v1;

@@ -44,6 +44,10 @@ void bc_runner_init(bc_runner *r, const bc_config *cfg, json_t *config_json, con
 			   "benchcore_version", BC_VERSION, "started_at", ts, "finished_at", ts,
 			   "interrupted", 0, "label", cfg->label ? cfg->label : host,
 			   "host", bc_sysinfo_host(io_path), "config", config_json, "cases", "groups");
+	size_t i;
+	json_t *w;
+	json_array_foreach(json_object_get(json_object_get(r->doc, "host"), "warnings"), i, w)
+		bc_warn("%s", json_string_value(w));	/* e.g. the governor: say it before measuring */
 }
 
 void bc_runner_free(bc_runner *r)

@@ -35,6 +35,9 @@ static const bench_option_v1 io_options[] = {
 	{ "iodepth_batch", BENCH_OPT_INT, "1",
 	  "I/Os per io_submit call (0 = all that are ready; 1 = each at once, like fio)",
 	  NULL, 0, 4096, 0 },
+	{ "iodepth_batch_complete", BENCH_OPT_INT, "1",
+	  "most completions reaped per io_getevents call (0 = all done; 1 = like fio)",
+	  NULL, 0, 4096, 0 },
 	{ "direct", BENCH_OPT_BOOL, "true", "O_DIRECT: bypass the page cache", NULL, 0, 0, 0 },
 	{ "engine", BENCH_OPT_ENUM, "libaio",
 	  "libaio (asynchronous, iodepth in flight) or psync (pread/pwrite, one at a time)",
@@ -82,6 +85,7 @@ static int io_read_options(struct io_state *s)
 	s->rwmix_read = (int)api->opt_int(ctx, "rwmix_read");
 	s->iodepth = (unsigned)api->opt_int(ctx, "iodepth");
 	s->iodepth_batch = (unsigned)api->opt_int(ctx, "iodepth_batch");
+	s->iodepth_batch_complete = (unsigned)api->opt_int(ctx, "iodepth_batch_complete");
 	s->direct = api->opt_bool(ctx, "direct");
 	s->engine = (enum io_engine)api->opt_enum(ctx, "engine");
 	s->fsync_every = api->opt_int(ctx, "fsync_every");

@@ -74,7 +74,7 @@ struct io_state {
 	uint64_t file_size;		/* data region of one file */
 	uint64_t block_size;
 	uint64_t nblocks;		/* file_size / block_size */
-	unsigned iodepth, iodepth_batch;
+	unsigned iodepth, iodepth_batch, iodepth_batch_complete;
 	enum io_rw rw;
 	enum io_engine engine;
 	int rwmix_read, direct, verify, allow_device, per_thread;

@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libaio.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -180,6 +181,19 @@ static int io_psync_run(struct io_thread *w)
 
 /* ----------------------------------------------------------------- libaio */
 
+/* slat is kept by the module, so it needs the host's word on whether the
+   measured window is open (measuring(), ABI 1.0 hosts may lack it: then
+   warmup submissions are counted too). */
+static int io_measuring(struct io_thread *w)
+{
+	const bench_host_api_v1 *api = w->api;
+
+	if (api->struct_size < offsetof(bench_host_api_v1, measuring) + sizeof(api->measuring) ||
+	    !api->measuring)
+		return 1;
+	return api->measuring(w->t);
+}
+
 static void io_prep(struct io_thread *w, unsigned i)
 {
 	uint64_t off, bs = w->s->block_size;
@@ -216,10 +230,12 @@ static int io_submit_all(struct io_thread *w, struct iocb **b, unsigned n)
 			io_fail(w, "io_submit failed: %s", strerror(-r));
 			return -1;
 		}
+		int keep = io_measuring(w);
 		for (int k = 0; k < r; k++) {
 			unsigned i = (unsigned)(b[k] - w->cbs);
 			int op = b[k]->aio_lio_opcode == IO_CMD_PWRITE ? IO_OP_WRITE : IO_OP_READ;
-			io_hist_add(&w->slat[op], t1 - t0);
+			if (keep)
+				io_hist_add(&w->slat[op], t1 - t0);
 			w->issued[i] = t1;
 		}
 		w->inflight += (unsigned)r;
@@ -237,7 +253,12 @@ static int io_submit_all(struct io_thread *w, struct iocb **b, unsigned n)
 static int io_reap(struct io_thread *w, unsigned min, int account, unsigned nq)
 {
 	struct timespec ts = { 0, 100 * 1000000 };
-	int r = io_getevents(w->actx, (long)min, (long)w->depth, w->ev, &ts);
+	unsigned max = w->s->iodepth_batch_complete;
+	if (max == 0 || max > w->depth)
+		max = w->depth;
+	if (max < min)
+		max = min;
+	int r = io_getevents(w->actx, (long)min, (long)max, w->ev, &ts);
 	if (r < 0 && r != -EINTR) {
 		io_fail(w, "io_getevents failed: %s", strerror(-r));
 		return -1;

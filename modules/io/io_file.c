@@ -374,6 +374,13 @@ int io_target_init(struct io_state *s, const char *path)
 
 	if (S_ISBLK(st.st_mode)) {
 		s->kind = IO_TARGET_DEVICE;
+		s->per_thread = 0;	/* one target, shared by the threads */
+		if (s->verify && s->rw != IO_RANDWRITE && s->rw != IO_SEQWRITE) {
+			api->set_error(s->ctx, "verify = true with reads is not supported on a raw "
+				       "device: benchcore cannot know what the device holds. Hint: "
+				       "use a directory on a file system for verify runs.");
+			return BENCH_ERR;
+		}
 		if (io_add_file(s, path) != 0)
 			return api->set_error(s->ctx, "out of memory"), BENCH_ERR;
 		return io_device_init(s, &st);
@@ -390,6 +397,7 @@ int io_target_init(struct io_state *s, const char *path)
 		}
 	} else if (S_ISREG(st.st_mode)) {
 		s->kind = IO_TARGET_FILE;
+		s->per_thread = 0;	/* one file, shared by the threads */
 		enum io_probe p = io_probe(path, &tr, &err);
 		if (p == IO_FOREIGN) {
 			api->set_error(s->ctx, "refusing to use \"%s\": path is an existing file that "

@@ -58,6 +58,9 @@ run_bc "$T/vr" run io $S $COMMON files=shared rw=randread verify=true --keep -o 
 expect_rc "verify read of the kept file runs clean" 0
 expect_py "verify read: no errors, file reused" "$T/vr.json" \
 	"d['cases'][0]['ops']['read']['errors'] == 0 and d['cases'][0]['ops']['read']['count'] > 0 and 'layout_mib_per_sec' not in d['cases'][0]['info']"
+run_bc "$T/kf" run io $S --threads 2 path="$D/benchcore-io.0.dat" file_size=8M rw=randread --keep -o "$T/kf.json"
+expect_rc "path = a kept benchcore file, 2 threads share it" 0
+check "only the one kept file exists" test "$(ls "$D")" = benchcore-io.0.dat
 # Corrupt one byte inside the data region (the trailer stays intact).
 printf 'X' | dd of="$D/benchcore-io.0.dat" bs=1 seek=$((4096 * 3 + 100)) conv=notrunc status=none
 run_bc "$T/vc" run io $S --time 2 $COMMON files=shared rw=read block_size=4K verify=true --keep -o "$T/vc.json"
@@ -68,6 +71,20 @@ expect_py "the bad block is counted as a verify error" "$T/vc.json" \
 	"d['cases'][0]['ops']['read']['error_kinds'].get('verify', 0) >= 1"
 run_bc "$T/cl" run io $S --time 0.3 $COMMON files=shared rw=randread -o "$T/cl.json"
 check "without keep the kept file is removed at the end" test ! -e "$D/benchcore-io.0.dat"
+
+# --- Ctrl-C: during the layout and during the measurement ------------------
+ctrl_c() {	# name, seconds before SIGINT, args...
+	local n=$1 after=$2; shift 2
+	"$BC" run io -q --force "$@" -o "$T/$n.json" >"$T/$n.out" 2>"$T/$n.err" </dev/null &
+	local pid=$!
+	sleep "$after"; kill -INT "$pid"; wait "$pid"; RC=$?
+}
+ctrl_c ci1 0.7 --time 5 path="$D" file_size=3G rw=randread
+expect_rc "Ctrl-C during layout: exit 130" 130
+check "Ctrl-C during layout: partial file removed" test -z "$(ls "$D")"
+ctrl_c ci2 1.5 --time 20 --warmup 0 path="$D" file_size=8M rw=randwrite
+expect_rc "Ctrl-C during the measurement: exit 130" 130
+check "Ctrl-C during the measurement: files removed" test -z "$(ls "$D")"
 
 # --- a foreign file at the target name is never touched ------------------
 head -c 100000 /dev/urandom > "$D/benchcore-io.0.dat"

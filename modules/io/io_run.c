@@ -36,7 +36,7 @@ struct io_thread {
 	int fd;
 	uint64_t rng, gen, seq_next, seq_end;
 	int64_t writes;			/* completed since the last fsync */
-	int sync_due;
+	int sync_due, stopping;
 	struct io_hist *slat;		/* [2]: read, write (in io_state) */
 
 	/* libaio */
@@ -248,9 +248,31 @@ static int io_submit_all(struct io_thread *w, struct iocb **b, unsigned n)
 	return (int)n;
 }
 
-/* Reaps at least min events (waiting up to 100 ms each try), accounts them
-   and refills their slots into w->batch; returns the count refilled, or -1. */
-static int io_reap(struct io_thread *w, unsigned min, int account, unsigned nq)
+/* May this thread issue one more I/O? Asked once per I/O, because with an
+   events limit every should_stop() == 0 takes one event from the budget. */
+static int io_more(struct io_thread *w)
+{
+	if (!w->stopping && w->api->should_stop(w->t))
+		w->stopping = 1;
+	return !w->stopping;
+}
+
+/* Takes slot i back into service (prepared into w->batch at *nq), or parks
+   it while an fsync is due or the run is ending. */
+static void io_refill(struct io_thread *w, unsigned i, unsigned *nq)
+{
+	if (w->sync_due || !io_more(w)) {
+		w->idle[w->nidle++] = i;
+		return;
+	}
+	io_prep(w, i);
+	w->batch[(*nq)++] = &w->cbs[i];
+}
+
+/* Reaps at least min events (waiting up to 100 ms), accounts each, and
+   refills the slots into w->batch after the nq already there. Returns the
+   new nq, or -1 on a failure that ends the run. */
+static int io_reap(struct io_thread *w, unsigned min, unsigned nq)
 {
 	struct timespec ts = { 0, 100 * 1000000 };
 	unsigned max = w->s->iodepth_batch_complete;
@@ -264,62 +286,63 @@ static int io_reap(struct io_thread *w, unsigned min, int account, unsigned nq)
 		return -1;
 	}
 	uint64_t now = w->api->now_ns();
-	if (r > 0)
-		w->inflight -= (unsigned)r;
+	if (r <= 0) {
+		io_more(w);	/* nothing finished: still notice the stop */
+		return (int)nq;
+	}
+	w->inflight -= (unsigned)r;
 	for (int k = 0; k < r; k++) {
 		struct iocb *cb = w->ev[k].obj;
 		unsigned i = (unsigned)(cb - w->cbs);
 		int op = cb->aio_lio_opcode == IO_CMD_PWRITE ? IO_OP_WRITE : IO_OP_READ;
 		int64_t res = (int64_t)(long)w->ev[k].res;
-		if (!account)
-			continue;
 		if (io_done(w, op, cb->u.c.buf, (uint64_t)cb->u.c.offset, res, now - w->issued[i]) != 0)
 			return -1;
-		if (w->sync_due) {
-			w->idle[w->nidle++] = i;
-		} else {
-			io_prep(w, i);
-			w->batch[nq++] = cb;
-		}
+		io_refill(w, i, &nq);
 	}
 	return (int)nq;
 }
 
 static int io_aio_run(struct io_thread *w)
 {
-	const bench_host_api_v1 *api = w->api;
-	int rc = BENCH_OK, nq;
+	unsigned nq = 0;
+	int r = 0;
 
-	for (unsigned i = 0; i < w->depth; i++) {
-		io_prep(w, i);
-		w->batch[i] = &w->cbs[i];
-	}
-	nq = io_submit_all(w, w->batch, w->depth);
-	while (nq >= 0 && !api->should_stop(w->t)) {
-		/* Slots EAGAIN left over sit at batch[depth..]; move them first. */
-		memmove(w->batch, w->batch + w->depth, (size_t)nq * sizeof(*w->batch));
-		if (w->sync_due && w->inflight == 0) {
-			if (io_sync(w) != 0)
-				break;
-			for (; w->nidle; nq++) {
-				unsigned i = w->idle[--w->nidle];
-				io_prep(w, i);
-				w->batch[nq] = &w->cbs[i];
-			}
-		} else if (w->inflight) {
-			nq = io_reap(w, 1, 1, (unsigned)nq);
-			if (nq < 0)
-				break;
-		}
-		nq = io_submit_all(w, w->batch, (unsigned)nq);
-	}
-	if (nq < 0)
-		rc = BENCH_ERR;
-	/* Wait for what is still in flight before the buffers go away. */
-	for (int tries = 0; w->inflight && tries < 600; tries++)
-		if (io_reap(w, w->inflight, 0, 0) < 0)
+	for (unsigned i = 0; i < w->depth; i++)
+		io_refill(w, i, &nq);
+	while (nq || w->inflight || (w->sync_due && !w->stopping)) {
+		r = io_submit_all(w, w->batch, nq);
+		if (r < 0)
 			break;
-	return rc;
+		/* What EAGAIN left over sits at batch[depth..]; it goes first. */
+		nq = (unsigned)r;
+		memmove(w->batch, w->batch + w->depth, nq * sizeof(*w->batch));
+		if (w->sync_due && w->inflight == 0 && !w->stopping) {
+			if (io_sync(w) != 0) {
+				r = -1;
+				break;
+			}
+			unsigned parked = w->nidle;
+			w->nidle = 0;
+			for (unsigned k = 0; k < parked; k++)
+				io_refill(w, w->idle[k], &nq);
+		} else if (w->inflight) {
+			/* Once stopping: the rest is reaped and recorded, never refilled. */
+			r = io_reap(w, 1, nq);
+			if (r < 0)
+				break;
+			nq = (unsigned)r;
+		}
+	}
+	/* After a failure, still wait for what is in flight before the
+	   buffers go away (a bounded wait; io_destroy waits for the rest). */
+	for (int tries = 0; w->inflight && tries < 100; tries++) {
+		struct timespec ts = { 0, 100 * 1000000 };
+		int got = io_getevents(w->actx, 1, (long)w->depth, w->ev, &ts);
+		if (got > 0)
+			w->inflight -= (unsigned)got;
+	}
+	return r < 0 ? BENCH_ERR : BENCH_OK;
 }
 
 /* ---------------------------------------------------------------- threads */

@@ -44,11 +44,23 @@ expect_py "randread cases report no write metrics" "$T/mx.json" \
 	"all('write_iops' not in c['metrics'] for c in d['cases'] if c['params']['rw'] == 'randread')"
 check "per-thread files removed after the thread sweep" test -z "$(ls "$D")"
 
+# --- an events limit is honoured exactly, with iodepth I/Os in flight --------
+run_bc "$T/ev" run io -q --force --report-interval 0 --time 0 --warmup 0 --events 3000 $COMMON \
+	rw=randread -o "$T/ev.json"
+expect_rc "libaio run with --events" 0
+expect_py "--events 3000: exactly 3000 reads recorded" "$T/ev.json" \
+	"d['cases'][0]['ops']['read']['count'] == 3000"
+
 # --- psync, sequential, fsync_every ----------------------------------------
 run_bc "$T/ps" run io $S $COMMON engine=psync rw=write block_size=100K fsync_every=8 -o "$T/ps.json"
 expect_rc "psync sequential write with fsync_every" 0
 expect_py "fsyncs = writes / 8 (+-1)" "$T/ps.json" \
 	"abs(d['cases'][0]['ops']['fsync']['count'] - d['cases'][0]['ops']['write']['count'] // 8) <= 1 and d['cases'][0]['ops']['fsync']['count'] > 0"
+
+run_bc "$T/af" run io $S $COMMON rw=randwrite fsync_every=64 -o "$T/af.json"
+expect_rc "libaio randwrite with fsync_every" 0
+expect_py "libaio: one fsync per 64+ writes, queue drained before each" "$T/af.json" \
+	"0 < d['cases'][0]['ops']['fsync']['count'] <= d['cases'][0]['ops']['write']['count'] // 64 + 1"
 
 # --- keep, reuse, verify -----------------------------------------------------
 run_bc "$T/vw" run io $S $COMMON files=shared rw=randwrite verify=true --keep -o "$T/vw.json"

@@ -53,7 +53,7 @@ echo "$(nproc) CPUs, load: $(cut -d' ' -f1-3 /proc/loadavg)"
 bc_rand() {	# rw bs threads out.json
 	"$BC" run io -q --force --keep --time "$TIME" --warmup 1 --threads "$3" path="$F" \
 		file_size=1G files=shared engine=libaio direct=true iodepth=16 rw="$1" \
-		block_size="$2" -o "$4" >/dev/null
+		block_size="$2" -o "$4" >/dev/null 2>>"$W/benchcore.log"
 }
 fio_rand() {	# rw bs threads out.json
 	fio --name=bench --filename="$F" --size=1G --ioengine=libaio --direct=1 --iodepth=16 \
@@ -65,7 +65,7 @@ SEQ_COUNT=10485		# 100K blocks in 1 GiB
 bc_seq() {	# read|write out.json
 	"$BC" run io -q --force --keep --time 0 --warmup 0 --events "$SEQ_COUNT" path="$F" \
 		file_size=1G files=shared engine=psync direct=true rw="$1" block_size=100K \
-		-o "$2" >/dev/null
+		-o "$2" >/dev/null 2>>"$W/benchcore.log"
 }
 dd_seq() {	# read|write out.txt
 	if [ "$1" = write ]; then
@@ -94,6 +94,7 @@ python3 - "$W" "$ROUNDS" <<'PY'
 import json, re, statistics as st, sys
 w, rounds = sys.argv[1], int(sys.argv[2])
 ok = True
+rounds_txt = []
 def med(xs): return st.median(xs)
 def bc(path):
     c = json.load(open(path))["cases"][0]
@@ -116,6 +117,13 @@ for rw, bs in (("randrw", "4k"), ("randread", "16k")):
         bi = med([c["metrics"]["iops"]["value"] for c in B])
         fi = med([j["read"]["iops"] + j["write"]["iops"] for j in F])
         ratio = bi / fi
+        rounds_txt.append("%-14s %d thr: bc IOPS %s | fio IOPS %s" % (rw + " " + bs, t,
+            " ".join("%.0f" % c["metrics"]["iops"]["value"] for c in B),
+            " ".join("%.0f" % (j["read"]["iops"] + j["write"]["iops"]) for j in F)))
+        for op in (("read", "write") if rw == "randrw" else ("read",)):
+            rounds_txt.append("%-14s %d thr: bc %s p99 us %s | fio %s" % ("", t, op,
+                " ".join("%.0f" % (c["ops"][op]["latency_ns"]["p99"] / 1e3) for c in B), op,
+                " ".join("%.0f" % (j[op]["clat_ns"]["percentile"]["99.000000"] / 1e3) for j in F)))
         first = True
         for op in (("read", "write") if rw == "randrw" else ("read",)):
             lat = []
@@ -130,6 +138,8 @@ for rw, bs in (("randrw", "4k"), ("randread", "16k")):
                   lat[0][0], lat[0][1], lat[0][2], lat[1][0], lat[1][1], lat[1][2], verdict(lv)))
             first = False
 
+print("\nper round (in run order):")
+print("\n".join(rounds_txt))
 print("\nsequential, 100K blocks, O_DIRECT, 1 GiB, one stream: benchcore engine=psync vs dd")
 print("%-8s %12s %12s %7s" % ("", "bc MiB/s", "dd MiB/s", "ratio"))
 for d in ("write", "read"):

@@ -36,7 +36,9 @@ fi
 W=$(mktemp -d /tmp/benchcore-bench-io.XXXXXX)
 F=$DIR/benchcore-io.0.dat
 cleanup() { "$BC" run io -q --force --time 0.1 --warmup 0 path="$DIR" file_size=1G files=shared \
-		-o "$W/clean.json" >/dev/null 2>&1 || true; rm -rf "$W"; rmdir "$DIR" 2>/dev/null || true; }
+		-o "$W/clean.json" >/dev/null 2>&1 || true; rmdir "$DIR" 2>/dev/null || true
+	if [ "$done" = 1 ]; then rm -rf "$W"; else echo "raw results kept in $W" >&2; fi; }
+done=0
 trap cleanup EXIT
 
 echo "fio: $(fio --version); benchcore: $("$BC" --version 2>&1 | head -1)"
@@ -121,8 +123,8 @@ for rw, bs in (("randrw", "4k"), ("randread", "16k")):
             " ".join("%.0f" % c["metrics"]["iops"]["value"] for c in B),
             " ".join("%.0f" % (j["read"]["iops"] + j["write"]["iops"]) for j in F)))
         for op in (("read", "write") if rw == "randrw" else ("read",)):
-            rounds_txt.append("%-14s %d thr: bc %s p99 us %s | fio %s" % ("", t, op,
-                " ".join("%.0f" % (c["ops"][op]["latency_ns"]["p99"] / 1e3) for c in B), op,
+            rounds_txt.append("%-14s %d thr: %s p99 us: bc %s | fio %s" % ("", t, op,
+                " ".join("%.0f" % (c["ops"][op]["latency_ns"]["p99"] / 1e3) for c in B),
                 " ".join("%.0f" % (j[op]["clat_ns"]["percentile"]["99.000000"] / 1e3) for j in F)))
         first = True
         for op in (("read", "write") if rw == "randrw" else ("read",)):
@@ -153,3 +155,4 @@ for d in ("write", "read"):
     print("%-8s %12.1f %12.1f %7.3f %s" % (d, bm, dm, bm / dm, verdict(bm / dm >= 0.95)))
 print("\nall targets met" if ok else "\nsome targets missed (MISS)")
 PY
+done=1

@@ -39,6 +39,9 @@ static const bench_option_v1 io_options[] = {
 	  "most completions reaped per io_getevents call (0 = all done; 1 = like fio)",
 	  NULL, 0, 4096, 0 },
 	{ "direct", BENCH_OPT_BOOL, "true", "O_DIRECT: bypass the page cache", NULL, 0, 0, 0 },
+	{ "buffer_hugepages", BENCH_OPT_BOOL, "false",
+	  "I/O buffers on transparent huge pages: one DMA segment per block (like fio --mem=mmaphuge)",
+	  NULL, 0, 0, 0 },
 	{ "engine", BENCH_OPT_ENUM, "libaio",
 	  "libaio (asynchronous, iodepth in flight) or psync (pread/pwrite, one at a time)",
 	  io_engine_choices, 0, 0, 0 },
@@ -90,6 +93,7 @@ static int io_read_options(struct io_state *s)
 	s->engine = (enum io_engine)api->opt_enum(ctx, "engine");
 	s->fsync_every = api->opt_int(ctx, "fsync_every");
 	s->verify = api->opt_bool(ctx, "verify");
+	s->buffer_hugepages = api->opt_bool(ctx, "buffer_hugepages");
 	s->allow_device = api->opt_bool(ctx, "allow_device");
 
 	if ((s->direct || s->verify) && s->block_size % IO_SECTOR) {

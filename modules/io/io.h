@@ -39,6 +39,7 @@ enum io_kind { IO_TARGET_DIR, IO_TARGET_FILE, IO_TARGET_DEVICE };
 #define IO_TRAILER_SIZE		4096u
 #define IO_ALIGN		4096u	/* buffer and trailer alignment */
 #define IO_SECTOR		512u	/* verify granularity */
+#define IO_HUGEPAGE		(2u << 20)
 
 #define IO_STATE_LAYING		1u	/* created, layout not finished */
 #define IO_STATE_COMPLETE	2u
@@ -77,7 +78,7 @@ struct io_state {
 	unsigned iodepth, iodepth_batch, iodepth_batch_complete;
 	enum io_rw rw;
 	enum io_engine engine;
-	int rwmix_read, direct, verify, allow_device, per_thread;
+	int rwmix_read, direct, verify, allow_device, per_thread, buffer_hugepages;
 	int64_t fsync_every;
 	uint64_t seed;
 

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "io.h"
@@ -352,10 +353,16 @@ static int io_thread_alloc(struct io_thread *w)
 	const struct io_state *s = w->s;
 	size_t n = w->depth, len = n * s->block_size;
 
-	if (posix_memalign((void **)&w->bufs, IO_ALIGN, len) != 0) {
+	/* Huge-page buffers: a block is then physically contiguous, one DMA
+	   segment per I/O instead of one per 4 KiB page. */
+	size_t align = s->buffer_hugepages ? IO_HUGEPAGE : IO_ALIGN;
+	size_t size = (len + align - 1) / align * align;
+	if (posix_memalign((void **)&w->bufs, align, size) != 0) {
 		w->bufs = NULL;
 		return -1;
 	}
+	if (s->buffer_hugepages)
+		(void)madvise(w->bufs, size, MADV_HUGEPAGE);	/* a hint: may be refused */
 	/* Incompressible data for writes; io_fill makes each block unique. */
 	for (size_t i = 0; i + 8 <= len; i += 8) {
 		uint64_t x = io_rand(w);

@@ -2,6 +2,7 @@
 # io module vs fio 3.33 and dd, on the same file with the same settings.
 #
 #   bench/io.sh            TIME=10 ROUNDS=3 DIR=/var/tmp/benchcore-bench-io
+#   BC_OPTS="buffer_hugepages=true" bench/io.sh   extra io options for benchcore's random runs
 #
 # Random: fio --ioengine=libaio --direct=1 --iodepth=16 --rw=randrw --bs=4k and
 # --rw=randread --bs=16k, 1 and 2 threads (numjobs), on one 1 GiB file shared by
@@ -42,7 +43,7 @@ done=0
 trap cleanup EXIT
 
 echo "fio: $(fio --version); benchcore: $("$BC" --version 2>&1 | head -1)"
-echo "fio --randrepeat=${FIO_RANDREPEAT:-0}"
+echo "fio --randrepeat=${FIO_RANDREPEAT:-0}; benchcore extra options: ${BC_OPTS:-none}"
 echo "target: $DIR ($fstype, $(df -h --output=source "$DIR" | tail -1 | tr -d ' ')); TIME=$TIME s, ROUNDS=$ROUNDS"
 echo "$(nproc) CPUs, load: $(cut -d' ' -f1-3 /proc/loadavg)"
 
@@ -55,7 +56,7 @@ echo "$(nproc) CPUs, load: $(cut -d' ' -f1-3 /proc/loadavg)"
 bc_rand() {	# rw bs threads out.json
 	"$BC" run io -q --force --keep --time "$TIME" --warmup 1 --threads "$3" path="$F" \
 		file_size=1G files=shared engine=libaio direct=true iodepth=16 rw="$1" \
-		block_size="$2" -o "$4" >/dev/null 2>>"$W/benchcore.log"
+		block_size="$2" ${BC_OPTS:-} -o "$4" >/dev/null 2>>"$W/benchcore.log"
 }
 fio_rand() {	# rw bs threads out.json
 	fio --name=bench --filename="$F" --size=1G --ioengine=libaio --direct=1 --iodepth=16 \

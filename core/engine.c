@@ -341,8 +341,8 @@ static void *worker(void *arg)
 	if (rc == BENCH_OK && LD(x->phase) != PH_STOP) {
 		if (x->d->event)
 			(x->gap_ns > 0 ? event_loop_open : event_loop_closed)(t);
-		else if (x->d->thread_run(t->tstate) != BENCH_OK && !bc_stop_requested)
-			api_log(x, BENCH_LOG_ERROR, "thread %u: %s", t->idx, x->err[0] ? x->err : "thread_run failed");
+		else
+			t->run_rc = x->d->thread_run(t->tstate);
 	}
 	if (rc == BENCH_OK && x->d->thread_done)
 		x->d->thread_done(t->tstate);
@@ -506,6 +506,13 @@ static void measure(bench_ctx *x, json_t *cj)
 	x->nthreads_joined = x->nthreads;
 	bc_meas_tick(&m, x, x->t1, 1);
 	json_object_set_new(cj, "duration_s", json_real((double)(x->t1 - x->t0) / 1e9));
+	for (unsigned i = 0; i < x->nthreads; i++)
+		if (x->t[i]->run_rc != BENCH_OK) {	/* a worker gave up: its figures are not the system's */
+			char msg[1200];
+			snprintf(msg, sizeof(msg), "thread %u: %s", i, why(x, "failed"));
+			set_status(cj, "failed", "thread_run", msg);
+			break;
+		}
 	if (bc_stop_requested)
 		set_status(cj, "interrupted", NULL, "interrupted by signal");
 	if (x->d->finish && x->d->finish(x->state) != BENCH_OK && !bc_stop_requested)

@@ -34,7 +34,7 @@ struct bench_thread {
 	bc_errkind errk[MAX_ERR_KINDS];
 	void *tstate;
 	pthread_t tid;
-	int started, init_rc, exited;
+	int started, init_rc, run_rc, exited;
 	bc_opstat ops[];		/* one per op class */
 } __attribute__((aligned(64)));
 

@@ -163,3 +163,8 @@ script -qec "$BC run cpu max_prime=100 --time 1.2 --warmup 0 --report-interval 0
 check "terminal: progress line rewritten with \\r" grep -q $'\r\033\[K\[ 0.6s/1.2s \]' $T/tty.out
 run_bc $T/pl run cpu max_prime=100 --time 1.2 --warmup 0 --report-interval 0.3
 expect_grep "not a terminal: plain interval lines" $T/pl.err '^\[ 0\.6s \] thds: 1 eps: [0-9.]+ lat \(ms, p95\): [0-9.]+ err/s: 0\.00$'
+
+# --- a worker that gives up (thread_run returns an error) fails its case
+run_bc $T/tf run ops $MP fail=true,false --threads 2 --time 0.3 --warmup 0 -o $T/tf.json
+expect_rc "thread_run error fails the case" 1
+expect_py "thread_run error: reason names the thread and the module's message" $T/tf.json 'd["cases"][0]["status"]=="failed" and d["cases"][0]["reason"]=="thread_run: thread 0: ops: gave up on purpose" and d["cases"][1]["status"]=="ok"'

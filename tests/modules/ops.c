@@ -8,6 +8,7 @@
 static const char *const ops_classes[] = { "get", "set", NULL };
 static const bench_option_v1 ops_options[] = {
 	{ .name = "bytes", .type = BENCH_OPT_SIZE, .def = "4K", .help = "bytes per get", .min = 0, .max = 1e9 },
+	{ .name = "fail", .type = BENCH_OPT_BOOL, .def = "false", .help = "thread 0 gives up with an error" },
 	{ 0 }
 };
 static const bench_metric_v1 ops_metrics[] = {
@@ -19,6 +20,7 @@ typedef struct ops_state {
 	const bench_host_api_v1 *api;
 	bench_ctx *ctx;
 	uint64_t bytes;
+	int fail;
 } ops_state;
 
 typedef struct ops_thread {
@@ -32,6 +34,7 @@ static int ops_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
 	s->api = api;
 	s->ctx = ctx;
 	s->bytes = (uint64_t)api->opt_int(ctx, "bytes");
+	s->fail = api->opt_bool(ctx, "fail");
 	api->set_info(ctx, "ops_info", "present");
 	*state = s;
 	return BENCH_OK;
@@ -54,6 +57,10 @@ static int ops_thread_run(void *tstate)
 		api->record(ot->t, 0, 1000, ot->s->bytes);
 		if (i % 4 == 3)
 			api->record_error(ot->t, 1, "timeout");
+		if (ot->s->fail && i == 1000 && api->thread_index(ot->t) == 0) {
+			api->set_error(ot->s->ctx, "ops: gave up on purpose");
+			return BENCH_ERR;
+		}
 	}
 	return BENCH_OK;
 }

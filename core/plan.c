@@ -137,6 +137,12 @@ int bc_plan_module(const bc_modconf *mc, const bc_module *m, bc_modplan *p, bc_e
 			p->nvals[i]++;
 		}
 	}
+	if (p->run.time_s <= 0 && p->run.events == 0) {
+		bc_err_set(e, "%s: module \"%s\": time = 0 and no events limit: the cases would never end",
+			   mc->where, m->desc.name);
+		bc_err_hint(e, "set time (seconds) or events (a count), or both");
+		goto fail;
+	}
 	p->npoints = 1;
 	for (size_t i = 0; i < p->nopts; i++) {
 		if (!p->nvals[i]) {

@@ -168,3 +168,6 @@ expect_grep "not a terminal: plain interval lines" $T/pl.err '^\[ 0\.6s \] thds:
 run_bc $T/tf run ops $MP fail=true,false --threads 2 --time 0.3 --warmup 0 -o $T/tf.json
 expect_rc "thread_run error fails the case" 1
 expect_py "thread_run error: reason names the thread and the module's message" $T/tf.json 'd["cases"][0]["status"]=="failed" and d["cases"][0]["reason"]=="thread_run: thread 0: ops: gave up on purpose" and d["cases"][1]["status"]=="ok"'
+run_bc $T/nt run cpu --time 0
+expect_rc "time 0 without an events limit is refused" 2
+expect_grep "time 0 without events: says why" $T/nt.err 'time = 0 and no events limit'

@@ -160,7 +160,7 @@ static json_t *reap(const bc_case *c, pid_t pid, const char *buf, int timed_out,
 	}
 	char why[256];
 	if (timed_out)
-		snprintf(why, sizeof(why), "timed out after %.0f s in %s (killed)", limit, phase);
+		snprintf(why, sizeof(why), "timed out after %g s in %s (killed)", limit, phase);
 	else if (WIFSIGNALED(st))
 		snprintf(why, sizeof(why), "crashed in %s: killed by signal %d (%s)", phase,
 			 WTERMSIG(st), strsignal(WTERMSIG(st)));

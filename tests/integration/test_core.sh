@@ -81,7 +81,7 @@ run_bc $T/ok run faulty $MP sleep_us=1000 --rate 100 --time 1.5 --warmup 0 -q -o
 expect_py "open loop under capacity: throughput = rate" $T/ok.json '70<d["cases"][0]["metrics"]["events_per_sec"]["value"]<130'
 
 # --- faulty modules fail their own case only
-run_bc $T/f run faulty $MP fault=none,segv_event,abort_prepare,exit_init,hang_event,init_error,skip --time 0.5 --warmup 0 --grace 1 -o $T/f.json
+run_bc $T/f run faulty $MP fault=none,segv_event,abort_prepare,exit_init,hang_event,init_error,skip,huge_alloc --time 0.5 --warmup 0 --grace 1 -o $T/f.json
 expect_rc "a failed case makes exit code 1" 1
 expect_py "the healthy case still ran" $T/f.json 'd["cases"][0]["status"]=="ok" and d["cases"][0]["metrics"]["events_per_sec"]["value"]>0'
 expect_py "segfault in event -> failed with signal" $T/f.json '"signal 11" in d["cases"][1]["reason"]'
@@ -90,6 +90,10 @@ expect_py "exit in init -> failed, says so" $T/f.json '"must not call exit" in d
 expect_py "hang -> killed after warmup+time+grace" $T/f.json '"timed out after 2 s" in d["cases"][4]["reason"]'
 expect_py "init error -> reason from set_error" $T/f.json 'd["cases"][5]["reason"]=="init: faulty: init refused on purpose"'
 expect_py "skip -> skipped with reason" $T/f.json 'd["cases"][6]["status"]=="skipped" and "nothing to do" in d["cases"][6]["reason"]'
+expect_py "huge allocation -> failed, says so (or killed)" $T/f.json 'd["cases"][7]["status"]=="failed" and ("64 TiB" in d["cases"][7]["reason"] or "signal 9" in d["cases"][7]["reason"])'
+run_bc $T/hr run ops $MP hang=true,false --threads 2 --time 0.5 --warmup 0 --grace 1 -o $T/hr.json
+expect_rc "endless loop in thread_run: exit 1" 1
+expect_py "endless loop in thread_run: killed after warmup+time+grace, next case ran" $T/hr.json '"timed out after 1.5 s" in d["cases"][0]["reason"] and d["cases"][1]["status"]=="ok"'
 
 # --- secrets never reach output
 run_bc $T/p run faulty $MP password=hunter2secret --time 0.2 --warmup 0 -o $T/p.json --csv $T/p.csv

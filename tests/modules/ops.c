@@ -9,6 +9,7 @@ static const char *const ops_classes[] = { "get", "set", NULL };
 static const bench_option_v1 ops_options[] = {
 	{ .name = "bytes", .type = BENCH_OPT_SIZE, .def = "4K", .help = "bytes per get", .min = 0, .max = 1e9 },
 	{ .name = "fail", .type = BENCH_OPT_BOOL, .def = "false", .help = "thread 0 gives up with an error" },
+	{ .name = "hang", .type = BENCH_OPT_BOOL, .def = "false", .help = "thread_run loops forever, ignoring should_stop" },
 	{ 0 }
 };
 static const bench_metric_v1 ops_metrics[] = {
@@ -20,7 +21,7 @@ typedef struct ops_state {
 	const bench_host_api_v1 *api;
 	bench_ctx *ctx;
 	uint64_t bytes;
-	int fail;
+	int fail, hang;
 } ops_state;
 
 typedef struct ops_thread {
@@ -35,6 +36,7 @@ static int ops_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
 	s->ctx = ctx;
 	s->bytes = (uint64_t)api->opt_int(ctx, "bytes");
 	s->fail = api->opt_bool(ctx, "fail");
+	s->hang = api->opt_bool(ctx, "hang");
 	api->set_info(ctx, "ops_info", "present");
 	*state = s;
 	return BENCH_OK;
@@ -53,6 +55,8 @@ static int ops_thread_run(void *tstate)
 {
 	ops_thread *ot = tstate;
 	const bench_host_api_v1 *api = ot->s->api;
+	for (volatile uint64_t spin = 0; ot->s->hang; spin++)
+		;	/* a module stuck in a loop that never asks should_stop() */
 	for (uint64_t i = 0; !api->should_stop(ot->t); i++) {
 		api->record(ot->t, 0, 1000, ot->s->bytes);
 		if (i % 4 == 3)

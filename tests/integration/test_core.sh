@@ -87,7 +87,7 @@ expect_py "the healthy case still ran" $T/f.json 'd["cases"][0]["status"]=="ok" 
 expect_py "segfault in event -> failed with signal" $T/f.json '"signal 11" in d["cases"][1]["reason"]'
 expect_py "abort in prepare -> failed with signal 6" $T/f.json '"signal 6" in d["cases"][2]["reason"] and "prepare" in d["cases"][2]["reason"]'
 expect_py "exit in init -> failed, says so" $T/f.json '"must not call exit" in d["cases"][3]["reason"]'
-expect_py "hang -> killed after warmup+time+grace" $T/f.json '"timed out after 2 s" in d["cases"][4]["reason"]'
+expect_py "hang -> killed after warmup+time+grace" $T/f.json '"timed out after 1.5 s" in d["cases"][4]["reason"]'
 expect_py "init error -> reason from set_error" $T/f.json 'd["cases"][5]["reason"]=="init: faulty: init refused on purpose"'
 expect_py "skip -> skipped with reason" $T/f.json 'd["cases"][6]["status"]=="skipped" and "nothing to do" in d["cases"][6]["reason"]'
 expect_py "huge allocation -> failed, says so (or killed)" $T/f.json 'd["cases"][7]["status"]=="failed" and ("64 TiB" in d["cases"][7]["reason"] or "signal 9" in d["cases"][7]["reason"])'

@@ -73,6 +73,7 @@ static const bench_metric_v1 rsa_metrics[] = {
 struct rsa_thread {
 	struct rsa_state *s;
 	bench_thread *bt;
+	EVP_PKEY *key;			/* this thread's own copy of the key */
 	EVP_PKEY_CTX *sctx, *vctx;	/* rsa, ecdsa */
 	EVP_MD_CTX *mctx;		/* ed25519 sign; sha256 */
 	EVP_MD_CTX *vmctx;		/* ed25519 verify */
@@ -220,19 +221,24 @@ static int rsa_thread_pkey(struct rsa_thread *t)
 {
 	struct rsa_state *s = t->s;
 
-	t->sigcap = (size_t)EVP_PKEY_get_size(s->pkey);
+	/* A copy per thread, as openssl speed -multi has a process per key:
+	   threads sharing one RSA key share its blinding (behind a lock) and
+	   its cached Montgomery contexts, which costs ~5% at 2 threads. */
+	if (!(t->key = EVP_PKEY_dup(s->pkey)))
+		return 0;
+	t->sigcap = (size_t)EVP_PKEY_get_size(t->key);
 	if (!(t->sig = malloc(t->sigcap)))
 		return 0;
 	if (s->algo == RSA_ALGO_ED25519) {
 		t->mctx = EVP_MD_CTX_new();
 		t->vmctx = EVP_MD_CTX_new();
 		if (!t->mctx || !t->vmctx ||
-		    EVP_DigestSignInit_ex(t->mctx, NULL, NULL, NULL, NULL, s->pkey, NULL) != 1 ||
-		    EVP_DigestVerifyInit_ex(t->vmctx, NULL, NULL, NULL, NULL, s->pkey, NULL) != 1)
+		    EVP_DigestSignInit_ex(t->mctx, NULL, NULL, NULL, NULL, t->key, NULL) != 1 ||
+		    EVP_DigestVerifyInit_ex(t->vmctx, NULL, NULL, NULL, NULL, t->key, NULL) != 1)
 			return 0;
 	} else {
-		t->sctx = EVP_PKEY_CTX_new_from_pkey(NULL, s->pkey, NULL);
-		t->vctx = EVP_PKEY_CTX_new_from_pkey(NULL, s->pkey, NULL);
+		t->sctx = EVP_PKEY_CTX_new_from_pkey(NULL, t->key, NULL);
+		t->vctx = EVP_PKEY_CTX_new_from_pkey(NULL, t->key, NULL);
 		if (!t->sctx || !t->vctx ||
 		    EVP_PKEY_sign_init(t->sctx) != 1 || EVP_PKEY_verify_init(t->vctx) != 1 ||
 		    EVP_PKEY_CTX_set_signature_md(t->sctx, EVP_sha256()) != 1 ||
@@ -268,6 +274,7 @@ static void rsa_thread_done(void *tstate)
 	/* The struct itself stays for finish (busy times); destroy frees it. */
 	EVP_PKEY_CTX_free(t->sctx);
 	EVP_PKEY_CTX_free(t->vctx);
+	EVP_PKEY_free(t->key);
 	EVP_MD_CTX_free(t->mctx);
 	EVP_MD_CTX_free(t->vmctx);
 	EVP_CIPHER_CTX_free(t->cctx);

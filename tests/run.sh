@@ -67,8 +67,9 @@ suite() {	# build dir, label prefix, [wrapper for unit tests...]
 
 suite "$build" "[plain]"
 if [ -n "$asan" ]; then
-	# handle_segv=0: a module crashing on purpose must die of its signal, as without ASan
-	export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1:handle_segv=0
+	# handle_segv=0: a module crashing on purpose must die of its signal, as without ASan;
+	# allocator_may_return_null=1: a huge malloc returns NULL, as without ASan
+	export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1:handle_segv=0:allocator_may_return_null=1
 	export SAN=1
 	export LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp
 	export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

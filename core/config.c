@@ -118,7 +118,8 @@ int bc_runset_set(bc_runset *r, const char *key, const char *text, const char *w
 				bc_err_detail(e, "\"threads\" takes whole numbers from 1 to 4096.");
 				rc = -1;
 			}
-			r->threads[i] = (unsigned)d;
+			if (!rc)	/* only a checked value: (unsigned)-2.0 is undefined */
+				r->threads[i] = (unsigned)d;
 		}
 		if (!rc)
 			r->nthreads = n;

@@ -101,6 +101,7 @@ struct mem_thread {
 	bench_thread *bt;
 	struct mem_region *r;
 	size_t cursor;			/* index of the next block (seq) */
+	size_t rot;			/* one shared block: where this thread's pass starts */
 	uint64_t rng, seq, sink;
 } __attribute__((aligned(64)));
 
@@ -404,9 +405,43 @@ static int mem_thread_init(void *state, bench_thread *bt, void **tstate)
 		t->r = &s->global;
 		/* Spread the threads over a shared multi-block buffer. */
 		t->cursor = (size_t)((uint64_t)s->nblocks * idx / (s->threads ? s->threads : 1));
+		/* With one shared block, threads that all start each pass at its
+		   first byte run in lockstep over the same cache lines and measure
+		   line ping-pong between cores, not memory. Each thread starts its
+		   pass at its own 64-byte aligned point and wraps around: the same
+		   bytes per event, spread apart. */
+		if (s->nblocks == 1 && s->threads > 1 && s->block % 64 == 0)
+			t->rot = (size_t)(s->block / 64 * idx / s->threads) * 64;
 	}
 	*tstate = t;
 	return BENCH_OK;
+}
+
+/* One sequential pass over n bytes at p (and dst for copy). */
+static inline void mem_seq_pass(struct mem_thread *t, char *p, char *dst, size_t n)
+{
+	const struct mem_state *s = t->s;
+
+	switch (s->oper) {
+	case MEM_READ:
+		t->sink ^= s->width == MEM_WORD ? mem_seq_read_word(p, n) : mem_seq_read_vec(p, n);
+		break;
+	case MEM_WRITE:
+		if (s->width == MEM_WORD)
+			mem_seq_write_word(p, n, t->seq);
+		else
+			mem_seq_write_vec(p, n, t->seq);
+		break;
+	case MEM_COPY:
+		if (s->width == MEM_WORD)
+			mem_seq_copy_word(dst, p, n);
+		else
+			memcpy(dst, p, n);
+		break;
+	default:
+		t->sink ^= mem_seq_none(n);
+		break;
+	}
 }
 
 /* One event: block_size bytes of work at the thread's cursor. */
@@ -428,30 +463,18 @@ static inline void mem_one(struct mem_thread *t)
 	size_t off = t->cursor * s->block;
 	char *p = r->src + off;
 
+	if (t->rot) {	/* one shared block: [rot, end) then [0, rot) */
+		size_t b = s->block - t->rot;
+		mem_seq_pass(t, r->src + t->rot, r->dst ? r->dst + t->rot : NULL, b);
+		mem_seq_pass(t, r->src, r->dst, t->rot);
+		t->seq++;
+		return;
+	}
+
 	if (++t->cursor == s->nblocks)
 		t->cursor = 0;
 	t->seq++;
-	switch (s->oper) {
-	case MEM_READ:
-		t->sink ^= s->width == MEM_WORD ? mem_seq_read_word(p, s->block)
-						: mem_seq_read_vec(p, s->block);
-		break;
-	case MEM_WRITE:
-		if (s->width == MEM_WORD)
-			mem_seq_write_word(p, s->block, t->seq);
-		else
-			mem_seq_write_vec(p, s->block, t->seq);
-		break;
-	case MEM_COPY:
-		if (s->width == MEM_WORD)
-			mem_seq_copy_word(r->dst + off, p, s->block);
-		else
-			memcpy(r->dst + off, p, s->block);
-		break;
-	default:
-		t->sink ^= mem_seq_none(s->block);
-		break;
-	}
+	mem_seq_pass(t, p, r->dst ? r->dst + off : NULL, s->block);
 }
 
 static int mem_thread_run(void *tstate)

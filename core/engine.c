@@ -16,17 +16,24 @@ volatile sig_atomic_t bc_stop_requested;
 
 /* ------------------------------------------------------------ recording */
 
-static inline void op_add(bc_opstat *s, uint64_t lat, uint64_t bytes)
+/* n operations of latency lat and bytes bytes each (n = 1 on the event path). */
+static inline void op_add_n(bc_opstat *s, uint64_t n, uint64_t lat, uint64_t bytes)
 {
-	ST(s->count, s->count + 1);
-	ST(s->bytes, s->bytes + bytes);
-	ST(s->lat_sum, s->lat_sum + lat);
-	s->lat_sq += (double)lat * (double)lat;
+	uint64_t *bucket = &s->hist.b[bc_hist_index(lat)];
+	ST(s->count, s->count + n);
+	ST(s->bytes, s->bytes + n * bytes);
+	ST(s->lat_sum, s->lat_sum + n * lat);
+	s->lat_sq += (double)n * (double)lat * (double)lat;
 	if (lat < s->min)
 		s->min = lat;
 	if (lat > s->max)
 		s->max = lat;
-	bc_hist_add(&s->hist, lat);
+	ST(*bucket, *bucket + n);
+}
+
+static inline void op_add(bc_opstat *s, uint64_t lat, uint64_t bytes)
+{
+	op_add_n(s, 1, lat, bytes);
 }
 
 /* Takes one event from the shared budget, in batches so threads rarely touch
@@ -104,6 +111,13 @@ static void api_record(bench_thread *t, unsigned op, uint64_t lat, uint64_t byte
 	if (op >= t->ctx->nops || LD(t->ctx->phase) != PH_MEASURE)
 		return;
 	op_add(&t->ops[op], lat, bytes);
+}
+
+static void api_record_n(bench_thread *t, unsigned op, uint64_t n, uint64_t lat, uint64_t bytes)
+{
+	if (op >= t->ctx->nops || !n || LD(t->ctx->phase) != PH_MEASURE)
+		return;
+	op_add_n(&t->ops[op], n, lat, bytes);
 }
 
 static void api_record_error(bench_thread *t, unsigned op, const char *kind)
@@ -279,6 +293,7 @@ static const bench_host_api_v1 host_api = {
 	.set_info = api_set_info,
 	.cancelled = api_cancelled,
 	.measuring = api_measuring,
+	.record_n = api_record_n,
 };
 
 /* --------------------------------------------------------------- workers */

@@ -487,6 +487,8 @@ static int mem_thread_run(void *tstate)
 	/* warmup must not use up the total_size budget (host API field since 1.0) */
 	int (*measuring)(bench_thread *) = api->struct_size > offsetof(bench_host_api_v1, measuring)
 		? api->measuring : NULL;
+	void (*record_n)(bench_thread *, unsigned, uint64_t, uint64_t, uint64_t) =
+		api->struct_size > offsetof(bench_host_api_v1, record_n) ? api->record_n : NULL;
 
 	while (!api->should_stop(t->bt)) {
 		uint64_t n = batch;
@@ -505,7 +507,9 @@ static int mem_thread_run(void *tstate)
 		uint64_t dt = api->now_ns() - t0;
 		/* Every event of the batch gets the batch's mean latency. */
 		uint64_t lat = dt / n;
-		for (uint64_t i = 0; counted && i < n; i++)
+		if (counted && record_n)
+			record_n(t->bt, (unsigned)s->oper, n, lat, bytes);
+		for (uint64_t i = 0; counted && !record_n && i < n; i++)
 			api->record(t->bt, (unsigned)s->oper, lat, bytes);
 		/* Grow or shrink the batch towards MEM_BATCH_NS. */
 		if (dt < MEM_BATCH_NS / 2 && batch < MEM_BATCH_MAX)

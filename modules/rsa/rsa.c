@@ -393,8 +393,11 @@ static int rsa_run_bulk(struct rsa_thread *t)
 			n++;
 		dt = api->now_ns() - t0;
 		/* Each call of the batch gets the batch's mean latency. */
-		for (uint64_t i = 0; i < n; i++)
-			api->record(t->bt, cls, dt / n, bytes);
+		if (n && api->struct_size > offsetof(bench_host_api_v1, record_n) && api->record_n)
+			api->record_n(t->bt, cls, n, dt / n, bytes);
+		else
+			for (uint64_t i = 0; i < n; i++)
+				api->record(t->bt, cls, dt / n, bytes);
 		if (!ok)
 			rsa_fail(t, cls);
 		if (dt < RSA_BATCH_NS / 2 && batch < RSA_BATCH_MAX)

@@ -162,6 +162,10 @@ typedef struct bench_host_api_v1 {
 	   warmup. For modules with their own budgets (e.g. a total size) that
 	   warmup must not use up. */
 	int (*measuring)(bench_thread *t);
+	/* n operations of class op timed together: each counted with latency
+	   latency_ns and bytes bytes. One call per batch instead of n. */
+	void (*record_n)(bench_thread *t, unsigned op, uint64_t n, uint64_t latency_ns,
+			 uint64_t bytes);
 
 	void *reserved[8];
 } bench_host_api_v1;

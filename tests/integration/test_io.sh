@@ -154,3 +154,10 @@ run_bc "$T/bs" run io $S $COMMON block_size=1000
 expect_rc "block_size not a multiple of 512 with direct: case fails" 1
 expect_grep "block_size/direct message" "$T/bs.out" "multiple of 512"
 check "nothing left behind" test -z "$(ls "$D")"
+
+# --- not enough free space for the data files: skipped with the reason, nothing created
+run_bc "$T/big" run io path=$D file_size=1000T --time 0.2 --warmup 0 -q -o "$T/big.json"
+expect_rc "too big for the disk: a skip, not a failure" 0
+expect_py "too big for the disk: skipped, says how much is needed and free" "$T/big.json" \
+	'd["cases"][0]["status"]=="skipped" and "not enough free space" in d["cases"][0]["reason"] and "MiB are available" in d["cases"][0]["reason"]'
+check "too big for the disk: no file created" test -z "$(ls $D | grep benchcore-io)"

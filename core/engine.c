@@ -518,7 +518,6 @@ static void measure(bench_ctx *x, json_t *cj)
 	}
 	for (unsigned i = 0; i < x->nthreads; i++)
 		pthread_join(x->t[i]->tid, NULL);
-	x->nthreads_joined = x->nthreads;
 	bc_meas_tick(&m, x, x->t1, 1);
 	json_object_set_new(cj, "duration_s", json_real((double)(x->t1 - x->t0) / 1e9));
 	for (unsigned i = 0; i < x->nthreads; i++)
@@ -542,7 +541,6 @@ static void stop_threads(bench_ctx *x, int can_join)
 	for (unsigned i = 0; i < x->nthreads; i++)
 		if (x->t[i] && x->t[i]->started && can_join)
 			pthread_join(x->t[i]->tid, NULL);
-	x->nthreads_joined = can_join ? x->nthreads : 0;
 }
 
 json_t *bc_case_run(const bc_case *c)

@@ -55,7 +55,6 @@ struct bench_ctx {
 	char err[1024];
 	json_t *metrics, *info, *warnings;
 	uint64_t t0, t1;		/* the measured window */
-	unsigned nthreads_joined;
 };
 
 #define ST(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)

@@ -312,7 +312,7 @@ static void run_case(bc_runner *r, const bc_modplan *p, bc_case *c, const char *
 	}
 }
 
-static int run_point(bc_runner *r, const bc_modplan *p, bc_val *point, size_t pi)
+static void run_point(bc_runner *r, const bc_modplan *p, bc_val *point)
 {
 	char *plabel = bc_plan_point_label(p, point), why[256];
 	int skip = unmet(p, point, why, sizeof(why)) && !r->force_module;
@@ -351,9 +351,7 @@ static int run_point(bc_runner *r, const bc_modplan *p, bc_val *point, size_t pi
 			free(tmpl);
 			free(label);
 		}
-	(void)pi;
 	free(plabel);
-	return 0;
 }
 
 int bc_runner_run(bc_runner *r, bc_modplan *plans, size_t n)
@@ -362,7 +360,7 @@ int bc_runner_run(bc_runner *r, bc_modplan *plans, size_t n)
 		bc_val *point = bc_xcalloc(plans[i].nopts ? plans[i].nopts : 1, sizeof(bc_val));
 		for (size_t pi = 0; pi < plans[i].npoints && !bc_stop_requested; pi++) {
 			bc_plan_point(&plans[i], pi, point);
-			run_point(r, &plans[i], point, pi);
+			run_point(r, &plans[i], point);
 		}
 		free(point);
 	}

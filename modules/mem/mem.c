@@ -35,12 +35,12 @@
 enum mem_oper { MEM_READ, MEM_WRITE, MEM_COPY, MEM_NONE };
 enum mem_access { MEM_SEQ, MEM_RND };
 enum mem_scope { MEM_GLOBAL, MEM_LOCAL };
-enum mem_width { MEM_VECTOR, MEM_WORD };
+enum mem_width { MEM_AUTO, MEM_VECTOR, MEM_WORD };
 
 static const char *const mem_oper_names[] = { "read", "write", "copy", "none", NULL };
 static const char *const mem_access_names[] = { "seq", "rnd", NULL };
 static const char *const mem_scope_names[] = { "global", "local", NULL };
-static const char *const mem_width_names[] = { "vector", "word", NULL };
+static const char *const mem_width_names[] = { "auto", "vector", "word", NULL };
 
 static const bench_option_v1 mem_options[] = {
 	{ "block_size", BENCH_OPT_SIZE, "1K",
@@ -61,8 +61,9 @@ static const bench_option_v1 mem_options[] = {
 	{ "buffer_size", BENCH_OPT_SIZE, "0",
 	  "bytes walked block by block (per thread when local); 0 = one block, as sysbench",
 	  NULL, 0, 64.0 * 1024 * 1024 * 1024, 0 },
-	{ "width", BENCH_OPT_ENUM, "vector",
-	  "seq access size: vector (32-byte, what memcpy does) or word (8-byte, as sysbench)",
+	{ "width", BENCH_OPT_ENUM, "auto",
+	  "seq access size: vector (32-byte, what memcpy does), word (8-byte, as sysbench), "
+	  "auto: word for writes into one block shared by several threads, else vector",
 	  mem_width_names, 0, 0, 0 },
 	{ "hugepages", BENCH_OPT_BOOL, "false",
 	  "back buffers with HugeTLB pages, else transparent huge pages (madvise)",
@@ -356,6 +357,12 @@ static int mem_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
 		return BENCH_ERR;
 	}
 	s->nblocks = s->buffer / s->block;
+	/* 32-byte stores into lines another core is storing to collapse
+	   (measured 16 vs 38 GB/s at 4K, 2 threads); 8-byte stores cope, and
+	   are what sysbench does. Everywhere else 32-byte accesses are faster. */
+	if (s->width == MEM_AUTO)
+		s->width = s->scope == MEM_GLOBAL && s->threads > 1 && s->nblocks == 1 &&
+			(s->oper == MEM_WRITE || s->oper == MEM_COPY) ? MEM_WORD : MEM_VECTOR;
 	s->buffer = s->nblocks * s->block;
 	/* As sysbench: each thread does total / block / threads events. */
 	if (total > 0) {
@@ -381,6 +388,7 @@ static int mem_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
 	mem_log_pages(s);
 	mem_warn_cache(s);
 	api->set_info(ctx, "pages", s->page_kind);
+	api->set_info(ctx, "width", mem_width_names[s->width]);
 	return BENCH_OK;
 }
 

@@ -47,6 +47,13 @@ run_bc $T/w run mem oper=read,write,copy width=word block_size=1000 --time 0.2 "
 expect_py "width=word and a block that is no multiple of 8 or 32 work" $T/w.json \
 	'all(c["status"] == "ok" and c["ops"][c["params"]["oper"]]["bytes"] == 1000 * c["ops"][c["params"]["oper"]]["count"] for c in d["cases"])'
 
+# --- width=auto: 8-byte stores only where threads write one shared block
+run_bc $T/au run mem oper=read,write block_size=4K scope=global,local --threads 1,2 --time 0.1 "${Q[@]}" -o $T/au.json
+expect_py "width=auto picks word for shared-block writes by 2 threads, vector elsewhere" $T/au.json \
+	'len(d["cases"]) == 8 and all(c["info"]["width"] == ("word" if (c["params"]["oper"], c["params"]["scope"], c["threads"]) == ("write", "global", 2) else "vector") for c in d["cases"])'
+run_bc $T/av run mem oper=write width=vector --threads 2 --time 0.1 "${Q[@]}" -o $T/av.json
+expect_py "an explicit width is kept" $T/av.json 'd["cases"][0]["info"]["width"] == "vector"'
+
 # --- a buffer far beyond any LLC: no cache warning
 run_bc $T/b run mem oper=read block_size=1M buffer_size=256M --time 0.2 "${Q[@]}" -o $T/b.json
 expect_rc "256M buffer runs" 0

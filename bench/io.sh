@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # io module vs fio 3.33 and dd, on the same file with the same settings.
 #
-#   bench/io.sh            TIME=10 ROUNDS=3 DIR=/var/tmp/benchcore-bench-io
-#   BC_OPTS="buffer_hugepages=true" bench/io.sh   extra io options for benchcore's random runs
+#   bench/io.sh            TIME=10 ROUNDS=3 DIR=/var/tmp/benchcore-bench-io MEMS="huge 4k"
+#   BC_OPTS="iodepth_batch=0" bench/io.sh   extra io options for benchcore's random runs
 #
 # Random: fio --ioengine=libaio --direct=1 --iodepth=16 --rw=randrw --bs=4k and
 # --rw=randread --bs=16k, 1 and 2 threads (numjobs), on one 1 GiB file shared by
@@ -12,6 +12,15 @@
 # engine=psync vs dd oflag=direct / iflag=direct; target MiB/s >= 0.95 x dd.
 # Runs are interleaved (benchcore, fio, benchcore, ...) ROUNDS times and the
 # median of each figure is compared, because a shared or virtual disk drifts.
+#
+# I/O buffer memory is the same on both sides, in two pairings (MEMS):
+#   huge: benchcore's default (buffer_hugepages=true, transparent huge pages)
+#         vs fio --mem=mmaphuge (HugeTLB pages: this script raises
+#         vm.nr_hugepages by 8 for the run and restores it). The targets.
+#   4k:   benchcore buffer_hugepages=false vs fio's default --mem=malloc.
+#         Reported, not judged: with 4 KiB pages a 16K block is 1-4 DMA
+#         segments depending on where the kernel put each page, and both
+#         tools' 16K figures move by ~20% with that luck.
 #
 # fio runs with --randrepeat=0. fio's default (randrepeat=1) replays the same
 # offset sequence in every run, and a disk with a cache behind it (a virtual
@@ -53,15 +62,17 @@ echo "$(nproc) CPUs, load: $(cut -d' ' -f1-3 /proc/loadavg)"
 	rw=randread -o "$W/layout.json" >/dev/null
 [ -f "$F" ] || { echo "bench/io.sh: layout failed" >&2; exit 1; }
 
-bc_rand() {	# rw bs threads out.json
+bc_rand() {	# rw bs threads out.json huge|4k
+	local hp=true; [ "$5" = huge ] || hp=false
 	"$BC" run io -q --force --keep --time "$TIME" --warmup 1 --threads "$3" path="$F" \
 		file_size=1G files=shared engine=libaio direct=true iodepth=16 rw="$1" \
-		block_size="$2" ${BC_OPTS:-} -o "$4" >/dev/null 2>>"$W/benchcore.log"
+		block_size="$2" buffer_hugepages=$hp ${BC_OPTS:-} -o "$4" >/dev/null 2>>"$W/benchcore.log"
 }
-fio_rand() {	# rw bs threads out.json
+fio_rand() {	# rw bs threads out.json huge|4k
+	local mem=malloc; [ "$5" = huge ] && mem=mmaphuge
 	fio --name=bench --filename="$F" --size=1G --ioengine=libaio --direct=1 --iodepth=16 \
 		--rw="$1" --bs="$2" --numjobs="$3" --thread --group_reporting --time_based \
-		--runtime="$TIME" --ramp_time=1 --randrepeat="${FIO_RANDREPEAT:-0}" \
+		--runtime="$TIME" --ramp_time=1 --randrepeat="${FIO_RANDREPEAT:-0}" --mem=$mem \
 		--output-format=json --output="$4" >/dev/null
 }
 SEQ_COUNT=10485		# 100K blocks in 1 GiB
@@ -78,12 +89,27 @@ dd_seq() {	# read|write out.txt
 	fi
 }
 
+MEMS=${MEMS:-huge 4k}
+case " $MEMS " in *" huge "*)
+	hp_orig=$(cat /proc/sys/vm/nr_hugepages)
+	if ! echo $((hp_orig + 8)) >/proc/sys/vm/nr_hugepages 2>/dev/null ||
+	   [ "$(cat /proc/sys/vm/nr_hugepages)" -lt $((hp_orig + 4)) ]; then
+		echo "bench/io.sh: cannot reserve HugeTLB pages for fio --mem=mmaphuge (run as root," \
+			"or MEMS=4k)" >&2
+		exit 2
+	fi
+	echo "vm.nr_hugepages raised from $hp_orig to $(cat /proc/sys/vm/nr_hugepages) for fio --mem=mmaphuge"
+	trap 'echo "$hp_orig" >/proc/sys/vm/nr_hugepages; cleanup' EXIT
+esac
+
 for r in $(seq 1 "$ROUNDS"); do
 	for w in "randrw 4k" "randread 16k"; do
 		set -- $w
 		for t in 1 2; do
-			bc_rand "$1" "$2" "$t" "$W/bc.$1.$2.$t.$r.json"
-			fio_rand "$1" "$2" "$t" "$W/fio.$1.$2.$t.$r.json"
+			for m in $MEMS; do
+				bc_rand "$1" "$2" "$t" "$W/bc.$m.$1.$2.$t.$r.json" "$m"
+				fio_rand "$1" "$2" "$t" "$W/fio.$m.$1.$2.$t.$r.json" "$m"
+			done
 		done
 	done
 	for d in write read; do
@@ -93,9 +119,9 @@ for r in $(seq 1 "$ROUNDS"); do
 	echo "round $r of $ROUNDS done"
 done
 
-python3 - "$W" "$ROUNDS" <<'PY'
+python3 - "$W" "$ROUNDS" $MEMS <<'PY'
 import json, re, statistics as st, sys
-w, rounds = sys.argv[1], int(sys.argv[2])
+w, rounds, mems = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 ok = True
 rounds_txt = []
 def med(xs): return st.median(xs)
@@ -105,41 +131,48 @@ def bc(path):
     return c
 def fio(path):
     return json.load(open(path))["jobs"][0]
-def verdict(good): 
+def verdict(good, judged=True):
     global ok
+    if not judged:
+        return "ok" if good else "(info)"
     ok &= good
     return "ok" if good else "MISS"
 
-print("\nrandom I/O, libaio, iodepth 16, O_DIRECT, 1 GiB file shared by the threads (medians of %d rounds)" % rounds)
-print("%-14s %3s %10s %10s %6s  %-5s %-10s %9s %9s %7s %9s %9s %7s" % ("workload", "thr", "bc IOPS",
-      "fio IOPS", "ratio", "", "op", "bc p50", "fio p50", "diff", "bc p99", "fio p99", "diff"))
-for rw, bs in (("randrw", "4k"), ("randread", "16k")):
-    for t in (1, 2):
-        B = [bc("%s/bc.%s.%s.%d.%d.json" % (w, rw, bs, t, r)) for r in range(1, rounds + 1)]
-        F = [fio("%s/fio.%s.%s.%d.%d.json" % (w, rw, bs, t, r)) for r in range(1, rounds + 1)]
-        bi = med([c["metrics"]["iops"]["value"] for c in B])
-        fi = med([j["read"]["iops"] + j["write"]["iops"] for j in F])
-        ratio = bi / fi
-        rounds_txt.append("%-14s %d thr: bc IOPS %s | fio IOPS %s" % (rw + " " + bs, t,
-            " ".join("%.0f" % c["metrics"]["iops"]["value"] for c in B),
-            " ".join("%.0f" % (j["read"]["iops"] + j["write"]["iops"]) for j in F)))
-        for op in (("read", "write") if rw == "randrw" else ("read",)):
-            rounds_txt.append("%-14s %d thr: %s p99 us: bc %s | fio %s" % ("", t, op,
-                " ".join("%.0f" % (c["ops"][op]["latency_ns"]["p99"] / 1e3) for c in B),
-                " ".join("%.0f" % (j[op]["clat_ns"]["percentile"]["99.000000"] / 1e3) for j in F)))
-        first = True
-        for op in (("read", "write") if rw == "randrw" else ("read",)):
-            lat = []
-            for p, fp in (("p50", "50.000000"), ("p99", "99.000000")):
-                b = med([c["ops"][op]["latency_ns"][p] for c in B]) / 1e3
-                f = med([j[op]["clat_ns"]["percentile"][fp] for j in F]) / 1e3
-                lat.append((b, f, (b - f) / f * 100))
-            lv = all(abs(d) <= 10 for _, _, d in lat)
-            head = ("%-14s %3d %10.0f %10.0f %6.3f  %-5s" % (rw + " " + bs, t, bi, fi, ratio,
-                    verdict(ratio >= 0.95))) if first else " " * 54
-            print("%s %-10s %8.0fus %8.0fus %+6.1f%% %8.0fus %8.0fus %+6.1f%% %s" % (head, op,
-                  lat[0][0], lat[0][1], lat[0][2], lat[1][0], lat[1][1], lat[1][2], verdict(lv)))
-            first = False
+TITLE = {"huge": "buffers on huge pages both sides: benchcore default vs fio --mem=mmaphuge (targets)",
+         "4k": "buffers on 4 KiB pages both sides: buffer_hugepages=false vs fio default --mem=malloc (not judged)"}
+for m in mems:
+    judged = m == "huge"
+    print("\nrandom I/O, libaio, iodepth 16, O_DIRECT, 1 GiB file shared by the threads (medians of %d rounds)" % rounds)
+    print(TITLE[m])
+    print("%-14s %3s %10s %10s %6s  %-6s %-10s %9s %9s %7s %9s %9s %7s" % ("workload", "thr", "bc IOPS",
+          "fio IOPS", "ratio", "", "op", "bc p50", "fio p50", "diff", "bc p99", "fio p99", "diff"))
+    for rw, bs in (("randrw", "4k"), ("randread", "16k")):
+        for t in (1, 2):
+            B = [bc("%s/bc.%s.%s.%s.%d.%d.json" % (w, m, rw, bs, t, r)) for r in range(1, rounds + 1)]
+            F = [fio("%s/fio.%s.%s.%s.%d.%d.json" % (w, m, rw, bs, t, r)) for r in range(1, rounds + 1)]
+            bi = med([c["metrics"]["iops"]["value"] for c in B])
+            fi = med([j["read"]["iops"] + j["write"]["iops"] for j in F])
+            ratio = bi / fi
+            rounds_txt.append("%-4s %-14s %d thr: bc IOPS %s | fio IOPS %s" % (m, rw + " " + bs, t,
+                " ".join("%.0f" % c["metrics"]["iops"]["value"] for c in B),
+                " ".join("%.0f" % (j["read"]["iops"] + j["write"]["iops"]) for j in F)))
+            for op in (("read", "write") if rw == "randrw" else ("read",)):
+                rounds_txt.append("%-4s %-14s %d thr: %s p99 us: bc %s | fio %s" % (m, "", t, op,
+                    " ".join("%.0f" % (c["ops"][op]["latency_ns"]["p99"] / 1e3) for c in B),
+                    " ".join("%.0f" % (j[op]["clat_ns"]["percentile"]["99.000000"] / 1e3) for j in F)))
+            first = True
+            for op in (("read", "write") if rw == "randrw" else ("read",)):
+                lat = []
+                for p, fp in (("p50", "50.000000"), ("p99", "99.000000")):
+                    b = med([c["ops"][op]["latency_ns"][p] for c in B]) / 1e3
+                    f = med([j[op]["clat_ns"]["percentile"][fp] for j in F]) / 1e3
+                    lat.append((b, f, (b - f) / f * 100))
+                lv = all(abs(d) <= 10 for _, _, d in lat)
+                head = ("%-14s %3d %10.0f %10.0f %6.3f  %-6s" % (rw + " " + bs, t, bi, fi, ratio,
+                        verdict(ratio >= 0.95, judged))) if first else " " * 55
+                print("%s %-10s %8.0fus %8.0fus %+6.1f%% %8.0fus %8.0fus %+6.1f%% %s" % (head, op,
+                      lat[0][0], lat[0][1], lat[0][2], lat[1][0], lat[1][1], lat[1][2], verdict(lv, judged)))
+                first = False
 
 print("\nper round (in run order):")
 print("\n".join(rounds_txt))

@@ -39,8 +39,9 @@ static const bench_option_v1 io_options[] = {
 	  "most completions reaped per io_getevents call (0 = all done; 1 = like fio)",
 	  NULL, 0, 4096, 0 },
 	{ "direct", BENCH_OPT_BOOL, "true", "O_DIRECT: bypass the page cache", NULL, 0, 0, 0 },
-	{ "buffer_hugepages", BENCH_OPT_BOOL, "false",
-	  "I/O buffers on transparent huge pages: one DMA segment per block (like fio --mem=mmaphuge)",
+	{ "buffer_hugepages", BENCH_OPT_BOOL, "true",
+	  "I/O buffers on transparent huge pages, so a block is one DMA segment wherever memory "
+	  "lands (fio --mem=mmaphuge); false = 4 KiB pages (fio's default --mem=malloc)",
 	  NULL, 0, 0, 0 },
 	{ "engine", BENCH_OPT_ENUM, "libaio",
 	  "libaio (asynchronous, iodepth in flight) or psync (pread/pwrite, one at a time)",
@@ -164,6 +165,28 @@ static void io_report_slat(struct io_state *s, int op, const char *name)
 	free(h);
 }
 
+/* Says which pages held the I/O buffers: it moves 16K results by ~20%. */
+static void io_report_pages(struct io_state *s)
+{
+	unsigned huge = __atomic_load_n(&s->huge_threads, __ATOMIC_RELAXED);
+	char v[160];
+
+	if (!s->buffer_hugepages)
+		snprintf(v, sizeof(v), "4k (buffer_hugepages = false)");
+	else if (huge == s->threads)
+		snprintf(v, sizeof(v), "huge (transparent huge pages)");
+	else {
+		snprintf(v, sizeof(v), "4k on %u of %u threads: transparent huge pages not granted",
+			 s->threads - huge, s->threads);
+		s->api->log(s->ctx, BENCH_LOG_WARN, "I/O buffers of %u of %u threads are on 4 KiB "
+			    "pages: the kernel did not grant transparent huge pages (see "
+			    "/sys/kernel/mm/transparent_hugepage/enabled); large blocks then take "
+			    "several DMA segments and results vary with where the pages land",
+			    s->threads - huge, s->threads);
+	}
+	s->api->set_info(s->ctx, "buffer_pages", v);
+}
+
 static int io_finish(void *state)
 {
 	struct io_state *s = state;
@@ -196,6 +219,7 @@ static int io_finish(void *state)
 	for (int op = IO_OP_READ; op <= IO_OP_WRITE; op++)
 		if (does[op] && s->engine == IO_ENGINE_LIBAIO)
 			io_report_slat(s, op, names[op]);
+	io_report_pages(s);
 	if (__atomic_load_n(&s->run_failed, __ATOMIC_ACQUIRE)) {
 		api->set_error(s->ctx, "%s", s->run_err);
 		return BENCH_ERR;

@@ -86,6 +86,7 @@ struct io_state {
 	uint64_t *verify_bad;		/* [threads]: blocks that failed verify */
 	uint64_t *verify_first;		/* [threads]: file offset of the first */
 	int run_failed;			/* set once (atomically) by the first failing worker */
+	unsigned huge_threads;		/* threads whose buffers got huge pages (atomic) */
 	char run_err[512];		/* its message, for finish() */
 };
 

@@ -348,6 +348,30 @@ static int io_aio_run(struct io_thread *w)
 
 /* ---------------------------------------------------------------- threads */
 
+/* Whether the mapping holding p has transparent huge pages (from smaps). */
+static int io_huge_backed(const void *p)
+{
+	FILE *f = fopen("/proc/self/smaps", "re");
+	char line[512];
+	int in = 0, huge = 0;
+	uintptr_t a = (uintptr_t)p;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi, kb;
+		/* a mapping's header: "lo-hi perms ..."; its fields follow */
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2)
+			in = a >= lo && a < hi;
+		else if (in && sscanf(line, "AnonHugePages: %lu kB", &kb) == 1) {
+			huge = kb > 0;
+			break;
+		}
+	}
+	fclose(f);
+	return huge;
+}
+
 static int io_thread_alloc(struct io_thread *w)
 {
 	const struct io_state *s = w->s;
@@ -363,11 +387,14 @@ static int io_thread_alloc(struct io_thread *w)
 	}
 	if (s->buffer_hugepages)
 		(void)madvise(w->bufs, size, MADV_HUGEPAGE);	/* a hint: may be refused */
-	/* Incompressible data for writes; io_fill makes each block unique. */
+	/* Incompressible data for writes; io_fill makes each block unique.
+	   This also faults the buffers in before the measured window. */
 	for (size_t i = 0; i + 8 <= len; i += 8) {
 		uint64_t x = io_rand(w);
 		memcpy(w->bufs + i, &x, 8);
 	}
+	if (io_huge_backed(w->bufs))
+		__atomic_add_fetch(&w->s->huge_threads, 1, __ATOMIC_RELAXED);
 	if (s->engine != IO_ENGINE_LIBAIO)
 		return 0;
 	w->cbs = calloc(n, sizeof(*w->cbs));

@@ -43,6 +43,14 @@ expect_py "8 ok cases with IOPS and p99" "$T/mx.json" \
 expect_py "randread cases report no write metrics" "$T/mx.json" \
 	"all('write_iops' not in c['metrics'] for c in d['cases'] if c['params']['rw'] == 'randread')"
 check "per-thread files removed after the thread sweep" test -z "$(ls "$D")"
+# buffers: huge pages by default (where the kernel grants them), said in info
+if grep -q '\[never\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null; then
+	want_pages="4k on"
+else
+	want_pages="huge"
+fi
+expect_py "info.buffer_pages: '$want_pages' for every case (THP: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null))" "$T/mx.json" \
+	"all(c['info']['buffer_pages'].startswith('$want_pages') for c in d['cases'])"
 
 # --- an events limit is honoured exactly, with iodepth I/Os in flight --------
 run_bc "$T/ev" run io -q --force --report-interval 0 --time 0 --warmup 0 --events 3000 $COMMON \
@@ -52,10 +60,14 @@ expect_py "--events 3000: exactly 3000 reads recorded" "$T/ev.json" \
 	"d['cases'][0]['ops']['read']['count'] == 3000"
 
 # --- psync, sequential, fsync_every ----------------------------------------
-run_bc "$T/ps" run io $S $COMMON engine=psync rw=write block_size=100K fsync_every=8 -o "$T/ps.json"
+run_bc "$T/ps" run io $S $COMMON engine=psync rw=write block_size=100K fsync_every=8 \
+	buffer_hugepages=false -o "$T/ps.json"
 expect_rc "psync sequential write with fsync_every" 0
 expect_py "fsyncs = writes / 8 (+-1)" "$T/ps.json" \
 	"abs(d['cases'][0]['ops']['fsync']['count'] - d['cases'][0]['ops']['write']['count'] // 8) <= 1 and d['cases'][0]['ops']['fsync']['count'] > 0"
+
+expect_py "buffer_hugepages=false says 4k" "$T/ps.json" \
+	"d['cases'][0]['info']['buffer_pages'] == '4k (buffer_hugepages = false)'"
 
 run_bc "$T/af" run io $S $COMMON rw=randwrite fsync_every=64 -o "$T/af.json"
 expect_rc "libaio randwrite with fsync_every" 0

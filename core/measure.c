@@ -101,7 +101,8 @@ void bc_meas_tick(bc_meas *m, bench_ctx *x, uint64_t now, int final)
 		if (db)
 			json_object_set_new(oj, "mib_per_sec", json_real(db / dt / 1048576.0));
 		json_object_set_new(ops, x->c->mod->ops[k], oj);
-		if (x->nops > 1 || db) {
+		/* op classes the module has not used so far are left out of the line */
+		if ((x->nops > 1 || db) && (cnt || er)) {
 			oo += (size_t)snprintf(opsbuf + oo, sizeof(opsbuf) - oo, " %s: %.2f/s", x->c->mod->ops[k], dc / dt);
 			if (db && oo < sizeof(opsbuf))
 				oo += (size_t)snprintf(opsbuf + oo, sizeof(opsbuf) - oo, " %.2f MiB/s", db / dt / 1048576.0);

@@ -99,10 +99,13 @@ void bc_print_summary(FILE *f, json_t *doc)
 {
 	json_t *cases = json_object_get(doc, "cases"), *cj;
 	size_t i, ok = 0;
-	fprintf(f, "\nSummary\n%-5s %-8s %-34s %4s %4s %-11s %14s  %s\n", "case", "module", "params",
+	fprintf(f, "\nSummary\n%-5s %-8s %-34s %4s %4s %-11s %14s  %s\n", "case", "module", "point",
 		"thr", "rep", "status", "events/s", "primary metric");
 	json_array_foreach(cases, i, cj) {
-		char *p = bc_params_text(json_object_get(cj, "params"), NULL);
+		/* the swept parameters; files from before "point" existed: all of them */
+		json_t *pt = json_object_get(cj, "point");
+		char *p = json_is_string(pt) ? bc_xstrdup(json_string_value(pt))
+					     : bc_params_text(json_object_get(cj, "params"), NULL);
 		json_t *m = json_object_get(cj, "metrics");
 		const char *pm = primary_metric(m);
 		json_t *pv = json_object_get(m, pm);

@@ -285,8 +285,10 @@ static int unmet(const bc_modplan *p, const bc_val *point, char *why, size_t n)
 
 /* ------------------------------------------------------------- schedule */
 
-static void record(bc_runner *r, json_t *cj, const char *label)
+static void record(bc_runner *r, json_t *cj, const char *label, const char *point)
 {
+	/* the swept parameters as written: what tells this case from its siblings */
+	json_object_set_new(cj, "point", json_string(point));
 	const char *st = json_string_value(json_object_get(cj, "status"));
 	if (!strcmp(st, "failed"))
 		r->failed = 1;
@@ -298,11 +300,12 @@ static void record(bc_runner *r, json_t *cj, const char *label)
 	bc_runner_write(r);
 }
 
-static void run_case(bc_runner *r, const bc_modplan *p, bc_case *c, const char *label, int isolate)
+static void run_case(bc_runner *r, const bc_modplan *p, bc_case *c, const char *label,
+		     const char *point, int isolate)
 {
 	int crashed = 0;
 	json_t *cj = isolate ? run_isolated(c, &crashed) : bc_case_run(c);
-	record(r, cj, label);
+	record(r, cj, label, point);
 	if (crashed && p->mod->desc.cleanup && !c->run.keep) {
 		/* the module died holding what it prepared: let a fresh process remove it */
 		bc_case cc = *c;
@@ -333,7 +336,7 @@ static void run_point(bc_runner *r, const bc_modplan *p, bc_val *point)
 			if (skip) {
 				json_t *cj = failed_case(&c, why);
 				json_object_set_new(cj, "status", json_string("skipped"));
-				record(r, cj, label);
+				record(r, cj, label, plabel);
 				free(label);
 				continue;
 			}
@@ -342,10 +345,10 @@ static void run_point(bc_runner *r, const bc_modplan *p, bc_val *point)
 			c.scratch = mkdtemp(tmpl);
 			if (!c.scratch) {
 				char *why2 = bc_xasprintf("could not create a scratch directory %s: %s", tmpl, strerror(errno));
-				record(r, failed_case(&c, why2), label);
+				record(r, failed_case(&c, why2), label, plabel);
 				free(why2);
 			} else {
-				run_case(r, p, &c, label, p->run.isolate);
+				run_case(r, p, &c, label, plabel, p->run.isolate);
 				bc_rmtree(c.scratch);
 			}
 			free(tmpl);

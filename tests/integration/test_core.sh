@@ -61,6 +61,10 @@ check "new results in c-1.json" test -s $T/c-1.json
 # --- sweeps, events limit, thread_run module with op classes and errors
 run_bc $T/s run cpu max_prime=100,200,300 --threads 1,2 --repeat 2 --time 0.2 --warmup 0 -q -o $T/s.json
 expect_py "sweep: 3 points x 2 threads x 2 repeats" $T/s.json 'len(d["cases"])==12 and sorted(set(c["params"]["max_prime"] for c in d["cases"]))==[100,200,300]'
+expect_py "each case's point names its swept option, nothing else" $T/s.json 'all(c["point"] == "max_prime=%d" % c["params"]["max_prime"] for c in d["cases"])'
+expect_grep "the summary tells the points apart" $T/s.out '^12 +cpu +max_prime=300 +2 +2 ok'
+run_bc $T/s1 run cpu --time 0.1 --warmup 0 -q -o $T/s1.json
+expect_py "nothing swept: empty point" $T/s1.json 'd["cases"][0]["point"] == ""'
 expect_py "sweep: groups of 2 repeats" $T/s.json 'len(d["groups"])==6 and all(g["repeats"]==2 for g in d["groups"])'
 run_bc $T/e run cpu max_prime=100 --events 1000 --time 0 --warmup 0 --threads 2 -q -o $T/e.json
 expect_py "events limit is exact" $T/e.json 'd["cases"][0]["ops"]["event"]["count"]==1000'

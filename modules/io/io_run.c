@@ -44,6 +44,7 @@ struct io_thread {
 	io_context_t actx;
 	unsigned depth, inflight;
 	unsigned char *bufs;		/* depth * block_size, aligned */
+	size_t bufs_map;		/* > 0: bufs is our own mapping of this length */
 	struct iocb *cbs;
 	struct iocb **batch;
 	struct io_event *ev;
@@ -378,15 +379,26 @@ static int io_thread_alloc(struct io_thread *w)
 	size_t n = w->depth, len = n * s->block_size;
 
 	/* Huge-page buffers: a block is then physically contiguous, one DMA
-	   segment per I/O instead of one per 4 KiB page. */
-	size_t align = s->buffer_hugepages ? IO_HUGEPAGE : IO_ALIGN;
-	size_t size = (len + align - 1) / align * align;
-	if (posix_memalign((void **)&w->bufs, align, size) != 0) {
+	   segment per I/O instead of one per 4 KiB page. Mapped by us, 2 MiB
+	   aligned, not taken from malloc (whose arenas differ by allocator). */
+	if (s->buffer_hugepages) {
+		size_t size = (len + IO_HUGEPAGE - 1) / IO_HUGEPAGE * IO_HUGEPAGE;
+		size_t over = size + IO_HUGEPAGE;
+		char *m = mmap(NULL, over, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			return -1;
+		size_t lead = (IO_HUGEPAGE - (uintptr_t)m % IO_HUGEPAGE) % IO_HUGEPAGE;
+		if (lead)
+			munmap(m, lead);
+		if (over - lead > size)
+			munmap(m + lead + size, over - lead - size);
+		w->bufs = (unsigned char *)m + lead;
+		w->bufs_map = size;
+		(void)madvise(w->bufs, size, MADV_HUGEPAGE);	/* a hint: may be refused */
+	} else if (posix_memalign((void **)&w->bufs, IO_ALIGN, len) != 0) {
 		w->bufs = NULL;
 		return -1;
 	}
-	if (s->buffer_hugepages)
-		(void)madvise(w->bufs, size, MADV_HUGEPAGE);	/* a hint: may be refused */
 	/* Incompressible data for writes; io_fill makes each block unique.
 	   This also faults the buffers in before the measured window. */
 	for (size_t i = 0; i + 8 <= len; i += 8) {
@@ -492,7 +504,10 @@ void io_thread_done(void *tstate)
 		io_destroy(w->actx);	/* waits for anything still in flight */
 	if (w->fd >= 0)
 		close(w->fd);
-	free(w->bufs);
+	if (w->bufs_map)
+		munmap(w->bufs, w->bufs_map);
+	else
+		free(w->bufs);
 	free(w->cbs);
 	free(w->batch);
 	free(w->ev);

@@ -186,12 +186,19 @@ static json_t *fairness_json(bench_ctx *x)
 			ev[i] += (double)x->t[i]->ops[k].count;
 			busy[i] += (double)x->t[i]->ops[k].lat_sum / 1e9;
 		}
+	double emin = x->nthreads ? ev[0] : 0, emax = emin;
+	for (unsigned i = 1; i < x->nthreads; i++) {
+		emin = ev[i] < emin ? ev[i] : emin;
+		emax = ev[i] > emax ? ev[i] : emax;
+	}
 	mean_sd(ev, x->nthreads, &em, &esd);
 	mean_sd(busy, x->nthreads, &bm, &bsd);
 	free(ev);
 	free(busy);
-	return json_pack("{s:f, s:f, s:f, s:f, s:f}", "events_mean", em, "events_stddev", esd,
-			 "events_cv", em > 0 ? esd / em : 0.0, "busy_mean_s", bm, "busy_stddev_s", bsd);
+	/* min and max show a starved thread, which oversubscription can make */
+	return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "events_mean", em, "events_stddev", esd,
+			 "events_cv", em > 0 ? esd / em : 0.0, "events_min", emin, "events_max", emax,
+			 "busy_mean_s", bm, "busy_stddev_s", bsd);
 }
 
 static json_t *stability_json(bc_meas *m)

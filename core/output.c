@@ -70,9 +70,11 @@ void bc_print_case(FILE *f, json_t *cj, const char *label)
 		if (json_integer_value(json_object_get(v, "count")) || json_integer_value(json_object_get(v, "errors")))
 			print_latency(f, k, v);
 	json_t *fr = json_object_get(cj, "fairness");
-	fprintf(f, "    fairness: events/thread %.1f, stddev %.2f (cv %.2f%%); busy %.3f s, stddev %.3f s\n",
-		JNUM(fr, "events_mean"), JNUM(fr, "events_stddev"), 100 * JNUM(fr, "events_cv"),
-		JNUM(fr, "busy_mean_s"), JNUM(fr, "busy_stddev_s"));
+	fprintf(f, "    fairness: events/thread %.1f, stddev %.2f (cv %.2f%%)",
+		JNUM(fr, "events_mean"), JNUM(fr, "events_stddev"), 100 * JNUM(fr, "events_cv"));
+	if (json_integer_value(json_object_get(cj, "threads")) > 1 && json_object_get(fr, "events_min"))
+		fprintf(f, ", min %.0f max %.0f", JNUM(fr, "events_min"), JNUM(fr, "events_max"));
+	fprintf(f, "; busy %.3f s, stddev %.3f s\n", JNUM(fr, "busy_mean_s"), JNUM(fr, "busy_stddev_s"));
 	json_t *st = json_object_get(json_object_get(cj, "stability"), "interval_cv");
 	if (json_is_number(st))
 		fprintf(f, "    stability: per-interval events/s cv %.2f%%\n", 100 * json_number_value(st));

@@ -66,6 +66,13 @@ expect_grep "the summary tells the points apart" $T/s.out '^12 +cpu +max_prime=3
 run_bc $T/s1 run cpu --time 0.1 --warmup 0 -q -o $T/s1.json
 expect_py "nothing swept: empty point" $T/s1.json 'd["cases"][0]["point"] == ""'
 expect_py "sweep: groups of 2 repeats" $T/s.json 'len(d["groups"])==6 and all(g["repeats"]==2 for g in d["groups"])'
+# oversubscription (the studies sweep 1, 6, 12 .. 42 threads on small machines)
+run_bc $T/ov run cpu max_prime=2000 --threads 6,42 --time 1 --warmup 0.2 -o $T/ov.json
+expect_py "6 and 42 threads on $(nproc) CPUs: ok, and every thread did work" $T/ov.json \
+	'[c["threads"] for c in d["cases"]] == [6, 42] and all(c["status"] == "ok" and c["fairness"]["events_min"] > 0 for c in d["cases"])'
+expect_py "fairness adds up: mean x threads = events, min <= mean <= max" $T/ov.json \
+	'all(abs(c["fairness"]["events_mean"] * c["threads"] - c["ops"]["event"]["count"]) < 0.5 and c["fairness"]["events_min"] <= c["fairness"]["events_mean"] <= c["fairness"]["events_max"] for c in d["cases"])'
+expect_grep "fairness line with min/max is printed" $T/ov.out 'fairness: events/thread [0-9.]+, stddev [0-9.]+ \(cv [0-9.]+%\), min [0-9]+ max [0-9]+'
 run_bc $T/e run cpu max_prime=100 --events 1000 --time 0 --warmup 0 --threads 2 -q -o $T/e.json
 expect_py "events limit is exact" $T/e.json 'd["cases"][0]["ops"]["event"]["count"]==1000'
 run_bc $T/o run ops $MP bytes=8K --threads 2 --time 0.5 --warmup 0.1 -q -o $T/o.json

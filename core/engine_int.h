@@ -69,6 +69,11 @@ typedef struct bc_meas {
 	double mhz_sum;
 	unsigned mhz_n;
 	int progress_open;		/* a \r progress line is on the terminal */
+	struct bc_cpu_snap {		/* CPU accounting at the window's start, end */
+		double user_s, sys_s;	/* this process (getrusage) */
+		unsigned long long steal, total;	/* the machine's ticks (/proc/stat) */
+		int have_stat;
+	} cpu0, cpu1;
 } bc_meas;
 
 void bc_meas_init(bc_meas *m, bench_ctx *x);
@@ -78,5 +83,7 @@ void bc_meas_tick(bc_meas *m, bench_ctx *x, uint64_t now, int final);
    stability, open_loop and intervals. */
 void bc_meas_finish(bc_meas *m, bench_ctx *x, json_t *cj);
 void bc_meas_free(bc_meas *m);
+/* CPU time of this process and the machine's steal ticks, now. */
+void bc_meas_cpu(struct bc_cpu_snap *c);
 void bc_meas_sample_mhz(bc_meas *m);
 #endif

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include "engine_int.h"
 #include "sysinfo.h"
 #include "util.h"
@@ -32,6 +33,53 @@ void bc_meas_free(bc_meas *m)
 	free(m->cur_hist);
 	free(m->tmp_hist);
 	json_decref(m->intervals);
+}
+
+void bc_meas_cpu(struct bc_cpu_snap *c)
+{
+	struct rusage ru;
+	memset(c, 0, sizeof(*c));
+	if (getrusage(RUSAGE_SELF, &ru) == 0) {
+		c->user_s = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
+		c->sys_s = (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+	}
+	/* "cpu user nice system idle iowait irq softirq steal ..." */
+	FILE *f = fopen("/proc/stat", "re");
+	unsigned long long v[8];
+	if (f && fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+			&v[3], &v[4], &v[5], &v[6], &v[7]) == 8) {
+		for (int i = 0; i < 8; i++)
+			c->total += v[i];
+		c->steal = v[7];
+		c->have_stat = 1;
+	}
+	if (f)
+		fclose(f);
+}
+
+/* What the window cost in CPU time, and what the hypervisor took (steal):
+   rates divided by wall-clock time fall when a host preempts the guest,
+   rates per CPU second (openssl speed's default) do not. */
+static json_t *cpu_json(bc_meas *m, bench_ctx *x, double secs)
+{
+	const struct bc_cpu_snap *a = &m->cpu0, *b = &m->cpu1;
+	json_t *o = json_pack("{s:f, s:f}", "user_s", b->user_s - a->user_s, "sys_s", b->sys_s - a->sys_s);
+	if (secs > 0)
+		json_object_set_new(o, "utilization", json_real((b->user_s - a->user_s + b->sys_s - a->sys_s) / secs));
+	if (a->have_stat && b->have_stat && b->total > a->total) {
+		double pct = 100.0 * (double)(b->steal - a->steal) / (double)(b->total - a->total);
+		json_object_set_new(o, "steal_pct", json_real(pct));
+		if (pct >= 5) {
+			char w[256];
+			snprintf(w, sizeof(w), "the hypervisor took %.1f%% of the machine's CPU time "
+				 "(steal) during the measured window: rates per wall-clock second are "
+				 "low by about that much and vary between runs", pct);
+			if (!bc_quiet)
+				fprintf(stderr, "benchcore: warning: %s\n", w);
+			json_array_append_new(x->warnings, json_string(w));
+		}
+	}
+	return o;
 }
 
 void bc_meas_sample_mhz(bc_meas *m)
@@ -248,5 +296,6 @@ void bc_meas_finish(bc_meas *m, bench_ctx *x, json_t *cj)
 		json_object_set_new(cj, "open_loop", open_loop_json(x));
 	if (m->mhz_n)
 		json_object_set_new(cj, "cpu_mhz_mean", json_real(m->mhz_sum / m->mhz_n));
+	json_object_set_new(cj, "cpu", cpu_json(m, x, secs));
 	json_object_set(cj, "intervals", m->intervals);
 }

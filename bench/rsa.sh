@@ -77,8 +77,7 @@ for (n, op), rs in rows.items():
           (" | elapsed " + " ".join("%.3f" % (r[1] / r[2]) for r in rs)) if el else ""))
     print("RATIO %.4f" % ra)
 PY
-grep -v '^RATIO' "$BENCH_TMP/table"
-for rr in $(sed -n 's/^RATIO //p' "$BENCH_TMP/table"); do judge "$rr" 0.97; done
+table_judge "$BENCH_TMP/table" 0.97
 echo "(rates are medians; a ratio is the median of the per-round ratios; targets judge the ratio to openssl's default figure)"
 echo
 echo "# op=both (alternating sign and verify phases in one case), for information:"

@@ -8,6 +8,7 @@
 #
 # Every folder under modules/ is a module: its *.c files become modules/NAME.so.
 # A module's extra link flags go in modules/NAME/build.mk as  LIBS_NAME := -lfoo
+# modules/*.h are header-only helpers shared by the modules of this tree.
 
 VERSION		:= 0.1.0
 PREFIX		?= /usr/local
@@ -70,7 +71,7 @@ $(BUILD)/benchcore: $(MAIN_OBJ) $(CORE_OBJ)
 
 # One rule per module: modules/NAME/*.c -> build/modules/NAME.so
 define module_rule
-$(BUILD)/modules/$(1).so: $(wildcard modules/$(1)/*.c) $(wildcard modules/$(1)/*.h) sdk/include/benchcore/module.h
+$(BUILD)/modules/$(1).so: $(wildcard modules/$(1)/*.c) $(wildcard modules/$(1)/*.h) $(wildcard modules/*.h) sdk/include/benchcore/module.h
 	@mkdir -p $$(@D)
 	$(CC) $(MOD_CFLAGS) $(MOD_LDFLAGS) -o $$@ $(wildcard modules/$(1)/*.c) $$(LIBS_$(1)) -lm -lpthread
 endef

@@ -197,6 +197,14 @@ static const char *api_scratch(bench_ctx *x) { return x->c->scratch; }
 
 /* -------------------------------------------------------------- messages */
 
+/* A warning goes into the case's result as well as to stderr. */
+static void keep_warning(bench_ctx *x, const char *msg)
+{
+	pthread_mutex_lock(&x->lock);
+	json_array_append_new(x->warnings, json_string(msg));
+	pthread_mutex_unlock(&x->lock);
+}
+
 static void api_log(bench_ctx *x, int level, const char *fmt, ...)
 {
 	static const char *names[] = { "error", "warning", "info", "debug" };
@@ -208,11 +216,14 @@ static void api_log(bench_ctx *x, int level, const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "benchcore: %s: %s: %s\n", x->d->name, names[level < 0 ? 0 : level], buf);
-	if (level <= BENCH_LOG_WARN) {
-		pthread_mutex_lock(&x->lock);
-		json_array_append_new(x->warnings, json_string(buf));
-		pthread_mutex_unlock(&x->lock);
-	}
+	if (level <= BENCH_LOG_WARN)
+		keep_warning(x, buf);
+}
+
+void bc_ctx_warn(bench_ctx *x, const char *msg)
+{
+	fprintf(stderr, "benchcore: warning: %s\n", msg);
+	keep_warning(x, msg);
 }
 
 static void api_set_error(bench_ctx *x, const char *fmt, ...)

@@ -83,6 +83,8 @@ void bc_meas_tick(bc_meas *m, bench_ctx *x, uint64_t now, int final);
    stability, open_loop and intervals. */
 void bc_meas_finish(bc_meas *m, bench_ctx *x, json_t *cj);
 void bc_meas_free(bc_meas *m);
+/* A warning of the core about this case: to stderr and into its warnings. */
+void bc_ctx_warn(bench_ctx *x, const char *msg);
 /* CPU time of this process and the machine's steal ticks, now. */
 void bc_meas_cpu(struct bc_cpu_snap *c);
 void bc_meas_sample_mhz(bc_meas *m);

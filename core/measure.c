@@ -74,9 +74,7 @@ static json_t *cpu_json(bc_meas *m, bench_ctx *x, double secs)
 			snprintf(w, sizeof(w), "the hypervisor took %.1f%% of the machine's CPU time "
 				 "(steal) during the measured window: rates per wall-clock second are "
 				 "low by about that much and vary between runs", pct);
-			if (!bc_quiet)
-				fprintf(stderr, "benchcore: warning: %s\n", w);
-			json_array_append_new(x->warnings, json_string(w));
+			bc_ctx_warn(x, w);
 		}
 	}
 	return o;

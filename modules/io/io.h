@@ -39,7 +39,6 @@ enum io_kind { IO_TARGET_DIR, IO_TARGET_FILE, IO_TARGET_DEVICE };
 #define IO_TRAILER_SIZE		4096u
 #define IO_ALIGN		4096u	/* buffer and trailer alignment */
 #define IO_SECTOR		512u	/* verify granularity */
-#define IO_HUGEPAGE		(2u << 20)
 
 #define IO_STATE_LAYING		1u	/* created, layout not finished */
 #define IO_STATE_COMPLETE	2u

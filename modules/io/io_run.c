@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "io.h"
+#include "../hugepage.h"
 
 struct io_thread {
 	struct io_state *s;
@@ -349,30 +350,6 @@ static int io_aio_run(struct io_thread *w)
 
 /* ---------------------------------------------------------------- threads */
 
-/* Whether the mapping holding p has transparent huge pages (from smaps). */
-static int io_huge_backed(const void *p)
-{
-	FILE *f = fopen("/proc/self/smaps", "re");
-	char line[512];
-	int in = 0, huge = 0;
-	uintptr_t a = (uintptr_t)p;
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long lo, hi, kb;
-		/* a mapping's header: "lo-hi perms ..."; its fields follow */
-		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2)
-			in = a >= lo && a < hi;
-		else if (in && sscanf(line, "AnonHugePages: %lu kB", &kb) == 1) {
-			huge = kb > 0;
-			break;
-		}
-	}
-	fclose(f);
-	return huge;
-}
-
 static int io_thread_alloc(struct io_thread *w)
 {
 	const struct io_state *s = w->s;
@@ -382,19 +359,10 @@ static int io_thread_alloc(struct io_thread *w)
 	   segment per I/O instead of one per 4 KiB page. Mapped by us, 2 MiB
 	   aligned, not taken from malloc (whose arenas differ by allocator). */
 	if (s->buffer_hugepages) {
-		size_t size = (len + IO_HUGEPAGE - 1) / IO_HUGEPAGE * IO_HUGEPAGE;
-		size_t over = size + IO_HUGEPAGE;
-		char *m = mmap(NULL, over, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		void *m = mod_thp_map(len, &w->bufs_map);
 		if (m == MAP_FAILED)
 			return -1;
-		size_t lead = (IO_HUGEPAGE - (uintptr_t)m % IO_HUGEPAGE) % IO_HUGEPAGE;
-		if (lead)
-			munmap(m, lead);
-		if (over - lead > size)
-			munmap(m + lead + size, over - lead - size);
-		w->bufs = (unsigned char *)m + lead;
-		w->bufs_map = size;
-		(void)madvise(w->bufs, size, MADV_HUGEPAGE);	/* a hint: may be refused */
+		w->bufs = m;
 	} else if (posix_memalign((void **)&w->bufs, IO_ALIGN, len) != 0) {
 		w->bufs = NULL;
 		return -1;
@@ -405,7 +373,7 @@ static int io_thread_alloc(struct io_thread *w)
 		uint64_t x = io_rand(w);
 		memcpy(w->bufs + i, &x, 8);
 	}
-	if (io_huge_backed(w->bufs))
+	if (mod_thp_backed(w->bufs))
 		__atomic_add_fetch(&w->s->huge_threads, 1, __ATOMIC_RELAXED);
 	if (s->engine != IO_ENGINE_LIBAIO)
 		return 0;

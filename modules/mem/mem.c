@@ -27,6 +27,7 @@
 #include <sys/mman.h>
 #include <benchcore/module.h>
 #include "mem_kernels.h"
+#include "../hugepage.h"
 
 #define MEM_HUGE_PAGE	(2u << 20)
 #define MEM_BATCH_NS	20000u		/* target length of one timed batch */
@@ -166,15 +167,10 @@ static int mem_map(struct mem_state *s, size_t len, struct mem_region *r)
 		s->page_kind = "thp";
 	}
 	if (s->hugepages) {
-		/* Over-map by one huge page so the buffer can start 2M-aligned. */
-		p = mmap(NULL, hlen + MEM_HUGE_PAGE, prot, flags, -1, 0);
+		p = mod_thp_map(len, &r->map_len);
 		if (p == MAP_FAILED)
 			goto fail;
-		r->map = p;
-		r->map_len = hlen + MEM_HUGE_PAGE;
-		uintptr_t a = ((uintptr_t)p + MEM_HUGE_PAGE - 1) & ~(uintptr_t)(MEM_HUGE_PAGE - 1);
-		madvise((void *)a, hlen, MADV_HUGEPAGE);
-		r->src = (char *)a;
+		r->map = r->src = p;
 		return 0;
 	}
 	p = mmap(NULL, len, prot, flags, -1, 0);

@@ -2,7 +2,7 @@
    load or be refused with a message, never crash, leak or hit undefined
    behaviour; what loads is then checked against a module's options table
    (plan.c), the second half of validation. Built and run by
-   tests/fuzz/run_fuzz_config.sh. */
+   tests/fuzz/run_fuzz.sh config. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* libFuzzer target for the results reader and everything downstream of it:
    whatever bc_results_parse() accepts must go through compare (against
    itself), the scaling view and the HTML report without a crash, a leak or
-   undefined behaviour. Built and run by tests/fuzz/run_fuzz_results.sh. */
+   undefined behaviour. Built and run by tests/fuzz/run_fuzz.sh results. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

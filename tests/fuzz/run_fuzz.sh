@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Builds a fuzz target (clang libFuzzer + ASan + UBSan) and runs it for a
+# bounded time, seeded with sample inputs and its regression corpus; then
+# replays every file of tests/fuzz/corpus-TARGET/.
+#   tests/fuzz/run_fuzz.sh TARGET [SECONDS]     (default 20; 0 = replay only)
+# TARGET: config (the config loader and option validation) or results (the
+# results reader, compare and report behind it).
+# Env: FUZZ_BUILD (build dir, default build-fuzz), BC_ARTIFACTS (where crashers
+# go, default /tmp/benchcore-artifacts). A crasher is printed with its path:
+# fix the bug, then copy the file into tests/fuzz/corpus-TARGET/ so it stays
+# a regression test. Exit status: 0 no crash, 1 crash or leak, 2 build error.
+set -u
+cd "$(dirname "$0")/../.."
+name=${1:?usage: tests/fuzz/run_fuzz.sh config|results [SECONDS]}
+secs=${2:-20}
+case $name in
+config)	src="core/config.c core/plan.c core/options.c core/util.c"
+	libs="-lconfig -ljansson -lm"; seeds="examples/*.conf"; max_len=4096;;
+results) src="core/results_read.c core/compare.c core/compare_cli.c core/stats.c core/report.c core/svg.c"
+	libs="-ljansson -lm"; seeds="tests/fixtures/*.json"; max_len=32768;;
+*)	echo "run_fuzz.sh: unknown target '$name' (config, results)"; exit 2;;
+esac
+src="tests/fuzz/fuzz_$name.c $src"
+bin=${FUZZ_BUILD:-build-fuzz}/fuzz_$name
+art=${BC_ARTIFACTS:-/tmp/benchcore-artifacts}
+corpus=tests/fuzz/corpus-$name
+cc=$(command -v clang-14 || command -v clang) || { echo "clang not installed"; exit 2; }
+mkdir -p "$(dirname "$bin")" "$art"
+# Rebuild only when a source is newer than the binary.
+if [ ! -x "$bin" ] || [ -n "$(find $src core/*.h -newer "$bin" 2>/dev/null)" ]; then
+	"$cc" -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		-fno-omit-frame-pointer -D_GNU_SOURCE -Isdk/include -Icore -DBC_VERSION='"fuzz"' \
+		-o "$bin" $src $libs || exit 2
+fi
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+export LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp
+rc=0
+if [ "$secs" -gt 0 ]; then
+	work=$(mktemp -d /tmp/bc-fuzz.XXXXXX)
+	cp $seeds "$corpus"/* "$work/" 2>/dev/null
+	"$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=$max_len \
+		-dict="tests/fuzz/$name.dict" -artifact_prefix="$art/fuzz-$name-" \
+		-print_final_stats=1 "$work" 2>"$art/fuzz-$name.log"
+	rc=$?
+	tail -20 "$art/fuzz-$name.log" | grep -E 'stat::number_of_executed_units|stat::new_units_added|ERROR|SUMMARY|Test unit written' || true
+	[ $rc -ne 0 ] && echo "fuzzer failed (exit $rc); log: $art/fuzz-$name.log; crasher: $(ls -t "$art"/fuzz-$name-* 2>/dev/null | grep -v '\.log$' | head -1)"
+	rm -rf "$work"
+fi
+# Replay the regression corpus: each file runs once.
+if ls "$corpus"/* >/dev/null 2>&1; then
+	"$bin" "$corpus"/* >"$art/fuzz-$name-replay.log" 2>&1 || {
+		echo "regression corpus crashed; log: $art/fuzz-$name-replay.log"; rc=1; }
+fi
+rm -f /dev/shm/bc-fuzz-$name.*
+[ $rc -eq 0 ] && echo "fuzz_$name: no crash (${secs} s fuzzing, $(ls "$corpus" | wc -l) corpus files replayed)"
+[ $rc -eq 0 ] || exit 1

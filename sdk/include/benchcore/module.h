@@ -41,7 +41,17 @@ extern "C" {
 
 #define BENCH_MODULE_MAGIC	0x314d4342u	/* "BCM1" little-endian */
 #define BENCH_ABI_MAJOR		1
-#define BENCH_ABI_MINOR		0
+#define BENCH_ABI_MINOR		1
+
+/* Is member of a host API table (or module struct) there? A module built
+   against this header may run on an older host: test every 1.1 member before
+   calling it, e.g.  if (BENCH_HOST_HAS(api, stop_fd)) ... */
+#define BENCH_HOST_HAS(api, member) \
+	((api)->struct_size >= offsetof(__typeof__(*(api)), member) + sizeof((api)->member) && \
+	 (api)->member != NULL)
+
+/* Most op classes a module may declare (static table or set_op_classes()). */
+#define BENCH_MAX_OP_CLASSES	256
 
 /* Return codes of callbacks. */
 #define BENCH_OK		0
@@ -94,6 +104,7 @@ typedef struct bench_requirements_v1 {
 /* --------------------------------------------------------------- host API */
 
 typedef struct bench_ctx bench_ctx;		/* one case (opaque, owned by the host) */
+struct bench_server_spec_v1;
 typedef struct bench_thread bench_thread;	/* one worker thread of a case (opaque) */
 
 /* Totals of one op class over the measured window, for derived metrics. */
@@ -168,7 +179,99 @@ typedef struct bench_host_api_v1 {
 			 uint64_t bytes);
 
 	void *reserved[8];
+
+	/* ------------------------------------------------------ ABI 1.1 ----
+	   Test each with BENCH_HOST_HAS(api, name) before use. */
+
+	/* Event-loop modules (epoll). A descriptor that becomes readable (and
+	   stays readable) when the case must stop: end of the window, Ctrl-C,
+	   a failure elsewhere. Add it to your epoll set instead of waking up on
+	   a timeout to call should_stop(). Owned by the host: never read, write
+	   or close it. Any thread. */
+	int (*stop_fd)(bench_ctx *ctx);
+	/* Nonzero when the case is stopping. Unlike should_stop() it never takes
+	   anything from the --events budget. Worker threads. */
+	int (*stopping)(bench_thread *t);
+	/* Takes up to n events from the --events budget and returns how many it
+	   got (0: the budget is spent: finish what is in flight and return).
+	   Returns n when there is no budget, and during warmup. Worker threads. */
+	uint64_t (*claim)(bench_thread *t, uint64_t n);
+	/* Open loop without sleeping: the intended start (now_ns() clock) of this
+	   thread's next request. take = 0 peeks (call again: same answer);
+	   take = 1 consumes it, so the next call returns the one after. Returns 0
+	   in closed loop (no rate set). A request whose intended start is in the
+	   past is late: send it at once and measure its latency from the intended
+	   start (record() with now - intended): that is the coordinated-omission
+	   correction, per request, whatever the pipeline depth or connection
+	   count. Worker threads. */
+	uint64_t (*next_arrival)(bench_thread *t, int take);
+
+	/* init only: the op classes of this case, decided from its options
+	   (redis: one per test in tests=). Replaces the module's static
+	   op_classes for this case. NULL-terminated, 1 .. BENCH_MAX_OP_CLASSES
+	   distinct names of [A-Za-z0-9_.-]; copied by the host. */
+	int (*set_op_classes)(bench_ctx *ctx, const char *const *names);
+
+	/* An error with the loader's shape: a short message, a detail sentence
+	   and a hint (detail and hint may be NULL). t is the worker thread that
+	   hit it, or NULL on the main thread. Any thread, race-free: the first
+	   error of the case is its reason ("thread 3: ..."), later ones are
+	   counted. Return BENCH_ERR from the callback afterwards. */
+	void (*error)(bench_ctx *ctx, bench_thread *t, const char *message, const char *detail,
+		      const char *hint);
+
+	/* init only: declares a secondary latency distribution of op class op
+	   (io: "slat", submission latency; redis: "uncorrected"), kept by the
+	   host's histogram and reported with the same percentiles under
+	   ops.OP.dists.NAME. Returns its id (>= 0), or -1 (error set). */
+	int (*dist)(bench_ctx *ctx, unsigned op, const char *name);
+	/* A value of distribution id, in ns. Measured window only, like record().
+	   Worker thread that owns t. */
+	void (*record_dist)(bench_thread *t, int id, uint64_t value_ns);
+
+	/* prepare only: progress of a long preparation (done of total units,
+	   e.g. "rows", "bytes"). The host shows a progress line with rate and
+	   ETA. Cheap: call it as often as you like. */
+	void (*progress)(bench_ctx *ctx, uint64_t done, uint64_t total, const char *unit);
+
+	/* finish only: the p-th percentile (0 < p <= 100) of op class op's
+	   latency over the measured window, in ns (0 when nothing was recorded).
+	   For spec checks (TPC-C's 90th percentile limits). BENCH_ERR on a bad
+	   class or p. */
+	int (*percentile)(bench_ctx *ctx, unsigned op, double p, uint64_t *ns);
+
+	/* A directory private to this module that lives for all of its cases
+	   in this run (scratch_dir lives for one case): unix sockets, server
+	   data directories, prepared data. Removed by the host at the end. */
+	const char *(*module_dir)(bench_ctx *ctx);
+
+	/* init or prepare: starts a private server process for this module, or
+	   finds the one already started under spec->name by an earlier case of
+	   the module. The host keeps it for the module's whole run and always
+	   stops it (normal end, crashed or hung case, Ctrl-C, SIGTERM, SIGHUP,
+	   and benchcore itself killed: it dies with benchcore). Returns BENCH_OK
+	   when the server answers its readiness check, else BENCH_ERR with the
+	   reason and the tail of the server's log set as the case's error. */
+	int (*server_start)(bench_ctx *ctx, const struct bench_server_spec_v1 *spec);
 } bench_host_api_v1;
+
+/* A private server for server_start() (ABI 1.1). */
+typedef struct bench_server_spec_v1 {
+	const char *name;		/* key within the module, e.g. "redis" */
+	const char *const *argv;	/* argv[0] absolute, or looked up in PATH */
+	const char *const *env;		/* extra "KEY=value" entries, NULL-terminated; may be NULL */
+	const char *ready_unix;		/* ready once connect() to this unix socket works, or */
+	int ready_port;			/* ... once connect() to 127.0.0.1:port works (> 0) */
+	double ready_timeout_s;		/* 0 = 30 s */
+	const char *workdir;		/* its working directory; NULL = module_dir() */
+	int stop_signal;		/* how to ask it to stop; 0 = SIGTERM (SIGKILL after 5 s) */
+} bench_server_spec_v1;
+
+/* How compare judges one of the module's metrics (ABI 1.1). */
+typedef struct bench_threshold_v1 {
+	const char *metric;		/* a metrics[] name, or "OP.pNN_ms" */
+	double pct;			/* smallest difference worth a verdict, in percent */
+} bench_threshold_v1;
 
 /* ------------------------------------------------------------- the module */
 
@@ -181,7 +284,8 @@ typedef struct bench_module_v1 {
 	const char *version;
 	const char *summary;		/* one line */
 	const bench_option_v1 *options;	/* terminated by an entry with name == NULL */
-	const char *const *op_classes;	/* NULL-terminated, at most 16; NULL = {"event"} */
+	const char *const *op_classes;	/* NULL-terminated, at most BENCH_MAX_OP_CLASSES;
+					   NULL = {"event"}; see also set_op_classes() */
 	const bench_metric_v1 *metrics;	/* terminated by name == NULL; may be NULL */
 	bench_requirements_v1 requires;
 
@@ -209,6 +313,21 @@ typedef struct bench_module_v1 {
 	void (*destroy)(void *state);
 
 	void *reserved[8];
+
+	/* ------------------------------------------------------ ABI 1.1 ---- */
+	/* The options that shape what prepare makes (file size, warehouses),
+	   NULL-terminated. When set, the host calls prepare once per distinct
+	   value of these options (the data point), skips it for every later
+	   case with the same values (other options, thread counts, repeats),
+	   and calls cleanup once, after the last case of that data point. NULL:
+	   prepare and cleanup as in 1.0 (prepare every case). */
+	const char *const *data_options;
+	/* The metric compare counts as this module's headline (requests/s,
+	   tpmC); NULL = "events_per_sec". */
+	const char *headline_metric;
+	/* Practical thresholds for compare, per metric; terminated by
+	   metric == NULL; may be NULL (the core's defaults by metric kind). */
+	const bench_threshold_v1 *thresholds;
 } bench_module_v1;
 
 #define BENCH_MODULE_HEADER \

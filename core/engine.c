@@ -279,6 +279,35 @@ static int api_cancelled(bench_ctx *x)
 	return bc_stop_requested != 0;
 }
 
+static const char *api_module_dir(bench_ctx *x)
+{
+	return x->c->module_dir ? x->c->module_dir : x->c->scratch;
+}
+
+static int api_server_start(bench_ctx *x, const bench_server_spec_v1 *spec)
+{
+	char err[1024] = "";
+	if (!spec || !spec->name || !spec->argv || !spec->argv[0]) {
+		api_set_error(x, "server_start: the spec needs a name and argv");
+		return BENCH_ERR;
+	}
+	if (!x->c->start_server) {
+		api_set_error(x, "server_start: private servers are not available here");
+		return BENCH_ERR;
+	}
+	if (x->c->start_server(x->c->arg, spec, err, sizeof(err)) != 0) {
+		api_set_error(x, "%s", err[0] ? err : "the private server did not start");
+		return BENCH_ERR;
+	}
+	return BENCH_OK;
+}
+
+static uint64_t api_cache_size(bench_ctx *x, unsigned level, unsigned *found, const char **source)
+{
+	(void)x;
+	return bc_sysinfo_cache(level, found, source);
+}
+
 static const bench_host_api_v1 host_api = {
 	.magic = BENCH_MODULE_MAGIC,
 	.abi_major = BENCH_ABI_MAJOR,
@@ -305,6 +334,9 @@ static const bench_host_api_v1 host_api = {
 	.cancelled = api_cancelled,
 	.measuring = api_measuring,
 	.record_n = api_record_n,
+	.module_dir = api_module_dir,
+	.server_start = api_server_start,
+	.cache_size = api_cache_size,
 };
 
 /* --------------------------------------------------------------- workers */
@@ -587,7 +619,7 @@ json_t *bc_case_run(const bc_case *c)
 	inited = 1;
 	if (c->cleanup_only)
 		goto done;
-	if (x->d->prepare && x->d->prepare(x->state) != BENCH_OK) {
+	if (c->do_prepare && x->d->prepare && x->d->prepare(x->state) != BENCH_OK) {
 		set_status(cj, bc_stop_requested ? "interrupted" : "failed", "prepare", why(x, "failed"));
 		goto done;
 	}

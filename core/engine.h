@@ -22,11 +22,17 @@ typedef struct bc_case {
 	const double *pct;
 	size_t npct;
 	const char *scratch;		/* private temp dir for the module */
+	const char *module_dir;		/* lives for all of the module's cases (module_dir()) */
+	int do_prepare;			/* call prepare (0: an earlier case of this data point did) */
 	int do_cleanup;			/* call cleanup at the end (unless run.keep) */
 	int cleanup_only;		/* init + cleanup + destroy; nothing measured */
 	int progress;			/* 0 quiet, 1 plain interval lines, 2 terminal progress line */
 	void (*on_phase)(void *arg, const char *phase);	/* "prepare", "measure" (watchdog) */
 	void *arg;
+	/* Starts (or finds) a private server for the module: runs in the runner
+	   process, reached over the case child's channel when isolated. 0 when
+	   it answers its readiness check; else -1 with a reason in err. */
+	int (*start_server)(void *arg, const bench_server_spec_v1 *spec, char *err, size_t n);
 } bc_case;
 
 /* Set from a signal handler: stop the current case as soon as possible. */

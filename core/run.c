@@ -328,7 +328,7 @@ static void run_point(bc_runner *r, const bc_modplan *p, bc_val *point)
 			bc_case c = {
 				.mod = p->mod, .vals = point, .run = p->run, .threads = p->run.threads[ti],
 				.id = r->next_id++, .repeat = rep, .pct = r->cfg->pct, .npct = r->cfg->npct,
-				.progress = r->progress,
+				.progress = r->progress, .do_prepare = 1,
 				.do_cleanup = ti + 1 == p->run.nthreads && rep == p->run.repeat,
 			};
 			char *label = bc_xasprintf("%s%s%s threads=%u repeat %u/%u", p->mod->desc.name,

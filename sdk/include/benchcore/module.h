@@ -253,6 +253,14 @@ typedef struct bench_host_api_v1 {
 	   when the server answers its readiness check, else BENCH_ERR with the
 	   reason and the tail of the server's log set as the case's error. */
 	int (*server_start)(bench_ctx *ctx, const struct bench_server_spec_v1 *spec);
+
+	/* The machine's cache size of level (1 .. 4; 0 = the last level) in
+	   bytes per instance, as benchcore's fingerprint found it: 0 when
+	   unknown (hidden by the hypervisor, or implausible). *found_level gets
+	   the level answered, *source where the figure came from ("sysfs",
+	   "cpuid", "sysconf"); either may be NULL. Any thread. */
+	uint64_t (*cache_size)(bench_ctx *ctx, unsigned level, unsigned *found_level,
+			       const char **source);
 } bench_host_api_v1;
 
 /* A private server for server_start() (ABI 1.1). */

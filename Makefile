@@ -48,7 +48,7 @@ MODULE_SO	:= $(MODULES:%=$(BUILD)/modules/%.so)
 
 # Deliberately broken modules used by the loader and robustness tests.
 TESTMOD_SRC	:= $(wildcard tests/modules/*.c)
-TESTMOD_SO	:= $(TESTMOD_SRC:tests/modules/%.c=$(BUILD)/testmods/%.so)
+TESTMOD_SO	:= $(TESTMOD_SRC:tests/modules/%.c=$(BUILD)/testmods/%.so) $(BUILD)/testmods/old10.so
 
 UNIT_SRC	:= $(wildcard tests/unit/test_*.c)
 UNIT_BIN	:= $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -80,6 +80,11 @@ $(foreach m,$(MODULES),$(eval $(call module_rule,$(m))))
 $(BUILD)/testmods/%.so: tests/modules/%.c sdk/include/benchcore/module.h
 	@mkdir -p $(@D)
 	$(CC) $(MOD_CFLAGS) $(MOD_LDFLAGS) -o $@ $< -lpthread
+
+# A module built against the frozen ABI 1.0 header: older minors keep working.
+$(BUILD)/testmods/old10.so: tests/abi10/old10.c tests/abi10/benchcore/module.h
+	@mkdir -p $(@D)
+	$(CC) -Itests/abi10 $(MOD_CFLAGS) $(MOD_LDFLAGS) -o $@ $< -lpthread
 
 $(BUILD)/tests/%: tests/unit/%.c $(CORE_OBJ) tests/unit/unit.h
 	@mkdir -p $(@D)

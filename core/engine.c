@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 #include "engine_int.h"
 #include "hist.h"
@@ -78,16 +79,17 @@ static double rnd01(uint64_t *s)
 	return ((double)(*s >> 11) + 0.5) / 9007199254740992.0;
 }
 
+static uint64_t arrival_gap(struct bench_thread *t);
+
 static uint64_t api_pace(bench_thread *t)
 {
 	bench_ctx *x = t->ctx;
 	uint64_t now = bc_now_ns();
 	if (x->gap_ns <= 0)
 		return now;
-	double gap = x->c->run.arrival_fixed ? x->gap_ns : -log(rnd01(&t->rng)) * x->gap_ns;
 	if (!t->next_arrival)
 		t->next_arrival = now;
-	t->next_arrival += (uint64_t)gap;
+	t->next_arrival += arrival_gap(t);
 	if (t->next_arrival > now) {
 		/* sleep in slices so a stop request is seen promptly */
 		while (t->next_arrival > now + 1000 && LD(x->phase) != PH_STOP) {
@@ -138,9 +140,81 @@ static void api_record_error(bench_thread *t, unsigned op, const char *kind)
 			return;
 		}
 	}
+	/* every slot taken: fold into the class's "other", keeping its first kind */
+	if (!t->ops[op].other_first)
+		t->ops[op].other_first = kind;
+	t->ops[op].other_errors++;
 }
 
 static unsigned api_thread_index(bench_thread *t) { return t->idx; }
+
+/* ------------------------------------------------- event loops (ABI 1.1) */
+
+static int api_stop_fd(bench_ctx *x) { return x->stop_fd; }
+
+static int api_stopping(bench_thread *t)
+{
+	return LD(t->ctx->phase) == PH_STOP;
+}
+
+static uint64_t api_claim(bench_thread *t, uint64_t n)
+{
+	bench_ctx *x = t->ctx;
+	if (!n || !x->limited || LD(x->phase) != PH_MEASURE)
+		return n;
+	uint64_t got = 0;
+	if (t->quota) {
+		got = t->quota < n ? t->quota : n;
+		t->quota -= got;
+	}
+	uint64_t left = __atomic_load_n(&x->events_left, __ATOMIC_RELAXED);
+	while (got < n && left) {
+		uint64_t take = left < n - got ? left : n - got;
+		if (__atomic_compare_exchange_n(&x->events_left, &left, left - take, 0,
+						__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			got += take;
+	}
+	return got;
+}
+
+/* The gap to the next arrival: fixed, or exponential (Poisson arrivals). */
+static uint64_t arrival_gap(struct bench_thread *t)
+{
+	bench_ctx *x = t->ctx;
+	return (uint64_t)(x->c->run.arrival_fixed ? x->gap_ns : -log(rnd01(&t->rng)) * x->gap_ns);
+}
+
+static uint64_t api_next_arrival(bench_thread *t, int take)
+{
+	bench_ctx *x = t->ctx;
+	if (x->gap_ns <= 0)
+		return 0;
+	uint64_t now = bc_now_ns();
+	if (!t->pending_arrival) {
+		if (!t->next_arrival)
+			t->next_arrival = now;
+		t->pending_arrival = t->next_arrival + arrival_gap(t);
+	}
+	uint64_t due = t->pending_arrival;
+	if (take) {
+		t->next_arrival = due;
+		t->pending_arrival = 0;
+		if (due < now && LD(x->phase) == PH_MEASURE) {
+			t->late++;
+			if (now - due > t->max_lag)
+				t->max_lag = now - due;
+		}
+	}
+	return due;
+}
+
+static void api_record_dist(bench_thread *t, int id, uint64_t v)
+{
+	bench_ctx *x = t->ctx;
+	if (id < 0 || (unsigned)id >= x->ndists || LD(x->phase) != PH_MEASURE)
+		return;
+	op_add(&t->ops[x->nops + (unsigned)id], v, 0);
+}
 
 static int api_measuring(bench_thread *t)
 {
@@ -234,6 +308,156 @@ static void api_set_error(bench_ctx *x, const char *fmt, ...)
 	vsnprintf(x->err, sizeof(x->err), fmt, ap);
 	va_end(ap);
 	pthread_mutex_unlock(&x->lock);
+}
+
+static void copy_text(char *dst, size_t n, const char *src)
+{
+	snprintf(dst, n, "%s", src ? src : "");
+}
+
+static void api_error(bench_ctx *x, bench_thread *t, const char *msg, const char *detail,
+		      const char *hint)
+{
+	pthread_mutex_lock(&x->lock);
+	if (!x->first.set) {
+		x->first.set = 1;
+		x->first.thread = t ? (int)t->idx : -1;
+		copy_text(x->first.msg, sizeof(x->first.msg), msg && *msg ? msg : "failed");
+		copy_text(x->first.detail, sizeof(x->first.detail), detail);
+		copy_text(x->first.hint, sizeof(x->first.hint), hint);
+	}
+	x->first.count++;
+	pthread_mutex_unlock(&x->lock);
+}
+
+/* Op class and distribution names: what results and compare key on. */
+static int valid_op_name(const char *s)
+{
+	if (!s || !*s || strlen(s) > 64)
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+		      *s == '_' || *s == '.' || *s == '-'))
+			return 0;
+	return 1;
+}
+
+static int api_set_op_classes(bench_ctx *x, const char *const *names)
+{
+	size_t n = 0;
+	if (!x->in_init || x->ndists) {
+		api_set_error(x, "set_op_classes: call it from init, before dist()");
+		return BENCH_ERR;
+	}
+	while (names && names[n])
+		n++;
+	if (n < 1 || n > BENCH_MAX_OP_CLASSES) {
+		api_set_error(x, "set_op_classes: %zu op classes given, 1 .. %d allowed", n,
+			      BENCH_MAX_OP_CLASSES);
+		return BENCH_ERR;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!valid_op_name(names[i])) {
+			api_set_error(x, "set_op_classes: op class \"%s\" is not 1..64 of [A-Za-z0-9_.-]",
+				      names[i]);
+			return BENCH_ERR;
+		}
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(names[i], names[j])) {
+				api_set_error(x, "set_op_classes: op class \"%s\" given twice", names[i]);
+				return BENCH_ERR;
+			}
+	}
+	bc_strv_free(x->own_ops);
+	x->own_ops = bc_xcalloc(n + 1, sizeof(char *));
+	for (size_t i = 0; i < n; i++)
+		x->own_ops[i] = bc_xstrdup(names[i]);
+	x->ops = (const char **)x->own_ops;
+	x->nops = (unsigned)n;
+	return BENCH_OK;
+}
+
+static int api_dist(bench_ctx *x, unsigned op, const char *name)
+{
+	if (!x->in_init) {
+		api_set_error(x, "dist: call it from init");
+		return -1;
+	}
+	if (op >= x->nops || !valid_op_name(name) || x->ndists >= BENCH_MAX_OP_CLASSES) {
+		api_set_error(x, "dist: bad op class %u or name \"%s\"", op, name ? name : "(null)");
+		return -1;
+	}
+	for (unsigned i = 0; i < x->ndists; i++)
+		if (x->dists[i].op == op && !strcmp(x->dists[i].name, name))
+			return (int)i;
+	x->dists = realloc(x->dists, (x->ndists + 1) * sizeof(*x->dists));
+	if (!x->dists)
+		abort();
+	x->dists[x->ndists].op = op;
+	x->dists[x->ndists].name = bc_xstrdup(name);
+	return (int)x->ndists++;
+}
+
+static void prep_print(bench_ctx *x, uint64_t now, int final)
+{
+	struct bc_prep *p = &x->prep;
+	double el = (double)(now - p->t0) / 1e9, rate = el > 0 ? p->done / el : 0;
+	char eta[32] = "";
+	if (rate > 0 && p->total > p->done && !final)
+		snprintf(eta, sizeof(eta), " ETA %.0fs", (double)(p->total - p->done) / rate);
+	char line[256];
+	snprintf(line, sizeof(line), "[ prepare ] %llu/%llu %s (%.1f%%) %.0f %s/s%s",
+		 (unsigned long long)p->done, (unsigned long long)p->total, p->unit,
+		 p->total ? 100.0 * p->done / p->total : 0.0, rate, p->unit, eta);
+	if (x->c->progress == 2) {
+		fprintf(stderr, "\r\033[K%s%s", line, final ? "\n" : "");
+		p->open = !final;
+	} else {
+		fprintf(stderr, "%s\n", line);
+	}
+}
+
+static void api_progress(bench_ctx *x, uint64_t done, uint64_t total, const char *unit)
+{
+	struct bc_prep *p = &x->prep;
+	if (!x->in_prepare)
+		return;
+	uint64_t now = bc_now_ns();
+	if (!p->t0)
+		p->t0 = p->last_print = now;
+	p->done = done;
+	p->total = total;
+	copy_text(p->unit, sizeof(p->unit), unit && *unit ? unit : "units");
+	if (bc_quiet || !x->c->progress)
+		return;
+	/* a terminal line 4x a second; plain lines at the report interval (or 10 s) */
+	double step = x->c->progress == 2 ? 0.25 : x->c->run.report_interval > 0 ? x->c->run.report_interval : 10;
+	if ((double)(now - p->last_print) / 1e9 >= step) {
+		p->last_print = now;
+		prep_print(x, now, 0);
+	}
+}
+
+static int api_percentile(bench_ctx *x, unsigned op, double pct, uint64_t *ns)
+{
+	*ns = 0;
+	if (!x->in_finish || op >= x->nops || !(pct > 0 && pct <= 100))
+		return BENCH_ERR;
+	uint64_t mn = UINT64_MAX, mx = 0;
+	if (!x->fin_hist)
+		x->fin_hist = bc_xcalloc(1, sizeof(bc_hist));
+	memset(x->fin_hist, 0, sizeof(bc_hist));
+	for (unsigned i = 0; i < x->nthreads; i++) {
+		const bc_opstat *st = &x->t[i]->ops[op];
+		bc_hist_merge(x->fin_hist, &st->hist);
+		if (st->count && st->min < mn)
+			mn = st->min;
+		if (st->max > mx)
+			mx = st->max;
+	}
+	if (mx)
+		*ns = bc_hist_percentile(x->fin_hist, pct, mn, mx);
+	return BENCH_OK;
 }
 
 static int api_totals(bench_ctx *x, unsigned op, bench_totals_v1 *out)
@@ -337,6 +561,16 @@ static const bench_host_api_v1 host_api = {
 	.module_dir = api_module_dir,
 	.server_start = api_server_start,
 	.cache_size = api_cache_size,
+	.stop_fd = api_stop_fd,
+	.stopping = api_stopping,
+	.claim = api_claim,
+	.next_arrival = api_next_arrival,
+	.set_op_classes = api_set_op_classes,
+	.error = api_error,
+	.dist = api_dist,
+	.record_dist = api_record_dist,
+	.progress = api_progress,
+	.percentile = api_percentile,
 };
 
 /* --------------------------------------------------------------- workers */
@@ -419,6 +653,11 @@ static void set_phase(bench_ctx *x, int ph)
 	__atomic_store_n(&x->phase, ph, __ATOMIC_RELAXED);
 	pthread_cond_broadcast(&x->cond);
 	pthread_mutex_unlock(&x->lock);
+	if (ph == PH_STOP && x->stop_fd >= 0) {
+		uint64_t one = 1;	/* stays readable: nobody reads it */
+		if (write(x->stop_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+			perror("benchcore: stop fd");
+	}
 }
 
 /* Waits until time `until` or until all workers exited; 1 if they all did. */
@@ -462,9 +701,52 @@ static void set_status(json_t *cj, const char *status, const char *stage, const 
 		json_object_set_new(cj, "reason", stage ? json_sprintf("%s: %s", stage, why) : json_string(why));
 }
 
+/* The case's reason: the first error() (naming its thread), else the last
+   set_error(), else fallback. Written into x->reason. */
 static const char *why(bench_ctx *x, const char *fallback)
 {
-	return x->err[0] ? x->err : fallback;
+	if (x->first.set && x->first.thread >= 0)
+		snprintf(x->reason, sizeof(x->reason), "thread %d: %s", x->first.thread, x->first.msg);
+	else
+		snprintf(x->reason, sizeof(x->reason), "%s",
+			 x->first.set ? x->first.msg : x->err[0] ? x->err : fallback);
+	return x->reason;
+}
+
+/* A worker that gave up: the first error if it names a thread, else this one. */
+static void thread_failed(bench_ctx *x, json_t *cj, const char *stage, unsigned i)
+{
+	char msg[1200];
+	if (x->first.set && x->first.thread >= 0)
+		snprintf(msg, sizeof(msg), "%s", why(x, "failed"));
+	else
+		snprintf(msg, sizeof(msg), "thread %u: %s", i, why(x, "failed"));
+	set_status(cj, "failed", stage, msg);
+}
+
+static json_t *first_error_json(const bc_first_err *f)
+{
+	json_t *o = json_pack("{s:s, s:i}", "message", f->msg, "count", (json_int_t)f->count);
+	if (f->detail[0])
+		json_object_set_new(o, "detail", json_string(f->detail));
+	if (f->hint[0])
+		json_object_set_new(o, "hint", json_string(f->hint));
+	if (f->thread >= 0)
+		json_object_set_new(o, "thread", json_integer(f->thread));
+	return o;
+}
+
+/* What compare needs to judge this module's metrics (ABI 1.1 fields). */
+static void compare_hints(const bench_module_v1 *d, json_t *cj)
+{
+	json_object_set_new(cj, "headline", json_string(d->headline_metric ? d->headline_metric
+									    : "events_per_sec"));
+	if (d->thresholds && d->thresholds->metric) {
+		json_t *th = json_object();
+		for (const bench_threshold_v1 *t = d->thresholds; t->metric; t++)
+			json_object_set_new(th, t->metric, json_real(t->pct));
+		json_object_set_new(cj, "thresholds", th);
+	}
 }
 
 static void phase_note(const bc_case *c, const char *ph)
@@ -476,7 +758,7 @@ static void phase_note(const bc_case *c, const char *ph)
 /* Starts the workers and waits for their thread_init. 0 when all are ready. */
 static int start_threads(bench_ctx *x, json_t *cj)
 {
-	size_t sz = sizeof(struct bench_thread) + x->nops * sizeof(bc_opstat);
+	size_t sz = sizeof(struct bench_thread) + (x->nops + x->ndists) * sizeof(bc_opstat);
 	sz = (sz + 63) & ~(size_t)63;
 	for (unsigned i = 0; i < x->nthreads; i++) {
 		struct bench_thread *t = aligned_alloc(64, sz);
@@ -486,7 +768,7 @@ static int start_threads(bench_ctx *x, json_t *cj)
 		t->ctx = x;
 		t->idx = i;
 		t->rng = 0x9e3779b97f4a7c15ull * (i + 1) ^ bc_now_ns();
-		for (unsigned k = 0; k < x->nops; k++)
+		for (unsigned k = 0; k < x->nops + x->ndists; k++)
 			t->ops[k].min = UINT64_MAX;
 		x->t[i] = t;
 		if (pthread_create(&t->tid, NULL, worker, t) != 0) {
@@ -513,9 +795,7 @@ static int start_threads(bench_ctx *x, json_t *cj)
 	}
 	for (unsigned i = 0; i < x->nthreads; i++)
 		if (x->t[i]->init_rc != BENCH_OK) {
-			char msg[1200];
-			snprintf(msg, sizeof(msg), "thread %u: %s", i, why(x, "failed"));
-			set_status(cj, "failed", "thread_init", msg);
+			thread_failed(x, cj, "thread_init", i);
 			return -1;
 		}
 	return 0;
@@ -567,14 +847,15 @@ static void measure(bench_ctx *x, json_t *cj)
 	json_object_set_new(cj, "duration_s", json_real((double)(x->t1 - x->t0) / 1e9));
 	for (unsigned i = 0; i < x->nthreads; i++)
 		if (x->t[i]->run_rc != BENCH_OK) {	/* a worker gave up: its figures are not the system's */
-			char msg[1200];
-			snprintf(msg, sizeof(msg), "thread %u: %s", i, why(x, "failed"));
-			set_status(cj, "failed", "thread_run", msg);
+			thread_failed(x, cj, "thread_run", i);
 			break;
 		}
 	if (bc_stop_requested)
 		set_status(cj, "interrupted", NULL, "interrupted by signal");
-	if (x->d->finish && x->d->finish(x->state) != BENCH_OK && !bc_stop_requested)
+	x->in_finish = 1;
+	int frc = x->d->finish ? x->d->finish(x->state) : BENCH_OK;
+	x->in_finish = 0;
+	if (frc != BENCH_OK && !bc_stop_requested)
 		set_status(cj, "failed", "finish", why(x, "failed"));
 	bc_meas_finish(&m, x, cj);
 	bc_meas_free(&m);
@@ -588,6 +869,24 @@ static void stop_threads(bench_ctx *x, int can_join)
 			pthread_join(x->t[i]->tid, NULL);
 }
 
+/* prepare, with its progress line closed and its cost kept in the result. */
+static int run_prepare(bench_ctx *x, json_t *cj)
+{
+	uint64_t t0 = bc_now_ns();
+	x->in_prepare = 1;
+	int rc = x->d->prepare(x->state);
+	x->in_prepare = 0;
+	uint64_t t1 = bc_now_ns();
+	if (x->prep.t0 && x->c->progress && !bc_quiet && (x->prep.open || x->c->progress == 1))
+		prep_print(x, t1, 1);
+	json_t *o = json_pack("{s:f}", "seconds", (double)(t1 - t0) / 1e9);
+	if (x->prep.t0)
+		json_object_update_new(o, json_pack("{s:I, s:I, s:s}", "done", (json_int_t)x->prep.done,
+			"total", (json_int_t)x->prep.total, "unit", x->prep.unit));
+	json_object_set_new(cj, "prepare", o);
+	return rc;
+}
+
 json_t *bc_case_run(const bc_case *c)
 {
 	bench_ctx *x = bc_xcalloc(1, sizeof(*x));
@@ -596,6 +895,8 @@ json_t *bc_case_run(const bc_case *c)
 	x->c = c;
 	x->d = &c->mod->desc;
 	x->nops = c->mod->nops;
+	x->ops = (const char **)c->mod->ops;
+	x->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	x->nthreads = c->threads;
 	x->t = bc_xcalloc(c->threads, sizeof(*x->t));
 	x->limited = c->run.events > 0;
@@ -608,7 +909,9 @@ json_t *bc_case_run(const bc_case *c)
 	pthread_cond_init(&x->cond, NULL);
 
 	phase_note(c, "prepare");
+	x->in_init = 1;
 	rc = x->d->init ? x->d->init(&host_api, x, &x->state) : BENCH_OK;
+	x->in_init = 0;
 	if (rc == BENCH_SKIP) {
 		set_status(cj, "skipped", NULL, why(x, "the module skipped this case"));
 		goto done;
@@ -619,7 +922,7 @@ json_t *bc_case_run(const bc_case *c)
 	inited = 1;
 	if (c->cleanup_only)
 		goto done;
-	if (c->do_prepare && x->d->prepare && x->d->prepare(x->state) != BENCH_OK) {
+	if (c->do_prepare && x->d->prepare && run_prepare(x, cj) != BENCH_OK) {
 		set_status(cj, bc_stop_requested ? "interrupted" : "failed", "prepare", why(x, "failed"));
 		goto done;
 	}
@@ -640,6 +943,9 @@ done:
 		x->d->cleanup(x->state);
 	if (inited && x->d->destroy && !leaked)
 		x->d->destroy(x->state);
+	if (x->first.set)
+		json_object_set_new(cj, "error", first_error_json(&x->first));
+	compare_hints(x->d, cj);
 	json_object_set(cj, "metrics", x->metrics);
 	json_object_set(cj, "info", x->info);
 	if (json_array_size(x->warnings))
@@ -653,6 +959,13 @@ done:
 		free(x->t);
 		pthread_mutex_destroy(&x->lock);
 		pthread_cond_destroy(&x->cond);
+		if (x->stop_fd >= 0)
+			close(x->stop_fd);
+		bc_strv_free(x->own_ops);
+		for (unsigned i = 0; i < x->ndists; i++)
+			free(x->dists[i].name);
+		free(x->dists);
+		free(x->fin_hist);
 		free(x);
 	}
 	return cj;

@@ -7,15 +7,36 @@
 #include "hist.h"
 
 enum { PH_INIT, PH_WARMUP, PH_MEASURE, PH_STOP };
-#define MAX_ERR_KINDS 8
+/* Distinct (op class, kind) error pairs a thread keeps counts for; past
+   that, an op class's further kinds fold into its "other" count, whose first
+   kind is kept (and the results say so). */
+#define MAX_ERR_KINDS 32
 
 /* Written only by its thread; read by the reporter with relaxed loads. */
 typedef struct bc_opstat {
 	uint64_t count, bytes, errors, lat_sum;
 	uint64_t min, max;
 	double lat_sq;
+	uint64_t other_errors;		/* errors of kinds past MAX_ERR_KINDS */
+	const char *other_first;	/* the first such kind */
+	uint64_t bad;			/* records refused (latency past the window) */
 	bc_hist hist;
 } bc_opstat;
+
+/* A secondary distribution (ABI 1.1 dist()): kept in the threads' ops[]
+   after the op classes, at index nops + id. */
+typedef struct bc_dist {
+	unsigned op;
+	char *name;
+} bc_dist;
+
+/* The first error() of a case: its reason. */
+typedef struct bc_first_err {
+	int set;
+	int thread;			/* -1: main thread */
+	char msg[512], detail[512], hint[512];
+	unsigned count;			/* error() calls in all */
+} bc_first_err;
 
 typedef struct bc_errkind {
 	const char *kind;
@@ -28,6 +49,7 @@ struct bench_thread {
 	unsigned idx;
 	uint64_t quota;			/* events claimed from the shared budget, not yet run */
 	uint64_t next_arrival;		/* open loop: intended start of the next event */
+	uint64_t pending_arrival;	/* next_arrival(take = 0) computed, not yet taken */
 	uint64_t rng;
 	uint64_t late, max_lag;
 	uint64_t end_ns;
@@ -41,7 +63,20 @@ struct bench_thread {
 struct bench_ctx {
 	const bc_case *c;
 	const bench_module_v1 *d;
-	unsigned nops;
+	unsigned nops;			/* op classes: the module's, or set_op_classes() */
+	const char **ops;		/* their names */
+	char **own_ops;			/* copies made by set_op_classes(), or NULL */
+	bc_dist *dists;
+	unsigned ndists;
+	int in_init, in_prepare, in_finish;	/* which callback runs (main-thread calls) */
+	int stop_fd;			/* eventfd: readable once phase is PH_STOP */
+	bc_first_err first;
+	struct bc_prep {		/* prepare progress */
+		uint64_t t0, last_print, done, total;
+		char unit[24];
+		int open;		/* a \r line is on the terminal */
+	} prep;
+	bc_hist *fin_hist;		/* finish(): scratch for percentile() */
 	void *state;
 	int phase __attribute__((aligned(64)));	/* read by every worker: own cache line */
 	uint64_t events_left __attribute__((aligned(64)));
@@ -53,6 +88,7 @@ struct bench_ctx {
 	pthread_cond_t cond;
 	unsigned ready, exited;
 	char err[1024];
+	char reason[1100];
 	json_t *metrics, *info, *warnings;
 	uint64_t t0, t1;		/* the measured window */
 };
@@ -71,7 +107,7 @@ typedef struct bc_meas {
 	int progress_open;		/* a \r progress line is on the terminal */
 	struct bc_cpu_snap {		/* CPU accounting at the window's start, end */
 		double user_s, sys_s;	/* this process (getrusage) */
-		unsigned long long steal, total;	/* the machine's ticks (/proc/stat) */
+		unsigned long long steal, total, busy;	/* the machine's ticks (/proc/stat) */
 		int have_stat;
 	} cpu0, cpu1;
 } bc_meas;
@@ -88,4 +124,7 @@ void bc_ctx_warn(bench_ctx *x, const char *msg);
 /* CPU time of this process and the machine's steal ticks, now. */
 void bc_meas_cpu(struct bc_cpu_snap *c);
 void bc_meas_sample_mhz(bc_meas *m);
+/* JSON of one distribution (count, min, mean, max, stddev, percentiles) of
+   slot k of the threads' ops[] (an op class, or nops + a dist id). */
+json_t *bc_meas_latency_json(bench_ctx *x, unsigned k, bc_hist *h, uint64_t *count);
 #endif

@@ -47,6 +47,41 @@ static int valid_name(const char *s)
 	return 1;
 }
 
+static int is_metric(const bench_module_v1 *d, const char *name)
+{
+	if (!strcmp(name, "events_per_sec"))
+		return 1;
+	for (const bench_metric_v1 *mt = d->metrics; mt && mt->name; mt++)
+		if (!strcmp(mt->name, name))
+			return 1;
+	return 0;
+}
+
+/* ABI 1.1 fields: data options name options, the headline a metric. */
+static int check_v11(const char *path, const bench_module_v1 *d, bc_err *e)
+{
+	for (const char *const *o = d->data_options; o && *o; o++)
+		if (!bc_opt_find(d->options, *o)) {
+			bc_err_set(e, "invalid module \"%s\": data_options names \"%s\", which is not one "
+				   "of its options", path, *o);
+			bc_err_hint(e, "list in data_options only option names from the options table");
+			return -1;
+		}
+	if (d->headline_metric && !is_metric(d, d->headline_metric)) {
+		bc_err_set(e, "invalid module \"%s\": headline_metric \"%s\" is not one of its metrics",
+			   path, d->headline_metric);
+		bc_err_hint(e, "name a metrics[] entry, or events_per_sec");
+		return -1;
+	}
+	for (const bench_threshold_v1 *t = d->thresholds; t && t->metric; t++)
+		if (!(t->pct >= 0 && t->pct <= 1000)) {
+			bc_err_set(e, "invalid module \"%s\": threshold of \"%s\" is %g%%, not 0 .. 1000",
+				   path, t->metric, t->pct);
+			return -1;
+		}
+	return 0;
+}
+
 /* The contents: name, callbacks, tables. Defaults must parse so help is true. */
 static int check_contents(const char *path, bc_module *m, bc_err *e)
 {
@@ -73,9 +108,9 @@ static int check_contents(const char *path, bc_module *m, bc_err *e)
 		m->ops[m->nops++] = "event";
 	} else {
 		for (const char *const *o = d->op_classes; *o; o++) {
-			if (m->nops == BC_MAX_OPS || !valid_name(*o)) {
+			if (m->nops == BENCH_MAX_OP_CLASSES || !valid_name(*o)) {
 				bc_err_set(e, "invalid module \"%s\": op class \"%s\" is invalid or beyond the limit of %d",
-					   path, *o, BC_MAX_OPS);
+					   path, *o, BENCH_MAX_OP_CLASSES);
 				return -1;
 			}
 			m->ops[m->nops++] = *o;
@@ -104,7 +139,7 @@ static int check_contents(const char *path, bc_module *m, bc_err *e)
 			bc_err_set(e, "invalid module \"%s\": metric name \"%s\" is not [a-z0-9_]+", path, mt->name);
 			return -1;
 		}
-	return 0;
+	return check_v11(path, d, e);
 }
 
 int bc_module_load(const char *path, bc_module *m, bc_err *e)

@@ -6,13 +6,12 @@
 #include "benchcore/module.h"
 #include "util.h"
 
-#define BC_MAX_OPS 16
 
 typedef struct bc_module {
 	bench_module_v1 desc;		/* copy; fields past the module's struct_size are zero */
 	char *path;
 	unsigned nops;
-	const char *ops[BC_MAX_OPS];
+	const char *ops[BENCH_MAX_OP_CLASSES + 1];	/* the static op classes */
 } bc_module;
 
 typedef struct bc_loadfail {

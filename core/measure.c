@@ -51,10 +51,24 @@ void bc_meas_cpu(struct bc_cpu_snap *c)
 		for (int i = 0; i < 8; i++)
 			c->total += v[i];
 		c->steal = v[7];
+		c->busy = v[0] + v[1] + v[2] + v[5] + v[6];	/* user nice system irq softirq */
 		c->have_stat = 1;
 	}
 	if (f)
 		fclose(f);
+}
+
+/* The share of the machine's CPU time that processes other than this one
+   used in the window: its busy ticks less our own CPU time. */
+static double other_pct(const struct bc_cpu_snap *a, const struct bc_cpu_snap *b)
+{
+	double hz = (double)sysconf(_SC_CLK_TCK);
+	double total = (double)(b->total - a->total);
+	double own = (b->user_s - a->user_s + b->sys_s - a->sys_s) * (hz > 0 ? hz : 100);
+	double other = (double)(b->busy - a->busy) - own;
+	if (total <= 0 || other <= 0)
+		return 0;
+	return 100.0 * other / total;
 }
 
 /* What the window cost in CPU time, and what the hypervisor took (steal):
@@ -74,6 +88,14 @@ static json_t *cpu_json(bc_meas *m, bench_ctx *x, double secs)
 			snprintf(w, sizeof(w), "the hypervisor took %.1f%% of the machine's CPU time "
 				 "(steal) during the measured window: rates per wall-clock second are "
 				 "low by about that much and vary between runs", pct);
+			bc_ctx_warn(x, w);
+		}
+		json_object_set_new(o, "other_pct", json_real(other_pct(a, b)));
+		if (other_pct(a, b) >= 5) {
+			char w[256];
+			snprintf(w, sizeof(w), "other processes used %.1f%% of the machine's CPU time "
+				 "during the measured window: this case competed with them, and a "
+				 "comparison of it is suspect", other_pct(a, b));
 			bc_ctx_warn(x, w);
 		}
 	}
@@ -146,10 +168,10 @@ void bc_meas_tick(bc_meas *m, bench_ctx *x, uint64_t now, int final)
 		json_t *oj = json_pack("{s:f}", "per_sec", dc / dt);
 		if (db)
 			json_object_set_new(oj, "mib_per_sec", json_real(db / dt / 1048576.0));
-		json_object_set_new(ops, x->c->mod->ops[k], oj);
+		json_object_set_new(ops, x->ops[k], oj);
 		/* op classes the module has not used so far are left out of the line */
 		if ((x->nops > 1 || db) && (cnt || er)) {
-			oo += (size_t)snprintf(opsbuf + oo, sizeof(opsbuf) - oo, " %s: %.2f/s", x->c->mod->ops[k], dc / dt);
+			oo += (size_t)snprintf(opsbuf + oo, sizeof(opsbuf) - oo, " %s: %.2f/s", x->ops[k], dc / dt);
 			if (db && oo < sizeof(opsbuf))
 				oo += (size_t)snprintf(opsbuf + oo, sizeof(opsbuf) - oo, " %.2f MiB/s", db / dt / 1048576.0);
 		}
@@ -179,17 +201,14 @@ static void mean_sd(const double *v, size_t n, double *mean, double *sd)
 	*sd = n ? sqrt(q / n) : 0;	/* the threads are the whole population */
 }
 
-static json_t *op_json(bench_ctx *x, unsigned k, double secs, bc_hist *h)
+json_t *bc_meas_latency_json(bench_ctx *x, unsigned k, bc_hist *h, uint64_t *count)
 {
-	uint64_t cnt = 0, by = 0, er = 0, sum = 0, mn = UINT64_MAX, mx = 0;
+	uint64_t cnt = 0, sum = 0, mn = UINT64_MAX, mx = 0;
 	double sq = 0;
-	json_t *kinds = json_object();
 	memset(h, 0, sizeof(*h));
 	for (unsigned i = 0; i < x->nthreads; i++) {
 		const bc_opstat *s = &x->t[i]->ops[k];
 		cnt += s->count;
-		by += s->bytes;
-		er += s->errors;
 		sum += s->lat_sum;
 		sq += s->lat_sq;
 		if (s->count && s->min < mn)
@@ -197,14 +216,6 @@ static json_t *op_json(bench_ctx *x, unsigned k, double secs, bc_hist *h)
 		if (s->max > mx)
 			mx = s->max;
 		bc_hist_merge(h, &s->hist);
-		for (unsigned j = 0; j < MAX_ERR_KINDS; j++) {
-			const bc_errkind *ek = &x->t[i]->errk[j];
-			if (ek->kind && ek->op == k) {
-				json_t *prev = json_object_get(kinds, ek->kind);
-				json_object_set_new(kinds, ek->kind,
-					json_integer((prev ? json_integer_value(prev) : 0) + (json_int_t)ek->n));
-			}
-		}
 	}
 	if (!cnt)
 		mn = 0;
@@ -217,9 +228,66 @@ static json_t *op_json(bench_ctx *x, unsigned k, double secs, bc_hist *h)
 		snprintf(key, sizeof(key), "p%g", x->c->pct[i]);
 		json_object_set_new(lat, key, json_integer((json_int_t)bc_hist_percentile(h, x->c->pct[i], mn, mx)));
 	}
-	return json_pack("{s:I, s:I, s:o, s:I, s:f, s:o}", "count", (json_int_t)cnt, "errors",
-			 (json_int_t)er, "error_kinds", kinds, "bytes", (json_int_t)by, "per_sec",
-			 secs > 0 ? cnt / secs : 0.0, "latency_ns", lat);
+	*count = cnt;
+	return lat;
+}
+
+/* Error counts by kind over the threads; kinds past a thread's table fold
+   into "other", whose first kind is named so nothing is silently lost. */
+static json_t *error_kinds_json(bench_ctx *x, unsigned k, json_t *oj)
+{
+	json_t *kinds = json_object();
+	uint64_t other = 0;
+	const char *first = NULL;
+	for (unsigned i = 0; i < x->nthreads; i++) {
+		for (unsigned j = 0; j < MAX_ERR_KINDS; j++) {
+			const bc_errkind *ek = &x->t[i]->errk[j];
+			if (ek->kind && ek->op == k) {
+				json_t *prev = json_object_get(kinds, ek->kind);
+				json_object_set_new(kinds, ek->kind,
+					json_integer((prev ? json_integer_value(prev) : 0) + (json_int_t)ek->n));
+			}
+		}
+		other += x->t[i]->ops[k].other_errors;
+		if (!first)
+			first = x->t[i]->ops[k].other_first;
+	}
+	if (other) {
+		json_t *prev = json_object_get(kinds, "other");
+		json_object_set_new(kinds, "other", json_integer((prev ? json_integer_value(prev) : 0) +
+								 (json_int_t)other));
+		json_object_set_new(oj, "error_kinds_folded", json_pack("{s:I, s:s}", "count",
+			(json_int_t)other, "first_kind", first ? first : "error"));
+	}
+	return kinds;
+}
+
+static json_t *op_json(bench_ctx *x, unsigned k, double secs, bc_hist *h)
+{
+	uint64_t cnt = 0, by = 0, er = 0;
+	json_t *lat = bc_meas_latency_json(x, k, h, &cnt);
+	for (unsigned i = 0; i < x->nthreads; i++) {
+		by += x->t[i]->ops[k].bytes;
+		er += x->t[i]->ops[k].errors;
+	}
+	json_t *oj = json_pack("{s:I, s:I, s:I, s:f, s:o}", "count", (json_int_t)cnt, "errors",
+			       (json_int_t)er, "bytes", (json_int_t)by, "per_sec",
+			       secs > 0 ? cnt / secs : 0.0, "latency_ns", lat);
+	json_object_set_new(oj, "error_kinds", error_kinds_json(x, k, oj));
+	json_t *dists = NULL;
+	for (unsigned d = 0; d < x->ndists; d++) {
+		if (x->dists[d].op != k)
+			continue;
+		uint64_t n;
+		json_t *dl = bc_meas_latency_json(x, x->nops + d, h, &n);
+		if (!dists)
+			dists = json_object();
+		json_object_set_new(dists, x->dists[d].name, json_pack("{s:I, s:o}", "count",
+			(json_int_t)n, "latency_ns", dl));
+	}
+	if (dists)
+		json_object_set_new(oj, "dists", dists);
+	return oj;
 }
 
 static json_t *fairness_json(bench_ctx *x)
@@ -283,7 +351,7 @@ void bc_meas_finish(bc_meas *m, bench_ctx *x, json_t *cj)
 	for (unsigned k = 0; k < x->nops; k++) {
 		json_t *oj = op_json(x, k, secs, m->cur_hist);
 		total += (uint64_t)json_integer_value(json_object_get(oj, "count"));
-		json_object_set_new(ops, x->c->mod->ops[k], oj);
+		json_object_set_new(ops, x->ops[k], oj);
 	}
 	json_object_set_new(cj, "ops", ops);
 	json_object_set_new(x->metrics, "events_per_sec", json_pack("{s:f, s:s, s:b}", "value",

@@ -57,6 +57,13 @@ void bc_print_case(FILE *f, json_t *cj, const char *label)
 		label, status);
 	if (json_is_string(reason))
 		fprintf(f, "    reason: %s\n", json_string_value(reason));
+	json_t *err = json_object_get(cj, "error");
+	const char *detail = json_string_value(json_object_get(err, "detail"));
+	const char *hint = json_string_value(json_object_get(err, "hint"));
+	if (detail)
+		fprintf(f, "    detail: %s\n", detail);
+	if (hint)
+		fprintf(f, "    hint: %s\n", hint);
 	if (strcmp(status, "ok") && strcmp(status, "interrupted"))
 		return;
 	json_t *metrics = json_object_get(cj, "metrics"), *ops = json_object_get(cj, "ops");

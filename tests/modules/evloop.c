@@ -160,12 +160,13 @@ static void ev_reply(ev_thread *et, ev_conn *c, uint64_t now)
 	if (read(c->a, &req, sizeof(req)) != sizeof(req) || !c->sent)
 		return;
 	unsigned op = (unsigned)(req % et->s->ntests);
+	uint64_t sent = c->sent;
 	c->sent = 0;
 	if (!c->counted)
 		return;		/* sent in warmup: not this window's (and not from the budget) */
 	api->record(et->t, op, now - c->intended, sizeof(req));
 	if (op == 0)
-		api->record_dist(et->t, et->s->uncorrected, now - c->sent);
+		api->record_dist(et->t, et->s->uncorrected, now - sent);
 	for (int k = 0; k < et->s->error_kinds; k++)
 		api->record_error(et->t, 0, ev_kind_names[k]);
 }

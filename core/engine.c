@@ -438,25 +438,47 @@ static void api_progress(bench_ctx *x, uint64_t done, uint64_t total, const char
 	}
 }
 
-static int api_percentile(bench_ctx *x, unsigned op, double pct, uint64_t *ns)
+/* Slot k of the threads' ops[] merged: the pct-th percentile, count, mean. */
+static void slot_summary(bench_ctx *x, unsigned k, double pct, uint64_t *ns, uint64_t *count,
+			 double *mean)
 {
-	*ns = 0;
-	if (!x->in_finish || op >= x->nops || !(pct > 0 && pct <= 100))
-		return BENCH_ERR;
-	uint64_t mn = UINT64_MAX, mx = 0;
+	uint64_t mn = UINT64_MAX, mx = 0, n = 0, sum = 0;
 	if (!x->fin_hist)
 		x->fin_hist = bc_xcalloc(1, sizeof(bc_hist));
 	memset(x->fin_hist, 0, sizeof(bc_hist));
 	for (unsigned i = 0; i < x->nthreads; i++) {
-		const bc_opstat *st = &x->t[i]->ops[op];
+		const bc_opstat *st = &x->t[i]->ops[k];
 		bc_hist_merge(x->fin_hist, &st->hist);
+		n += st->count;
+		sum += st->lat_sum;
 		if (st->count && st->min < mn)
 			mn = st->min;
 		if (st->max > mx)
 			mx = st->max;
 	}
-	if (mx)
-		*ns = bc_hist_percentile(x->fin_hist, pct, mn, mx);
+	*ns = n ? bc_hist_percentile(x->fin_hist, pct, mn, mx) : 0;
+	if (count)
+		*count = n;
+	if (mean)
+		*mean = n ? (double)sum / (double)n : 0;
+}
+
+static int api_percentile(bench_ctx *x, unsigned op, double pct, uint64_t *ns)
+{
+	*ns = 0;
+	if (!x->in_finish || op >= x->nops || !(pct > 0 && pct <= 100))
+		return BENCH_ERR;
+	slot_summary(x, op, pct, ns, NULL, NULL);
+	return BENCH_OK;
+}
+
+static int api_dist_percentile(bench_ctx *x, int id, double pct, uint64_t *ns, uint64_t *count,
+			       double *mean)
+{
+	*ns = 0;
+	if (!x->in_finish || id < 0 || (unsigned)id >= x->ndists || !(pct > 0 && pct <= 100))
+		return BENCH_ERR;
+	slot_summary(x, x->nops + (unsigned)id, pct, ns, count, mean);
 	return BENCH_OK;
 }
 
@@ -571,6 +593,7 @@ static const bench_host_api_v1 host_api = {
 	.record_dist = api_record_dist,
 	.progress = api_progress,
 	.percentile = api_percentile,
+	.dist_percentile = api_dist_percentile,
 };
 
 /* --------------------------------------------------------------- workers */

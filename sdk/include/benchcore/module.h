@@ -261,6 +261,11 @@ typedef struct bench_host_api_v1 {
 	   "cpuid", "sysconf"); either may be NULL. Any thread. */
 	uint64_t (*cache_size)(bench_ctx *ctx, unsigned level, unsigned *found_level,
 			       const char **source);
+
+	/* finish only: percentile() of a secondary distribution (id from
+	   dist()); *count and *mean (ns) are filled when not NULL. */
+	int (*dist_percentile)(bench_ctx *ctx, int id, double p, uint64_t *ns, uint64_t *count,
+			       double *mean);
 } bench_host_api_v1;
 
 /* A private server for server_start() (ABI 1.1). */

@@ -489,10 +489,9 @@ static int mem_thread_run(void *tstate)
 	const uint64_t bytes = s->oper == MEM_NONE ? 0 : s->block;
 	uint64_t left = s->per_thread_events, batch = 1;
 	/* warmup must not use up the total_size budget (host API field since 1.0) */
-	int (*measuring)(bench_thread *) = api->struct_size > offsetof(bench_host_api_v1, measuring)
-		? api->measuring : NULL;
+	int (*measuring)(bench_thread *) = BENCH_HOST_HAS(api, measuring) ? api->measuring : NULL;
 	void (*record_n)(bench_thread *, unsigned, uint64_t, uint64_t, uint64_t) =
-		api->struct_size > offsetof(bench_host_api_v1, record_n) ? api->record_n : NULL;
+		BENCH_HOST_HAS(api, record_n) ? api->record_n : NULL;
 
 	while (!api->should_stop(t->bt)) {
 		uint64_t n = batch;

@@ -393,7 +393,7 @@ static int rsa_run_bulk(struct rsa_thread *t)
 			n++;
 		dt = api->now_ns() - t0;
 		/* Each call of the batch gets the batch's mean latency. */
-		if (n && api->struct_size > offsetof(bench_host_api_v1, record_n) && api->record_n)
+		if (n && BENCH_HOST_HAS(api, record_n))
 			api->record_n(t->bt, cls, n, dt / n, bytes);
 		else
 			for (uint64_t i = 0; i < n; i++)

@@ -88,3 +88,14 @@ expect_grep "prepare progress lines show done/total, unit, rate and ETA" $T/pp.e
 expect_grep "the last progress line reports completion" $T/pp.err '\[ prepare \] 30/30 units \(100\.0%\)'
 expect_py "the case records what prepare did and how long it took" $T/pp.json \
  "(lambda p: p['done']==30 and p['total']==30 and p['unit']=='units' and p['seconds']>=0.3)(d['cases'][0]['prepare'])"
+
+# --- a busy machine: a CPU hog beside a cpu case is seen and warned about
+hogs=()
+for i in 1 2; do timeout 30 sh -c 'while :; do :; done' & hogs+=($!); done
+run_bc $T/busy run cpu --threads 1 --time 2 --warmup 0 -o $T/busy.json
+kill "${hogs[@]}" 2>/dev/null; wait "${hogs[@]}" 2>/dev/null
+expect_py "other processes' CPU share is measured (two hogs on two CPUs: >= 25%)" $T/busy.json \
+ "d['cases'][0]['cpu']['other_pct'] >= 25"
+expect_grep "a busy machine is warned about" $T/busy.err 'warning: other processes used [0-9.]+% of the machine.s CPU time during the measured window'
+expect_py "the warning is kept in the case" $T/busy.json \
+ "any('other processes used' in w for w in d['cases'][0].get('warnings', []))"

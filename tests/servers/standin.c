@@ -1,7 +1,7 @@
 /* A stand-in for a private server, for tests/integration/test_service.sh:
  * listens on a unix socket and answers every connection with "pid=N\n"
  * (its own pid), so a module can tell which server it reached.
- *   standin_server SOCKET [--child] [--ignore-term] [--never-ready] [--crash-after N]
+ *   standin_server SOCKET [--child] [--ignore-term] [--never-ready] [--crash-after=N]
  * --child        forks a worker into its process group that ignores SIGTERM,
  *                like a server's helper that outlives a polite stop
  * --ignore-term  ignores SIGTERM itself (the host must escalate to SIGKILL)
@@ -27,8 +27,8 @@ int main(int argc, char **argv)
 			ignore = 1;
 		else if (!strcmp(argv[i], "--never-ready"))
 			never = 1;
-		else if (!strcmp(argv[i], "--crash-after") && i + 1 < argc)
-			crash_after = atol(argv[++i]);
+		else if (!strncmp(argv[i], "--crash-after=", 14))
+			crash_after = atol(argv[i] + 14);
 		else
 			path = argv[i];
 	}

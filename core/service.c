@@ -196,14 +196,27 @@ static void add_log_tail(const char *log, char *err, size_t n)
 	for (int lines = 0; p > buf && lines < LOG_TAIL_LINES; )
 		if (*--p == '\n' && ++lines == LOG_TAIL_LINES)
 			p++;
-	if (len + strlen(log) + 80 >= n)
+	size_t frame = strlen(log) + 48 + 7 * (LOG_TAIL_LINES + 1);	/* the text around the lines */
+	if (len + frame + 32 >= n)
 		return;
-	size_t room = n - len - strlen(log) - 48;
+	size_t room = n - len - frame;
 	while (strlen(p) > room && strchr(p, '\n'))
 		p = strchr(p, '\n') + 1;
 	if (strlen(p) > room)
 		p += strlen(p) - room;
-	snprintf(err + len, n - len, "; last lines of its log %s:\n%s", log, p);
+	len += (size_t)snprintf(err + len, n - len, "; last lines of its log %s:", log);
+	/* one "| " line each, under the reason; bytes that are not printable
+	   ASCII become '?', so the reason stays valid JSON text */
+	for (int bol = 1; *p && len + 8 < n; p++) {
+		if (bol) {
+			memcpy(err + len, "\n    | ", 7);
+			len += 7;
+		}
+		bol = *p == '\n';
+		if (!bol)
+			err[len++] = (*p >= 32 && *p < 127) || *p == '\t' ? *p : '?';
+	}
+	err[len] = '\0';
 }
 
 /* A file name for the log from the spec's name. */

@@ -5,9 +5,9 @@
  * default: it sends "P <phase>" lines and finally "J <json>" over a socket
  * pair, and "S <spec>" when its module asks for a private server, which the
  * runner starts (it outlives the case) and answers "OK" or "E <reason>".
- * The runner enforces a watchdog (prepare_timeout until the measured window,
- * then warmup + time + grace) and turns a crash, an exit or a hang into a
- * failed case. Prepared data is made once per data point (the module's
+ * The runner enforces a watchdog (prepare_timeout for init + prepare, then
+ * thread_init_timeout + warmup + grace, then warmup + time + grace for the
+ * measured window) and turns a crash, an exit or a hang into a failed case. Prepared data is made once per data point (the module's
  * data_options) and cleaned up after the last case that uses it, whatever
  * happened to that case. A module directory and the module's servers live
  * for all of its cases and are removed and stopped after its last one, on
@@ -306,7 +306,12 @@ static void handle_lines(const bc_case *c, case_link *l, int fd, watch *w)
 		} else if (is_line(line, n, "P prepare") && !strcmp(w->phase, "init")) {
 			snprintf(w->phase, sizeof(w->phase), "init/prepare");
 		} else if (is_line(line, n, "P prepared")) {
+			/* prepare_timeout is spent on init + prepare only; starting the
+			   threads and the warmup have their own bounds */
 			l->prepared = 1;
+			snprintf(w->phase, sizeof(w->phase), "thread_init/warmup");
+			w->limit = c->run.thread_init_timeout + c->run.warmup_s + c->run.grace;
+			w->deadline = bc_now_ns() + (uint64_t)(w->limit * 1e9);
 		} else if (is_line(line, n, "P cleanup")) {
 			l->cleaned = 1;
 		} else if (n > 2 && !memcmp(line, "S ", 2)) {

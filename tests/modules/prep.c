@@ -4,7 +4,8 @@
  * thread counts and repeats, and clean up once, after the last case of that
  * size. The data is a file in module_dir(); thread_init fails when it is
  * missing, so a reuse that lost its data shows. fail_prepare / crash_once
- * make the first case of each size fail in prepare / crash in event. */
+ * make the first case of each size fail in prepare / crash in event;
+ * prepare_s makes prepare slow. */
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,6 +23,8 @@ static const bench_option_v1 prep_options[] = {
 	{ .name = "mode", .type = BENCH_OPT_ENUM, .def = "a", .choices = prep_modes, .help = "does not" },
 	{ .name = "fail_prepare", .type = BENCH_OPT_BOOL, .help = "the first prepare of each size fails" },
 	{ .name = "crash_once", .type = BENCH_OPT_BOOL, .help = "the first event of each size crashes" },
+	{ .name = "prepare_s", .type = BENCH_OPT_DOUBLE, .def = "0", .help = "seconds prepare takes",
+	  .min = 0, .max = 3600 },
 	{ 0 }
 };
 
@@ -31,6 +34,7 @@ typedef struct prep_state {
 	char log[512], data[512];
 	long size;
 	int fail_prepare, crash_once;
+	double prepare_s;
 } prep_state;
 
 static void prep_log(prep_state *s, const char *what)
@@ -69,6 +73,7 @@ static int prep_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
 	s->size = (long)api->opt_int(ctx, "size");
 	s->fail_prepare = api->opt_bool(ctx, "fail_prepare");
 	s->crash_once = api->opt_bool(ctx, "crash_once");
+	s->prepare_s = api->opt_double(ctx, "prepare_s");
 	snprintf(s->log, sizeof(s->log), "%s", api->opt_string(ctx, "log"));
 	snprintf(s->data, sizeof(s->data), "%s/data-%ld", api->module_dir(ctx), s->size);
 	prep_log(s, "init");
@@ -85,6 +90,8 @@ static int prep_prepare(void *state)
 		return BENCH_ERR;
 	}
 	prep_log(s, "prepare");
+	if (s->prepare_s > 0)
+		usleep((useconds_t)(s->prepare_s * 1e6));
 	int fd = open(s->data, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	if (fd < 0) {
 		s->api->set_error(s->ctx, "prep: cannot create %s", s->data);

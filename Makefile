@@ -50,13 +50,16 @@ MODULE_SO	:= $(MODULES:%=$(BUILD)/modules/%.so)
 TESTMOD_SRC	:= $(wildcard tests/modules/*.c)
 TESTMOD_SO	:= $(TESTMOD_SRC:tests/modules/%.c=$(BUILD)/testmods/%.so) $(BUILD)/testmods/old10.so
 
+# A stand-in for a private server (tests/integration/test_service.sh).
+STANDIN		:= $(BUILD)/testmods/standin_server
+
 UNIT_SRC	:= $(wildcard tests/unit/test_*.c)
 UNIT_BIN	:= $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 .PHONY: all modules testmods unit check check-fast install uninstall clean FORCE
 all: $(BUILD)/benchcore modules $(BUILD)/.benchcore-build
 modules: $(MODULE_SO)
-testmods: $(TESTMOD_SO)
+testmods: $(TESTMOD_SO) $(STANDIN)
 unit: $(UNIT_BIN)
 
 $(BUILD)/.benchcore-build:
@@ -85,6 +88,10 @@ $(BUILD)/testmods/%.so: tests/modules/%.c sdk/include/benchcore/module.h
 $(BUILD)/testmods/old10.so: tests/abi10/old10.c tests/abi10/benchcore/module.h
 	@mkdir -p $(@D)
 	$(CC) -Itests/abi10 $(MOD_CFLAGS) $(MOD_LDFLAGS) -o $@ $< -lpthread
+
+$(STANDIN): tests/servers/standin.c
+	@mkdir -p $(@D)
+	$(CC) $(ALLCFLAGS) -o $@ $<
 
 $(BUILD)/tests/%: tests/unit/%.c $(CORE_OBJ) tests/unit/unit.h
 	@mkdir -p $(@D)

@@ -30,6 +30,9 @@ const bc_keydoc bc_config_keys[] = {
 	{ "isolate", "bool", "true", "run each case in a child process", 2 },
 	{ "grace", "seconds", "10", "how long past warmup + time a case may run before it is killed", 2 },
 	{ "thread_init_timeout", "seconds", "60", "how long the threads' thread_init may take before the case fails", 2 },
+	{ "prepare_timeout", "seconds", "1800", "how long init + prepare of one case may take before it is killed", 2 },
+	{ "repeat_order", "rounds|back_to_back", "rounds", "rounds: every case of a module once (shuffled), then again, repeat times; back_to_back: the repeats of a case one after another", 2 },
+	{ "seed", "int", "random", "seed of the shuffled order of rounds (recorded in the results: give it to reproduce an order)", 2 },
 	{ "name", "string", "required", "the module's name (see benchcore list)", 3 },
 	{ "enabled", "bool", "true", "false skips the module", 3 },
 	{ NULL, NULL, NULL, NULL, 0 }
@@ -49,6 +52,7 @@ void bc_config_init(bc_config *c)
 	c->run.isolate = 1;
 	c->run.grace = 10;
 	c->run.thread_init_timeout = 60;
+	c->run.prepare_timeout = 1800;
 	memcpy(c->pct, default_pct, sizeof(default_pct));
 	c->npct = sizeof(default_pct) / sizeof(default_pct[0]);
 }
@@ -134,8 +138,30 @@ int bc_runset_set(bc_runset *r, const char *key, const char *text, const char *w
 		return num_in(key, text, 0, 1e7, &r->grace, where, e);
 	if (!strcmp(key, "thread_init_timeout"))
 		return num_in(key, text, 0.01, 1e7, &r->thread_init_timeout, where, e);
+	if (!strcmp(key, "prepare_timeout"))
+		return num_in(key, text, 0.01, 1e7, &r->prepare_timeout, where, e);
 	if (!strcmp(key, "rate"))
 		return num_in(key, text, 0, 1e9, &r->rate, where, e);
+	if (!strcmp(key, "seed")) {
+		int64_t v;
+		if (bc_parse_int64(text, &v) || v < 0 || v > UINT32_MAX) {
+			bc_err_set(e, "%s: invalid value \"%s\" for \"seed\"", where, text);
+			bc_err_detail(e, "\"seed\" takes a whole number from 0 to 4294967295.");
+			return -1;
+		}
+		r->seed = (uint32_t)v;
+		r->seed_set = 1;
+		return 0;
+	}
+	if (!strcmp(key, "repeat_order")) {
+		if (strcmp(text, "rounds") && strcmp(text, "back_to_back")) {
+			bc_err_set(e, "%s: invalid value \"%s\" for \"repeat_order\"", where, text);
+			bc_err_detail(e, "valid choices are rounds, back_to_back");
+			return -1;
+		}
+		r->back_to_back = !strcmp(text, "back_to_back");
+		return 0;
+	}
 	if (!strcmp(key, "report_interval")) {
 		if (num_in(key, text, 0, 1e6, &r->report_interval, where, e))
 			return -1;

@@ -17,9 +17,13 @@ typedef struct bc_runset {
 	unsigned threads[64];
 	size_t nthreads;
 	double time_s, warmup_s, report_interval, rate, grace, thread_init_timeout;
+	double prepare_timeout;		/* init + prepare of one case */
 	uint64_t events;
 	unsigned repeat;
 	int arrival_fixed, keep, isolate;
+	int back_to_back;		/* repeat_order: 0 rounds (default), 1 back_to_back */
+	int seed_set;			/* seed given; else the runner draws one (and records it) */
+	uint32_t seed;			/* shuffles the order of a round's cases */
 } bc_runset;
 
 /* A module option as the user gave it: one value, or a list (a sweep). */

@@ -953,6 +953,7 @@ json_t *bc_case_run(const bc_case *c)
 		set_status(cj, "interrupted", NULL, "interrupted by signal");
 		goto done;
 	}
+	phase_note(c, "prepared");	/* the runner: later cases of this data point skip prepare */
 	rc = start_threads(x, cj);
 	if (rc == 0) {
 		measure(x, cj);
@@ -962,8 +963,10 @@ json_t *bc_case_run(const bc_case *c)
 	}
 done:
 	if (inited && (c->do_cleanup || c->cleanup_only || bc_stop_requested) && !c->run.keep &&
-	    x->d->cleanup && !leaked)
+	    x->d->cleanup && !leaked) {
+		phase_note(c, "cleanup");	/* the runner: this data point owes no cleanup */
 		x->d->cleanup(x->state);
+	}
 	if (inited && x->d->destroy && !leaked)
 		x->d->destroy(x->state);
 	if (x->first.set)

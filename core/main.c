@@ -15,6 +15,7 @@
 #include "output.h"
 #include "plan.h"
 #include "run.h"
+#include "service.h"
 #include "sysinfo.h"
 #include "util.h"
 
@@ -50,6 +51,9 @@ static const cliopt cli_opts[] = {
 	{ "arrival", 0, "poisson|fixed", F_RUN, "open-loop arrivals (default poisson)" },
 	{ "grace", 0, "S", F_RUN, "a case running past warmup + time + S seconds is killed (default 10)" },
 	{ "thread-init-timeout", 0, "S", F_RUN, "fail a case whose threads take longer to start (default 60)" },
+	{ "prepare-timeout", 0, "S", F_RUN, "a case whose init + prepare take longer is killed (default 1800)" },
+	{ "repeat-order", 0, "ORDER", F_RUN, "rounds (default: every case once, shuffled, then again) or back_to_back" },
+	{ "seed", 0, "N", F_RUN, "seed of the shuffled order within rounds (default random, recorded)" },
 	{ "keep", 0, NULL, F_RUN, "keep prepared data (no cleanup)" },
 	{ "no-isolate", 0, NULL, F_RUN, "run cases in this process instead of a child per case" },
 	{ "module-path", 0, "DIR", F_SUITE | F_RUN, "search DIR for modules first (before module_path)" },
@@ -175,6 +179,12 @@ static void install_signals(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	struct sigaction old;
+	/* a closed terminal or ssh session stops the run like SIGTERM, unless
+	   benchcore was started under nohup */
+	if (sigaction(SIGHUP, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+		sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 }
 
@@ -224,12 +234,14 @@ static json_t *config_json(const bc_config *cfg, bc_modplan *plans, size_t n)
 				json_array_append_new(vals, bc_val_json(&plans[i].mod->desc.options[k], &plans[i].vals[k][j]));
 			json_object_set_new(opts, plans[i].mod->desc.options[k].name, vals);
 		}
-		json_array_append_new(mods, json_pack("{s:s, s:s, s:o, s:f, s:f, s:I, s:i, s:f, s:f, s:s, s:b, s:b, s:o}",
+		json_array_append_new(mods, json_pack("{s:s, s:s, s:o, s:f, s:f, s:I, s:i, s:f, s:f, s:s, s:b, s:b, s:o, s:s, s:f, s:o?}",
 			"name", plans[i].mod->desc.name, "path", plans[i].mod->path, "threads", th,
 			"time", r->time_s, "warmup", r->warmup_s, "events", (json_int_t)r->events,
 			"repeat", (json_int_t)r->repeat, "report_interval", r->report_interval,
 			"rate", r->rate, "arrival", r->arrival_fixed ? "fixed" : "poisson",
-			"keep", r->keep, "isolate", r->isolate, "options", opts));
+			"keep", r->keep, "isolate", r->isolate, "options", opts,
+			"repeat_order", r->back_to_back ? "back_to_back" : "rounds",
+			"prepare_timeout", r->prepare_timeout, "seed", r->seed_set ? json_integer(r->seed) : NULL));
 	}
 	json_t *pct = json_array();
 	for (size_t i = 0; i < cfg->npct; i++)
@@ -312,6 +324,7 @@ static int run_config(bc_config *cfg, cli *c)
 	bc_runner_show_plan(&r, plans, n);
 	install_signals();
 	rc = bc_runner_run(&r, plans, n);
+	bc_service_stop_all();	/* the runner stops them already: this is the backstop */
 	bc_runner_free(&r);
 	free(out);
 	free(csv);

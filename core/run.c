@@ -1,8 +1,17 @@
-/* The schedule: every module x point x threads x repeat, each case in a
- * forked child by default. The child sends "P <phase>" lines and finally
- * "J <json>" over a pipe; the parent enforces a watchdog (warmup + time +
- * grace once measuring starts) and turns a crash, an exit or a hang into a
- * failed case. Results are rewritten (atomically) after every case, so a
+/* The schedule: every module x point x threads x repeat. A module's cases
+ * run in rounds by default (each case once, in a shuffled order, then again,
+ * repeat times), so the repeats of a case sample the whole run and not one
+ * minute of it; then the next module. Each case runs in a forked child by
+ * default: it sends "P <phase>" lines and finally "J <json>" over a socket
+ * pair, and "S <spec>" when its module asks for a private server, which the
+ * runner starts (it outlives the case) and answers "OK" or "E <reason>".
+ * The runner enforces a watchdog (prepare_timeout for init + prepare, then
+ * thread_init_timeout + warmup + grace, then warmup + time + grace for the
+ * measured window) and turns a crash, an exit or a hang into a failed case. Prepared data is made once per data point (the module's
+ * data_options) and cleaned up after the last case that uses it, whatever
+ * happened to that case. A module directory and the module's servers live
+ * for all of its cases and are removed and stopped after its last one, on
+ * every way out. Results are rewritten (atomically) after every case, so a
  * crash of benchcore itself or a second Ctrl-C loses at most one case. */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/statvfs.h>
 #include <sys/sysinfo.h>
 #include <sys/wait.h>
@@ -19,11 +31,20 @@
 #include "engine.h"
 #include "output.h"
 #include "run.h"
+#include "service.h"
 #include "sysinfo.h"
 
-#define PREPARE_LIMIT_S 1800	/* init + prepare of one case */
+#define CLEANUP_LIMIT_S	120	/* a cleanup-only child */
+#define EVENTS_LIMIT_S	1800	/* a case bounded by events, not time, once measuring */
 
 volatile sig_atomic_t bc_signals;
+
+/* What a case's callbacks need from the runner and tell it back. */
+typedef struct case_link {
+	const char *module, *dir;	/* for private servers */
+	int prepared;			/* the case got past prepare: its data point is ready */
+	int cleaned;			/* the case ran the module's cleanup */
+} case_link;
 
 static void now_iso(char *buf, size_t n)
 {
@@ -33,6 +54,14 @@ static void now_iso(char *buf, size_t n)
 	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+static uint32_t random_seed(void)
+{
+	uint32_t s;
+	if (getrandom(&s, sizeof(s), GRND_NONBLOCK) != (ssize_t)sizeof(s))
+		s = (uint32_t)(bc_now_ns() ^ ((uint64_t)getpid() << 16));
+	return s;
+}
+
 void bc_runner_init(bc_runner *r, const bc_config *cfg, json_t *config_json, const char *io_path)
 {
 	char ts[32], host[256] = "";
@@ -40,16 +69,18 @@ void bc_runner_init(bc_runner *r, const bc_config *cfg, json_t *config_json, con
 	gethostname(host, sizeof(host) - 1);
 	r->cfg = cfg;
 	r->next_id = 1;
-	r->doc = json_pack("{s:s, s:s, s:s, s:s, s:b, s:s, s:o, s:o, s:[], s:[]}", "schema", "benchcore/1",
-			   "benchcore_version", BC_VERSION, "started_at", ts, "finished_at", ts,
+	r->seed = cfg->run.seed_set ? cfg->run.seed : random_seed();
+	r->doc = json_pack("{s:s, s:s, s:s, s:s, s:b, s:s, s:o, s:o, s:{s:s, s:I}, s:[], s:[]}", "schema",
+			   "benchcore/1", "benchcore_version", BC_VERSION, "started_at", ts, "finished_at", ts,
 			   "interrupted", 0, "label", cfg->label ? cfg->label : host,
-			   "host", bc_sysinfo_host(io_path), "config", config_json, "cases", "groups");
+			   "host", bc_sysinfo_host(io_path), "config", config_json, "schedule",
+			   "repeat_order", cfg->run.back_to_back ? "back_to_back" : "rounds",
+			   "seed", (json_int_t)r->seed, "cases", "groups");
 	size_t i;
 	json_t *w;
 	json_array_foreach(json_object_get(json_object_get(r->doc, "host"), "warnings"), i, w)
 		bc_warn("%s", json_string_value(w));	/* e.g. the governor: say it before measuring */
 }
-
 void bc_runner_free(bc_runner *r)
 {
 	json_decref(r->doc);
@@ -93,7 +124,6 @@ void bc_runner_show_plan(bc_runner *r, bc_modplan *plans, size_t n)
 {
 	size_t total = 0;
 	double secs = 0;
-	(void)r;
 	for (size_t i = 0; i < n; i++) {
 		size_t c = cases_of(&plans[i]);
 		total += c;
@@ -105,6 +135,12 @@ void bc_runner_show_plan(bc_runner *r, bc_modplan *plans, size_t n)
 	}
 	bc_info("plan: %zu case%s, about %.0f s of warmup and measurement (plus prepare time)",
 		total, total == 1 ? "" : "s", secs);
+	for (size_t i = 0; i < n; i++)
+		if (plans[i].run.repeat > 1 && !plans[i].run.back_to_back) {
+			bc_info("plan: repeats in rounds, shuffled with seed %u (seed = %u reproduces this order)",
+				r->seed, r->seed);
+			break;
+		}
 }
 
 /* ------------------------------------------------------------ isolation */
@@ -132,6 +168,38 @@ static void child_phase(void *arg, const char *phase)
 	write_all(child_fd, buf, (size_t)n);
 }
 
+/* In the case child: asks the runner for the server and waits for its answer. */
+static int child_start_server(void *arg, const bench_server_spec_v1 *spec, char *err, size_t n)
+{
+	(void)arg;
+	json_t *j = bc_service_spec_json(spec);
+	char *s = j ? json_dumps(j, JSON_COMPACT) : NULL, line[4096];
+	json_decref(j);
+	if (!s) {
+		snprintf(err, n, "private server \"%s\": its spec has a string that is not UTF-8", spec->name);
+		return -1;
+	}
+	write_all(child_fd, "S ", 2);
+	write_all(child_fd, s, strlen(s));
+	write_all(child_fd, "\n", 1);
+	free(s);
+	size_t len = 0;
+	for (;;) {	/* one short line: byte by byte, so nothing after it is consumed */
+		ssize_t got = read(child_fd, line + len, 1);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0 || line[len] == '\n' || ++len == sizeof(line) - 1)
+			break;
+	}
+	line[len] = '\0';
+	if (!strcmp(line, "OK"))
+		return 0;
+	json_t *m = strncmp(line, "E ", 2) ? NULL : json_loads(line + 2, JSON_DECODE_ANY, NULL);
+	snprintf(err, n, "%s", json_is_string(m) ? json_string_value(m) : "private server: no answer from the runner");
+	json_decref(m);
+	return -1;
+}
+
 static json_t *failed_case(const bc_case *c, const char *reason)
 {
 	json_t *params = json_object();
@@ -146,13 +214,22 @@ static json_t *failed_case(const bc_case *c, const char *reason)
 			 c->run.warmup_s, "metrics", "ops", "info");
 }
 
+/* The child's "J " line: at the start of a line, not inside another one. */
+static const char *json_line(const char *buf)
+{
+	if (!strncmp(buf, "J ", 2))
+		return buf;
+	const char *j = strstr(buf, "\nJ ");
+	return j ? j + 1 : NULL;
+}
+
 static json_t *reap(const bc_case *c, pid_t pid, const char *buf, int timed_out, const char *phase, double limit)
 {
 	int st = 0;
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
-	const char *j = strstr(buf, "J ");
-	if (j && (j == buf || j[-1] == '\n')) {
+	const char *j = json_line(buf);
+	if (j) {
 		json_error_t je;
 		json_t *cj = json_loads(j + 2, 0, &je);
 		if (cj)
@@ -172,15 +249,103 @@ static json_t *reap(const bc_case *c, pid_t pid, const char *buf, int timed_out,
 	return failed_case(c, why);
 }
 
+/* The runner's view of a case child: what it said so far and the watchdog. */
+typedef struct watch {
+	char *buf;
+	size_t len, cap, scan;		/* scan: start of the first line not handled yet */
+	char phase[32];
+	double limit;
+	uint64_t deadline;
+} watch;
+
+/* An "S <spec>" line: start the server here, in the runner, and answer. */
+static void serve(case_link *l, int fd, const char *js, size_t n, watch *w)
+{
+	char err[1024] = "";
+	uint64_t t0 = bc_now_ns();
+	json_t *j = json_loadb(js, n, 0, NULL);
+	bench_server_spec_v1 *spec = j ? bc_service_spec_parse(j) : NULL;
+	int rc = -1;
+	if (spec)
+		rc = bc_service_start(l->module, spec, l->dir, err, sizeof(err));
+	else
+		snprintf(err, sizeof(err), "private server: malformed request from the case's process");
+	bc_service_spec_free(spec);
+	json_decref(j);
+	if (rc == 0) {
+		write_all(fd, "OK\n", 3);
+	} else {
+		json_t *m = json_string(err);
+		char *s = m ? json_dumps(m, JSON_ENCODE_ANY) : NULL;
+		write_all(fd, "E ", 2);
+		write_all(fd, s ? s : "\"private server did not start\"", s ? strlen(s) : 30);
+		write_all(fd, "\n", 1);
+		free(s);
+		json_decref(m);
+	}
+	w->deadline += bc_now_ns() - t0;	/* waiting for a server is not the case's time */
+}
+
+static int is_line(const char *line, size_t n, const char *what)
+{
+	return n == strlen(what) && !memcmp(line, what, n);
+}
+
+/* Handles every complete line the child sent since the last call. */
+static void handle_lines(const bc_case *c, case_link *l, int fd, watch *w)
+{
+	char *nl;
+	while ((nl = memchr(w->buf + w->scan, '\n', w->len - w->scan))) {
+		char *line = w->buf + w->scan;
+		size_t n = (size_t)(nl - line);
+		w->scan += n + 1;
+		if (is_line(line, n, "P measure")) {
+			snprintf(w->phase, sizeof(w->phase), "the measured window");
+			w->limit = c->run.time_s > 0 ? c->run.warmup_s + c->run.time_s + c->run.grace : EVENTS_LIMIT_S;
+			w->deadline = bc_now_ns() + (uint64_t)(w->limit * 1e9);
+		} else if (is_line(line, n, "P prepare") && !strcmp(w->phase, "init")) {
+			snprintf(w->phase, sizeof(w->phase), "init/prepare");
+		} else if (is_line(line, n, "P prepared")) {
+			/* prepare_timeout is spent on init + prepare only; starting the
+			   threads and the warmup have their own bounds */
+			l->prepared = 1;
+			snprintf(w->phase, sizeof(w->phase), "thread_init/warmup");
+			w->limit = c->run.thread_init_timeout + c->run.warmup_s + c->run.grace;
+			w->deadline = bc_now_ns() + (uint64_t)(w->limit * 1e9);
+		} else if (is_line(line, n, "P cleanup")) {
+			l->cleaned = 1;
+		} else if (n > 2 && !memcmp(line, "S ", 2)) {
+			serve(l, fd, line + 2, n - 2, w);
+		}
+	}
+}
+
+/* In the forked child: runs the case, reports, never returns. */
+static void case_child(bc_case *c, int fd, pid_t parent)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);	/* benchcore killed: the case goes with it */
+	if (getppid() != parent)
+		_exit(1);
+	child_fd = fd;
+	c->on_phase = child_phase;
+	c->start_server = child_start_server;
+	json_t *cj = bc_case_run(c);
+	char *s = json_dumps(cj, JSON_COMPACT);
+	write_all(child_fd, "J ", 2);
+	write_all(child_fd, s, strlen(s));
+	write_all(child_fd, "\n", 1);
+	_exit(0);
+}
+
 /* Runs c in a child; *crashed is set when it did not report normally. */
-static json_t *run_isolated(bc_case *c, int *crashed)
+static json_t *run_isolated(bc_case *c, case_link *l, int *crashed)
 {
 	int fds[2];
-	if (pipe2(fds, O_CLOEXEC) != 0)
-		return failed_case(c, "could not create a pipe");
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
+		return failed_case(c, "could not create a socket pair");
 	fflush(stdout);
 	fflush(stderr);
-	pid_t pid = fork();
+	pid_t parent = getpid(), pid = fork();
 	if (pid < 0) {
 		close(fds[0]);
 		close(fds[1]);
@@ -188,20 +353,13 @@ static json_t *run_isolated(bc_case *c, int *crashed)
 	}
 	if (pid == 0) {
 		close(fds[0]);
-		child_fd = fds[1];
-		c->on_phase = child_phase;
-		json_t *cj = bc_case_run(c);
-		char *s = json_dumps(cj, JSON_COMPACT);
-		write_all(child_fd, "J ", 2);
-		write_all(child_fd, s, strlen(s));
-		write_all(child_fd, "\n", 1);
-		_exit(0);
+		case_child(c, fds[1], parent);
 	}
 	close(fds[1]);
-	size_t len = 0, cap = 65536;
-	char *buf = bc_xcalloc(cap, 1), phase[32] = "init";
-	double limit = c->cleanup_only ? 120 : PREPARE_LIMIT_S;
-	uint64_t deadline = bc_now_ns() + (uint64_t)(limit * 1e9);
+	watch w = { .cap = 65536, .phase = "init" };
+	w.buf = bc_xcalloc(w.cap, 1);
+	w.limit = c->cleanup_only ? CLEANUP_LIMIT_S : c->run.prepare_timeout;
+	w.deadline = bc_now_ns() + (uint64_t)(w.limit * 1e9);
 	int timed_out = 0, forwarded = 0;
 	for (;;) {
 		if (c->cleanup_only) {
@@ -216,38 +374,47 @@ static json_t *run_isolated(bc_case *c, int *crashed)
 		}
 		struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
 		uint64_t now = bc_now_ns();
-		if (now >= deadline) {
+		if (now >= w.deadline) {
 			kill(pid, SIGKILL);
 			timed_out = 1;
 			break;
 		}
-		uint64_t wait_ms = (deadline - now) / 1000000u;
+		uint64_t wait_ms = (w.deadline - now) / 1000000u;
 		int pr = poll(&pfd, 1, wait_ms > 200 ? 200 : (int)wait_ms + 1);
 		if (pr <= 0)
 			continue;
-		if (len + 4096 > cap)
-			buf = realloc(buf, cap *= 2);
-		ssize_t n = read(fds[0], buf + len, cap - len - 1);
+		if (w.len + 4096 > w.cap)
+			w.buf = realloc(w.buf, w.cap *= 2);
+		ssize_t n = read(fds[0], w.buf + w.len, w.cap - w.len - 1);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			break;
-		len += (size_t)n;
-		buf[len] = '\0';
-		char *p = strstr(buf, "P measure\n");
-		if (p && strcmp(phase, "the measured window")) {
-			snprintf(phase, sizeof(phase), "the measured window");
-			limit = c->run.time_s > 0 ? c->run.warmup_s + c->run.time_s + c->run.grace : PREPARE_LIMIT_S;
-			deadline = bc_now_ns() + (uint64_t)(limit * 1e9);
-		} else if (strstr(buf, "P prepare\n") && !strcmp(phase, "init")) {
-			snprintf(phase, sizeof(phase), "init/prepare");
-		}
+		w.len += (size_t)n;
+		w.buf[w.len] = '\0';
+		handle_lines(c, l, fds[0], &w);
 	}
 	close(fds[0]);
-	json_t *cj = reap(c, pid, buf, timed_out, phase, limit);
-	*crashed = !strstr(buf, "\nJ ") && strncmp(buf, "J ", 2);
-	free(buf);
+	json_t *cj = reap(c, pid, w.buf, timed_out, w.phase, w.limit);
+	*crashed = !json_line(w.buf);
+	free(w.buf);
 	return cj;
+}
+
+/* In this process (isolate = false): the same callbacks without a channel. */
+static void local_phase(void *arg, const char *phase)
+{
+	case_link *l = arg;
+	if (!strcmp(phase, "prepared"))
+		l->prepared = 1;
+	else if (!strcmp(phase, "cleanup"))
+		l->cleaned = 1;
+}
+
+static int local_start_server(void *arg, const bench_server_spec_v1 *spec, char *err, size_t n)
+{
+	case_link *l = arg;
+	return bc_service_start(l->module, spec, l->dir, err, n);
 }
 
 /* ---------------------------------------------------------- requirements */
@@ -283,12 +450,199 @@ static int unmet(const bc_modplan *p, const bc_val *point, char *why, size_t n)
 	return 0;
 }
 
+
 /* ------------------------------------------------------------- schedule */
 
-static void record(bc_runner *r, json_t *cj, const char *label, const char *point)
+typedef struct slot {
+	size_t point, ti;		/* index of the point and of the thread count */
+	unsigned rep;			/* the repeat, which is also the round */
+} slot;
+
+typedef struct datapt {
+	size_t last;			/* schedule index of its last case */
+	int prepared;			/* its data is there: later cases skip prepare */
+	int dirty;			/* a prepare ran since the last cleanup: cleanup is owed */
+} datapt;
+
+/* One module's run: its points, their data points, the order of its cases. */
+typedef struct modrun {
+	const bc_modplan *p;
+	bc_val *vals;			/* npoints x nopts, pointing into the plan */
+	size_t *dp;			/* each point's data point */
+	datapt *dps;
+	size_t ndp;
+	char **skip;			/* each point: why its cases are skipped, or NULL */
+	char **labels;			/* each point: its swept options */
+	slot *sched;
+	size_t nsched;
+	int reuse;			/* data_options declared: prepare once per data point */
+	char *dir;			/* module_dir, for all of its cases */
+	case_link link;
+} modrun;
+
+static size_t stride(const bc_modplan *p)
+{
+	return p->nopts ? p->nopts : 1;
+}
+
+static char *make_tmpdir(const char *what, char **why)
+{
+	const char *tmpdir = getenv("TMPDIR");
+	char *tmpl = bc_xasprintf("%s/benchcore%s.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp", what);
+	if (mkdtemp(tmpl))
+		return tmpl;
+	*why = bc_xasprintf("could not create a directory %s: %s", tmpl, strerror(errno));
+	free(tmpl);
+	return NULL;
+}
+
+static char *skip_reason(bc_runner *r, const bc_modplan *p, const bc_val *point)
+{
+	char why[256];
+	if (unmet(p, point, why, sizeof(why)) && !r->force_module)
+		return bc_xstrdup(why);
+	if (r->cfg->skip_heavy && p->mod->desc.requires.heavy)
+		return bc_xasprintf("%s is marked heavy and skip_heavy = true", p->mod->desc.name);
+	return NULL;
+}
+
+/* The options that shape the prepared data: the module's data_options, or
+   all of them when it declares none (each point prepares for itself, as
+   in ABI 1.0). */
+static unsigned char *data_mask(const bc_modplan *p, int *reuse)
+{
+	const bench_module_v1 *d = &p->mod->desc;
+	unsigned char *mask = bc_xcalloc(stride(p), 1);
+	*reuse = d->data_options != NULL;
+	for (size_t k = 0; k < p->nopts; k++)
+		mask[k] = !*reuse;
+	for (const char *const *n = d->data_options; n && *n; n++) {
+		const bench_option_v1 *o = bc_opt_find(d->options, *n);
+		if (o)
+			mask[o - d->options] = 1;
+		else
+			bc_warn("%s: data_options names \"%s\", which is not one of its options (ignored)", d->name, *n);
+	}
+	return mask;
+}
+
+static int same_val(const bc_val *a, const bc_val *b)
+{
+	return a->i == b->i && a->d == b->d && !strcmp(a->s ? a->s : "", b->s ? b->s : "");
+}
+
+/* Numbers the distinct data points; points with equal data options share one. */
+static void find_data_points(modrun *m)
+{
+	const bc_modplan *p = m->p;
+	unsigned char *mask = data_mask(p, &m->reuse);
+	m->dp = bc_xcalloc(p->npoints ? p->npoints : 1, sizeof(*m->dp));
+	for (size_t i = 0; i < p->npoints; i++) {
+		size_t j = 0;
+		for (; j < i; j++) {
+			size_t k = 0;
+			while (k < p->nopts && (!mask[k] || same_val(&m->vals[i * stride(p) + k], &m->vals[j * stride(p) + k])))
+				k++;
+			if (k == p->nopts)
+				break;
+		}
+		m->dp[i] = j < i ? m->dp[j] : m->ndp++;
+	}
+	m->dps = bc_xcalloc(m->ndp ? m->ndp : 1, sizeof(*m->dps));
+	free(mask);
+}
+
+static uint64_t splitmix(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* Rounds: every (point, threads) once in a shuffled order, repeat times (one
+   round needs no shuffle: there are no repeats to spread). back_to_back:
+   each case's repeats one after another, in plan order. */
+static void build_schedule(modrun *m, uint32_t seed)
+{
+	const bc_modplan *p = m->p;
+	size_t per = p->npoints * p->run.nthreads, k = 0;
+	m->nsched = per * p->run.repeat;
+	m->sched = bc_xcalloc(m->nsched ? m->nsched : 1, sizeof(*m->sched));
+	if (p->run.back_to_back) {
+		for (size_t pt = 0; pt < p->npoints; pt++)
+			for (size_t ti = 0; ti < p->run.nthreads; ti++)
+				for (unsigned rep = 1; rep <= p->run.repeat; rep++)
+					m->sched[k++] = (slot){ pt, ti, rep };
+	} else {
+		/* the module's own stream: its order does not depend on other modules */
+		uint64_t st = (uint64_t)seed << 32;
+		for (const char *c = p->mod->desc.name; *c; c++)
+			st = (st ^ (unsigned char)*c) * 0x100000001b3ull;
+		for (unsigned rep = 1; rep <= p->run.repeat; rep++) {
+			slot *round = m->sched + k;
+			for (size_t pt = 0; pt < p->npoints; pt++)
+				for (size_t ti = 0; ti < p->run.nthreads; ti++)
+					m->sched[k++] = (slot){ pt, ti, rep };
+			for (size_t i = per; p->run.repeat > 1 && i > 1; i--) {	/* Fisher-Yates */
+				size_t j = (size_t)(splitmix(&st) % i);
+				slot t = round[i - 1];
+				round[i - 1] = round[j];
+				round[j] = t;
+			}
+		}
+	}
+	for (size_t i = 0; i < m->nsched; i++)
+		m->dps[m->dp[m->sched[i].point]].last = i;
+}
+
+static void modrun_init(modrun *m, bc_runner *r, const bc_modplan *p)
+{
+	memset(m, 0, sizeof(*m));
+	m->p = p;
+	m->vals = bc_xcalloc(p->npoints * stride(p) + 1, sizeof(*m->vals));
+	m->skip = bc_xcalloc(p->npoints + 1, sizeof(*m->skip));
+	m->labels = bc_xcalloc(p->npoints + 1, sizeof(*m->labels));
+	for (size_t pt = 0; pt < p->npoints; pt++) {
+		bc_val *v = m->vals + pt * stride(p);
+		bc_plan_point(p, pt, v);
+		m->labels[pt] = bc_plan_point_label(p, v);
+		m->skip[pt] = skip_reason(r, p, v);
+	}
+	find_data_points(m);
+	build_schedule(m, p->run.seed_set ? p->run.seed : r->seed);
+	char *why = NULL;
+	size_t n = strlen(p->mod->desc.name) + 2;
+	char *tag = bc_xasprintf("-%.*s", (int)(n > 24 ? 22 : n - 2), p->mod->desc.name);
+	if (!(m->dir = make_tmpdir(tag, &why))) {	/* module_dir() then falls back to scratch_dir() */
+		bc_warn("%s: %s", p->mod->desc.name, why);
+		free(why);
+	}
+	free(tag);
+	m->link.module = p->mod->desc.name;
+	m->link.dir = m->dir;
+}
+
+static void modrun_free(modrun *m)
+{
+	for (size_t pt = 0; pt < m->p->npoints; pt++) {
+		free(m->labels[pt]);
+		free(m->skip[pt]);
+	}
+	free(m->labels);
+	free(m->skip);
+	free(m->vals);
+	free(m->dp);
+	free(m->dps);
+	free(m->sched);
+	free(m->dir);
+}
+
+static void record(bc_runner *r, json_t *cj, const char *label, const char *point, unsigned round)
 {
 	/* the swept parameters as written: what tells this case from its siblings */
 	json_object_set_new(cj, "point", json_string(point));
+	json_object_set_new(cj, "round", json_integer(round));
 	const char *st = json_string_value(json_object_get(cj, "status"));
 	if (!strcmp(st, "failed"))
 		r->failed = 1;
@@ -300,73 +654,129 @@ static void record(bc_runner *r, json_t *cj, const char *label, const char *poin
 	bc_runner_write(r);
 }
 
-static void run_case(bc_runner *r, const bc_modplan *p, bc_case *c, const char *label,
-		     const char *point, int isolate)
+/* Runs init + cleanup of the module for data point d in a fresh process (or
+   this one, isolate = false), like case c; nothing is measured. */
+static void cleanup_data(modrun *m, const bc_case *c, datapt *d)
 {
-	int crashed = 0;
-	json_t *cj = isolate ? run_isolated(c, &crashed) : bc_case_run(c);
-	record(r, cj, label, point);
-	if (crashed && p->mod->desc.cleanup && !c->run.keep) {
-		/* the module died holding what it prepared: let a fresh process remove it */
+	if (d->dirty && m->p->mod->desc.cleanup && !m->p->run.keep) {
 		bc_case cc = *c;
+		int crashed;
 		cc.cleanup_only = 1;
 		cc.progress = 0;
-		json_decref(run_isolated(&cc, &crashed));
+		json_decref(m->p->run.isolate ? run_isolated(&cc, &m->link, &crashed) : bc_case_run(&cc));
 	}
+	d->dirty = d->prepared = 0;
 }
 
-static void run_point(bc_runner *r, const bc_modplan *p, bc_val *point)
+static bc_case case_of(bc_runner *r, modrun *m, size_t i)
 {
-	char *plabel = bc_plan_point_label(p, point), why[256];
-	int skip = unmet(p, point, why, sizeof(why)) && !r->force_module;
-	if (!skip && r->cfg->skip_heavy && p->mod->desc.requires.heavy) {
-		snprintf(why, sizeof(why), "%s is marked heavy and skip_heavy = true", p->mod->desc.name);
-		skip = 1;
+	const bc_modplan *p = m->p;
+	const slot *s = &m->sched[i];
+	const datapt *d = &m->dps[m->dp[s->point]];
+	return (bc_case){
+		.mod = p->mod, .vals = m->vals + s->point * stride(p), .run = p->run,
+		.threads = p->run.threads[s->ti], .repeat = s->rep, .pct = r->cfg->pct,
+		.npct = r->cfg->npct, .progress = r->progress, .module_dir = m->dir,
+		.do_prepare = !m->reuse || !d->prepared, .do_cleanup = i == d->last,
+		.on_phase = local_phase, .start_server = local_start_server, .arg = &m->link,
+	};
+}
+
+static void run_case(bc_runner *r, modrun *m, bc_case *c, const char *label, const slot *s)
+{
+	datapt *d = &m->dps[m->dp[s->point]];
+	char *why = NULL, *scratch = make_tmpdir("", &why);
+	if (!scratch) {
+		record(r, failed_case(c, why), label, m->labels[s->point], s->rep);
+		free(why);
+		return;
 	}
-	for (size_t ti = 0; ti < p->run.nthreads && !bc_stop_requested; ti++)
-		for (unsigned rep = 1; rep <= p->run.repeat && !bc_stop_requested; rep++) {
-			bc_case c = {
-				.mod = p->mod, .vals = point, .run = p->run, .threads = p->run.threads[ti],
-				.id = r->next_id++, .repeat = rep, .pct = r->cfg->pct, .npct = r->cfg->npct,
-				.progress = r->progress, .do_prepare = 1,
-				.do_cleanup = ti + 1 == p->run.nthreads && rep == p->run.repeat,
-			};
-			char *label = bc_xasprintf("%s%s%s threads=%u repeat %u/%u", p->mod->desc.name,
-						   *plabel ? " " : "", plabel, c.threads, rep, p->run.repeat);
-			if (skip) {
-				json_t *cj = failed_case(&c, why);
-				json_object_set_new(cj, "status", json_string("skipped"));
-				record(r, cj, label, plabel);
-				free(label);
-				continue;
-			}
-			const char *tmpdir = getenv("TMPDIR");
-			char *tmpl = bc_xasprintf("%s/benchcore.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-			c.scratch = mkdtemp(tmpl);
-			if (!c.scratch) {
-				char *why2 = bc_xasprintf("could not create a scratch directory %s: %s", tmpl, strerror(errno));
-				record(r, failed_case(&c, why2), label, plabel);
-				free(why2);
-			} else {
-				run_case(r, p, &c, label, plabel, p->run.isolate);
-				bc_rmtree(c.scratch);
-			}
-			free(tmpl);
-			free(label);
-		}
-	free(plabel);
+	c->scratch = scratch;
+	int crashed = 0;
+	m->link.prepared = m->link.cleaned = 0;
+	json_t *cj = m->p->run.isolate ? run_isolated(c, &m->link, &crashed) : bc_case_run(c);
+	if (c->do_prepare)
+		d->dirty = 1;
+	if (m->link.prepared)
+		d->prepared = 1;
+	else if (c->do_prepare)
+		d->prepared = 0;	/* prepare failed or never ran: the next case tries again */
+	if (m->link.cleaned)
+		d->prepared = d->dirty = 0;
+	record(r, cj, label, m->labels[s->point], s->rep);
+	if (crashed) {
+		/* the module died holding what it prepared: a fresh process removes
+		   it, and the next case of this data point prepares again */
+		d->dirty = 1;
+		cleanup_data(m, c, d);
+	}
+	bc_rmtree(scratch);
+	free(scratch);
+}
+
+static void run_slot(bc_runner *r, modrun *m, size_t i)
+{
+	const bc_modplan *p = m->p;
+	const slot *s = &m->sched[i];
+	const char *pl = m->labels[s->point];
+	bc_case c = case_of(r, m, i);
+	c.id = r->next_id++;
+	char *label = bc_xasprintf("%s%s%s threads=%u %s %u/%u", p->mod->desc.name, *pl ? " " : "", pl,
+				   c.threads, p->run.back_to_back ? "repeat" : "round", s->rep, p->run.repeat);
+	if (m->skip[s->point]) {
+		json_t *cj = failed_case(&c, m->skip[s->point]);
+		json_object_set_new(cj, "status", json_string("skipped"));
+		record(r, cj, label, pl, s->rep);
+	} else {
+		run_case(r, m, &c, label, s);
+	}
+	free(label);
+}
+
+/* Cleanup still owed for data point k (its last case did not clean up, or
+   the run stops early): like that last case, in a scratch dir of its own. */
+static void settle(bc_runner *r, modrun *m, size_t k)
+{
+	datapt *d = &m->dps[k];
+	char *why = NULL, *scratch;
+	if (!d->dirty)
+		return;
+	if (!(scratch = make_tmpdir("", &why))) {
+		bc_warn("%s: cleanup skipped: %s", m->p->mod->desc.name, why);
+		free(why);
+		return;
+	}
+	bc_case c = case_of(r, m, d->last);
+	c.scratch = scratch;
+	cleanup_data(m, &c, d);
+	bc_rmtree(scratch);
+	free(scratch);
+}
+
+/* All of a module's cases; then what it leaves is removed, on every way out. */
+static void run_module(bc_runner *r, const bc_modplan *p)
+{
+	modrun m;
+	modrun_init(&m, r, p);
+	for (size_t i = 0; i < m.nsched && !bc_stop_requested; i++) {
+		run_slot(r, &m, i);
+		size_t k = m.dp[m.sched[i].point];
+		if (i == m.dps[k].last)
+			settle(r, &m, k);
+	}
+	for (size_t k = 0; k < m.ndp; k++)	/* interrupted: data points not finished */
+		settle(r, &m, k);
+	bc_service_stop_module(p->mod->desc.name);
+	if (m.dir)
+		bc_rmtree(m.dir);
+	modrun_free(&m);
 }
 
 int bc_runner_run(bc_runner *r, bc_modplan *plans, size_t n)
 {
-	for (size_t i = 0; i < n && !bc_stop_requested; i++) {
-		bc_val *point = bc_xcalloc(plans[i].nopts ? plans[i].nopts : 1, sizeof(bc_val));
-		for (size_t pi = 0; pi < plans[i].npoints && !bc_stop_requested; pi++) {
-			bc_plan_point(&plans[i], pi, point);
-			run_point(r, &plans[i], point);
-		}
-		free(point);
-	}
+	for (size_t i = 0; i < n && !bc_stop_requested; i++)
+		run_module(r, &plans[i]);
+	bc_service_stop_all();
 	if (bc_stop_requested)
 		r->interrupted = 1;
 	bc_runner_write(r);

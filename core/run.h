@@ -1,5 +1,7 @@
-/* Running every case of a plan: the schedule, fork-per-case isolation with a
-   watchdog, requirements, results written after every case. Main thread. */
+/* Running every case of a plan: the schedule (rounds of repeats, prepare
+   once per data point), fork-per-case isolation with a watchdog, private
+   servers and module directories, requirements, results written after
+   every case. Main thread. */
 #ifndef BC_RUN_H
 #define BC_RUN_H
 #include <jansson.h>
@@ -13,14 +15,18 @@ typedef struct bc_runner {
 	int progress;			/* 0 quiet, 1 lines, 2 terminal */
 	json_t *doc;			/* the results document being built */
 	unsigned next_id;
+	uint32_t seed;			/* of the rounds' order: cfg's, or drawn (recorded) */
 	int failed, interrupted;
 } bc_runner;
 
-/* Creates r->doc (schema, version, host, config). */
+/* Creates r->doc (schema, version, host, config, schedule) and draws the
+   seed when the config gives none. */
 void bc_runner_init(bc_runner *r, const bc_config *cfg, json_t *config_json, const char *io_path);
 /* Prints the plan: cases and estimated time. */
 void bc_runner_show_plan(bc_runner *r, bc_modplan *plans, size_t n);
-/* Runs all cases; returns the exit code (0 all ok, 1 some failed, 130 interrupted). */
+/* Runs all cases, module after module; stops every private server and
+   removes every module directory before it returns, however the run ended.
+   Returns the exit code (0 all ok, 1 some failed, 130 interrupted). */
 int bc_runner_run(bc_runner *r, bc_modplan *plans, size_t n);
 void bc_runner_free(bc_runner *r);
 /* Writes JSON (atomically) and CSV of the document so far. */

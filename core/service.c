@@ -1,0 +1,440 @@
+/* Private servers: fork + exec in a process group of their own, a readiness
+ * poll, a registry per (module, name), and stops that always end with the
+ * whole group killed. See service.h for the contract. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "engine.h"
+#include "service.h"
+#include "util.h"
+
+#define DEFAULT_READY_S	30
+#define STOP_WAIT_S	5
+#define LOG_TAIL_LINES	10
+
+extern volatile sig_atomic_t bc_signals;	/* run.c: 2 = a second Ctrl-C */
+
+typedef struct svc {
+	char *module, *name, *log, *argv0;
+	pid_t pid;			/* also its process group */
+	int stop_signal;
+	int exited;			/* seen exiting (not reaped yet: keeps the group id ours) */
+} svc;
+
+static svc *svcs;
+static size_t nsvcs;
+static pid_t owner;			/* the process that started them: only it stops them */
+
+size_t bc_service_count(void)
+{
+	return owner == getpid() ? nsvcs : 0;
+}
+
+static svc *find(const char *module, const char *name)
+{
+	for (size_t i = 0; i < nsvcs; i++)
+		if (!strcmp(svcs[i].module, module) && !strcmp(svcs[i].name, name))
+			return &svcs[i];
+	return NULL;
+}
+
+static void drop(svc *s)
+{
+	free(s->module);
+	free(s->name);
+	free(s->log);
+	free(s->argv0);
+	*s = svcs[--nsvcs];
+}
+
+/* ----------------------------------------------------------------- start */
+
+/* In the forked child: never returns. */
+static void server_child(const bench_server_spec_v1 *spec, const char *dir, int logfd, pid_t parent)
+{
+	static const int sigs[] = { SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)	/* benchcore died before prctl: nobody would stop us */
+		_exit(127);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		signal(sigs[i], SIG_DFL);	/* an ignored SIGPIPE would survive exec */
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	int nul = open("/dev/null", O_RDONLY);
+	if (nul >= 0)
+		dup2(nul, 0);
+	dup2(logfd, 1);
+	dup2(logfd, 2);
+	for (const char *const *e = spec->env; e && *e; e++)
+		putenv((char *)*e);
+	const char *wd = spec->workdir ? spec->workdir : dir;
+	if (chdir(wd) != 0) {
+		dprintf(2, "benchcore: cannot enter the working directory %s: %s\n", wd, strerror(errno));
+		_exit(127);
+	}
+	execvp(spec->argv[0], (char *const *)spec->argv);
+	dprintf(2, "benchcore: cannot run %s: %s\n", spec->argv[0], strerror(errno));
+	_exit(127);
+}
+
+static pid_t spawn(const bench_server_spec_v1 *spec, const char *dir, const char *log, char *err, size_t n)
+{
+	int logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	if (logfd < 0) {
+		snprintf(err, n, "could not create its log %s: %s", log, strerror(errno));
+		return -1;
+	}
+	pid_t parent = getpid();
+	fflush(stdout);
+	fflush(stderr);
+	pid_t pid = fork();
+	if (pid == 0)
+		server_child(spec, dir, logfd, parent);
+	close(logfd);
+	if (pid < 0) {
+		snprintf(err, n, "could not fork: %s", strerror(errno));
+		return -1;
+	}
+	setpgid(pid, pid);	/* also here, so no stop can come before the group exists */
+	return pid;
+}
+
+/* 1 when the readiness address accepts a connection. */
+static int probe(const bench_server_spec_v1 *spec)
+{
+	int fd, ok;
+	if (spec->ready_unix) {
+		struct sockaddr_un a = { .sun_family = AF_UNIX };
+		snprintf(a.sun_path, sizeof(a.sun_path), "%s", spec->ready_unix);
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		ok = fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
+	} else {
+		struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)spec->ready_port),
+					 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		ok = fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
+	}
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+static void ready_what(const bench_server_spec_v1 *spec, char *buf, size_t n)
+{
+	if (spec->ready_unix)
+		snprintf(buf, n, "unix socket %s", spec->ready_unix);
+	else
+		snprintf(buf, n, "127.0.0.1:%d", spec->ready_port);
+}
+
+/* Polls the readiness check. 0 ready; -1 with err set (*reaped when the
+   process already exited and was waited for). */
+static int wait_ready(const bench_server_spec_v1 *spec, pid_t pid, int *reaped, char *err, size_t n)
+{
+	double limit = spec->ready_timeout_s > 0 ? spec->ready_timeout_s : DEFAULT_READY_S;
+	uint64_t deadline = bc_now_ns() + (uint64_t)(limit * 1e9);
+	char what[160];
+	ready_what(spec, what, sizeof(what));
+	for (;;) {
+		int st = 0;
+		if (waitpid(pid, &st, WNOHANG) == pid) {
+			*reaped = 1;
+			if (WIFSIGNALED(st))
+				snprintf(err, n, "it was killed by signal %d before it was ready", WTERMSIG(st));
+			else
+				snprintf(err, n, "it exited with status %d before it was ready", WEXITSTATUS(st));
+			return -1;
+		}
+		if (probe(spec))
+			return 0;
+		if (bc_stop_requested) {
+			snprintf(err, n, "interrupted while waiting for it to be ready");
+			return -1;
+		}
+		if (bc_now_ns() >= deadline) {
+			snprintf(err, n, "it was not ready within %g s (nothing accepted a connection on %s)",
+				 limit, what);
+			return -1;
+		}
+		bc_sleep_until(bc_now_ns() + 20000000u);
+	}
+}
+
+/* Appends the last lines of the log to err, as many as fit. */
+static void add_log_tail(const char *log, char *err, size_t n)
+{
+	char buf[4096];
+	int fd = open(log, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	off_t end = lseek(fd, 0, SEEK_END), from = end > (off_t)sizeof(buf) - 1 ? end - (off_t)sizeof(buf) + 1 : 0;
+	ssize_t got = pread(fd, buf, sizeof(buf) - 1, from);
+	close(fd);
+	size_t len = strlen(err);
+	if (got <= 0) {
+		snprintf(err + len, n - len, "; its log %s is empty", log);
+		return;
+	}
+	buf[got] = '\0';
+	while (got > 0 && buf[got - 1] == '\n')
+		buf[--got] = '\0';
+	/* start at the LOG_TAIL_LINES-th newline from the end, then drop whole
+	   lines from the front until the rest fits */
+	char *p = buf + got;
+	for (int lines = 0; p > buf && lines < LOG_TAIL_LINES; )
+		if (*--p == '\n' && ++lines == LOG_TAIL_LINES)
+			p++;
+	size_t frame = strlen(log) + 48 + 7 * (LOG_TAIL_LINES + 1);	/* the text around the lines */
+	if (len + frame + 32 >= n)
+		return;
+	size_t room = n - len - frame;
+	while (strlen(p) > room && strchr(p, '\n'))
+		p = strchr(p, '\n') + 1;
+	if (strlen(p) > room)
+		p += strlen(p) - room;
+	len += (size_t)snprintf(err + len, n - len, "; last lines of its log %s:", log);
+	/* one "| " line each, under the reason; bytes that are not printable
+	   ASCII become '?', so the reason stays valid JSON text */
+	for (int bol = 1; *p && len + 8 < n; p++) {
+		if (bol) {
+			memcpy(err + len, "\n    | ", 7);
+			len += 7;
+		}
+		bol = *p == '\n';
+		if (!bol)
+			err[len++] = (*p >= 32 && *p < 127) || *p == '\t' ? *p : '?';
+	}
+	err[len] = '\0';
+}
+
+/* A file name for the log from the spec's name. */
+static char *log_path(const char *dir, const char *name)
+{
+	char *log = bc_xasprintf("%s/%s.log", dir, name), *base = log + strlen(dir) + 1;
+	for (char *c = base; *c && c < log + strlen(log) - 4; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+		      *c == '-' || *c == '_' || *c == '.'))
+			*c = '_';
+	return log;
+}
+
+static int check_spec(const bench_server_spec_v1 *spec, const char *dir, char *err, size_t n)
+{
+	if (!spec || !spec->name || !*spec->name || !spec->argv || !spec->argv[0]) {
+		snprintf(err, n, "a server spec needs a name and argv");
+		return -1;
+	}
+	if (!spec->ready_unix && spec->ready_port <= 0) {
+		snprintf(err, n, "private server \"%s\": its spec has no readiness check (ready_unix or ready_port)",
+			 spec->name);
+		return -1;
+	}
+	if (spec->ready_unix && strlen(spec->ready_unix) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
+		snprintf(err, n, "private server \"%s\": the socket path %s is too long for a unix socket",
+			 spec->name, spec->ready_unix);
+		return -1;
+	}
+	if (spec->ready_port > 65535) {
+		snprintf(err, n, "private server \"%s\": ready_port %d is not a TCP port", spec->name, spec->ready_port);
+		return -1;
+	}
+	if (!dir) {
+		snprintf(err, n, "private server \"%s\": the module has no directory for its log", spec->name);
+		return -1;
+	}
+	if (owner && owner != getpid()) {
+		snprintf(err, n, "private server \"%s\": only the runner process starts servers", spec->name);
+		return -1;
+	}
+	return 0;
+}
+
+/* A registered server that has exited meanwhile is dropped (its group killed). */
+static int still_running(svc *s)
+{
+	int st;
+	if (waitpid(s->pid, &st, WNOHANG) != s->pid)
+		return 1;
+	kill(-s->pid, SIGKILL);	/* whatever it left in its group */
+	bc_warn("%s: private server \"%s\" (pid %d) had exited; starting it again (its log: %s)",
+		s->module, s->name, (int)s->pid, s->log);
+	drop(s);
+	return 0;
+}
+
+int bc_service_start(const char *module, const bench_server_spec_v1 *spec, const char *dir,
+		     char *err, size_t n)
+{
+	if (check_spec(spec, dir, err, n))
+		return -1;
+	svc *s = find(module, spec->name);
+	if (s && still_running(s))
+		return 0;
+	char *log = log_path(dir, spec->name), why[512] = "";
+	int reaped = 0;
+	pid_t pid = spawn(spec, dir, log, why, sizeof(why));
+	if (pid > 0 && wait_ready(spec, pid, &reaped, why, sizeof(why)) == 0) {
+		if (!owner) {
+			owner = getpid();
+			atexit(bc_service_stop_all);	/* exit paths that skip the runner's own stop */
+		}
+		svcs = realloc(svcs, (nsvcs + 1) * sizeof(*svcs));
+		svcs[nsvcs++] = (svc){ bc_xstrdup(module), bc_xstrdup(spec->name), log,
+				       bc_xstrdup(spec->argv[0]), pid, spec->stop_signal > 0 ? spec->stop_signal : SIGTERM, 0 };
+		return 0;
+	}
+	if (pid > 0) {
+		kill(-pid, SIGKILL);
+		if (!reaped)
+			while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+				;
+	}
+	snprintf(err, n, "private server \"%s\" (%s) did not start: %s", spec->name, spec->argv[0], why);
+	if (pid > 0)
+		add_log_tail(log, err, n);
+	free(log);
+	return -1;
+}
+
+/* ------------------------------------------------------------------ stop */
+
+/* Stops the servers of module (NULL: all): a polite signal to every group
+   at once, a shared wait for the leaders, then SIGKILL to each group, so
+   nothing they forked stays behind. */
+static void stop_matching(const char *module)
+{
+	if (!nsvcs || owner != getpid())
+		return;
+	int any = 0;
+	for (size_t i = 0; i < nsvcs; i++)
+		if (!module || !strcmp(svcs[i].module, module)) {
+			if (kill(-svcs[i].pid, svcs[i].stop_signal) != 0)
+				kill(svcs[i].pid, svcs[i].stop_signal);	/* no group after all */
+			any = 1;
+		}
+	if (!any)
+		return;
+	uint64_t deadline = bc_now_ns() + (uint64_t)STOP_WAIT_S * 1000000000u;
+	for (;;) {
+		int waiting = 0;
+		for (size_t i = 0; i < nsvcs; i++) {
+			siginfo_t si = { 0 };
+			if ((module && strcmp(svcs[i].module, module)) || svcs[i].exited)
+				continue;
+			/* WNOWAIT: the zombie keeps its pid, so the group id cannot be reused */
+			if (waitid(P_PID, (id_t)svcs[i].pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid)
+				svcs[i].exited = 1;
+			else
+				waiting = 1;
+		}
+		if (!waiting || bc_now_ns() >= deadline || bc_signals >= 2)
+			break;
+		bc_sleep_until(bc_now_ns() + 20000000u);
+	}
+	for (size_t i = 0; i < nsvcs; ) {
+		svc *s = &svcs[i];
+		if (module && strcmp(s->module, module)) {
+			i++;
+			continue;
+		}
+		if (!s->exited)
+			bc_warn("%s: private server \"%s\" (pid %d) did not stop on signal %d%s: killed",
+				s->module, s->name, (int)s->pid, s->stop_signal,
+				bc_signals >= 2 ? " before the second interrupt" : " within 5 s");
+		kill(-s->pid, SIGKILL);
+		kill(s->pid, SIGKILL);
+		while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		drop(s);
+	}
+}
+
+void bc_service_stop_module(const char *module)
+{
+	stop_matching(module);
+}
+
+void bc_service_stop_all(void)
+{
+	stop_matching(NULL);
+	if (!nsvcs && owner == getpid()) {
+		free(svcs);
+		svcs = NULL;
+	}
+}
+
+/* ------------------------------------------------------------------ JSON */
+
+static json_t *strv_json(const char *const *v)
+{
+	json_t *a = json_array();
+	for (; v && *v; v++)
+		json_array_append_new(a, json_string(*v));
+	return a;
+}
+
+json_t *bc_service_spec_json(const bench_server_spec_v1 *spec)
+{
+	return json_pack("{s:s, s:o, s:o, s:s?, s:i, s:f, s:s?, s:i}", "name", spec->name,
+			 "argv", strv_json(spec->argv), "env", strv_json(spec->env),
+			 "ready_unix", spec->ready_unix, "ready_port", spec->ready_port,
+			 "ready_timeout_s", spec->ready_timeout_s, "workdir", spec->workdir,
+			 "stop_signal", spec->stop_signal);
+}
+
+typedef struct spec_box {
+	bench_server_spec_v1 spec;	/* first: the box is freed through it */
+	const char **argv, **env;
+} spec_box;
+
+static const char **json_strv(json_t *a)
+{
+	size_t n = json_array_size(a);
+	const char **v = bc_xcalloc(n + 1, sizeof(*v));
+	for (size_t i = 0; i < n; i++)
+		if (!(v[i] = json_string_value(json_array_get(a, i))))
+			v[i] = "";
+	return v;
+}
+
+bench_server_spec_v1 *bc_service_spec_parse(json_t *j)
+{
+	const char *name = json_string_value(json_object_get(j, "name"));
+	json_t *argv = json_object_get(j, "argv");
+	if (!name || !json_array_size(argv))
+		return NULL;
+	spec_box *b = bc_xcalloc(1, sizeof(*b));
+	b->argv = json_strv(argv);
+	b->env = json_strv(json_object_get(j, "env"));
+	b->spec = (bench_server_spec_v1){
+		.name = name, .argv = b->argv, .env = b->env,
+		.ready_unix = json_string_value(json_object_get(j, "ready_unix")),
+		.ready_port = (int)json_integer_value(json_object_get(j, "ready_port")),
+		.ready_timeout_s = json_number_value(json_object_get(j, "ready_timeout_s")),
+		.workdir = json_string_value(json_object_get(j, "workdir")),
+		.stop_signal = (int)json_integer_value(json_object_get(j, "stop_signal")),
+	};
+	return &b->spec;
+}
+
+void bc_service_spec_free(bench_server_spec_v1 *spec)
+{
+	spec_box *b = (spec_box *)spec;
+	if (!b)
+		return;
+	free(b->argv);
+	free(b->env);
+	free(b);
+}

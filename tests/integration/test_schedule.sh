@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# The schedule (issues #19 and #12): repeats in rounds (shuffled, recorded,
+# reproducible from the seed) or back to back; prepare once per data point
+# and clean up once after its last case, whatever happened to the cases.
+. "$(dirname "$0")/lib.sh"
+MP="--module-path $TESTMODS"
+export TMPDIR=$T/tmp; mkdir -p $TMPDIR	# module and scratch directories go here
+Q='--time 0.05 --warmup 0 -q'
+
+# order of (point, threads) and round of each case, as a python list
+order() { jget "$1" '[(c["point"], c["threads"], c["round"]) for c in d["cases"]]'; }
+
+# --- rounds (the default): every case once, shuffled, then again
+run_bc $T/r1 run cpu max_prime=100,200,300 --threads 1,2 --repeat 3 --seed 42 --time 0.05 --warmup 0 -o $T/r1.json
+expect_rc "rounds: run ok" 0
+expect_py "rounds: 18 cases, the document records order and seed" $T/r1.json \
+	'len(d["cases"]) == 18 and d["schedule"] == {"repeat_order": "rounds", "seed": 42}'
+expect_py "rounds: round r holds cases 6r-5..6r, each (point, threads) once" $T/r1.json \
+	'all(sorted((c["point"], c["threads"]) for c in d["cases"][6*r:6*r+6]) == sorted({(c["point"], c["threads"]) for c in d["cases"]}) and all(c["round"] == r + 1 == c["repeat"] for c in d["cases"][6*r:6*r+6]) for r in range(3))'
+expect_py "rounds: the order within rounds is shuffled (not plan order every time)" $T/r1.json \
+	'any([(c["point"], c["threads"]) for c in d["cases"][6*r:6*r+6]] != sorted((c["point"], c["threads"]) for c in d["cases"][6*r:6*r+6]) for r in range(3))'
+expect_py "rounds: groups still gather the 3 repeats of each case" $T/r1.json \
+	'len(d["groups"]) == 6 and all(g["repeats"] == 3 for g in d["groups"])'
+expect_grep "rounds: the plan names the seed" $T/r1.err 'shuffled with seed 42'
+run_bc $T/r2 run cpu max_prime=100,200,300 --threads 1,2 --repeat 3 --seed 42 $Q -o $T/r2.json
+check "rounds: the same seed gives the same order" test "$(order $T/r1.json)" = "$(order $T/r2.json)"
+run_bc $T/r3 run cpu max_prime=100,200,300 --threads 1,2 --repeat 3 --seed 7 $Q -o $T/r3.json
+check "rounds: another seed gives another order" test "$(order $T/r1.json)" != "$(order $T/r3.json)"
+run_bc $T/r4 run cpu max_prime=100,200 --repeat 2 $Q -o $T/r4.json
+expect_py "rounds: without a seed one is drawn and recorded" $T/r4.json \
+	'isinstance(d["schedule"]["seed"], int) and 0 <= d["schedule"]["seed"] < 2**32'
+seed=$(jget $T/r4.json 'd["schedule"]["seed"]')
+run_bc $T/r5 run cpu max_prime=100,200 --repeat 2 --seed "$seed" $Q -o $T/r5.json
+check "rounds: the recorded seed reproduces the order" test "$(order $T/r4.json)" = "$(order $T/r5.json)"
+
+# --- back to back: the old order (points, then threads, then repeats)
+run_bc $T/b run cpu max_prime=100,200 --threads 1,2 --repeat 2 --repeat-order back_to_back $Q -o $T/b.json
+expect_py "back_to_back: plan order, repeats together" $T/b.json \
+	'[(c["params"]["max_prime"], c["threads"], c["repeat"]) for c in d["cases"]] == [(p, t, r) for p in (100, 200) for t in (1, 2) for r in (1, 2)]'
+expect_py "back_to_back: recorded, round = repeat" $T/b.json \
+	'd["schedule"]["repeat_order"] == "back_to_back" and all(c["round"] == c["repeat"] for c in d["cases"])'
+run_bc $T/bad run cpu --repeat-order sideways $Q
+expect_rc "repeat_order: a bad value is a usage error" 2
+expect_grep "repeat_order: the valid choices are named" $T/bad.err 'rounds, back_to_back'
+run_bc $T/bads run cpu --seed 4294967296 $Q
+expect_rc "seed: out of range is a usage error" 2
+expect_grep "seed: the range is named" $T/bads.err 'from 0 to 4294967295'
+
+# --- rounds stay inside a module: all of cpu's cases, then all of prep's
+cat > $T/two.conf <<EOF
+repeat = 2; time = 0.05; warmup = 0; seed = 5; module_path = ["$TESTMODS"];
+modules = ( { name = "cpu"; max_prime = [100, 200]; },
+            { name = "prep"; log = "$T/two.log"; size = [1, 2]; repeat_order = "back_to_back"; } );
+EOF
+run_bc $T/two -c $T/two.conf -q -o $T/two.json
+expect_py "two modules: every cpu case before every prep case" $T/two.json \
+	'[c["module"] for c in d["cases"]] == ["cpu"] * 4 + ["prep"] * 4'
+expect_py "two modules: repeat_order per module (config and rounds recorded)" $T/two.json \
+	'[m["repeat_order"] for m in d["config"]["modules"]] == ["rounds", "back_to_back"] and [c["repeat"] for c in d["cases"][4:]] == [1, 2, 1, 2]'
+
+# --- prepare once per data point (data_options = size)
+# counts LOG WHAT SIZE: lines "WHAT size=SIZE ..." in LOG
+count() { grep -c "^$2 size=$3 " "$1"; }
+prep_run() {	# name, extra args...
+	local n=$1; shift
+	rm -f $T/$n.log*
+	run_bc $T/$n run prep $MP log=$T/$n.log size=1,2 mode=a,b --threads 1,2 --repeat 2 $Q -o $T/$n.json "$@"
+}
+prep_once_checks() {	# name, what
+	local n=$1 w=$2
+	check "$w: one prepare per data point (size 1: $(count $T/$n.log prepare 1), size 2: $(count $T/$n.log prepare 2))" \
+		test "$(count $T/$n.log prepare 1)" = 1 -a "$(count $T/$n.log prepare 2)" = 1
+	check "$w: one cleanup per data point" test "$(count $T/$n.log cleanup 1)" = 1 -a "$(count $T/$n.log cleanup 2)" = 1
+	check "$w: each cleanup comes after the last case of its size" \
+		test "$(grep 'size=1 ' $T/$n.log | tail -1 | cut -d' ' -f1)" = cleanup -a "$(grep 'size=2 ' $T/$n.log | tail -1 | cut -d' ' -f1)" = cleanup
+	local dir; dir=$(grep -m1 '^prepare ' $T/$n.log | sed 's/.* dir=//')
+	check "$w: module_dir ($dir) was shared and is gone" test -n "$dir" -a ! -e "$dir"
+}
+prep_run p
+expect_rc "prepare once: all 16 cases ok (their threads found the data)" 0
+expect_py "prepare once: 16 cases over 2 sizes x 2 modes x 2 thread counts x 2 repeats" $T/p.json \
+	'len(d["cases"]) == 16 and all(c["status"] == "ok" for c in d["cases"])'
+prep_once_checks p "isolated"
+prep_run pn --no-isolate
+expect_rc "prepare once in one process: all cases ok" 0
+prep_once_checks pn "isolate = false"
+prep_run pb --repeat-order back_to_back
+prep_once_checks pb "back_to_back"
+
+# the first prepare of each size fails: the next case of that size prepares again
+prep_run pf fail_prepare=true
+expect_py "failed prepare: the first case of each size failed in prepare, the rest ok" $T/pf.json \
+	'sorted(c["params"]["size"] for c in d["cases"] if c["status"] != "ok") == [1, 2] and all(c["reason"].startswith("prepare: prep: first prepare") for c in d["cases"] if c["status"] != "ok")'
+check "failed prepare: prepared again, once, and cleaned up once" \
+	test "$(count $T/pf.log prepare 1)$(count $T/pf.log prepare 2)$(count $T/pf.log cleanup 1)$(count $T/pf.log cleanup 2)" = 1111
+
+# a crash loses the data point's data: a fresh process cleans up, the next case prepares again
+prep_run pc crash_once=true
+expect_py "crash: the first case of each size crashed, the rest ok" $T/pc.json \
+	'sorted(c["params"]["size"] for c in d["cases"] if c["status"] != "ok") == [1, 2] and all("signal 11" in c["reason"] for c in d["cases"] if c["status"] != "ok")'
+check "crash: cleaned after the crash and after the last case, prepared twice" \
+	test "$(count $T/pc.log prepare 1)$(count $T/pc.log cleanup 1)$(count $T/pc.log prepare 2)$(count $T/pc.log cleanup 2)" = 2222
+
+# interrupted between rounds: every prepared data point still gets its cleanup
+rm -f $T/pi.log*
+"$BC" run prep $MP log=$T/pi.log size=1,2,3 --repeat 3 --time 0.4 --warmup 0 -q -o $T/pi.json >/dev/null 2>$T/pi.err </dev/null &
+pid=$!
+for _ in $(seq 100); do [ "$(grep -c '^prepare ' $T/pi.log 2>/dev/null)" = 3 ] && break; sleep 0.1; done
+sleep 0.6; kill -INT $pid; wait $pid; RC=$?
+expect_rc "interrupted in round 2: exit 130" 130
+check "interrupted: all 3 sizes were prepared, and each was cleaned up once" \
+	test "$(grep -c '^prepare ' $T/pi.log)$(count $T/pi.log cleanup 1)$(count $T/pi.log cleanup 2)$(count $T/pi.log cleanup 3)" = 3111
+check "interrupted: no module or scratch directory left in TMPDIR" test -z "$(ls -A $TMPDIR)"
+
+# --- prepare_timeout: init + prepare longer than it is killed
+run_bc $T/pt run prep $MP log=$T/pt.log prepare_s=5,0 --prepare-timeout 0.5 --warmup 1 --time 0.2 -q -o $T/pt.json
+expect_py "prepare_timeout: a slow prepare is killed after 0.5 s" $T/pt.json '"timed out after 0.5 s in init/prepare" in d["cases"][0]["reason"]'
+expect_py "prepare_timeout: a 1 s warmup after a quick prepare is not cut short by it" $T/pt.json 'd["cases"][1]["status"] == "ok"'
+expect_py "prepare_timeout is recorded in the config" $T/pt.json 'd["config"]["modules"][0]["prepare_timeout"] == 0.5'
+check "no module or scratch directory left in TMPDIR" test -z "$(ls -A $TMPDIR)"

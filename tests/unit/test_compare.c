@@ -153,7 +153,8 @@ static void test_verdict_loss_and_matching(void **st)
 	assert_int_equal(r->test.method, BC_MWU_EXACT);
 	near(r->test.stat, 16, 0);
 	near(r->test.p, 2.0 / 70, 1e-12);
-	near(r->p_adj, 2.0 / 70, 1e-12);	/* BH over 4 tests, all at least as small */
+	/* weighted BH: the 1 headline test of 4 has weight 4 / 2 = 2 */
+	assert_true(r->p_adj >= r->test.p / 2 && r->p_adj < 0.05);
 	assert_int_equal(c.ntested, 4);
 	near(r->ratio, 90.5 / 100.5, 1e-12);
 	r = row(&c, 1, "event.p50_ms");	/* 1.5 ms against 1 ms, all equal: ties */
@@ -492,10 +493,12 @@ static void test_busy_is_suspect(void **st)
 	free_pair(&ra, &rb, &c);
 }
 
-/* Many tests, one family: 20 groups whose A and B come from one
-   distribution, arranged so each raw Welch p is about 0.03. Unadjusted
-   they would be wins; Benjamini-Hochberg keeps the 20 at p_adj 0.03 (all
-   equally small: the step-up does not inflate them); Holm multiplies. */
+/* Many tests, one family: 20 groups, B 12% above A with a wide spread, so
+   each raw Welch p is about 0.03: unadjusted, 20 wins. Weighted BH over the
+   80 tests: the 20 headline tests have weight 80 / (2 x 20) = 2, the 60
+   others 2/3; sorted, 20 x p/2, then 20 fairness rows at 1.5p, 40 p = 1, so
+   BH gives min(p/2 x 80/20, 1.5p x 80/40) = 2p, still wins; Holm, which
+   guards against even one false verdict, gives p/2 x 80: ties. */
 static void test_adjustment_family(void **st)
 {
 	static const double a[] = { 100, 105, 95, 100, 110 }, b[] = { 112, 117, 107, 112, 122 };
@@ -521,10 +524,13 @@ static void test_adjustment_family(void **st)
 	const bc_cmp_row *r = row(&c, 7, "events_per_sec");
 	assert_true(r->test.p < 0.05 && r->test.p > 0.001);
 	assert_int_equal(c.ntested, 80);	/* 20 x (events/s, fairness, p50, p99) */
+	near(r->p_adj, 2 * r->test.p, 1e-12);
+	assert_true(r->p_adj < 0.05);	/* many equal effects: BH keeps them */
+	assert_int_equal(c.count_head[BC_V_WIN], 20);
 	o.adjust = BC_ADJ_HOLM;
 	bc_cmp h;
 	bc_compare_pair(&ra, &rb, &o, &h);
-	near(row(&h, 7, "events_per_sec")->p_adj, fmin(1, r->test.p * 80), 1e-9);
+	near(row(&h, 7, "events_per_sec")->p_adj, fmin(1, r->test.p / 2 * 80), 1e-9);
 	assert_int_equal(row(&h, 7, "events_per_sec")->verdict, BC_V_TIE);
 	bc_cmp_free(&h);
 	free_pair(&ra, &rb, &c);

@@ -28,9 +28,11 @@ static const char compare_help[] =
 "                (Welch: 2 on each side; Mann-Whitney U at alpha 0.05: 4)\n"
 "  tie           the adjusted p >= alpha: every test of the comparison (all\n"
 "                cases x metrics of B against A) is one family, adjusted with\n"
-"                Benjamini-Hochberg so that at most alpha of the verdicts are\n"
-"                expected to be false discoveries (48 tests at alpha 0.05\n"
-"                would otherwise give 2-3 wins or losses by chance alone)\n"
+"                weighted Benjamini-Hochberg so that at most alpha of the\n"
+"                verdicts are expected to be false discoveries (48 tests at\n"
+"                alpha 0.05 would otherwise give 2-3 wins or losses by chance\n"
+"                alone); headline metrics get half of the budget, the\n"
+"                secondary ones the other half\n"
 "  tie           |B/A - 1| below the metric's practical threshold, by kind:\n"
 "                throughput 2% (--threshold), latency (mean, p50) 5%, tail\n"
 "                (p90 and above) 15%, fairness and stability 50%; a module\n"
@@ -157,8 +159,10 @@ const char bc_cmp_options_help[] =
 "                   normal approximation with tie and continuity correction)\n"
 "  --adjust bh|holm|none\n"
 "                   multiple-comparison adjustment over all rows of one\n"
-"                   comparison: Benjamini-Hochberg (default, false discovery\n"
-"                   rate), Holm (family-wise error rate) or none\n";
+"                   comparison, headline and secondary weighted as above:\n"
+"                   Benjamini-Hochberg (default, false discovery rate), Holm\n"
+"                   (family-wise error rate: no false verdict at all with\n"
+"                   probability 1 - alpha; fewer real ones found) or none\n";
 
 static void print_value(FILE *f, double v)
 {

@@ -9,8 +9,14 @@
 
 const char *bc_verdict_name(int v)
 {
-	static const char *const names[] = { "win", "loss", "tie", "inconclusive" };
-	return v >= 0 && v < 4 ? names[v] : "?";
+	static const char *const names[] = { "win", "loss", "tie", "inconclusive", "suspect" };
+	return v >= 0 && v < BC_V_N ? names[v] : "?";
+}
+
+const char *bc_kind_name(int kind)
+{
+	static const char *const names[] = { "throughput", "latency", "tail", "fairness" };
+	return kind >= 0 && kind < BC_KIND_N ? names[kind] : "?";
 }
 
 const char *bc_row_test_name(const bc_cmp *c, const bc_cmp_row *r)
@@ -18,8 +24,52 @@ const char *bc_row_test_name(const bc_cmp *c, const bc_cmp_row *r)
 	if (!r->tested)
 		return "none";
 	if (c->opts.test == BC_TEST_WELCH)
-		return "welch";
+		return r->log_scale ? "welch-log" : "welch";
 	return r->test.method == BC_MWU_EXACT ? "mwu-exact" : "mwu-normal";
+}
+
+/* Which practical threshold a metric gets. Module metrics are throughput
+   when higher is better, else latency-like (tail when named after a high
+   percentile); op-class percentiles are latency at p50 and below, tail
+   above; fairness and stability are one kind (their spread is the largest). */
+static int metric_kind(const bc_rmetric *m)
+{
+	switch (m->kind) {
+	case BC_MK_FAIRNESS:
+	case BC_MK_STABILITY:
+		return BC_KIND_FAIRNESS;
+	case BC_MK_LATENCY:
+		return m->pct && strtod(m->pct + 1, NULL) > 50 ? BC_KIND_TAIL : BC_KIND_LATENCY;
+	default:
+		if (m->higher_is_better)
+			return BC_KIND_THROUGHPUT;
+		return strstr(m->name, "p9") ? BC_KIND_TAIL : BC_KIND_LATENCY;
+	}
+}
+
+/* Most specific first: the user's per-metric value, the user's per-kind
+   value, the module's declaration (case.thresholds), the kind's default. */
+static double pick_threshold(const bc_cmp_opts *o, const bc_rgroup *g, const bc_rmetric *m,
+			     int kind, const char **src)
+{
+	json_t *decl = json_object_get(g->thresholds, m->name);
+
+	for (size_t i = 0; i < o->nover; i++)
+		if (strcmp(o->over[i].name, m->name) == 0) {
+			*src = "--threshold-for";
+			return o->over[i].frac;
+		}
+	for (size_t i = 0; i < o->nover; i++)
+		if (strcmp(o->over[i].name, bc_kind_name(kind)) == 0) {
+			*src = "--threshold-for";
+			return o->over[i].frac;
+		}
+	if (json_is_number(decl)) {
+		*src = "module";
+		return json_number_value(decl) / 100;
+	}
+	*src = "default";
+	return o->kind_threshold[kind];
 }
 
 /* Too few repeats for the test to ever reach alpha: say how many it needs
@@ -36,13 +86,53 @@ static int too_few(const bc_cmp_opts *o, size_t na, size_t nb, char *why, size_t
 	return 1;
 }
 
-static void decide(const bc_cmp_opts *o, bc_cmp_row *r)
+/* Welch on the logs when every value is positive: benchmark metrics are
+   rates and times whose noise is multiplicative (a slow repeat is 10%
+   slower, not 100 events/s slower), and the verdict judges a ratio. */
+static void run_welch(bc_cmp_row *r)
 {
 	const bc_rmetric *a = r->ma, *b = r->mb;
-	int better;
+	double *la = malloc(a->n * sizeof(*la)), *lb = malloc(b->n * sizeof(*lb));
+	int pos = la && lb;
+
+	for (size_t i = 0; pos && i < a->n; i++)
+		pos = a->values[i] > 0 ? (la[i] = log(a->values[i]), 1) : 0;
+	for (size_t i = 0; pos && i < b->n; i++)
+		pos = b->values[i] > 0 ? (lb[i] = log(b->values[i]), 1) : 0;
+	r->log_scale = pos;
+	if (pos)
+		r->tested = bc_welch(la, a->n, lb, b->n, &r->test) == 0;
+	else
+		r->tested = bc_welch(a->values, a->n, b->values, b->n, &r->test) == 0;
+	free(la);
+	free(lb);
+}
+
+/* How far apart the means may be by noise alone: the 95% half-width of the
+   difference of means (Welch-Satterthwaite degrees of freedom), relative to
+   A's mean. At 5 repeats a side it is 1.2-1.5 times the larger CV, so a
+   difference smaller than the spread of single repeats is never a verdict. */
+static double noise_margin(const bc_summary *sa, const bc_summary *sb)
+{
+	double va = sa->stddev * sa->stddev / sa->n, vb = sb->stddev * sb->stddev / sb->n;
+	double base = sa->mean != 0 ? fabs(sa->mean) : fabs(sb->mean), df;
+
+	if (sa->n < 2 || sb->n < 2)
+		return INFINITY;
+	if (va + vb == 0 || base == 0)
+		return 0;
+	df = (va + vb) * (va + vb) / (va * va / (sa->n - 1) + vb * vb / (sb->n - 1));
+	return bc_t_quantile_two_sided(0.05, df) * sqrt(va + vb) / base;
+}
+
+/* First pass: everything that does not depend on the other rows. */
+static void measure_row(const bc_cmp_opts *o, bc_cmp_row *r)
+{
+	const bc_rmetric *a = r->ma, *b = r->mb;
 
 	bc_stats_summary(a->values, a->n, &r->sa);
 	bc_stats_summary(b->values, b->n, &r->sb);
+	r->p_adj = NAN;
 	if (r->sa.mean != 0) {
 		r->ratio = r->sb.mean / r->sa.mean;
 		r->change = r->ratio - 1;
@@ -52,32 +142,60 @@ static void decide(const bc_cmp_opts *o, bc_cmp_row *r)
 		r->ratio = r->sb.mean == 0 ? 1 : NAN;
 		r->change = r->sb.mean > 0 ? INFINITY : r->sb.mean < 0 ? -INFINITY : 0;
 	}
-	if (too_few(o, a->n, b->n, r->reason, sizeof(r->reason))) {
-		r->verdict = BC_V_INCONCLUSIVE;
+	r->kind = metric_kind(a);
+	r->headline = strcmp(a->name, r->ga->headline) == 0;
+	r->threshold = pick_threshold(o, r->ga, a, r->kind, &r->threshold_src);
+	r->noise = noise_margin(&r->sa, &r->sb);
+	r->busy_pct = fmax(fmax(r->ga->steal_max, r->ga->other_max),
+			   fmax(r->gb->steal_max, r->gb->other_max));
+	r->busy = r->busy_pct >= o->busy_pct;
+	if (too_few(o, a->n, b->n, r->reason, sizeof(r->reason)))
 		return;
-	}
 	if (o->test == BC_TEST_WELCH)
-		r->tested = bc_welch(a->values, a->n, b->values, b->n, &r->test) == 0;
+		run_welch(r);
 	else
 		r->tested = bc_mwu(a->values, a->n, b->values, b->n, &r->test) == 0;
-	if (!r->tested) {
-		r->verdict = BC_V_INCONCLUSIVE;
+	if (!r->tested)
 		snprintf(r->reason, sizeof(r->reason), "test failed");
+}
+
+/* Second pass, after the adjustment: the verdict. Each rule can only turn a
+   win or loss into something weaker, never the reverse. */
+static void judge_row(const bc_cmp_opts *o, bc_cmp_row *r)
+{
+	double d = fabs(r->change);
+
+	r->verdict = BC_V_INCONCLUSIVE;
+	if (!r->tested)
+		return;		/* reason set by measure_row() */
+	r->verdict = BC_V_TIE;
+	if (!(r->p_adj < o->alpha)) {
+		snprintf(r->reason, sizeof(r->reason), "not significant (p adj %.3g >= %g)",
+			 r->p_adj, o->alpha);
 		return;
 	}
-	if (!(r->test.p < o->alpha)) {
-		r->verdict = BC_V_TIE;
-		snprintf(r->reason, sizeof(r->reason), "not significant (p >= %g)", o->alpha);
+	if (d < r->threshold) {
+		snprintf(r->reason, sizeof(r->reason), "significant but below the %g%% %s threshold",
+			 r->threshold * 100, bc_kind_name(r->kind));
 		return;
 	}
-	if (fabs(r->change) < o->threshold) {
-		r->verdict = BC_V_TIE;
-		snprintf(r->reason, sizeof(r->reason), "significant but below the %g%% threshold",
-			 o->threshold * 100);
+	if (!(d > r->noise)) {
+		size_t n = r->sa.n < r->sb.n ? r->sa.n : r->sb.n;
+		double need = ceil(n * (r->noise / d) * (r->noise / d)) + 1;
+		r->need_n = need > 1000 || !isfinite(need) ? 1000 : (size_t)need;
+		r->verdict = BC_V_INCONCLUSIVE;
+		snprintf(r->reason, sizeof(r->reason), "noisy: %.1f%% is within the repeats' "
+			 "+-%.1f%%, needs ~%s%zu repeats", d * 100, r->noise * 100,
+			 r->need_n >= 1000 ? ">" : "", r->need_n);
 		return;
 	}
-	better = a->higher_is_better ? r->change > 0 : r->change < 0;
-	r->verdict = better ? BC_V_WIN : BC_V_LOSS;
+	r->direction = (r->ma->higher_is_better ? r->change > 0 : r->change < 0) ? BC_V_WIN : BC_V_LOSS;
+	r->verdict = r->direction;
+	if (r->busy) {
+		r->verdict = BC_V_SUSPECT;
+		snprintf(r->reason, sizeof(r->reason), "%s on a busy machine: steal or other "
+			 "processes took %.0f%% of the CPU", bc_verdict_name(r->direction), r->busy_pct);
+	}
 }
 
 static void add_row(bc_cmp *c, const bc_rgroup *ga, const bc_rgroup *gb,
@@ -91,8 +209,45 @@ static void add_row(bc_cmp *c, const bc_rgroup *ga, const bc_rgroup *gb,
 	}
 	bc_cmp_row *r = &c->rows[c->nrows++];
 	*r = (bc_cmp_row){ .ga = ga, .gb = gb, .ma = ma, .mb = mb };
-	decide(&c->opts, r);
-	c->count[r->verdict]++;
+	measure_row(&c->opts, r);
+}
+
+/* The family is every tested row of this pair: a compare of 8 cases x 6
+   metrics makes 48 tests, and at alpha 0.05 two or three of them come out
+   "significant" by chance alone. Weighted Benjamini-Hochberg (Genovese,
+   Roeder and Wasserman 2006: BH on p / w with weights averaging 1 keeps the
+   false discovery rate at alpha over all tests) gives half of the budget to
+   the headline metrics, the question the user asked of each case, and half
+   to the details. Unweighted, one real 5% difference among 48 tests would
+   need p < 0.001, out of reach of 5 repeats with 1% noise. */
+static void adjust_and_judge(bc_cmp *c)
+{
+	double *p = malloc((c->nrows ? c->nrows : 1) * sizeof(*p)), wh = 1, ws = 1;
+	size_t nh = 0;
+
+	if (!p)
+		abort();
+	for (size_t i = 0; i < c->nrows; i++) {
+		c->ntested += c->rows[i].tested;
+		nh += c->rows[i].tested && c->rows[i].headline;
+	}
+	if (nh && nh < c->ntested) {
+		wh = c->ntested / (2.0 * nh);
+		ws = c->ntested / (2.0 * (c->ntested - nh));
+	}
+	for (size_t i = 0; i < c->nrows; i++) {
+		const bc_cmp_row *r = &c->rows[i];
+		p[i] = r->tested ? fmin(1, r->test.p / (r->headline ? wh : ws)) : NAN;
+	}
+	bc_p_adjust(p, p, c->nrows, c->opts.adjust);
+	for (size_t i = 0; i < c->nrows; i++) {
+		bc_cmp_row *r = &c->rows[i];
+		r->p_adj = p[i];
+		judge_row(&c->opts, r);
+		c->count[r->verdict]++;
+		(r->headline ? c->count_head : c->count_sec)[r->verdict]++;
+	}
+	free(p);
 }
 
 static const bc_rgroup **push_group(const bc_rgroup **v, size_t *n, const bc_rgroup *g)
@@ -129,6 +284,7 @@ void bc_compare_pair(const bc_results *a, const bc_results *b,
 		if (!bc_results_find(a, gb->module, gb->params_key, gb->threads))
 			out->only_b = push_group(out->only_b, &out->nonly_b, gb);
 	}
+	adjust_and_judge(out);
 	out->host_diff = bc_host_diff(a->host, b->host);
 }
 
@@ -153,6 +309,7 @@ bc_cmp_item *bc_cmp_items(const bc_cmp *c, size_t *n)
 		it[k].result = v[BC_V_WIN] && !v[BC_V_LOSS] ? BC_ITEM_B_WINS :
 			       v[BC_V_LOSS] && !v[BC_V_WIN] ? BC_ITEM_A_WINS :
 			       v[BC_V_WIN] ? BC_ITEM_MIXED :
+			       v[BC_V_SUSPECT] ? BC_ITEM_SUSPECT :
 			       v[BC_V_TIE] ? BC_ITEM_TIE : BC_ITEM_INCONCLUSIVE;
 	}
 	return it;

@@ -18,15 +18,48 @@ int bc_cmd_report(int argc, char **argv);
 int bc_load_all(const char *cmd, char **files, int n, bc_results *res);
 
 enum { BC_TEST_MWU, BC_TEST_WELCH };
-enum { BC_V_WIN, BC_V_LOSS, BC_V_TIE, BC_V_INCONCLUSIVE };
+/* Verdicts for B. SUSPECT: the data say win or loss, but a case of either
+   side ran while steal or other processes took >= busy_pct of the CPU. */
+enum { BC_V_WIN, BC_V_LOSS, BC_V_TIE, BC_V_INCONCLUSIVE, BC_V_SUSPECT, BC_V_N };
+
+/* Metric kinds, each with its own practical threshold: run-to-run spread
+   differs by an order of magnitude between throughput and a p99. */
+enum { BC_KIND_THROUGHPUT, BC_KIND_LATENCY, BC_KIND_TAIL, BC_KIND_FAIRNESS, BC_KIND_N };
+
+#define BC_CMP_MAX_OVERRIDES	32
+typedef struct bc_threshold_for {
+	char name[64];		/* a metric name ("read.p99_ms") or a kind ("tail") */
+	double frac;
+} bc_threshold_for;
 
 typedef struct bc_cmp_opts {
 	double alpha;		/* 0.05 */
-	double threshold;	/* practical threshold as a fraction: 0.02 */
+	double kind_threshold[BC_KIND_N];	/* fractions; [THROUGHPUT] is --threshold */
 	int test;		/* BC_TEST_MWU or BC_TEST_WELCH */
+	int adjust;		/* BC_ADJ_BH (default), BC_ADJ_HOLM or BC_ADJ_NONE */
+	double busy_pct;	/* steal or other share that makes a verdict suspect: 5 */
+	bc_threshold_for over[BC_CMP_MAX_OVERRIDES];	/* --threshold-for, in order */
+	size_t nover;
 } bc_cmp_opts;
 
-#define BC_CMP_OPTS_DEFAULT ((bc_cmp_opts){ .alpha = 0.05, .threshold = 0.02, .test = BC_TEST_MWU })
+#define BC_CMP_OPTS_DEFAULT ((bc_cmp_opts){ .alpha = 0.05, \
+	.kind_threshold = { 0.02, 0.05, 0.15, 0.50 }, .test = BC_TEST_WELCH, \
+	.adjust = BC_ADJ_BH, .busy_pct = 5 })
+
+/* The verdict options of compare and report, parsed by one function so the
+   two commands accept and refuse exactly the same values. Use BC_CMP_LONGOPTS
+   inside a getopt_long table; hand every code it returns to bc_cmp_option(). */
+enum { BC_OPT_THRESHOLD = 0x1000, BC_OPT_THRESHOLD_FOR, BC_OPT_ALPHA, BC_OPT_TEST, BC_OPT_ADJUST };
+#define BC_CMP_LONGOPTS \
+	{ "threshold", required_argument, NULL, BC_OPT_THRESHOLD }, \
+	{ "threshold-for", required_argument, NULL, BC_OPT_THRESHOLD_FOR }, \
+	{ "alpha", required_argument, NULL, BC_OPT_ALPHA }, \
+	{ "test", required_argument, NULL, BC_OPT_TEST }, \
+	{ "adjust", required_argument, NULL, BC_OPT_ADJUST }
+/* 0 when applied; -1 with a message "--flag ARG: wants ..." in err. */
+int bc_cmp_option(bc_cmp_opts *o, int code, const char *arg, char *err, size_t errlen);
+/* The option lines for --help (shared by compare and report). */
+extern const char bc_cmp_options_help[];
 
 /* One metric of one matched group: B (the candidate) against A (the
    baseline). Pointers borrow from the two bc_results. */
@@ -37,9 +70,20 @@ typedef struct bc_cmp_row {
 	double ratio;		/* mean B / mean A; NAN when mean A is 0 */
 	double change;		/* ratio - 1 (sign of the difference when mean A is 0) */
 	int tested;		/* test holds a result */
+	int log_scale;		/* Welch ran on log values (all values > 0) */
 	bc_test_result test;
+	double p_adj;		/* test.p adjusted over the pair's family; NAN untested */
+	int kind;		/* BC_KIND_* */
+	int headline;		/* the group's headline metric */
+	double threshold;	/* practical threshold applied, fraction */
+	const char *threshold_src;	/* "default", "module", "--threshold-for" */
+	double noise;		/* 95% half-width of the difference of means / |mean A| */
+	int busy;		/* a case of either side ran with steal/other >= busy_pct */
+	double busy_pct;	/* the larger of those shares, percent (-1 unknown) */
+	size_t need_n;		/* inconclusive for noise: repeats per side to resolve it */
 	int verdict;		/* BC_V_* from B's point of view */
-	char reason[96];	/* why tie/inconclusive, empty for win/loss */
+	int direction;		/* BC_V_WIN / BC_V_LOSS the data point to (SUSPECT rows) */
+	char reason[128];	/* why tie/inconclusive/suspect, empty for win/loss */
 } bc_cmp_row;
 
 typedef struct bc_cmp {
@@ -47,7 +91,9 @@ typedef struct bc_cmp {
 	bc_cmp_opts opts;
 	bc_cmp_row *rows;
 	size_t nrows;
-	size_t count[4];	/* indexed by BC_V_* */
+	size_t count[BC_V_N];	/* indexed by BC_V_* */
+	size_t count_head[BC_V_N], count_sec[BC_V_N];	/* headline / secondary rows */
+	size_t ntested;		/* size of the adjustment family */
 	const bc_rgroup **only_a, **only_b;	/* groups without a partner */
 	size_t nonly_a, nonly_b;
 	json_t *host_diff;	/* [{field, a, b}] of host fields that differ */
@@ -61,17 +107,21 @@ void bc_cmp_free(bc_cmp *c);
 
 /* The studies' summary: per module and metric (over all params and thread
    counts) the verdict counts and the overall result. */
-enum { BC_ITEM_B_WINS, BC_ITEM_A_WINS, BC_ITEM_MIXED, BC_ITEM_TIE, BC_ITEM_INCONCLUSIVE };
+enum { BC_ITEM_B_WINS, BC_ITEM_A_WINS, BC_ITEM_MIXED, BC_ITEM_TIE, BC_ITEM_INCONCLUSIVE,
+       BC_ITEM_SUSPECT };
 typedef struct bc_cmp_item {
 	const char *module, *metric;	/* borrowed from the rows */
-	size_t count[4];		/* BC_V_* */
+	size_t count[BC_V_N];		/* BC_V_* */
 	int result;			/* BC_ITEM_* */
 } bc_cmp_item;
 
 /* New array of items in row order, *n set; free() it. */
 bc_cmp_item *bc_cmp_items(const bc_cmp *c, size_t *n);
 const char *bc_verdict_name(int v);
-/* "mwu-exact", "mwu-normal" or "welch" for a tested row. */
+const char *bc_kind_name(int kind);	/* "throughput", "latency", "tail", "fairness" */
+/* "headline 0 wins, 0 losses, 6 ties, ...; secondary ..." without a newline. */
+void bc_cmp_summary_text(FILE *f, const bc_cmp *c);
+/* "mwu-exact", "mwu-normal", "welch" or "welch-log" for a tested row. */
 const char *bc_row_test_name(const bc_cmp *c, const bc_cmp_row *r);
 
 /* Differences between two host objects, flattened to dotted names

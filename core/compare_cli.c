@@ -23,20 +23,35 @@ static const char compare_help[] =
 "interval_cv (stability.interval_cv, lower is better) and OP.p50_ms, OP.p99_ms\n"
 "(ops.OP.latency_ns, lower is better).\n"
 "\n"
-"Verdict for B against A, per case and metric:\n"
-"  inconclusive  too few repeats for the test to ever reach p < alpha (for\n"
-"                Mann-Whitney U with alpha 0.05: at least 4 on each side;\n"
-"                Welch: 2); the output says how many are needed\n"
-"  tie           p >= alpha, or |B/A - 1| below the threshold\n"
-"  win / loss    p < alpha and the difference beyond the threshold, in B's\n"
-"                favour / against it\n"
+"Verdict for B against A, per case and metric, decided in this order:\n"
+"  inconclusive  too few repeats for the test to ever reach p < alpha\n"
+"                (Welch: 2 on each side; Mann-Whitney U at alpha 0.05: 4)\n"
+"  tie           the adjusted p >= alpha: every test of the comparison (all\n"
+"                cases x metrics of B against A) is one family, adjusted with\n"
+"                weighted Benjamini-Hochberg so that at most alpha of the\n"
+"                verdicts are expected to be false discoveries (48 tests at\n"
+"                alpha 0.05 would otherwise give 2-3 wins or losses by chance\n"
+"                alone); headline metrics get half of the budget, the\n"
+"                secondary ones the other half\n"
+"  tie           |B/A - 1| below the metric's practical threshold, by kind:\n"
+"                throughput 2% (--threshold), latency (mean, p50) 5%, tail\n"
+"                (p90 and above) 15%, fairness and stability 50%; a module\n"
+"                may declare its own per metric, --threshold-for beats both\n"
+"  inconclusive  the difference is within the noise of the repeats: the 95%\n"
+"                half-width of the difference of the means (about 1.5 times\n"
+"                the larger CV at 5 repeats); says how many repeats would\n"
+"                resolve it\n"
+"  suspect       it would be a win or loss, but a case of either side ran\n"
+"                while the hypervisor (cpu.steal_pct) or other processes\n"
+"                (cpu.other_pct) took >= 5% of the machine's CPU: counted\n"
+"                apart, never as a win or loss\n"
+"  win / loss    otherwise, in B's favour / against it\n"
+"The summary counts each module's headline metric (case.headline, e.g.\n"
+"events_per_sec) apart from the secondary ones.\n"
 "\n"
-"Options:\n"
-"  --threshold PCT  practical threshold in percent (default 2; \"2%\" accepted)\n"
-"  --alpha A        significance level (default 0.05)\n"
-"  --test mwu|welch two-sided Mann-Whitney U (default; exact distribution\n"
-"                   without ties and up to 60 values, else normal approximation\n"
-"                   with tie and continuity correction) or Welch's t test\n"
+"Options:\n";
+
+static const char compare_help_tail[] =
 "  --json           JSON on stdout instead of text\n"
 "  --csv            CSV on stdout, one line per case and metric\n"
 "  --scaling        for each file: speedup and efficiency of every\n"
@@ -52,16 +67,102 @@ static const char compare_help[] =
 
 enum { FMT_TEXT, FMT_JSON, FMT_CSV };
 
-static int parse_threshold(const char *s, double *out)
+/* A percentage: "2", "0.5%", 0..1000. */
+static int parse_pct(const char *s, double *frac)
 {
 	char *end;
 	double v = strtod(s, &end);
 
 	if (end == s || (*end && strcmp(end, "%") != 0) || !(v >= 0) || v > 1000)
 		return -1;
-	*out = v / 100;
+	*frac = v / 100;
 	return 0;
 }
+
+static int set_override(bc_cmp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	const char *eq = strchr(arg, '=');
+	size_t len = eq ? (size_t)(eq - arg) : 0, i;
+	double frac;
+
+	if (!eq || len == 0 || len >= sizeof(o->over[0].name) || parse_pct(eq + 1, &frac) < 0) {
+		snprintf(err, errlen, "--threshold-for %s: wants METRIC=PCT or KIND=PCT (KIND: "
+			 "throughput, latency, tail, fairness), e.g. read.p99_ms=15", arg);
+		return -1;
+	}
+	for (i = 0; i < o->nover; i++)	/* the last one given wins */
+		if (strlen(o->over[i].name) == len && !strncmp(o->over[i].name, arg, len))
+			break;
+	if (i == BC_CMP_MAX_OVERRIDES) {
+		snprintf(err, errlen, "--threshold-for %s: at most %d of them", arg,
+			 BC_CMP_MAX_OVERRIDES);
+		return -1;
+	}
+	memcpy(o->over[i].name, arg, len);
+	o->over[i].name[len] = '\0';
+	o->over[i].frac = frac;
+	if (i == o->nover)
+		o->nover++;
+	return 0;
+}
+
+int bc_cmp_option(bc_cmp_opts *o, int code, const char *arg, char *err, size_t errlen)
+{
+	char *end;
+
+	switch (code) {
+	case BC_OPT_THRESHOLD:
+		if (parse_pct(arg, &o->kind_threshold[BC_KIND_THROUGHPUT]) == 0)
+			return 0;
+		snprintf(err, errlen, "--threshold %s: wants a percentage from 0 to 1000, "
+			 "e.g. 2 or 0.5%%", arg);
+		return -1;
+	case BC_OPT_THRESHOLD_FOR:
+		return set_override(o, arg, err, errlen);
+	case BC_OPT_ALPHA:
+		o->alpha = strtod(arg, &end);
+		if (end != arg && !*end && o->alpha > 0 && o->alpha < 1)
+			return 0;
+		snprintf(err, errlen, "--alpha %s: wants a number between 0 and 1", arg);
+		return -1;
+	case BC_OPT_TEST:
+		if (!strcmp(arg, "mwu") || !strcmp(arg, "welch")) {
+			o->test = strcmp(arg, "welch") == 0 ? BC_TEST_WELCH : BC_TEST_MWU;
+			return 0;
+		}
+		snprintf(err, errlen, "--test %s: wants welch or mwu", arg);
+		return -1;
+	case BC_OPT_ADJUST:
+		if (!strcmp(arg, "bh") || !strcmp(arg, "holm") || !strcmp(arg, "none")) {
+			o->adjust = !strcmp(arg, "bh") ? BC_ADJ_BH : !strcmp(arg, "holm") ?
+				    BC_ADJ_HOLM : BC_ADJ_NONE;
+			return 0;
+		}
+		snprintf(err, errlen, "--adjust %s: wants bh, holm or none", arg);
+		return -1;
+	}
+	snprintf(err, errlen, "unknown option");
+	return -1;
+}
+
+const char bc_cmp_options_help[] =
+"  --threshold PCT  practical threshold of throughput metrics in percent\n"
+"                   (default 2; \"2%\" accepted; 0 to 1000)\n"
+"  --threshold-for NAME=PCT\n"
+"                   threshold of one metric (read.p99_ms=15) or of a kind\n"
+"                   (throughput, latency, tail, fairness); repeatable; beats\n"
+"                   the module's own declaration and the defaults\n"
+"  --alpha A        significance level of the adjusted p (default 0.05)\n"
+"  --test welch|mwu Welch's t test (default; on the logs of the values when\n"
+"                   all are positive) or two-sided Mann-Whitney U (exact\n"
+"                   distribution without ties and up to 60 values, else\n"
+"                   normal approximation with tie and continuity correction)\n"
+"  --adjust bh|holm|none\n"
+"                   multiple-comparison adjustment over all rows of one\n"
+"                   comparison, headline and secondary weighted as above:\n"
+"                   Benjamini-Hochberg (default, false discovery rate), Holm\n"
+"                   (family-wise error rate: no false verdict at all with\n"
+"                   probability 1 - alpha; fewer real ones found) or none\n";
 
 static void print_value(FILE *f, double v)
 {
@@ -105,8 +206,8 @@ static void print_row(FILE *f, const bc_cmp *c, const bc_cmp_row *r)
 		fprintf(f, "  %+.1f%%", r->change * 100);
 	fprintf(f, "  n=%zu/%zu", r->sa.n, r->sb.n);
 	if (r->tested)
-		fprintf(f, "  %s %s=%.4g p=%.4f", bc_row_test_name(c, r),
-			c->opts.test == BC_TEST_WELCH ? "t" : "U", r->test.stat, r->test.p);
+		fprintf(f, "  %s %s=%.4g p=%.4f p_adj=%.4f", bc_row_test_name(c, r),
+			c->opts.test == BC_TEST_WELCH ? "t" : "U", r->test.stat, r->test.p, r->p_adj);
 	fprintf(f, "  %s", bc_verdict_name(r->verdict));
 	if (*r->reason)
 		fprintf(f, " (%s)", r->reason);
@@ -127,12 +228,51 @@ static void print_items(FILE *f, const bc_cmp *c)
 		case BC_ITEM_A_WINS: fprintf(f, "%s wins", c->a->label); break;
 		case BC_ITEM_MIXED: fputs("mixed", f); break;
 		case BC_ITEM_TIE: fputs("tie", f); break;
+		case BC_ITEM_SUSPECT: fputs("suspect", f); break;
 		default: fputs("inconclusive", f);
 		}
-		fprintf(f, " (%zu win, %zu loss, %zu tie, %zu inconclusive)\n",
-			v[BC_V_WIN], v[BC_V_LOSS], v[BC_V_TIE], v[BC_V_INCONCLUSIVE]);
+		fprintf(f, " (%zu win, %zu loss, %zu tie, %zu inconclusive, %zu suspect)\n",
+			v[BC_V_WIN], v[BC_V_LOSS], v[BC_V_TIE], v[BC_V_INCONCLUSIVE], v[BC_V_SUSPECT]);
 	}
 	free(it);
+}
+
+static const char *adjust_name(int adjust)
+{
+	return adjust == BC_ADJ_BH ? "Benjamini-Hochberg" : adjust == BC_ADJ_HOLM ? "Holm" : "none";
+}
+
+/* How the verdicts below were decided, in two lines. */
+static void print_method(FILE *f, const bc_cmp *c)
+{
+	const bc_cmp_opts *o = &c->opts;
+
+	if (o->test == BC_TEST_WELCH)
+		fputs("test: Welch's t, two-sided (welch-log: on the logs of the values)", f);
+	else
+		fputs("test: Mann-Whitney U, two-sided (mwu-exact: exact distribution; "
+		      "mwu-normal: normal approximation with tie correction)", f);
+	fprintf(f, ", alpha %g on p adjusted over %zu tests (%s)\n", o->alpha, c->ntested,
+		adjust_name(o->adjust));
+	fputs("thresholds:", f);
+	for (int k = 0; k < BC_KIND_N; k++)
+		fprintf(f, "%s %s %g%%", k ? "," : "", bc_kind_name(k), o->kind_threshold[k] * 100);
+	for (size_t i = 0; i < o->nover; i++)
+		fprintf(f, ", %s %g%%", o->over[i].name, o->over[i].frac * 100);
+	fprintf(f, "; noisy differences are inconclusive; steal or other >= %g%% makes a "
+		"verdict suspect\n\n", o->busy_pct);
+}
+
+static void summary_part(FILE *f, const char *what, const size_t *v)
+{
+	fprintf(f, "%s %zu wins, %zu losses, %zu ties, %zu inconclusive, %zu suspect", what,
+		v[BC_V_WIN], v[BC_V_LOSS], v[BC_V_TIE], v[BC_V_INCONCLUSIVE], v[BC_V_SUSPECT]);
+}
+
+void bc_cmp_summary_text(FILE *f, const bc_cmp *c)
+{
+	summary_part(f, "headline", c->count_head);
+	summary_part(f, "; secondary", c->count_sec);
 }
 
 void bc_compare_print_text(FILE *f, const bc_cmp *c)
@@ -140,13 +280,7 @@ void bc_compare_print_text(FILE *f, const bc_cmp *c)
 	const char *mod = NULL, *par = NULL;
 
 	fprintf(f, "A: %s (%s)\nB: %s (%s)\n", c->a->label, c->a->path, c->b->label, c->b->path);
-	if (c->opts.test == BC_TEST_WELCH)
-		fprintf(f, "test: Welch's t, two-sided, alpha %g; threshold %g%%\n\n",
-			c->opts.alpha, c->opts.threshold * 100);
-	else
-		fprintf(f, "test: Mann-Whitney U, two-sided (mwu-exact: exact distribution; "
-			"mwu-normal: normal approximation with tie correction), alpha %g; "
-			"threshold %g%%\n\n", c->opts.alpha, c->opts.threshold * 100);
+	print_method(f, c);
 	print_host_diff(f, c->host_diff);
 	for (size_t i = 0; i < c->nrows; i++) {
 		const bc_cmp_row *r = &c->rows[i];
@@ -168,9 +302,9 @@ void bc_compare_print_text(FILE *f, const bc_cmp *c)
 		fputs("no case of B matches a case of A: module, params and threads must all be equal\n", f);
 	fprintf(f, "\nsummary, %s against %s:\n", c->b->label, c->a->label);
 	print_items(f, c);
-	fprintf(f, "%s: %zu wins, %zu losses, %zu ties, %zu inconclusive (over %zu case x metric comparisons)\n",
-		c->b->label, c->count[BC_V_WIN], c->count[BC_V_LOSS], c->count[BC_V_TIE],
-		c->count[BC_V_INCONCLUSIVE], c->nrows);
+	fprintf(f, "%s: ", c->b->label);
+	bc_cmp_summary_text(f, c);
+	fprintf(f, " (over %zu case x metric comparisons)\n", c->nrows);
 }
 
 static json_t *num_or_null(double v)
@@ -192,9 +326,21 @@ static json_t *row_json(const bc_cmp *c, const bc_cmp_row *r)
 		"b_stddev", num_or_null(r->sb.stddev),
 		"ratio", num_or_null(r->ratio), "change_pct", num_or_null(r->change * 100),
 		"test", bc_row_test_name(c, r), "verdict", bc_verdict_name(r->verdict));
+	json_object_set_new(j, "headline", json_boolean(r->headline));
+	json_object_set_new(j, "kind", json_string(bc_kind_name(r->kind)));
+	json_object_set_new(j, "threshold_pct", num_or_null(r->threshold * 100));
+	json_object_set_new(j, "threshold_source", json_string(r->threshold_src));
+	json_object_set_new(j, "noise_pct", num_or_null(r->noise * 100));
+	json_object_set_new(j, "busy", json_boolean(r->busy));
+	json_object_set_new(j, "busy_pct", r->busy_pct >= 0 ? json_real(r->busy_pct) : json_null());
+	if (r->need_n)
+		json_object_set_new(j, "needs_repeats", json_integer((json_int_t)r->need_n));
+	if (r->verdict == BC_V_SUSPECT)
+		json_object_set_new(j, "direction", json_string(bc_verdict_name(r->direction)));
 	if (r->tested) {
 		json_object_set_new(j, "statistic", num_or_null(r->test.stat));
 		json_object_set_new(j, "p", json_real(r->test.p));
+		json_object_set_new(j, "p_adj", json_real(r->p_adj));
 		if (c->opts.test == BC_TEST_WELCH)
 			json_object_set_new(j, "df", num_or_null(r->test.df));
 		else if (r->test.method == BC_MWU_NORMAL)
@@ -215,19 +361,27 @@ static json_t *groups_json(const bc_rgroup *const *g, size_t n)
 	return a;
 }
 
+static json_t *counts_json(const size_t *v)
+{
+	return json_pack("{s:I, s:I, s:I, s:I, s:I}", "wins", (json_int_t)v[BC_V_WIN],
+		"losses", (json_int_t)v[BC_V_LOSS], "ties", (json_int_t)v[BC_V_TIE],
+		"inconclusive", (json_int_t)v[BC_V_INCONCLUSIVE], "suspect", (json_int_t)v[BC_V_SUSPECT]);
+}
+
 json_t *bc_compare_json(const bc_cmp *c)
 {
-	json_t *rows = json_array();
+	json_t *rows = json_array(), *sum = counts_json(c->count);
+
 	for (size_t i = 0; i < c->nrows; i++)
 		json_array_append_new(rows, row_json(c, &c->rows[i]));
-	return json_pack("{s:s, s:s, s:s, s:O, s:o, s:o, s:o, s:{s:I, s:I, s:I, s:I}}",
+	json_object_set_new(sum, "headline", counts_json(c->count_head));
+	json_object_set_new(sum, "secondary", counts_json(c->count_sec));
+	json_object_set_new(sum, "tests", json_integer((json_int_t)c->ntested));
+	return json_pack("{s:s, s:s, s:s, s:O, s:o, s:o, s:o, s:o}",
 		"file", c->b->path, "label", c->b->label,
 		"baseline", c->a->label, "host_differences", c->host_diff, "rows", rows,
 		"only_in_a", groups_json(c->only_a, c->nonly_a),
-		"only_in_b", groups_json(c->only_b, c->nonly_b),
-		"summary", "wins", (json_int_t)c->count[BC_V_WIN],
-		"losses", (json_int_t)c->count[BC_V_LOSS], "ties", (json_int_t)c->count[BC_V_TIE],
-		"inconclusive", (json_int_t)c->count[BC_V_INCONCLUSIVE]);
+		"only_in_b", groups_json(c->only_b, c->nonly_b), "summary", sum);
 }
 
 static void csv_field(FILE *f, const char *s)
@@ -269,13 +423,18 @@ void bc_compare_print_csv(FILE *f, const bc_cmp *c)
 			fputc(',', f);
 		fprintf(f, ",%s,", bc_verdict_name(r->verdict));
 		csv_field(f, r->reason);
-		fputc('\n', f);
+		fputc(',', f);
+		if (r->tested)
+			fprintf(f, "%.6g", r->p_adj);
+		fprintf(f, ",%s,%g,%d,%d\n", bc_kind_name(r->kind), r->threshold * 100,
+			r->headline, r->busy);
 	}
 }
 
 static const char csv_header[] =
 	"baseline,candidate,module,params,threads,metric,unit,higher_is_better,"
-	"a_n,a_mean,a_stddev,b_n,b_mean,b_stddev,ratio,test,statistic,p,verdict,reason\n";
+	"a_n,a_mean,a_stddev,b_n,b_mean,b_stddev,ratio,test,statistic,p,verdict,reason,"
+	"p_adj,kind,threshold_pct,headline,busy\n";
 
 /* Scaling view: every higher-is-better module metric of every (module,
    params) thread sweep. */
@@ -383,11 +542,18 @@ static int run_compare(bc_results *res, int nres, const bc_cmp_opts *o, int fmt)
 		bc_cmp_free(&c);
 	}
 	if (fmt == FMT_JSON) {
-		json_t *doc = json_pack("{s:s, s:{s:s, s:s}, s:s, s:f, s:f, s:o}",
+		json_t *th = json_object();
+		for (int k = 0; k < BC_KIND_N; k++)
+			json_object_set_new(th, bc_kind_name(k), json_real(o->kind_threshold[k] * 100));
+		for (size_t k = 0; k < o->nover; k++)
+			json_object_set_new(th, o->over[k].name, json_real(o->over[k].frac * 100));
+		json_t *doc = json_pack("{s:s, s:{s:s, s:s}, s:s, s:s, s:f, s:f, s:o, s:f, s:o}",
 			"schema", "benchcore-compare/1",
 			"baseline", "file", res[0].path, "label", res[0].label,
 			"test", o->test == BC_TEST_WELCH ? "welch" : "mann-whitney-u",
-			"alpha", o->alpha, "threshold", o->threshold, "comparisons", all);
+			"adjust", o->adjust == BC_ADJ_BH ? "bh" : o->adjust == BC_ADJ_HOLM ? "holm" : "none",
+			"alpha", o->alpha, "threshold", o->kind_threshold[BC_KIND_THROUGHPUT],
+			"thresholds_pct", th, "busy_pct", o->busy_pct, "comparisons", all);
 		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
 		putchar('\n');
 		json_decref(doc);
@@ -415,9 +581,7 @@ int bc_load_all(const char *cmd, char **files, int n, bc_results *res)
 int bc_cmd_compare(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "threshold", required_argument, NULL, 't' },
-		{ "alpha", required_argument, NULL, 'a' },
-		{ "test", required_argument, NULL, 'T' },
+		BC_CMP_LONGOPTS,
 		{ "json", no_argument, NULL, 'j' },
 		{ "csv", no_argument, NULL, 'c' },
 		{ "scaling", no_argument, NULL, 's' },
@@ -427,35 +591,26 @@ int bc_cmd_compare(int argc, char **argv)
 	bc_cmp_opts o = BC_CMP_OPTS_DEFAULT;
 	bc_results res[MAX_FILES];
 	int fmt = FMT_TEXT, scaling = 0, ch, nfiles, rc;
-	char *end;
+	char err[256];
 
 	optind = 0;	/* glibc: full re-initialisation, main may have used getopt */
 	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (ch) {
-		case 't':
-			if (parse_threshold(optarg, &o.threshold) < 0) {
-				fprintf(stderr, "benchcore compare: --threshold %s: wants a percentage, e.g. 2 or 0.5%%\n", optarg);
+		case BC_OPT_THRESHOLD: case BC_OPT_THRESHOLD_FOR: case BC_OPT_ALPHA:
+		case BC_OPT_TEST: case BC_OPT_ADJUST:
+			if (bc_cmp_option(&o, ch, optarg, err, sizeof(err)) < 0) {
+				fprintf(stderr, "benchcore compare: %s\n", err);
 				return 2;
 			}
-			break;
-		case 'a':
-			o.alpha = strtod(optarg, &end);
-			if (*end || !(o.alpha > 0 && o.alpha < 1)) {
-				fprintf(stderr, "benchcore compare: --alpha %s: wants a number between 0 and 1\n", optarg);
-				return 2;
-			}
-			break;
-		case 'T':
-			if (strcmp(optarg, "mwu") && strcmp(optarg, "welch")) {
-				fprintf(stderr, "benchcore compare: --test %s: wants mwu or welch\n", optarg);
-				return 2;
-			}
-			o.test = strcmp(optarg, "welch") == 0 ? BC_TEST_WELCH : BC_TEST_MWU;
 			break;
 		case 'j': fmt = FMT_JSON; break;
 		case 'c': fmt = FMT_CSV; break;
 		case 's': scaling = 1; break;
-		case 'h': fputs(compare_help, stdout); return 0;
+		case 'h':
+			fputs(compare_help, stdout);
+			fputs(bc_cmp_options_help, stdout);
+			fputs(compare_help_tail, stdout);
+			return 0;
 		default:
 			fputs("Try 'benchcore compare --help'.\n", stderr);
 			return 2;

@@ -33,7 +33,7 @@ static const char css[] =
 "th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}"
 "tr.diff td{background:#fff3cd}tr.diff td:first-child{font-weight:bold}"
 ".win{color:#1a7f37;font-weight:bold}.loss{color:#c62828;font-weight:bold}"
-".tie{color:#555}.inconclusive{color:#b26a00}"
+".tie{color:#555}.inconclusive{color:#b26a00}.suspect{color:#8a4baf}"
 "figure{display:inline-block;margin:8px 8px 8px 0;vertical-align:top}figcaption{font-size:.85em;color:#555}"
 "svg.chart{font-size:12px}svg .title{font-weight:bold;font-size:13px}"
 "svg .axis{font-size:12px}svg .tick,svg .legend{font-size:11px}"
@@ -312,7 +312,7 @@ static void verdict_table(FILE *f, const bc_cmp *c)
 {
 	fputs("<table><tr><th>module</th><th>params</th><th>threads</th><th>metric</th>"
 	      "<th>better</th><th>A mean</th><th>B mean</th><th>change</th><th>n A/B</th>"
-	      "<th>test</th><th>p</th><th>verdict</th></tr>\n", f);
+	      "<th>test</th><th>p</th><th>p adj</th><th>threshold</th><th>verdict</th></tr>\n", f);
 	for (size_t i = 0; i < c->nrows; i++) {
 		const bc_cmp_row *r = &c->rows[i];
 		fputs("<tr><td>", f);
@@ -336,10 +336,13 @@ static void verdict_table(FILE *f, const bc_cmp *c)
 		fprintf(f, "<td class='num'>%zu/%zu</td><td>%s</td>", r->sa.n, r->sb.n,
 			bc_row_test_name(c, r));
 		if (r->tested)
-			fprintf(f, "<td class='num'>%.4f</td>", r->test.p);
+			fprintf(f, "<td class='num'>%.4f</td><td class='num'>%.4f</td>", r->test.p, r->p_adj);
 		else
-			fputs("<td></td>", f);
-		fprintf(f, "<td class='%s'>%s", bc_verdict_name(r->verdict), bc_verdict_name(r->verdict));
+			fputs("<td></td><td></td>", f);
+		fprintf(f, "<td class='num'>%g%% <small>%s</small></td>", r->threshold * 100,
+			bc_kind_name(r->kind));
+		fprintf(f, "<td class='%s'>%s%s", bc_verdict_name(r->verdict),
+			bc_verdict_name(r->verdict), r->headline ? " <small>(headline)</small>" : "");
 		if (*r->reason) {
 			fputs(" <small>(", f);
 			esc(f, r->reason);
@@ -359,16 +362,20 @@ static void item_table(FILE *f, const bc_cmp *c)
 	esc(f, c->b->label);
 	fputs(" vs ", f);
 	esc(f, c->a->label);
-	fprintf(f, ": %zu wins, %zu losses, %zu ties, %zu inconclusive</h3>\n",
-		c->count[BC_V_WIN], c->count[BC_V_LOSS], c->count[BC_V_TIE], c->count[BC_V_INCONCLUSIVE]);
+	fputs(": ", f);
+	bc_cmp_summary_text(f, c);
+	fputs("</h3>\n", f);
 	if (json_array_size(c->host_diff) > 1)
 		fprintf(f, "<p class='warn'>The fingerprints differ in %zu fields, not only in the "
 			"thing compared: see the highlighted rows under Machines.</p>\n",
 			json_array_size(c->host_diff));
 	fputs("<table><tr><th>module</th><th>metric</th><th>result</th><th>wins</th>"
-	      "<th>losses</th><th>ties</th><th>inconclusive</th></tr>\n", f);
+	      "<th>losses</th><th>ties</th><th>inconclusive</th><th>suspect</th></tr>\n", f);
 	for (size_t i = 0; i < n; i++) {
-		static const char *const cls[] = { "win", "loss", "tie", "tie", "inconclusive" };
+		static const char *const cls[] = { "win", "loss", "tie", "tie", "inconclusive",
+						   "suspect" };
+		static const char *const word[] = { "", "", "mixed", "tie", "inconclusive",
+						    "suspect" };
 		fputs("<tr><td>", f);
 		esc(f, it[i].module);
 		fputs("</td><td>", f);
@@ -378,15 +385,40 @@ static void item_table(FILE *f, const bc_cmp *c)
 			esc(f, it[i].result == BC_ITEM_B_WINS ? c->b->label : c->a->label);
 			fputs(" wins", f);
 		} else {
-			fputs(it[i].result == BC_ITEM_MIXED ? "mixed" : it[i].result == BC_ITEM_TIE ?
-			      "tie" : "inconclusive", f);
+			fputs(word[it[i].result], f);
 		}
-		fprintf(f, "</td><td class='num'>%zu</td><td class='num'>%zu</td><td class='num'>%zu</td>"
-			"<td class='num'>%zu</td></tr>\n", it[i].count[BC_V_WIN], it[i].count[BC_V_LOSS],
-			it[i].count[BC_V_TIE], it[i].count[BC_V_INCONCLUSIVE]);
+		fputs("</td>", f);
+		for (int v = 0; v < BC_V_N; v++)
+			fprintf(f, "<td class='num'>%zu</td>", it[i].count[v]);
+		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n", f);
 	free(it);
+}
+
+/* How verdicts are decided, as compare --help says it. */
+static void method_note(FILE *f, bc_results *res, const bc_cmp_opts *o)
+{
+	fprintf(f, "<p class='note'>Each file against the first (A = ");
+	esc(f, res[0].label);
+	fprintf(f, "). %s, two-sided; p adjusted over all tests of a comparison (%s), "
+		"&alpha; = %g. Practical thresholds:", o->test == BC_TEST_WELCH ?
+		"Welch's t test (on the logs of the values when all are positive)" :
+		"Mann-Whitney U (exact distribution without ties, else normal approximation)",
+		o->adjust == BC_ADJ_BH ? "Benjamini-Hochberg" : o->adjust == BC_ADJ_HOLM ? "Holm" :
+		"none", o->alpha);
+	for (int k = 0; k < BC_KIND_N; k++)
+		fprintf(f, "%s %s %g%%", k ? "," : "", bc_kind_name(k), o->kind_threshold[k] * 100);
+	for (size_t i = 0; i < o->nover; i++) {
+		fputs(", ", f);
+		esc(f, o->over[i].name);
+		fprintf(f, " %g%%", o->over[i].frac * 100);
+	}
+	fprintf(f, " (a module may declare its own). win/loss: adjusted p below &alpha;, the "
+		"difference beyond the threshold and beyond the noise of the repeats; tie: not "
+		"significant or below the threshold; inconclusive: too few or too noisy repeats; "
+		"suspect: would be a win or loss, but steal or other processes took &ge; %g%% of the "
+		"CPU during a case. Headline: each module's headline metric.</p>\n", o->busy_pct);
 }
 
 /* detail = 0: the summaries per module and metric; 1: every row. */
@@ -398,16 +430,8 @@ static void verdicts(FILE *f, bc_results *res, int n, const bc_cmp_opts *o, int 
 		      "to get verdicts.</p>\n", f);
 		return;
 	}
-	if (!detail) {
-		fprintf(f, "<p class='note'>Each file against the first (A = ");
-		esc(f, res[0].label);
-		fprintf(f, "). %s, two-sided, &alpha; = %g; practical threshold %g%%. win/loss: "
-			"significant and beyond the threshold; tie: not significant or below the "
-			"threshold; inconclusive: too few repeats for the test to reach &alpha;.</p>\n",
-			o->test == BC_TEST_WELCH ? "Welch's t test" :
-			"Mann-Whitney U (exact distribution without ties, else normal approximation)",
-			o->alpha, o->threshold * 100);
-	}
+	if (!detail)
+		method_note(f, res, o);
 	for (int i = 1; i < n; i++) {
 		bc_cmp c;
 		bc_compare_pair(&res[0], &res[i], o, &c);
@@ -541,10 +565,11 @@ static const char report_help[] =
 "  -o, --output FILE  where to write the page (required; - for stdout); written\n"
 "                     to a temporary file and renamed into place\n"
 "  --title TEXT       page title (default \"benchcore report\")\n"
-"  --threshold PCT    practical threshold in percent (default 2)\n"
-"  --alpha A          significance level (default 0.05)\n"
-"  --test mwu|welch   significance test (default mwu)\n"
 "  -h, --help         this text\n"
+"The verdict options, as in benchcore compare (see its --help for how\n"
+"verdicts are decided):\n";
+
+static const char report_help_tail[] =
 "\n"
 "Exit status: 0 when the page was written, 2 on a usage error, an unreadable\n"
 "or invalid results file, or a write error.\n";
@@ -582,16 +607,14 @@ int bc_cmd_report(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "title", required_argument, NULL, 'T' },
-		{ "threshold", required_argument, NULL, 't' },
-		{ "alpha", required_argument, NULL, 'a' },
-		{ "test", required_argument, NULL, 'x' },
+		BC_CMP_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	bc_cmp_opts o = BC_CMP_OPTS_DEFAULT;
 	bc_results res[MAX_FILES];
 	const char *out = NULL, *title = "benchcore report";
-	char *end;
+	char err[256];
 	int ch, n, rc;
 
 	optind = 0;
@@ -599,28 +622,18 @@ int bc_cmd_report(int argc, char **argv)
 		switch (ch) {
 		case 'o': out = optarg; break;
 		case 'T': title = optarg; break;
-		case 't':
-			o.threshold = strtod(optarg, &end) / 100;
-			if (end == optarg || (*end && strcmp(end, "%")) || !(o.threshold >= 0)) {
-				fprintf(stderr, "benchcore report: --threshold %s: wants a percentage\n", optarg);
+		case BC_OPT_THRESHOLD: case BC_OPT_THRESHOLD_FOR: case BC_OPT_ALPHA:
+		case BC_OPT_TEST: case BC_OPT_ADJUST:
+			if (bc_cmp_option(&o, ch, optarg, err, sizeof(err)) < 0) {
+				fprintf(stderr, "benchcore report: %s\n", err);
 				return 2;
 			}
 			break;
-		case 'a':
-			o.alpha = strtod(optarg, &end);
-			if (*end || !(o.alpha > 0 && o.alpha < 1)) {
-				fprintf(stderr, "benchcore report: --alpha %s: wants a number between 0 and 1\n", optarg);
-				return 2;
-			}
-			break;
-		case 'x':
-			if (strcmp(optarg, "mwu") && strcmp(optarg, "welch")) {
-				fprintf(stderr, "benchcore report: --test %s: wants mwu or welch\n", optarg);
-				return 2;
-			}
-			o.test = strcmp(optarg, "welch") ? BC_TEST_MWU : BC_TEST_WELCH;
-			break;
-		case 'h': fputs(report_help, stdout); return 0;
+		case 'h':
+			fputs(report_help, stdout);
+			fputs(bc_cmp_options_help, stdout);
+			fputs(report_help_tail, stdout);
+			return 0;
 		default:
 			fputs("Try 'benchcore report --help'.\n", stderr);
 			return 2;

@@ -33,6 +33,12 @@ typedef struct bc_rgroup {
 	char *params_text;	/* "block_size=4096 oper=read" (empty when no params) */
 	long threads;
 	size_t repeats;		/* ok cases */
+	char *headline;		/* case.headline (first seen), else "events_per_sec" */
+	json_t *thresholds;	/* case.thresholds merged: metric -> percent (numbers >= 0) */
+	/* Busiest window of the ok cases, in percent of the machine's CPU time:
+	   cpu.steal_pct (hypervisor) and cpu.other_pct (other processes);
+	   -1 when no case reported it (older files). */
+	double steal_max, other_max;
 	double cpu_mhz_sum;	/* sum over repeats that reported cpu_mhz_mean */
 	size_t cpu_mhz_n;
 	bc_rmetric *metrics;

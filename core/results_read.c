@@ -118,7 +118,8 @@ static bc_rgroup *find_or_add_group(bc_results *r, const char *module,
 	}
 	bc_rgroup *g = &r->groups[r->ngroups++];
 	*g = (bc_rgroup){ .module = xstrdup(module), .params_key = key,
-			  .params_text = params_text(params), .threads = threads };
+			  .params_text = params_text(params), .threads = threads,
+			  .thresholds = json_object(), .steal_max = -1, .other_max = -1 };
 	return g;
 }
 
@@ -225,6 +226,51 @@ static int read_sub(bc_rgroup *g, json_t *c, const char *obj, const char *key,
 	return 0;
 }
 
+/* ABI 1.1 fields that steer compare: the module's headline metric, its
+   practical thresholds and how busy the machine was. All optional (older
+   files lack them); a present field of the wrong type is an error. */
+static int read_verdict_fields(bc_rgroup *g, json_t *c, const char *where,
+			       char *err, size_t errlen)
+{
+	json_t *head = json_object_get(c, "headline"), *th = json_object_get(c, "thresholds");
+	json_t *cpu = json_object_get(c, "cpu"), *v;
+	const char *k;
+	double x;
+
+	if (head && !json_is_null(head) && !json_is_string(head)) {
+		seterr(err, errlen, "%s.headline: not a string", where);
+		return -1;
+	}
+	if (json_is_string(head) && json_string_length(head) && !g->headline)
+		g->headline = xstrdup(json_string_value(head));
+	if (th && !json_is_null(th) && !json_is_object(th)) {
+		seterr(err, errlen, "%s.thresholds: not an object", where);
+		return -1;
+	}
+	json_object_foreach(th, k, v) {
+		if (get_num(th, k, &x) != 1 || x < 0) {
+			seterr(err, errlen, "%s.thresholds.%s: wants a percentage >= 0", where, k);
+			return -1;
+		}
+		if (!json_object_get(g->thresholds, k))
+			json_object_set_new(g->thresholds, k, json_real(x));
+	}
+	if (!json_is_object(cpu))
+		return 0;
+	static const char *const keys[] = { "steal_pct", "other_pct" };
+	for (int i = 0; i < 2; i++) {
+		double *max = i ? &g->other_max : &g->steal_max;
+		int rc = get_num(cpu, keys[i], &x);
+		if (rc < 0) {
+			seterr(err, errlen, "%s.cpu.%s: not a number", where, keys[i]);
+			return -1;
+		}
+		if (rc > 0 && x > *max)
+			*max = x;
+	}
+	return 0;
+}
+
 static void read_info(bc_results *r, const char *module, json_t *info)
 {
 	const char *k;
@@ -286,7 +332,8 @@ static int read_case(bc_results *r, json_t *c, size_t idx, char *err, size_t err
 		     BC_MK_FAIRNESS, where, err, errlen) < 0 ||
 	    read_sub(g, c, "stability", "interval_cv", "interval_cv", "",
 		     BC_MK_STABILITY, where, err, errlen) < 0 ||
-	    read_latency(g, json_object_get(c, "ops"), where, err, errlen) < 0)
+	    read_latency(g, json_object_get(c, "ops"), where, err, errlen) < 0 ||
+	    read_verdict_fields(g, c, where, err, errlen) < 0)
 		return -1;
 	if (get_num(c, "cpu_mhz_mean", &mhz) == 1 && mhz > 0) {
 		g->cpu_mhz_sum += mhz;
@@ -336,6 +383,9 @@ static int read_top(bc_results *r, json_t *root, char *err, size_t errlen)
 	json_array_foreach(cases, i, c)
 		if (read_case(r, c, i, err, errlen) < 0)
 			return -1;
+	for (i = 0; i < r->ngroups; i++)
+		if (!r->groups[i].headline)
+			r->groups[i].headline = xstrdup("events_per_sec");
 	return 0;
 }
 
@@ -416,6 +466,8 @@ void bc_results_free(bc_results *r)
 			free(g->metrics[j].values);
 		}
 		free(g->metrics);
+		free(g->headline);
+		json_decref(g->thresholds);
 		free(g->module);
 		free(g->params_key);
 		free(g->params_text);

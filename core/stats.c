@@ -285,3 +285,48 @@ int bc_welch(const double *a, size_t na, const double *b, size_t nb, bc_test_res
 	r->p = bc_t_two_sided_p(r->stat, r->df);
 	return 0;
 }
+
+typedef struct { double p; size_t i; } p_item;
+
+static int cmp_p(const void *a, const void *b)
+{
+	const p_item *x = a, *y = b;
+	if (x->p != y->p)
+		return (x->p > y->p) - (x->p < y->p);
+	return (x->i > y->i) - (x->i < y->i);	/* stable: equal p, same order */
+}
+
+int bc_p_adjust(const double *p, double *adj, size_t m, int method)
+{
+	p_item *it = malloc((m ? m : 1) * sizeof(*it));
+	size_t k = 0;
+
+	if (!it) {
+		if (adj != p)
+			memmove(adj, p, m * sizeof(*adj));
+		return -1;
+	}
+	for (size_t i = 0; i < m; i++)
+		if (!isnan(p[i]))
+			it[k++] = (p_item){ p[i], i };
+	if (adj != p)
+		memmove(adj, p, m * sizeof(*adj));
+	qsort(it, k, sizeof(*it), cmp_p);
+	if (method == BC_ADJ_BH) {
+		/* q_(j) = min over l >= j of p_(l) * k / l: walk from the largest. */
+		double run = 1;
+		for (size_t j = k; j-- > 0;) {
+			run = fmin(run, it[j].p * (double)k / (double)(j + 1));
+			adj[it[j].i] = fmin(1, run);
+		}
+	} else if (method == BC_ADJ_HOLM) {
+		/* q_(j) = max over l <= j of p_(l) * (k - l + 1), 1-based l. */
+		double run = 0;
+		for (size_t j = 0; j < k; j++) {
+			run = fmax(run, it[j].p * (double)(k - j));
+			adj[it[j].i] = fmin(1, run);
+		}
+	}
+	free(it);
+	return 0;
+}

@@ -54,4 +54,13 @@ size_t bc_mwu_needed_n(double alpha);
 /* Welch's unequal-variance t test, two-sided. Returns -1 when a sample has
    fewer than 2 values. */
 int bc_welch(const double *a, size_t na, const double *b, size_t nb, bc_test_result *r);
+
+/* Multiple-comparison adjustment of m p-values: adj[i] is the adjusted
+   p-value of p[i] (same order), capped at 1. NaN entries are not part of
+   the family and stay NaN. BC_ADJ_BH: Benjamini-Hochberg step-up, controls
+   the false discovery rate; BC_ADJ_HOLM: Holm step-down, controls the
+   family-wise error rate; BC_ADJ_NONE copies p. p and adj may alias.
+   Returns -1 (adj = p) only when out of memory. */
+enum { BC_ADJ_NONE, BC_ADJ_BH, BC_ADJ_HOLM };
+int bc_p_adjust(const double *p, double *adj, size_t m, int method);
 #endif

@@ -9,38 +9,51 @@ FX=tests/fixtures
 # --- same system twice: every comparison a tie ------------------------------
 run_bc "$T/same" compare $FX/cmp-a.json $FX/cmp-a2.json
 expect_rc "compare same system" 0
-expect_grep "same system: summary in the studies' form" "$T/same.out" \
-	'^sysA-again: 0 wins, 0 losses, 27 ties, 0 inconclusive'
+expect_grep "same system: headline and secondary counted apart, all ties" "$T/same.out" \
+	'^sysA-again: headline 0 wins, 0 losses, 5 ties, 0 inconclusive, 0 suspect; secondary 0 wins, 0 losses, 22 ties, 0 inconclusive, 0 suspect'
+expect_grep "text: raw and adjusted p side by side" "$T/same.out" 'welch-log t=[-0-9.e]+ p=[0-9.]+ p_adj=[0-9.]+ +tie'
+expect_grep "text: the adjustment and the thresholds are stated" "$T/same.out" \
+	'adjusted over 27 tests \(Benjamini-Hochberg\)'
 expect_no_grep "same system: no fingerprint warning" "$T/same.out" '^warning'
 
 # --- 10% slower: losses with the exact U distribution -----------------------
-run_bc "$T/slow" compare --json $FX/cmp-a.json $FX/cmp-slow.json
+run_bc "$T/slow" compare --json --test mwu $FX/cmp-a.json $FX/cmp-slow.json
 expect_rc "compare --json slower system" 0
 J=$T/slow.out
 expect_py "slow: cpu 1 thread events_per_sec is a loss, U=25, p=2/252 (exact)" "$J" \
 	'[(r["verdict"], r["statistic"], round(r["p"], 6), r["test"]) for r in d["comparisons"][0]["rows"] if r["module"] == "cpu" and r["threads"] == 1 and r["metric"] == "events_per_sec"] == [("loss", 25.0, round(2/252, 6), "mwu-exact")]'
-expect_py "slow: latency p99 higher is a loss (lower is better)" "$J" \
-	'all(r["verdict"] == "loss" and not r["higher_is_better"] for r in d["comparisons"][0]["rows"] if r["metric"] == "event.p99_ms" and r["module"] == "cpu")'
-expect_py "slow: fairness stddev doubled is a loss" "$J" \
+expect_py "slow: latency p50 11% higher is a loss (lower is better, 5% latency threshold)" "$J" \
+	'all(r["verdict"] == "loss" and not r["higher_is_better"] and r["kind"] == "latency" for r in d["comparisons"][0]["rows"] if r["metric"] == "event.p50_ms" and r["module"] == "cpu")'
+expect_py "slow: p99 11% higher is a tie under the 15% tail threshold" "$J" \
+	'all(r["verdict"] == "tie" and r["kind"] == "tail" and r["threshold_pct"] == 15 and "15% tail threshold" in r["reason"] for r in d["comparisons"][0]["rows"] if r["metric"] == "event.p99_ms" and r["module"] == "cpu")'
+expect_py "slow: raw and adjusted p in every tested row" "$J" \
+	'all("p" in r and "p_adj" in r and r["p_adj"] >= r["p"] / 2 for r in d["comparisons"][0]["rows"])'
+run_bc "$T/slow99" compare --json --threshold-for event.p99_ms=5 $FX/cmp-a.json $FX/cmp-slow.json
+expect_py "--threshold-for event.p99_ms=5: the same p99 is a loss" "$T/slow99.out" \
+	'all(r["verdict"] == "loss" and r["threshold_source"] == "--threshold-for" for r in d["comparisons"][0]["rows"] if r["metric"] == "event.p99_ms" and r["module"] == "cpu")'
+run_bc "$T/slowtail" compare --json --threshold-for tail=5 $FX/cmp-a.json $FX/cmp-slow.json
+expect_py "--threshold-for tail=5: every p99 row gets it" "$T/slowtail.out" \
+	'all(r["threshold_pct"] == 5 for r in d["comparisons"][0]["rows"] if r["metric"].endswith("p99_ms"))'
+expect_py "slow: fairness stddev doubled is a loss (beyond the 50% fairness threshold)" "$J" \
 	'all(r["verdict"] == "loss" for r in d["comparisons"][0]["rows"] if r["metric"] == "fairness_events_stddev" and r["module"] == "cpu")'
 expect_py "slow: ratio and means" "$J" \
 	'[(round(r["a_mean"], 6), round(r["b_mean"], 6), round(r["ratio"], 6)) for r in d["comparisons"][0]["rows"] if r["module"] == "cpu" and r["threads"] == 2 and r["metric"] == "events_per_sec"] == [(2000.0, 1800.0, 0.9)]'
 expect_py "slow: summary counts" "$J" \
-	'd["comparisons"][0]["summary"] == {"wins": 0, "losses": 17, "ties": 4, "inconclusive": 0}'
+	'(lambda s: (s["wins"], s["losses"], s["ties"], s["inconclusive"], s["suspect"], s["headline"]["losses"], s["secondary"]["losses"]))(d["comparisons"][0]["summary"]) == (0, 14, 7, 0, 0, 4, 10)'
 expect_py "slow: case only in A is listed (mem oper=write)" "$J" \
 	'd["comparisons"][0]["only_in_a"] == [{"module": "mem", "params": {"block_size": 4096, "oper": "write"}, "threads": 1}] and d["comparisons"][0]["only_in_b"] == []'
 expect_py "slow: fingerprint differences are kernel and os, not hostname" "$J" \
 	'sorted(x["field"] for x in d["comparisons"][0]["host_differences"]) == ["kernel", "os"]'
 expect_py "slow: failed cases (threads=8) are not compared" "$J" \
 	'all(r["threads"] != 8 for r in d["comparisons"][0]["rows"])'
-run_bc "$T/slowtxt" compare $FX/cmp-a.json $FX/cmp-slow.json
+run_bc "$T/slowtxt" compare --test mwu $FX/cmp-a.json $FX/cmp-slow.json
 expect_grep "text: fingerprint warning lists the kernel" "$T/slowtxt.out" '^warning: the fingerprints differ in 2 fields'
 expect_grep "text: kernel values shown" "$T/slowtxt.out" 'B: 3\.10\.0-1160\.el7'
 expect_grep "text: per-item summary names the winner" "$T/slowtxt.out" '^  cpu +events_per_sec +sysA wins \(0 win, 3 loss'
 expect_grep "text: the test is stated" "$T/slowtxt.out" '^test: Mann-Whitney U, two-sided'
 
 # --- params in another key order still match -------------------------------
-run_bc "$T/order" compare --json $FX/cmp-a.json $FX/cmp-a2.json
+run_bc "$T/order" compare --json --test mwu $FX/cmp-a.json $FX/cmp-a2.json
 expect_py "params key order does not matter (mem matched, nothing unmatched)" "$T/order.out" \
 	'd["comparisons"][0]["only_in_a"] == [] and d["comparisons"][0]["only_in_b"] == [] and sum(r["module"] == "mem" for r in d["comparisons"][0]["rows"]) == 12'
 expect_py "identical distributions: exact p = 0.8413 (U=11 of 25)" "$T/order.out" \
@@ -48,32 +61,32 @@ expect_py "identical distributions: exact p = 0.8413 (U=11 of 25)" "$T/order.out
 
 # --- practical threshold ----------------------------------------------------
 run_bc "$T/small" compare --json $FX/cmp-a.json $FX/cmp-faster-small.json
-expect_py "1.5% faster, p=4/252: tie below the 2% threshold" "$T/small.out" \
-	'[(r["verdict"], round(r["p"], 5), r["reason"]) for r in d["comparisons"][0]["rows"] if r["module"] == "cpu" and r["threads"] == 1 and r["metric"] == "events_per_sec"] == [("tie", round(4/252, 5), "significant but below the 2% threshold")]'
+expect_py "1.5% faster, significant: tie below the 2% throughput threshold" "$T/small.out" \
+	'[(r["verdict"], r["p_adj"] < 0.05, r["reason"]) for r in d["comparisons"][0]["rows"] if r["module"] == "cpu" and r["threads"] == 1 and r["metric"] == "events_per_sec"] == [("tie", True, "significant but below the 2% throughput threshold")]'
 run_bc "$T/small1" compare --json --threshold 1% $FX/cmp-a.json $FX/cmp-faster-small.json
 expect_py "--threshold 1%: the same difference is a win" "$T/small1.out" \
 	'[r["verdict"] for r in d["comparisons"][0]["rows"] if r["module"] == "cpu" and r["threads"] == 1 and r["metric"] == "events_per_sec"] == ["win"] and d["threshold"] == 0.01'
 
 # --- too few repeats ---------------------------------------------------------
-run_bc "$T/two" compare $FX/cmp-a.json $FX/cmp-two.json
+run_bc "$T/two" compare --test mwu $FX/cmp-a.json $FX/cmp-two.json
 expect_rc "compare with 2 repeats (a verdict is not an error)" 0
 expect_grep "2 repeats: inconclusive, says how many are needed" "$T/two.out" \
 	'events_per_sec .*inconclusive \(needs >=4 repeats on each side \(has 5 and 2\)\)'
-expect_grep "2 repeats: totals" "$T/two.out" '^sysD-2rep: 0 wins, 0 losses, 0 ties, 27 inconclusive'
+expect_grep "2 repeats: totals" "$T/two.out" '^sysD-2rep: headline 0 wins, 0 losses, 0 ties, 5 inconclusive, 0 suspect; secondary 0 wins, 0 losses, 0 ties, 22 inconclusive'
 
 # --- Welch ------------------------------------------------------------------
 run_bc "$T/welch" compare --json --test welch $FX/cmp-a.json $FX/cmp-two.json
 expect_py "--test welch: 2 repeats are testable, p from Welch's t" "$T/welch.out" \
-	'd["test"] == "welch" and all(r["test"] == "welch" and "df" in r for r in d["comparisons"][0]["rows"] if r["metric"] == "events_per_sec")'
+	'd["test"] == "welch" and all(r["test"] == "welch-log" and "df" in r for r in d["comparisons"][0]["rows"] if r["metric"] == "events_per_sec")'
 
 # --- CSV --------------------------------------------------------------------
-run_bc "$T/csv" compare --csv $FX/cmp-a.json $FX/cmp-slow.json
+run_bc "$T/csv" compare --csv --test mwu $FX/cmp-a.json $FX/cmp-slow.json
 expect_py_csv() {
 	local r; r=$(python3 -c 'import csv,sys; rows=list(csv.DictReader(open(sys.argv[1]))); print(eval(sys.argv[2]))' "$2" "$3" 2>&1)
 	if [ "$r" = True ]; then pass "$1"; else fail "$1: $3 -> $r"; fi
 }
 expect_py_csv "CSV: one row per case x metric, parseable" "$T/csv.out" \
-	'len(rows) == 21 and rows[0]["baseline"] == "sysA" and rows[0]["verdict"] == "loss" and rows[0]["test"] == "mwu-exact"'
+	'len(rows) == 21 and rows[0]["baseline"] == "sysA" and rows[0]["verdict"] == "loss" and rows[0]["test"] == "mwu-exact" and float(rows[0]["p_adj"]) >= float(rows[0]["p"]) / 2 and rows[0]["headline"] == "1"'
 
 # --- scaling view -----------------------------------------------------------
 run_bc "$T/scale" compare $FX/cmp-sweep.json
@@ -102,6 +115,36 @@ expect_rc "bad field type" 2
 expect_grep "bad field type: names the field" "$T/thr.err" 'cases\[0\]\.threads: not an integer'
 run_bc "$T/thresh" compare --threshold abc $FX/cmp-a.json $FX/cmp-a2.json
 expect_rc "bad --threshold" 2
+# compare and report share one parser: the same values are refused by both
+for bad in "--threshold 1500" "--threshold-for read.p99_ms" "--threshold-for x=-1" "--adjust fdr" "--alpha 1"; do
+	run_bc "$T/badc" compare $bad $FX/cmp-a.json $FX/cmp-a2.json
+	expect_rc "compare refuses $bad" 2
+	run_bc "$T/badr" report $bad $FX/cmp-a.json $FX/cmp-a2.json -o "$T/bad.html"
+	expect_rc "report refuses $bad like compare" 2
+	if [ "$(head -1 "$T/badc.err" | sed 's/^benchcore compare: //')" = "$(head -1 "$T/badr.err" | sed 's/^benchcore report: //')" ]; then
+		pass "compare and report say the same about $bad"
+	else
+		fail "compare and report differ on $bad: $(head -1 "$T/badc.err") / $(head -1 "$T/badr.err")"
+	fi
+done
+check "report with a refused option wrote nothing" test ! -e "$T/bad.html"
+
+# --- ABI 1.1 fields: headline, module thresholds, busy machine ---------------
+run_bc "$T/busy" compare --json $FX/cmp-v11-quiet.json $FX/cmp-v11-busy.json
+expect_py "busy: 10% slower with other processes at 12% is suspect, not a loss" "$T/busy.out" \
+	'all(r["verdict"] == "suspect" and r["direction"] == "loss" and r["busy"] and r["busy_pct"] == 12 for r in d["comparisons"][0]["rows"] if r["metric"] == "events_per_sec")'
+expect_py "busy: suspects counted apart, no wins or losses" "$T/busy.out" \
+	'(lambda s: (s["wins"], s["losses"], s["suspect"], s["headline"]["suspect"]))(d["comparisons"][0]["summary"]) == (0, 0, 10, 5)'
+expect_py "busy: mem's headline is the declared mib_per_sec" "$T/busy.out" \
+	'[r["metric"] for r in d["comparisons"][0]["rows"] if r["module"] == "mem" and r["headline"]] == ["mib_per_sec", "mib_per_sec"]'
+expect_py "busy: cpu declares 20% for event.p99_ms: +11% is a tie by the module's threshold" "$T/busy.out" \
+	'all(r["threshold_source"] == "module" and r["threshold_pct"] == 20 and r["verdict"] == "tie" for r in d["comparisons"][0]["rows"] if r["metric"] == "event.p99_ms" and r["module"] == "cpu")'
+run_bc "$T/busytxt" compare $FX/cmp-v11-quiet.json $FX/cmp-v11-busy.json
+expect_grep "busy text: says why" "$T/busytxt.out" 'suspect \(loss on a busy machine: steal or other processes took 12% of the CPU\)'
+run_bc "$T/mixed" compare $FX/cmp-a.json $FX/cmp-v11-quiet.json
+expect_rc "an old file (benchcore/1 without the 1.1 fields) against a new one" 0
+expect_grep "old against new: all ties" "$T/mixed.out" '^sysE-quiet: headline 0 wins, 0 losses, 5 ties'
+
 run_bc "$T/none" compare
 expect_rc "no files" 2
 
@@ -111,7 +154,8 @@ expect_rc "compare --help" 0
 bad=""
 for opt in $(grep -oE -- '--[a-z]+' "$T/help.out" | sort -u); do
 	case $opt in --help) continue;; esac
-	arg=""; case $opt in --threshold) arg=3;; --alpha) arg=0.1;; --test) arg=welch;; esac
+	arg=""; case $opt in --threshold) arg=3;; --alpha) arg=0.1;; --test) arg=welch;;
+		--threshold-for) arg=tail=20;; --adjust) arg=holm;; esac
 	"$BC" compare $opt $arg $FX/cmp-a.json $FX/cmp-a2.json >/dev/null 2>&1 || bad="$bad $opt"
 done
 if [ -z "$bad" ]; then pass "every option in compare --help is accepted"; else fail "options in --help rejected:$bad"; fi
@@ -142,8 +186,8 @@ if rc_run --label full -o "$T/r1.json" && rc_run --label full2 -o "$T/r2.json" &
 	expect_rc "compare three real result files" 0
 	expect_py "real: same config matches every case" "$T/real.out" \
 		'd["comparisons"][0]["only_in_a"] == [] and any(r["metric"] == "events_per_sec" for r in d["comparisons"][0]["rows"])'
-	expect_py "real: rate-limited run loses events_per_sec with p < 0.05" "$T/real.out" \
-		'[(r["verdict"], r["p"] < 0.05) for r in d["comparisons"][1]["rows"] if r["metric"] == "events_per_sec"] == [("loss", True)]'
+	expect_py "real: rate-limited run loses events_per_sec with adjusted p < 0.05 (or is suspect on a busy machine)" "$T/real.out" \
+		'[(r["verdict"] if r["verdict"] != "suspect" else r["direction"], r["p_adj"] < 0.05) for r in d["comparisons"][1]["rows"] if r["metric"] == "events_per_sec"] == [("loss", True)]'
 	expect_py "real: host fingerprint of the writer has no differences" "$T/real.out" \
 		'd["comparisons"][0]["host_differences"] == []'
 else

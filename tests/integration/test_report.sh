@@ -22,7 +22,14 @@ EOF
 run_bc "$T/rep" report $FX/cmp-a.json "$T/evil.json" $FX/cmp-two.json -o "$T/report.html"
 expect_rc "report of three files" 0
 H=$T/report.html
-expect_grep "report: a verdict summary per file" "$H" 'B &amp; &quot;co&quot; vs sysA: 0 wins, 17 losses, 4 ties, 0 inconclusive'
+expect_grep "report: a verdict summary per file, headline apart" "$H" 'B &amp; &quot;co&quot; vs sysA: headline 0 wins, 4 losses, 0 ties, 0 inconclusive, 0 suspect; secondary 0 wins, 10 losses, 7 ties'
+expect_grep "report: verdict table shows raw and adjusted p and the threshold" "$H" "<th>p</th><th>p adj</th><th>threshold</th><th>verdict</th>"
+expect_grep "report: a p99 row with its tail threshold" "$H" "<td class='num'>15% <small>tail</small></td><td class='tie'>tie"
+expect_grep "report: says how verdicts are decided" "$H" 'p adjusted over all tests of a comparison \(Benjamini-Hochberg\)'
+run_bc "$T/rep11" report --threshold-for tail=5 $FX/cmp-v11-quiet.json $FX/cmp-v11-busy.json -o "$T/v11.html"
+expect_rc "report of ABI 1.1 files with --threshold-for" 0
+expect_grep "report: busy verdicts are suspect" "$T/v11.html" "<td class='suspect'>suspect <small>\(headline\)</small> <small>\(loss on a busy machine"
+expect_grep "report: --threshold-for shown in the note" "$T/v11.html" 'tail 15%, fairness 50%, tail 5%'
 expect_grep "report: labels escaped" "$H" '&lt;script&gt;document\.title'
 expect_no_grep "report: no script or img element from the input" "$H" '<script|<img'
 expect_no_grep "report: no external resources" "$H" '<(link|script|img|iframe)|@import|url\(|https?://[^w]'

@@ -23,9 +23,10 @@ static char *doc(const char *label, const char *host, const char *cases)
 	return s;
 }
 
-/* Cases for values v[0..n) at threads t, appended to buf. */
-static void cases(char *buf, size_t len, const char *params, int t, const double *v, int n,
-		  double lat_ms)
+/* Cases for values v[0..n) at threads t, appended to buf; extra is more
+   JSON members for every case (ABI 1.1 fields), "" for none. */
+static void cases_x(char *buf, size_t len, const char *params, int t, const double *v, int n,
+		    double lat_ms, const char *extra)
 {
 	for (int i = 0; i < n; i++) {
 		size_t l = strlen(buf);
@@ -33,9 +34,16 @@ static void cases(char *buf, size_t len, const char *params, int t, const double
 			 "%s{\"module\":\"cpu\",\"params\":%s,\"threads\":%d,\"repeat\":%d,\"status\":\"ok\","
 			 "\"metrics\":{\"events_per_sec\":{\"value\":%g,\"unit\":\"events/s\",\"higher_is_better\":true}},"
 			 "\"fairness\":{\"events_stddev\":%g},\"stability\":{\"interval_cv\":null},"
-			 "\"ops\":{\"event\":{\"count\":10,\"latency_ns\":{\"p50\":%.0f,\"p99\":%.0f,\"min\":1}}}}",
-			 l ? "," : "", params, t, i + 1, v[i], v[i] / 100, lat_ms * 1e6, lat_ms * 2e6);
+			 "\"ops\":{\"event\":{\"count\":10,\"latency_ns\":{\"p50\":%.0f,\"p99\":%.0f,\"min\":1}}}%s%s}",
+			 l ? "," : "", params, t, i + 1, v[i], v[i] / 100, lat_ms * 1e6, lat_ms * 2e6,
+			 *extra ? "," : "", extra);
 	}
+}
+
+static void cases(char *buf, size_t len, const char *params, int t, const double *v, int n,
+		  double lat_ms)
+{
+	cases_x(buf, len, params, t, v, n, lat_ms, "");
 }
 
 static void parse_ok(const char *text, bc_results *r)
@@ -125,6 +133,7 @@ static void test_verdict_loss_and_matching(void **st)
 	bc_cmp c;
 	bc_cmp_opts o = BC_CMP_OPTS_DEFAULT;
 	(void)st;
+	o.test = BC_TEST_MWU;	/* the exact U distribution has known answers */
 	cases(ba, sizeof(ba), "{\"p\":1}", 1, a, 4, 1.0);
 	strcat(ba, ",");
 	cases(ba + strlen(ba), sizeof(ba) - strlen(ba), "{\"p\":1}", 4, a4, 4, 1.0);
@@ -144,13 +153,21 @@ static void test_verdict_loss_and_matching(void **st)
 	assert_int_equal(r->test.method, BC_MWU_EXACT);
 	near(r->test.stat, 16, 0);
 	near(r->test.p, 2.0 / 70, 1e-12);
+	/* weighted BH: the 1 headline test of 4 has weight 4 / 2 = 2 */
+	assert_true(r->p_adj >= r->test.p / 2 && r->p_adj < 0.05);
+	assert_int_equal(c.ntested, 4);
 	near(r->ratio, 90.5 / 100.5, 1e-12);
 	r = row(&c, 1, "event.p50_ms");	/* 1.5 ms against 1 ms, all equal: ties */
 	assert_non_null(r);
 	assert_int_equal(r->test.method, BC_MWU_NORMAL);
 	assert_int_equal(r->verdict, BC_V_LOSS);	/* lower is better: B is worse */
-	r = row(&c, 1, "fairness_events_stddev");	/* lower stddev: B is better */
-	assert_int_equal(r->verdict, BC_V_WIN);
+	r = row(&c, 1, "fairness_events_stddev");	/* 10% lower: a fairness stddev */
+	assert_int_equal(r->verdict, BC_V_TIE);		/* needs 50% to count */
+	assert_string_equal(r->reason, "significant but below the 50% fairness threshold");
+	assert_true(row(&c, 1, "events_per_sec")->headline);	/* old file: events_per_sec */
+	assert_false(r->headline);
+	assert_int_equal(c.count_head[BC_V_LOSS], 1);
+	assert_int_equal(c.count_sec[BC_V_LOSS], 2);	/* p50 and p99 */
 	assert_int_equal(json_array_size(c.host_diff), 0);	/* hostname ignored */
 	bc_cmp_free(&c);
 	/* B against A: the mirror image */
@@ -173,6 +190,8 @@ static void test_verdict_tie_threshold_inconclusive(void **st)
 	bc_cmp c;
 	bc_cmp_opts o = BC_CMP_OPTS_DEFAULT;
 	(void)st;
+	o.test = BC_TEST_MWU;
+	o.adjust = BC_ADJ_NONE;	/* one row at a time here; the family is tested below */
 	cases(ba, sizeof(ba), "{}", 1, a, 4, 1);
 	cases(bb, sizeof(bb), "{}", 1, b, 4, 1);
 	cases(bc3, sizeof(bc3), "{}", 1, three, 3, 1);
@@ -186,13 +205,14 @@ static void test_verdict_tie_threshold_inconclusive(void **st)
 	const bc_cmp_row *r = row(&c, 1, "events_per_sec");
 	near(r->test.p, 2.0 / 70, 1e-12);
 	assert_int_equal(r->verdict, BC_V_TIE);
-	assert_non_null(strstr(r->reason, "below the 2% threshold"));
+	assert_non_null(strstr(r->reason, "below the 2% throughput threshold"));
 	bc_cmp_free(&c);
-	o.threshold = 0.005;
+	o.kind_threshold[BC_KIND_THROUGHPUT] = 0.005;
 	bc_compare_pair(&ra, &rb, &o, &c);
 	assert_int_equal(row(&c, 1, "events_per_sec")->verdict, BC_V_WIN);
 	bc_cmp_free(&c);
 	o = BC_CMP_OPTS_DEFAULT;
+	o.test = BC_TEST_MWU;
 	bc_compare_pair(&ra, &rc, &o, &c);	/* 4 against 3: min p = 2/35 > 0.05 */
 	r = row(&c, 1, "events_per_sec");
 	assert_int_equal(r->verdict, BC_V_INCONCLUSIVE);
@@ -205,7 +225,7 @@ static void test_verdict_tie_threshold_inconclusive(void **st)
 	r = row(&c, 1, "events_per_sec");
 	assert_true(r->tested);
 	assert_int_equal(r->verdict, BC_V_LOSS);
-	assert_string_equal(bc_row_test_name(&c, r), "welch");
+	assert_string_equal(bc_row_test_name(&c, r), "welch-log");	/* all values > 0 */
 	bc_cmp_free(&c);
 	bc_results_free(&ra);
 	bc_results_free(&rb);
@@ -295,6 +315,229 @@ static void test_scaling(void **st)
 	free(d);
 }
 
+
+/* One pair of documents from values and per-case extra JSON. */
+static void pair(bc_results *ra, bc_results *rb, const double *a, const double *b, int n,
+		 const char *xa, const char *xb)
+{
+	char ba[16384] = "", bb[16384] = "", *da, *db;
+	cases_x(ba, sizeof(ba), "{}", 1, a, n, 1, xa);
+	cases_x(bb, sizeof(bb), "{}", 1, b, n, 1, xb);
+	da = doc("A", "{}", ba);
+	db = doc("B", "{}", bb);
+	parse_ok(da, ra);
+	parse_ok(db, rb);
+	free(da);
+	free(db);
+}
+
+static void free_pair(bc_results *ra, bc_results *rb, bc_cmp *c)
+{
+	bc_cmp_free(c);
+	bc_results_free(ra);
+	bc_results_free(rb);
+}
+
+/* The ABI 1.1 fields a module writes, and what an old file gets instead. */
+static void test_reader_verdict_fields(void **st)
+{
+	static const double v[] = { 100, 101, 99, 100 };
+	static const char *const bad[] = {
+		"\"headline\":3", "\"thresholds\":[1]", "\"thresholds\":{\"x\":-1}",
+		"\"thresholds\":{\"x\":\"5\"}", "\"cpu\":{\"other_pct\":\"high\"}",
+	};
+	bc_results ra, rb;
+	(void)st;
+	pair(&ra, &rb, v, v, 4, "\"headline\":\"mops\",\"thresholds\":{\"event.p99_ms\":40},"
+	     "\"cpu\":{\"steal_pct\":0.5,\"other_pct\":7.5},\"round\":2", "");
+	assert_string_equal(ra.groups[0].headline, "mops");
+	near(json_number_value(json_object_get(ra.groups[0].thresholds, "event.p99_ms")), 40, 0);
+	near(ra.groups[0].steal_max, 0.5, 0);
+	near(ra.groups[0].other_max, 7.5, 0);
+	assert_string_equal(rb.groups[0].headline, "events_per_sec");	/* absent */
+	near(rb.groups[0].steal_max, -1, 0);
+	near(rb.groups[0].other_max, -1, 0);
+	bc_results_free(&ra);
+	bc_results_free(&rb);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char buf[4096] = "", err[256] = "", *d;
+		cases_x(buf, sizeof(buf), "{}", 1, v, 1, 1, bad[i]);
+		d = doc("X", "{}", buf);
+		assert_int_equal(bc_results_parse(d, strlen(d), "x.json", &ra, err, sizeof(err)), -1);
+		assert_non_null(strstr(err, "cases[0]."));
+		free(d);
+	}
+}
+
+/* p99 20% higher with a small spread: a loss at the 15% tail default, a tie
+   when the module declares 40%, a loss again when the user says 10 for the
+   metric or for the kind; the user's per-metric value beats the kind. */
+static void test_thresholds_by_kind(void **st)
+{
+	static const double a[] = { 100, 101, 99, 100, 100 };
+	static const struct { const char *decl; const char *over[2]; int verdict; const char *src; } t[] = {
+		{ "", { NULL, NULL }, BC_V_LOSS, "default" },
+		{ "\"thresholds\":{\"event.p99_ms\":40}", { NULL, NULL }, BC_V_TIE, "module" },
+		{ "\"thresholds\":{\"event.p99_ms\":40}", { "tail=10", NULL }, BC_V_LOSS, "--threshold-for" },
+		{ "", { "tail=10", "event.p99_ms=25" }, BC_V_TIE, "--threshold-for" },
+	};
+	(void)st;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char ba[16384] = "", bb[16384] = "", *da, *db, err[256];
+		bc_results ra, rb;
+		bc_cmp c;
+		bc_cmp_opts o = BC_CMP_OPTS_DEFAULT;
+		cases_x(ba, sizeof(ba), "{}", 1, a, 5, 1.0, t[i].decl);
+		cases_x(bb, sizeof(bb), "{}", 1, a, 5, 1.2, t[i].decl);	/* latency 20% up */
+		for (int k = 0; k < 2 && t[i].over[k]; k++)
+			assert_int_equal(bc_cmp_option(&o, BC_OPT_THRESHOLD_FOR, t[i].over[k], err,
+						       sizeof(err)), 0);
+		da = doc("A", "{}", ba);
+		db = doc("B", "{}", bb);
+		parse_ok(da, &ra);
+		parse_ok(db, &rb);
+		bc_compare_pair(&ra, &rb, &o, &c);
+		const bc_cmp_row *r = row(&c, 1, "event.p99_ms");
+		assert_int_equal(r->kind, BC_KIND_TAIL);
+		assert_int_equal(r->verdict, t[i].verdict);
+		assert_string_equal(r->threshold_src, t[i].src);
+		assert_int_equal(row(&c, 1, "event.p50_ms")->kind, BC_KIND_LATENCY);
+		assert_int_equal(row(&c, 1, "event.p50_ms")->verdict, BC_V_LOSS);	/* 20% > 5% */
+		free_pair(&ra, &rb, &c);
+		free(da);
+		free(db);
+	}
+}
+
+/* compare and report share this parser: the same values pass and fail. */
+static void test_option_parser(void **st)
+{
+	bc_cmp_opts o = BC_CMP_OPTS_DEFAULT;
+	char err[256];
+	(void)st;
+	assert_int_equal(bc_cmp_option(&o, BC_OPT_THRESHOLD, "1500", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "--threshold 1500: wants a percentage from 0 to 1000"));
+	assert_int_equal(bc_cmp_option(&o, BC_OPT_THRESHOLD, "0.5%", err, sizeof(err)), 0);
+	near(o.kind_threshold[BC_KIND_THROUGHPUT], 0.005, 1e-15);
+	assert_int_equal(bc_cmp_option(&o, BC_OPT_THRESHOLD_FOR, "read.p99_ms", err, sizeof(err)), -1);
+	assert_int_equal(bc_cmp_option(&o, BC_OPT_THRESHOLD_FOR, "=5", err, sizeof(err)), -1);
+	assert_int_equal(bc_cmp_option(&o, BC_OPT_THRESHOLD_FOR, "x=2000", err, sizeof(err)), -1);
+	assert_int_equal(bc_cmp_option(&o, BC_OPT_THRESHOLD_FOR, "read.p99_ms=15", err, sizeof(err)), 0);
+	assert_int_equal(bc_cmp_option(&o, BC_OPT_THRESHOLD_FOR, "read.p99_ms=20%", err, sizeof(err)), 0);
+	assert_int_equal(o.nover, 1);	/* the second replaced the first */
+	near(o.over[0].frac, 0.2, 1e-15);
+	assert_int_equal(bc_cmp_option(&o, BC_OPT_ALPHA, "1", err, sizeof(err)), -1);
+	assert_int_equal(bc_cmp_option(&o, BC_OPT_TEST, "t", err, sizeof(err)), -1);
+	assert_int_equal(bc_cmp_option(&o, BC_OPT_ADJUST, "holm", err, sizeof(err)), 0);
+	assert_int_equal(o.adjust, BC_ADJ_HOLM);
+	assert_int_equal(bc_cmp_option(&o, BC_OPT_ADJUST, "fdr", err, sizeof(err)), -1);
+}
+
+/* Every repeat of B above every repeat of A (U = 0, p = 2/252), but one of
+   them is 60% off and makes the means 12.6% apart: the test says
+   significant, the spread says the repeats cannot support a 12.6% claim. */
+static void test_noisy_is_inconclusive(void **st)
+{
+	static const double a[] = { 100, 100.5, 99.5, 100, 100.2 };
+	static const double b[] = { 100.6, 100.7, 100.8, 100.9, 160 };
+	static const double calm[] = { 108, 108.5, 107.5, 108, 108.2 };
+	bc_results ra, rb;
+	bc_cmp c;
+	bc_cmp_opts o = BC_CMP_OPTS_DEFAULT;
+	(void)st;
+	o.adjust = BC_ADJ_NONE;
+	o.test = BC_TEST_MWU;
+	pair(&ra, &rb, a, b, 5, "", "");
+	bc_compare_pair(&ra, &rb, &o, &c);
+	const bc_cmp_row *r = row(&c, 1, "events_per_sec");
+	assert_true(r->test.p < 0.05);
+	assert_true(r->noise > fabs(r->change));
+	assert_int_equal(r->verdict, BC_V_INCONCLUSIVE);
+	assert_true(r->need_n > 5);
+	assert_non_null(strstr(r->reason, "noisy"));
+	free_pair(&ra, &rb, &c);
+	pair(&ra, &rb, a, calm, 5, "", "");	/* the same 8% with a calm B: a win */
+	bc_compare_pair(&ra, &rb, &o, &c);
+	assert_int_equal(row(&c, 1, "events_per_sec")->verdict, BC_V_WIN);
+	free_pair(&ra, &rb, &c);
+}
+
+/* A busy window on either side makes a win a "suspect", counted apart. */
+static void test_busy_is_suspect(void **st)
+{
+	static const double a[] = { 100, 100.5, 99.5, 100, 100.2 };
+	static const double b[] = { 108, 108.5, 107.5, 108, 108.2 };
+	static const char *const quiet = "\"cpu\":{\"steal_pct\":1,\"other_pct\":4.9}";
+	bc_results ra, rb;
+	bc_cmp c;
+	bc_cmp_opts o = BC_CMP_OPTS_DEFAULT;
+	(void)st;
+	pair(&ra, &rb, a, b, 5, quiet, "\"cpu\":{\"steal_pct\":0,\"other_pct\":12}");
+	bc_compare_pair(&ra, &rb, &o, &c);
+	const bc_cmp_row *r = row(&c, 1, "events_per_sec");
+	assert_int_equal(r->verdict, BC_V_SUSPECT);
+	assert_int_equal(r->direction, BC_V_WIN);
+	assert_true(r->busy);
+	near(r->busy_pct, 12, 0);
+	assert_int_equal(c.count[BC_V_WIN], 0);
+	assert_int_equal(c.count_head[BC_V_SUSPECT], 1);
+	free_pair(&ra, &rb, &c);
+	pair(&ra, &rb, a, b, 5, "\"cpu\":{\"steal_pct\":6}", quiet);	/* steal on A's side */
+	bc_compare_pair(&ra, &rb, &o, &c);
+	assert_int_equal(row(&c, 1, "events_per_sec")->verdict, BC_V_SUSPECT);
+	free_pair(&ra, &rb, &c);
+	pair(&ra, &rb, a, b, 5, quiet, quiet);
+	bc_compare_pair(&ra, &rb, &o, &c);
+	assert_int_equal(row(&c, 1, "events_per_sec")->verdict, BC_V_WIN);
+	assert_int_equal(c.count_head[BC_V_WIN], 1);
+	free_pair(&ra, &rb, &c);
+}
+
+/* Many tests, one family: 20 groups, B 12% above A with a wide spread, so
+   each raw Welch p is about 0.03: unadjusted, 20 wins. Weighted BH over the
+   80 tests: the 20 headline tests have weight 80 / (2 x 20) = 2, the 60
+   others 2/3; sorted, 20 x p/2, then 20 fairness rows at 1.5p, 40 p = 1, so
+   BH gives min(p/2 x 80/20, 1.5p x 80/40) = 2p, still wins; Holm, which
+   guards against even one false verdict, gives p/2 x 80: ties. */
+static void test_adjustment_family(void **st)
+{
+	static const double a[] = { 100, 105, 95, 100, 110 }, b[] = { 112, 117, 107, 112, 122 };
+	char ba[65536] = "", bb[65536] = "", *da, *db;
+	bc_results ra, rb;
+	bc_cmp c;
+	bc_cmp_opts o = BC_CMP_OPTS_DEFAULT;
+	(void)st;
+	for (int t = 1; t <= 20; t++) {
+		if (t > 1) {
+			strcat(ba, ",");
+			strcat(bb, ",");
+		}
+		cases(ba + strlen(ba), sizeof(ba) - strlen(ba), "{}", t, a, 5, 1);
+		cases(bb + strlen(bb), sizeof(bb) - strlen(bb), "{}", t, b, 5, 1);
+	}
+	da = doc("A", "{}", ba);
+	db = doc("B", "{}", bb);
+	parse_ok(da, &ra);
+	parse_ok(db, &rb);
+	o.kind_threshold[BC_KIND_LATENCY] = o.kind_threshold[BC_KIND_TAIL] = 0;
+	bc_compare_pair(&ra, &rb, &o, &c);
+	const bc_cmp_row *r = row(&c, 7, "events_per_sec");
+	assert_true(r->test.p < 0.05 && r->test.p > 0.001);
+	assert_int_equal(c.ntested, 80);	/* 20 x (events/s, fairness, p50, p99) */
+	near(r->p_adj, 2 * r->test.p, 1e-12);
+	assert_true(r->p_adj < 0.05);	/* many equal effects: BH keeps them */
+	assert_int_equal(c.count_head[BC_V_WIN], 20);
+	o.adjust = BC_ADJ_HOLM;
+	bc_cmp h;
+	bc_compare_pair(&ra, &rb, &o, &h);
+	near(row(&h, 7, "events_per_sec")->p_adj, fmin(1, r->test.p / 2 * 80), 1e-9);
+	assert_int_equal(row(&h, 7, "events_per_sec")->verdict, BC_V_TIE);
+	bc_cmp_free(&h);
+	free_pair(&ra, &rb, &c);
+	free(da);
+	free(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -305,6 +548,12 @@ int main(void)
 		cmocka_unit_test(test_items),
 		cmocka_unit_test(test_host_diff),
 		cmocka_unit_test(test_scaling),
+		cmocka_unit_test(test_reader_verdict_fields),
+		cmocka_unit_test(test_thresholds_by_kind),
+		cmocka_unit_test(test_option_parser),
+		cmocka_unit_test(test_noisy_is_inconclusive),
+		cmocka_unit_test(test_busy_is_suspect),
+		cmocka_unit_test(test_adjustment_family),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

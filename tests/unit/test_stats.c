@@ -4,6 +4,7 @@
    Welch's p by numerically integrating the t density. */
 #include "unit.h"
 #include <math.h>
+#include <string.h>
 #include "stats.h"
 
 #define near(a, b, tol) assert_true(fabs((a) - (b)) <= (tol))
@@ -149,6 +150,34 @@ static void test_welch(void **st)
 	assert_int_equal(bc_welch(a, 1, b, 5, &r), -1);
 }
 
+/* Values worked by hand from the definitions (R's p.adjust agrees):
+   sorted p 0.005, 0.01, 0.03, 0.04 with m = 4 (the NaN is not a test).
+   BH: 0.04*4/4, min(0.03*4/3, .04), 0.01*4/2, min(0.005*4, .02).
+   Holm: 0.005*4, 0.01*3, 0.03*2, max(0.04*1, .06). */
+static void test_p_adjust(void **st)
+{
+	const double p[] = { 0.01, 0.04, NAN, 0.03, 0.005 };
+	const double bh[] = { 0.02, 0.04, NAN, 0.04, 0.02 }, holm[] = { 0.03, 0.06, NAN, 0.06, 0.02 };
+	const double big[] = { 0.5, 0.9 };
+	double q[5];
+	(void)st;
+	assert_int_equal(bc_p_adjust(p, q, 5, BC_ADJ_BH), 0);
+	for (int i = 0; i < 5; i++)
+		assert_true(i == 2 ? isnan(q[i]) : fabs(q[i] - bh[i]) < 1e-15);
+	bc_p_adjust(p, q, 5, BC_ADJ_HOLM);
+	for (int i = 0; i < 5; i++)
+		assert_true(i == 2 ? isnan(q[i]) : fabs(q[i] - holm[i]) < 1e-15);
+	bc_p_adjust(p, q, 5, BC_ADJ_NONE);
+	near(q[1], 0.04, 0);
+	bc_p_adjust(big, q, 2, BC_ADJ_HOLM);	/* capped at 1 */
+	near(q[0], 1, 0);
+	near(q[1], 1, 0);
+	memcpy(q, p, sizeof(p));	/* in place */
+	bc_p_adjust(q, q, 5, BC_ADJ_BH);
+	near(q[4], 0.02, 1e-15);
+	assert_int_equal(bc_p_adjust(p, q, 0, BC_ADJ_BH), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -160,6 +189,7 @@ int main(void)
 		cmocka_unit_test(test_mwu_bounds),
 		cmocka_unit_test(test_mwu_large_exact),
 		cmocka_unit_test(test_welch),
+		cmocka_unit_test(test_p_adjust),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,8 +8,9 @@
  * work on a buffer of block_size bytes, so every event touches the same
  * block: with small blocks this measures the CPU caches, which is what most
  * published "memory" figures really are. We say so (a warning naming the
- * last-level cache), and buffer_size lets a thread walk block after block
- * through a larger buffer so that the figure is the memory's.
+ * last-level cache, or saying its size is unknown when the machine hides
+ * it), and buffer_size lets a thread walk block after block through a
+ * larger buffer so that the figure is the memory's.
  *
  * Why thread_run and not event: a 4K block takes ~20 ns from L1, about as
  * long as the two clock reads the host would do around each event. We time

@@ -24,7 +24,6 @@
 #ifndef BC_BUILD_CFLAGS
 #define BC_BUILD_CFLAGS "unknown"
 #endif
-#define CPUFREQ "/sys/devices/system/cpu/cpu%d/cpufreq/%s"
 
 /* First line of a small file, trailing newline removed. */
 static int read_line(const char *path, char *buf, size_t len)
@@ -68,11 +67,19 @@ static int bracketed(const char *path, char *out, size_t len)
 	return 0;
 }
 
+/* A file under the CPU sysfs tree (BENCHCORE_SYSFS_CPU in tests). */
+static int read_cpu_file(const char *rel, char *buf, size_t len)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", bc_sysinfo_cpu_root(), rel);
+	return read_line(path, buf, len);
+}
+
 static double read_khz(int cpu, const char *file)
 {
 	char path[128], buf[64];
-	snprintf(path, sizeof(path), CPUFREQ, cpu, file);
-	return read_line(path, buf, sizeof(buf)) == 0 ? atof(buf) / 1000 : 0;
+	snprintf(path, sizeof(path), "cpu%d/cpufreq/%s", cpu, file);
+	return read_cpu_file(path, buf, sizeof(buf)) == 0 ? atof(buf) / 1000 : 0;
 }
 
 /* Mean "cpu MHz" of /proc/cpuinfo: x86 without cpufreq (most VMs). */
@@ -112,7 +119,8 @@ double bc_sysinfo_cpu_mhz(void)
 	return n ? sum / n : cpuinfo_mhz();
 }
 
-/* Sockets and physical cores from the topology of online CPUs. */
+/* Sockets and physical cores from the topology of online CPUs. A VM may
+   hide the topology: then only "threads" is written, never a guess. */
 static void cpu_topology(json_t *h)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
@@ -120,19 +128,21 @@ static void cpu_topology(json_t *h)
 	int npk = 0, nco = 0;
 
 	for (int i = 0; i < ncpu && i < 4096; i++) {
-		char path[128], buf[32];
-		long pk, co;
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", i);
-		if (read_line(path, buf, sizeof(buf)) == 0 && buf[0] == '0')
+		char path[128], buf[32], buf2[32];
+		snprintf(path, sizeof(path), "cpu%d/online", i);
+		if (read_cpu_file(path, buf, sizeof(buf)) == 0 && buf[0] == '0')
 			continue;
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology/physical_package_id", i);
-		if (read_line(path, buf, sizeof(buf)) < 0)
-			return;
-		pk = atol(buf);
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology/core_id", i);
-		if (read_line(path, buf, sizeof(buf)) < 0)
-			return;
-		co = pk << 20 | atol(buf);
+		snprintf(path, sizeof(path), "cpu%d/topology/physical_package_id", i);
+		if (read_cpu_file(path, buf, sizeof(buf)) < 0) {
+			npk = nco = 0;		/* partial topology: say nothing */
+			break;
+		}
+		snprintf(path, sizeof(path), "cpu%d/topology/core_id", i);
+		if (read_cpu_file(path, buf2, sizeof(buf2)) < 0) {
+			npk = nco = 0;
+			break;
+		}
+		long pk = atol(buf), co = pk << 20 | atol(buf2);
 		int seen = 0;
 		for (int j = 0; j < npk && !seen; j++)
 			seen = pkgs[j] == pk;
@@ -180,9 +190,9 @@ static const char *boost_state(void)
 {
 	char buf[16];
 
-	if (read_line("/sys/devices/system/cpu/cpufreq/boost", buf, sizeof(buf)) == 0)
+	if (read_cpu_file("cpufreq/boost", buf, sizeof(buf)) == 0)
 		return buf[0] == '1' ? "on" : "off";
-	if (read_line("/sys/devices/system/cpu/intel_pstate/no_turbo", buf, sizeof(buf)) == 0)
+	if (read_cpu_file("intel_pstate/no_turbo", buf, sizeof(buf)) == 0)
 		return buf[0] == '1' ? "off" : "on";
 	return "unknown";
 }
@@ -191,6 +201,7 @@ static void cpu_freq(json_t *h)
 {
 	double cur = read_khz(0, "scaling_cur_freq");
 	json_t *m = json_object();
+	char buf[256];
 
 	if (cur > 0) {
 		json_object_set_new(m, "current", json_real(bc_sysinfo_cpu_mhz()));
@@ -205,8 +216,10 @@ static void cpu_freq(json_t *h)
 		json_object_set_new(h, "cpu_mhz", m);
 	else
 		json_decref(m);
-	set_file(h, "scaling_driver", "/sys/devices/system/cpu/cpu0/cpufreq/scaling_driver");
-	set_file(h, "governor", "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+	if (read_cpu_file("cpu0/cpufreq/scaling_driver", buf, sizeof(buf)) == 0)
+		set_str(h, "scaling_driver", buf);
+	if (read_cpu_file("cpu0/cpufreq/scaling_governor", buf, sizeof(buf)) == 0)
+		set_str(h, "governor", buf);
 	json_object_set_new(h, "boost", json_string(boost_state()));
 }
 
@@ -436,6 +449,84 @@ static void io_target(json_t *h, const char *io_path)
 	json_object_set_new(h, "io", io);
 }
 
+/* "32K", "508M": exact when the size is a whole number of units. */
+static void fmt_bytes(uint64_t v, char *buf, size_t len)
+{
+	static const char units[] = "KMGT";
+	int u = -1;
+
+	while (v >= 1024 && v % 1024 == 0 && u < 3) {
+		v /= 1024;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, len, "%llu", (unsigned long long)v);
+	else
+		snprintf(buf, len, "%llu%c", (unsigned long long)v, units[u]);
+}
+
+/* "caches": {"L1d": {bytes, source}, "L1i", "L2", "L3"}: every level some
+   source describes. A level whose size is unknown has source "unknown";
+   an implausible figure is kept as rejected_bytes / rejected_source. */
+static void caches(json_t *h)
+{
+	bc_cache_info c[8];
+	unsigned llc;
+	int n = bc_sysinfo_caches(c, 8, &llc);
+	json_t *o = json_object();
+
+	for (int i = 0; i < n; i++) {
+		char name[8];
+		json_t *e = json_object();
+		snprintf(name, sizeof(name), "L%u%s", c[i].level,
+			 c[i].level == 1 ? (c[i].instr ? "i" : "d") : "");
+		if (c[i].bytes)
+			json_object_set_new(e, "bytes", json_integer((json_int_t)c[i].bytes));
+		json_object_set_new(e, "source", json_string(c[i].bytes ? c[i].source : "unknown"));
+		if (c[i].rejected) {
+			json_object_set_new(e, "rejected_bytes", json_integer((json_int_t)c[i].rejected));
+			json_object_set_new(e, "rejected_source", json_string(c[i].rejected_source));
+		}
+		json_object_set_new(o, name, e);
+	}
+	if (n)
+		json_object_set_new(h, "caches", o);
+	else
+		json_decref(o);
+}
+
+/* The last-level cache's warning, when its size is not known. */
+static void cache_warning(json_t *h, json_t *w)
+{
+	json_t *o = json_object_get(h, "caches"), *llc = NULL, *e;
+	const char *k, *name = NULL;
+	char buf[256], sz[32];
+
+	json_object_foreach(o, k, e)
+		if (strcmp(k, "L1i") != 0) {
+			llc = e;	/* levels are written in ascending order */
+			name = k;
+		}
+	if (!llc) {
+		json_array_append_new(w, json_string("no cache sizes visible (sysfs, CPUID and "
+			"sysconf are silent): mem cannot tell when a buffer fits in a cache"));
+		return;
+	}
+	if (json_object_get(llc, "bytes"))
+		return;
+	if (json_object_get(llc, "rejected_bytes")) {
+		fmt_bytes((uint64_t)json_integer_value(json_object_get(llc, "rejected_bytes")), sz,
+			  sizeof(sz));
+		snprintf(buf, sizeof(buf), "%s size unknown: %s says %s, implausible for this "
+			 "machine (a hypervisor's figure); mem cannot tell when a buffer fits in it",
+			 name, json_string_value(json_object_get(llc, "rejected_source")), sz);
+	} else {
+		snprintf(buf, sizeof(buf), "%s size unknown: mem cannot tell when a buffer fits "
+			 "in it", name);
+	}
+	json_array_append_new(w, json_string(buf));
+}
+
 static void warnings(json_t *h)
 {
 	json_t *w = json_array();
@@ -456,6 +547,7 @@ static void warnings(json_t *h)
 			"temperature and on how many cores are busy, which skews thread sweeps"));
 	else if (boost && strcmp(boost, "unknown") == 0)
 		json_array_append_new(w, json_string("turbo/boost state unknown: it may change results"));
+	cache_warning(h, w);
 	json_object_set_new(h, "warnings", w);
 }
 
@@ -473,6 +565,7 @@ json_t *bc_sysinfo_host(const char *io_path)
 	cpu_model(h);
 	cpu_topology(h);
 	cpu_freq(h);
+	caches(h);
 	set_str(h, "virtualization", hypervisor_vendor());
 	set_str(h, "container", container_kind());
 	memory(h);
@@ -494,13 +587,40 @@ json_t *bc_sysinfo_host(const char *io_path)
 	return h;
 }
 
+/* "L1d 32K (sysfs), ..., L3 unknown (sysconf said 508M: implausible)" */
+static void print_caches(json_t *o)
+{
+	const char *k;
+	json_t *e;
+	char sz[32];
+	int first = 1;
+
+	json_object_foreach(o, k, e) {
+		json_t *b = json_object_get(e, "bytes"), *r = json_object_get(e, "rejected_bytes");
+		printf("%s%s ", first ? "" : ", ", k);
+		first = 0;
+		if (b) {
+			fmt_bytes((uint64_t)json_integer_value(b), sz, sizeof(sz));
+			printf("%s (%s)", sz, json_string_value(json_object_get(e, "source")));
+		} else {
+			fputs("unknown", stdout);
+		}
+		if (r) {
+			fmt_bytes((uint64_t)json_integer_value(r), sz, sizeof(sz));
+			printf(" [%s said %s: implausible]", json_string_value(json_object_get(e,
+			       "rejected_source")), sz);
+		}
+	}
+	putchar('\n');
+}
+
 static void print_text(json_t *h)
 {
 	static const struct { const char *key, *title; } rows[] = {
 		{ "hostname", "host" }, { "cpu_model", "cpu" }, { "arch", "architecture" },
 		{ "sockets", "sockets" }, { "cores", "cores" }, { "threads", "threads" },
 		{ "smt", "smt" }, { "cpu_mhz", "cpu MHz" }, { "scaling_driver", "scaling driver" },
-		{ "governor", "governor" }, { "boost", "turbo/boost" },
+		{ "governor", "governor" }, { "boost", "turbo/boost" }, { "caches", "caches" },
 		{ "virtualization", "virtualization" }, { "container", "container" },
 		{ "memory_bytes", "memory" }, { "kernel", "kernel" }, { "kernel_cmdline", "cmdline" },
 		{ "os", "os" }, { "libc", "libc" }, { "thp", "transparent hugepages" },
@@ -513,7 +633,9 @@ static void print_text(json_t *h)
 		if (!v)
 			continue;
 		printf("%-22s ", rows[i].title);
-		if (json_is_string(v)) {
+		if (strcmp(rows[i].key, "caches") == 0) {
+			print_caches(v);
+		} else if (json_is_string(v)) {
 			printf("%s\n", json_string_value(v));
 		} else if (json_is_integer(v) && strcmp(rows[i].key, "memory_bytes") == 0) {
 			printf("%.1f GiB\n", json_integer_value(v) / 1073741824.0);
@@ -545,12 +667,14 @@ static const char sysinfo_help[] =
 "usage: benchcore sysinfo [--json] [--io-path PATH]\n"
 "\n"
 "Prints the machine fingerprint that every result file records as \"host\":\n"
-"CPU model and topology, frequencies, governor, turbo/boost, virtualization,\n"
+"CPU model and topology, frequencies, governor, turbo/boost, cache sizes\n"
+"(and where each came from), virtualization,\n"
 "memory, kernel and command line, OS, libc, transparent hugepages, compiler\n"
 "and flags of this benchcore, library versions (OpenSSL, jansson, libconfig,\n"
 "MariaDB client, hiredis), and the file system, mount options and I/O\n"
 "scheduler of PATH. Ends with warnings about settings that make results\n"
-"vary (governor not 'performance', turbo/boost).\n"
+"vary (governor not 'performance', turbo/boost) or facts it cannot know\n"
+"(a last-level cache size hidden or implausible).\n"
 "\n"
 "  --json          the JSON object (schema: docs/results.md, \"host\")\n"
 "  --io-path PATH  describe the file system holding PATH (default: .)\n"
@@ -590,16 +714,5 @@ int bc_cmd_sysinfo(int argc, char **argv)
 		print_text(h);
 	}
 	json_decref(h);
-	return 0;
-}
-
-/* Stub until the cache detection lands (issue: hidden cache topology). */
-uint64_t bc_sysinfo_cache(unsigned level, unsigned *found_level, const char **source)
-{
-	(void)level;
-	if (found_level)
-		*found_level = 0;
-	if (source)
-		*source = NULL;
 	return 0;
 }

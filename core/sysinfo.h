@@ -14,9 +14,48 @@ json_t *bc_sysinfo_host(const char *io_path);
 /* Mean current frequency of the online CPUs in MHz, 0 when unknown. Cheap
    enough to call once per report interval. */
 double bc_sysinfo_cpu_mhz(void);
-/* Cache size of level (1..4, 0 = last level) in bytes, 0 when unknown;
-   *found_level and *source (static string) as in the host API's cache_size. */
+
+/* Caches (core/sysinfo_cache.c). Sources in order of trust: sysfs
+   (BENCHCORE_SYSFS_CPU/cpu0/cache), CPUID, sysconf; a figure that fails
+   bc_cache_plausible() counts as unknown. No state: any thread may call. */
+
+/* Cache size of level (1..4, 0 = last level) in bytes per instance, 0 when
+   unknown; *found_level gets the level answered (the last level, when 0 was
+   asked, even if its size is unknown; 0 when no source knows of it) and
+   *source "sysfs", "cpuid", "sysconf" or NULL (static strings). Either
+   pointer may be NULL. Backs the host API's cache_size. */
 uint64_t bc_sysinfo_cache(unsigned level, unsigned *found_level, const char **source);
+
+/* One level's answer, for the fingerprint. */
+typedef struct {
+	unsigned level;
+	int instr;			/* 1: the L1 instruction cache */
+	int claimed;			/* some source describes this cache */
+	uint64_t bytes;			/* 0: unknown */
+	const char *source;		/* of bytes; NULL when unknown */
+	uint64_t rejected;		/* first implausible figure, 0 if none */
+	const char *rejected_source;
+} bc_cache_info;
+
+/* Every cache some source describes (L1d, L1i, L2, L3, L4 in that order),
+   at most max; *llc = the last level claimed (0: none). Returns the count. */
+int bc_sysinfo_caches(bc_cache_info *out, int max, unsigned *llc);
+
+/* Whether bytes is believable for one instance of a level-`level` cache on
+   a machine with ram bytes of memory and cpus logical CPUs (0: unknown,
+   rule skipped). Pure; the rule is documented in docs/results.md. */
+int bc_cache_plausible(unsigned level, uint64_t bytes, uint64_t ram, unsigned cpus);
+
+/* Size in bytes of the cache one CPUID leaf-4 / 0x8000001D subleaf
+   describes (0 when the subleaf ends the list); *level, *type ('d', 'i',
+   'u', 0) from the same registers. Pure, for the unit tests. */
+uint64_t bc_cpuid_cache_decode(uint32_t eax, uint32_t ebx, uint32_t ecx, unsigned *level,
+			       char *type);
+
+/* Root of the CPU sysfs tree the fingerprint reads: $BENCHCORE_SYSFS_CPU
+   (a test hook: an empty directory plays a VM that hides its topology) or
+   /sys/devices/system/cpu. */
+const char *bc_sysinfo_cpu_root(void);
 
 /* `benchcore sysinfo [--json]`: returns the exit code. */
 int bc_cmd_sysinfo(int argc, char **argv);

@@ -8,8 +8,9 @@
  * work on a buffer of block_size bytes, so every event touches the same
  * block: with small blocks this measures the CPU caches, which is what most
  * published "memory" figures really are. We say so (a warning naming the
- * last-level cache), and buffer_size lets a thread walk block after block
- * through a larger buffer so that the figure is the memory's.
+ * last-level cache, or saying its size is unknown when the machine hides
+ * it), and buffer_size lets a thread walk block after block through a
+ * larger buffer so that the figure is the memory's.
  *
  * Why thread_run and not event: a 4K block takes ~20 ns from L1, about as
  * long as the two clock reads the host would do around each event. We time
@@ -217,68 +218,54 @@ static void mem_region_touch(const struct mem_state *s, struct mem_region *r)
 		memset(r->dst, 0, s->buffer);
 }
 
-/* Largest data/unified cache of cpu0, from sysfs; 0 when unknown. */
-static uint64_t mem_llc(int *level)
+/* With the last-level cache's size unknown (hidden by a hypervisor, or a
+   figure the host judged implausible), a set this small most likely fits
+   in it: server L3s reach 32-112 MiB. */
+#define MEM_LLC_GUESS	(64ull << 20)
+
+/* The last-level cache as the host found it; 0 when unknown, or when an
+   ABI 1.0 host cannot say. *level: its level, 0 if none is known. */
+static uint64_t mem_llc(const struct mem_state *s, unsigned *level, const char **source)
 {
-	uint64_t best = 0;
-
 	*level = 0;
-	for (int i = 0; i < 16; i++) {
-		char path[96], type[32] = "", size[32] = "";
-		int lvl = 0;
-		FILE *f;
-
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
-		if (!(f = fopen(path, "r")))
-			break;
-		if (!fgets(type, sizeof(type), f))
-			type[0] = '\0';
-		fclose(f);
-		if (strncmp(type, "Instruction", 11) == 0)
-			continue;
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
-		if ((f = fopen(path, "r"))) {
-			if (fscanf(f, "%d", &lvl) != 1)
-				lvl = 0;
-			fclose(f);
-		}
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
-		if ((f = fopen(path, "r"))) {
-			if (!fgets(size, sizeof(size), f))
-				size[0] = '\0';
-			fclose(f);
-		}
-		char *end;
-		uint64_t v = strtoull(size, &end, 10);
-		if (*end == 'K')
-			v <<= 10;
-		else if (*end == 'M')
-			v <<= 20;
-		if (lvl > *level || (lvl == *level && v > best)) {
-			*level = lvl;
-			best = v;
-		}
-	}
-	return best;
+	*source = NULL;
+	if (!BENCH_HOST_HAS(s->api, cache_size))
+		return 0;
+	return s->api->cache_size(s->ctx, 0, level, source);
 }
 
+/* Records the LLC the warning is based on (info.llc) and warns when the
+   buffers fit in it, or, its size unknown, most likely fit in a cache. */
 static void mem_warn_cache(struct mem_state *s)
 {
-	int level;
-	uint64_t llc = mem_llc(&level);
+	unsigned level;
+	const char *source;
+	uint64_t llc = mem_llc(s, &level, &source);
 	uint64_t set = (uint64_t)s->buffer * (s->oper == MEM_COPY ? 2 : 1) *
 		       (s->scope == MEM_LOCAL ? s->threads : 1);
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], info[80], lvl[16] = "LLC";
 
-	if (llc == 0 || set > llc || s->oper == MEM_NONE)
+	if (level)
+		snprintf(lvl, sizeof(lvl), "L%u", level);
+	mem_fmt_size(llc, b, sizeof(b));
+	snprintf(info, sizeof(info), llc ? "%s %s (%s)" : "%s unknown", lvl, b, source);
+	s->api->set_info(s->ctx, "llc", info);
+	if (s->oper == MEM_NONE)
 		return;
 	mem_fmt_size(set, a, sizeof(a));
-	mem_fmt_size(llc, b, sizeof(b));
-	mem_fmt_size(llc * 4, c, sizeof(c));
-	s->api->log(s->ctx, BENCH_LOG_WARN,
-		    "the buffers (%s in all) fit in the last-level cache (L%d, %s): this "
-		    "measures cache bandwidth, not memory; for memory set buffer_size=%s or more",
-		    a, level, b, c);
+	if (llc && set <= llc) {
+		mem_fmt_size(llc * 4, c, sizeof(c));
+		s->api->log(s->ctx, BENCH_LOG_WARN,
+			    "the buffers (%s in all) fit in the last-level cache (%s, %s): this "
+			    "measures cache bandwidth, not memory; for memory set buffer_size=%s or more",
+			    a, lvl, b, c);
+	} else if (!llc && set <= MEM_LLC_GUESS) {
+		mem_fmt_size((uint64_t)s->buffer, b, sizeof(b));
+		s->api->log(s->ctx, BENCH_LOG_WARN,
+			    "cache size unknown on this machine: a %s buffer most likely measures a "
+			    "cache, not memory (%s in all; the %s size is hidden or implausible); for "
+			    "memory set buffer_size=512M or more", b, a, lvl);
+	}
 }
 
 /* Says once per case how hugepages=true was honoured. */

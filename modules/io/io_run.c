@@ -4,7 +4,8 @@
  *
  * Measurement choices, matched to fio so the numbers compare:
  *  - slat (submission latency) is the time io_submit() took for the batch the
- *    I/O went in with; clat (completion latency) runs from io_submit()'s
+ *    I/O went in with, kept as the host's distribution "slat" of the I/O's op
+ *    class (record_dist: measured window only, like record()); clat (completion latency) runs from io_submit()'s
  *    return to the io_getevents() call that reaped it. clat is what record()
  *    gets, so ops.read.latency_ns is fio's "clat", never just the submit time.
  *  - One clock read per reaped batch (all I/Os in it completed by then) and
@@ -14,12 +15,13 @@
  *    stay in flight.
  *  - fsync_every N: after N completed writes no new I/O is issued; when the
  *    queue has drained, one fsync() is timed as op class "fsync".
+ *  - Every I/O issued takes one event from the --events budget (claim());
+ *    once it is spent, or the host is stopping, what is in flight is reaped
+ *    and recorded and nothing new goes out.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <libaio.h>
-#include <stddef.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +41,6 @@ struct io_thread {
 	uint64_t rng, gen, seq_next, seq_end;
 	int64_t writes;			/* completed since the last fsync */
 	int sync_due, stopping;
-	struct io_hist *slat;		/* [2]: read, write (in io_state) */
 
 	/* libaio */
 	io_context_t actx;
@@ -53,20 +54,14 @@ struct io_thread {
 	unsigned *idle, nidle;		/* slots waiting for an fsync to finish */
 };
 
-/* A run-time failure of this worker: the first one is kept for finish(),
-   which fails the case with it (the host only logs a thread_run error). */
-__attribute__((format(printf, 2, 3)))
-static void io_fail(struct io_thread *w, const char *fmt, ...)
+/* May this thread issue one more I/O? Takes it from the --events budget
+   (claim() gives everything when there is none, and during warmup). Once
+   the answer is no, it stays no: what is in flight is only reaped. */
+static int io_more(struct io_thread *w)
 {
-	char msg[sizeof(w->s->run_err) - 32];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	w->api->set_error(w->s->ctx, "%s", msg);
-	if (__atomic_exchange_n(&w->s->run_failed, 1, __ATOMIC_ACQ_REL) == 0)
-		snprintf(w->s->run_err, sizeof(w->s->run_err), "thread %u: %s", w->idx, msg);
+	if (!w->stopping && (w->api->stopping(w->t) || w->api->claim(w->t, 1) == 0))
+		w->stopping = 1;
+	return !w->stopping;
 }
 
 static inline uint64_t io_rand(struct io_thread *w)
@@ -124,10 +119,10 @@ static int io_done(struct io_thread *w, int op, const unsigned char *buf, uint64
 	if (res != (int64_t)s->block_size) {
 		const char *kind = res < 0 ? io_errkind((int)-res) : "short";
 		w->api->record_error(w->t, (unsigned)op, kind);
-		io_fail(w, "%s of %llu bytes at offset %llu of \"%s\" failed: %s",
-				  op == IO_OP_READ ? "read" : "write", (unsigned long long)s->block_size,
-				  (unsigned long long)off, s->files[s->per_thread ? w->idx : 0],
-				  res < 0 ? strerror((int)-res) : "short transfer");
+		io_error(s, w->t, NULL, NULL, "%s of %llu bytes at offset %llu of \"%s\" failed: %s",
+			 op == IO_OP_READ ? "read" : "write", (unsigned long long)s->block_size,
+			 (unsigned long long)off, s->files[s->per_thread ? w->idx : 0],
+			 res < 0 ? strerror((int)-res) : "short transfer");
 		return -1;
 	}
 	if (op == IO_OP_READ && s->verify) {
@@ -150,7 +145,7 @@ static int io_sync(struct io_thread *w)
 	uint64_t t0 = w->api->now_ns();
 	if (fsync(w->fd) != 0) {
 		w->api->record_error(w->t, IO_OP_FSYNC, io_errkind(errno));
-		io_fail(w, "fsync failed: %s", strerror(errno));
+		io_error(w->s, w->t, NULL, NULL, "fsync failed: %s", strerror(errno));
 		return -1;
 	}
 	w->api->record(w->t, IO_OP_FSYNC, w->api->now_ns() - t0, 0);
@@ -166,7 +161,7 @@ static int io_psync_run(struct io_thread *w)
 	const bench_host_api_v1 *api = w->api;
 	uint64_t bs = w->s->block_size, off;
 
-	while (!api->should_stop(w->t)) {
+	while (io_more(w)) {
 		if (w->sync_due && io_sync(w) != 0)
 			return BENCH_ERR;
 		int op = io_next(w, &off);
@@ -183,19 +178,6 @@ static int io_psync_run(struct io_thread *w)
 }
 
 /* ----------------------------------------------------------------- libaio */
-
-/* slat is kept by the module, so it needs the host's word on whether the
-   measured window is open (measuring(), ABI 1.0 hosts may lack it: then
-   warmup submissions are counted too). */
-static int io_measuring(struct io_thread *w)
-{
-	const bench_host_api_v1 *api = w->api;
-
-	if (api->struct_size < offsetof(bench_host_api_v1, measuring) + sizeof(api->measuring) ||
-	    !api->measuring)
-		return 1;
-	return api->measuring(w->t);
-}
 
 static void io_prep(struct io_thread *w, unsigned i)
 {
@@ -230,15 +212,13 @@ static int io_submit_all(struct io_thread *w, struct iocb **b, unsigned n)
 			continue;
 		}
 		if (r < 0) {
-			io_fail(w, "io_submit failed: %s", strerror(-r));
+			io_error(w->s, w->t, NULL, NULL, "io_submit failed: %s", strerror(-r));
 			return -1;
 		}
-		int keep = io_measuring(w);
 		for (int k = 0; k < r; k++) {
 			unsigned i = (unsigned)(b[k] - w->cbs);
 			int op = b[k]->aio_lio_opcode == IO_CMD_PWRITE ? IO_OP_WRITE : IO_OP_READ;
-			if (keep)
-				io_hist_add(&w->slat[op], t1 - t0);
+			api->record_dist(w->t, w->s->slat_id[op], t1 - t0);
 			w->issued[i] = t1;
 		}
 		w->inflight += (unsigned)r;
@@ -249,15 +229,6 @@ static int io_submit_all(struct io_thread *w, struct iocb **b, unsigned n)
 	for (unsigned k = 0; k < n; k++)
 		w->batch[w->depth + k] = b[k];
 	return (int)n;
-}
-
-/* May this thread issue one more I/O? Asked once per I/O, because with an
-   events limit every should_stop() == 0 takes one event from the budget. */
-static int io_more(struct io_thread *w)
-{
-	if (!w->stopping && w->api->should_stop(w->t))
-		w->stopping = 1;
-	return !w->stopping;
 }
 
 /* Takes slot i back into service (prepared into w->batch at *nq), or parks
@@ -285,12 +256,14 @@ static int io_reap(struct io_thread *w, unsigned min, unsigned nq)
 		max = min;
 	int r = io_getevents(w->actx, (long)min, (long)max, w->ev, &ts);
 	if (r < 0 && r != -EINTR) {
-		io_fail(w, "io_getevents failed: %s", strerror(-r));
+		io_error(w->s, w->t, NULL, NULL, "io_getevents failed: %s", strerror(-r));
 		return -1;
 	}
 	uint64_t now = w->api->now_ns();
 	if (r <= 0) {
-		io_more(w);	/* nothing finished: still notice the stop */
+		/* Nothing finished: still notice the stop (without a claim). */
+		if (w->api->stopping(w->t))
+			w->stopping = 1;
 		return (int)nq;
 	}
 	w->inflight -= (unsigned)r;
@@ -395,10 +368,10 @@ static int io_thread_open(struct io_thread *w)
 
 	w->fd = open(name, flags);
 	if (w->fd < 0) {
-		w->api->set_error(s->ctx, "cannot open \"%s\"%s: %s%s", name,
-				  s->direct ? " with O_DIRECT" : "", strerror(errno),
-				  s->direct && errno == EINVAL ? ". Hint: the file system does "
-				  "not support direct I/O; set direct = false" : "");
+		int err = errno;
+		io_error(s, w->t, NULL, s->direct && err == EINVAL ? "the file system does not "
+			 "support direct I/O; set direct = false" : NULL, "cannot open \"%s\"%s: %s",
+			 name, s->direct ? " with O_DIRECT" : "", strerror(err));
 		return -1;
 	}
 	return 0;
@@ -415,7 +388,6 @@ static int io_thread_setup(struct io_state *s, bench_thread *t, struct io_thread
 	w->idx = api->thread_index(t);
 	if (w->idx >= s->threads)
 		return api->set_error(s->ctx, "thread index %u out of range", w->idx), BENCH_ERR;
-	w->slat = &s->slat[2 * w->idx];
 	w->rng = (s->seed ^ ((uint64_t)(w->idx + 1) * 0x9e3779b97f4a7c15ull)) | 1;
 	w->depth = s->engine == IO_ENGINE_LIBAIO ? s->iodepth : 1;
 	/* Threads sharing one file start their sequential streams spread out. */
@@ -431,9 +403,9 @@ static int io_thread_setup(struct io_state *s, bench_thread *t, struct io_thread
 		int r = io_setup((int)w->depth, &w->actx);
 		if (r < 0) {
 			w->actx = 0;
-			api->set_error(s->ctx, "io_setup(%u) failed: %s%s", w->depth, strerror(-r),
-				       r == -EAGAIN ? ". Hint: threads x iodepth exceeds the "
-				       "kernel's limit; raise it with sysctl fs.aio-max-nr" : "");
+			io_error(s, t, NULL, r == -EAGAIN ? "threads x iodepth exceeds the kernel's "
+				 "limit; raise it with sysctl fs.aio-max-nr" : NULL,
+				 "io_setup(%u) failed: %s", w->depth, strerror(-r));
 			return BENCH_ERR;
 		}
 	}

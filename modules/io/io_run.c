@@ -15,9 +15,12 @@
  *    stay in flight.
  *  - fsync_every N: after N completed writes no new I/O is issued; when the
  *    queue has drained, one fsync() is timed as op class "fsync".
- *  - Every I/O issued takes one event from the --events budget (claim());
- *    once it is spent, or the host is stopping, what is in flight is reaped
- *    and recorded and nothing new goes out.
+ *  - Every I/O counted takes one event from the --events budget (claim()):
+ *    when issued in the measured window, else (issued during warmup) when it
+ *    completes in the window; with the budget spent it is not counted. So
+ *    --events N records exactly N I/Os, with or without warmup. Once the
+ *    budget is spent or the host is stopping, what is in flight is reaped
+ *    and nothing new goes out.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -51,17 +54,43 @@ struct io_thread {
 	struct iocb **batch;
 	struct io_event *ev;
 	uint64_t *issued;		/* per slot: when io_submit returned */
+	unsigned char *claimed;		/* per slot: its event was taken when issued */
 	unsigned *idle, nidle;		/* slots waiting for an fsync to finish */
 };
 
-/* May this thread issue one more I/O? Takes it from the --events budget
-   (claim() gives everything when there is none, and during warmup). Once
-   the answer is no, it stays no: what is in flight is only reaped. */
-static int io_more(struct io_thread *w)
+/* May this thread issue one more I/O? In the measured window it takes its
+   event from the --events budget (claim() gives it at once when there is no
+   budget); during warmup nothing is taken and *claimed says so. Once the
+   answer is no, it stays no: what is in flight is only reaped. */
+static int io_more(struct io_thread *w, unsigned char *claimed)
 {
-	if (!w->stopping && (w->api->stopping(w->t) || w->api->claim(w->t, 1) == 0))
+	const bench_host_api_v1 *api = w->api;
+
+	*claimed = 0;
+	if (!w->stopping && api->stopping(w->t))
+		w->stopping = 1;
+	if (w->stopping)
+		return 0;
+	/* measuring() before claim(): the phase only moves forward, so a claim
+	   made after measuring() said yes was made in the window (or at the
+	   stop, where nothing is counted anyway). */
+	if (!api->measuring(w->t))
+		return 1;
+	*claimed = 1;
+	if (api->claim(w->t, 1) == 0)
 		w->stopping = 1;
 	return !w->stopping;
+}
+
+/* Should an I/O that completed now be counted? One issued during warmup
+   takes its event now if the window has opened; with the budget spent it
+   is left out, and this thread stops issuing. */
+static int io_counts(struct io_thread *w, unsigned char claimed)
+{
+	if (claimed || !w->api->measuring(w->t) || w->api->claim(w->t, 1) == 1)
+		return 1;
+	w->stopping = 1;
+	return 0;
 }
 
 static inline uint64_t io_rand(struct io_thread *w)
@@ -160,8 +189,9 @@ static int io_psync_run(struct io_thread *w)
 {
 	const bench_host_api_v1 *api = w->api;
 	uint64_t bs = w->s->block_size, off;
+	unsigned char claimed;
 
-	while (io_more(w)) {
+	while (io_more(w, &claimed)) {
 		if (w->sync_due && io_sync(w) != 0)
 			return BENCH_ERR;
 		int op = io_next(w, &off);
@@ -171,6 +201,8 @@ static int io_psync_run(struct io_thread *w)
 		ssize_t r = op == IO_OP_READ ? pread(w->fd, w->bufs, bs, (off_t)off)
 					     : pwrite(w->fd, w->bufs, bs, (off_t)off);
 		uint64_t t1 = api->now_ns();
+		if (!io_counts(w, claimed))
+			break;
 		if (io_done(w, op, w->bufs, off, r < 0 ? -errno : r, t1 - t0) != 0)
 			return BENCH_ERR;
 	}
@@ -235,7 +267,7 @@ static int io_submit_all(struct io_thread *w, struct iocb **b, unsigned n)
    it while an fsync is due or the run is ending. */
 static void io_refill(struct io_thread *w, unsigned i, unsigned *nq)
 {
-	if (w->sync_due || !io_more(w)) {
+	if (w->sync_due || !io_more(w, &w->claimed[i])) {
 		w->idle[w->nidle++] = i;
 		return;
 	}
@@ -272,7 +304,8 @@ static int io_reap(struct io_thread *w, unsigned min, unsigned nq)
 		unsigned i = (unsigned)(cb - w->cbs);
 		int op = cb->aio_lio_opcode == IO_CMD_PWRITE ? IO_OP_WRITE : IO_OP_READ;
 		int64_t res = (int64_t)(long)w->ev[k].res;
-		if (io_done(w, op, cb->u.c.buf, (uint64_t)cb->u.c.offset, res, now - w->issued[i]) != 0)
+		if (io_counts(w, w->claimed[i]) &&
+		    io_done(w, op, cb->u.c.buf, (uint64_t)cb->u.c.offset, res, now - w->issued[i]) != 0)
 			return -1;
 		io_refill(w, i, &nq);
 	}
@@ -354,8 +387,9 @@ static int io_thread_alloc(struct io_thread *w)
 	w->batch = calloc(2 * n, sizeof(*w->batch));
 	w->ev = calloc(n, sizeof(*w->ev));
 	w->issued = calloc(n, sizeof(*w->issued));
+	w->claimed = calloc(n, sizeof(*w->claimed));
 	w->idle = calloc(n, sizeof(*w->idle));
-	return w->cbs && w->batch && w->ev && w->issued && w->idle ? 0 : -1;
+	return w->cbs && w->batch && w->ev && w->issued && w->claimed && w->idle ? 0 : -1;
 }
 
 static int io_thread_open(struct io_thread *w)
@@ -452,6 +486,7 @@ void io_thread_done(void *tstate)
 	free(w->batch);
 	free(w->ev);
 	free(w->issued);
+	free(w->claimed);
 	free(w->idle);
 	free(w);
 }

@@ -4,6 +4,7 @@
  * iodepth I/Os in flight, or pread/pwrite, with or without O_DIRECT.
  * Reference: fio --ioengine=libaio --direct=1 --iodepth=16, dd oflag=direct.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,7 +59,7 @@ static const bench_option_v1 io_options[] = {
 
 static const char *const io_op_classes[] = { "read", "write", "fsync", NULL };
 
-/* Submission latency is kept by the module itself (see README: "slat"). */
+/* Submission latency comes from the host's "slat" distributions (see README). */
 static const bench_metric_v1 io_metrics[] = {
 	{ "iops", "IOPS", 1 },
 	{ "mib_per_sec", "MiB/s", 1 },
@@ -76,6 +77,18 @@ static const bench_metric_v1 io_metrics[] = {
 };
 
 static void io_destroy_state(void *state);
+
+void io_error(const struct io_state *s, bench_thread *t, const char *detail, const char *hint,
+	      const char *fmt, ...)
+{
+	char msg[512];	/* what the host keeps of a message */
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	s->api->error(s->ctx, t, msg, detail, hint);
+}
 
 static int io_read_options(struct io_state *s)
 {
@@ -111,27 +124,55 @@ static int io_read_options(struct io_state *s)
 	return BENCH_OK;
 }
 
-static int io_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
+/* io is built on host API 1.1: the host keeps slat (dist), ends the run
+   without eating the --events budget (claim, stopping), and takes run-time
+   failures from any worker (error). */
+static int io_host_ok(const bench_host_api_v1 *api, bench_ctx *ctx)
 {
-	struct io_state *s = calloc(1, sizeof(*s));
+	if (BENCH_HOST_HAS(api, error) && BENCH_HOST_HAS(api, claim) &&
+	    BENCH_HOST_HAS(api, stopping) && BENCH_HOST_HAS(api, dist) &&
+	    BENCH_HOST_HAS(api, record_dist) && BENCH_HOST_HAS(api, dist_percentile))
+		return 1;
+	api->set_error(ctx, "io needs benchcore's host API 1.1 (error, claim, stopping, dist, "
+		       "record_dist, dist_percentile); this benchcore speaks %u.%u: update it",
+		       (unsigned)api->abi_major, (unsigned)api->abi_minor);
+	return 0;
+}
+
+/* Submission latency of each direction the case does, as the host's
+   secondary distribution "slat" of that op class (libaio only: psync has no
+   separate submission). */
+static int io_declare_slat(struct io_state *s)
+{
+	for (int op = IO_OP_READ; op <= IO_OP_WRITE; op++) {
+		int does = op == IO_OP_READ ? s->rw != IO_RANDWRITE && s->rw != IO_SEQWRITE
+					    : s->rw != IO_RANDREAD && s->rw != IO_SEQREAD;
+		s->slat_id[op] = -1;
+		if (!does || s->engine != IO_ENGINE_LIBAIO)
+			continue;
+		s->slat_id[op] = s->api->dist(s->ctx, (unsigned)op, "slat");
+		if (s->slat_id[op] < 0)
+			return BENCH_ERR;	/* the host set the error */
+	}
+	return BENCH_OK;
+}
+
+static int io_init_state(struct io_state *s)
+{
+	const bench_host_api_v1 *api = s->api;
+	bench_ctx *ctx = s->ctx;
 	struct timespec ts;
 
-	*state = s;
-	if (!s)
-		return api->set_error(ctx, "out of memory"), BENCH_ERR;
-	s->api = api;
-	s->ctx = ctx;
 	s->threads = api->threads(ctx);
 	if (s->threads == 0)
 		s->threads = 1;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	s->seed = ((uint64_t)ts.tv_sec * 1000000007ull) ^ (uint64_t)ts.tv_nsec;
-	s->slat = calloc((size_t)s->threads * 2, sizeof(*s->slat));
 	s->verify_bad = calloc(s->threads, sizeof(*s->verify_bad));
 	s->verify_first = calloc(s->threads, sizeof(*s->verify_first));
-	if (!s->slat || !s->verify_bad || !s->verify_first)
+	if (!s->verify_bad || !s->verify_first)
 		return api->set_error(ctx, "out of memory"), BENCH_ERR;
-	if (io_read_options(s) != BENCH_OK)
+	if (io_read_options(s) != BENCH_OK || io_declare_slat(s) != BENCH_OK)
 		return BENCH_ERR;
 	int rc = io_target_init(s, api->opt_string(ctx, "path"));
 	if (s->files && s->nfiles)
@@ -145,24 +186,44 @@ static int io_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
 	return rc;
 }
 
+static int io_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
+{
+	*state = NULL;
+	if (!io_host_ok(api, ctx))
+		return BENCH_ERR;
+	struct io_state *s = calloc(1, sizeof(*s));
+	if (!s)
+		return api->set_error(ctx, "out of memory"), BENCH_ERR;
+	s->api = api;
+	s->ctx = ctx;
+	int rc = io_init_state(s);
+	/* The host calls destroy only after a successful init. */
+	if (rc == BENCH_OK)
+		*state = s;
+	else
+		io_destroy_state(s);
+	return rc;
+}
+
+/* slat metrics of one direction, from the host's "slat" distribution. */
 static void io_report_slat(struct io_state *s, int op, const char *name)
 {
-	struct io_hist *h = calloc(1, sizeof(*h));
+	const bench_host_api_v1 *api = s->api;
+	uint64_t p50 = 0, p99 = 0, count = 0;
+	double mean = 0;
 	char metric[48];
 
-	if (!h)
+	if (s->slat_id[op] < 0 ||
+	    api->dist_percentile(s->ctx, s->slat_id[op], 50, &p50, &count, &mean) != BENCH_OK ||
+	    count == 0 ||
+	    api->dist_percentile(s->ctx, s->slat_id[op], 99, &p99, NULL, NULL) != BENCH_OK)
 		return;
-	for (unsigned i = 0; i < s->threads; i++)
-		io_hist_merge(h, &s->slat[2 * i + (unsigned)op]);
-	if (h->count) {
-		snprintf(metric, sizeof(metric), "%s_slat_mean_ns", name);
-		s->api->report_metric(s->ctx, metric, (double)h->sum / (double)h->count);
-		snprintf(metric, sizeof(metric), "%s_slat_p50_ns", name);
-		s->api->report_metric(s->ctx, metric, (double)io_hist_pct(h, 50));
-		snprintf(metric, sizeof(metric), "%s_slat_p99_ns", name);
-		s->api->report_metric(s->ctx, metric, (double)io_hist_pct(h, 99));
-	}
-	free(h);
+	snprintf(metric, sizeof(metric), "%s_slat_mean_ns", name);
+	api->report_metric(s->ctx, metric, mean);
+	snprintf(metric, sizeof(metric), "%s_slat_p50_ns", name);
+	api->report_metric(s->ctx, metric, (double)p50);
+	snprintf(metric, sizeof(metric), "%s_slat_p99_ns", name);
+	api->report_metric(s->ctx, metric, (double)p99);
 }
 
 /* Says which pages held the I/O buffers: it moves 16K results by ~20%. */
@@ -217,13 +278,10 @@ static int io_finish(void *state)
 		api->report_metric(s->ctx, metric, (double)t[op].bytes / 1048576.0 / t[op].seconds);
 	}
 	for (int op = IO_OP_READ; op <= IO_OP_WRITE; op++)
-		if (does[op] && s->engine == IO_ENGINE_LIBAIO)
-			io_report_slat(s, op, names[op]);
+		io_report_slat(s, op, names[op]);
 	io_report_pages(s);
-	if (__atomic_load_n(&s->run_failed, __ATOMIC_ACQUIRE)) {
-		api->set_error(s->ctx, "%s", s->run_err);
-		return BENCH_ERR;
-	}
+	/* A worker that failed has already failed the case (error(), then
+	   BENCH_ERR from thread_run). */
 	for (unsigned i = 0; i < s->threads; i++) {
 		if (s->verify_bad[i] && !bad)
 			first = s->verify_first[i];
@@ -247,7 +305,6 @@ static void io_destroy_state(void *state)
 	for (unsigned i = 0; i < s->nfiles; i++)
 		free(s->files[i]);
 	free(s->files);
-	free(s->slat);
 	free(s->verify_bad);
 	free(s->verify_first);
 	free(s);

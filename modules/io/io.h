@@ -6,12 +6,16 @@
  *   io_file.c    target resolution, safety checks, the ownership trailer,
  *                layout (prepare) and cleanup, file system facts
  *   io_run.c     worker threads: the libaio loop and the psync loop
- *   io_verify.c  block stamping/checking, the submission-latency histogram
+ *   io_verify.c  block stamping/checking, errno names
+ *
+ * Needs host API 1.1: submission latency goes into the host's secondary
+ * distributions (dist/record_dist), run-time failures through error().
  *
  * Concurrency: struct io_state is written by the main thread (init, prepare,
  * finish, cleanup, destroy) and only read by worker threads, except
- * slat[thread index], which only that worker writes (finish reads it after
- * the threads stopped). struct io_thread belongs to one worker.
+ * verify_bad/verify_first[thread index], which only that worker writes
+ * (finish reads them after the threads stopped), and huge_threads (atomic).
+ * struct io_thread belongs to one worker.
  */
 #ifndef BENCHCORE_IO_H
 #define BENCHCORE_IO_H
@@ -55,13 +59,6 @@ struct io_trailer {
 	uint64_t sum;		/* io_hash of the fields above */
 };
 
-/* Log-linear latency histogram (≤0.8% relative error), one writer. */
-#define IO_HIST_BUCKETS	2432
-struct io_hist {
-	uint64_t count, sum, min, max;
-	uint64_t b[IO_HIST_BUCKETS];
-};
-
 struct io_state {
 	const bench_host_api_v1 *api;
 	bench_ctx *ctx;
@@ -81,13 +78,17 @@ struct io_state {
 	int64_t fsync_every;
 	uint64_t seed;
 
-	struct io_hist *slat;		/* [threads * 2]: read, write */
+	int slat_id[2];			/* host distribution "slat" of read, write; -1: none */
 	uint64_t *verify_bad;		/* [threads]: blocks that failed verify */
 	uint64_t *verify_first;		/* [threads]: file offset of the first */
-	int run_failed;			/* set once (atomically) by the first failing worker */
 	unsigned huge_threads;		/* threads whose buffers got huge pages (atomic) */
-	char run_err[512];		/* its message, for finish() */
 };
+
+/* io.c: an error with the loader's shape through the host's error(): a
+   formatted short message, a detail sentence and a hint (either may be
+   NULL). t is the worker that hit it, NULL on the main thread. */
+void io_error(const struct io_state *s, bench_thread *t, const char *detail, const char *hint,
+	      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 /* io_file.c */
 int io_target_init(struct io_state *s, const char *path);
@@ -105,9 +106,6 @@ uint64_t io_hash(const void *p, size_t len, uint64_t seed);
 void io_stamp(unsigned char *buf, uint64_t len, uint64_t off, uint64_t gen);
 /* Returns the byte offset (in the file) of the first bad sector, or UINT64_MAX. */
 uint64_t io_check(const unsigned char *buf, uint64_t len, uint64_t off);
-void io_hist_add(struct io_hist *h, uint64_t v);
-void io_hist_merge(struct io_hist *dst, const struct io_hist *src);
-uint64_t io_hist_pct(const struct io_hist *h, double pct);
 const char *io_errkind(int err);
 
 #endif

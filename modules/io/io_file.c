@@ -100,13 +100,13 @@ static int io_refuse(struct io_state *s, const char *name, enum io_probe p, int 
 	const bench_host_api_v1 *api = s->api;
 
 	if (p == IO_FOREIGN)
-		api->set_error(s->ctx, "refusing to use \"%s\": the file exists and was not "
-			       "created by benchcore (it has no benchcore marker). benchcore never "
-			       "writes, truncates or removes a file it did not create. Hint: move "
-			       "the file away, or set path to another directory.", name);
+		io_error(s, NULL, "benchcore never writes, truncates or removes a file it did not "
+			 "create.", "move the file away, or set path to another directory",
+			 "refusing to use \"%s\": the file exists and was not created by benchcore "
+			 "(it has no benchcore marker)", name);
 	else if (p == IO_NOT_REGULAR)
-		api->set_error(s->ctx, "refusing to use \"%s\": it exists and is not a regular "
-			       "file. Hint: move it away, or set path to another directory.", name);
+		io_error(s, NULL, NULL, "move it away, or set path to another directory",
+			 "refusing to use \"%s\": it exists and is not a regular file", name);
 	else
 		api->set_error(s->ctx, "cannot examine \"%s\": %s", name, strerror(err));
 	return BENCH_ERR;
@@ -250,18 +250,18 @@ static int io_device_init(struct io_state *s, const struct stat *st)
 	int lbs = 512;
 
 	if (!s->allow_device) {
-		api->set_error(s->ctx, "refusing to use block device \"%s\": writing to a device "
-			       "destroys its contents. Hint: set allow_device = true to benchmark "
-			       "the raw device, or set path to a directory on its file system.",
-			       s->target);
+		io_error(s, NULL, NULL, "set allow_device = true to benchmark the raw device, or "
+			 "set path to a directory on its file system", "refusing to use block device "
+			 "\"%s\": writing to a device destroys its contents", s->target);
 		return BENCH_ERR;
 	}
 	snprintf(majmin, sizeof(majmin), "%u:%u", major(st->st_rdev), minor(st->st_rdev));
 	if (io_find_mount("", majmin, &m) == 0) {
-		api->set_error(s->ctx, "refusing to use block device \"%s\": it is mounted at "
-			       "\"%s\" (%s). benchcore never writes to a mounted device, even with "
-			       "allow_device = true. Hint: set path to a directory under \"%s\".",
-			       s->target, m.mountpoint, m.fstype, m.mountpoint);
+		char hint[PATH_MAX + 40];
+		snprintf(hint, sizeof(hint), "set path to a directory under \"%s\"", m.mountpoint);
+		io_error(s, NULL, "benchcore never writes to a mounted device, even with "
+			 "allow_device = true.", hint, "refusing to use block device \"%s\": it is "
+			 "mounted at \"%s\" (%s)", s->target, m.mountpoint, m.fstype);
 		return BENCH_ERR;
 	}
 	/* O_EXCL on a block device fails with EBUSY while anything claims it:
@@ -313,10 +313,9 @@ static int io_direct_probe(struct io_state *s, const char *dir)
 		close(fd);
 	if (!why)
 		return BENCH_OK;
-	s->api->set_error(s->ctx, "direct I/O is not supported at \"%s\": %s. Hint: set "
-			  "direct = false to measure buffered I/O there (the page cache is then "
-			  "part of what is measured), or set path to a directory on a disk.",
-			  s->target, why);
+	io_error(s, NULL, NULL, "set direct = false to measure buffered I/O there (the page "
+		 "cache is then part of what is measured), or set path to a directory on a disk",
+		 "direct I/O is not supported at \"%s\": %s", s->target, why);
 	return BENCH_ERR;
 }
 
@@ -336,10 +335,9 @@ static int io_space_check(struct io_state *s, const char *dir)
 	uint64_t avail = (uint64_t)sv.f_bavail * sv.f_frsize;
 	if (need <= avail)
 		return BENCH_OK;
-	s->api->set_error(s->ctx, "not enough free space at \"%s\": %u file(s) of %.1f MiB "
-			  "need %.1f MiB, %.1f MiB are available. Hint: lower file_size.",
-			  dir, s->nfiles, (double)per / IO_MiB, (double)need / IO_MiB,
-			  (double)avail / IO_MiB);
+	io_error(s, NULL, NULL, "lower file_size", "not enough free space at \"%s\": %u file(s) "
+		 "of %.1f MiB need %.1f MiB, %.1f MiB are available", dir, s->nfiles,
+		 (double)per / IO_MiB, (double)need / IO_MiB, (double)avail / IO_MiB);
 	return BENCH_SKIP;
 }
 
@@ -363,9 +361,9 @@ int io_target_init(struct io_state *s, const char *path)
 
 	snprintf(s->target, sizeof(s->target), "%s", path);
 	if (!path[0] || stat(path, &st) != 0) {
-		api->set_error(s->ctx, "path \"%s\" %s. Hint: create the directory, or set "
-			       "path to a directory on the file system to test.", path,
-			       path[0] ? strerror(errno) : "is empty");
+		io_error(s, NULL, NULL, "create the directory, or set path to a directory on the "
+			 "file system to test", "path \"%s\" %s", path,
+			 path[0] ? strerror(errno) : "is empty");
 		return BENCH_ERR;
 	}
 	s->files = calloc(s->threads ? s->threads : 1, sizeof(*s->files));
@@ -376,9 +374,9 @@ int io_target_init(struct io_state *s, const char *path)
 		s->kind = IO_TARGET_DEVICE;
 		s->per_thread = 0;	/* one target, shared by the threads */
 		if (s->verify && s->rw != IO_RANDWRITE && s->rw != IO_SEQWRITE) {
-			api->set_error(s->ctx, "verify = true with reads is not supported on a raw "
-				       "device: benchcore cannot know what the device holds. Hint: "
-				       "use a directory on a file system for verify runs.");
+			io_error(s, NULL, NULL, "use a directory on a file system for verify runs",
+				 "verify = true with reads is not supported on a raw device: "
+				 "benchcore cannot know what the device holds");
 			return BENCH_ERR;
 		}
 		if (io_add_file(s, path) != 0)
@@ -400,11 +398,11 @@ int io_target_init(struct io_state *s, const char *path)
 		s->per_thread = 0;	/* one file, shared by the threads */
 		enum io_probe p = io_probe(path, &tr, &err);
 		if (p == IO_FOREIGN) {
-			api->set_error(s->ctx, "refusing to use \"%s\": path is an existing file that "
-				       "benchcore did not create (it has no benchcore marker), and "
-				       "benchcore never writes, truncates or removes such a file. Hint: "
-				       "set path to a directory; benchcore creates benchcore-io.N.dat "
-				       "files there.", path);
+			io_error(s, NULL, NULL, "set path to a directory; benchcore creates "
+				 "benchcore-io.N.dat files there", "refusing to use \"%s\": path is an "
+				 "existing file that benchcore did not create (it has no benchcore "
+				 "marker), and benchcore never writes, truncates or removes such a file",
+				 path);
 			return BENCH_ERR;
 		}
 		if (p != IO_OURS)

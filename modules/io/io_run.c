@@ -4,7 +4,8 @@
  *
  * Measurement choices, matched to fio so the numbers compare:
  *  - slat (submission latency) is the time io_submit() took for the batch the
- *    I/O went in with; clat (completion latency) runs from io_submit()'s
+ *    I/O went in with, kept as the host's distribution "slat" of the I/O's op
+ *    class (record_dist: measured window only, like record()); clat (completion latency) runs from io_submit()'s
  *    return to the io_getevents() call that reaped it. clat is what record()
  *    gets, so ops.read.latency_ns is fio's "clat", never just the submit time.
  *  - One clock read per reaped batch (all I/Os in it completed by then) and
@@ -14,12 +15,16 @@
  *    stay in flight.
  *  - fsync_every N: after N completed writes no new I/O is issued; when the
  *    queue has drained, one fsync() is timed as op class "fsync".
+ *  - Every I/O counted takes one event from the --events budget (claim()):
+ *    when issued in the measured window, else (issued during warmup) when it
+ *    completes in the window; with the budget spent it is not counted. So
+ *    --events N records exactly N I/Os, with or without warmup. Once the
+ *    budget is spent or the host is stopping, what is in flight is reaped
+ *    and nothing new goes out.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <libaio.h>
-#include <stddef.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +44,6 @@ struct io_thread {
 	uint64_t rng, gen, seq_next, seq_end;
 	int64_t writes;			/* completed since the last fsync */
 	int sync_due, stopping;
-	struct io_hist *slat;		/* [2]: read, write (in io_state) */
 
 	/* libaio */
 	io_context_t actx;
@@ -50,23 +54,43 @@ struct io_thread {
 	struct iocb **batch;
 	struct io_event *ev;
 	uint64_t *issued;		/* per slot: when io_submit returned */
+	unsigned char *claimed;		/* per slot: its event was taken when issued */
 	unsigned *idle, nidle;		/* slots waiting for an fsync to finish */
 };
 
-/* A run-time failure of this worker: the first one is kept for finish(),
-   which fails the case with it (the host only logs a thread_run error). */
-__attribute__((format(printf, 2, 3)))
-static void io_fail(struct io_thread *w, const char *fmt, ...)
+/* May this thread issue one more I/O? In the measured window it takes its
+   event from the --events budget (claim() gives it at once when there is no
+   budget); during warmup nothing is taken and *claimed says so. Once the
+   answer is no, it stays no: what is in flight is only reaped. */
+static int io_more(struct io_thread *w, unsigned char *claimed)
 {
-	char msg[sizeof(w->s->run_err) - 32];
-	va_list ap;
+	const bench_host_api_v1 *api = w->api;
 
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	w->api->set_error(w->s->ctx, "%s", msg);
-	if (__atomic_exchange_n(&w->s->run_failed, 1, __ATOMIC_ACQ_REL) == 0)
-		snprintf(w->s->run_err, sizeof(w->s->run_err), "thread %u: %s", w->idx, msg);
+	*claimed = 0;
+	if (!w->stopping && api->stopping(w->t))
+		w->stopping = 1;
+	if (w->stopping)
+		return 0;
+	/* measuring() before claim(): the phase only moves forward, so a claim
+	   made after measuring() said yes was made in the window (or at the
+	   stop, where nothing is counted anyway). */
+	if (!api->measuring(w->t))
+		return 1;
+	*claimed = 1;
+	if (api->claim(w->t, 1) == 0)
+		w->stopping = 1;
+	return !w->stopping;
+}
+
+/* Should an I/O that completed now be counted? One issued during warmup
+   takes its event now if the window has opened; with the budget spent it
+   is left out, and this thread stops issuing. */
+static int io_counts(struct io_thread *w, unsigned char claimed)
+{
+	if (claimed || !w->api->measuring(w->t) || w->api->claim(w->t, 1) == 1)
+		return 1;
+	w->stopping = 1;
+	return 0;
 }
 
 static inline uint64_t io_rand(struct io_thread *w)
@@ -124,10 +148,10 @@ static int io_done(struct io_thread *w, int op, const unsigned char *buf, uint64
 	if (res != (int64_t)s->block_size) {
 		const char *kind = res < 0 ? io_errkind((int)-res) : "short";
 		w->api->record_error(w->t, (unsigned)op, kind);
-		io_fail(w, "%s of %llu bytes at offset %llu of \"%s\" failed: %s",
-				  op == IO_OP_READ ? "read" : "write", (unsigned long long)s->block_size,
-				  (unsigned long long)off, s->files[s->per_thread ? w->idx : 0],
-				  res < 0 ? strerror((int)-res) : "short transfer");
+		io_error(s, w->t, NULL, NULL, "%s of %llu bytes at offset %llu of \"%s\" failed: %s",
+			 op == IO_OP_READ ? "read" : "write", (unsigned long long)s->block_size,
+			 (unsigned long long)off, s->files[s->per_thread ? w->idx : 0],
+			 res < 0 ? strerror((int)-res) : "short transfer");
 		return -1;
 	}
 	if (op == IO_OP_READ && s->verify) {
@@ -150,7 +174,7 @@ static int io_sync(struct io_thread *w)
 	uint64_t t0 = w->api->now_ns();
 	if (fsync(w->fd) != 0) {
 		w->api->record_error(w->t, IO_OP_FSYNC, io_errkind(errno));
-		io_fail(w, "fsync failed: %s", strerror(errno));
+		io_error(w->s, w->t, NULL, NULL, "fsync failed: %s", strerror(errno));
 		return -1;
 	}
 	w->api->record(w->t, IO_OP_FSYNC, w->api->now_ns() - t0, 0);
@@ -165,8 +189,9 @@ static int io_psync_run(struct io_thread *w)
 {
 	const bench_host_api_v1 *api = w->api;
 	uint64_t bs = w->s->block_size, off;
+	unsigned char claimed;
 
-	while (!api->should_stop(w->t)) {
+	while (io_more(w, &claimed)) {
 		if (w->sync_due && io_sync(w) != 0)
 			return BENCH_ERR;
 		int op = io_next(w, &off);
@@ -176,6 +201,8 @@ static int io_psync_run(struct io_thread *w)
 		ssize_t r = op == IO_OP_READ ? pread(w->fd, w->bufs, bs, (off_t)off)
 					     : pwrite(w->fd, w->bufs, bs, (off_t)off);
 		uint64_t t1 = api->now_ns();
+		if (!io_counts(w, claimed))
+			break;
 		if (io_done(w, op, w->bufs, off, r < 0 ? -errno : r, t1 - t0) != 0)
 			return BENCH_ERR;
 	}
@@ -183,19 +210,6 @@ static int io_psync_run(struct io_thread *w)
 }
 
 /* ----------------------------------------------------------------- libaio */
-
-/* slat is kept by the module, so it needs the host's word on whether the
-   measured window is open (measuring(), ABI 1.0 hosts may lack it: then
-   warmup submissions are counted too). */
-static int io_measuring(struct io_thread *w)
-{
-	const bench_host_api_v1 *api = w->api;
-
-	if (api->struct_size < offsetof(bench_host_api_v1, measuring) + sizeof(api->measuring) ||
-	    !api->measuring)
-		return 1;
-	return api->measuring(w->t);
-}
 
 static void io_prep(struct io_thread *w, unsigned i)
 {
@@ -230,15 +244,13 @@ static int io_submit_all(struct io_thread *w, struct iocb **b, unsigned n)
 			continue;
 		}
 		if (r < 0) {
-			io_fail(w, "io_submit failed: %s", strerror(-r));
+			io_error(w->s, w->t, NULL, NULL, "io_submit failed: %s", strerror(-r));
 			return -1;
 		}
-		int keep = io_measuring(w);
 		for (int k = 0; k < r; k++) {
 			unsigned i = (unsigned)(b[k] - w->cbs);
 			int op = b[k]->aio_lio_opcode == IO_CMD_PWRITE ? IO_OP_WRITE : IO_OP_READ;
-			if (keep)
-				io_hist_add(&w->slat[op], t1 - t0);
+			api->record_dist(w->t, w->s->slat_id[op], t1 - t0);
 			w->issued[i] = t1;
 		}
 		w->inflight += (unsigned)r;
@@ -251,20 +263,11 @@ static int io_submit_all(struct io_thread *w, struct iocb **b, unsigned n)
 	return (int)n;
 }
 
-/* May this thread issue one more I/O? Asked once per I/O, because with an
-   events limit every should_stop() == 0 takes one event from the budget. */
-static int io_more(struct io_thread *w)
-{
-	if (!w->stopping && w->api->should_stop(w->t))
-		w->stopping = 1;
-	return !w->stopping;
-}
-
 /* Takes slot i back into service (prepared into w->batch at *nq), or parks
    it while an fsync is due or the run is ending. */
 static void io_refill(struct io_thread *w, unsigned i, unsigned *nq)
 {
-	if (w->sync_due || !io_more(w)) {
+	if (w->sync_due || !io_more(w, &w->claimed[i])) {
 		w->idle[w->nidle++] = i;
 		return;
 	}
@@ -285,12 +288,14 @@ static int io_reap(struct io_thread *w, unsigned min, unsigned nq)
 		max = min;
 	int r = io_getevents(w->actx, (long)min, (long)max, w->ev, &ts);
 	if (r < 0 && r != -EINTR) {
-		io_fail(w, "io_getevents failed: %s", strerror(-r));
+		io_error(w->s, w->t, NULL, NULL, "io_getevents failed: %s", strerror(-r));
 		return -1;
 	}
 	uint64_t now = w->api->now_ns();
 	if (r <= 0) {
-		io_more(w);	/* nothing finished: still notice the stop */
+		/* Nothing finished: still notice the stop (without a claim). */
+		if (w->api->stopping(w->t))
+			w->stopping = 1;
 		return (int)nq;
 	}
 	w->inflight -= (unsigned)r;
@@ -299,7 +304,8 @@ static int io_reap(struct io_thread *w, unsigned min, unsigned nq)
 		unsigned i = (unsigned)(cb - w->cbs);
 		int op = cb->aio_lio_opcode == IO_CMD_PWRITE ? IO_OP_WRITE : IO_OP_READ;
 		int64_t res = (int64_t)(long)w->ev[k].res;
-		if (io_done(w, op, cb->u.c.buf, (uint64_t)cb->u.c.offset, res, now - w->issued[i]) != 0)
+		if (io_counts(w, w->claimed[i]) &&
+		    io_done(w, op, cb->u.c.buf, (uint64_t)cb->u.c.offset, res, now - w->issued[i]) != 0)
 			return -1;
 		io_refill(w, i, &nq);
 	}
@@ -381,8 +387,9 @@ static int io_thread_alloc(struct io_thread *w)
 	w->batch = calloc(2 * n, sizeof(*w->batch));
 	w->ev = calloc(n, sizeof(*w->ev));
 	w->issued = calloc(n, sizeof(*w->issued));
+	w->claimed = calloc(n, sizeof(*w->claimed));
 	w->idle = calloc(n, sizeof(*w->idle));
-	return w->cbs && w->batch && w->ev && w->issued && w->idle ? 0 : -1;
+	return w->cbs && w->batch && w->ev && w->issued && w->claimed && w->idle ? 0 : -1;
 }
 
 static int io_thread_open(struct io_thread *w)
@@ -395,10 +402,10 @@ static int io_thread_open(struct io_thread *w)
 
 	w->fd = open(name, flags);
 	if (w->fd < 0) {
-		w->api->set_error(s->ctx, "cannot open \"%s\"%s: %s%s", name,
-				  s->direct ? " with O_DIRECT" : "", strerror(errno),
-				  s->direct && errno == EINVAL ? ". Hint: the file system does "
-				  "not support direct I/O; set direct = false" : "");
+		int err = errno;
+		io_error(s, w->t, NULL, s->direct && err == EINVAL ? "the file system does not "
+			 "support direct I/O; set direct = false" : NULL, "cannot open \"%s\"%s: %s",
+			 name, s->direct ? " with O_DIRECT" : "", strerror(err));
 		return -1;
 	}
 	return 0;
@@ -415,7 +422,6 @@ static int io_thread_setup(struct io_state *s, bench_thread *t, struct io_thread
 	w->idx = api->thread_index(t);
 	if (w->idx >= s->threads)
 		return api->set_error(s->ctx, "thread index %u out of range", w->idx), BENCH_ERR;
-	w->slat = &s->slat[2 * w->idx];
 	w->rng = (s->seed ^ ((uint64_t)(w->idx + 1) * 0x9e3779b97f4a7c15ull)) | 1;
 	w->depth = s->engine == IO_ENGINE_LIBAIO ? s->iodepth : 1;
 	/* Threads sharing one file start their sequential streams spread out. */
@@ -431,9 +437,9 @@ static int io_thread_setup(struct io_state *s, bench_thread *t, struct io_thread
 		int r = io_setup((int)w->depth, &w->actx);
 		if (r < 0) {
 			w->actx = 0;
-			api->set_error(s->ctx, "io_setup(%u) failed: %s%s", w->depth, strerror(-r),
-				       r == -EAGAIN ? ". Hint: threads x iodepth exceeds the "
-				       "kernel's limit; raise it with sysctl fs.aio-max-nr" : "");
+			io_error(s, t, NULL, r == -EAGAIN ? "threads x iodepth exceeds the kernel's "
+				 "limit; raise it with sysctl fs.aio-max-nr" : NULL,
+				 "io_setup(%u) failed: %s", w->depth, strerror(-r));
 			return BENCH_ERR;
 		}
 	}
@@ -480,6 +486,7 @@ void io_thread_done(void *tstate)
 	free(w->batch);
 	free(w->ev);
 	free(w->issued);
+	free(w->claimed);
 	free(w->idle);
 	free(w);
 }

@@ -1,5 +1,5 @@
 /*
- * Block stamps for verify = true, and the submission-latency histogram.
+ * Block stamps for verify = true, and short names for errno values.
  *
  * Every 512-byte sector written with verify on carries its own file offset, a
  * write generation, pseudo-random filler derived from both, and a checksum
@@ -79,75 +79,6 @@ uint64_t io_check(const unsigned char *buf, uint64_t len, uint64_t off)
 			return off + i;
 	}
 	return UINT64_MAX;
-}
-
-/*
- * Histogram buckets: values below 128 ns are exact; above, each power of two
- * is split into 64 linear steps, so a bucket's midpoint is within 1/128 of any
- * value in it. Values beyond 2^42 ns (73 minutes) share the last bucket.
- */
-static unsigned io_hist_index(uint64_t v)
-{
-	if (v < 128)
-		return (unsigned)v;
-	unsigned msb = 63u - (unsigned)__builtin_clzll(v);
-	if (msb > 42)
-		return IO_HIST_BUCKETS - 1;
-	unsigned m = (unsigned)(v >> (msb - 6)) - 64u;
-	return 128u + (msb - 7u) * 64u + m;
-}
-
-static uint64_t io_hist_mid(unsigned idx)
-{
-	if (idx < 128)
-		return idx;
-	unsigned msb = (idx - 128u) / 64u + 7u, m = (idx - 128u) % 64u + 64u;
-	uint64_t lo = (uint64_t)m << (msb - 6), width = 1ull << (msb - 6);
-	return lo + width / 2;
-}
-
-void io_hist_add(struct io_hist *h, uint64_t v)
-{
-	if (h->count == 0 || v < h->min)
-		h->min = v;
-	if (v > h->max)
-		h->max = v;
-	h->count++;
-	h->sum += v;
-	h->b[io_hist_index(v)]++;
-}
-
-void io_hist_merge(struct io_hist *dst, const struct io_hist *src)
-{
-	if (!src->count)
-		return;
-	if (dst->count == 0 || src->min < dst->min)
-		dst->min = src->min;
-	if (src->max > dst->max)
-		dst->max = src->max;
-	dst->count += src->count;
-	dst->sum += src->sum;
-	for (unsigned i = 0; i < IO_HIST_BUCKETS; i++)
-		dst->b[i] += src->b[i];
-}
-
-/* The value at percentile pct, kept inside [min, max]. */
-uint64_t io_hist_pct(const struct io_hist *h, double pct)
-{
-	if (!h->count)
-		return 0;
-	uint64_t rank = (uint64_t)(pct / 100.0 * (double)h->count + 0.999999);
-	if (rank < 1)
-		rank = 1;
-	uint64_t seen = 0, v = h->max;
-	for (unsigned i = 0; i < IO_HIST_BUCKETS; i++) {
-		seen += h->b[i];
-		if (seen >= rank) {
-			v = io_hist_mid(i);
-			break;
-		}
-	}
-	return v < h->min ? h->min : v > h->max ? h->max : v;
 }
 
 /* A short static name for an errno, for record_error()'s kind. */

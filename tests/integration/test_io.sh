@@ -30,6 +30,13 @@ expect_py "completion latency percentiles present and ordered" "$T/rr.json" \
 	"0 < d['cases'][0]['ops']['read']['latency_ns']['p50'] <= d['cases'][0]['ops']['read']['latency_ns']['p99']"
 expect_py "submission latency reported (read_slat_p50_ns)" "$T/rr.json" \
 	"d['cases'][0]['metrics']['read_slat_p50_ns']['value'] > 0"
+# slat is the host's distribution "slat": the metrics are its figures, and it
+# covers the measured window like clat (counts differ by at most the I/Os in
+# flight at either edge: iodepth 16).
+expect_py "slat metrics = the host's ops.*.dists.slat (p50, p99, mean), read and write" "$T/rr.json" \
+	"all((lambda c, l: c['metrics'][o + '_slat_p50_ns']['value'] == l['p50'] and c['metrics'][o + '_slat_p99_ns']['value'] == l['p99'] and abs(c['metrics'][o + '_slat_mean_ns']['value'] - l['mean']) <= 1e-6 * l['mean'])(d['cases'][0], d['cases'][0]['ops'][o]['dists']['slat']['latency_ns']) for o in ('read', 'write'))"
+expect_py "slat counted in the measured window only (count ~ ops count, +-16)" "$T/rr.json" \
+	"all(abs(d['cases'][0]['ops'][o]['dists']['slat']['count'] - d['cases'][0]['ops'][o]['count']) <= 16 for o in ('read', 'write'))"
 expect_py "fs_type and mount_options recorded" "$T/rr.json" \
 	"d['cases'][0]['info']['fs_type'] not in ('', 'tmpfs') and 'mount_options' in d['cases'][0]['info']"
 check "data files removed after the run" test -z "$(ls "$D")"
@@ -58,6 +65,15 @@ run_bc "$T/ev" run io -q --force --report-interval 0 --time 0 --warmup 0 --event
 expect_rc "libaio run with --events" 0
 expect_py "--events 3000: exactly 3000 reads recorded" "$T/ev.json" \
 	"d['cases'][0]['ops']['read']['count'] == 3000"
+run_bc "$T/ev2" run io -q --force --report-interval 0 --time 0 --warmup 0.2 --events 5001 $COMMON \
+	--threads 2 rw=randrw -o "$T/ev2.json"
+expect_rc "2 libaio threads, randrw, warmup, --events" 0
+expect_py "--events 5001 over 2 threads after a warmup: reads + writes = 5001" "$T/ev2.json" \
+	"d['cases'][0]['ops']['read']['count'] + d['cases'][0]['ops']['write']['count'] == 5001"
+run_bc "$T/ev3" run io -q --force --report-interval 0 --time 0 --warmup 0.2 --events 777 $COMMON \
+	engine=psync rw=randread -o "$T/ev3.json"
+expect_py "psync, warmup, --events 777: exactly 777 reads, no slat distribution" "$T/ev3.json" \
+	"d['cases'][0]['ops']['read']['count'] == 777 and 'dists' not in d['cases'][0]['ops']['read'] and 'read_slat_p50_ns' not in d['cases'][0]['metrics']"
 
 # --- psync, sequential, fsync_every ----------------------------------------
 run_bc "$T/ps" run io $S $COMMON engine=psync rw=write block_size=100K fsync_every=8 \
@@ -96,6 +112,22 @@ expect_py "the bad block is counted as a verify error" "$T/vc.json" \
 run_bc "$T/cl" run io $S --time 0.3 $COMMON files=shared rw=randread -o "$T/cl.json"
 check "without keep the kept file is removed at the end" test ! -e "$D/benchcore-io.0.dat"
 
+# --- a worker that fails mid-run fails the case, naming its thread -----------
+# The file shrinks under a running read: O_DIRECT reads past the end come back
+# short. (Cut to 4 KiB, the file has no trailer left: removed by hand.)
+mkdir "$D/tr"
+run_bc "$T/tr0" run io $S --time 0.3 path="$D/tr" file_size=8M files=shared --keep
+"$BC" run io -q --force --time 20 --warmup 0 --report-interval 0 path="$D/tr/benchcore-io.0.dat" \
+	file_size=8M rw=randread -o "$T/tr.json" >"$T/tr.out" 2>"$T/tr.err" </dev/null &
+pid=$!
+sleep 1; truncate -s 4096 "$D/tr/benchcore-io.0.dat"; wait "$pid"; RC=$?
+expect_rc "a read that comes back short fails the case" 1
+expect_py "reason: thread_run: thread 0: the failed read, from the host's error()" "$T/tr.json" \
+	"(lambda c: c['status'] == 'failed' and c['reason'].startswith('thread_run: thread 0: read of 4096 bytes at offset ') and c['reason'].endswith('failed: short transfer') and c['error']['thread'] == 0)(d['cases'][0])"
+expect_py "the failing case ended at once, not after --time 20" "$T/tr.json" \
+	"d['cases'][0]['duration_s'] < 10"
+rm -rf "$D/tr"
+
 # --- Ctrl-C: during the layout and during the measurement ------------------
 ctrl_c() {	# name, seconds before SIGINT, args...
 	local n=$1 after=$2; shift 2
@@ -117,6 +149,10 @@ run_bc "$T/ff" run io $S $COMMON rw=randwrite -o "$T/ff.json"
 expect_rc "foreign file at the target name: case fails" 1
 expect_grep "refusal names the file and says why" "$T/ff.out" \
 	"benchcore-io\.0\.dat.*not created by benchcore"
+expect_py "refusal: the promise as error.detail, the remedy as error.hint" "$T/ff.json" \
+	"(lambda e: 'never writes, truncates or removes' in e['detail'] and e['hint'].startswith('move the file away') and 'Hint' not in d['cases'][0]['reason'])(d['cases'][0]['error'])"
+expect_grep "text output prints the detail on its own line" "$T/ff.out" "^ *detail: benchcore never writes"
+expect_grep "text output prints the hint on its own line" "$T/ff.out" "^ *hint: move the file away"
 check "foreign file unchanged (checksum, mtime)" test "$(sha256sum < "$D/benchcore-io.0.dat") $(stat -c %Y "$D/benchcore-io.0.dat")" = "$sum0 $m0"
 run_bc "$T/fp" run io $S path="$D/benchcore-io.0.dat" file_size=8M rw=randwrite -o "$T/fp.json"
 expect_rc "path = a foreign regular file: case fails" 1
@@ -133,8 +169,10 @@ rm -f "$D/benchcore-io.0.dat"
 if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ]; then
 	run_bc "$T/tf" run io $S path=/dev/shm file_size=1M -o "$T/tf.json"
 	expect_rc "tmpfs + direct: case fails" 1
-	expect_grep "tmpfs: clear message with the remedy" "$T/tf.out" \
-		"direct I/O is not supported.*tmpfs.*direct = false"
+	expect_grep "tmpfs: clear message" "$T/tf.out" "reason: init: direct I/O is not supported.*tmpfs"
+	expect_grep "tmpfs: the remedy as a hint line" "$T/tf.out" "^ *hint: set direct = false"
+	expect_py "tmpfs: error.hint in the JSON, not pasted into the reason" "$T/tf.json" \
+		"'direct = false' in d['cases'][0]['error']['hint'] and 'direct = false' not in d['cases'][0]['reason']"
 	expect_no_grep "tmpfs: no raw EINVAL" "$T/tf.out" "Invalid argument"
 	M=$(mktemp -d /dev/shm/bc-io-test.XXXXXX)
 	run_bc "$T/tb" run io $S path="$M" file_size=1M direct=false -o "$T/tb.json"
@@ -148,10 +186,13 @@ dev=$(awk '$5 == "/" { for (i = 7; $i != "-"; i++); print $(i + 2) }' /proc/self
 if [ -b "$dev" ]; then
 	run_bc "$T/bd" run io $S path="$dev" -o "$T/bd.json"
 	expect_rc "block device without allow_device: case fails" 1
-	expect_grep "device refusal names allow_device" "$T/bd.out" "block device.*allow_device = true"
+	expect_grep "device refusal" "$T/bd.out" "reason: init: refusing to use block device"
+	expect_grep "device refusal: hint names allow_device" "$T/bd.out" "^ *hint: set allow_device = true"
 	run_bc "$T/bm" run io $S path="$dev" allow_device=true -o "$T/bm.json"
 	expect_rc "mounted block device with allow_device: case fails" 1
 	expect_grep "mounted device refused always" "$T/bm.out" "is mounted at"
+	expect_py "mounted device: hint names a directory under the mount point" "$T/bm.json" \
+		"d['cases'][0]['error']['hint'].startswith('set path to a directory under')"
 else
 	pass "block device tests skipped: no block device behind /"
 fi
@@ -172,4 +213,6 @@ run_bc "$T/big" run io path=$D file_size=1000T --time 0.2 --warmup 0 -q -o "$T/b
 expect_rc "too big for the disk: a skip, not a failure" 0
 expect_py "too big for the disk: skipped, says how much is needed and free" "$T/big.json" \
 	'd["cases"][0]["status"]=="skipped" and "not enough free space" in d["cases"][0]["reason"] and "MiB are available" in d["cases"][0]["reason"]'
+expect_py "too big for the disk: error.hint says to lower file_size" "$T/big.json" \
+	'd["cases"][0]["error"]["hint"] == "lower file_size"'
 check "too big for the disk: no file created" test -z "$(ls $D | grep benchcore-io)"

@@ -89,13 +89,18 @@ expect_grep "the last progress line reports completion" $T/pp.err '\[ prepare \]
 expect_py "the case records what prepare did and how long it took" $T/pp.json \
  "(lambda p: p['done']==30 and p['total']==30 and p['unit']=='units' and p['seconds']>=0.3)(d['cases'][0]['prepare'])"
 
-# --- a busy machine: a CPU hog beside a cpu case is seen and warned about
+# --- a busy machine: a CPU hog beside a cpu case is seen, warned about, and
+# compare calls the verdict suspect instead of a clean loss
+run_bc $T/base run cpu max_prime=2000 --threads 1 --time 0.3 --warmup 0 --repeat 5 --label quiet -q -o $T/base.json
 hogs=()
-for i in 1 2; do timeout 30 sh -c 'while :; do :; done' & hogs+=($!); done
-run_bc $T/busy run cpu --threads 1 --time 2 --warmup 0 -o $T/busy.json
+for i in 1 2; do timeout 60 sh -c 'while :; do :; done' & hogs+=($!); done
+run_bc $T/busy run cpu max_prime=2000 --threads 1 --time 0.3 --warmup 0 --repeat 5 --label busy -o $T/busy.json
 kill "${hogs[@]}" 2>/dev/null; wait "${hogs[@]}" 2>/dev/null
+run_bc $T/cmpbusy compare $T/base.json $T/busy.json --json
+expect_py "compare marks the busy side's headline verdict suspect, not a win or loss" $T/cmpbusy.out \
+ "all(r['verdict'] in ('suspect', 'tie', 'inconclusive') and r['busy'] for r in d['comparisons'][0]['rows'] if r['metric'] == 'events_per_sec') and d['comparisons'][0]['summary']['headline']['losses'] == 0"
 expect_py "other processes' CPU share is measured (two hogs on two CPUs: >= 25%)" $T/busy.json \
- "d['cases'][0]['cpu']['other_pct'] >= 25"
+ "all(c['cpu']['other_pct'] >= 25 for c in d['cases'])"
 expect_grep "a busy machine is warned about" $T/busy.err 'warning: other processes used [0-9.]+% of the machine.s CPU time during the measured window'
 expect_py "the warning is kept in the case" $T/busy.json \
  "any('other processes used' in w for w in d['cases'][0].get('warnings', []))"

@@ -33,7 +33,7 @@ static const char *const ev_data_options[] = { "prepare_units", NULL };
 static const bench_threshold_v1 ev_thresholds[] = { { "requests_per_sec", 3 }, { 0 } };
 
 #define EV_MAX_TESTS 300
-static char ev_kind_names[64][8];	/* static: record_error keeps the pointer */
+static char ev_kind_names[64][16];	/* static: record_error keeps the pointer */
 
 typedef struct ev_state {
 	const bench_host_api_v1 *api;

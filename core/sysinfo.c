@@ -20,6 +20,7 @@
 #include <cpuid.h>
 #endif
 #include "sysinfo.h"
+#include "util.h"
 
 #ifndef BC_BUILD_CFLAGS
 #define BC_BUILD_CFLAGS "unknown"
@@ -449,22 +450,6 @@ static void io_target(json_t *h, const char *io_path)
 	json_object_set_new(h, "io", io);
 }
 
-/* "32K", "508M": exact when the size is a whole number of units. */
-static void fmt_bytes(uint64_t v, char *buf, size_t len)
-{
-	static const char units[] = "KMGT";
-	int u = -1;
-
-	while (v >= 1024 && v % 1024 == 0 && u < 3) {
-		v /= 1024;
-		u++;
-	}
-	if (u < 0)
-		snprintf(buf, len, "%llu", (unsigned long long)v);
-	else
-		snprintf(buf, len, "%llu%c", (unsigned long long)v, units[u]);
-}
-
 /* "caches": {"L1d": {bytes, source}, "L1i", "L2", "L3"}: every level some
    source describes. A level whose size is unknown has source "unknown";
    an implausible figure is kept as rejected_bytes / rejected_source. */
@@ -515,7 +500,7 @@ static void cache_warning(json_t *h, json_t *w)
 	if (json_object_get(llc, "bytes"))
 		return;
 	if (json_object_get(llc, "rejected_bytes")) {
-		fmt_bytes((uint64_t)json_integer_value(json_object_get(llc, "rejected_bytes")), sz,
+		bc_format_size((uint64_t)json_integer_value(json_object_get(llc, "rejected_bytes")), sz,
 			  sizeof(sz));
 		snprintf(buf, sizeof(buf), "%s size unknown: %s says %s, implausible for this "
 			 "machine (a hypervisor's figure); mem cannot tell when a buffer fits in it",
@@ -600,13 +585,13 @@ static void print_caches(json_t *o)
 		printf("%s%s ", first ? "" : ", ", k);
 		first = 0;
 		if (b) {
-			fmt_bytes((uint64_t)json_integer_value(b), sz, sizeof(sz));
+			bc_format_size((uint64_t)json_integer_value(b), sz, sizeof(sz));
 			printf("%s (%s)", sz, json_string_value(json_object_get(e, "source")));
 		} else {
 			fputs("unknown", stdout);
 		}
 		if (r) {
-			fmt_bytes((uint64_t)json_integer_value(r), sz, sizeof(sz));
+			bc_format_size((uint64_t)json_integer_value(r), sz, sizeof(sz));
 			printf(" [%s said %s: implausible]", json_string_value(json_object_get(e,
 			       "rejected_source")), sz);
 		}

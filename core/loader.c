@@ -123,7 +123,8 @@ static int check_contents(const char *path, bc_module *m, bc_err *e)
 	for (const bench_option_v1 *o = d->options; o && o->name; o++) {
 		bc_val v;
 		if (!valid_name(o->name) || o->type < BENCH_OPT_BOOL || o->type > BENCH_OPT_ENUM ||
-		    (o->type == BENCH_OPT_ENUM && (!o->choices || !o->choices[0]))) {
+		    (o->type == BENCH_OPT_ENUM && (!o->choices || !o->choices[0])) ||
+		    ((o->flags & BENCH_OPT_LIST) && o->type != BENCH_OPT_STRING)) {
 			bc_err_set(e, "invalid module \"%s\": option \"%s\" has a bad name, type or choices",
 				   path, o->name);
 			return -1;

@@ -449,6 +449,11 @@ static void option_line(FILE *f, const bench_option_v1 *o, int md)
 	if (o->type == BENCH_OPT_ENUM) {
 		bc_choices_text(o, ch, sizeof(ch));
 		snprintf(extra, sizeof(extra), " Choices: %s.", ch);
+	} else if (o->flags & BENCH_OPT_LIST) {
+		if (o->choices)
+			bc_choices_text(o, ch, sizeof(ch));
+		snprintf(extra, sizeof(extra), " A list (a,b,c), not a sweep%s%s.", o->choices ? "; items: " : "",
+			 o->choices ? ch : "");
 	} else if (o->min < o->max) {
 		if (o->type == BENCH_OPT_SIZE) {
 			char a[32], b[32];

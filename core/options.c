@@ -54,6 +54,60 @@ int bc_val_check(const bench_option_v1 *o, const bc_val *v, char *err, size_t n)
 	return 0;
 }
 
+/* A list-valued STRING option (BENCH_OPT_LIST): items separated by ",",
+   blanks around them dropped, each checked against choices[] when there are
+   some (case-insensitively; kept in the choices' spelling). */
+static int list_parse(const bench_option_v1 *o, const char *text, bc_val *v, char *err, size_t n)
+{
+	char buf[1024];
+	char **items = bc_split(text, ',');
+	size_t len = 0, cap = strlen(text) + 1;
+	char *out = bc_xcalloc(cap, 1);
+	int rc = 0;
+	for (size_t i = 0; items[i] && !rc; i++) {
+		char *it = items[i];
+		while (*it == ' ' || *it == '\t')
+			it++;
+		size_t l = strlen(it);
+		while (l && (it[l - 1] == ' ' || it[l - 1] == '\t'))
+			it[--l] = '\0';
+		const char *word = it;
+		if (!l) {
+			snprintf(err, n, "empty item in the list \"%s\"", text);
+			rc = -1;
+			break;
+		}
+		if (o->choices) {
+			word = NULL;
+			for (const char *const *c = o->choices; *c && !word; c++)
+				if (!strcasecmp(*c, it))
+					word = *c;
+			if (!word) {
+				bc_choices_text(o, buf, sizeof(buf));
+				snprintf(err, n, "invalid item \"%s\": valid choices are %s", it, buf);
+				rc = -1;
+				break;
+			}
+		}
+		if (len + strlen(word) + 2 > cap) {
+			cap = (len + strlen(word) + 2) * 2;
+			out = realloc(out, cap);
+		}
+		len += (size_t)sprintf(out + len, "%s%s", len ? "," : "", word);
+	}
+	if (!rc && !len) {
+		snprintf(err, n, "the list is empty");
+		rc = -1;
+	}
+	bc_strv_free(items);
+	if (rc) {
+		free(out);
+		return -1;
+	}
+	v->s = out;
+	return 0;
+}
+
 int bc_val_parse(const bench_option_v1 *o, const char *text, bc_val *v, char *err, size_t n)
 {
 	char buf[1024];
@@ -95,6 +149,8 @@ int bc_val_parse(const bench_option_v1 *o, const char *text, bc_val *v, char *er
 		}
 		break;
 	case BENCH_OPT_STRING:
+		if (o->flags & BENCH_OPT_LIST)
+			return list_parse(o, text, v, err, n);
 		v->s = bc_xstrdup(text);
 		return 0;
 	case BENCH_OPT_ENUM:

@@ -116,6 +116,14 @@ int bc_plan_module(const bc_modconf *mc, const bc_module *m, bc_modplan *p, bc_e
 			goto fail;
 		}
 		size_t i = (size_t)(o - m->desc.options), n = bc_strv_len(gv->texts);
+		char *joined[2] = { NULL, NULL };
+		char **texts = gv->texts;
+		if (n > 1 && (o->flags & BENCH_OPT_LIST)) {
+			/* a list option's list is its one value, not a sweep */
+			joined[0] = bc_strv_join(gv->texts, ",");
+			texts = joined;
+			n = 1;
+		}
 		if (n > 1 && (o->flags & BENCH_OPT_NOSWEEP)) {
 			bc_err_set(e, "%s: option \"%s\" of module \"%s\" cannot be swept", gv->where, o->name, m->desc.name);
 			bc_err_detail(e, "Give one value, not a list.");
@@ -127,7 +135,8 @@ int bc_plan_module(const bc_modconf *mc, const bc_module *m, bc_modplan *p, bc_e
 		p->vals[i] = bc_xcalloc(n, sizeof(bc_val));
 		p->nvals[i] = 0;
 		for (size_t j = 0; j < n; j++) {
-			if (bc_val_parse(o, gv->texts[j], &p->vals[i][j], err, sizeof(err))) {
+			if (bc_val_parse(o, texts[j], &p->vals[i][j], err, sizeof(err))) {
+				free(joined[0]);
 				bc_err_set(e, "%s: module \"%s\", option \"%s\" (%s): %s", gv->where, m->desc.name,
 					   o->name, bc_opt_type_name(o->type),
 					   (o->flags & BENCH_OPT_SECRET) ? "invalid value" : err);
@@ -136,6 +145,7 @@ int bc_plan_module(const bc_modconf *mc, const bc_module *m, bc_modplan *p, bc_e
 			}
 			p->nvals[i]++;
 		}
+		free(joined[0]);
 	}
 	if (p->run.time_s <= 0 && p->run.events == 0) {
 		bc_err_set(e, "%s: module \"%s\": time = 0 and no events limit: the cases would never end",

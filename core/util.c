@@ -127,6 +127,17 @@ int bc_parse_int64(const char *s, int64_t *out)
 	return 0;
 }
 
+char *bc_strv_join(char *const *v, const char *sep)
+{
+	size_t len = 1;
+	for (size_t i = 0; v && v[i]; i++)
+		len += strlen(v[i]) + strlen(sep);
+	char *out = bc_xcalloc(len, 1), *p = out;
+	for (size_t i = 0; v && v[i]; i++)
+		p += sprintf(p, "%s%s", i ? sep : "", v[i]);
+	return out;
+}
+
 char **bc_split(const char *s, char sep)
 {
 	size_t n = 1, k = 0;

@@ -43,6 +43,8 @@ int bc_parse_int64(const char *s, int64_t *out);
 
 /* Comma-separated list split into a NULL-terminated, malloc'd vector (free with bc_strv_free). */
 char **bc_split(const char *s, char sep);
+/* The strings of a NULL-terminated vector joined by sep (malloc'd). */
+char *bc_strv_join(char *const *v, const char *sep);
 void bc_strv_free(char **v);
 size_t bc_strv_len(char *const *v);
 

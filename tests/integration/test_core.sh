@@ -7,7 +7,7 @@ MP="--module-path $TESTMODS"
 # --- CLI basics
 run_bc $T/v --version
 expect_rc "--version" 0
-expect_grep "--version names the ABI" $T/v.out 'module ABI 1\.1'
+expect_grep "--version names the ABI" $T/v.out 'module ABI 1\.2'
 run_bc $T/h --help
 expect_grep "--help lists run flags" $T/h.out '--threads 1,2,4'
 # every flag that --help shows for `run` is accepted by `run`
@@ -30,7 +30,7 @@ expect_rc "unknown command" 2
 
 # --- list and help
 run_bc $T/l list
-expect_grep "list shows cpu with ABI 1.1" $T/l.out '^cpu +[^ ]+ +1\.1 '
+expect_grep "list shows cpu with ABI 1.2" $T/l.out '^cpu +[^ ]+ +1\.2 '
 run_bc $T/hc help cpu
 expect_grep "help cpu shows max_prime and its default" $T/hc.out 'max_prime +int +10000'
 run_bc $T/hm help nosuchmodule
@@ -85,6 +85,19 @@ expect_py "recorded latency is what the module said" $T/o.json 'd["cases"][0]["o
 expect_py "errors counted by kind" $T/o.json 'abs(d["cases"][0]["ops"]["set"]["errors"]-d["cases"][0]["ops"]["get"]["count"]/4)<=8 and d["cases"][0]["ops"]["set"]["error_kinds"]["timeout"]==d["cases"][0]["ops"]["set"]["errors"]'
 expect_py "module metric from totals" $T/o.json 'abs(d["cases"][0]["metrics"]["gets_per_sec"]["value"]-d["cases"][0]["ops"]["get"]["per_sec"])<1e-6*d["cases"][0]["ops"]["get"]["per_sec"]'
 expect_py "module info kept" $T/o.json 'd["cases"][0]["info"]["ops_info"]=="present"'
+expect_py "a list option's default reaches the module whole" $T/o.json 'd["cases"][0]["info"]["tags"]=="get,set"'
+
+# --- a list option (BENCH_OPT_LIST) is one value, not a sweep; items checked against choices
+run_bc $T/lo run ops $MP tags=SET,ping_inline,get --time 0.1 --warmup 0 -q -o $T/lo.json
+expect_py "list option on the command line: one case, items in the choices' spelling" $T/lo.json \
+	'len(d["cases"])==1 and d["cases"][0]["info"]["tags"]=="set,PING_INLINE,get"'
+printf 'modules = ( { name = "ops"; time = 0.1; warmup = 0; tags = [ "get", "get" ]; } );\n' >$T/lo.conf
+run_bc $T/lc -c $T/lo.conf $MP -q -o $T/lc.json
+expect_py "list option in site.conf: a [list] is its value (duplicates kept)" $T/lc.json \
+	'len(d["cases"])==1 and d["cases"][0]["info"]["tags"]=="get,get"'
+run_bc $T/lb run ops $MP tags=get,bogus --time 0.1
+expect_rc "a bad list item is a config error" 2
+expect_grep "the bad item and the valid choices are named" $T/lb.err 'invalid item "bogus": valid choices are get, set, PING_INLINE'
 
 # --- open loop: an overloaded system is reported, not aborted; latency counts queueing
 run_bc $T/ol run faulty $MP sleep_us=20000 --rate 200 --arrival fixed --time 1 --warmup 0 -q -o $T/ol.json

@@ -9,6 +9,8 @@ static const char *const ops_classes[] = { "get", "set", NULL };
 static const bench_option_v1 ops_options[] = {
 	{ .name = "bytes", .type = BENCH_OPT_SIZE, .def = "4K", .help = "bytes per get", .min = 0, .max = 1e9 },
 	{ .name = "fail", .type = BENCH_OPT_BOOL, .def = "false", .help = "thread 0 gives up with an error" },
+	{ .name = "tags", .type = BENCH_OPT_STRING, .def = "get,set", .help = "a list option (kept in info.tags)",
+	  .choices = (const char *const[]){ "get", "set", "PING_INLINE", NULL }, .flags = BENCH_OPT_LIST },
 	{ .name = "hang", .type = BENCH_OPT_BOOL, .def = "false", .help = "thread_run loops forever, ignoring should_stop" },
 	{ 0 }
 };
@@ -38,6 +40,7 @@ static int ops_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
 	s->fail = api->opt_bool(ctx, "fail");
 	s->hang = api->opt_bool(ctx, "hang");
 	api->set_info(ctx, "ops_info", "present");
+	api->set_info(ctx, "tags", api->opt_string(ctx, "tags"));
 	*state = s;
 	return BENCH_OK;
 }

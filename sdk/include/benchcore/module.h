@@ -41,7 +41,7 @@ extern "C" {
 
 #define BENCH_MODULE_MAGIC	0x314d4342u	/* "BCM1" little-endian */
 #define BENCH_ABI_MAJOR		1
-#define BENCH_ABI_MINOR		1
+#define BENCH_ABI_MINOR		2
 
 /* Is member of a host API table (or module struct) there? A module built
    against this header may run on an older host: test every 1.1 member before
@@ -72,6 +72,13 @@ typedef enum bench_opt_type {
 /* Option flags. */
 #define BENCH_OPT_SECRET	0x1u	/* never printed, logged or written to results */
 #define BENCH_OPT_NOSWEEP	0x2u	/* may not be given as a list (a sweep) */
+/* ABI 1.2: a STRING option whose value is itself a list (redis: tests). In
+   site.conf a list [ "set", "get" ] or "set,get", on the command line
+   tests=set,get: one value, never a sweep. opt_string() returns the items
+   joined by ","; with choices[] set, every item must be one of them (compared
+   case-insensitively, handed over in the choices' spelling, duplicates kept
+   in order). */
+#define BENCH_OPT_LIST		0x4u
 
 typedef struct bench_option_v1 {
 	const char *name;		/* lower_case key used in site.conf and key=value */
@@ -286,6 +293,27 @@ typedef struct bench_threshold_v1 {
 	double pct;			/* smallest difference worth a verdict, in percent */
 } bench_threshold_v1;
 
+/* ABI 1.2: `benchcore serve` runs the server half of a module that measures
+   against a peer on another machine (net). The host parses serve's flags and
+   config, handles signals and hands over this; the module listens, serves
+   and returns. */
+typedef struct bench_serve_v1 {
+	uint32_t struct_size;		/* sizeof the host's struct */
+	const char *bind;		/* address to listen on (default "127.0.0.1") */
+	int port;			/* TCP port (default: the module's serve_port) */
+	int once;			/* serve one test, then return */
+	unsigned max_clients;		/* tests at once; further clients are told "busy" */
+	double idle_timeout_s;		/* a control connection silent this long is dropped */
+	double max_duration_s;		/* longest test accepted, seconds (0 = no limit) */
+	const char *secret;		/* clients must prove it (HMAC challenge); NULL = none.
+					   Never print or log it. */
+	int stop_fd;			/* readable (and stays so) once serve must stop:
+					   SIGINT, SIGTERM, SIGHUP. Never read or close it. */
+	void (*log)(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+	/* Called once the socket listens, with the port bound (useful with port 0). */
+	void (*listening)(const char *addr, int port);
+} bench_serve_v1;
+
 /* ------------------------------------------------------------- the module */
 
 typedef struct bench_module_v1 {
@@ -341,6 +369,12 @@ typedef struct bench_module_v1 {
 	/* Practical thresholds for compare, per metric; terminated by
 	   metric == NULL; may be NULL (the core's defaults by metric kind). */
 	const bench_threshold_v1 *thresholds;
+
+	/* ------------------------------------------------------ ABI 1.2 ---- */
+	/* The server half for `benchcore serve` (NULL: the module has none).
+	   Returns BENCH_OK after a clean stop, BENCH_ERR after logging why. */
+	int (*serve)(const bench_serve_v1 *args);
+	int serve_port;			/* default port of `benchcore serve` */
 } bench_module_v1;
 
 #define BENCH_MODULE_HEADER \

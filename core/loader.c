@@ -121,7 +121,6 @@ static int check_contents(const char *path, bc_module *m, bc_err *e)
 		}
 	}
 	for (const bench_option_v1 *o = d->options; o && o->name; o++) {
-		bc_val v;
 		if (!valid_name(o->name) || o->type < BENCH_OPT_BOOL || o->type > BENCH_OPT_ENUM ||
 		    (o->type == BENCH_OPT_ENUM && (!o->choices || !o->choices[0])) ||
 		    ((o->flags & BENCH_OPT_LIST) && o->type != BENCH_OPT_STRING)) {
@@ -129,11 +128,20 @@ static int check_contents(const char *path, bc_module *m, bc_err *e)
 				   path, o->name);
 			return -1;
 		}
-		if (bc_val_default(o, &v, err, sizeof(err))) {
+		size_t ndef;
+		bc_val *defs = bc_val_defaults(o, &ndef, err, sizeof(err));
+		if (!defs) {
 			bc_err_set(e, "invalid module \"%s\": default of option \"%s\": %s", path, o->name, err);
 			return -1;
 		}
-		bc_val_free(&v);
+		for (size_t j = 0; j < ndef; j++)
+			bc_val_free(&defs[j]);
+		free(defs);
+		if ((o->flags & BENCH_OPT_SWEEP_DEFAULT) && (o->flags & (BENCH_OPT_NOSWEEP | BENCH_OPT_LIST | BENCH_OPT_SECRET))) {
+			bc_err_set(e, "invalid module \"%s\": option \"%s\" has a sweep as its default but cannot be swept",
+				   path, o->name);
+			return -1;
+		}
 	}
 	for (const bench_metric_v1 *mt = d->metrics; mt && mt->name; mt++)
 		if (!valid_name(mt->name)) {

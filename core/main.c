@@ -465,6 +465,9 @@ static void option_line(FILE *f, const bench_option_v1 *o, int md)
 		}
 	}
 	const char *def = o->def ? o->def : (o->type == BENCH_OPT_ENUM ? o->choices[0] : "");
+	if (o->flags & BENCH_OPT_SWEEP_DEFAULT)
+		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
+			 " The default is a sweep: one case per item.");
 	if (md)
 		fprintf(f, "| `%s` | %s | `%s` | %s%s%s |\n", o->name, bc_opt_type_name(o->type), def,
 			o->help ? o->help : "", extra, (o->flags & BENCH_OPT_NOSWEEP) ? " Not sweepable." : "");

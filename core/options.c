@@ -155,9 +155,9 @@ int bc_val_parse(const bench_option_v1 *o, const char *text, bc_val *v, char *er
 		return 0;
 	case BENCH_OPT_ENUM:
 		for (const char *const *c = o->choices; c && *c; c++)
-			if (!strcmp(*c, text)) {
+			if (!strcasecmp(*c, text)) {	/* kept in the choices' spelling */
 				v->i = c - o->choices;
-				v->s = bc_xstrdup(text);
+				v->s = bc_xstrdup(*c);
 				return 0;
 			}
 		bc_choices_text(o, buf, sizeof(buf));
@@ -167,8 +167,48 @@ int bc_val_parse(const bench_option_v1 *o, const char *text, bc_val *v, char *er
 	return bc_val_check(o, v, err, n);
 }
 
+bc_val *bc_val_defaults(const bench_option_v1 *o, size_t *count, char *err, size_t n)
+{
+	*count = 0;
+	if (!(o->flags & BENCH_OPT_SWEEP_DEFAULT) || !o->def) {
+		bc_val *v = bc_xcalloc(1, sizeof(*v));
+		if (bc_val_default(o, v, err, n)) {
+			free(v);
+			return NULL;
+		}
+		*count = 1;
+		return v;
+	}
+	char **items = bc_split(o->def, ',');
+	size_t k = bc_strv_len(items);
+	bc_val *v = bc_xcalloc(k, sizeof(*v));
+	for (size_t i = 0; i < k; i++) {
+		if (bc_val_parse(o, items[i], &v[i], err, n)) {
+			for (size_t j = 0; j < i; j++)
+				bc_val_free(&v[j]);
+			free(v);
+			bc_strv_free(items);
+			return NULL;
+		}
+	}
+	bc_strv_free(items);
+	*count = k;
+	return v;
+}
+
 int bc_val_default(const bench_option_v1 *o, bc_val *v, char *err, size_t n)
 {
+	if (o->def && (o->flags & BENCH_OPT_SWEEP_DEFAULT)) {
+		size_t k;
+		bc_val *all = bc_val_defaults(o, &k, err, n);
+		if (!all)
+			return -1;
+		*v = all[0];
+		for (size_t j = 1; j < k; j++)
+			bc_val_free(&all[j]);
+		free(all);
+		return 0;
+	}
 	if (o->def)
 		return bc_val_parse(o, o->def, v, err, n);
 	memset(v, 0, sizeof(*v));

@@ -20,6 +20,9 @@ const char *bc_opt_type_name(bench_opt_type t);
 int bc_val_parse(const bench_option_v1 *o, const char *text, bc_val *v, char *err, size_t n);
 /* Default of o (text in the table, or empty/0/false). */
 int bc_val_default(const bench_option_v1 *o, bc_val *v, char *err, size_t n);
+/* Every default value of o: one, or the items of a BENCH_OPT_SWEEP_DEFAULT
+   list. malloc'd array of *count values, or NULL with err set. */
+bc_val *bc_val_defaults(const bench_option_v1 *o, size_t *count, char *err, size_t n);
 int bc_val_check(const bench_option_v1 *o, const bc_val *v, char *err, size_t n);
 void bc_val_copy(bc_val *dst, const bc_val *src);
 void bc_val_free(bc_val *v);

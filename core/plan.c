@@ -156,9 +156,8 @@ int bc_plan_module(const bc_modconf *mc, const bc_module *m, bc_modplan *p, bc_e
 	p->npoints = 1;
 	for (size_t i = 0; i < p->nopts; i++) {
 		if (!p->nvals[i]) {
-			p->vals[i] = bc_xcalloc(1, sizeof(bc_val));
-			bc_val_default(&m->desc.options[i], &p->vals[i][0], err, sizeof(err));
-			p->nvals[i] = 1;
+			/* checked at load: a module's defaults parse */
+			p->vals[i] = bc_val_defaults(&m->desc.options[i], &p->nvals[i], err, sizeof(err));
 		}
 		p->npoints *= p->nvals[i];
 	}

@@ -99,6 +99,17 @@ run_bc $T/lb run ops $MP tags=get,bogus --time 0.1
 expect_rc "a bad list item is a config error" 2
 expect_grep "the bad item and the valid choices are named" $T/lb.err 'invalid item "bogus": valid choices are get, set, PING_INLINE'
 
+# --- a default that is a sweep (BENCH_OPT_SWEEP_DEFAULT): one case per item unless given
+run_bc $T/sd run sweepdef $MP --time 0.05 --warmup 0 -q -o $T/sd.json
+expect_py "a sweep default gives one case per item, in order" $T/sd.json \
+	'[c["info"]["test"] for c in d["cases"]]==["alpha","Beta","gamma"]'
+run_bc $T/sg run sweepdef $MP test=DELTA,beta --time 0.05 --warmup 0 -q -o $T/sg.json
+expect_py "given values replace the default sweep; enum matched case-insensitively, kept as declared" $T/sg.json \
+	'[c["info"]["test"] for c in d["cases"]]==["delta","Beta"]'
+run_bc $T/fl run ops $MP flavour=FANCY --time 0.05 --warmup 0 -q -o $T/fl.json
+expect_py "an enum value in another case is accepted and stored in the choices' spelling" $T/fl.json \
+	'd["cases"][0]["info"]["flavour"]=="Fancy" and d["cases"][0]["params"]["flavour"]=="Fancy"'
+
 # --- open loop: an overloaded system is reported, not aborted; latency counts queueing
 run_bc $T/ol run faulty $MP sleep_us=20000 --rate 200 --arrival fixed --time 1 --warmup 0 -q -o $T/ol.json
 expect_py "open loop overload: case ok" $T/ol.json 'd["cases"][0]["status"]=="ok"'

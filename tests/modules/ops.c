@@ -11,6 +11,8 @@ static const bench_option_v1 ops_options[] = {
 	{ .name = "fail", .type = BENCH_OPT_BOOL, .def = "false", .help = "thread 0 gives up with an error" },
 	{ .name = "tags", .type = BENCH_OPT_STRING, .def = "get,set", .help = "a list option (kept in info.tags)",
 	  .choices = (const char *const[]){ "get", "set", "PING_INLINE", NULL }, .flags = BENCH_OPT_LIST },
+	{ .name = "flavour", .type = BENCH_OPT_ENUM, .def = "plain", .help = "an enum (kept in info.flavour)",
+	  .choices = (const char *const[]){ "plain", "Fancy", NULL } },
 	{ .name = "hang", .type = BENCH_OPT_BOOL, .def = "false", .help = "thread_run loops forever, ignoring should_stop" },
 	{ 0 }
 };
@@ -41,6 +43,7 @@ static int ops_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
 	s->hang = api->opt_bool(ctx, "hang");
 	api->set_info(ctx, "ops_info", "present");
 	api->set_info(ctx, "tags", api->opt_string(ctx, "tags"));
+	api->set_info(ctx, "flavour", api->opt_string(ctx, "flavour"));
 	*state = s;
 	return BENCH_OK;
 }

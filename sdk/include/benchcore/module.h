@@ -79,6 +79,12 @@ typedef enum bench_opt_type {
    case-insensitively, handed over in the choices' spelling, duplicates kept
    in order). */
 #define BENCH_OPT_LIST		0x4u
+/* ABI 1.2: the default is a sweep: def lists values separated by "," and
+   each becomes a point of the matrix unless the user gives the option
+   (redis: tests, one case per test as redis-benchmark's table). Given
+   options replace the whole list. ENUM values (like all ENUM values) are
+   matched case-insensitively and kept in the choices' spelling. */
+#define BENCH_OPT_SWEEP_DEFAULT	0x8u
 
 typedef struct bench_option_v1 {
 	const char *name;		/* lower_case key used in site.conf and key=value */

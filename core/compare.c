@@ -7,6 +7,8 @@
 #include <string.h>
 #include "compare.h"
 
+static json_t *facts_diff(json_t *fa, json_t *fb);
+
 const char *bc_verdict_name(int v)
 {
 	static const char *const names[] = { "win", "loss", "tie", "inconclusive", "suspect" };
@@ -285,7 +287,9 @@ void bc_compare_pair(const bc_results *a, const bc_results *b,
 			out->only_b = push_group(out->only_b, &out->nonly_b, gb);
 	}
 	adjust_and_judge(out);
-	out->host_diff = bc_host_diff(a->host, b->host);
+	/* the machines and what the modules recorded about their libraries,
+	   servers and targets (MODULE.KEY from each case's info) */
+	out->host_diff = facts_diff(bc_facts(a), bc_facts(b));
 }
 
 bc_cmp_item *bc_cmp_items(const bc_cmp *c, size_t *n)
@@ -377,9 +381,17 @@ json_t *bc_host_flatten(json_t *host)
 	return o;
 }
 
-json_t *bc_host_diff(json_t *ha, json_t *hb)
+json_t *bc_facts(const bc_results *r)
 {
-	json_t *fa = bc_host_flatten(ha), *fb = bc_host_flatten(hb), *out = json_array(), *v;
+	json_t *o = bc_host_flatten(r->host);
+	json_object_update_missing(o, r->info);
+	return o;
+}
+
+/* Differences of two flattened fact objects; takes both references. */
+static json_t *facts_diff(json_t *fa, json_t *fb)
+{
+	json_t *out = json_array(), *v;
 	const char *k;
 
 	json_object_foreach(fa, k, v)
@@ -390,6 +402,11 @@ json_t *bc_host_diff(json_t *ha, json_t *hb)
 	json_decref(fa);
 	json_decref(fb);
 	return out;
+}
+
+json_t *bc_host_diff(json_t *ha, json_t *hb)
+{
+	return facts_diff(bc_host_flatten(ha), bc_host_flatten(hb));
 }
 
 static int cmp_point(const void *x, const void *y)

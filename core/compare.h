@@ -125,11 +125,16 @@ void bc_cmp_summary_text(FILE *f, const bc_cmp *c);
 const char *bc_row_test_name(const bc_cmp *c, const bc_cmp_row *r);
 
 /* Differences between two host objects, flattened to dotted names
-   ("libraries.openssl"), leaving out the host name and time-varying fields
+   ("libraries.jansson"), leaving out the host name and time-varying fields
    (current MHz, warnings). New array [{field, a, b}], values as text. */
 json_t *bc_host_diff(json_t *ha, json_t *hb);
 /* The host object flattened to dotted names, values as text (new object). */
 json_t *bc_host_flatten(json_t *host);
+/* What a results file says about its machine: the host object flattened,
+   plus the modules' facts ("MODULE.KEY" from cases' info; first case
+   that recorded each). New object. compare's differences and report's
+   machine table both read this. */
+json_t *bc_facts(const bc_results *r);
 /* 1 for host fields left out of the difference warnings. */
 int bc_host_field_ignored(const char *field);
 

@@ -73,7 +73,7 @@ static double other_pct(const struct bc_cpu_snap *a, const struct bc_cpu_snap *b
 
 /* What the window cost in CPU time, and what the hypervisor took (steal):
    rates divided by wall-clock time fall when a host preempts the guest,
-   rates per CPU second (openssl speed's default) do not. */
+   rates per CPU second (what some reference tools print) do not. */
 static json_t *cpu_json(bc_meas *m, bench_ctx *x, double secs)
 {
 	const struct bc_cpu_snap *a = &m->cpu0, *b = &m->cpu1;

@@ -459,8 +459,7 @@ static void fingerprints(FILE *f, bc_results *res, int n)
 
 	fputs("<h2>Machines</h2>\n<table><tr><th>field</th>", f);
 	for (int i = 0; i < n; i++) {
-		flat[i] = bc_host_flatten(res[i].host);
-		json_object_update_missing(flat[i], res[i].info);
+		flat[i] = bc_facts(&res[i]);
 		json_object_del(flat[i], "warnings");
 		json_object_update_missing(keys, flat[i]);
 		fputs("<th>", f);

@@ -4,7 +4,6 @@
    be read are left out rather than guessed. */
 #include <ctype.h>
 #include <dirent.h>
-#include <dlfcn.h>
 #include <gnu/libc-version.h>
 #include <jansson.h>
 #include <libconfig.h>
@@ -321,58 +320,18 @@ static void os_release(json_t *h)
 	fclose(f);
 }
 
-/* Library versions without linking the libraries: the core must run where
-   they are absent. dlopen with RTLD_LAZY|RTLD_LOCAL, call the version
-   function, copy the string, close. */
-static void dl_version(json_t *libs, const char *name, const char *const *sonames,
-		       const char *sym, int arg)
-{
-	for (int i = 0; sonames[i]; i++) {
-		void *dl = dlopen(sonames[i], RTLD_LAZY | RTLD_LOCAL);
-		if (!dl)
-			continue;
-		void *fn = dlsym(dl, sym);
-		const char *v = NULL;
-		if (fn && arg >= 0)
-			v = ((const char *(*)(int))fn)(arg);
-		else if (fn)
-			v = ((const char *(*)(void))fn)();
-		if (v)
-			set_str(libs, name, v);
-		else if (!fn)
-			set_str(libs, name, sonames[i]);	/* present, version unknown */
-		dlclose(dl);
-		return;
-	}
-}
-
+/* The core's own libraries. A module's libraries and servers (a crypto library,
+   a database client) are the module's to record with set_info(): they
+   land in the case's info, and compare and report show them beside these. */
 static void libraries(json_t *h)
 {
-	static const char *const crypto[] = { "libcrypto.so.3", "libcrypto.so.1.1",
-					      "libcrypto.so.10", "libcrypto.so", NULL };
-	static const char *const maria[] = { "libmariadb.so.3", "libmysqlclient.so.21", NULL };
-	static const char *const hiredis[] = { "libhiredis.so.1.1.0", "libhiredis.so.1.0.0",
-					       "libhiredis.so.0.14", "libhiredis.so.0.13", NULL };
 	json_t *libs = json_object();
 	char buf[64];
 
-	dl_version(libs, "openssl", crypto, "OpenSSL_version", 0);
-	if (!json_object_get(libs, "openssl"))
-		dl_version(libs, "openssl", crypto, "SSLeay_version", 0);
 	json_object_set_new(libs, "jansson", json_string(jansson_version_str()));
 	snprintf(buf, sizeof(buf), "%d.%d.%d", LIBCONFIG_VER_MAJOR, LIBCONFIG_VER_MINOR,
 		 LIBCONFIG_VER_REVISION);
 	json_object_set_new(libs, "libconfig", json_string(buf));
-	dl_version(libs, "mariadb_client", maria, "mysql_get_client_info", -1);
-	/* hiredis has no version function: the soname found is the answer. */
-	for (int i = 0; hiredis[i]; i++) {
-		void *dl = dlopen(hiredis[i], RTLD_LAZY | RTLD_LOCAL);
-		if (dl) {
-			set_str(libs, "hiredis", hiredis[i] + strlen("libhiredis.so."));
-			dlclose(dl);
-			break;
-		}
-	}
 	json_object_set_new(h, "libraries", libs);
 }
 
@@ -494,7 +453,7 @@ static void cache_warning(json_t *h, json_t *w)
 		}
 	if (!llc) {
 		json_array_append_new(w, json_string("no cache sizes visible (sysfs, CPUID and "
-			"sysconf are silent): mem cannot tell when a buffer fits in a cache"));
+			"sysconf are silent): a memory benchmark cannot tell when a buffer fits in a cache"));
 		return;
 	}
 	if (json_object_get(llc, "bytes"))
@@ -503,10 +462,10 @@ static void cache_warning(json_t *h, json_t *w)
 		bc_format_size((uint64_t)json_integer_value(json_object_get(llc, "rejected_bytes")), sz,
 			  sizeof(sz));
 		snprintf(buf, sizeof(buf), "%s size unknown: %s says %s, implausible for this "
-			 "machine (a hypervisor's figure); mem cannot tell when a buffer fits in it",
+			 "machine (a hypervisor's figure); a memory benchmark cannot tell when a buffer fits in it",
 			 name, json_string_value(json_object_get(llc, "rejected_source")), sz);
 	} else {
-		snprintf(buf, sizeof(buf), "%s size unknown: mem cannot tell when a buffer fits "
+		snprintf(buf, sizeof(buf), "%s size unknown: a memory benchmark cannot tell when a buffer fits "
 			 "in it", name);
 	}
 	json_array_append_new(w, json_string(buf));
@@ -655,9 +614,9 @@ static const char sysinfo_help[] =
 "CPU model and topology, frequencies, governor, turbo/boost, cache sizes\n"
 "(and where each came from), virtualization,\n"
 "memory, kernel and command line, OS, libc, transparent hugepages, compiler\n"
-"and flags of this benchcore, library versions (OpenSSL, jansson, libconfig,\n"
-"MariaDB client, hiredis), and the file system, mount options and I/O\n"
-"scheduler of PATH. Ends with warnings about settings that make results\n"
+"and flags of this benchcore, the core's library versions (jansson, libconfig;\n"
+"modules record their own libraries and servers in each case's info), and the\n"
+"file system, mount options and I/O scheduler of PATH. Ends with warnings about settings that make results\n"
 "vary (governor not 'performance', turbo/boost) or facts it cannot know\n"
 "(a last-level cache size hidden or implausible).\n"
 "\n"

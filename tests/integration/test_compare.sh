@@ -194,3 +194,17 @@ if rc_run --label full -o "$T/r1.json" && rc_run --label full2 -o "$T/r2.json" &
 else
 	fail "benchcore run cpu for real result files: $(tail -3 "$T/run.err")"
 fi
+
+# --- a module's library version (recorded in case info) counts as a machine difference
+python3 - tests/fixtures/cmp-a.json $T/facts-a.json $T/facts-b.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for out, ver in ((sys.argv[2], "FooSSL 1.0.0"), (sys.argv[3], "FooSSL 1.0.1")):
+    for c in d["cases"]:
+        c.setdefault("info", {})["lib_version"] = ver
+    d["host"]["kernel"] = "k-" + ver[-1]
+    json.dump(d, open(out, "w"))
+PY
+run_bc $T/facts compare $T/facts-a.json $T/facts-b.json
+expect_grep "compare lists a module's recorded library version among the differences" $T/facts.out \
+	'^  cpu\.lib_version +A: FooSSL 1\.0\.0'

@@ -213,3 +213,21 @@ expect_py "thread_run error: reason names the thread and the module's message" $
 run_bc $T/nt run cpu --time 0
 expect_rc "time 0 without an events limit is refused" 2
 expect_grep "time 0 without events: says why" $T/nt.err 'time = 0 and no events limit'
+
+# --- the core knows no module: no module's name, option name or library in core/
+# (core vocabulary that happens to match a name is allowed: "cpu" is the case's
+# CPU-time object and the host's CPU, "io" the host's disk target, "path" a file path)
+mods=$("$BC" list 2>/dev/null | awk 'NR>1 && /^[a-z0-9_]+ / {print $1}')
+words=$(for m in $mods; do echo "$m"; "$BC" help "$m" --markdown | awk -F'`' '/^\| `/ {print $2}'; done | sort -u |
+	grep -vxE 'cpu|io|path')
+hits=$(for w in $words; do grep -nwF -- "$w" core/*.c core/*.h | grep -F -- "\"$w\""; done)
+libs=$(grep -nwiE 'hiredis|mariadb|mysql|openssl|libcrypto|libaio|tpcc' core/*.c core/*.h)
+check "no module name or option name is a string in core/ ($(echo $words | wc -w) names checked)" \
+	test -z "$hits$libs" -a -n "$words"
+[ -z "$hits$libs" ] || printf '%s\n%s\n' "$hits" "$libs" | head -5
+rm -rf $T/dp && mkdir -p $T/dp
+run_bc $T/dpj run io path=$T/dp file_size=64K block_size=4K --time 0.1 --warmup 0 --threads 1 -q -o $T/dp.json
+expect_py "the disk to fingerprint is the module's declared disk_path_option" $T/dp.json \
+	'd["host"]["io"]["path"]=="'"$(realpath $T/dp)"'"'
+run_bc $T/nd run ops $MP --time 0.05 --warmup 0 -q -o $T/nd.json
+expect_py "no disk target in the fingerprint when no module declares one" $T/nd.json '"io" not in d["host"]'

@@ -9,6 +9,7 @@
 #include <jansson.h>
 #include "results.h"
 #include "stats.h"
+#include "flags.h"
 
 int bc_cmd_compare(int argc, char **argv);
 int bc_cmd_report(int argc, char **argv);
@@ -46,20 +47,27 @@ typedef struct bc_cmp_opts {
 	.kind_threshold = { 0.02, 0.05, 0.15, 0.50 }, .test = BC_TEST_WELCH, \
 	.adjust = BC_ADJ_BH, .busy_pct = 5 })
 
-/* The verdict options of compare and report, parsed by one function so the
-   two commands accept and refuse exactly the same values. Use BC_CMP_LONGOPTS
-   inside a getopt_long table; hand every code it returns to bc_cmp_option(). */
+/* The verdict options of compare and report: rows of their flag tables
+   (flags.h), parsed by one function so the two commands accept and refuse
+   exactly the same values. Put BC_CMP_FLAGS in the command's table and hand
+   every code in BC_OPT_THRESHOLD .. BC_OPT_ADJUST to bc_cmp_option(). */
 enum { BC_OPT_THRESHOLD = 0x1000, BC_OPT_THRESHOLD_FOR, BC_OPT_ALPHA, BC_OPT_TEST, BC_OPT_ADJUST };
-#define BC_CMP_LONGOPTS \
-	{ "threshold", required_argument, NULL, BC_OPT_THRESHOLD }, \
-	{ "threshold-for", required_argument, NULL, BC_OPT_THRESHOLD_FOR }, \
-	{ "alpha", required_argument, NULL, BC_OPT_ALPHA }, \
-	{ "test", required_argument, NULL, BC_OPT_TEST }, \
-	{ "adjust", required_argument, NULL, BC_OPT_ADJUST }
+#define BC_CMP_FLAGS \
+	{ "threshold", 0, "PCT", BC_OPT_THRESHOLD, "practical threshold of throughput metrics in percent " \
+	  "(default 2; \"2%\" accepted; 0 to 1000)" }, \
+	{ "threshold-for", 0, "NAME=PCT", BC_OPT_THRESHOLD_FOR, "threshold of one metric (read.p99_ms=15) or " \
+	  "of a kind (throughput, latency, tail, fairness); repeatable; beats the module's own declaration " \
+	  "and the defaults" }, \
+	{ "alpha", 0, "A", BC_OPT_ALPHA, "significance level of the adjusted p (default 0.05)" }, \
+	{ "test", 0, "welch|mwu", BC_OPT_TEST, "Welch's t test (default; on the logs of the values when all " \
+	  "are positive) or two-sided Mann-Whitney U (exact distribution without ties and up to 60 values, " \
+	  "else normal approximation with tie and continuity correction)" }, \
+	{ "adjust", 0, "bh|holm|none", BC_OPT_ADJUST, "multiple-comparison adjustment over all rows of one " \
+	  "comparison, headline and secondary weighted as above: Benjamini-Hochberg (default, false " \
+	  "discovery rate), Holm (family-wise error rate: no false verdict at all with probability " \
+	  "1 - alpha; fewer real ones found) or none" }
 /* 0 when applied; -1 with a message "--flag ARG: wants ..." in err. */
 int bc_cmp_option(bc_cmp_opts *o, int code, const char *arg, char *err, size_t errlen);
-/* The option lines for --help (shared by compare and report). */
-extern const char bc_cmp_options_help[];
 
 /* One metric of one matched group: B (the candidate) against A (the
    baseline). Pointers borrow from the two bc_results. */

@@ -1,11 +1,11 @@
 /* `benchcore compare`: command line and the text, JSON and CSV forms of
    what compare.c decided, plus the scaling view of single files. */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "compare.h"
+#include "util.h"
 
 #define MAX_FILES	16
 #define MAX_POINTS	256
@@ -51,14 +51,19 @@ static const char compare_help[] =
 "\n"
 "Options:\n";
 
+enum { F_JSON = 1, F_CSV, F_SCALING, F_HELP };
+static const bc_flag compare_flags[] = {
+	BC_CMP_FLAGS,
+	{ "json", 0, NULL, F_JSON, "JSON on stdout instead of text" },
+	{ "csv", 0, NULL, F_CSV, "CSV on stdout, one line per case and metric" },
+	{ "scaling", 0, NULL, F_SCALING, "for each file: speedup and efficiency of every higher-is-better "
+	  "metric against the smallest thread count of each module and params (1 thread when run), "
+	  "e.g. \"4 threads: 3.90x = 98% of linear\"" },
+	{ "help", 'h', NULL, F_HELP, "this text" },
+	{ NULL }
+};
+
 static const char compare_help_tail[] =
-"  --json           JSON on stdout instead of text\n"
-"  --csv            CSV on stdout, one line per case and metric\n"
-"  --scaling        for each file: speedup and efficiency of every\n"
-"                   higher-is-better metric against the smallest thread\n"
-"                   count of each module and params (1 thread when run),\n"
-"                   e.g. \"4 threads: 3.90x = 98% of linear\"\n"
-"  -h, --help       this text\n"
 "\n"
 "Warns when the host fingerprints differ in more than one field (host name,\n"
 "current MHz, warnings and io.path are ignored) and lists the differences.\n"
@@ -144,25 +149,6 @@ int bc_cmp_option(bc_cmp_opts *o, int code, const char *arg, char *err, size_t e
 	snprintf(err, errlen, "unknown option");
 	return -1;
 }
-
-const char bc_cmp_options_help[] =
-"  --threshold PCT  practical threshold of throughput metrics in percent\n"
-"                   (default 2; \"2%\" accepted; 0 to 1000)\n"
-"  --threshold-for NAME=PCT\n"
-"                   threshold of one metric (read.p99_ms=15) or of a kind\n"
-"                   (throughput, latency, tail, fairness); repeatable; beats\n"
-"                   the module's own declaration and the defaults\n"
-"  --alpha A        significance level of the adjusted p (default 0.05)\n"
-"  --test welch|mwu Welch's t test (default; on the logs of the values when\n"
-"                   all are positive) or two-sided Mann-Whitney U (exact\n"
-"                   distribution without ties and up to 60 values, else\n"
-"                   normal approximation with tie and continuity correction)\n"
-"  --adjust bh|holm|none\n"
-"                   multiple-comparison adjustment over all rows of one\n"
-"                   comparison, headline and secondary weighted as above:\n"
-"                   Benjamini-Hochberg (default, false discovery rate), Holm\n"
-"                   (family-wise error rate: no false verdict at all with\n"
-"                   probability 1 - alpha; fewer real ones found) or none\n";
 
 static void print_value(FILE *f, double v)
 {
@@ -578,54 +564,53 @@ int bc_load_all(const char *cmd, char **files, int n, bc_results *res)
 	return 0;
 }
 
+typedef struct compare_args {
+	bc_cmp_opts o;
+	int fmt, scaling, help;
+} compare_args;
+
+static int on_compare_flag(void *arg, const bc_flag *f, const char *val, char *err, size_t n)
+{
+	compare_args *a = arg;
+	switch (f->code) {
+	case F_JSON: a->fmt = FMT_JSON; return 0;
+	case F_CSV: a->fmt = FMT_CSV; return 0;
+	case F_SCALING: a->scaling = 1; return 0;
+	case F_HELP: a->help = 1; return 0;
+	}
+	return bc_cmp_option(&a->o, f->code, val, err, n);
+}
+
 int bc_cmd_compare(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		BC_CMP_LONGOPTS,
-		{ "json", no_argument, NULL, 'j' },
-		{ "csv", no_argument, NULL, 'c' },
-		{ "scaling", no_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	bc_cmp_opts o = BC_CMP_OPTS_DEFAULT;
+	compare_args a = { .o = BC_CMP_OPTS_DEFAULT, .fmt = FMT_TEXT };
 	bc_results res[MAX_FILES];
-	int fmt = FMT_TEXT, scaling = 0, ch, nfiles, rc;
-	char err[256];
+	char **files;
+	int nfiles, rc;
 
-	optind = 0;	/* glibc: full re-initialisation, main may have used getopt */
-	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (ch) {
-		case BC_OPT_THRESHOLD: case BC_OPT_THRESHOLD_FOR: case BC_OPT_ALPHA:
-		case BC_OPT_TEST: case BC_OPT_ADJUST:
-			if (bc_cmp_option(&o, ch, optarg, err, sizeof(err)) < 0) {
-				fprintf(stderr, "benchcore compare: %s\n", err);
-				return 2;
-			}
-			break;
-		case 'j': fmt = FMT_JSON; break;
-		case 'c': fmt = FMT_CSV; break;
-		case 's': scaling = 1; break;
-		case 'h':
-			fputs(compare_help, stdout);
-			fputs(bc_cmp_options_help, stdout);
-			fputs(compare_help_tail, stdout);
-			return 0;
-		default:
-			fputs("Try 'benchcore compare --help'.\n", stderr);
-			return 2;
-		}
+	if (bc_flags_parse("compare", compare_flags, 0, argc - 1, argv + 1, on_compare_flag, &a, &files))
+		return 2;
+	if (a.help) {
+		fputs(compare_help, stdout);
+		bc_flags_help(stdout, compare_flags, 0);
+		fputs(compare_help_tail, stdout);
+		free(files);
+		return 0;
 	}
-	nfiles = argc - optind;
+	nfiles = (int)bc_strv_len(files);
 	if (nfiles < 1 || nfiles > MAX_FILES) {
 		fprintf(stderr, "benchcore compare: wants 1 to %d result files (got %d)\n"
 			"Try 'benchcore compare --help'.\n", MAX_FILES, nfiles);
+		free(files);
 		return 2;
 	}
-	if (bc_load_all("compare", argv + optind, nfiles, res) < 0)
+	if (bc_load_all("compare", files, nfiles, res) < 0) {
+		free(files);
 		return 2;
-	rc = scaling || nfiles == 1 ? run_scaling(res, nfiles, fmt) : run_compare(res, nfiles, &o, fmt);
+	}
+	rc = a.scaling || nfiles == 1 ? run_scaling(res, nfiles, a.fmt) : run_compare(res, nfiles, &a.o, a.fmt);
 	for (int i = 0; i < nfiles; i++)
 		bc_results_free(&res[i]);
+	free(files);
 	return rc;
 }

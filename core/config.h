@@ -54,17 +54,9 @@ typedef struct bc_config {
 	size_t nmods;
 } bc_config;
 
-/* One row per key: the table behind validation, --help and docs. */
-typedef struct bc_keydoc {
-	const char *name, *type, *def, *help;
-	int scope;			/* 1 global only, 2 global or per module, 3 module entry only */
-} bc_keydoc;
-extern const bc_keydoc bc_config_keys[];
-
+/* Every setting at its default (settings.c's table). */
 void bc_config_init(bc_config *c);
 int bc_config_load(bc_config *c, const char *file, bc_err *e);
-/* Sets run setting key from text (command line); where names the source. */
-int bc_runset_set(bc_runset *r, const char *key, const char *text, const char *where, bc_err *e);
 /* Adds a module entry (for `benchcore run MODULE`). */
 bc_modconf *bc_config_add_module(bc_config *c, const char *name, const char *where);
 /* Adds key=a,b,c to a module entry. */

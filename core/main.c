@@ -10,59 +10,69 @@
 #include "compare.h"
 #include "config.h"
 #include "engine.h"
+#include "flags.h"
 #include "loader.h"
 #include "options.h"
 #include "output.h"
 #include "plan.h"
 #include "run.h"
 #include "service.h"
+#include "settings.h"
 #include "sysinfo.h"
 #include "util.h"
 
 extern volatile sig_atomic_t bc_signals;
 
 enum { F_SUITE = 1, F_RUN = 2 };
+enum { C_CONFIG = 1, C_OUTPUT, C_CSV, C_FORCE, C_ONLY, C_SKIP, C_LABEL, C_FORCE_MODULE, C_QUIET,
+       C_MODPATH, C_SETTING = 1000 /* + index in bc_settings */ };
 
-typedef struct cliopt {
-	const char *lng;
-	char shrt;
-	const char *arg;	/* NULL: a flag without value */
-	int scope;		/* F_SUITE, F_RUN */
-	const char *help;
-} cliopt;
-
-static const cliopt cli_opts[] = {
-	{ "config", 'c', "FILE", F_SUITE, "run the modules configured in FILE (libconfig syntax)" },
-	{ "output", 'o', "OUT.json", F_SUITE | F_RUN, "write the results as JSON (schema benchcore/1)" },
-	{ "csv", 0, "OUT.csv", F_SUITE | F_RUN, "write one CSV row per case and metric" },
-	{ "force", 0, NULL, F_SUITE | F_RUN, "overwrite existing result files (else a new name is chosen)" },
-	{ "only", 0, "a,b", F_SUITE, "run only these modules of the config" },
-	{ "skip", 0, "a,b", F_SUITE, "skip these modules of the config" },
-	{ "label", 0, "NAME", F_SUITE | F_RUN, "name of this system in compare/report (default: host name)" },
-	{ "force-module", 0, NULL, F_SUITE | F_RUN, "run modules whose requirements are not met" },
-	{ "quiet", 'q', NULL, F_SUITE | F_RUN, "no progress or interval lines on stderr" },
-	{ "threads", 0, "1,2,4", F_RUN, "thread counts to sweep (default 1)" },
-	{ "time", 0, "S", F_RUN, "measured seconds per case (default 10; 0 = until --events)" },
-	{ "warmup", 0, "S", F_RUN, "warm-up seconds before measuring (default 1)" },
-	{ "events", 0, "N", F_RUN, "stop after N events (default 0 = no limit)" },
-	{ "repeat", 0, "N", F_RUN, "repeats of every case (default 1)" },
-	{ "report-interval", 0, "S", F_RUN, "seconds between interval reports (default 1; 0 = off)" },
-	{ "rate", 0, "N", F_RUN, "open loop: N events/s in total (default 0 = closed loop)" },
-	{ "arrival", 0, "poisson|fixed", F_RUN, "open-loop arrivals (default poisson)" },
-	{ "grace", 0, "S", F_RUN, "a case running past warmup + time + S seconds is killed (default 10)" },
-	{ "thread-init-timeout", 0, "S", F_RUN, "fail a case whose threads take longer to start (default 60)" },
-	{ "prepare-timeout", 0, "S", F_RUN, "a case whose init + prepare take longer is killed (default 1800)" },
-	{ "repeat-order", 0, "ORDER", F_RUN, "rounds (default: every case once, shuffled, then again) or back_to_back" },
-	{ "seed", 0, "N", F_RUN, "seed of the shuffled order within rounds (default random, recorded)" },
-	{ "keep", 0, NULL, F_RUN, "keep prepared data (no cleanup)" },
-	{ "no-isolate", 0, NULL, F_RUN, "run cases in this process instead of a child per case" },
-	{ "module-path", 0, "DIR", F_SUITE | F_RUN, "search DIR for modules first (before module_path)" },
-	{ NULL, 0, NULL, 0, NULL }
+/* The flags of -c and run that are not run settings; the run settings'
+   flags come from settings.c's table (see all_flags). */
+static const bc_flag cli_flags[] = {
+	{ "config", 'c', "FILE", C_CONFIG, "run the modules configured in FILE (libconfig syntax)", F_SUITE },
+	{ "output", 'o', "OUT.json", C_OUTPUT, "write the results as JSON (schema benchcore/1)", F_SUITE | F_RUN },
+	{ "csv", 0, "OUT.csv", C_CSV, "write one CSV row per case and metric", F_SUITE | F_RUN },
+	{ "force", 0, NULL, C_FORCE, "overwrite existing result files (else a new name is chosen)", F_SUITE | F_RUN },
+	{ "only", 0, "a,b", C_ONLY, "run only these modules of the config", F_SUITE },
+	{ "skip", 0, "a,b", C_SKIP, "skip these modules of the config", F_SUITE },
+	{ "label", 0, "NAME", C_LABEL, "name of this system in compare/report (default: host name)", F_SUITE | F_RUN },
+	{ "force-module", 0, NULL, C_FORCE_MODULE, "run modules whose requirements are not met", F_SUITE | F_RUN },
+	{ "quiet", 'q', NULL, C_QUIET, "no progress or interval lines on stderr", F_SUITE | F_RUN },
+	{ "module-path", 0, "DIR", C_MODPATH, "search DIR for modules first (before module_path)", F_SUITE | F_RUN },
+	{ NULL }
 };
+
+/* cli_flags followed by one flag per run setting that has one. */
+static const bc_flag *all_flags(void)
+{
+	static bc_flag tab[64];
+	static char help[64][512];
+	if (tab[0].lng)
+		return tab;
+	size_t n = 0;
+	for (const bc_flag *f = cli_flags; f->lng; f++)
+		tab[n++] = *f;
+	for (const bc_setting *s = bc_settings; s->opt.name && n + 1 < 64; s++) {
+		if (!s->flag)
+			continue;
+		if (s->flag_help)
+			snprintf(help[n], sizeof(help[n]), "%s", s->flag_help);
+		else if (!s->metavar)
+			snprintf(help[n], sizeof(help[n]), "%s", s->opt.help);
+		else
+			snprintf(help[n], sizeof(help[n]), "%s (default %s)", s->opt.help,
+				 s->opt.def ? s->opt.def : "none");
+		tab[n] = (bc_flag){ s->flag, 0, s->metavar, C_SETTING + (int)(s - bc_settings), help[n], F_RUN };
+		n++;
+	}
+	return tab;
+}
 
 typedef struct cli {
 	const char *config, *out, *csv, *only, *skip, *label, *modpath;
 	int force, force_module, quiet;
+	bc_runset *rs;
 } cli;
 
 static void usage(FILE *f)
@@ -74,23 +84,16 @@ static void usage(FILE *f)
 		"                                          run one module ad hoc; key=a,b,c sweeps\n"
 		"  benchcore list                          modules found, their ABI, and load errors\n"
 		"  benchcore help MODULE [--markdown]      a module's options\n"
+		"  benchcore help settings [--markdown]    benchcore's own settings (site.conf, flags)\n"
 		"  benchcore sysinfo [--json]              this machine's fingerprint\n"
 		"  benchcore compare A.json B.json [...]   verdicts: win / loss / tie / inconclusive\n"
 		"  benchcore report A.json [...] -o F.html charts and verdicts in one HTML page\n"
 		"  benchcore --help | --version\n\n", BC_VERSION);
-	for (int scope = F_SUITE; scope <= F_RUN; scope <<= 1) {
-		fprintf(f, "%s:\n", scope == F_SUITE ? "options of -c" : "options of run");
-		for (const cliopt *o = cli_opts; o->lng; o++) {
-			if (!(o->scope & scope))
-				continue;
-			char left[64];
-			snprintf(left, sizeof(left), "%s%c%s--%s%s%s", o->shrt ? "-" : "", o->shrt ? o->shrt : ' ',
-				 o->shrt ? ", " : "  ", o->lng, o->arg ? " " : "", o->arg ? o->arg : "");
-			fprintf(f, "  %-30s %s\n", o->shrt ? left : left + 1, o->help);
-		}
-		fputc('\n', f);
-	}
-	fprintf(f, "Exit status: 0 all cases ok, 1 some case failed, 2 usage, config or module error,\n"
+	fprintf(f, "options of -c:\n");
+	bc_flags_help(f, all_flags(), F_SUITE);
+	fprintf(f, "\noptions of run (each run setting also goes in site.conf, see benchcore help settings):\n");
+	bc_flags_help(f, all_flags(), F_RUN);
+	fprintf(f, "\nExit status: 0 all cases ok, 1 some case failed, 2 usage, config or module error,\n"
 		"130 interrupted (results so far are written). Modules are searched in module_path,\n"
 		"$BENCHCORE_MODULE_PATH, the build tree, then %s.\n", BC_MODULEDIR);
 }
@@ -103,65 +106,46 @@ static int usage_error(const char *fmt, const char *a)
 	return 2;
 }
 
+static int on_flag(void *arg, const bc_flag *f, const char *val, char *err, size_t n)
+{
+	cli *c = arg;
+	switch (f->code) {
+	case C_CONFIG: c->config = val; return 0;
+	case C_OUTPUT: c->out = val; return 0;
+	case C_CSV: c->csv = val; return 0;
+	case C_FORCE: c->force = 1; return 0;
+	case C_ONLY: c->only = val; return 0;
+	case C_SKIP: c->skip = val; return 0;
+	case C_LABEL: c->label = val; return 0;
+	case C_FORCE_MODULE: c->force_module = 1; return 0;
+	case C_QUIET: c->quiet = 1; return 0;
+	case C_MODPATH: c->modpath = val; return 0;
+	}
+	const bc_setting *s = &bc_settings[f->code - C_SETTING];
+	char *where = bc_xasprintf("command line (--%s)", f->lng);
+	/* a list only where the setting takes one (--threads 1,2,4) */
+	char *one[2] = { (char *)(val ? val : s->flag_value), NULL };
+	char **texts = s->store == BC_ST_THREADS ? bc_split(val, ',') : one;
+	bc_err e;
+	int bad = bc_setting_set(s, c->rs, texts, where, &e);
+	if (texts != one)
+		bc_strv_free(texts);
+	free(where);
+	if (bad) {
+		bc_err_print(&e);
+		err[0] = '\0';
+		(void)n;
+		return -1;
+	}
+	return 0;
+}
+
 /* Parses flags of scope into c (and run settings into rs); collects other
    words into rest. Returns 0, or 2 on a usage error. */
 static int parse_flags(int argc, char **argv, int scope, cli *c, bc_runset *rs, char ***rest)
 {
-	size_t nrest = 0;
-	*rest = bc_xcalloc((size_t)argc + 1, sizeof(char *));
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i], *val = NULL;
-		const cliopt *o = NULL;
-		if (a[0] != '-' || !a[1]) {
-			(*rest)[nrest++] = argv[i];
-			continue;
-		}
-		for (const cliopt *p = cli_opts; p->lng && !o; p++) {
-			size_t l = strlen(p->lng);
-			if (a[1] == '-' && !strncmp(a + 2, p->lng, l) && (a[2 + l] == '\0' || a[2 + l] == '='))
-				o = p, val = a[2 + l] == '=' ? a + 3 + l : NULL;
-			else if (a[1] != '-' && p->shrt && a[1] == p->shrt)
-				o = p, val = a[2] ? a + 2 : NULL;
-		}
-		if (!o || !(o->scope & scope))
-			return usage_error("unknown option \"%s\"", a);
-		if (o->arg && !val) {
-			if (i + 1 >= argc)
-				return usage_error("option \"%s\" needs a value", a);
-			val = argv[++i];
-		}
-		if (!o->arg && val)
-			return usage_error("option \"%s\" takes no value", a);
-		const char *n = o->lng;
-		bc_err e;
-		if (!strcmp(n, "config")) c->config = val;
-		else if (!strcmp(n, "output")) c->out = val;
-		else if (!strcmp(n, "csv")) c->csv = val;
-		else if (!strcmp(n, "force")) c->force = 1;
-		else if (!strcmp(n, "only")) c->only = val;
-		else if (!strcmp(n, "skip")) c->skip = val;
-		else if (!strcmp(n, "label")) c->label = val;
-		else if (!strcmp(n, "force-module")) c->force_module = 1;
-		else if (!strcmp(n, "quiet")) c->quiet = 1;
-		else if (!strcmp(n, "module-path")) c->modpath = val;
-		else if (!strcmp(n, "keep")) rs->keep = 1;
-		else if (!strcmp(n, "no-isolate")) rs->isolate = 0;
-		else {
-			char key[32];
-			snprintf(key, sizeof(key), "%s", n);
-			for (char *p = key; *p; p++)
-				if (*p == '-')
-					*p = '_';
-			char *where = bc_xasprintf("command line (--%s)", n);
-			int bad = bc_runset_set(rs, key, val, where, &e);
-			free(where);
-			if (bad) {
-				bc_err_print(&e);
-				return 2;
-			}
-		}
-	}
-	return 0;
+	c->rs = rs;
+	return bc_flags_parse("", all_flags(), (unsigned)scope, argc, argv, on_flag, c, rest);
 }
 
 static void on_signal(int sig)
@@ -412,13 +396,64 @@ static void print_requirements(FILE *f, const bench_requirements_v1 *r)
 	fputc('\n', f);
 }
 
+enum { L_MODPATH = 1, L_MARKDOWN, L_HELP };
+static const bc_flag list_flags[] = {
+	{ "module-path", 0, "DIR", L_MODPATH, "search DIR for modules first" },
+	{ "markdown", 0, NULL, L_MARKDOWN, "help: the options as a markdown table (docs/modules.md)", 2 },
+	{ "help", 'h', NULL, L_HELP, "this text" },
+	{ NULL }
+};
+
+typedef struct list_args {
+	char *dirs[2];
+	int markdown, help;
+} list_args;
+
+static int on_list_flag(void *arg, const bc_flag *f, const char *val, char *err, size_t n)
+{
+	list_args *a = arg;
+	(void)err, (void)n;
+	if (f->code == L_MODPATH)
+		a->dirs[0] = (char *)val;
+	else if (f->code == L_MARKDOWN)
+		a->markdown = 1;
+	else
+		a->help = 1;
+	return 0;
+}
+
+/* Flags of list (scope 1) and help (scope 2); 0 with the words in *rest,
+   or 2 after a usage error; -1 after printing --help. */
+static int list_help_flags(const char *cmd, unsigned scope, int argc, char **argv, list_args *a,
+			   char ***rest, size_t max_words, const char *usage_line)
+{
+	if (bc_flags_parse(cmd, list_flags, scope, argc - 1, argv + 1, on_list_flag, a, rest))
+		return 2;
+	if (a->help) {
+		printf("usage: %s\n\nOptions:\n", usage_line);
+		bc_flags_help(stdout, list_flags, scope);
+		free(*rest);
+		return -1;
+	}
+	if (bc_strv_len(*rest) > max_words) {
+		fprintf(stderr, "benchcore %s: unexpected argument \"%s\"\nTry 'benchcore %s --help'.\n", cmd,
+			(*rest)[max_words], cmd);
+		free(*rest);
+		return 2;
+	}
+	return 0;
+}
+
 static int cmd_list(int argc, char **argv)
 {
 	bc_modset set;
-	char *dirs[2] = { NULL, NULL };
-	if (argc > 1 && !strcmp(argv[1], "--module-path") && argc > 2)
-		dirs[0] = argv[2];
-	bc_modset_load(&set, bc_module_search_path(dirs[0] ? dirs : NULL));
+	list_args a = { { NULL, NULL }, 0, 0 };
+	char **rest;
+	int rc = list_help_flags("list", 1, argc, argv, &a, &rest, 0, "benchcore list [--module-path DIR]");
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	free(rest);
+	bc_modset_load(&set, bc_module_search_path(a.dirs[0] ? a.dirs : NULL));
 	printf("%-10s %-8s %-5s %-44s %s\n", "module", "version", "ABI", "path", "summary");
 	for (size_t i = 0; i < set.nmods; i++) {
 		const bench_module_v1 *d = &set.mods[i].desc;
@@ -481,17 +516,30 @@ static void option_line(FILE *f, const bench_option_v1 *o, int md)
 
 static int cmd_help(int argc, char **argv)
 {
-	if (argc < 2) {
+	list_args a = { { NULL, NULL }, 0, 0 };
+	char **rest;
+	int rc = list_help_flags("help", 2, argc, argv, &a, &rest, 1,
+				 "benchcore help MODULE|settings [--markdown] [--module-path DIR]");
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	if (!rest[0]) {
+		free(rest);
 		usage(stdout);
 		return 0;
 	}
-	int md = argc > 2 && !strcmp(argv[2], "--markdown");
+	const char *name = rest[0];
+	free(rest);
+	int md = a.markdown;
+	if (!strcmp(name, "settings")) {
+		bc_settings_doc(stdout, md);
+		return 0;
+	}
 	bc_modset set;
 	bc_err e;
-	bc_modset_load(&set, bc_module_search_path(NULL));
-	const bc_module *m = bc_modset_find(&set, argv[1]);
+	bc_modset_load(&set, bc_module_search_path(a.dirs[0] ? a.dirs : NULL));
+	const bc_module *m = bc_modset_find(&set, name);
 	if (!m) {
-		bc_modset_missing(&set, argv[1], &e);
+		bc_modset_missing(&set, name, &e);
 		bc_err_print(&e);
 		bc_modset_free(&set);
 		return 2;
@@ -516,11 +564,9 @@ static int cmd_help(int argc, char **argv)
 	for (const bench_option_v1 *o = d->options; o && o->name; o++)
 		option_line(stdout, o, md);
 	if (!md) {
-		printf("\nrun settings (any module, see benchcore --help):");
-		for (const bc_keydoc *k = bc_config_keys; k->name; k++)
-			if (k->scope >= 2 && strcmp(k->name, "name"))
-				printf(" %s", k->name);
-		printf("\n");
+		char run[512];
+		bc_settings_names(run, sizeof(run), BC_SCOPE_RUN, BC_SCOPE_RUN);
+		printf("\nrun settings (any module, see benchcore help settings): %s\n", run);
 	}
 	bc_modset_free(&set);
 	return 0;

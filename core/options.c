@@ -34,6 +34,8 @@ static void bounds_text(const bench_option_v1 *o, char *buf, size_t n)
 		bc_format_size((uint64_t)o->min, a, sizeof(a));
 		bc_format_size((uint64_t)o->max, b, sizeof(b));
 		snprintf(buf, n, "%s .. %s", a, b);
+	} else if (o->type == BENCH_OPT_INT && o->max < 1e15) {
+		snprintf(buf, n, "%.0f .. %.0f", o->min, o->max);	/* whole numbers in full */
 	} else {
 		snprintf(buf, n, "%g .. %g", o->min, o->max);
 	}

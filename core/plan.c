@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "plan.h"
+#include "settings.h"
 
 static void valid_keys(const bc_module *m, char *buf, size_t n)
 {
@@ -12,11 +13,11 @@ static void valid_keys(const bc_module *m, char *buf, size_t n)
 	buf[0] = '\0';
 	for (const bench_option_v1 *opt = m->desc.options; opt && opt->name && o < n; opt++)
 		o += (size_t)snprintf(buf + o, n - o, "%s%s", o ? ", " : "", opt->name);
-	if (o < n)
-		o += (size_t)snprintf(buf + o, n - o, "%s(run settings)", o ? "; " : "");
-	for (const bc_keydoc *k = bc_config_keys; k->name && o < n; k++)
-		if (k->scope >= 2 && strcmp(k->name, "name"))
-			o += (size_t)snprintf(buf + o, n - o, " %s", k->name);
+	if (o < n) {
+		char run[512];
+		bc_settings_names(run, sizeof(run), BC_SCOPE_RUN, BC_SCOPE_ENTRY);
+		snprintf(buf + o, n - o, "%s(run settings) %s", o ? "; " : "", run);
+	}
 }
 
 /* A secret option may be given indirectly: NAME_env = "VAR" or NAME_file =

@@ -3,7 +3,6 @@
    fairness, latency percentiles and scaling efficiency against threads; the
    verdict tables from compare.c; the fingerprints side by side. Every string
    from a results file is escaped. */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 #include <unistd.h>
 #include "compare.h"
 #include "svg.h"
+#include "util.h"
 
 #define MAX_FILES	16
 #define MAX_PTS		256
@@ -561,12 +561,20 @@ static const char report_help[] =
 "  - the machine fingerprints side by side, differing fields highlighted.\n"
 "Systems are named by each file's label (else host name, else file name).\n"
 "\n"
-"  -o, --output FILE  where to write the page (required; - for stdout); written\n"
-"                     to a temporary file and renamed into place\n"
-"  --title TEXT       page title (default \"benchcore report\")\n"
-"  -h, --help         this text\n"
-"The verdict options, as in benchcore compare (see its --help for how\n"
-"verdicts are decided):\n";
+"The verdict options are compare's (see its --help for how verdicts are\n"
+"decided).\n"
+"\n"
+"Options:\n";
+
+enum { F_OUTPUT = 1, F_TITLE, F_HELP };
+static const bc_flag report_flags[] = {
+	{ "output", 'o', "FILE", F_OUTPUT, "where to write the page (required; - for stdout); written to a "
+	  "temporary file and renamed into place" },
+	{ "title", 0, "TEXT", F_TITLE, "page title (default \"benchcore report\")" },
+	BC_CMP_FLAGS,
+	{ "help", 'h', NULL, F_HELP, "this text" },
+	{ NULL }
+};
 
 static const char report_help_tail[] =
 "\n"
@@ -601,54 +609,53 @@ static int output(const char *path, bc_results *res, int n, const bc_cmp_opts *o
 	return rc;
 }
 
+typedef struct report_args {
+	bc_cmp_opts o;
+	const char *out, *title;
+	int help;
+} report_args;
+
+static int on_report_flag(void *arg, const bc_flag *f, const char *val, char *err, size_t n)
+{
+	report_args *a = arg;
+	switch (f->code) {
+	case F_OUTPUT: a->out = val; return 0;
+	case F_TITLE: a->title = val; return 0;
+	case F_HELP: a->help = 1; return 0;
+	}
+	return bc_cmp_option(&a->o, f->code, val, err, n);
+}
+
 int bc_cmd_report(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "title", required_argument, NULL, 'T' },
-		BC_CMP_LONGOPTS,
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	bc_cmp_opts o = BC_CMP_OPTS_DEFAULT;
+	report_args a = { .o = BC_CMP_OPTS_DEFAULT, .title = "benchcore report" };
 	bc_results res[MAX_FILES];
-	const char *out = NULL, *title = "benchcore report";
-	char err[256];
-	int ch, n, rc;
+	char **files;
+	int n, rc;
 
-	optind = 0;
-	while ((ch = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'o': out = optarg; break;
-		case 'T': title = optarg; break;
-		case BC_OPT_THRESHOLD: case BC_OPT_THRESHOLD_FOR: case BC_OPT_ALPHA:
-		case BC_OPT_TEST: case BC_OPT_ADJUST:
-			if (bc_cmp_option(&o, ch, optarg, err, sizeof(err)) < 0) {
-				fprintf(stderr, "benchcore report: %s\n", err);
-				return 2;
-			}
-			break;
-		case 'h':
-			fputs(report_help, stdout);
-			fputs(bc_cmp_options_help, stdout);
-			fputs(report_help_tail, stdout);
-			return 0;
-		default:
-			fputs("Try 'benchcore report --help'.\n", stderr);
-			return 2;
-		}
+	if (bc_flags_parse("report", report_flags, 0, argc - 1, argv + 1, on_report_flag, &a, &files))
+		return 2;
+	if (a.help) {
+		fputs(report_help, stdout);
+		bc_flags_help(stdout, report_flags, 0);
+		fputs(report_help_tail, stdout);
+		free(files);
+		return 0;
 	}
-	n = argc - optind;
-	if (!out || n < 1 || n > MAX_FILES) {
+	n = (int)bc_strv_len(files);
+	if (!a.out || n < 1 || n > MAX_FILES) {
 		fprintf(stderr, "benchcore report: %s\nTry 'benchcore report --help'.\n",
-			!out ? "missing -o FILE" : "wants 1 to 16 result files");
+			!a.out ? "missing -o FILE" : "wants 1 to 16 result files");
+		free(files);
 		return 2;
 	}
-	if (bc_load_all("report", argv + optind, n, res) < 0)
-		return 2;
-	rc = output(out, res, n, &o, title);
+	rc = bc_load_all("report", files, n, res);
+	free(files);
 	if (rc < 0)
-		fprintf(stderr, "benchcore report: %s: cannot write: %m\n", out);
+		return 2;
+	rc = output(a.out, res, n, &a.o, a.title);
+	if (rc < 0)
+		fprintf(stderr, "benchcore report: %s: cannot write: %m\n", a.out);
 	for (int i = 0; i < n; i++)
 		bc_results_free(&res[i]);
 	return rc < 0 ? 2 : 0;

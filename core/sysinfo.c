@@ -19,6 +19,7 @@
 #include <cpuid.h>
 #endif
 #include "sysinfo.h"
+#include "flags.h"
 #include "util.h"
 
 #ifndef BC_BUILD_CFLAGS
@@ -620,32 +621,56 @@ static const char sysinfo_help[] =
 "vary (governor not 'performance', turbo/boost) or facts it cannot know\n"
 "(a last-level cache size hidden or implausible).\n"
 "\n"
-"  --json          the JSON object (schema: docs/results.md, \"host\")\n"
-"  --io-path PATH  describe the file system holding PATH (default: .)\n"
-"  -h, --help      this text\n";
+"Options:\n";
+
+enum { F_JSON = 1, F_IO_PATH, F_HELP };
+static const bc_flag sysinfo_flags[] = {
+	{ "json", 0, NULL, F_JSON, "the JSON object (schema: docs/results.md, \"host\")" },
+	{ "io-path", 0, "PATH", F_IO_PATH, "describe the file system holding PATH (default: .)" },
+	{ "help", 'h', NULL, F_HELP, "this text" },
+	{ NULL }
+};
+
+typedef struct sysinfo_args {
+	const char *io;
+	int json, help;
+} sysinfo_args;
+
+static int on_sysinfo_flag(void *arg, const bc_flag *f, const char *val, char *err, size_t n)
+{
+	sysinfo_args *a = arg;
+	(void)err, (void)n;
+	if (f->code == F_JSON)
+		a->json = 1;
+	else if (f->code == F_IO_PATH)
+		a->io = val;
+	else
+		a->help = 1;
+	return 0;
+}
 
 int bc_cmd_sysinfo(int argc, char **argv)
 {
-	const char *io = ".";
-	int json = 0;
+	sysinfo_args a = { .io = "." };
+	char **rest;
 	json_t *h;
 
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0) {
-			json = 1;
-		} else if (strcmp(argv[i], "--io-path") == 0 && i + 1 < argc) {
-			io = argv[++i];
-		} else if (strncmp(argv[i], "--io-path=", 10) == 0) {
-			io = argv[i] + 10;
-		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-			fputs(sysinfo_help, stdout);
-			return 0;
-		} else {
-			fprintf(stderr, "benchcore sysinfo: unknown argument '%s'\n"
-				"Try 'benchcore sysinfo --help'.\n", argv[i]);
-			return 2;
-		}
+	if (bc_flags_parse("sysinfo", sysinfo_flags, 0, argc - 1, argv + 1, on_sysinfo_flag, &a, &rest))
+		return 2;
+	if (rest[0] && !a.help) {
+		fprintf(stderr, "benchcore sysinfo: unexpected argument \"%s\"\n"
+			"Try 'benchcore sysinfo --help'.\n", rest[0]);
+		free(rest);
+		return 2;
 	}
+	free(rest);
+	if (a.help) {
+		fputs(sysinfo_help, stdout);
+		bc_flags_help(stdout, sysinfo_flags, 0);
+		return 0;
+	}
+	const char *io = a.io;
+	int json = a.json;
 	if (access(io, F_OK) < 0) {
 		fprintf(stderr, "benchcore sysinfo: --io-path %s: does not exist\n", io);
 		return 2;

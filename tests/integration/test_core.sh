@@ -14,7 +14,7 @@ expect_grep "--help lists run flags" $T/h.out '--threads 1,2,4'
 bad=0
 for f in $(grep -oE -- '--[a-z-]+' $T/h.out | sort -u); do
 	case $f in --help|--version|--markdown|--json|--config|--only|--skip) continue;; esac
-	if grep -qE -- "$f [^ ]+  " $T/h.out; then val=(1); else val=(); fi
+	if grep -qE -- "$f [A-Za-z0-9,|._]+( |$)" $T/h.out; then val=(1); else val=(); fi
 	case $f in --output|--csv) val=($T/flag.out);; --arrival) val=(fixed);; --label) val=(x);;
 		--module-path) val=($TESTMODS);; --threads) val=(1);; --time|--warmup|--grace) val=(0.2);;
 		--report-interval) val=(0.1);; --events) val=(5);; --rate) val=(100);; --repeat-order) val=(back_to_back);; esac
@@ -161,6 +161,28 @@ expect_grep "list shows why a module was refused" $T/wl.out 'refusing to load fr
 # --- docs generated from the options tables are up to date
 scripts/gen-docs.sh "$BC" >$T/modules.md 2>&1
 check "docs/modules.md matches the modules' options tables (run scripts/gen-docs.sh)" diff -u docs/modules.md $T/modules.md
+scripts/gen-docs.sh --settings "$BC" >$T/settings.md 2>&1
+check "docs/settings.md matches the settings table (run scripts/gen-docs.sh --settings)" diff -u docs/settings.md $T/settings.md
+# every run setting of the table is accepted in site.conf and as its flag, with the same checks
+"$BC" help settings >$T/hs.out
+expect_grep "help settings lists run settings with their defaults" $T/hs.out '^  prepare_timeout +number +1800 '
+printf 'modules = ( { name = "cpu"; time = 0.1; warmup = 0; report_interval = 0.001; } );\n' >$T/ri.conf
+run_bc $T/ric -c $T/ri.conf
+run_bc $T/rif run cpu --time 0.1 --warmup 0 --report-interval 0.001
+check "a setting's rule is the same in site.conf and on the command line (exit 2, same reason)" \
+	grep -q 'too short: the shortest interval is 0.01 s' $T/ric.err $T/rif.err
+grep -q 'too short' $T/rif.err || fail "the flag's error lacks the rule's reason"
+run_bc $T/seedf run cpu --time 0.05 --warmup 0 --seed 4294967296
+expect_rc "a seed out of range on the command line is refused" 2
+expect_grep "the seed's valid range is named" $T/seedf.err 'valid range is 0 \.\. 4294967295'
+run_bc $T/lsf list --bogus
+expect_rc "list refuses an unknown flag" 2
+run_bc $T/hsf help cpu --bogus
+expect_rc "help refuses an unknown flag" 2
+run_bc $T/hmp help sweepdef $MP
+expect_grep "help MODULE sees --module-path" $T/hmp.out '^sweepdef 1\.0'
+run_bc $T/sif sysinfo --bogus
+expect_rc "sysinfo refuses an unknown flag" 2
 
 # --- secrets from the environment or a file; a readable config holding one is flagged
 echo "s3cr3t-from-file" >$T/pw && chmod 600 $T/pw

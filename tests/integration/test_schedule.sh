@@ -44,7 +44,7 @@ expect_rc "repeat_order: a bad value is a usage error" 2
 expect_grep "repeat_order: the valid choices are named" $T/bad.err 'rounds, back_to_back'
 run_bc $T/bads run cpu --seed 4294967296 $Q
 expect_rc "seed: out of range is a usage error" 2
-expect_grep "seed: the range is named" $T/bads.err 'from 0 to 4294967295'
+expect_grep "seed: the range is named" $T/bads.err 'valid range is 0 \.\. 4294967295'
 
 # --- rounds stay inside a module: all of cpu's cases, then all of prep's
 cat > $T/two.conf <<EOF

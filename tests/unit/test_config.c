@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include "config.h"
 #include "plan.h"
+#include "settings.h"
 
 static char path[64];
 
@@ -117,6 +118,50 @@ static void test_module_options(void **st)
 	bc_plan_free(&p);
 }
 
+/* The settings table: every default parses and lands (bc_config_init is
+   the table), flags are unique, every run setting has a flag, lists are
+   only where a list is stored, and a value is checked the same way whatever
+   its source. */
+static void test_settings_table(void **st)
+{
+	(void)st;
+	bc_config c;
+	bc_err e;
+	bc_config_init(&c);
+	assert_int_equal(c.run.nthreads, 1);
+	assert_int_equal(c.run.threads[0], 1);
+	assert_true(c.run.time_s == 10 && c.run.warmup_s == 1 && c.run.grace == 10);
+	assert_true(c.run.prepare_timeout == 1800 && c.run.thread_init_timeout == 60);
+	assert_int_equal(c.run.repeat, 1);
+	assert_int_equal(c.run.isolate, 1);
+	assert_int_equal(c.run.seed_set, 0);
+	assert_int_equal(c.npct, 6);
+	assert_true(c.pct[5] == 99.99);
+	for (const bc_setting *s = bc_settings; s->opt.name; s++) {
+		assert_ptr_equal(bc_setting_find(s->opt.name), s);
+		if (s->scope == BC_SCOPE_RUN)
+			assert_non_null(s->flag);
+		if (s->flag) {
+			assert_ptr_equal(bc_setting_by_flag(s->flag), s);
+			assert_true(s->metavar || s->flag_value);
+		}
+		assert_non_null(s->opt.help);
+	}
+	char *one[] = { "1,2", NULL }, *two[] = { "1", "2", NULL }, *neg[] = { "-1", NULL };
+	assert_int_equal(bc_setting_set(bc_setting_find("time"), &c.run, one, "t", &e), -1);
+	assert_non_null(strstr(e.msg, "t: invalid value \"1,2\" for \"time\""));
+	assert_int_equal(bc_setting_set(bc_setting_find("time"), &c.run, two, "t", &e), -1);
+	assert_non_null(strstr(e.msg, "takes one value, not a list"));
+	assert_int_equal(bc_setting_set(bc_setting_find("threads"), &c.run, two, "t", &e), 0);
+	assert_int_equal(c.run.nthreads, 2);
+	assert_int_equal(bc_setting_set(bc_setting_find("grace"), &c.run, neg, "t", &e), -1);
+	assert_non_null(strstr(e.detail, "valid range is 0 .. 1e+07"));
+	char *order[] = { "BACK_TO_BACK", NULL };
+	assert_int_equal(bc_setting_set(bc_setting_find("repeat_order"), &c.run, order, "t", &e), 0);
+	assert_int_equal(c.run.back_to_back, 1);
+	bc_config_free(&c);
+}
+
 static void test_sizes(void **st)
 {
 	(void)st;
@@ -138,6 +183,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_valid),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_settings_table),
 		cmocka_unit_test(test_module_options),
 		cmocka_unit_test(test_sizes),
 	};

@@ -1,0 +1,271 @@
+/* benchcore's own settings: one table (see settings.h). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "config.h"
+#include "options.h"
+#include "settings.h"
+
+static int interval_rule(const bc_val *v, char *err, size_t n)
+{
+	if (v->d > 0 && v->d < 0.01) {
+		snprintf(err, n, "too short: the shortest interval is 0.01 s; 0 turns interval reports off");
+		return -1;
+	}
+	return 0;
+}
+
+static const char *const arrivals[] = { "poisson", "fixed", NULL };
+static const char *const orders[] = { "rounds", "back_to_back", NULL };
+
+#define RUN(f) offsetof(bc_runset, f)
+#define CFG(f) offsetof(bc_config, f)
+#define ENT(f) offsetof(bc_modconf, f)
+
+const bc_setting bc_settings[] = {
+	/* site.conf's top level */
+	{ { "label", BENCH_OPT_STRING, NULL, "name of this system in compare and report (default: the host name)" },
+	  BC_SCOPE_GLOBAL, BC_ST_STRING, CFG(label) },
+	{ { "module_path", BENCH_OPT_STRING, NULL, "directories searched for modules before the built-in ones" },
+	  BC_SCOPE_GLOBAL, BC_ST_STRV, CFG(module_path) },
+	{ { "output", BENCH_OPT_STRING, NULL, "JSON results file (like -o)" },
+	  BC_SCOPE_GLOBAL, BC_ST_STRING, CFG(output) },
+	{ { "csv", BENCH_OPT_STRING, NULL, "CSV results file (like --csv)" },
+	  BC_SCOPE_GLOBAL, BC_ST_STRING, CFG(csv) },
+	{ { "percentiles", BENCH_OPT_DOUBLE, "50,90,95,99,99.9,99.99", "latency percentiles to report (at most 16)",
+	    .min = 0.0001, .max = 100 },
+	  BC_SCOPE_GLOBAL, BC_ST_PCTS, CFG(pct) },
+	{ { "skip_heavy", BENCH_OPT_BOOL, "false", "skip modules that declare themselves heavy (small VMs)" },
+	  BC_SCOPE_GLOBAL, BC_ST_BOOL, CFG(skip_heavy) },
+	{ { "modules", BENCH_OPT_STRING, NULL, "the modules to run: modules = ( { name = \"...\"; ... }, ... );" },
+	  BC_SCOPE_GLOBAL, BC_ST_NONE, 0 },
+	/* run settings: top level, a module entry, the command line */
+	{ { "threads", BENCH_OPT_INT, "1", "worker threads; a list is a sweep", .min = 1, .max = 4096 },
+	  BC_SCOPE_RUN, BC_ST_THREADS, RUN(threads), "threads", "1,2,4" },
+	{ { "time", BENCH_OPT_DOUBLE, "10", "measured seconds per case; 0 = until events are done", .min = 0, .max = 1e7 },
+	  BC_SCOPE_RUN, BC_ST_DOUBLE, RUN(time_s), "time", "S" },
+	{ { "warmup", BENCH_OPT_DOUBLE, "1", "seconds run before measuring; nothing from them is reported",
+	    .min = 0, .max = 1e7 },
+	  BC_SCOPE_RUN, BC_ST_DOUBLE, RUN(warmup_s), "warmup", "S" },
+	{ { "events", BENCH_OPT_INT, "0", "stop after this many events (0 = no limit)", .min = 0, .max = 9.2e18 },
+	  BC_SCOPE_RUN, BC_ST_U64, RUN(events), "events", "N" },
+	{ { "repeat", BENCH_OPT_INT, "1", "repeats of every case (compare: 2 or more per side for a test, 5 or more to resolve small differences)",
+	    .min = 1, .max = 10000 },
+	  BC_SCOPE_RUN, BC_ST_UNSIGNED, RUN(repeat), "repeat", "N" },
+	{ { "report_interval", BENCH_OPT_DOUBLE, "1", "seconds between interval reports (sub-second allowed; 0 = off)",
+	    .min = 0, .max = 1e6 },
+	  BC_SCOPE_RUN, BC_ST_DOUBLE, RUN(report_interval), "report-interval", "S", .check = interval_rule },
+	{ { "rate", BENCH_OPT_DOUBLE, "0", "open loop: total arrivals per second (0 = closed loop); latency counts "
+	    "from the intended start", .min = 0, .max = 1e9 },
+	  BC_SCOPE_RUN, BC_ST_DOUBLE, RUN(rate), "rate", "N" },
+	{ { "arrival", BENCH_OPT_ENUM, "poisson", "open-loop arrival process", arrivals },
+	  BC_SCOPE_RUN, BC_ST_CHOICE, RUN(arrival_fixed), "arrival", "poisson|fixed" },
+	{ { "keep", BENCH_OPT_BOOL, "false", "keep prepared data (no cleanup)" },
+	  BC_SCOPE_RUN, BC_ST_BOOL, RUN(keep), "keep", NULL, "true" },
+	{ { "isolate", BENCH_OPT_BOOL, "true", "run each case in a child process (a crash fails only that case)" },
+	  BC_SCOPE_RUN, BC_ST_BOOL, RUN(isolate), "no-isolate", NULL, "false",
+	  "run cases in this process instead of a child per case (isolate = false)" },
+	{ { "grace", BENCH_OPT_DOUBLE, "10", "a case still running at warmup + time + grace seconds is killed and "
+	    "failed", .min = 0, .max = 1e7 },
+	  BC_SCOPE_RUN, BC_ST_DOUBLE, RUN(grace), "grace", "S" },
+	{ { "thread_init_timeout", BENCH_OPT_DOUBLE, "60", "seconds the threads' thread_init may take before the "
+	    "case fails", .min = 0.01, .max = 1e7 },
+	  BC_SCOPE_RUN, BC_ST_DOUBLE, RUN(thread_init_timeout), "thread-init-timeout", "S" },
+	{ { "prepare_timeout", BENCH_OPT_DOUBLE, "1800", "seconds init + prepare of one case may take before it is "
+	    "killed and failed", .min = 0.01, .max = 1e7 },
+	  BC_SCOPE_RUN, BC_ST_DOUBLE, RUN(prepare_timeout), "prepare-timeout", "S" },
+	{ { "repeat_order", BENCH_OPT_ENUM, "rounds", "rounds: every case of a module once in a shuffled order, then "
+	    "again, repeat times (the repeats sample the module's whole run); back_to_back: a case's repeats one "
+	    "after another", orders },
+	  BC_SCOPE_RUN, BC_ST_CHOICE, RUN(back_to_back), "repeat-order", "ORDER" },
+	{ { "seed", BENCH_OPT_INT, NULL, "seed of the shuffle within rounds (default: random; the one used is "
+	    "recorded as schedule.seed: give it to reproduce an order)", .min = 0, .max = 4294967295.0 },
+	  BC_SCOPE_RUN, BC_ST_SEED, RUN(seed), "seed", "N" },
+	/* a module entry only */
+	{ { "name", BENCH_OPT_STRING, NULL, "the module's name (see benchcore list); required" },
+	  BC_SCOPE_ENTRY, BC_ST_NONE, 0 },
+	{ { "enabled", BENCH_OPT_BOOL, "true", "false skips the module" },
+	  BC_SCOPE_ENTRY, BC_ST_BOOL, ENT(enabled) },
+	{ { NULL } }
+};
+
+const bc_setting *bc_setting_find(const char *name)
+{
+	for (const bc_setting *s = bc_settings; s->opt.name; s++)
+		if (!strcmp(s->opt.name, name))
+			return s;
+	return NULL;
+}
+
+const bc_setting *bc_setting_by_flag(const char *flag)
+{
+	for (const bc_setting *s = bc_settings; s->opt.name; s++)
+		if (s->flag && !strcmp(s->flag, flag))
+			return s;
+	return NULL;
+}
+
+static int takes_list(const bc_setting *s)
+{
+	return s->store == BC_ST_THREADS || s->store == BC_ST_STRV || s->store == BC_ST_PCTS;
+}
+
+static size_t list_max(const bc_setting *s)
+{
+	return s->store == BC_ST_THREADS ? 64 : s->store == BC_ST_PCTS ? BC_MAX_PCT : SIZE_MAX;
+}
+
+int bc_setting_set(const bc_setting *s, void *base, char *const *texts, const char *where, bc_err *e)
+{
+	char err[512];
+	size_t n = bc_strv_len((char **)texts);
+	char *p = (char *)base + s->offset;
+	const char *name = s->opt.name;
+
+	if (n == 0) {
+		bc_err_set(e, "%s: \"%s\" is an empty list", where, name);
+		return -1;
+	}
+	if (n > 1 && !takes_list(s)) {
+		bc_err_set(e, "%s: \"%s\" takes one value, not a list", where, name);
+		bc_err_hint(e, "only threads and module options can be swept");
+		return -1;
+	}
+	if (n > list_max(s)) {
+		bc_err_set(e, "%s: too many values for \"%s\" (at most %zu)", where, name, list_max(s));
+		return -1;
+	}
+	if (s->store == BC_ST_STRV) {
+		bc_strv_free(*(char ***)p);
+		char **v = bc_xcalloc(n + 1, sizeof(*v));
+		for (size_t i = 0; i < n; i++)
+			v[i] = bc_xstrdup(texts[i]);
+		*(char ***)p = v;
+		return 0;
+	}
+	bc_val *vals = bc_xcalloc(n, sizeof(*vals));
+	int rc = 0;
+	for (size_t i = 0; i < n && !rc; i++) {
+		rc = bc_val_parse(&s->opt, texts[i], &vals[i], err, sizeof(err));
+		if (!rc && s->opt.type == BENCH_OPT_DOUBLE && (s->store == BC_ST_DOUBLE || s->store == BC_ST_PCTS) &&
+		    !(vals[i].d == vals[i].d))
+			rc = -1, snprintf(err, sizeof(err), "not a number");
+		if (!rc && s->check)
+			rc = s->check(&vals[i], err, sizeof(err));
+		if (rc) {
+			bc_err_set(e, "%s: invalid value \"%s\" for \"%s\"", where, texts[i], name);
+			bc_err_detail(e, "%s.", err);
+			if (s->opt.type == BENCH_OPT_ENUM)
+				bc_err_hint(e, "\"%s\" takes one of the choices named above", name);
+		}
+	}
+	if (!rc) {
+		switch (s->store) {
+		case BC_ST_NONE: case BC_ST_STRV:
+			break;
+		case BC_ST_BOOL: *(int *)p = (int)vals[0].i; break;
+		case BC_ST_DOUBLE: *(double *)p = vals[0].d; break;
+		case BC_ST_U64: *(uint64_t *)p = (uint64_t)vals[0].i; break;
+		case BC_ST_UNSIGNED: *(unsigned *)p = (unsigned)vals[0].i; break;
+		case BC_ST_CHOICE: *(int *)p = (int)vals[0].i; break;
+		case BC_ST_SEED: {
+			bc_runset *r = (bc_runset *)base;
+			r->seed = (uint32_t)vals[0].i;
+			r->seed_set = 1;
+			break;
+		}
+		case BC_ST_THREADS: {
+			bc_runset *r = (bc_runset *)base;
+			for (size_t i = 0; i < n; i++)
+				r->threads[i] = (unsigned)vals[i].i;
+			r->nthreads = n;
+			break;
+		}
+		case BC_ST_STRING:
+			free(*(char **)p);
+			*(char **)p = vals[0].s;
+			vals[0].s = NULL;
+			break;
+		case BC_ST_PCTS: {
+			bc_config *c = (bc_config *)base;
+			for (size_t i = 0; i < n; i++)
+				c->pct[i] = vals[i].d;
+			c->npct = n;
+			break;
+		}
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		bc_val_free(&vals[i]);
+	free(vals);
+	return rc;
+}
+
+void bc_settings_defaults(bc_config *c)
+{
+	bc_err e;
+	memset(c, 0, sizeof(*c));
+	for (const bc_setting *s = bc_settings; s->opt.name; s++) {
+		if (!s->opt.def || s->store == BC_ST_NONE || s->scope == BC_SCOPE_ENTRY)
+			continue;	/* no default: unset (the host name, a random seed) */
+		char **texts = bc_split(s->opt.def, ',');
+		void *base = s->scope == BC_SCOPE_RUN ? (void *)&c->run : (void *)c;
+		if (bc_setting_set(s, base, texts, "default", &e))
+			abort();	/* the table contradicts itself: caught by every test */
+		bc_strv_free(texts);
+	}
+}
+
+void bc_settings_names(char *buf, size_t n, int scope_a, int scope_b)
+{
+	size_t o = 0;
+	buf[0] = '\0';
+	for (const bc_setting *s = bc_settings; s->opt.name && o < n; s++)
+		if (s->scope == scope_a || s->scope == scope_b)
+			o += (size_t)snprintf(buf + o, n - o, "%s%s", o ? ", " : "", s->opt.name);
+}
+
+static const char *type_text(const bc_setting *s, char *buf, size_t n)
+{
+	switch (s->store) {
+	case BC_ST_THREADS: return "int or list of ints";
+	case BC_ST_STRV: return "list of strings";
+	case BC_ST_PCTS: return "list of numbers";
+	case BC_ST_NONE: return s->scope == BC_SCOPE_GLOBAL ? "list of groups" : "string";
+	case BC_ST_CHOICE:
+		bc_choices_text(&s->opt, buf, n);
+		return buf;
+	default:
+		return s->opt.type == BENCH_OPT_DOUBLE ? "number" : bc_opt_type_name(s->opt.type);
+	}
+}
+
+void bc_settings_doc(FILE *f, int markdown)
+{
+	static const char *const scope_title[] = { NULL, "Top level only", "Run settings: top level, a module "
+		"entry, or `benchcore run --flag`", "A module entry only" };
+	char tbuf[256], range[96];
+	for (int scope = BC_SCOPE_GLOBAL; scope <= BC_SCOPE_ENTRY; scope++) {
+		fprintf(f, markdown ? "\n### %s\n\n| key | flag | type | default | meaning |\n|---|---|---|---|---|\n"
+			: "\n%s:\n", scope_title[scope]);
+		for (const bc_setting *s = bc_settings; s->opt.name; s++) {
+			if (s->scope != scope)
+				continue;
+			const char *def = s->opt.def ? s->opt.def : "";
+			range[0] = '\0';
+			if (s->opt.min < s->opt.max && s->opt.type != BENCH_OPT_ENUM)
+				snprintf(range, sizeof(range), " Range: %g .. %g.", s->opt.min, s->opt.max);
+			char flag[64] = "";
+			if (s->flag)
+				snprintf(flag, sizeof(flag), "--%s%s%s", s->flag, s->metavar ? " " : "",
+					 s->metavar ? s->metavar : "");
+			if (markdown)
+				fprintf(f, "| `%s` | %s%s%s | %s | %s%s%s | %s%s |\n", s->opt.name, *flag ? "`" : "",
+					flag, *flag ? "`" : "", type_text(s, tbuf, sizeof(tbuf)), *def ? "`" : "", def,
+					*def ? "`" : "", s->opt.help, range);
+			else
+				fprintf(f, "  %-20s %-16s %-12s %s%s\n", s->opt.name, type_text(s, tbuf, sizeof(tbuf)),
+					*def ? def : "-", s->opt.help, range);
+		}
+	}
+}

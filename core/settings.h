@@ -1,0 +1,71 @@
+/* The settings of benchcore itself (site.conf's top level, a module entry's
+ * run settings, the matching command-line flags) as rows of the option
+ * table type modules use (bench_option_v1: name, type, default, help,
+ * choices, bounds), plus where each value lands. One table drives the
+ * defaults, the checks (the same bc_val_parse modules' options go through),
+ * site.conf, `benchcore run --flag`, --help and docs/settings.md.
+ * Main thread only. */
+#ifndef BC_SETTINGS_H
+#define BC_SETTINGS_H
+#include <stddef.h>
+#include <stdio.h>
+#include <benchcore/module.h>
+#include "options.h"
+#include "util.h"
+
+struct bc_config;
+
+/* Where a setting may be written. */
+enum {
+	BC_SCOPE_GLOBAL = 1,	/* site.conf top level only (label, percentiles, ...) */
+	BC_SCOPE_RUN = 2,	/* top level, a module entry, and `run --flag` */
+	BC_SCOPE_ENTRY = 3	/* a module entry only (name, enabled) */
+};
+
+/* How the checked value is kept. */
+typedef enum {
+	BC_ST_NONE,		/* read elsewhere (name, modules) */
+	BC_ST_BOOL,		/* int */
+	BC_ST_DOUBLE,		/* double */
+	BC_ST_U64,		/* uint64_t */
+	BC_ST_UNSIGNED,		/* unsigned */
+	BC_ST_CHOICE,		/* int: index in choices[] */
+	BC_ST_SEED,		/* uint32_t, and seed_set = 1 */
+	BC_ST_THREADS,		/* threads[] and nthreads: a list is a sweep */
+	BC_ST_STRING,		/* char * (malloc'd, replaces the old value) */
+	BC_ST_STRV,		/* char ** (NULL-terminated list of strings) */
+	BC_ST_PCTS		/* pct[] and npct: a list of numbers */
+} bc_store;
+
+typedef struct bc_setting {
+	bench_option_v1 opt;	/* the row: name, type, default, help, choices, bounds */
+	int scope;		/* BC_SCOPE_* */
+	bc_store store;
+	size_t offset;		/* in bc_runset (BC_SCOPE_RUN) or bc_config (BC_SCOPE_GLOBAL) */
+	const char *flag;	/* `run` / `-c` flag ("report-interval"), NULL: config only */
+	const char *metavar;	/* the flag's value ("S", "1,2,4"); NULL: a flag without value */
+	const char *flag_value;	/* the value a flag without value stands for ("true") */
+	const char *flag_help;	/* when the flag reads differently from the setting (--no-isolate) */
+	/* A rule beyond type and bounds, or NULL: 0, or -1 with err set. */
+	int (*check)(const bc_val *v, char *err, size_t n);
+} bc_setting;
+
+extern const bc_setting bc_settings[];
+
+/* The row called name (site.conf spelling), or NULL. */
+const bc_setting *bc_setting_find(const char *name);
+/* The row whose flag is flag (without "--"), or NULL. */
+const bc_setting *bc_setting_by_flag(const char *flag);
+/* Checks text (a list "1,2,4" where the store takes one) against the row
+   and stores it at base + offset. base is a bc_runset for BC_SCOPE_RUN, a
+   bc_config for BC_SCOPE_GLOBAL. where names the source ("site.conf:3",
+   "command line (--time)"). 0, or -1 with e set. */
+int bc_setting_set(const bc_setting *s, void *base, char *const *texts, const char *where,
+		   bc_err *e);
+/* Every setting at its default (the table's def), into c. */
+void bc_settings_defaults(struct bc_config *c);
+/* "label, module_path, ..." of the rows whose scope is a or b. */
+void bc_settings_names(char *buf, size_t n, int scope_a, int scope_b);
+/* The settings table as markdown (docs/settings.md) or as text. */
+void bc_settings_doc(FILE *f, int markdown);
+#endif

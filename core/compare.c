@@ -440,21 +440,3 @@ size_t bc_scaling(const bc_results *r, const char *module, const char *params_ke
 	}
 	return n;
 }
-
-const bc_rmetric *bc_primary_metric(const bc_rgroup *g)
-{
-	const bc_rmetric *eps = NULL;
-
-	for (size_t i = 0; i < g->nmetrics; i++) {
-		const bc_rmetric *m = &g->metrics[i];
-		if (m->kind != BC_MK_METRIC)
-			continue;
-		if (strcmp(m->name, "events_per_sec") == 0)
-			eps = m;
-		else if (m->higher_is_better)
-			return m;
-	}
-	if (eps)
-		return eps;
-	return g->nmetrics ? &g->metrics[0] : NULL;
-}

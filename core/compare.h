@@ -157,10 +157,6 @@ typedef struct bc_scale_point {
 size_t bc_scaling(const bc_results *r, const char *module, const char *params_key,
 		  const char *metric, bc_scale_point *pts, size_t max);
 
-/* The metric charted and scaled by default for a group: the first
-   higher-is-better module metric other than events_per_sec, else
-   events_per_sec, else the first metric. NULL when the group has none. */
-const bc_rmetric *bc_primary_metric(const bc_rgroup *g);
 
 /* Output forms, also driven by the fuzz target (tests/fuzz). */
 void bc_compare_print_text(FILE *f, const bc_cmp *c);

@@ -370,34 +370,19 @@ json_t *bc_compare_json(const bc_cmp *c)
 		"only_in_b", groups_json(c->only_b, c->nonly_b), "summary", sum);
 }
 
-static void csv_field(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\n\r")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 void bc_compare_print_csv(FILE *f, const bc_cmp *c)
 {
 	for (size_t i = 0; i < c->nrows; i++) {
 		const bc_cmp_row *r = &c->rows[i];
 		const char *text[] = { c->a->label, c->b->label, r->ga->module, r->ga->params_text };
 		for (int k = 0; k < 4; k++) {
-			csv_field(f, text[k]);
+			bc_csv_cell(f, text[k]);
 			fputc(',', f);
 		}
 		fprintf(f, "%ld,", r->ga->threads);
-		csv_field(f, r->ma->name);
+		bc_csv_cell(f, r->ma->name);
 		fputc(',', f);
-		csv_field(f, r->ma->unit);
+		bc_csv_cell(f, r->ma->unit);
 		fprintf(f, ",%d,%zu,%.17g,%.17g,%zu,%.17g,%.17g,", r->ma->higher_is_better,
 			r->sa.n, r->sa.mean, r->sa.stddev, r->sb.n, r->sb.mean, r->sb.stddev);
 		if (isfinite(r->ratio))
@@ -408,7 +393,7 @@ void bc_compare_print_csv(FILE *f, const bc_cmp *c)
 		else
 			fputc(',', f);
 		fprintf(f, ",%s,", bc_verdict_name(r->verdict));
-		csv_field(f, r->reason);
+		bc_csv_cell(f, r->reason);
 		fputc(',', f);
 		if (r->tested)
 			fprintf(f, "%.6g", r->p_adj);
@@ -481,12 +466,12 @@ static int run_scaling(bc_results *res, int nres, int fmt)
 			json_array_foreach(json_object_get(s, "scaling"), k, e) {
 				json_array_foreach(json_object_get(e, "points"), q, p) {
 					char *pk = json_dumps(json_object_get(e, "params"), JSON_COMPACT | JSON_SORT_KEYS);
-					csv_field(stdout, res[i].path); putchar(',');
-					csv_field(stdout, res[i].label); putchar(',');
-					csv_field(stdout, json_string_value(json_object_get(e, "module"))); putchar(',');
-					csv_field(stdout, pk ? pk : ""); putchar(',');
-					csv_field(stdout, json_string_value(json_object_get(e, "metric"))); putchar(',');
-					csv_field(stdout, json_string_value(json_object_get(e, "unit")));
+					bc_csv_cell(stdout, res[i].path); putchar(',');
+					bc_csv_cell(stdout, res[i].label); putchar(',');
+					bc_csv_cell(stdout, json_string_value(json_object_get(e, "module"))); putchar(',');
+					bc_csv_cell(stdout, pk ? pk : ""); putchar(',');
+					bc_csv_cell(stdout, json_string_value(json_object_get(e, "metric"))); putchar(',');
+					bc_csv_cell(stdout, json_string_value(json_object_get(e, "unit")));
 					printf(",%lld,%.17g,%.6g,%.6g\n",
 					       (long long)json_integer_value(json_object_get(p, "threads")),
 					       json_number_value(json_object_get(p, "mean")),

@@ -3,32 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "output.h"
+#include "results.h"
 #include "stats.h"
 #include "util.h"
 
 #define JNUM(o, k) json_number_value(json_object_get((o), (k)))
-
-char *bc_params_text(json_t *params, json_t *only)
-{
-	const char *k;
-	json_t *v;
-	size_t cap = 128, len = 0;
-	char *s = bc_xcalloc(cap, 1);
-	json_object_foreach(params, k, v) {
-		if (only && !json_object_get(only, k))
-			continue;
-		char *t = json_is_string(v) ? bc_xstrdup(json_string_value(v))
-					    : json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
-		size_t need = strlen(k) + strlen(t) + 3;
-		if (len + need >= cap) {
-			cap = (len + need) * 2;
-			s = realloc(s, cap);
-		}
-		len += (size_t)sprintf(s + len, "%s%s=%s", len ? " " : "", k, t);
-		free(t);
-	}
-	return s;
-}
 
 static void print_latency(FILE *f, const char *op, json_t *oj)
 {
@@ -101,31 +80,30 @@ void bc_print_case(FILE *f, json_t *cj, const char *label)
 			(long long)json_integer_value(json_object_get(ol, "max_queue")));
 }
 
-/* The module's own first metric, else events_per_sec. */
-static const char *primary_metric(json_t *metrics)
-{
-	const char *k;
-	json_t *v;
-	json_object_foreach(metrics, k, v)
-		if (strcmp(k, "events_per_sec"))
-			return k;
-	return "events_per_sec";
-}
-
 void bc_print_summary(FILE *f, json_t *doc)
 {
 	json_t *cases = json_object_get(doc, "cases"), *cj;
 	size_t i, ok = 0;
+	bc_results r;
+	char err[256];
+	/* grouped as compare groups them: its primary metric is the summary's */
+	bc_results_init(&r, "run");
+	json_array_foreach(cases, i, cj)
+		bc_results_add_case(&r, cj, i, err, sizeof(err));
+	bc_results_done(&r);
 	fprintf(f, "\nSummary\n%-5s %-8s %-34s %4s %4s %-11s %14s  %s\n", "case", "module", "point",
 		"thr", "rep", "status", "events/s", "primary metric");
 	json_array_foreach(cases, i, cj) {
 		/* the swept parameters; files from before "point" existed: all of them */
-		json_t *pt = json_object_get(cj, "point");
-		char *p = json_is_string(pt) ? bc_xstrdup(json_string_value(pt))
-					     : bc_params_text(json_object_get(cj, "params"), NULL);
+		json_t *pt = json_object_get(cj, "point"), *params = json_object_get(cj, "params");
+		char *p = json_is_string(pt) ? bc_xstrdup(json_string_value(pt)) : bc_params_text(params);
 		json_t *m = json_object_get(cj, "metrics");
-		const char *pm = primary_metric(m);
-		json_t *pv = json_object_get(m, pm);
+		char *pk = params ? json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+		const bc_rgroup *g = bc_results_find(&r, json_string_value(json_object_get(cj, "module")),
+						     pk ? pk : "{}", (long)json_integer_value(json_object_get(cj, "threads")));
+		free(pk);
+		const bc_rmetric *pm = g ? bc_primary_metric(g) : NULL;
+		json_t *pv = pm ? json_object_get(m, pm->name) : NULL;
 		if (strlen(p) > 34)
 			strcpy(p + 31, "...");
 		fprintf(f, "%-5lld %-8s %-34s %4lld %4lld %-11s %14.2f  ",
@@ -135,149 +113,46 @@ void bc_print_summary(FILE *f, json_t *doc)
 			(long long)json_integer_value(json_object_get(cj, "repeat")),
 			json_string_value(json_object_get(cj, "status")),
 			JNUM(json_object_get(m, "events_per_sec"), "value"));
-		if (pv && strcmp(pm, "events_per_sec"))
-			fprintf(f, "%s %.2f %s", pm, JNUM(pv, "value"), json_string_value(json_object_get(pv, "unit")));
+		if (pv && strcmp(pm->name, "events_per_sec"))
+			fprintf(f, "%s %.2f %s", pm->name, JNUM(pv, "value"), json_string_value(json_object_get(pv, "unit")));
 		fputc('\n', f);
 		ok += !strcmp(json_string_value(json_object_get(cj, "status")), "ok");
 		free(p);
 	}
 	fprintf(f, "%zu of %zu cases ok\n", ok, json_array_size(cases));
-}
-
-static void csv_field(char **s, size_t *len, size_t *cap, const char *v, int last)
-{
-	size_t need = strlen(v) * 2 + 4;
-	if (*len + need >= *cap) {
-		*cap = (*len + need) * 2;
-		*s = realloc(*s, *cap);
-	}
-	int quote = strpbrk(v, ",\"\n") != NULL;
-	if (quote)
-		(*s)[(*len)++] = '"';
-	for (const char *p = v; *p; p++) {
-		if (*p == '"')
-			(*s)[(*len)++] = '"';
-		(*s)[(*len)++] = *p;
-	}
-	if (quote)
-		(*s)[(*len)++] = '"';
-	(*s)[(*len)++] = last ? '\n' : ',';
-	(*s)[*len] = '\0';
+	bc_results_free(&r);
 }
 
 char *bc_csv(json_t *doc)
 {
-	static const char *head[] = { "case", "module", "params", "threads", "repeat", "status",
-				      "metric", "value", "unit", "higher_is_better" };
-	size_t len = 0, cap = 4096, i;
-	char *s = bc_xcalloc(cap, 1), num[64];
+	static const char *head = "case,module,params,threads,repeat,status,metric,value,unit,higher_is_better\n";
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&buf, &len);
 	json_t *cj;
-	for (size_t h = 0; h < 10; h++)
-		csv_field(&s, &len, &cap, head[h], h == 9);
+	if (!f)
+		abort();
+	fputs(head, f);
 	json_array_foreach(json_object_get(doc, "cases"), i, cj) {
-		char *p = bc_params_text(json_object_get(cj, "params"), NULL);
+		char *p = bc_params_text(json_object_get(cj, "params"));
 		const char *k;
 		json_t *m;
 		json_object_foreach(json_object_get(cj, "metrics"), k, m) {
-			snprintf(num, sizeof(num), "%lld", (long long)json_integer_value(json_object_get(cj, "id")));
-			csv_field(&s, &len, &cap, num, 0);
-			csv_field(&s, &len, &cap, json_string_value(json_object_get(cj, "module")), 0);
-			csv_field(&s, &len, &cap, p, 0);
-			snprintf(num, sizeof(num), "%lld", (long long)json_integer_value(json_object_get(cj, "threads")));
-			csv_field(&s, &len, &cap, num, 0);
-			snprintf(num, sizeof(num), "%lld", (long long)json_integer_value(json_object_get(cj, "repeat")));
-			csv_field(&s, &len, &cap, num, 0);
-			csv_field(&s, &len, &cap, json_string_value(json_object_get(cj, "status")), 0);
-			csv_field(&s, &len, &cap, k, 0);
-			snprintf(num, sizeof(num), "%.6g", JNUM(m, "value"));
-			csv_field(&s, &len, &cap, num, 0);
-			csv_field(&s, &len, &cap, json_string_value(json_object_get(m, "unit")), 0);
-			csv_field(&s, &len, &cap, json_is_true(json_object_get(m, "higher_is_better")) ? "true" : "false", 1);
+			fprintf(f, "%lld,", (long long)json_integer_value(json_object_get(cj, "id")));
+			bc_csv_cell(f, json_string_value(json_object_get(cj, "module")));
+			fputc(',', f);
+			bc_csv_cell(f, p);
+			fprintf(f, ",%lld,%lld,", (long long)json_integer_value(json_object_get(cj, "threads")),
+				(long long)json_integer_value(json_object_get(cj, "repeat")));
+			bc_csv_cell(f, json_string_value(json_object_get(cj, "status")));
+			fputc(',', f);
+			bc_csv_cell(f, k);
+			fprintf(f, ",%.6g,", JNUM(m, "value"));
+			bc_csv_cell(f, json_string_value(json_object_get(m, "unit")));
+			fprintf(f, ",%s\n", json_is_true(json_object_get(m, "higher_is_better")) ? "true" : "false");
 		}
 		free(p);
 	}
-	return s;
-}
-
-static void group_add(json_t *metrics, const char *name, const char *unit, int hib, double v)
-{
-	json_t *g = json_object_get(metrics, name);
-	if (!g) {
-		g = json_pack("{s:s, s:b, s:[]}", "unit", unit, "higher_is_better", hib, "values");
-		json_object_set_new(metrics, name, g);
-	}
-	json_array_append_new(json_object_get(g, "values"), json_real(v));
-}
-
-static void group_collect(json_t *metrics, json_t *cj)
-{
-	const char *k;
-	json_t *m;
-	json_object_foreach(json_object_get(cj, "metrics"), k, m)
-		group_add(metrics, k, json_string_value(json_object_get(m, "unit")),
-			  json_is_true(json_object_get(m, "higher_is_better")), JNUM(m, "value"));
-	group_add(metrics, "fairness_events_stddev", "events", 0,
-		  JNUM(json_object_get(cj, "fairness"), "events_stddev"));
-	json_t *cv = json_object_get(json_object_get(cj, "stability"), "interval_cv");
-	if (json_is_number(cv))
-		group_add(metrics, "interval_cv", "ratio", 0, json_number_value(cv));
-	json_object_foreach(json_object_get(cj, "ops"), k, m) {
-		json_t *lat = json_object_get(m, "latency_ns");
-		if (json_integer_value(json_object_get(m, "count"))) {
-			group_add(metrics, "p50_ms", "ms", 0, JNUM(lat, "p50") / 1e6);
-			group_add(metrics, "p99_ms", "ms", 0, JNUM(lat, "p99") / 1e6);
-		}
-		break;	/* op class 0 only */
-	}
-}
-
-static void group_stats(json_t *metrics)
-{
-	const char *k;
-	json_t *g;
-	json_object_foreach(metrics, k, g) {
-		json_t *vals = json_object_get(g, "values");
-		size_t n = json_array_size(vals);
-		double *v = bc_xcalloc(n, sizeof(double));
-		for (size_t i = 0; i < n; i++)
-			v[i] = json_number_value(json_array_get(vals, i));
-		bc_summary s;
-		bc_stats_summary(v, n, &s);
-		free(v);
-		json_object_set_new(g, "mean", json_real(s.mean));
-		json_object_set_new(g, "median", json_real(s.median));
-		json_object_set_new(g, "stddev", json_real(s.stddev));
-		json_object_set_new(g, "cv", json_real(s.cv));
-		json_object_set_new(g, "ci95_low", json_real(s.ci95_low));
-		json_object_set_new(g, "ci95_high", json_real(s.ci95_high));
-	}
-}
-
-json_t *bc_groups(json_t *cases)
-{
-	json_t *groups = json_array(), *index = json_object(), *cj;
-	size_t i;
-	json_array_foreach(cases, i, cj) {
-		if (strcmp(json_string_value(json_object_get(cj, "status")), "ok"))
-			continue;
-		char *p = json_dumps(json_object_get(cj, "params"), JSON_SORT_KEYS | JSON_COMPACT);
-		char *key = bc_xasprintf("%s|%s|%lld", json_string_value(json_object_get(cj, "module")), p,
-					 (long long)json_integer_value(json_object_get(cj, "threads")));
-		json_t *g = json_object_get(index, key);
-		if (!g) {
-			g = json_pack("{s:O, s:O, s:O, s:i, s:{}}", "module", json_object_get(cj, "module"),
-				      "params", json_object_get(cj, "params"), "threads",
-				      json_object_get(cj, "threads"), "repeats", 0, "metrics");
-			json_object_set_new(index, key, g);
-			json_array_append(groups, g);
-		}
-		json_object_set_new(g, "repeats", json_integer(json_integer_value(json_object_get(g, "repeats")) + 1));
-		group_collect(json_object_get(g, "metrics"), cj);
-		free(p);
-		free(key);
-	}
-	json_array_foreach(groups, i, cj)
-		group_stats(json_object_get(cj, "metrics"));
-	json_decref(index);
-	return groups;
+	fclose(f);
+	return buf;
 }

@@ -55,6 +55,7 @@ typedef struct bc_results {
 	size_t ncases, nok, nfailed;
 	bc_rgroup *groups;	/* in order of first appearance */
 	size_t ngroups, cap;
+	json_t *index;		/* "module\nthreads\nparams_key" -> index in groups */
 } bc_results;
 
 /* Parse a results document from memory. name is used in messages. On error
@@ -67,6 +68,26 @@ int bc_results_parse(const char *buf, size_t len, const char *name,
 int bc_results_load(const char *path, bc_results *r, char *err, size_t errlen);
 
 void bc_results_free(bc_results *r);
+
+/* Grouping cases one by one (the runner's own summary and groups[]): an
+   empty set named name, then each case object (validated as when read from
+   a file), then done. The one grouping rule of benchcore: run's groups[],
+   its summary, compare and report all group through here. */
+void bc_results_init(bc_results *r, const char *name);
+int bc_results_add_case(bc_results *r, json_t *c, size_t idx, char *err, size_t errlen);
+void bc_results_done(bc_results *r);
+/* groups[] of a results document (docs/results.md): per group the metrics
+   compare judges, with their values and statistics over the repeats. */
+json_t *bc_groups_json(const bc_results *r);
+
+/* The metric a group is judged and charted by: the module's declared
+   headline (case.headline) when it is one of its own metrics; else the
+   first higher-is-better metric of the module's own; else events_per_sec. */
+const bc_rmetric *bc_primary_metric(const bc_rgroup *g);
+
+/* "k=v k2=v2" of a params object, values as compact JSON (strings without
+   quotes); malloc'd. */
+char *bc_params_text(json_t *params);
 
 /* The group matching module, params_key and threads, or NULL. */
 const bc_rgroup *bc_results_find(const bc_results *r, const char *module,

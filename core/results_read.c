@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "results.h"
+#include "stats.h"
 
 #define MAX_FILE	(256u << 20)
 #define MAX_THREADS	1000000
@@ -69,9 +70,7 @@ static bc_rmetric *group_metric(bc_rgroup *g, const char *name, const char *unit
 	return m;
 }
 
-/* "k=v k2=v2" from the params object, values as compact JSON (strings
-   without quotes). */
-static char *params_text(json_t *params)
+char *bc_params_text(json_t *params)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -97,6 +96,15 @@ static char *params_text(json_t *params)
 	return buf;
 }
 
+/* The index key of a group: module, threads and params, in one string. */
+static char *group_key(const char *module, const char *params_key, long threads)
+{
+	size_t n = strlen(module) + strlen(params_key) + 32;
+	char *k = xrealloc(NULL, n, 1);
+	snprintf(k, n, "%s\n%ld\n%s", module, threads, params_key);
+	return k;
+}
+
 static bc_rgroup *find_or_add_group(bc_results *r, const char *module,
 				    json_t *params, long threads)
 {
@@ -104,21 +112,24 @@ static bc_rgroup *find_or_add_group(bc_results *r, const char *module,
 
 	if (!key)
 		abort();
-	for (size_t i = 0; i < r->ngroups; i++) {
-		bc_rgroup *g = &r->groups[i];
-		if (g->threads == threads && strcmp(g->module, module) == 0 &&
-		    strcmp(g->params_key, key) == 0) {
-			free(key);
-			return g;
-		}
+	if (!r->index)
+		r->index = json_object();
+	char *ik = group_key(module, key, threads);
+	json_t *at = json_object_get(r->index, ik);
+	if (at) {	/* a hash lookup: reading stays linear in the number of cases */
+		free(ik);
+		free(key);
+		return &r->groups[json_integer_value(at)];
 	}
+	json_object_set_new(r->index, ik, json_integer((json_int_t)r->ngroups));
+	free(ik);
 	if (r->ngroups == r->cap) {
 		r->cap = r->cap ? r->cap * 2 : 8;
 		r->groups = xrealloc(r->groups, r->cap, sizeof(*r->groups));
 	}
 	bc_rgroup *g = &r->groups[r->ngroups++];
 	*g = (bc_rgroup){ .module = xstrdup(module), .params_key = key,
-			  .params_text = params_text(params), .threads = threads,
+			  .params_text = bc_params_text(params), .threads = threads,
 			  .thresholds = json_object(), .steal_max = -1, .other_max = -1 };
 	return g;
 }
@@ -288,7 +299,7 @@ static void read_info(bc_results *r, const char *module, json_t *info)
 	}
 }
 
-static int read_case(bc_results *r, json_t *c, size_t idx, char *err, size_t errlen)
+int bc_results_add_case(bc_results *r, json_t *c, size_t idx, char *err, size_t errlen)
 {
 	char where[64];
 	json_t *module, *params, *threads, *status;
@@ -381,12 +392,76 @@ static int read_top(bc_results *r, json_t *root, char *err, size_t errlen)
 		r->started_at = xstrdup(json_string_value(json_object_get(root, "started_at")));
 	r->interrupted = json_is_true(json_object_get(root, "interrupted"));
 	json_array_foreach(cases, i, c)
-		if (read_case(r, c, i, err, errlen) < 0)
+		if (bc_results_add_case(r, c, i, err, errlen) < 0)
 			return -1;
-	for (i = 0; i < r->ngroups; i++)
+	bc_results_done(r);
+	return 0;
+}
+
+void bc_results_init(bc_results *r, const char *name)
+{
+	*r = (bc_results){ .path = xstrdup(name), .info = json_object(), .host = json_object(),
+			   .label = xstrdup(name) };
+}
+
+void bc_results_done(bc_results *r)
+{
+	for (size_t i = 0; i < r->ngroups; i++)
 		if (!r->groups[i].headline)
 			r->groups[i].headline = xstrdup("events_per_sec");
-	return 0;
+}
+
+const bc_rmetric *bc_primary_metric(const bc_rgroup *g)
+{
+	const bc_rmetric *eps = NULL;
+
+	if (g->headline) {	/* the module's declaration (ABI 1.1 headline_metric) */
+		const bc_rmetric *h = bc_group_metric(g, g->headline);
+		if (h && h->kind == BC_MK_METRIC && strcmp(g->headline, "events_per_sec"))
+			return h;
+	}
+	/* files from before the declaration: the first higher-is-better metric
+	   of the module's own, else events_per_sec */
+	for (size_t i = 0; i < g->nmetrics; i++) {
+		const bc_rmetric *m = &g->metrics[i];
+		if (m->kind != BC_MK_METRIC)
+			continue;
+		if (strcmp(m->name, "events_per_sec") == 0)
+			eps = m;
+		else if (m->higher_is_better)
+			return m;
+	}
+	if (eps)
+		return eps;
+	return g->nmetrics ? &g->metrics[0] : NULL;
+}
+
+json_t *bc_groups_json(const bc_results *r)
+{
+	json_t *out = json_array();
+	for (size_t i = 0; i < r->ngroups; i++) {
+		const bc_rgroup *g = &r->groups[i];
+		json_t *params = json_loads(g->params_key, 0, NULL), *metrics = json_object();
+		for (size_t j = 0; j < g->nmetrics; j++) {
+			const bc_rmetric *m = &g->metrics[j];
+			bc_summary st;
+			if (!m->compared || !m->n)
+				continue;	/* the metrics compare judges: latency only p50, p99 */
+			json_t *vals = json_array();
+			for (size_t k = 0; k < m->n; k++)
+				json_array_append_new(vals, json_real(m->values[k]));
+			bc_stats_summary(m->values, m->n, &st);
+			json_object_set_new(metrics, m->name, json_pack("{s:s, s:b, s:o, s:f, s:f, s:f, s:f, s:f, s:f}",
+				"unit", m->unit, "higher_is_better", m->higher_is_better, "values", vals,
+				"mean", st.mean, "median", st.median, "stddev", st.stddev, "cv", st.cv,
+				"ci95_low", st.ci95_low, "ci95_high", st.ci95_high));
+		}
+		json_array_append_new(out, json_pack("{s:s, s:o, s:I, s:I, s:s, s:o}", "module", g->module,
+			"params", params ? params : json_object(), "threads", (json_int_t)g->threads,
+			"repeats", (json_int_t)g->repeats, "headline", bc_primary_metric(g) ?
+			bc_primary_metric(g)->name : "events_per_sec", "metrics", metrics));
+	}
+	return out;
 }
 
 int bc_results_parse(const char *buf, size_t len, const char *name,
@@ -478,19 +553,24 @@ void bc_results_free(bc_results *r)
 	free(r->started_at);
 	json_decref(r->host);
 	json_decref(r->info);
+	json_decref(r->index);
 	*r = (bc_results){ 0 };
 }
 
 const bc_rgroup *bc_results_find(const bc_results *r, const char *module,
 				 const char *params_key, long threads)
 {
-	for (size_t i = 0; i < r->ngroups; i++) {
-		const bc_rgroup *g = &r->groups[i];
-		if (g->threads == threads && strcmp(g->module, module) == 0 &&
-		    strcmp(g->params_key, params_key) == 0)
-			return g;
+	if (!r->index) {	/* a set built by hand (tests): no index to ask */
+		for (size_t i = 0; i < r->ngroups; i++)
+			if (r->groups[i].threads == threads && !strcmp(r->groups[i].module, module) &&
+			    !strcmp(r->groups[i].params_key, params_key))
+				return &r->groups[i];
+		return NULL;
 	}
-	return NULL;
+	char *ik = group_key(module, params_key, threads);
+	json_t *at = json_object_get(r->index, ik);
+	free(ik);
+	return at ? &r->groups[json_integer_value(at)] : NULL;
 }
 
 const bc_rmetric *bc_group_metric(const bc_rgroup *g, const char *name)

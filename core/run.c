@@ -31,6 +31,7 @@
 #include "engine.h"
 #include "output.h"
 #include "run.h"
+#include "results.h"
 #include "service.h"
 #include "sysinfo.h"
 
@@ -87,6 +88,22 @@ void bc_runner_free(bc_runner *r)
 	r->doc = NULL;
 }
 
+/* groups[]: the cases grouped by the one rule compare and report use. */
+static json_t *groups_of(json_t *cases)
+{
+	bc_results g;
+	char err[256];
+	size_t i;
+	json_t *c;
+	bc_results_init(&g, "run");
+	json_array_foreach(cases, i, c)
+		bc_results_add_case(&g, c, i, err, sizeof(err));
+	bc_results_done(&g);
+	json_t *out = bc_groups_json(&g);
+	bc_results_free(&g);
+	return out;
+}
+
 int bc_runner_write(bc_runner *r)
 {
 	char ts[32];
@@ -95,7 +112,7 @@ int bc_runner_write(bc_runner *r)
 	now_iso(ts, sizeof(ts));
 	json_object_set_new(r->doc, "finished_at", json_string(ts));
 	json_object_set_new(r->doc, "interrupted", json_boolean(r->interrupted));
-	json_object_set_new(r->doc, "groups", bc_groups(json_object_get(r->doc, "cases")));
+	json_object_set_new(r->doc, "groups", groups_of(json_object_get(r->doc, "cases")));
 	if (r->out_json) {
 		char *s = json_dumps(r->doc, JSON_INDENT(1));
 		if (bc_write_atomic(r->out_json, s, strlen(s), &e)) {

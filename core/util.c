@@ -259,3 +259,22 @@ int bc_write_atomic(const char *path, const char *data, size_t len, bc_err *e)
 	free(tmp);
 	return 0;
 }
+
+void bc_csv_cell(FILE *f, const char *s)
+{
+	/* a cell a spreadsheet would run as a formula is kept as text */
+	int formula = s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@';
+	if (!formula && !strpbrk(s, ",\"\n\r")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	if (formula)
+		fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}

@@ -4,6 +4,7 @@
 #define BC_UTIL_H
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -45,6 +46,10 @@ int bc_parse_int64(const char *s, int64_t *out);
 char **bc_split(const char *s, char sep);
 /* The strings of a NULL-terminated vector joined by sep (malloc'd). */
 char *bc_strv_join(char *const *v, const char *sep);
+/* One CSV text cell (RFC 4180 quoting); a cell starting with = + - @ gets a
+   leading ' so a spreadsheet shows it instead of running it. Numbers are
+   printed by the caller. */
+void bc_csv_cell(FILE *f, const char *s);
 void bc_strv_free(char **v);
 size_t bc_strv_len(char *const *v);
 

@@ -253,3 +253,16 @@ expect_py "the disk to fingerprint is the module's declared disk_path_option" $T
 	'd["host"]["io"]["path"]=="'"$(realpath $T/dp)"'"'
 run_bc $T/nd run ops $MP --time 0.05 --warmup 0 -q -o $T/nd.json
 expect_py "no disk target in the fingerprint when no module declares one" $T/nd.json '"io" not in d["host"]'
+
+# --- one grouping rule: run's groups[] hold what compare judges (every op class's p50/p99)
+run_bc $T/gr run ops $MP --time 0.2 --warmup 0 --repeat 2 -q -o $T/gr.json
+expect_py "groups[]: latency of every op class that ran (set only failed), named as compare names it" $T/gr.json \
+	'set(k for k in d["groups"][0]["metrics"] if k.endswith("_ms")) == {"get.p50_ms","get.p99_ms"} and d["groups"][0]["repeats"]==2'
+run_bc $T/hl run evloop $MP --time 0.2 --warmup 0 -o $T/hl.json
+expect_py "groups[]: the headline is the module's declared one" $T/hl.json 'd["groups"][0]["headline"]=="requests_per_sec"'
+expect_grep "the run's summary shows the declared headline as primary metric" $T/hl.out '^1 +evloop .* ok .*requests_per_sec [0-9.]+ '
+# --- CSV cells a spreadsheet would run as formulas are kept as text
+run_bc $T/cf run ops $MP --label '=HYPERLINK("x")' --time 0.05 --warmup 0 -q -o $T/cf.json --csv $T/cf.csv
+run_bc $T/cfc compare --csv $T/cf.json $T/cf.json
+expect_no_grep "compare --csv: no cell starts with = (label)" $T/cfc.out '(^|,)=HYPERLINK'
+expect_grep "compare --csv: the label is kept, as text" $T/cfc.out "\"'=HYPERLINK"

@@ -186,7 +186,7 @@ static int oltp_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
 		if (rc != BENCH_OK)
 			return rc;
 	}
-	MYSQL *m = oltp_connect(s, NULL, err, sizeof(err), &hint);
+	MYSQL *m = oltp_connect(s, NULL, 0, err, sizeof(err), &hint);
 	if (!m) {
 		oltp_fail(s, NULL, err, hint, "cannot connect to the server");
 		return BENCH_ERR;
@@ -238,7 +238,7 @@ static int oltp_prepare(void *state)
 	const bench_host_api_v1 *api = s->api;
 	char err[512], why[256];
 	const char *hint;
-	MYSQL *m = oltp_connect(s, NULL, err, sizeof(err), &hint);
+	MYSQL *m = oltp_connect(s, NULL, 0, err, sizeof(err), &hint);
 	if (!m) {
 		oltp_fail(s, NULL, err, hint, "cannot connect to the server");
 		return BENCH_ERR;
@@ -351,7 +351,7 @@ static int oltp_finish(void *state)
 
 	char err[512];
 	const char *hint;
-	MYSQL *m = oltp_connect(s, s->db, err, sizeof(err), &hint);
+	MYSQL *m = oltp_connect(s, s->db, 0, err, sizeof(err), &hint);
 	if (!m) {
 		oltp_fail(s, NULL, err, hint, "cannot connect to the server after the run");
 		return BENCH_ERR;
@@ -378,7 +378,7 @@ static void oltp_cleanup(void *state)
 	const char *hint;
 	if (s->private_server)
 		return;
-	MYSQL *m = oltp_connect(s, NULL, err, sizeof(err), &hint);
+	MYSQL *m = oltp_connect(s, NULL, 0, err, sizeof(err), &hint);
 	if (!m)
 		return;
 	int mark = oltp_marker_read(s, m, why, sizeof(why));

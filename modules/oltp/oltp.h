@@ -98,9 +98,12 @@ void oltp_fail(const oltp_state *s, bench_thread *t, const char *detail, const c
 	       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 /* ----- oltp_db.c */
-/* Connects to the configured server (database db, or none when NULL). On
+/* Connects to the configured server (database db, or none when NULL), with
+   LOAD DATA LOCAL allowed when local_infile (the loader's connections: they
+   serve it from memory through their own handler, never from a file). On
    failure returns NULL with a message (never the password) and a hint. */
-MYSQL *oltp_connect(const oltp_state *s, const char *db, char *err, size_t errn, const char **hint);
+MYSQL *oltp_connect(const oltp_state *s, const char *db, int local_infile, char *err, size_t errn,
+		    const char **hint);
 /* Runs one statement; 0, or -1 with the server's message in err. */
 int oltp_exec(MYSQL *m, const char *sql, char *err, size_t errn);
 /* One integer from a one-row, one-column query; 0 on success. */

@@ -11,10 +11,12 @@
 
 #include "oltp.h"
 
-MYSQL *oltp_connect(const oltp_state *s, const char *db, char *err, size_t errn, const char **hint)
+MYSQL *oltp_connect(const oltp_state *s, const char *db, int local_infile, char *err, size_t errn,
+		    const char **hint)
 {
 	MYSQL *m = mysql_init(NULL);
 	unsigned timeout = 30;
+	my_bool infile = local_infile != 0;
 	*hint = NULL;
 	if (!m) {
 		snprintf(err, errn, "out of memory for a connection");
@@ -22,6 +24,7 @@ MYSQL *oltp_connect(const oltp_state *s, const char *db, char *err, size_t errn,
 	}
 	mysql_options(m, MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
 	mysql_options(m, MYSQL_SET_CHARSET_NAME, "utf8mb4");
+	mysql_options(m, MYSQL_OPT_LOCAL_INFILE, &infile);
 	if (!mysql_real_connect(m, s->sock[0] ? NULL : s->host, s->user, s->password, db, s->port,
 				s->sock[0] ? s->sock : NULL, 0)) {
 		unsigned e = mysql_errno(m);

@@ -36,7 +36,8 @@ struct oltp_load {
 	unsigned finished;		/* atomic: threads that returned */
 	pthread_mutex_t lock;
 	char err[600];
-	char date[24];			/* 'YYYY-MM-DD HH:MM:SS' of the load, quoted */
+	char date[24];			/* YYYY-MM-DD HH:MM:SS of the load */
+	int tsv;			/* the server takes LOAD DATA LOCAL */
 };
 
 /* A multi-row INSERT being built. */
@@ -46,6 +47,9 @@ struct batch {
 	char *buf;
 	size_t len, head, rows;
 	uint64_t *seed;
+	int tsv;		/* LOAD DATA LOCAL rows, else a multi-row INSERT */
+	const char *table;
+	size_t pos;		/* LOAD DATA: bytes handed to the client library */
 };
 
 /* ------------------------------------------------------------ the schema */
@@ -128,6 +132,9 @@ static inline void put_s(struct batch *b, const char *s, size_t n)
 	b->len += n;
 }
 
+static inline void put_sep(struct batch *b) { put_c(b, b->tsv ? '\t' : ','); }
+static inline void put_quote(struct batch *b) { if (!b->tsv) put_c(b, '\''); }
+
 static void put_u(struct batch *b, uint64_t v)
 {
 	char tmp[24];
@@ -137,7 +144,7 @@ static void put_u(struct batch *b, uint64_t v)
 	while ((v /= 10));
 	while (n)
 		put_c(b, tmp[--n]);
-	put_c(b, ',');
+	put_sep(b);
 }
 
 /* A fixed-point number: v / 10^frac, e.g. cents with frac 2. */
@@ -157,47 +164,62 @@ static void put_fix(struct batch *b, int64_t v, int frac)
 	while ((v /= 10));
 	while (n)
 		put_c(b, tmp[--n]);
-	put_c(b, ',');
+	put_sep(b);
 }
 
-/* A quoted random a-string of lo..hi characters (spec 4.3.2.2). */
+/* A value written as is (a number, or NULL). */
+static void put_lit(struct batch *b, const char *v)
+{
+	put_s(b, v, strlen(v));
+	put_sep(b);
+}
+
+static void put_null(struct batch *b)
+{
+	put_lit(b, b->tsv ? "\\N" : "NULL");
+}
+
+static void put_str(struct batch *b, const char *v)
+{
+	put_quote(b);
+	put_s(b, v, strlen(v));
+	put_quote(b);
+	put_sep(b);
+}
+
+/* A random a-string of lo..hi characters (spec 4.3.2.2). */
 static void put_astr(struct batch *b, int lo, int hi)
 {
 	int n = (int)oltp_rand(b->seed, lo, hi);
-	put_c(b, '\'');
+	put_quote(b);
 	while (n > 0) {
 		uint64_t r = oltp_rnd(b->seed);
 		for (int k = 0; k < 10 && n > 0; k++, n--, r >>= 6)
 			put_c(b, oltp_alnum[r & 63]);
 	}
-	put_s(b, "',", 2);
+	put_quote(b);
+	put_sep(b);
 }
 
-/* A quoted random n-string of n digits followed by tail. */
+/* A random n-string of n digits followed by tail. */
 static void put_nstr(struct batch *b, int n, const char *tail)
 {
-	put_c(b, '\'');
+	put_quote(b);
 	for (int i = 0; i < n; i++)
 		put_c(b, (char)('0' + oltp_rnd(b->seed) % 10));
 	put_s(b, tail, strlen(tail));
-	put_s(b, "',", 2);
+	put_quote(b);
+	put_sep(b);
 }
 
 /* i_data / s_data: 26..50 characters, 10% with "ORIGINAL" somewhere. */
 static void put_data(struct batch *b)
 {
 	int n = (int)oltp_rand(b->seed, 26, 50);
-	size_t at = b->len + 1;
+	size_t at = b->len + (b->tsv ? 0 : 1);
 	put_astr(b, n, n);
 	if (oltp_rand(b->seed, 1, 10) == 1)
 		memcpy(b->buf + at + oltp_rand(b->seed, 0, n - 8), "ORIGINAL", 8);
-}
-
-static void put_str(struct batch *b, const char *s)
-{
-	put_c(b, '\'');
-	put_s(b, s, strlen(s));
-	put_s(b, "',", 2);
 }
 
 /* street 1, street 2, city, state, zip (spec 4.3.2.7's address) */
@@ -206,24 +228,61 @@ static void put_address(struct batch *b)
 	put_astr(b, 10, 20);
 	put_astr(b, 10, 20);
 	put_astr(b, 10, 20);
-	put_c(b, '\'');
+	put_quote(b);
 	put_c(b, (char)('A' + oltp_rnd(b->seed) % 26));
 	put_c(b, (char)('A' + oltp_rnd(b->seed) % 26));
-	put_s(b, "',", 2);
+	put_quote(b);
+	put_sep(b);
 	put_nstr(b, 4, "11111");
+}
+
+/* LOAD DATA LOCAL reads the batch through these instead of a file. */
+static int infile_init(void **ptr, const char *name, void *userdata)
+{
+	(void)name;
+	*ptr = userdata;
+	return 0;
+}
+
+static int infile_read(void *ptr, char *buf, unsigned int n)
+{
+	struct batch *b = ptr;
+	size_t left = b->len - b->pos, k = left < n ? left : n;
+	memcpy(buf, b->buf + b->pos, k);
+	b->pos += k;
+	return (int)k;
+}
+
+static void infile_end(void *ptr) { (void)ptr; }
+
+static int infile_error(void *ptr, char *msg, unsigned int n)
+{
+	(void)ptr;
+	snprintf(msg, n, "benchcore's row stream failed");
+	return 2000;
 }
 
 static int batch_flush(struct batch *b)
 {
 	struct oltp_load *L = b->L;
+	char sql[128];
+	int rc;
 	if (!b->rows)
 		return 0;
-	b->len -= 2;	/* the last row's "),(" becomes ")" */
-	if (mysql_real_query(b->m, b->buf, b->len)) {
+	if (b->tsv) {
+		b->pos = 0;
+		snprintf(sql, sizeof(sql), "LOAD DATA LOCAL INFILE 'benchcore-%s' INTO TABLE %s", b->table,
+			 b->table);
+		rc = mysql_real_query(b->m, sql, strlen(sql));
+	} else {
+		b->len -= 2;	/* the last row's "),(" becomes ")" */
+		rc = mysql_real_query(b->m, b->buf, b->len);
+	}
+	if (rc) {
 		pthread_mutex_lock(&L->lock);
 		if (!L->err[0])
-			snprintf(L->err, sizeof(L->err), "loading: %s (error %u)", mysql_error(b->m),
-				 mysql_errno(b->m));
+			snprintf(L->err, sizeof(L->err), "loading %s: %s (error %u)", b->table,
+				 mysql_error(b->m), mysql_errno(b->m));
 		pthread_mutex_unlock(&L->lock);
 		__atomic_store_n(&L->stop, 1, __ATOMIC_RELAXED);
 		return -1;
@@ -236,16 +295,22 @@ static int batch_flush(struct batch *b)
 
 static void batch_start(struct batch *b, const char *table)
 {
-	b->len = (size_t)sprintf(b->buf, "INSERT INTO %s VALUES (", table);
+	b->table = table;
+	b->len = b->tsv ? 0 : (size_t)sprintf(b->buf, "INSERT INTO %s VALUES (", table);
 	b->head = b->len;
 	b->rows = 0;
 }
 
-/* Ends a row (its trailing comma becomes "),("), flushing a full batch. */
+/* Ends a row (its trailing separator becomes "),(" or a newline), flushing a
+   full batch. */
 static int batch_row(struct batch *b)
 {
-	b->len--;
-	put_s(b, "),(", 3);
+	if (b->tsv) {
+		b->buf[b->len - 1] = '\n';
+	} else {
+		b->len--;
+		put_s(b, "),(", 3);
+	}
 	b->rows++;
 	return b->len + LOAD_ROW_MAX > LOAD_BATCH_BYTES ? batch_flush(b) : 0;
 }
@@ -305,7 +370,9 @@ static int load_stock(struct batch *b, unsigned w, unsigned part)
 		put_u(b, (uint64_t)oltp_rand(b->seed, 10, 100));
 		for (int k = 0; k < 10; k++)
 			put_astr(b, 24, 24);
-		put_s(b, "0,0,0,", 6);
+		put_lit(b, "0");
+		put_lit(b, "0");
+		put_lit(b, "0");
 		put_data(b);
 		if (batch_row(b))
 			return -1;
@@ -323,17 +390,20 @@ static int load_customers(struct batch *b, unsigned w, unsigned d)
 		put_u(b, d);
 		put_u(b, w);
 		put_astr(b, 8, 16);
-		put_s(b, "'OE',", 5);
+		put_str(b, "OE");
 		oltp_last_name(last, c <= 1000 ? c - 1
 				     : (unsigned)oltp_nurand(b->seed, 255, 0, 999, L->s->c_load.c_last));
 		put_str(b, last);
 		put_address(b);
 		put_nstr(b, 16, "");
-		put_s(b, L->date, strlen(L->date));
-		put_s(b, oltp_rand(b->seed, 1, 10) == 1 ? "'BC'," : "'GC',", 5);
-		put_s(b, "50000.00,", 9);
+		put_str(b, L->date);
+		put_str(b, oltp_rand(b->seed, 1, 10) == 1 ? "BC" : "GC");
+		put_lit(b, "50000.00");
 		put_fix(b, oltp_rand(b->seed, 0, 5000), 4);
-		put_s(b, "-10.00,10.00,1,0,", 17);
+		put_lit(b, "-10.00");
+		put_lit(b, "10.00");
+		put_lit(b, "1");
+		put_lit(b, "0");
 		put_astr(b, 300, 500);
 		if (batch_row(b))
 			return -1;
@@ -347,8 +417,8 @@ static int load_customers(struct batch *b, unsigned w, unsigned d)
 		put_u(b, w);
 		put_u(b, d);
 		put_u(b, w);
-		put_s(b, L->date, strlen(L->date));
-		put_s(b, "10.00,", 6);
+		put_str(b, L->date);
+		put_lit(b, "10.00");
 		put_astr(b, 12, 24);
 		if (batch_row(b))
 			return -1;
@@ -375,13 +445,13 @@ static int load_orders(struct batch *b, unsigned w, unsigned d)
 		put_u(b, d);
 		put_u(b, w);
 		put_u(b, perm[o - 1]);
-		put_s(b, L->date, strlen(L->date));
+		put_str(b, L->date);
 		if (o < OLTP_FIRST_NEW_ORDER)
 			put_u(b, (uint64_t)oltp_rand(b->seed, 1, 10));
 		else
-			put_s(b, "NULL,", 5);
+			put_null(b);
 		put_u(b, cnt[o]);
-		put_s(b, "1,", 2);
+		put_lit(b, "1");
 		if (batch_row(b))
 			return -1;
 	}
@@ -397,10 +467,12 @@ static int load_orders(struct batch *b, unsigned w, unsigned d)
 			put_u(b, (uint64_t)oltp_rand(b->seed, 1, OLTP_ITEMS));
 			put_u(b, w);
 			if (o < OLTP_FIRST_NEW_ORDER) {
-				put_s(b, L->date, strlen(L->date));
-				put_s(b, "5,0.00,", 7);
+				put_str(b, L->date);
+				put_lit(b, "5");
+				put_lit(b, "0.00");
 			} else {
-				put_s(b, "NULL,5,", 7);
+				put_null(b);
+				put_lit(b, "5");
 				put_fix(b, oltp_rand(b->seed, 1, 999999), 2);
 			}
 			put_astr(b, 24, 24);
@@ -444,7 +516,10 @@ static void *load_thread(void *arg)
 	uint64_t seed = s->seed ^ oltp_rnd(&(uint64_t){ (uint64_t)pthread_self() });
 	b.seed = &seed;
 	mysql_thread_init();
-	b.m = oltp_connect(s, s->db, err, sizeof(err), &hint);
+	b.tsv = L->tsv;
+	b.m = oltp_connect(s, s->db, L->tsv, err, sizeof(err), &hint);
+	if (b.m && b.tsv)
+		mysql_set_local_infile_handler(b.m, infile_init, infile_read, infile_end, infile_error, &b);
 	b.buf = malloc(LOAD_BATCH_BYTES + LOAD_ROW_MAX);
 	if (!b.m || !b.buf || oltp_exec(b.m, "SET SESSION unique_checks = 0, foreign_key_checks = 0",
 					err, sizeof(err))) {
@@ -533,7 +608,13 @@ int oltp_load(oltp_state *s, MYSQL *m)
 	time_t now = time(NULL);
 	struct tm tm;
 	localtime_r(&now, &tm);
-	strftime(L.date, sizeof(L.date), "'%Y-%m-%d %H:%M:%S',", &tm);
+	strftime(L.date, sizeof(L.date), "%Y-%m-%d %H:%M:%S", &tm);
+	/* LOAD DATA LOCAL costs the server less than parsing INSERTs; it needs
+	   the server's local_infile (MariaDB: on by default; MySQL 8: off) */
+	int64_t infile = 0;
+	L.tsv = oltp_query_int(m, "SELECT @@GLOBAL.local_infile", &infile) == 0 && infile == 1;
+	s->api->set_info(s->ctx, "load_method", L.tsv ? "LOAD DATA LOCAL (rows streamed from memory)"
+						       : "multi-row INSERT");
 	L.njobs = ITEM_PARTS + s->warehouses * (STOCK_PARTS + 2 * OLTP_DISTRICTS);
 	pthread_mutex_init(&L.lock, NULL);
 	uint64_t t0 = s->api->now_ns();

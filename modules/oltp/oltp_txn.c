@@ -638,7 +638,7 @@ int oltp_thread_init(void *state, bench_thread *t, void **tstate)
 	x->home_w = i % s->warehouses + 1;
 	x->home_d = (i / s->warehouses) % OLTP_DISTRICTS + 1;
 	mysql_thread_init();
-	x->m = oltp_connect(s, s->db, err, sizeof(err), &hint);
+	x->m = oltp_connect(s, s->db, 0, err, sizeof(err), &hint);
 	if (!x->m) {
 		oltp_fail(s, t, err, hint, "connection %u failed", i);
 		goto fail;

@@ -57,12 +57,16 @@ typedef struct oltp_state {
 	struct oltp_c c_load, c_run;
 
 	/* nopm's window: the first worker to see measuring() takes the
-	   "before" snapshot of sum(d_next_o_id); finish takes "after" once all
-	   workers are gone and divides by the time between the two. */
-	int snap_state;			/* atomic: 0 none, 1 being taken, 2 taken, -1 failed */
-	int64_t snap_sum;
-	uint64_t snap_ns;
-	uint64_t last_exit_ns;		/* atomic max: when the last worker left */
+	   "before" snapshot of sum(d_next_o_id), the first to see the case
+	   stopping takes "after"; nopm = the difference over the time between
+	   them. Both are taken at full load, between two of that worker's
+	   transactions, so the window neither includes the ramp-up nor the tail
+	   of workers finishing their last transaction after the stop. */
+	struct oltp_snap {
+		int state;		/* atomic: 0 none, 1 being taken, 2 taken, -1 failed */
+		int64_t sum;
+		uint64_t ns;
+	} snap[2];
 
 	/* counters merged by thread_done (atomic) */
 	uint64_t rollbacks, retries, failures, deadlocks, lock_waits;

@@ -571,21 +571,23 @@ static int oltp_sleep(oltp_thread *x, double seconds)
 	}
 }
 
-/* nopm's "before": the first worker inside the measured window sums the
-   districts' next order ids, and notes when. */
-static void oltp_snapshot(oltp_thread *x)
+/* A nopm snapshot (0 before, 1 after): the first worker to get here sums
+   the districts' next order ids and notes when. */
+static void oltp_snapshot(oltp_thread *x, int which)
 {
-	oltp_state *s = x->s;
+	struct oltp_snap *sn = &x->s->snap[which];
 	int want = 0;
-	if (!__atomic_compare_exchange_n(&s->snap_state, &want, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+	if (!__atomic_compare_exchange_n(&sn->state, &want, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 		return;
-	uint64_t a = s->api->now_ns();
+	const bench_host_api_v1 *api = x->s->api;
+	mysql_commit(x->m);	/* a fresh read view: the snapshot sees every commit so far */
+	uint64_t a = api->now_ns();
 	int64_t sum;
 	int ok = q(x, SNAP_NEXT_O_ID, "|i", &sum) > 0;
 	mysql_commit(x->m);
-	s->snap_sum = sum;
-	s->snap_ns = a + (s->api->now_ns() - a) / 2;
-	__atomic_store_n(&s->snap_state, ok ? 2 : -1, __ATOMIC_RELEASE);
+	sn->sum = sum;
+	sn->ns = a + (api->now_ns() - a) / 2;
+	__atomic_store_n(&sn->state, ok ? 2 : -1, __ATOMIC_RELEASE);
 }
 
 int oltp_thread_run(void *tstate)
@@ -596,7 +598,7 @@ int oltp_thread_run(void *tstate)
 	while (!api->should_stop(x->t)) {
 		if (!x->seen_measuring && api->measuring(x->t)) {
 			x->seen_measuring = 1;
-			oltp_snapshot(x);
+			oltp_snapshot(x, 0);
 		}
 		int type = next_card(x);
 		if (spec && oltp_sleep(x, oltp_keying_s[type]))
@@ -612,10 +614,8 @@ int oltp_thread_run(void *tstate)
 				break;
 		}
 	}
-	uint64_t now = api->now_ns(), last = __atomic_load_n(&x->s->last_exit_ns, __ATOMIC_RELAXED);
-	while (now > last && !__atomic_compare_exchange_n(&x->s->last_exit_ns, &last, now, 0,
-							  __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		;
+	if (rc == BENCH_OK && x->seen_measuring)
+		oltp_snapshot(x, 1);
 	return rc;
 }
 

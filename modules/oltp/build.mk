@@ -1,0 +1,1 @@
+LIBS_oltp := $(shell mariadb_config --libs)

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# oltp module (TPC-C) against a real MariaDB: one server started here for most
+# checks (a user with a password), and once benchcore's own private server.
+# An interrupted load (a marker with complete = 0) is dropped and reloaded; the
+# run's tpmC, NOPM, mix, spec checks and consistency conditions; a second run
+# reuses the data; a wrong password fails clearly without printing it; a
+# database without benchcore's marker is never dropped.
+. "$(dirname "$0")/lib.sh"
+
+MARIADBD=$(command -v mariadbd || command -v /usr/sbin/mariadbd || true)
+if [ -z "$MARIADBD" ] || ! command -v mariadb-install-db >/dev/null; then
+	pass "skipped: mariadbd / mariadb-install-db not installed (scripts/deps.sh installs mariadb-server)"
+	exit 0
+fi
+export TMPDIR=$T/tmp; mkdir -p $TMPDIR	# benchcore's module dirs (private server) go here
+
+# --- our server: datadir and socket in $T, no TCP, stopped on every way out
+SOCK=$T/my.sock
+mariadb-install-db --no-defaults --auth-root-authentication-method=normal --datadir=$T/data \
+	--skip-test-db --user=root >$T/install.log 2>&1 || { fail "mariadb-install-db: $(tail -2 $T/install.log)"; exit 0; }
+"$MARIADBD" --no-defaults --user=root --datadir=$T/data --socket=$SOCK --skip-networking \
+	--pid-file=$T/my.pid --innodb-buffer-pool-size=256M --innodb-flush-log-at-trx-commit=2 \
+	--skip-log-bin >$T/mariadbd.log 2>&1 &
+MPID=$!
+trap 'kill $MPID 2>/dev/null; wait $MPID 2>/dev/null; rm -rf "$T"' EXIT
+for _ in $(seq 300); do [ -S $SOCK ] && break; sleep 0.1; done
+sql() { mariadb --no-defaults -S $SOCK -uroot -N -B -e "$1"; }
+sql "CREATE USER bc@localhost IDENTIFIED BY 'Pw-s3cret-77'; GRANT ALL ON *.* TO bc@localhost" ||
+	{ fail "test server did not start: $(tail -3 $T/mariadbd.log)"; exit 0; }
+CONN=(socket=$SOCK user=bc password=Pw-s3cret-77)
+Q=(-q --force)	# -q hides the INFO lines: runs that check them go without
+
+# --- what an interrupted load leaves: benchcore's marker with complete = 0
+sql "CREATE DATABASE benchcore_tpcc; CREATE TABLE benchcore_tpcc.benchcore_marker (warehouses INT, seed BIGINT UNSIGNED,
+     c_last INT, c_id INT, ol_i_id INT, complete TINYINT, loaded_at DATETIME, loader VARCHAR(64));
+     INSERT INTO benchcore_tpcc.benchcore_marker VALUES (1, 1, 1, 1, 1, 0, NOW(), 'benchcore oltp');
+     CREATE TABLE benchcore_tpcc.half_loaded (x INT)"
+# --- and a database that is not benchcore's
+sql "CREATE DATABASE notours; CREATE TABLE notours.precious (x INT); INSERT INTO notours.precious VALUES (42)"
+
+run_bc $T/a run oltp "${CONN[@]}" warehouses=1 --threads 4 --time 3 --warmup 1 --keep --force -o $T/a.json
+expect_rc "load 1 warehouse and run 4 connections" 0
+expect_grep "the interrupted load is detected and redone" $T/a.err 'dropping and reloading benchcore_tpcc: its load did not complete'
+expect_py "data: reloaded, ~600k rows through the host's progress" $T/a.json \
+	'(lambda c: c["info"]["data"] == "reloaded" and c["prepare"]["unit"] == "rows" and 590000 < c["prepare"]["done"] < 610000)(d["cases"][0])'
+check "the half-loaded leftovers are gone" test "$(sql "SHOW TABLES FROM benchcore_tpcc LIKE 'half_loaded'")" = ""
+check "the marker now says complete, 1 warehouse" test "$(sql 'SELECT warehouses, complete FROM benchcore_tpcc.benchcore_marker')" = "$(printf '1\t1')"
+expect_py "tpmC > 0 and equals the New-Order count per minute of the window" $T/a.json \
+	'(lambda c: c["metrics"]["tpmc"]["value"] > 0 and abs(c["metrics"]["tpmc"]["value"] - c["ops"]["new_order"]["count"] * 60 / c["duration_s"]) < 1e-6 * c["metrics"]["tpmc"]["value"] + 1e-9)(d["cases"][0])'
+expect_py "NOPM (districts' next order ids) within 5% of tpmC" $T/a.json \
+	'(lambda m: abs(m["nopm"]["value"] - m["tpmc"]["value"]) <= 0.05 * m["tpmc"]["value"])(d["cases"][0]["metrics"])'
+expect_py "all five transaction types recorded, no failures" $T/a.json \
+	'(lambda c: all(c["ops"][o]["count"] > 0 for o in ("new_order", "payment", "order_status", "delivery", "stock_level")) and c["metrics"]["failures"]["value"] == 0)(d["cases"][0])'
+expect_py "the mix: the deck's 10/10/1/1/1 within 3 points" $T/a.json \
+	'(lambda o: (lambda n: all(abs(100.0 * o[k]["count"] / n - p) < 3 for k, p in (("new_order", 43.48), ("payment", 43.48), ("order_status", 4.35), ("delivery", 4.35), ("stock_level", 4.35))))(sum(v["count"] for v in o.values())))(d["cases"][0]["ops"])'
+expect_py "spec checks recorded with units: mix minimums and p90 limits in seconds" $T/a.json \
+	'(lambda i: i["check.mix.payment"].endswith("% >= 43 %") and i["check.p90.stock_level"].endswith("s <= 20 s") and all(i["check.p90." + k].startswith("OK ") for k in ("new_order", "payment", "order_status", "delivery", "stock_level")))(d["cases"][0]["info"])'
+expect_grep "spec checks printed as [OK]/[NG]" $T/a.err '\[OK\] p90\.new_order: [0-9.]+ s <= 5 s'
+expect_py "consistency conditions 1-4 hold after the load and after the run" $T/a.json \
+	'(lambda i: i["check.consistency.before"] == i["check.consistency.after"] == "OK conditions 1-4")(d["cases"][0]["info"])'
+expect_py "server version and key settings recorded; mode labelled" $T/a.json \
+	'(lambda i: "MariaDB" in i["server_version"] and i["server.innodb_flush_log_at_trx_commit"] == "2" and i["server.log_bin"] == "0" and i["mode"].startswith("unpaced"))(d["cases"][0]["info"])'
+expect_py "headline metric is tpmc" $T/a.json 'd["cases"][0]["headline"] == "tpmc"'
+check "the password is in no output or result" bash -c "! grep -q 'Pw-s3cret-77' $T/a.out $T/a.err $T/a.json"
+
+# --- a second run reuses the data: no load; without --keep, cleanup drops it
+run_bc $T/b run oltp "${CONN[@]}" warehouses=1 --threads 2 --time 1 --warmup 0 --force -o $T/b.json
+expect_rc "second run" 0
+expect_py "second run: data reused, prepare took under 3 s" $T/b.json \
+	'(lambda c: c["status"] == "ok" and c["info"]["data"] == "reused" and c["prepare"]["seconds"] < 3)(d["cases"][0])'
+expect_grep "second run: says it reuses" $T/b.err 'reusing benchcore_tpcc: 1 warehouse, loaded and complete'
+check "without --keep, benchcore's own database is dropped at the end" test "$(sql "SHOW DATABASES LIKE 'benchcore_tpcc'")" = ""
+
+# --- a database benchcore did not create is never dropped (nor loaded into)
+run_bc $T/f run oltp "${CONN[@]}" database=notours --threads 1 --time 0.5 --warmup 0 "${Q[@]}" -o $T/f.json
+expect_rc "a foreign database: the case fails" 1
+expect_py "a foreign database: the reason says so, with the hint" $T/f.json \
+	'(lambda c: "database notours is not benchcore" in c["reason"] and "never drops" in c["error"]["hint"])(d["cases"][0])'
+check "a foreign database: its table and row are still there" test "$(sql 'SELECT x FROM notours.precious')" = 42
+
+# --- a wrong password: clear failure, never printed
+run_bc $T/p run oltp socket=$SOCK user=bc password=Wrong-pw-913 --threads 1 --time 0.5 --warmup 0 "${Q[@]}" -o $T/p.json
+expect_rc "wrong password: the case fails" 1
+expect_py "wrong password: access denied, with a hint about user and password" $T/p.json \
+	'(lambda c: "Access denied for user" in c["error"]["detail"] and "check user and password" in c["error"]["hint"])(d["cases"][0])'
+check "wrong password: not in any output" bash -c "! grep -q 'Wrong-pw-913' $T/p.out $T/p.err $T/p.json"
+
+# --- nothing configured: benchcore's private MariaDB, then gone
+run_bc $T/v run oltp warehouses=1 --threads 2 --time 1 --warmup 0 "${Q[@]}" -o $T/v.json
+expect_rc "private server: runs with nothing configured" 0
+expect_py "private server: ok, recorded as private with its settings" $T/v.json \
+	'(lambda c: c["status"] == "ok" and c["info"]["server"] == "private" and c["info"]["server.innodb_flush_log_at_trx_commit"] == "2" and c["info"]["server.log_bin"] == "0" and c["metrics"]["tpmc"]["value"] > 0)(d["cases"][0])'
+no_server() { sleep 0.5; ! pgrep -f -- "$TMPDIR/benchcore-oltp" >/dev/null; }
+check "private server: no mariadbd of benchcore's left" no_server
+check "private server: its directory is gone" test -z "$(ls -A $TMPDIR)"

@@ -221,12 +221,13 @@ static int rd_fail_io(rd_thread *th, rd_conn *c, const char *what, int err)
 	rd_state *s = th->s;
 	char where[300], d[512];
 	rd_describe(&s->srv, where, sizeof(where));
-	if (err == 0)
-		snprintf(d, sizeof(d), "%s closed connection %u of thread %u with %u request(s) in flight",
-			 where, c->idx, th->idx, c->qn);
+	if (err == 0 || err == ECONNRESET || err == EPIPE)
+		snprintf(d, sizeof(d), "%s closed connection %u of thread %u with %u request(s) in flight (%s)",
+			 where, c->idx, th->idx, c->qn, err ? strerror(err) : "end of file");
 	else
 		snprintf(d, sizeof(d), "%s on connection %u to %s: %s", what, c->idx, where, strerror(err));
-	th->api->error(s->ctx, th->t, err == 0 ? "redis: the server closed the connection" :
+	int gone = err == 0 || err == ECONNRESET || err == EPIPE;
+	th->api->error(s->ctx, th->t, gone ? "redis: the server closed the connection" :
 		       "redis: connection failed", d,
 		       s->private_server ? "the private redis-server stopped: see its log" :
 		       "check that the server is up (its log, maxclients, timeout)");

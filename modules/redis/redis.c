@@ -73,7 +73,16 @@ static const bench_metric_v1 rd_metrics[] = {
 typedef struct rd_main {
 	rd_state s;
 	rd_sock ctl;			/* set-up connection (main thread) */
+	rd_sock nctl[RD_MAX_NODES];	/* cluster: set-up connections to each master */
 } rd_main;
+
+/* Cluster: the set-up connection to master i (connected on first use). */
+static rd_sock *rd_node_ctl(rd_main *m, unsigned i)
+{
+	if (m->nctl[i].fd < 0 && rd_connect(&m->s, NULL, &m->s.nodes[i], &m->nctl[i]) != 0)
+		return NULL;
+	return &m->nctl[i];
+}
 
 /* redis-server in PATH, or NULL. */
 static const char *rd_find_server(char *buf, size_t n)
@@ -236,6 +245,8 @@ static int rd_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
 	rd_main *m = calloc(1, sizeof(*m));
 	rd_state *s = &m->s;
 	m->ctl.fd = -1;
+	for (int i = 0; i < RD_MAX_NODES; i++)
+		m->nctl[i].fd = -1;
 	s->api = api;
 	s->ctx = ctx;
 	s->uncorrected[0] = s->uncorrected[1] = s->first_byte[0] = s->first_byte[1] = -1;
@@ -253,6 +264,10 @@ static int rd_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
 		return BENCH_ERR;
 	if (s->cluster && rd_cluster_map(s, &m->ctl) != 0)
 		return BENCH_ERR;
+	if (s->cluster && !strcmp(s->test, "MSET")) {
+		api->set_error(ctx, "redis: MSET is not run on a cluster: its 10 random keys fall in different slots");
+		return BENCH_SKIP;
+	}
 	if (rd_test_setup(s, api->opt_string(ctx, "command")) != 0)
 		return BENCH_ERR;
 	const char *one[] = { s->test, NULL }, *two[] = { "SET", "GET", NULL };
@@ -275,26 +290,45 @@ typedef void (*rd_gen_fn)(rd_state *s, uint64_t i, char **buf, size_t *len, size
 static int rd_fill_run(rd_main *m, uint64_t total, rd_gen_fn gen, uint64_t units_per_cmd, const char *unit)
 {
 	rd_state *s = &m->s;
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
+	unsigned nn = s->cluster ? s->nnodes : 1, ncmd[RD_MAX_NODES];
+	char *buf[RD_MAX_NODES] = { 0 }, *one = NULL;
+	size_t len[RD_MAX_NODES], cap[RD_MAX_NODES] = { 0 }, olen, ocap = 0;
 	uint64_t done = 0;
-	while (done < total) {
-		unsigned n = 0;
-		len = 0;
-		for (; n < 256 && done < total; n++, done += units_per_cmd)
-			gen(s, done, &buf, &len, &cap);
-		if (rd_pipeline(s, &m->ctl, buf, len, n) != 0) {
-			free(buf);
-			return -1;
+	int rc = 0;
+	while (done < total && rc == 0) {
+		memset(ncmd, 0, sizeof(ncmd));
+		memset(len, 0, sizeof(len));
+		for (unsigned n = 0; n < 256 && done < total; n++, done += units_per_cmd) {
+			if (!s->cluster) {
+				gen(s, done, &buf[0], &len[0], &cap[0]);
+				ncmd[0]++;
+				continue;
+			}
+			olen = 0;	/* a cluster: each command to the master of its key */
+			gen(s, done, &one, &olen, &ocap);
+			int slot = rd_resp_slot(one, olen);
+			unsigned node = slot < 0 ? 0 : s->slot_node[slot];
+			if (len[node] + olen > cap[node]) {
+				cap[node] = (len[node] + olen) * 2;
+				buf[node] = realloc(buf[node], cap[node]);
+			}
+			memcpy(buf[node] + len[node], one, olen);
+			len[node] += olen;
+			ncmd[node]++;
+		}
+		for (unsigned i = 0; i < nn && rc == 0; i++) {
+			rd_sock *k = s->cluster ? rd_node_ctl(m, i) : &m->ctl;
+			if (ncmd[i] && (!k || rd_pipeline(s, k, buf[i], len[i], ncmd[i]) != 0))
+				rc = -1;
 		}
 		s->api->progress(s->ctx, done < total ? done : total, total, unit);
-		if (s->api->cancelled(s->ctx)) {
-			free(buf);
-			return -1;
-		}
+		if (s->api->cancelled(s->ctx))
+			rc = -1;
 	}
-	free(buf);
-	return 0;
+	for (unsigned i = 0; i < nn; i++)
+		free(buf[i]);
+	free(one);
+	return rc;
 }
 
 static void rd_key_text(const rd_state *s, const char *what, uint64_t i, char *out, size_t n)
@@ -313,9 +347,9 @@ static void rd_gen_keys(rd_state *s, uint64_t i, char **buf, size_t *len, size_t
 	char keys[RD_PER_CMD][64];
 	uint64_t total = s->keyspace ? s->keyspace : 1;
 	int argc = 1;
-	argv[0] = "MSET";
-	lens[0] = 4;
-	for (uint64_t k = i; k < i + RD_PER_CMD && k < total; k++) {
+	argv[0] = s->cluster ? "SET" : "MSET";	/* a cluster: one key per command */
+	lens[0] = strlen(argv[0]);
+	for (uint64_t k = i; k < i + (s->cluster ? 1 : RD_PER_CMD) && k < total; k++) {
 		rd_key_text(s, "key", k, keys[k - i], sizeof(keys[0]));
 		argv[argc] = keys[k - i];
 		lens[argc++] = strlen(keys[k - i]);
@@ -365,22 +399,28 @@ static int rd_prepare(void *state)
 {
 	rd_main *m = state;
 	rd_state *s = &m->s;
-	if (s->cluster)
-		return BENCH_OK;	/* fills go through the cluster's slots: see README */
-	redisReply *r = rd_commandf(s, &m->ctl, "UNLINK " RD_PREFIX "mylist " RD_PREFIX "myset " RD_PREFIX
-				    "myzset " RD_PREFIX "myhash " RD_PREFIX "mystream");
-	if (!r)
-		return BENCH_ERR;
-	if (r->type == REDIS_REPLY_ERROR) {
-		s->api->error(s->ctx, NULL, "redis: cannot delete the test's keys", r->str, NULL);
+	static const char *const fixed[] = { "mylist", "myset", "myzset", "myhash", "mystream", NULL };
+	for (int i = 0; fixed[i]; i++) {	/* one key per command: they may live on different masters */
+		char key[64];
+		snprintf(key, sizeof(key), RD_PREFIX "%s", fixed[i]);
+		const char *argv[] = { "UNLINK", key };
+		size_t lens[] = { 6, strlen(key) };
+		rd_sock *k = s->cluster ? rd_node_ctl(m, s->slot_node[rd_key_slot(key, lens[1])]) : &m->ctl;
+		redisReply *r = k ? rd_command(s, k, 2, argv, lens) : NULL;
+		if (!r)
+			return BENCH_ERR;
+		if (r->type == REDIS_REPLY_ERROR) {
+			s->api->error(s->ctx, NULL, "redis: cannot delete the test's keys", r->str,
+				      !strncmp(r->str, "MOVED", 5) ? "the server is a cluster node: set cluster = true" : NULL);
+			freeReplyObject(r);
+			return BENCH_ERR;
+		}
 		freeReplyObject(r);
-		return BENCH_ERR;
 	}
-	freeReplyObject(r);
 	uint64_t members = s->keyspace ? s->keyspace : 1;
 	switch (s->fill_kind) {
 	case RD_FILL_KEYS:
-		return rd_fill_run(m, members, rd_gen_keys, RD_PER_CMD, "keys") ? BENCH_ERR : BENCH_OK;
+		return rd_fill_run(m, members, rd_gen_keys, s->cluster ? 1 : RD_PER_CMD, "keys") ? BENCH_ERR : BENCH_OK;
 	case RD_FILL_LIST:
 		return rd_fill_run(m, s->fill, rd_gen_list, RD_PER_CMD, "elements") ? BENCH_ERR : BENCH_OK;
 	case RD_FILL_SET:
@@ -415,6 +455,10 @@ static int rd_finish(void *state)
 	char v[32];
 	snprintf(v, sizeof(v), "%llu", (unsigned long long)s->nil_replies);
 	api->set_info(s->ctx, "nil_replies", v);
+	if (s->cluster) {
+		snprintf(v, sizeof(v), "%llu", (unsigned long long)s->moved);
+		api->set_info(s->ctx, "redirects", v);
+	}
 	if (s->nil_replies && (s->fill_kind == RD_FILL_LIST || s->fill_kind == RD_FILL_SET || s->fill_kind == RD_FILL_ZSET))
 		api->log(s->ctx, BENCH_LOG_WARN, "%s: %llu of %llu replies were empty (nothing left to pop): "
 			 "raise fill or keyspace, or limit the requests with --events", s->test,
@@ -422,8 +466,42 @@ static int rd_finish(void *state)
 	return BENCH_OK;
 }
 
-/* Deletes every key under the prefix (SCAN + UNLINK); the private server,
-   which benchcore started, is flushed instead. */
+/* SCAN + UNLINK of the prefix on one server; one key per UNLINK, so a
+   cluster master's keys of different slots go too. */
+static void rd_cleanup_on(rd_state *s, rd_sock *k)
+{
+	char cursor[32] = "0", *buf = NULL;
+	size_t cap = 0;
+	do {
+		const char *argv[] = { "SCAN", cursor, "MATCH", RD_PREFIX "*", "COUNT", "1000" };
+		size_t lens[6], len = 0;
+		for (int i = 0; i < 6; i++)
+			lens[i] = strlen(argv[i]);
+		redisReply *r = rd_command(s, k, 6, argv, lens);
+		if (!r || r->type != REDIS_REPLY_ARRAY || r->elements != 2) {
+			if (r)
+				freeReplyObject(r);
+			s->api->log(s->ctx, BENCH_LOG_WARN, "cleanup: SCAN failed: keys under %s may remain", RD_PREFIX);
+			break;
+		}
+		snprintf(cursor, sizeof(cursor), "%s", r->element[0]->str);
+		redisReply *keys = r->element[1];
+		for (size_t i = 0; i < keys->elements; i++) {
+			const char *kv[] = { "UNLINK", keys->element[i]->str };
+			size_t kl[] = { 6, keys->element[i]->len };
+			rd_resp_append(&buf, &len, &cap, 2, kv, kl);
+		}
+		if (keys->elements && rd_pipeline(s, k, buf, len, (unsigned)keys->elements) != 0) {
+			freeReplyObject(r);
+			break;
+		}
+		freeReplyObject(r);
+	} while (strcmp(cursor, "0") && !s->api->cancelled(s->ctx));
+	free(buf);
+}
+
+/* Deletes every key under the prefix; the private server, which benchcore
+   started, is flushed instead. */
 static void rd_cleanup(void *state)
 {
 	rd_main *m = state;
@@ -436,44 +514,23 @@ static void rd_cleanup(void *state)
 			freeReplyObject(r);
 		return;
 	}
-	char cursor[32] = "0";
-	do {
-		const char *argv[] = { "SCAN", cursor, "MATCH", RD_PREFIX "*", "COUNT", "1000" };
-		size_t lens[6];
-		for (int i = 0; i < 6; i++)
-			lens[i] = strlen(argv[i]);
-		redisReply *r = rd_command(s, &m->ctl, 6, argv, lens);
-		if (!r || r->type != REDIS_REPLY_ARRAY || r->elements != 2) {
-			if (r)
-				freeReplyObject(r);
-			s->api->log(s->ctx, BENCH_LOG_WARN, "cleanup: SCAN failed: keys under %s may remain", RD_PREFIX);
-			return;
-		}
-		snprintf(cursor, sizeof(cursor), "%s", r->element[0]->str);
-		redisReply *keys = r->element[1];
-		if (keys->elements) {
-			const char **kv = malloc((keys->elements + 1) * sizeof(*kv));
-			size_t *kl = malloc((keys->elements + 1) * sizeof(*kl));
-			kv[0] = "UNLINK";
-			kl[0] = 6;
-			for (size_t i = 0; i < keys->elements; i++) {
-				kv[i + 1] = keys->element[i]->str;
-				kl[i + 1] = keys->element[i]->len;
-			}
-			redisReply *u = rd_command(s, &m->ctl, (int)keys->elements + 1, kv, kl);
-			if (u)
-				freeReplyObject(u);
-			free(kv);
-			free(kl);
-		}
-		freeReplyObject(r);
-	} while (strcmp(cursor, "0") && !s->api->cancelled(s->ctx));
+	if (!s->cluster) {
+		rd_cleanup_on(s, &m->ctl);
+		return;
+	}
+	for (unsigned i = 0; i < s->nnodes; i++) {
+		rd_sock *k = rd_node_ctl(m, i);
+		if (k)
+			rd_cleanup_on(s, k);
+	}
 }
 
 static void rd_destroy(void *state)
 {
 	rd_main *m = state;
 	rd_close(&m->ctl);
+	for (int i = 0; i < RD_MAX_NODES; i++)
+		rd_close(&m->nctl[i]);
 	rd_test_free(&m->s);
 	if (m->s.ssl_ctx)
 		SSL_CTX_free(m->s.ssl_ctx);

@@ -140,5 +140,7 @@ void rd_thread_done(void *tstate);
 /* ---- redis_cluster.c */
 unsigned rd_key_slot(const char *key, size_t len);
 int rd_cluster_map(rd_state *s, rd_sock *k);
+int rd_cluster_node_of(const rd_state *s, const char *host, int port);
+int rd_resp_slot(const char *p, size_t len);
 
 #endif

@@ -47,6 +47,9 @@ typedef struct rd_req {
 	uint16_t op;
 	uint8_t counted;		/* sent in the measured window */
 	uint8_t tmpl;
+	uint8_t skip;			/* cluster: the reply of an ASKING: not a request */
+	uint32_t clen;
+	char *copy;			/* cluster: the request's bytes, to follow MOVED/ASK */
 } rd_req;
 
 typedef struct rd_thread rd_thread;
@@ -55,7 +58,7 @@ typedef struct rd_conn {
 	rd_sock k;
 	redisReader *rd;
 	rd_thread *th;
-	unsigned idx;
+	unsigned idx, client, node;
 	rd_req *q;			/* ring of requests in flight, oldest first */
 	unsigned qcap, qhead, qn, qunsent;
 	char *wbuf;
@@ -71,9 +74,13 @@ struct rd_thread {
 	rd_state *s;
 	const bench_host_api_v1 *api;
 	bench_thread *t;
-	unsigned idx, nconn, rr;
+	unsigned idx, nconn, rr, ncl, nnodes;
 	int ep;
-	rd_conn *c;
+	rd_conn *c;			/* client i's connection to node j: c[i * nnodes + j] */
+	unsigned *cl_inflight;		/* per client */
+	uint8_t *slots;			/* cluster: this thread's slot map (MOVED updates it) */
+	char *scratch;
+	uint64_t redirects;
 	uint64_t rng, seq, mix, inflight, nils;
 	int budget_done, rate;
 	char *rbuf;
@@ -132,7 +139,14 @@ int rd_thread_init(void *state, bench_thread *t, void **tstate)
 	th->api = api;
 	th->t = t;
 	th->idx = api->thread_index(t);
-	th->nconn = s->clients / s->threads + (th->idx < s->clients % s->threads);
+	th->ncl = s->clients / s->threads + (th->idx < s->clients % s->threads);
+	th->nnodes = s->cluster ? s->nnodes : 1;
+	th->nconn = th->ncl * th->nnodes;
+	th->cl_inflight = calloc(th->ncl, sizeof(unsigned));
+	if (s->cluster) {
+		th->slots = malloc(sizeof(s->slot_node));
+		memcpy(th->slots, s->slot_node, sizeof(s->slot_node));
+	}
 	th->rng = 0x9E3779B97F4A7C15ull * (th->idx + 1) ^ api->now_ns();
 	th->seq = s->keyspace ? (uint64_t)th->idx * (s->keyspace / s->threads) : 0;
 	th->rbuf = malloc(RD_RBUF);
@@ -150,16 +164,19 @@ int rd_thread_init(void *state, bench_thread *t, void **tstate)
 	for (unsigned i = 0; i < s->ntmpl; i++)
 		if (s->tmpl[i].len > maxreq)
 			maxreq = s->tmpl[i].len;
+	th->scratch = malloc(maxreq);
 	for (unsigned i = 0; i < th->nconn; i++) {
 		rd_conn *c = &th->c[i];
 		c->th = th;
 		c->idx = i;
-		if (rd_connect(s, t, &s->srv, &c->k) != 0)
+		c->client = i / th->nnodes;
+		c->node = i % th->nnodes;
+		if (rd_connect(s, t, s->cluster ? &s->nodes[c->node] : &s->srv, &c->k) != 0)
 			goto fail;
 		c->rd = redisReaderCreateWithFunctions(&rd_fns);
 		c->rd->maxbuf = 0;	/* keep the buffer: no free/alloc churn on big replies */
 		redisReaderSetPrivdata(c->rd, c);
-		c->qcap = s->pipeline;
+		c->qcap = s->cluster ? 2 * s->pipeline : s->pipeline;	/* room for ASKINGs */
 		c->q = calloc(c->qcap, sizeof(rd_req));
 		c->wcap = maxreq * s->pipeline + 64;
 		c->wbuf = malloc(c->wcap);
@@ -185,15 +202,36 @@ static void rd_digits(char *p, uint64_t v)
 	}
 }
 
-/* Appends one request to c's write buffer and its ring. */
-static void rd_add(rd_thread *th, rd_conn *c, uint64_t intended, int counted)
+static void rd_reserve(rd_conn *c, size_t more)
+{
+	if (c->wlen + more > c->wcap) {
+		c->wcap = (c->wlen + more) * 2;
+		c->wbuf = realloc(c->wbuf, c->wcap);
+	}
+}
+
+/* Appends a request (or an ASKING) to c's ring; its bytes are already in wbuf. */
+static rd_req *rd_push(rd_conn *c, const rd_req *q)
+{
+	rd_req *n = &c->q[(c->qhead + c->qn) % c->qcap];
+	*n = *q;
+	n->end = (uint32_t)c->wlen;
+	c->qn++;
+	c->qunsent++;
+	return n;
+}
+
+/* Builds one request of `client` and appends it to the connection it goes
+   to (in a cluster: the one to the master of its key's slot). */
+static rd_conn *rd_add(rd_thread *th, unsigned client, uint64_t intended, int counted)
 {
 	rd_state *s = th->s;
 	unsigned ti = 0;
 	if (s->ntmpl > 1)
 		ti = th->mix++ % (s->ratio_set + s->ratio_get) < s->ratio_set ? 0 : 1;
 	const rd_tmpl *tm = &s->tmpl[ti];
-	char *p = c->wbuf + c->wlen;
+	rd_conn *c = &th->c[client * th->nnodes];
+	char *p = s->cluster ? th->scratch : c->wbuf + c->wlen;
 	memcpy(p, tm->buf, tm->len);
 	for (unsigned i = 0; i < tm->npatch; i++) {
 		if (tm->patch[i].data) {
@@ -207,13 +245,23 @@ static void rd_add(rd_thread *th, rd_conn *c, uint64_t intended, int counted)
 			rd_digits(p + tm->patch[i].off, rd_next_key(s, &th->rng, &th->seq));
 		}
 	}
+	rd_req q = { .intended = intended, .op = (uint16_t)tm->op, .counted = (uint8_t)counted,
+		     .tmpl = (uint8_t)ti };
+	if (s->cluster) {
+		if (tm->key_arg >= 0)
+			c += th->slots[rd_key_slot(p + tm->key_off, tm->key_len)];
+		rd_reserve(c, tm->len);
+		memcpy(c->wbuf + c->wlen, p, tm->len);
+		q.copy = malloc(tm->len);
+		memcpy(q.copy, p, tm->len);
+		q.clen = tm->len;
+	}
 	c->wlen += tm->len;
-	rd_req *q = &c->q[(c->qhead + c->qn) % c->qcap];
-	*q = (rd_req){ .intended = intended, .end = (uint32_t)c->wlen, .op = (uint16_t)tm->op,
-		       .counted = (uint8_t)counted, .tmpl = (uint8_t)ti };
-	c->qn++;
-	c->qunsent++;
+	rd_push(c, &q);
 	th->inflight++;
+	th->cl_inflight[client]++;
+	c->dirty = 1;
+	return c;
 }
 
 static int rd_fail_io(rd_thread *th, rd_conn *c, const char *what, int err)
@@ -260,7 +308,8 @@ static int rd_flush(rd_thread *th, rd_conn *c)
 			rd_req *q = &c->q[(c->qhead + c->qn - c->qunsent) % c->qcap];
 			if (q->end > c->woff)
 				break;
-			q->sent = t0;
+			if (!q->sent)	/* a redirected request keeps its first send */
+				q->sent = t0;
 			c->qunsent--;
 		}
 	}
@@ -273,8 +322,20 @@ static int rd_flush(rd_thread *th, rd_conn *c)
 	return 0;
 }
 
-/* Closed loop: the next batch of `pipeline` requests on c. */
-static int rd_send_batch(rd_thread *th, rd_conn *c)
+/* Writes every connection of the thread that has new requests. */
+static int rd_flush_dirty(rd_thread *th, unsigned from, unsigned n)
+{
+	for (unsigned i = from; i < from + n; i++)
+		if (th->c[i].dirty) {
+			th->c[i].dirty = 0;
+			if (rd_flush(th, &th->c[i]) != 0)
+				return -1;
+		}
+	return 0;
+}
+
+/* Closed loop: the next batch of `pipeline` requests of a client. */
+static int rd_send_batch(rd_thread *th, unsigned client)
 {
 	const bench_host_api_v1 *api = th->api;
 	if (th->budget_done || api->stopping(th->t))
@@ -285,12 +346,15 @@ static int rd_send_batch(rd_thread *th, rd_conn *c)
 		th->budget_done = 1;
 		return 0;
 	}
-	for (uint64_t i = 0; i < k; i++)
-		rd_add(th, c, 0, counted);
-	c->batch_t0 = 0;
-	c->batch_counted = (uint8_t)counted;
-	c->batch_op = (uint8_t)c->q[c->qhead].op;
-	return rd_flush(th, c);
+	for (uint64_t i = 0; i < k; i++) {
+		rd_conn *c = rd_add(th, client, 0, counted);
+		if (c->qn == 1) {	/* the batch's first request on this connection */
+			c->batch_t0 = 0;
+			c->batch_counted = (uint8_t)counted;
+			c->batch_op = (uint8_t)c->q[c->qhead].op;
+		}
+	}
+	return rd_flush_dirty(th, client * th->nnodes, th->nnodes);
 }
 
 /* Rate mode: sends what is due on connections with room. */
@@ -305,15 +369,15 @@ static int rd_dispatch(rd_thread *th, uint64_t now, uint64_t *next_due)
 			*next_due = due;
 			break;
 		}
-		rd_conn *c = NULL;
-		for (unsigned i = 0; i < th->nconn && !c; i++) {
-			rd_conn *x = &th->c[(th->rr + i) % th->nconn];
-			if (x->qn < x->qcap && !x->out)
-				c = x;
+		unsigned cl = th->ncl;
+		for (unsigned i = 0; i < th->ncl && cl == th->ncl; i++) {
+			unsigned x = (th->rr + i) % th->ncl;
+			if (th->cl_inflight[x] < s->pipeline && !th->c[x * th->nnodes].out)
+				cl = x;
 		}
-		if (!c)
+		if (cl == th->ncl)
 			break;		/* every connection is full: late, sent as replies free room */
-		th->rr = (c->idx + 1) % th->nconn;
+		th->rr = (cl + 1) % th->ncl;
 		int counted = api->measuring(th->t);
 		if (api->claim(th->t, 1) == 0) {
 			th->budget_done = 1;
@@ -327,17 +391,9 @@ static int rd_dispatch(rd_thread *th, uint64_t now, uint64_t *next_due)
 			}
 			th->last_arrival = due;
 		}
-		rd_add(th, c, due, counted);
-		c->dirty = 1;
+		rd_add(th, cl, due, counted);
 	}
-	for (unsigned i = 0; i < th->nconn; i++)
-		if (th->c[i].dirty) {
-			th->c[i].dirty = 0;
-			if (rd_flush(th, &th->c[i]) != 0)
-				return -1;
-		}
-	(void)s;
-	return 0;
+	return rd_flush_dirty(th, 0, th->nconn);
 }
 
 static const char *rd_err_kind(const char *msg)
@@ -382,6 +438,46 @@ static int rd_error_reply(rd_thread *th, rd_conn *c, const rd_req *q)
 	return -1;
 }
 
+/* Cluster: a MOVED or ASK reply to q. Sends it again to the node named
+   (after an ASKING for ASK; MOVED also updates this thread's slot map) and
+   returns 0, or -1 when the error is something else. The request keeps its
+   first send time, so the redirection is part of its latency. */
+static int rd_redirect(rd_thread *th, rd_conn *c, rd_req *q)
+{
+	rd_state *s = th->s;
+	int ask = !strncmp(c->err, "ASK ", 4);
+	if (!ask && strncmp(c->err, "MOVED ", 6))
+		return -1;
+	char host[256];
+	unsigned slot;
+	int port;
+	if (sscanf(c->err + (ask ? 4 : 6), "%u %255[^:]:%d", &slot, host, &port) != 3 || slot > 16383)
+		return -1;
+	int node = rd_cluster_node_of(s, host, port);
+	if (node < 0) {
+		snprintf(c->err + strlen(c->err), sizeof(c->err) - strlen(c->err), " (a node not in CLUSTER SLOTS)");
+		return -1;
+	}
+	if (!ask)
+		th->slots[slot] = (uint8_t)node;
+	rd_conn *to = &th->c[c->client * th->nnodes + (unsigned)node];
+	if (to->qn + 2 > to->qcap)
+		return -1;
+	if (ask) {
+		static const char asking[] = "*1\r\n$6\r\nASKING\r\n";
+		rd_reserve(to, sizeof(asking) - 1);
+		memcpy(to->wbuf + to->wlen, asking, sizeof(asking) - 1);
+		to->wlen += sizeof(asking) - 1;
+		rd_push(to, &(rd_req){ .skip = 1, .sent = 1 });
+	}
+	rd_reserve(to, q->clen);
+	memcpy(to->wbuf + to->wlen, q->copy, q->clen);
+	to->wlen += q->clen;
+	rd_push(to, q);
+	th->redirects++;
+	return rd_flush(th, to) ? 1 : 0;
+}
+
 /* Reads what c has, parses every complete reply and records it. */
 static int rd_on_read(rd_thread *th, rd_conn *c)
 {
@@ -423,7 +519,21 @@ static int rd_on_read(rd_thread *th, rd_conn *c)
 		rd_req q = c->q[c->qhead];
 		c->qhead = (c->qhead + 1) % c->qcap;
 		c->qn--;
+		if (q.skip) {		/* the +OK of an ASKING */
+			if (reply == &rd_tag_err)
+				return rd_error_reply(th, c, &q);
+			continue;
+		}
+		if (reply == &rd_tag_err && q.copy) {
+			int rc = rd_redirect(th, c, &q);
+			if (rc == 0)
+				continue;	/* MOVED/ASK followed: still in flight */
+			if (rc > 0)
+				return -1;	/* q is queued elsewhere now: not freed here */
+		}
 		th->inflight--;
+		th->cl_inflight[c->client]--;
+		free(q.copy);
 		if (reply == &rd_tag_err)
 			return rd_error_reply(th, c, &q);
 		if (!q.counted)
@@ -437,8 +547,8 @@ static int rd_on_read(rd_thread *th, rd_conn *c)
 			api->record(th->t, q.op, now - q.sent, s->tmpl[q.tmpl].len);
 		}
 	}
-	if (!th->rate && c->qn == 0)
-		return rd_send_batch(th, c);
+	if (!th->rate && th->cl_inflight[c->client] == 0)
+		return rd_send_batch(th, c->client);
 	return 0;
 }
 
@@ -450,8 +560,8 @@ int rd_thread_run(void *tstate)
 	struct epoll_event evs[64];
 	th->rate = api->next_arrival(th->t, 0) != 0;
 	if (!th->rate)
-		for (unsigned i = 0; i < th->nconn; i++)
-			if (rd_send_batch(th, &th->c[i]) != 0)
+		for (unsigned i = 0; i < th->ncl; i++)
+			if (rd_send_batch(th, i) != 0)
 				return BENCH_ERR;
 	for (;;) {
 		if (api->stopping(th->t))
@@ -494,6 +604,7 @@ void rd_thread_done(void *tstate)
 	pthread_mutex_lock(&lock);
 	s->nil_replies += th->nils;
 	s->rate_mode |= th->rate;
+	s->moved += th->redirects;
 	if (th->gap_n && th->gap_sum > 0)
 		s->req_rate += (double)th->gap_n / (th->gap_sum / 1e9);
 	pthread_mutex_unlock(&lock);
@@ -502,12 +613,17 @@ void rd_thread_done(void *tstate)
 		if (c->rd)
 			redisReaderFree(c->rd);
 		rd_close(&c->k);
+		for (unsigned j = 0; c->q && j < c->qn; j++)
+			free(c->q[(c->qhead + j) % c->qcap].copy);
 		free(c->q);
 		free(c->wbuf);
 	}
 	if (th->ep >= 0)
 		close(th->ep);
 	free(th->c);
+	free(th->cl_inflight);
+	free(th->slots);
+	free(th->scratch);
 	free(th->rbuf);
 	free(th);
 }

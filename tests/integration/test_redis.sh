@@ -147,3 +147,54 @@ if redis-server --help 2>&1 | grep -q . && command -v openssl >/dev/null; then
 else
 	echo "SKIP: TLS: openssl not installed"
 fi
+
+# --- a 3-node cluster on loopback ports: routed by CLUSTER SLOTS, MOVED followed
+free_ports() {	# three ports P with P and P+10000 (the cluster bus) free
+	python3 -c '
+import random, socket
+got = []
+while len(got) < 3:
+    p = random.randrange(20000, 29000)
+    try:
+        for q in (p, p + 10000):
+            s = socket.socket(); s.bind(("127.0.0.1", q)); s.close()
+        got.append(p)
+    except OSError:
+        pass
+print(*got)'
+}
+if redis-cli --help 2>&1 | grep -q -- '--cluster'; then
+	CP=$(free_ports)
+	for p in $CP; do
+		mkdir -p $T/c$p
+		(cd $T/c$p && exec redis-server --port $p --bind 127.0.0.1 --cluster-enabled yes --save '' \
+			--appendonly no --cluster-config-file nodes.conf >log 2>&1) &
+		PIDS="$PIDS $!"
+	done
+	for p in $CP; do for _ in $(seq 50); do redis-cli -p $p ping >/dev/null 2>&1 && break; sleep 0.05; done; done
+	redis-cli --cluster create $(for p in $CP; do printf '127.0.0.1:%s ' $p; done) --cluster-replicas 0 \
+		--cluster-yes >$T/cluster.log 2>&1
+	P1=${CP%% *}
+	for _ in $(seq 100); do redis-cli -p $P1 cluster info | grep -q cluster_state:ok && break; sleep 0.05; done
+	run_bc $T/cl run redis server=127.0.0.1:$P1 cluster=true tests=SET,GET,LPUSH,MSET keyspace=10000 clients=6 \
+		--threads 2 --time 0.2 $Q -o $T/cl.json
+	expect_py "cluster: SET, GET, LPUSH ok over 3 masters; MSET skipped (CROSSSLOT), saying why" $T/cl.json \
+		'[c["status"] for c in d["cases"]] == ["ok", "ok", "ok", "skipped"] and all(c["info"]["cluster_masters"] == "3" for c in d["cases"]) and "different slots" in d["cases"][3]["reason"]'
+	check "cluster: no benchcore: keys left on any master" \
+		test "$(for p in $CP; do redis-cli -p $p --scan --pattern 'benchcore:*'; done | wc -l)" = 0
+	run_bc $T/cln run redis server=127.0.0.1:$P1 tests=SET keyspace=1000 --time 0.1 $Q -o $T/cln.json
+	expect_py "cluster without cluster=true: MOVED fails the case, hint says cluster = true" $T/cln.json \
+		'"MOVED" in d["cases"][0]["error"]["detail"] + d["cases"][0]["reason"] and "cluster = true" in d["cases"][0]["error"]["hint"]'
+	"$BC" run redis server=127.0.0.1:$P1 cluster=true tests=SET keyspace=100000 clients=4 --time 1.5 $Q \
+		-o $T/mv.json >$T/mv.out 2>$T/mv.err </dev/null &
+	bcpid=$!
+	sleep 0.4
+	P2=$(echo $CP | cut -d' ' -f2)
+	redis-cli --cluster reshard 127.0.0.1:$P1 --cluster-from "$(redis-cli -p $P1 cluster myid)" \
+		--cluster-to "$(redis-cli -p $P2 cluster myid)" --cluster-slots 50 --cluster-yes >$T/reshard.log 2>&1
+	wait $bcpid
+	expect_py "cluster: slots moved mid-run: MOVED followed, the case ok, no errors" $T/mv.json \
+		'd["cases"][0]["status"] == "ok" and int(d["cases"][0]["info"]["redirects"]) > 0 and d["cases"][0]["ops"]["SET"]["errors"] == 0'
+else
+	echo "SKIP: cluster: this redis-cli has no --cluster"
+fi

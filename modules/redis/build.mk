@@ -1,0 +1,1 @@
+LIBS_redis := -lhiredis -lssl -lcrypto

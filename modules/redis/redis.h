@@ -1,0 +1,146 @@
+/*
+ * redis module: redis-benchmark's workloads against a real Redis, with
+ * per-request latency. Shared declarations of the module's files:
+ *   redis.c        options, module table, init/prepare/finish/cleanup
+ *   redis_conn.c   connections (TCP, unix, TLS), blocking commands for set-up
+ *   redis_cmd.c    the tests: request templates, keys, values
+ *   redis_run.c    worker threads: one epoll loop per thread
+ *   redis_cluster.c  cluster slot map (CLUSTER SLOTS), MOVED/ASK
+ * Threads: rd_state is written by init/prepare on the main thread and only
+ * read by the workers; each rd_thread belongs to one worker.
+ */
+#ifndef BENCHCORE_REDIS_H
+#define BENCHCORE_REDIS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <openssl/ssl.h>
+#include "benchcore/module.h"
+
+#define RD_PREFIX	"benchcore:"
+#define RD_DIGITS	12		/* __rand_int__ is 12 digits, as redis-benchmark writes it */
+#define RD_MAX_ARGS	32
+#define RD_MAX_PATCH	24
+#define RD_MAX_NODES	64
+
+/* What prepare puts in place before a test is timed (the state
+   redis-benchmark's earlier tests leave behind). */
+enum rd_fill { RD_FILL_NONE, RD_FILL_KEYS, RD_FILL_LIST, RD_FILL_SET, RD_FILL_ZSET };
+
+/* A patch point in a request template: RD_DIGITS digits (a random key
+   number) or the value (data_random). */
+typedef struct rd_patch {
+	uint32_t off;
+	uint8_t data;			/* 1: the value, 0: digits */
+} rd_patch;
+
+/* One command of a test, as bytes with patch points. */
+typedef struct rd_tmpl {
+	char *buf;
+	uint32_t len;
+	unsigned npatch;
+	rd_patch patch[RD_MAX_PATCH];
+	int key_arg;			/* RESP offset of the routing key (cluster), -1 = none */
+	uint32_t key_off, key_len;
+	unsigned op;			/* its op class */
+} rd_tmpl;
+
+typedef struct rd_server {
+	char host[256];
+	int port;			/* 0: unix socket at host */
+} rd_server;
+
+typedef struct rd_state {
+	const bench_host_api_v1 *api;
+	bench_ctx *ctx;
+
+	/* options */
+	const char *test;		/* the case's test, e.g. "SET" */
+	unsigned clients, pipeline, threads;
+	uint64_t data_size, keyspace, fill;
+	int key_pattern, data_random, db, tls, cluster;
+	unsigned ratio_set, ratio_get;
+	const char *user, *password;
+
+	/* where */
+	rd_server srv;
+	int private_server;
+	char sock[256];
+	SSL_CTX *ssl_ctx;
+
+	/* the test */
+	rd_tmpl tmpl[2];
+	unsigned ntmpl, nops;
+	int fill_kind;
+	char *data;			/* data_size bytes, the value reused for every key */
+	double zipf_theta, zipf_zetan, zipf_eta, zipf_alpha;
+	int uncorrected[2];		/* secondary distributions (rate mode), -1 = none */
+	int first_byte[2];		/* redis-benchmark's stamp (pipeline > 1), -1 = none */
+
+	/* cluster: slot -> node */
+	unsigned nnodes;
+	rd_server nodes[RD_MAX_NODES];
+	uint8_t slot_node[16384];
+
+	/* results gathered from the threads (under lock at thread_done) */
+	uint64_t nil_replies, moved, asked;
+	double gap_sum;			/* rate mode: sum of intended inter-arrival gaps */
+	uint64_t gap_n;
+	double req_rate;		/* requested rate estimated from the gaps, per thread summed */
+	int rate_mode;
+} rd_state;
+
+/* ---- redis_conn.c */
+typedef struct rd_sock {
+	int fd;
+	SSL *ssl;
+} rd_sock;
+
+/* Connects (blocking), with TLS, AUTH and SELECT as configured; returns 0, or
+   -1 after api->error() (t may be NULL on the main thread). */
+int rd_connect(rd_state *s, bench_thread *t, const rd_server *srv, rd_sock *out);
+void rd_close(rd_sock *k);
+/* Blocking command on a set-up connection: argv of argc words. The reply is
+   a hiredis redisReply (freeReplyObject), or NULL after api->error(). */
+void *rd_command(rd_state *s, rd_sock *k, int argc, const char **argv, const size_t *lens);
+void *rd_commandf(rd_state *s, rd_sock *k, const char *words);	/* space-separated words */
+/* Sends raw bytes and reads n replies (prepare's pipelined fills); 0 or -1. */
+int rd_pipeline(rd_state *s, rd_sock *k, const char *buf, size_t len, unsigned n);
+ssize_t rd_read(rd_sock *k, void *buf, size_t n);	/* -1 with errno EAGAIN when none */
+ssize_t rd_write(rd_sock *k, const void *buf, size_t n);
+int rd_parse_server(const char *spec, rd_server *out);
+int rd_tls_init(rd_state *s);
+void rd_describe(const rd_server *srv, char *buf, size_t n);
+
+/* ---- redis_cmd.c */
+extern const char *const rd_test_names[];
+extern const char rd_default_tests[];
+int rd_test_setup(rd_state *s, const char *custom);
+void rd_test_free(rd_state *s);
+/* Appends the RESP encoding of argv to *buf (len/cap grow). */
+void rd_resp_append(char **buf, size_t *len, size_t *cap, int argc, const char **argv, const size_t *lens);
+/* Key numbers and values. */
+uint64_t rd_next_key(const rd_state *s, uint64_t *rng, uint64_t *seq);
+void rd_zipf_init(rd_state *s);
+static inline uint64_t rd_rand(uint64_t *x)
+{
+	uint64_t v = *x;		/* xorshift64* */
+	v ^= v >> 12;
+	v ^= v << 25;
+	v ^= v >> 27;
+	*x = v;
+	return v * 0x2545F4914F6CDD1Dull;
+}
+
+/* ---- redis_run.c */
+int rd_thread_init(void *state, bench_thread *t, void **tstate);
+int rd_thread_run(void *tstate);
+void rd_thread_done(void *tstate);
+
+/* ---- redis_cluster.c */
+unsigned rd_key_slot(const char *key, size_t len);
+int rd_cluster_map(rd_state *s, rd_sock *k);
+int rd_cluster_node_of(const rd_state *s, const char *host, int port);
+int rd_resp_slot(const char *p, size_t len);
+
+#endif

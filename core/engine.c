@@ -703,18 +703,19 @@ static int wait_until(bench_ctx *x, uint64_t until)
 
 /* ------------------------------------------------------------- lifecycle */
 
-static json_t *case_header(const bc_case *c)
+json_t *bc_case_header(const bc_case *c, const char *status, const char *reason)
 {
 	json_t *params = json_object();
 	const bench_option_v1 *o = c->mod->desc.options;
 	for (size_t i = 0; o && o[i].name; i++)
 		json_object_set_new(params, o[i].name, bc_val_json(&o[i], &c->vals[i]));
-	return json_pack("{s:i, s:s, s:s, s:o, s:i, s:i, s:s, s:n, s:f, s:f}",
+	return json_pack("{s:i, s:s, s:s, s:o, s:i, s:i, s:s, s:o, s:f, s:f, s:{}, s:{}, s:{}}",
 			 "id", (json_int_t)c->id, "module", c->mod->desc.name,
 			 "module_version", c->mod->desc.version ? c->mod->desc.version : "",
 			 "params", params, "threads", (json_int_t)c->threads,
-			 "repeat", (json_int_t)c->repeat, "status", "ok", "reason",
-			 "duration_s", 0.0, "warmup_s", c->run.warmup_s);
+			 "repeat", (json_int_t)c->repeat, "status", status,
+			 "reason", reason ? json_string(reason) : json_null(),
+			 "duration_s", 0.0, "warmup_s", c->run.warmup_s, "metrics", "ops", "info");
 }
 
 static void set_status(json_t *cj, const char *status, const char *stage, const char *why)
@@ -913,7 +914,7 @@ static int run_prepare(bench_ctx *x, json_t *cj)
 json_t *bc_case_run(const bc_case *c)
 {
 	bench_ctx *x = bc_xcalloc(1, sizeof(*x));
-	json_t *cj = case_header(c);
+	json_t *cj = bc_case_header(c, "ok", NULL);
 	int rc, inited = 0, leaked = 0;
 	x->c = c;
 	x->d = &c->mod->desc;

@@ -219,16 +219,7 @@ static int child_start_server(void *arg, const bench_server_spec_v1 *spec, char 
 
 static json_t *failed_case(const bc_case *c, const char *reason)
 {
-	json_t *params = json_object();
-	const bench_option_v1 *o = c->mod->desc.options;
-	for (size_t i = 0; o && o[i].name; i++)
-		json_object_set_new(params, o[i].name, bc_val_json(&o[i], &c->vals[i]));
-	return json_pack("{s:i, s:s, s:s, s:o, s:i, s:i, s:s, s:s, s:f, s:f, s:{}, s:{}, s:{}}",
-			 "id", (json_int_t)c->id, "module", c->mod->desc.name, "module_version",
-			 c->mod->desc.version ? c->mod->desc.version : "", "params", params,
-			 "threads", (json_int_t)c->threads, "repeat", (json_int_t)c->repeat,
-			 "status", "failed", "reason", reason, "duration_s", 0.0, "warmup_s",
-			 c->run.warmup_s, "metrics", "ops", "info");
+	return bc_case_header(c, "failed", reason);
 }
 
 /* The child's "J " line: at the start of a line, not inside another one. */

@@ -14,10 +14,6 @@
 int bc_cmd_compare(int argc, char **argv);
 int bc_cmd_report(int argc, char **argv);
 
-/* Loads files[0..n) into res; on failure prints "benchcore CMD: FILE: why"
-   to stderr, frees what it loaded and returns -1. */
-int bc_load_all(const char *cmd, char **files, int n, bc_results *res);
-
 enum { BC_TEST_MWU, BC_TEST_WELCH };
 /* Verdicts for B. SUSPECT: the data say win or loss, but a case of either
    side ran while steal or other processes took >= busy_pct of the CPU. */

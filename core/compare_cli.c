@@ -534,21 +534,6 @@ static int run_compare(bc_results *res, int nres, const bc_cmp_opts *o, int fmt)
 	return 0;
 }
 
-int bc_load_all(const char *cmd, char **files, int n, bc_results *res)
-{
-	char err[512];
-
-	for (int i = 0; i < n; i++) {
-		if (bc_results_load(files[i], &res[i], err, sizeof(err)) < 0) {
-			fprintf(stderr, "benchcore %s: %s: %s\n", cmd, files[i], err);
-			for (int j = 0; j < i; j++)
-				bc_results_free(&res[j]);
-			return -1;
-		}
-	}
-	return 0;
-}
-
 typedef struct compare_args {
 	bc_cmp_opts o;
 	int fmt, scaling, help;

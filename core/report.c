@@ -581,31 +581,28 @@ static const char report_help_tail[] =
 "Exit status: 0 when the page was written, 2 on a usage error, an unreadable\n"
 "or invalid results file, or a write error.\n";
 
+/* The page goes to memory first, then to path by util's one atomic write
+   (a temporary file renamed into place), or to stdout for "-". */
 static int output(const char *path, bc_results *res, int n, const bc_cmp_opts *o, const char *title)
 {
-	char tmp[4096];
-	FILE *f;
-	int fd;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	bc_err e;
+	int rc;
 
-	if (strcmp(path, "-") == 0)
-		return bc_report_write(stdout, res, n, o, title) < 0 || fflush(stdout) ? -1 : 0;
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >= (int)sizeof(tmp))
+	if (!f)
 		return -1;
-	if ((fd = mkstemp(tmp)) < 0 || !(f = fdopen(fd, "w"))) {
-		if (fd >= 0) {
-			close(fd);
-			unlink(tmp);
-		}
-		return -1;
-	}
-	int rc = bc_report_write(f, res, n, o, title);
-	fchmod(fileno(f), 0644);
+	rc = bc_report_write(f, res, n, o, title);
 	if (fclose(f) != 0)
 		rc = -1;
-	if (rc == 0 && rename(tmp, path) < 0)
-		rc = -1;
-	if (rc < 0)
-		unlink(tmp);
+	if (rc == 0 && strcmp(path, "-") == 0)
+		rc = fwrite(buf, 1, len, stdout) != len || fflush(stdout) ? -1 : 0;
+	else if (rc == 0 && bc_write_atomic(path, buf, len, &e) < 0) {
+		fprintf(stderr, "benchcore report: %s\n", e.msg);
+		rc = -2;
+	}
+	free(buf);
 	return rc;
 }
 
@@ -654,7 +651,7 @@ int bc_cmd_report(int argc, char **argv)
 	if (rc < 0)
 		return 2;
 	rc = output(a.out, res, n, &a.o, a.title);
-	if (rc < 0)
+	if (rc == -1)
 		fprintf(stderr, "benchcore report: %s: cannot write: %m\n", a.out);
 	for (int i = 0; i < n; i++)
 		bc_results_free(&res[i]);

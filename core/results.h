@@ -68,6 +68,10 @@ int bc_results_parse(const char *buf, size_t len, const char *name,
 int bc_results_load(const char *path, bc_results *r, char *err, size_t errlen);
 
 void bc_results_free(bc_results *r);
+/* Loads n files into res[0..n) for command cmd ("compare"); on the first
+   failure prints "benchcore CMD: FILE: reason", frees what was loaded and
+   returns -1. */
+int bc_load_all(const char *cmd, char **files, int n, bc_results *res);
 
 /* Grouping cases one by one (the runner's own summary and groups[]): an
    empty set named name, then each case object (validated as when read from

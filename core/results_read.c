@@ -580,3 +580,18 @@ const bc_rmetric *bc_group_metric(const bc_rgroup *g, const char *name)
 			return &g->metrics[i];
 	return NULL;
 }
+
+int bc_load_all(const char *cmd, char **files, int n, bc_results *res)
+{
+	char err[512];
+
+	for (int i = 0; i < n; i++) {
+		if (bc_results_load(files[i], &res[i], err, sizeof(err)) < 0) {
+			fprintf(stderr, "benchcore %s: %s: %s\n", cmd, files[i], err);
+			for (int j = 0; j < i; j++)
+				bc_results_free(&res[j]);
+			return -1;
+		}
+	}
+	return 0;
+}

@@ -14,9 +14,9 @@ cd "$(dirname "$0")/../.."
 name=${1:?usage: tests/fuzz/run_fuzz.sh config|results [SECONDS]}
 secs=${2:-20}
 case $name in
-config)	src="core/config.c core/plan.c core/options.c core/util.c"
+config)	src="core/config.c core/settings.c core/plan.c core/options.c core/util.c"
 	libs="-lconfig -ljansson -lm"; seeds="examples/*.conf"; max_len=4096;;
-results) src="core/results_read.c core/compare.c core/compare_cli.c core/stats.c core/report.c core/svg.c"
+results) src="core/results_read.c core/compare.c core/compare_cli.c core/stats.c core/report.c core/svg.c core/flags.c core/util.c"
 	libs="-ljansson -lm"; seeds="tests/fixtures/*.json"; max_len=32768;;
 *)	echo "run_fuzz.sh: unknown target '$name' (config, results)"; exit 2;;
 esac

@@ -171,10 +171,13 @@ static void print_host_diff(FILE *f, json_t *diff)
 		"compared:\n", json_array_size(diff));
 	json_array_foreach(diff, i, d) {
 		json_t *a = json_object_get(d, "a"), *b = json_object_get(d, "b");
-		fprintf(f, "  %-24s A: %s\n  %-24s B: %s\n",
-			json_string_value(json_object_get(d, "field")),
-			json_is_string(a) ? json_string_value(a) : "(absent)", "",
-			json_is_string(b) ? json_string_value(b) : "(absent)");
+		char *fs = bc_printable(json_string_value(json_object_get(d, "field")));
+		char *as = bc_printable(json_is_string(a) ? json_string_value(a) : "(absent)");
+		char *bs = bc_printable(json_is_string(b) ? json_string_value(b) : "(absent)");
+		fprintf(f, "  %-24s A: %s\n  %-24s B: %s\n", fs, as, "", bs);
+		free(fs);
+		free(as);
+		free(bs);
 	}
 	fputc('\n', f);
 }

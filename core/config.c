@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "config.h"
 #include "settings.h"
 
@@ -220,15 +221,52 @@ out:
 	return rc;
 }
 
+#define MAX_CONFIG (1 << 20)
+
+/* A config file, and every file it @includes, must be a regular file of at
+   most 1 MiB: a FIFO would block libconfig forever, /dev/zero would be read
+   without end, and a config this large is a mistake. */
+static int check_input(const char *file, const char *from, int level, bc_err *e)
+{
+	char why[256], line[4096];
+	if (level > 8) {
+		bc_err_set(e, "%s: @include nested more than 8 deep (a file including itself?)", from);
+		return -1;
+	}
+	int fd = bc_open_regular(file, MAX_CONFIG, why, sizeof(why));
+	if (fd < 0) {
+		bc_err_set(e, "could not read config file \"%s\": %s", file, why);
+		if (strcmp(file, from))
+			bc_err_detail(e, "It is included by %s.", from);
+		return -1;
+	}
+	FILE *f = fdopen(fd, "r");
+	int rc = 0, depth = 0;
+	while (f && !rc && fgets(line, sizeof(line), f)) {
+		char *p = line + strspn(line, " \t"), *q, *end;
+		if (strncmp(p, "@include", 8) || !(q = strchr(p + 8, '"')) || !(end = strchr(q + 1, '"')))
+			continue;
+		*end = '\0';
+		if (++depth > 32) {
+			bc_err_set(e, "%s: too many @include lines", file);
+			rc = -1;
+		} else {
+			rc = check_input(q + 1, file, level + 1, e);
+		}
+	}
+	if (f)
+		fclose(f);
+	else
+		close(fd);
+	return rc;
+}
+
 int bc_config_load(bc_config *c, const char *file, bc_err *e)
 {
 	config_t cfg;
-	struct stat st;
 	int rc = -1;
-	if (stat(file, &st) != 0) {
-		bc_err_set(e, "could not read config file \"%s\": %s", file, strerror(errno));
+	if (check_input(file, file, 0, e))
 		return -1;
-	}
 	config_init(&cfg);
 	if (!config_read_file(&cfg, file)) {
 		const char *ef = config_error_file(&cfg);

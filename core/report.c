@@ -40,6 +40,14 @@ static const char css[] =
 ".warn{color:#b26a00}.note{color:#555;font-size:.9em}";
 
 static void esc(FILE *f, const char *s) { bc_html_escape(f, s); }
+/* A system's label, isolated from the text around it (a label in another
+   script direction cannot reorder the page). */
+static void esc_label(FILE *f, const char *s)
+{
+	fputs("<bdi>", f);
+	bc_html_escape(f, s);
+	fputs("</bdi>", f);
+}
 
 static void collect_keys(bc_results *res, int n, skey *keys, size_t *nk, size_t max)
 {
@@ -266,7 +274,7 @@ static void mhz_line(FILE *f, bc_results *res, int n, const skey *k)
 		if (!cnt)
 			continue;
 		fputs(any ? ", " : "<p class='note'>mean CPU frequency during the cases: ", f);
-		esc(f, res[i].label);
+		esc_label(f, res[i].label);
 		fprintf(f, " %.0f MHz", sum / cnt);
 		any = 1;
 	}
@@ -359,9 +367,9 @@ static void item_table(FILE *f, const bc_cmp *c)
 	bc_cmp_item *it = bc_cmp_items(c, &n);
 
 	fputs("<h3>", f);
-	esc(f, c->b->label);
+	esc_label(f, c->b->label);
 	fputs(" vs ", f);
-	esc(f, c->a->label);
+	esc_label(f, c->a->label);
 	fputs(": ", f);
 	bc_cmp_summary_text(f, c);
 	fputs("</h3>\n", f);
@@ -382,7 +390,7 @@ static void item_table(FILE *f, const bc_cmp *c)
 		esc(f, it[i].metric);
 		fprintf(f, "</td><td class='%s'>", cls[it[i].result]);
 		if (it[i].result == BC_ITEM_B_WINS || it[i].result == BC_ITEM_A_WINS) {
-			esc(f, it[i].result == BC_ITEM_B_WINS ? c->b->label : c->a->label);
+			esc_label(f, it[i].result == BC_ITEM_B_WINS ? c->b->label : c->a->label);
 			fputs(" wins", f);
 		} else {
 			fputs(word[it[i].result], f);
@@ -400,7 +408,7 @@ static void item_table(FILE *f, const bc_cmp *c)
 static void method_note(FILE *f, bc_results *res, const bc_cmp_opts *o)
 {
 	fprintf(f, "<p class='note'>Each file against the first (A = ");
-	esc(f, res[0].label);
+	esc_label(f, res[0].label);
 	fprintf(f, "). %s, two-sided; p adjusted over all tests of a comparison (%s), "
 		"&alpha; = %g. Practical thresholds:", o->test == BC_TEST_WELCH ?
 		"Welch's t test (on the logs of the values when all are positive)" :
@@ -437,9 +445,9 @@ static void verdicts(FILE *f, bc_results *res, int n, const bc_cmp_opts *o, int 
 		bc_compare_pair(&res[0], &res[i], o, &c);
 		if (detail) {
 			fputs("<h3>", f);
-			esc(f, res[i].label);
+			esc_label(f, res[i].label);
 			fputs(" vs ", f);
-			esc(f, res[0].label);
+			esc_label(f, res[0].label);
 			fputs("</h3>\n", f);
 			verdict_table(f, &c);
 		} else {
@@ -463,7 +471,7 @@ static void fingerprints(FILE *f, bc_results *res, int n)
 		json_object_del(flat[i], "warnings");
 		json_object_update_missing(keys, flat[i]);
 		fputs("<th>", f);
-		esc(f, res[i].label);
+		esc_label(f, res[i].label);
 		fputs("</th>", f);
 	}
 	fputs("</tr>\n", f);
@@ -501,7 +509,7 @@ static void fingerprints(FILE *f, bc_results *res, int n)
 			if (!json_is_string(w))
 				continue;
 			fputs("<p class='warn'>", f);
-			esc(f, res[i].label);
+			esc_label(f, res[i].label);
 			fputs(": ", f);
 			esc(f, json_string_value(w));
 			fputs("</p>\n", f);
@@ -521,7 +529,7 @@ static void header(FILE *f, bc_results *res, int n, const char *title)
 	fputs("</h1>\n<table><tr><th>system</th><th>file</th><th>started</th><th>cases</th></tr>\n", f);
 	for (int i = 0; i < n; i++) {
 		fputs("<tr><td>", f);
-		esc(f, res[i].label);
+		esc_label(f, res[i].label);
 		fputs("</td><td>", f);
 		esc(f, res[i].path);
 		fputs("</td><td>", f);

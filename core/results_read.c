@@ -10,8 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "results.h"
 #include "stats.h"
+#include "util.h"
 
 #define MAX_FILE	(256u << 20)
 #define MAX_THREADS	1000000
@@ -25,6 +27,14 @@ static void seterr(char *err, size_t len, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err, len, fmt, ap);
 	va_end(ap);
+}
+
+/* Names and labels as read keep every printable character; control
+   characters and direction overrides become visible escapes, so no file can
+   forge or hide a line of compare's output or reverse report's page. */
+static char *shown(const char *s)
+{
+	return bc_printable(s ? s : "");
 }
 
 static char *xstrdup(const char *s)
@@ -57,15 +67,19 @@ static void push_value(bc_rmetric *m, double v)
 static bc_rmetric *group_metric(bc_rgroup *g, const char *name, const char *unit,
 				int hib, int kind)
 {
+	char *nm = shown(name);
 	for (size_t i = 0; i < g->nmetrics; i++)
-		if (strcmp(g->metrics[i].name, name) == 0)
+		if (strcmp(g->metrics[i].name, nm) == 0) {
+			free(nm);
 			return &g->metrics[i];
+		}
+	free(nm);
 	if (g->nmetrics == g->cap) {
 		g->cap = g->cap ? g->cap * 2 : 8;
 		g->metrics = xrealloc(g->metrics, g->cap, sizeof(*g->metrics));
 	}
 	bc_rmetric *m = &g->metrics[g->nmetrics++];
-	*m = (bc_rmetric){ .name = xstrdup(name), .unit = xstrdup(unit),
+	*m = (bc_rmetric){ .name = shown(name), .unit = shown(unit),
 			   .higher_is_better = hib, .kind = kind, .compared = 1 };
 	return m;
 }
@@ -105,6 +119,13 @@ static char *group_key(const char *module, const char *params_key, long threads)
 	return k;
 }
 
+static char *params_shown(json_t *params)
+{
+	char *t = bc_params_text(params), *p = shown(t);
+	free(t);
+	return p;
+}
+
 static bc_rgroup *find_or_add_group(bc_results *r, const char *module,
 				    json_t *params, long threads)
 {
@@ -128,8 +149,8 @@ static bc_rgroup *find_or_add_group(bc_results *r, const char *module,
 		r->groups = xrealloc(r->groups, r->cap, sizeof(*r->groups));
 	}
 	bc_rgroup *g = &r->groups[r->ngroups++];
-	*g = (bc_rgroup){ .module = xstrdup(module), .params_key = key,
-			  .params_text = bc_params_text(params), .threads = threads,
+	*g = (bc_rgroup){ .module = shown(module), .params_key = key,
+			  .params_text = params_shown(params), .threads = threads,
 			  .thresholds = json_object(), .steal_max = -1, .other_max = -1 };
 	return g;
 }
@@ -197,17 +218,31 @@ static int read_latency(bc_rgroup *g, json_t *ops, const char *where,
 			seterr(err, errlen, "%s.ops.%s: not an object with latency_ns {...}", where, op);
 			return -1;
 		}
+		static const char *const counts[] = { "count", "errors", "bytes" };
+		for (int i = 0; i < 3; i++) {
+			json_t *n = json_object_get(o, counts[i]);
+			if (n && (!json_is_integer(n) || json_integer_value(n) < 0)) {
+				seterr(err, errlen, "%s.ops.%s.%s: not a count (an integer >= 0)", where, op,
+				       counts[i]);
+				return -1;
+			}
+		}
 		if (json_is_integer(json_object_get(o, "count")) &&
 		    json_integer_value(json_object_get(o, "count")) == 0)
 			continue;	/* an op class that never ran has no latency */
 		json_object_foreach(lat, pct, v) {
-			if (pct[0] != 'p' || !json_is_number(v))
+			if (!json_is_number(v) || json_number_value(v) < 0) {
+				seterr(err, errlen, "%s.ops.%s.latency_ns.%s: not a number >= 0", where, op, pct);
+				return -1;
+			}
+			if (pct[0] != 'p')
 				continue;	/* min/mean/max/stddev: not charted */
-			char name[512];
-			snprintf(name, sizeof(name), "%s.%s_ms", op, pct);
+			/* the whole name, however long: two ops never share a metric */
+			char *name = bc_xasprintf("%s.%s_ms", op, pct);
 			bc_rmetric *m = group_metric(g, name, "ms", 0, BC_MK_LATENCY);
+			free(name);
 			if (!m->op) {
-				m->op = xstrdup(op);
+				m->op = shown(op);
 				m->pct = xstrdup(pct);
 				m->compared = strcmp(pct, "p50") == 0 || strcmp(pct, "p99") == 0;
 			}
@@ -228,8 +263,8 @@ static int read_sub(bc_rgroup *g, json_t *c, const char *obj, const char *key,
 	if (!o || json_is_null(o))
 		return 0;
 	rc = json_is_object(o) ? get_num(o, key, &v) : -1;
-	if (rc < 0) {
-		seterr(err, errlen, "%s.%s.%s: not a number", where, obj, key);
+	if (rc < 0 || (rc > 0 && v < 0)) {	/* a spread is never negative */
+		seterr(err, errlen, "%s.%s.%s: not a number >= 0", where, obj, key);
 		return -1;
 	}
 	if (rc > 0)
@@ -253,7 +288,7 @@ static int read_verdict_fields(bc_rgroup *g, json_t *c, const char *where,
 		return -1;
 	}
 	if (json_is_string(head) && json_string_length(head) && !g->headline)
-		g->headline = xstrdup(json_string_value(head));
+		g->headline = shown(json_string_value(head));
 	if (th && !json_is_null(th) && !json_is_object(th)) {
 		seterr(err, errlen, "%s.thresholds: not an object", where);
 		return -1;
@@ -383,11 +418,11 @@ static int read_top(bc_results *r, json_t *root, char *err, size_t errlen)
 	r->host = host ? json_incref(host) : json_object();
 	label = json_object_get(root, "label");
 	if (json_is_string(label) && json_string_length(label))
-		r->label = xstrdup(json_string_value(label));
+		r->label = shown(json_string_value(label));
 	else if (json_is_string(json_object_get(r->host, "hostname")))
-		r->label = xstrdup(json_string_value(json_object_get(r->host, "hostname")));
+		r->label = shown(json_string_value(json_object_get(r->host, "hostname")));
 	else
-		r->label = xstrdup(base_name(r->path));
+		r->label = shown(base_name(r->path));
 	if (json_is_string(json_object_get(root, "started_at")))
 		r->started_at = xstrdup(json_string_value(json_object_get(root, "started_at")));
 	r->interrupted = json_is_true(json_object_get(root, "interrupted"));
@@ -472,7 +507,8 @@ int bc_results_parse(const char *buf, size_t len, const char *name,
 	int rc;
 
 	*r = (bc_results){ .path = xstrdup(name), .info = json_object() };
-	root = json_loadb(buf, len, 0, &je);
+	/* a key given twice would let one file say two things */
+	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
 	if (!root) {
 		seterr(err, errlen, "invalid JSON at line %d column %d: %s", je.line, je.column, je.text);
 		bc_results_free(r);
@@ -492,14 +528,18 @@ int bc_results_parse(const char *buf, size_t len, const char *name,
 
 int bc_results_load(const char *path, bc_results *r, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
+	char why[256];
+	int fd = bc_open_regular(path, MAX_FILE, why, sizeof(why));
+	FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
 	char *buf;
 	size_t len = 0, n;
 	int rc;
 
 	*r = (bc_results){ 0 };
 	if (!f) {
-		seterr(err, errlen, "cannot open: %s", strerror(errno));
+		seterr(err, errlen, "%s", why);
+		if (fd >= 0)
+			close(fd);
 		return -1;
 	}
 	buf = xrealloc(NULL, 1 << 16, 1);

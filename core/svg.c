@@ -174,6 +174,14 @@ static void series(FILE *f, const bc_series *r, const scale *s, int idx)
 		pen = 1;
 	}
 	fputs("'/>\n", f);
+	char short_name[48];
+	size_t cut = strlen(r->name);
+	if (cut >= sizeof(short_name) - 4) {
+		cut = sizeof(short_name) - 4;
+		while (cut && ((unsigned char)r->name[cut] & 0xc0) == 0x80)
+			cut--;	/* not inside a UTF-8 sequence */
+	}
+	snprintf(short_name, sizeof(short_name), "%.*s%s", (int)cut, r->name, cut < strlen(r->name) ? "..." : "");
 	for (size_t k = 0; k < r->n; k++) {
 		if (!isfinite(r->x[k]) || !isfinite(r->y[k]))
 			continue;
@@ -182,7 +190,7 @@ static void series(FILE *f, const bc_series *r, const scale *s, int idx)
 				sx(s, r->x[k]), sx(s, r->x[k]), sy(s, r->ylo[k]), sy(s, r->yhi[k]), col);
 		fprintf(f, "<circle cx='%.1f' cy='%.1f' r='3.5' fill='%s'><title>", sx(s, r->x[k]),
 			sy(s, r->y[k]), col);
-		bc_html_escape(f, r->name);
+		bc_html_escape(f, short_name);	/* each point: not the whole label again */
 		fprintf(f, ": %g</title></circle>\n", r->y[k]);
 	}
 	fputs("</g>\n", f);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "util.h"
 
 int bc_quiet;
@@ -277,4 +278,58 @@ void bc_csv_cell(FILE *f, const char *s)
 		fputc(*s, f);
 	}
 	fputc('"', f);
+}
+
+char *bc_printable(const char *s)
+{
+	size_t n = strlen(s), o = 0;
+	char *out = bc_xcalloc(n * 6 + 1, 1);
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		unsigned c = *p;
+		/* C1 controls (U+0080..U+009F) and the bidirectional overrides and
+		   isolates (U+202A..U+202E, U+2066..U+2069) as UTF-8 sequences */
+		if (c == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
+			o += (size_t)sprintf(out + o, "\\u%04x", p[1]);
+			p += 2;
+			continue;
+		}
+		if (c == 0xe2 && ((p[1] == 0x80 && p[2] >= 0xaa && p[2] <= 0xae) ||
+				  (p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9))) {
+			o += (size_t)sprintf(out + o, "\\u%04x", 0x2000 + ((p[1] & 0x3f) << 6) + (p[2] & 0x3f));
+			p += 3;
+			continue;
+		}
+		if (c < 0x20 || c == 0x7f)
+			o += (size_t)sprintf(out + o, "\\x%02x", c);
+		else
+			out[o++] = (char)c;
+		p++;
+	}
+	return out;
+}
+
+int bc_open_regular(const char *path, off_t max, char *err, size_t n)
+{
+	struct stat st;
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		snprintf(err, n, "cannot open: %s", strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		snprintf(err, n, "not a regular file (%s)", S_ISFIFO(st.st_mode) ? "a FIFO" :
+			 S_ISDIR(st.st_mode) ? "a directory" : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ?
+			 "a device" : S_ISSOCK(st.st_mode) ? "a socket" : "not a file");
+		close(fd);
+		return -1;
+	}
+	if (st.st_size > max) {
+		snprintf(err, n, "too large (%lld bytes; at most %lld)", (long long)st.st_size, (long long)max);
+		close(fd);
+		return -1;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
 }

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 /* An error a user can cause, told like PostgreSQL does: a short lower-case
@@ -50,6 +51,14 @@ char *bc_strv_join(char *const *v, const char *sep);
    leading ' so a spreadsheet shows it instead of running it. Numbers are
    printed by the caller. */
 void bc_csv_cell(FILE *f, const char *s);
+/* A copy of s safe to print on a terminal or in a report: control
+   characters as \xNN, C1 controls and the bidirectional overrides and
+   isolates as \uNNNN, everything else kept (malloc'd). */
+char *bc_printable(const char *s);
+/* Opens an input file for reading only when it is a regular file of at
+   most max bytes (a FIFO, device or directory is refused at once, never
+   waited on or read): the descriptor, or -1 with a reason in err. */
+int bc_open_regular(const char *path, off_t max, char *err, size_t n);
 void bc_strv_free(char **v);
 size_t bc_strv_len(char *const *v);
 

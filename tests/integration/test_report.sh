@@ -22,7 +22,7 @@ EOF
 run_bc "$T/rep" report $FX/cmp-a.json "$T/evil.json" $FX/cmp-two.json -o "$T/report.html"
 expect_rc "report of three files" 0
 H=$T/report.html
-expect_grep "report: a verdict summary per file, headline apart" "$H" 'B &amp; &quot;co&quot; vs sysA: headline 0 wins, 4 losses, 0 ties, 0 inconclusive, 0 suspect; secondary 0 wins, 10 losses, 7 ties'
+expect_grep "report: a verdict summary per file, headline apart" "$H" 'B &amp; &quot;co&quot;</bdi> vs <bdi>sysA</bdi>: headline 0 wins, 4 losses, 0 ties, 0 inconclusive, 0 suspect; secondary 0 wins, 10 losses, 7 ties'
 expect_grep "report: verdict table shows raw and adjusted p and the threshold" "$H" "<th>p</th><th>p adj</th><th>threshold</th><th>verdict</th>"
 expect_grep "report: a p99 row with its tail threshold" "$H" "<td class='num'>15% <small>tail</small></td><td class='tie'>tie"
 expect_grep "report: says how verdicts are decided" "$H" 'p adjusted over all tests of a comparison \(Benjamini-Hochberg\)'

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Hostile inputs to the readers (compare, report) and the config loader: no forged
+# output lines, no reversed page, no blocking on FIFOs, no duplicate keys, no
+# negative counts, no merged metrics, output proportional to input.
+. "$(dirname "$0")/lib.sh"
+FX=tests/fixtures
+
+# --- compare's text cannot be forged by a label or a host field
+python3 - $FX/cmp-a.json $T/esc.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["label"] = "evil\nsummary, A against B:\nB: 9 wins\x1b[2J"
+d["host"]["os"] = "Debian\x1b]0;owned\x07"
+d["host"]["kernel"] = "another kernel"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+run_bc $T/ce compare $FX/cmp-a.json $T/esc.json
+expect_rc "compare of a file with control characters in its label" 0
+expect_no_grep "a label's newline cannot start a line of its own" $T/ce.out '^summary, A against B:'
+expect_no_grep "no raw escape character reaches the terminal" $T/ce.out $'\x1b'
+expect_grep "the label is shown with visible escapes" $T/ce.out 'evil\\x0asummary, A against B:\\x0aB: 9 wins\\x1b\[2J'
+expect_grep "a host field's escape sequence is shown, not run" $T/ce.out 'Debian\\x1b\]0;owned\\x07'
+
+# --- report: a right-to-left override is escaped and every label isolated
+python3 - $FX/cmp-a.json $T/rlo.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["label"] = "abc\u202edcba"
+json.dump(d, open(sys.argv[2], "w"), ensure_ascii=False)
+PY
+run_bc $T/rr report $FX/cmp-a.json $T/rlo.json -o $T/rlo.html
+expect_rc "report of a file with a right-to-left override in its label" 0
+expect_no_grep "no right-to-left override in the page" $T/rlo.html $'\u202e'
+expect_grep "the override is shown as an escape, inside <bdi>" $T/rlo.html '<bdi>abc\\u202edcba</bdi>'
+
+# --- report: output proportional to the input (a long label is not repeated per point)
+python3 - $FX/cmp-sweep.json $T/long.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["label"] = "L" * 200000
+json.dump(d, open(sys.argv[2], "w"))
+PY
+run_bc $T/lr report $FX/cmp-sweep.json $T/long.json -o $T/long.html
+in_size=$(stat -c %s $T/long.json); out_size=$(stat -c %s $T/long.html)
+check "a 200 KB label makes a page at most a few times the input ($out_size bytes for $in_size)" \
+	test "$out_size" -lt $((in_size * 8))
+
+# --- results a reader must refuse
+python3 - $FX/cmp-a.json $T <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); t = sys.argv[2]
+s = json.dumps(d)
+open(t + "/dup.json", "w").write(s.replace('"cases":', '"label": "second", "cases":', 1) if '"label"' in s else s[:-1] + ', "schema": "benchcore/1"}')
+d2 = json.loads(s); d2["cases"][0]["fairness"]["events_stddev"] = -5.0
+json.dump(d2, open(t + "/negsd.json", "w"))
+d3 = json.loads(s); op = next(iter(d3["cases"][0]["ops"])); d3["cases"][0]["ops"][op]["count"] = -3
+json.dump(d3, open(t + "/negcount.json", "w"))
+PY
+run_bc $T/dup compare $FX/cmp-a.json $T/dup.json
+expect_rc "a results file with a key given twice is refused" 2
+expect_grep "the duplicate key is named" $T/dup.err 'duplicate object key'
+run_bc $T/nsd compare $FX/cmp-a.json $T/negsd.json
+expect_rc "a negative standard deviation is refused" 2
+expect_grep "the field is named" $T/nsd.err 'fairness.events_stddev: not a number >= 0'
+run_bc $T/nc compare $FX/cmp-a.json $T/negcount.json
+expect_rc "a negative count is refused" 2
+expect_grep "the count is named" $T/nc.err 'count: not a count'
+
+# --- two op names that agree in their first 600 bytes stay two metrics
+python3 - $FX/cmp-a.json $T/longop.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for c in d["cases"]:
+    if not c.get("ops"):
+        continue
+    op = next(iter(c["ops"]))
+    v = c["ops"].pop(op)
+    c["ops"]["x" * 600 + "A"] = v
+    c["ops"]["x" * 600 + "B"] = json.loads(json.dumps(v))
+json.dump(d, open(sys.argv[2], "w"))
+PY
+run_bc $T/lo compare --json $T/longop.json $T/longop.json
+expect_py "long op names: every percentile of both ops is its own row" $T/lo.out \
+	'set(r["metric"][600:] for r in d["comparisons"][0]["rows"] if r["metric"].startswith("x"*600)) == {"A.p50_ms","A.p99_ms","B.p50_ms","B.p99_ms"}'
+
+# --- inputs that are not regular files are refused at once, never waited on
+mkfifo $T/fifo.json $T/fifo.conf
+start=$(date +%s)
+timeout 10 "$BC" compare $T/fifo.json $T/fifo.json >$T/ff.out 2>$T/ff.err; RC=$?
+expect_rc "compare of a FIFO is refused (not waited on)" 2
+expect_grep "the FIFO is named" $T/ff.err 'fifo.json: not a regular file \(a FIFO\)'
+timeout 10 "$BC" compare /dev/zero $FX/cmp-a.json >$T/dz.out 2>$T/dz.err; RC=$?
+expect_rc "compare of /dev/zero is refused" 2
+expect_grep "a device is named as such" $T/dz.err '/dev/zero: not a regular file \(a device\)'
+timeout 10 "$BC" -c $T/fifo.conf >$T/fc.out 2>$T/fc.err; RC=$?
+expect_rc "a FIFO as the config file is refused" 2
+printf '@include "%s"\nmodules = ({ name = "cpu"; });\n' $T/fifo.conf >$T/inc.conf
+timeout 10 "$BC" -c $T/inc.conf >$T/ic.out 2>$T/ic.err; RC=$?
+expect_rc "a config that includes a FIFO is refused" 2
+expect_grep "the included FIFO and its includer are named" $T/ic.err 'fifo.conf": not a regular file \(a FIFO\)'
+printf '@include "%s"\nmodules = ({ name = "cpu"; });\n' $T/self.conf >$T/self.conf
+timeout 10 "$BC" -c $T/self.conf >$T/sc.out 2>$T/sc.err; RC=$?
+expect_rc "a config that includes itself is refused" 2
+python3 -c "print('# ' + 'x' * 2000000)" >$T/big.conf
+timeout 10 "$BC" -c $T/big.conf >$T/bc.out 2>$T/bc.err; RC=$?
+expect_rc "a config over 1 MiB is refused" 2
+expect_grep "its size is named" $T/bc.err 'too large'
+check "no input check took long (all of the above in $(( $(date +%s) - start )) s)" test $(( $(date +%s) - start )) -lt 20

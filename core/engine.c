@@ -274,9 +274,12 @@ static const char *api_scratch(bench_ctx *x) { return x->c->scratch; }
 /* A warning goes into the case's result as well as to stderr. */
 static void keep_warning(bench_ctx *x, const char *msg)
 {
+	char *m = bc_xstrdup(msg);
+	bc_utf8_fix(m);
 	pthread_mutex_lock(&x->lock);
-	json_array_append_new(x->warnings, json_string(msg));
+	json_array_append_new(x->warnings, json_string(m));
 	pthread_mutex_unlock(&x->lock);
+	free(m);
 }
 
 static void api_log(bench_ctx *x, int level, const char *fmt, ...)
@@ -307,12 +310,14 @@ static void api_set_error(bench_ctx *x, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(x->err, sizeof(x->err), fmt, ap);
 	va_end(ap);
+	bc_utf8_fix(x->err);
 	pthread_mutex_unlock(&x->lock);
 }
 
 static void copy_text(char *dst, size_t n, const char *src)
 {
 	snprintf(dst, n, "%s", src ? src : "");
+	bc_utf8_fix(dst);	/* a module's bytes always fit the JSON results */
 }
 
 static void api_error(bench_ctx *x, bench_thread *t, const char *msg, const char *detail,
@@ -514,9 +519,14 @@ static void api_report_metric(bench_ctx *x, const char *name, double value)
 
 static void api_set_info(bench_ctx *x, const char *key, const char *value)
 {
+	char *k = bc_xstrdup(key ? key : "?"), *v = bc_xstrdup(value ? value : "");
+	bc_utf8_fix(k);
+	bc_utf8_fix(v);
 	pthread_mutex_lock(&x->lock);
-	json_object_set_new(x->info, key, json_string(value ? value : ""));
+	json_object_set_new(x->info, k, json_string(v));
 	pthread_mutex_unlock(&x->lock);
+	free(k);
+	free(v);
 }
 
 static int api_cancelled(bench_ctx *x)

@@ -116,7 +116,13 @@ static int on_flag(void *arg, const bc_flag *f, const char *val, char *err, size
 	case C_FORCE: c->force = 1; return 0;
 	case C_ONLY: c->only = val; return 0;
 	case C_SKIP: c->skip = val; return 0;
-	case C_LABEL: c->label = val; return 0;
+	case C_LABEL:
+		if (!bc_utf8_valid(val)) {
+			snprintf(err, n, "--label: not valid UTF-8 text (results keep the label as UTF-8)");
+			return -1;
+		}
+		c->label = val;
+		return 0;
 	case C_FORCE_MODULE: c->force_module = 1; return 0;
 	case C_QUIET: c->quiet = 1; return 0;
 	case C_MODPATH: c->modpath = val; return 0;
@@ -128,13 +134,13 @@ static int on_flag(void *arg, const bc_flag *f, const char *val, char *err, size
 	char **texts = s->store == BC_ST_THREADS ? bc_split(val, ',') : one;
 	bc_err e;
 	int bad = bc_setting_set(s, c->rs, texts, where, &e);
+	(void)n;
 	if (texts != one)
 		bc_strv_free(texts);
 	free(where);
 	if (bad) {
 		bc_err_print(&e);
 		err[0] = '\0';
-		(void)n;
 		return -1;
 	}
 	return 0;
@@ -204,6 +210,18 @@ static int in_list(const char *list, const char *name)
 	return found;
 }
 
+/* A path as results can keep it: bytes that are not UTF-8 become '?'
+   (static ring of buffers: valid until the next few calls). */
+static const char *fixed(const char *path)
+{
+	static char ring[4][4096];
+	static unsigned k;
+	char *b = ring[k++ % 4];
+	snprintf(b, sizeof(ring[0]), "%s", path);
+	bc_utf8_fix(b);
+	return b;
+}
+
 static json_t *config_json(const bc_config *cfg, bc_modplan *plans, size_t n)
 {
 	json_t *mods = json_array();
@@ -219,7 +237,7 @@ static json_t *config_json(const bc_config *cfg, bc_modplan *plans, size_t n)
 			json_object_set_new(opts, plans[i].mod->desc.options[k].name, vals);
 		}
 		json_array_append_new(mods, json_pack("{s:s, s:s, s:o, s:f, s:f, s:I, s:i, s:f, s:f, s:s, s:b, s:b, s:o, s:s, s:f, s:o?}",
-			"name", plans[i].mod->desc.name, "path", plans[i].mod->path, "threads", th,
+			"name", plans[i].mod->desc.name, "path", fixed(plans[i].mod->path), "threads", th,
 			"time", r->time_s, "warmup", r->warmup_s, "events", (json_int_t)r->events,
 			"repeat", (json_int_t)r->repeat, "report_interval", r->report_interval,
 			"rate", r->rate, "arrival", r->arrival_fixed ? "fixed" : "poisson",
@@ -230,7 +248,7 @@ static json_t *config_json(const bc_config *cfg, bc_modplan *plans, size_t n)
 	json_t *pct = json_array();
 	for (size_t i = 0; i < cfg->npct; i++)
 		json_array_append_new(pct, json_real(cfg->pct[i]));
-	return json_pack("{s:s?, s:o, s:b, s:o}", "file", cfg->file, "percentiles", pct,
+	return json_pack("{s:s?, s:o, s:b, s:o}", "file", cfg->file ? fixed(cfg->file) : NULL, "percentiles", pct,
 			 "skip_heavy", cfg->skip_heavy, "modules", mods);
 }
 

@@ -115,6 +115,11 @@ int bc_val_parse(const bench_option_v1 *o, const char *text, bc_val *v, char *er
 	char buf[1024];
 	uint64_t u;
 	memset(v, 0, sizeof(*v));
+	if (!bc_utf8_valid(text)) {	/* results are UTF-8 JSON: refuse what they could not keep */
+		snprintf(err, n, "not valid UTF-8 text (results keep every value as UTF-8); "
+			 "give the value in UTF-8, e.g. rename a Latin-1 path");
+		return -1;
+	}
 	switch (o->type) {
 	case BENCH_OPT_BOOL:
 		if (!strcasecmp(text, "true") || !strcmp(text, "1") || !strcasecmp(text, "on") ||

@@ -333,3 +333,44 @@ int bc_open_regular(const char *path, off_t max, char *err, size_t n)
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	return fd;
 }
+
+/* Length of the valid UTF-8 sequence at p (1..4), or 0. */
+static size_t utf8_seq(const unsigned char *p)
+{
+	unsigned c = p[0];
+	size_t n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+	if (!n || (n == 2 && c < 0xc2) || (n == 4 && c > 0xf4))
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	if (n == 3 && ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] >= 0xa0)))
+		return 0;	/* overlong, or a UTF-16 surrogate */
+	if (n == 4 && ((c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] >= 0x90)))
+		return 0;
+	return n;
+}
+
+int bc_utf8_valid(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		size_t n = utf8_seq(p);
+		if (!n)
+			return 0;
+		p += n;
+	}
+	return 1;
+}
+
+void bc_utf8_fix(char *s)
+{
+	unsigned char *p = (unsigned char *)s;
+	while (*p) {
+		size_t n = utf8_seq(p);
+		if (!n)
+			*p++ = '?';
+		else
+			p += n;
+	}
+}

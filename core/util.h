@@ -55,6 +55,11 @@ void bc_csv_cell(FILE *f, const char *s);
    characters as \xNN, C1 controls and the bidirectional overrides and
    isolates as \uNNNN, everything else kept (malloc'd). */
 char *bc_printable(const char *s);
+/* 1 when s is valid UTF-8 (what JSON results can hold). */
+int bc_utf8_valid(const char *s);
+/* Replaces each byte that is not part of valid UTF-8 with '?', in place:
+   text from a module always fits the results. */
+void bc_utf8_fix(char *s);
 /* Opens an input file for reading only when it is a regular file of at
    most max bytes (a FIFO, device or directory is refused at once, never
    waited on or read): the descriptor, or -1 with a reason in err. */

@@ -106,3 +106,21 @@ timeout 10 "$BC" -c $T/big.conf >$T/bc.out 2>$T/bc.err; RC=$?
 expect_rc "a config over 1 MiB is refused" 2
 expect_grep "its size is named" $T/bc.err 'too large'
 check "no input check took long (all of the above in $(( $(date +%s) - start )) s)" test $(( $(date +%s) - start )) -lt 20
+
+# --- text that is not UTF-8: refused up front from a user, made to fit from a module
+run_bc $T/l1 run cpu --label $'caf\xe9' --time 0.05 --warmup 0 -o $T/l1.json
+expect_rc "a Latin-1 label is refused before anything runs" 2
+expect_grep "the reason is named" $T/l1.err 'not valid UTF-8'
+check "no results file for a refused label" test ! -e $T/l1.json
+mkdir -p $T/lat
+run_bc $T/p1 run io path=$T/lat/$'d\xe9j\xe0' --time 0.05 --warmup 0 -o $T/p1.json
+expect_rc "an io path in Latin-1 is refused (never silently dropped)" 2
+expect_grep "the option and the reason are named" $T/p1.err 'option "path" \(string\): not valid UTF-8'
+printf 'label = "caf\xe9";\nmodules = ({ name = "cpu"; time = 0.05; warmup = 0; });\n' >$T/l1.conf
+run_bc $T/lc -c $T/l1.conf -o $T/lc.json
+expect_rc "a Latin-1 label in site.conf is refused" 2
+expect_grep "site.conf's line is named" $T/lc.err 'l1.conf:1: invalid value'
+run_bc $T/m1 run ops --module-path $TESTMODS fail=true --time 0.2 --warmup 0 -o $T/m1.json
+expect_rc "a module's Latin-1 error and info: the case fails as it should, the run goes on" 1
+expect_py "its text is kept with the bad bytes replaced, the results file is whole" $T/m1.json \
+	'd["cases"][0]["info"]["latin1"]=="caf?" and "gave up on purpose (caf?)" in d["cases"][0]["reason"]'

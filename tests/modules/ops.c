@@ -42,6 +42,7 @@ static int ops_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
 	s->fail = api->opt_bool(ctx, "fail");
 	s->hang = api->opt_bool(ctx, "hang");
 	api->set_info(ctx, "ops_info", "present");
+	api->set_info(ctx, "latin1", "caf\xe9");	/* not UTF-8: the host must keep the case */
 	api->set_info(ctx, "tags", api->opt_string(ctx, "tags"));
 	api->set_info(ctx, "flavour", api->opt_string(ctx, "flavour"));
 	*state = s;
@@ -68,7 +69,7 @@ static int ops_thread_run(void *tstate)
 		if (i % 4 == 3)
 			api->record_error(ot->t, 1, "timeout");
 		if (ot->s->fail && i == 1000 && api->thread_index(ot->t) == 0) {
-			api->set_error(ot->s->ctx, "ops: gave up on purpose");
+			api->set_error(ot->s->ctx, "ops: gave up on purpose (caf\xe9)");
 			return BENCH_ERR;
 		}
 	}

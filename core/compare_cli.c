@@ -582,6 +582,8 @@ int bc_cmd_compare(int argc, char **argv)
 		return 2;
 	}
 	rc = a.scaling || nfiles == 1 ? run_scaling(res, nfiles, a.fmt) : run_compare(res, nfiles, &a.o, a.fmt);
+	if (bc_stdout_done("compare"))
+		rc = 2;
 	for (int i = 0; i < nfiles; i++)
 		bc_results_free(&res[i]);
 	free(files);

@@ -605,7 +605,7 @@ static int output(const char *path, bc_results *res, int n, const bc_cmp_opts *o
 	if (fclose(f) != 0)
 		rc = -1;
 	if (rc == 0 && strcmp(path, "-") == 0)
-		rc = fwrite(buf, 1, len, stdout) != len || fflush(stdout) ? -1 : 0;
+		rc = fwrite(buf, 1, len, stdout) != len || bc_stdout_done("report") ? -2 : 0;
 	else if (rc == 0 && bc_write_atomic(path, buf, len, &e) < 0) {
 		fprintf(stderr, "benchcore report: %s\n", e.msg);
 		rc = -2;
@@ -651,6 +651,12 @@ int bc_cmd_report(int argc, char **argv)
 	if (!a.out || n < 1 || n > MAX_FILES) {
 		fprintf(stderr, "benchcore report: %s\nTry 'benchcore report --help'.\n",
 			!a.out ? "missing -o FILE" : "wants 1 to 16 result files");
+		free(files);
+		return 2;
+	}
+	char why[512];
+	if (bc_output_ok(a.out, files, why, sizeof(why))) {
+		fprintf(stderr, "benchcore report: -o %s\n", why);
 		free(files);
 		return 2;
 	}

@@ -683,5 +683,5 @@ int bc_cmd_sysinfo(int argc, char **argv)
 		print_text(h);
 	}
 	json_decref(h);
-	return 0;
+	return bc_stdout_done("sysinfo") ? 2 : 0;
 }

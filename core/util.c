@@ -374,3 +374,42 @@ void bc_utf8_fix(char *s)
 			p += n;
 	}
 }
+
+int bc_output_ok(const char *path, char *const *inputs, char *err, size_t n)
+{
+	struct stat st, in;
+	if (!strcmp(path, "-"))
+		return 0;
+	if (stat(path, &st) == 0) {
+		if (!S_ISREG(st.st_mode)) {
+			snprintf(err, n, "%s is not a regular file (%s): benchcore writes only regular files "
+				 "(or - for stdout)", path, S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" :
+				 S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" : "not a file");
+			return -1;
+		}
+		for (size_t i = 0; inputs && inputs[i]; i++)
+			if (stat(inputs[i], &in) == 0 && in.st_dev == st.st_dev && in.st_ino == st.st_ino) {
+				snprintf(err, n, "%s is also an input (%s): it would be replaced", path, inputs[i]);
+				return -1;
+			}
+	}
+	/* the directory must take a new file (the write goes to a temporary
+	   file there, renamed into place) */
+	char *dir = bc_xstrdup(path), *slash = strrchr(dir, '/');
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	const char *d = slash ? dir : ".";
+	int ok = access(d, W_OK | X_OK) == 0;
+	if (!ok)
+		snprintf(err, n, "cannot write in %s: %s", d, strerror(errno));
+	free(dir);
+	return ok ? 0 : -1;
+}
+
+int bc_stdout_done(const char *cmd)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return 0;
+	fprintf(stderr, "benchcore %s: writing the output failed: %s\n", cmd, strerror(errno ? errno : EIO));
+	return -1;
+}

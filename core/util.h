@@ -64,6 +64,13 @@ void bc_utf8_fix(char *s);
    most max bytes (a FIFO, device or directory is refused at once, never
    waited on or read): the descriptor, or -1 with a reason in err. */
 int bc_open_regular(const char *path, off_t max, char *err, size_t n);
+/* May path be written as an output? "-" (stdout) or a regular file or a
+   new name, in a directory benchcore can write, and none of inputs[]
+   (NULL-terminated, may be NULL). 0, or -1 with a reason in err. */
+int bc_output_ok(const char *path, char *const *inputs, char *err, size_t n);
+/* Flushes stdout; -1 after a message naming cmd when anything written to
+   it was lost (a full disk, a closed pipe). */
+int bc_stdout_done(const char *cmd);
 void bc_strv_free(char **v);
 size_t bc_strv_len(char *const *v);
 

@@ -124,3 +124,20 @@ run_bc $T/m1 run ops --module-path $TESTMODS fail=true --time 0.2 --warmup 0 -o 
 expect_rc "a module's Latin-1 error and info: the case fails as it should, the run goes on" 1
 expect_py "its text is kept with the bad bytes replaced, the results file is whole" $T/m1.json \
 	'd["cases"][0]["info"]["latin1"]=="caf?" and "gave up on purpose (caf?)" in d["cases"][0]["reason"]'
+
+# --- outputs: only regular files (or -), never an input, never claimed when lost
+run_bc $T/rn report $FX/cmp-a.json -o /dev/null
+expect_rc "report -o /dev/null is refused (the device is never replaced)" 2
+expect_grep "why is named" $T/rn.err 'not a regular file \(a device\)'
+check "/dev/null is still a character device" test -c /dev/null
+cp $FX/cmp-a.json $T/in.json
+run_bc $T/ri report $T/in.json -o $T/in.json
+expect_rc "report -o onto one of its inputs is refused" 2
+expect_py "the input is intact" $T/in.json 'd["schema"]=="benchcore/1"'
+run_bc $T/rm report $FX/cmp-a.json -o $T/missing/r.html
+expect_rc "report into a missing directory: refused up front" 2
+"$BC" compare $FX/cmp-a.json $FX/cmp-slow.json >/dev/full 2>$T/cfull.err; RC=$?
+expect_rc "compare to a full stdout is a failure, not exit 0" 2
+expect_grep "and says so" $T/cfull.err 'writing the output failed: No space left on device'
+"$BC" sysinfo >/dev/full 2>$T/sfull.err; RC=$?
+expect_rc "sysinfo to a full stdout is a failure" 2

@@ -71,7 +71,14 @@ static void warn_readable(const bc_given *gv, const bench_option_v1 *o)
 {
 	const char *colon = strrchr(gv->where, ':');
 	struct stat st;
-	if (!colon || !strncmp(gv->where, "command line", 12))
+	if (!strncmp(gv->where, "command line", 12)) {
+		/* every user can read another's command line in /proc/PID/cmdline */
+		bc_warn("the secret option \"%s\" was given on the command line, where every user of this "
+			"machine can read it (/proc/PID/cmdline); use %s_env=VARIABLE or %s_file=PATH instead",
+			o->name, o->name, o->name);
+		return;
+	}
+	if (!colon)
 		return;
 	char *file = strndup(gv->where, (size_t)(colon - gv->where));
 	if (stat(file, &st) == 0 && (st.st_mode & S_IROTH))

@@ -141,3 +141,8 @@ expect_rc "compare to a full stdout is a failure, not exit 0" 2
 expect_grep "and says so" $T/cfull.err 'writing the output failed: No space left on device'
 "$BC" sysinfo >/dev/full 2>$T/sfull.err; RC=$?
 expect_rc "sysinfo to a full stdout is a failure" 2
+
+# --- a password on the command line is readable by every user: say so, point at _env/_file
+run_bc $T/pw run faulty --module-path $TESTMODS password=hunter2 --time 0.05 --warmup 0 -q
+expect_grep "a secret on the command line is warned about" $T/pw.err 'password" was given on the command line, where every user .* use password_env=VARIABLE or password_file=PATH'
+expect_no_grep "the warning does not repeat the secret" $T/pw.err 'hunter2'

@@ -33,7 +33,7 @@ ALLCFLAGS	:= -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -D_GNU_SOURCE -pthread \
 		   -Isdk/include -Icore -DBC_VERSION='"$(VERSION)"' \
 		   -DBC_MODULEDIR='"$(MODULEDIR)"'
 BC_CFLAGS_STR	:= $(CC) -std=gnu11 $(CFLAGS) $(SANFLAGS)
-CORE_LIBS	:= -lconfig -ljansson -ldl -lm -pthread
+CORE_LIBS	:= -lconfig -ljansson -lcrypto -ldl -lm -pthread
 MOD_CFLAGS	:= $(ALLCFLAGS) -fPIC -fvisibility=hidden
 MOD_LDFLAGS	:= -shared $(SANFLAGS) -Wl,--no-undefined -Wl,-z,defs
 

@@ -425,6 +425,9 @@ static int cmd_list(int argc, char **argv)
 		printf("%-10s %-8s %-5s %-44s %s\n", d->name, d->version ? d->version : "-", abi,
 		       set.mods[i].path, d->summary ? d->summary : "");
 		print_requirements(stdout, &d->requires);
+		if (set.mods[i].shadows)	/* a module name two files claim: say which one runs */
+			printf("    SHADOWS: %s (also named \"%s\"; the file above comes first on the search path and is used)\n",
+			       set.mods[i].shadows, d->name);
 	}
 	if (set.nfails)
 		printf("\nnot loaded:\n");

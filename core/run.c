@@ -329,7 +329,19 @@ static void case_child(bc_case *c, int fd, pid_t parent)
 	child_fd = fd;
 	c->on_phase = child_phase;
 	c->start_server = child_start_server;
-	json_t *cj = bc_case_run(c);
+	/* the module is opened here, never in the runner: its constructors run
+	   in the case's process */
+	bc_module mod = *c->mod;
+	bc_err e;
+	json_t *cj;
+	if (bc_module_open(&mod, &e)) {
+		char why[1200];
+		snprintf(why, sizeof(why), "load: %s", e.msg);
+		cj = failed_case(c, why);
+	} else {
+		c->mod = &mod;
+		cj = bc_case_run(c);
+	}
 	char *s = json_dumps(cj, JSON_COMPACT);
 	write_all(child_fd, "J ", 2);
 	write_all(child_fd, s, strlen(s));
@@ -401,7 +413,19 @@ static json_t *run_isolated(bc_case *c, case_link *l, int *crashed)
 	return cj;
 }
 
-/* In this process (isolate = false): the same callbacks without a channel. */
+/* In this process (isolate = false): the module is opened here (once), and
+   the same callbacks run without a channel. */
+static json_t *run_here(bc_case *c)
+{
+	bc_err e;
+	if (bc_module_open((bc_module *)c->mod, &e)) {
+		char why[1200];
+		snprintf(why, sizeof(why), "load: %s", e.msg);
+		return failed_case(c, why);
+	}
+	return bc_case_run(c);
+}
+
 static void local_phase(void *arg, const char *phase)
 {
 	case_link *l = arg;
@@ -663,7 +687,7 @@ static void cleanup_data(modrun *m, const bc_case *c, datapt *d)
 		int crashed;
 		cc.cleanup_only = 1;
 		cc.progress = 0;
-		json_decref(m->p->run.isolate ? run_isolated(&cc, &m->link, &crashed) : bc_case_run(&cc));
+		json_decref(m->p->run.isolate ? run_isolated(&cc, &m->link, &crashed) : run_here(&cc));
 	}
 	d->dirty = d->prepared = 0;
 }
@@ -694,7 +718,7 @@ static void run_case(bc_runner *r, modrun *m, bc_case *c, const char *label, con
 	c->scratch = scratch;
 	int crashed = 0;
 	m->link.prepared = m->link.cleaned = 0;
-	json_t *cj = m->p->run.isolate ? run_isolated(c, &m->link, &crashed) : bc_case_run(c);
+	json_t *cj = m->p->run.isolate ? run_isolated(c, &m->link, &crashed) : run_here(c);
 	if (c->do_prepare)
 		d->dirty = 1;
 	if (m->link.prepared)

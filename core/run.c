@@ -206,9 +206,10 @@ static json_t *failed_case(const bc_case *c, const char *reason)
 	const bench_option_v1 *o = c->mod->desc.options;
 	for (size_t i = 0; o && o[i].name; i++)
 		json_object_set_new(params, o[i].name, bc_val_json(&o[i], &c->vals[i]));
-	return json_pack("{s:i, s:s, s:s, s:o, s:i, s:i, s:s, s:s, s:f, s:f, s:{}, s:{}, s:{}}",
+	return json_pack("{s:i, s:s, s:s, s:s, s:s, s:s?, s:o, s:i, s:i, s:s, s:s, s:f, s:f, s:{}, s:{}, s:{}}",
 			 "id", (json_int_t)c->id, "module", c->mod->desc.name, "module_version",
-			 c->mod->desc.version ? c->mod->desc.version : "", "params", params,
+			 c->mod->desc.version ? c->mod->desc.version : "", "module_path", c->mod->path,
+			 "module_sha256", c->mod->sha256, "module_shadows", c->mod->shadows, "params", params,
 			 "threads", (json_int_t)c->threads, "repeat", (json_int_t)c->repeat,
 			 "status", "failed", "reason", reason, "duration_s", 0.0, "warmup_s",
 			 c->run.warmup_s, "metrics", "ops", "info");
@@ -643,6 +644,10 @@ static void modrun_init(modrun *m, bc_runner *r, const bc_modplan *p)
 		free(why);
 	}
 	free(tag);
+	if (p->mod->shadows)
+		bc_warn("module \"%s\" is %s; %s also call%s itself \"%s\" and is not used (it comes later on the search path)",
+			p->mod->desc.name, p->mod->path, p->mod->shadows, strchr(p->mod->shadows, ',') ? "" : "s",
+			p->mod->desc.name);
 	m->link.module = p->mod->desc.name;
 	m->link.dir = m->dir;
 }

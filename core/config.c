@@ -30,7 +30,9 @@ const bc_keydoc bc_config_keys[] = {
 	{ "isolate", "bool", "true", "run each case in a child process", 2 },
 	{ "grace", "seconds", "10", "how long past warmup + time a case may run before it is killed", 2 },
 	{ "thread_init_timeout", "seconds", "60", "how long the threads' thread_init may take before the case fails", 2 },
-	{ "prepare_timeout", "seconds", "1800", "how long init + prepare of one case may take before it is killed", 2 },
+	{ "prepare_timeout", "seconds", "1800", "how long prepare of one case may take before it is killed", 2 },
+	{ "init_timeout", "seconds", "60", "how long init of one case may take before it is killed", 2 },
+	{ "max_error_rate", "share 0..1", "0.01", "a case whose failed operations exceed this share of all fails (1 = never; all failed always fails)", 2 },
 	{ "repeat_order", "rounds|back_to_back", "rounds", "rounds: every case of a module once (shuffled), then again, repeat times; back_to_back: the repeats of a case one after another", 2 },
 	{ "seed", "int", "random", "seed of the shuffled order of rounds (recorded in the results: give it to reproduce an order)", 2 },
 	{ "name", "string", "required", "the module's name (see benchcore list)", 3 },
@@ -53,6 +55,8 @@ void bc_config_init(bc_config *c)
 	c->run.grace = 10;
 	c->run.thread_init_timeout = 60;
 	c->run.prepare_timeout = 1800;
+	c->run.init_timeout = 60;
+	c->run.max_error_rate = 0.01;
 	memcpy(c->pct, default_pct, sizeof(default_pct));
 	c->npct = sizeof(default_pct) / sizeof(default_pct[0]);
 }
@@ -140,6 +144,10 @@ int bc_runset_set(bc_runset *r, const char *key, const char *text, const char *w
 		return num_in(key, text, 0.01, 1e7, &r->thread_init_timeout, where, e);
 	if (!strcmp(key, "prepare_timeout"))
 		return num_in(key, text, 0.01, 1e7, &r->prepare_timeout, where, e);
+	if (!strcmp(key, "init_timeout"))
+		return num_in(key, text, 0.01, 1e7, &r->init_timeout, where, e);
+	if (!strcmp(key, "max_error_rate"))
+		return num_in(key, text, 0, 1, &r->max_error_rate, where, e);
 	if (!strcmp(key, "rate"))
 		return num_in(key, text, 0, 1e9, &r->rate, where, e);
 	if (!strcmp(key, "seed")) {

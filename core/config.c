@@ -247,7 +247,7 @@ static int int_overflowed(const config_setting_t *s)
 	if ((t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) || config_setting_get_int64(s) != -1)
 		return 0;
 	const char *f = config_setting_source_file(s);
-	FILE *fp = f ? fopen(f, "r") : NULL;
+	FILE *fp = f ? fopen(f, "re") : NULL;
 	if (!fp)
 		return 0;
 	char line[4096];

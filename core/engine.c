@@ -925,7 +925,8 @@ static void judge_threads(bench_ctx *x, json_t *cj)
 		char msg[400];
 		if (x->t[i]->vanished) {
 			snprintf(msg, sizeof(msg), "thread %u ended inside the module (pthread_exit?) before the "
-				 "window closed: the case did not run %u threads", i, x->nthreads);
+				 "window closed: its figures are not those of %u thread%s", i, x->nthreads,
+				 x->nthreads == 1 ? "" : "s");
 			set_status(cj, "failed", "thread_run", msg);
 			ok = 0;
 		} else if (x->t[i]->garbage) {

@@ -49,7 +49,7 @@ static const bench_option_v1 *secret_source(const bc_module *m, const bc_given *
 			*text = bc_xstrdup(v);
 		return o;
 	}
-	FILE *f = fopen(gv->texts[0], "r");
+	FILE *f = fopen(gv->texts[0], "re");
 	char line[4096] = "";
 	if (!f) {
 		bc_err_set(e, "%s: could not read \"%s\" (for option \"%s\"): %s", gv->where,

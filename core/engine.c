@@ -792,7 +792,7 @@ static json_t *case_header(const bc_case *c)
 	const bench_option_v1 *o = c->mod->desc.options;
 	for (size_t i = 0; o && o[i].name; i++)
 		json_object_set_new(params, o[i].name, bc_val_json(&o[i], &c->vals[i]));
-	return json_pack("{s:i, s:s, s:s, s:s, s:s, s:s?, s:o, s:i, s:i, s:s, s:n, s:f, s:f}",
+	return json_pack("{s:i, s:s, s:s, s:s, s:s, s:s*, s:o, s:i, s:i, s:s, s:n, s:f, s:f}",
 			 "id", (json_int_t)c->id, "module", c->mod->desc.name,
 			 "module_version", c->mod->desc.version ? c->mod->desc.version : "",
 			 "module_path", c->mod->path, "module_sha256", c->mod->sha256,

@@ -137,6 +137,8 @@ void bc_print_summary(FILE *f, json_t *doc)
 			JNUM(json_object_get(m, "events_per_sec"), "value"));
 		if (pv && strcmp(pm, "events_per_sec"))
 			fprintf(f, "%s %.2f %s", pm, JNUM(pv, "value"), json_string_value(json_object_get(pv, "unit")));
+		if (JNUM(cj, "error_rate") > 0)
+			fprintf(f, "%serrors %.2f%%", pv && strcmp(pm, "events_per_sec") ? "  " : "", 100 * JNUM(cj, "error_rate"));
 		fputc('\n', f);
 		ok += !strcmp(json_string_value(json_object_get(cj, "status")), "ok");
 		free(p);

@@ -214,7 +214,7 @@ static json_t *failed_case(const bc_case *c, const char *reason)
 	const bench_option_v1 *o = c->mod->desc.options;
 	for (size_t i = 0; o && o[i].name; i++)
 		json_object_set_new(params, o[i].name, bc_val_json(&o[i], &c->vals[i]));
-	return json_pack("{s:i, s:s, s:s, s:s, s:s, s:s?, s:o, s:i, s:i, s:s, s:s, s:f, s:f, s:{}, s:{}, s:{}}",
+	return json_pack("{s:i, s:s, s:s, s:s, s:s, s:s*, s:o, s:i, s:i, s:s, s:s, s:f, s:f, s:{}, s:{}, s:{}}",
 			 "id", (json_int_t)c->id, "module", c->mod->desc.name, "module_version",
 			 c->mod->desc.version ? c->mod->desc.version : "", "module_path", c->mod->path,
 			 "module_sha256", c->mod->sha256, "module_shadows", c->mod->shadows, "params", params,

@@ -429,6 +429,15 @@ static int load_global(bc_config *c, const config_setting_t *s, bc_err *e)
 	if (!(v = values_of(s, w, e)))
 		goto out;
 	if (!strcmp(key, "module_path")) {
+		/* a relative entry is relative to the config file, not to wherever
+		   benchcore happens to be started */
+		const char *slash = c->file ? strrchr(c->file, '/') : NULL;
+		for (size_t i = 0; v[i] && slash; i++)
+			if (v[i][0] != '/') {
+				char *abs = bc_xasprintf("%.*s/%s", (int)(slash - c->file), c->file, v[i]);
+				free(v[i]);
+				v[i] = abs;
+			}
 		bc_strv_free(c->module_path);
 		c->module_path = v;
 		v = NULL;

@@ -74,8 +74,9 @@ static void usage(FILE *f)
 		"  benchcore -c FILE [options]             run the modules configured in FILE\n"
 		"  benchcore run MODULE [options] [key=value ...]\n"
 		"                                          run one module ad hoc; key=a,b,c sweeps\n"
-		"  benchcore list                          modules found, their ABI, and load errors\n"
-		"  benchcore help MODULE [--markdown]      a module's options\n"
+		"  benchcore list [--module-path DIR]      modules found, their ABI, and load errors\n"
+		"  benchcore help MODULE [--markdown] [-c FILE]\n"
+		"                                          a module's options (-c: the config's module_path)\n"
 		"  benchcore sysinfo [--json]              this machine's fingerprint\n"
 		"  benchcore compare A.json B.json [...]   verdicts: win / loss / tie / inconclusive\n"
 		"  benchcore report A.json [...] -o F.html charts and verdicts in one HTML page\n"
@@ -416,8 +417,14 @@ static int cmd_list(int argc, char **argv)
 {
 	bc_modset set;
 	char *dirs[2] = { NULL, NULL };
-	if (argc > 1 && !strcmp(argv[1], "--module-path") && argc > 2)
-		dirs[0] = argv[2];
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--module-path") && i + 1 < argc)
+			dirs[0] = argv[++i];
+		else if (!strncmp(argv[i], "--module-path=", 14))
+			dirs[0] = argv[i] + 14;
+		else
+			return usage_error("unexpected argument \"%s\" (usage: benchcore list [--module-path DIR])", argv[i]);
+	}
 	bc_modset_load(&set, bc_module_search_path(dirs[0] ? dirs : NULL));
 	printf("%-10s %-8s %-5s %-44s %s\n", "module", "version", "ABI", "path", "summary");
 	for (size_t i = 0; i < set.nmods; i++) {
@@ -482,19 +489,65 @@ static void option_line(FILE *f, const bench_option_v1 *o, int md)
 			(o->flags & BENCH_OPT_SECRET) ? " (secret: never shown)" : "");
 }
 
+/* help's words: MODULE [--markdown] [--module-path DIR] [-c FILE]; the
+   config's module_path is searched too, as a run of it would. */
+static int help_args(int argc, char **argv, const char **mod, int *md, char ***dirs)
+{
+	const char *mp = NULL, *conf = NULL;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--markdown"))
+			*md = 1;
+		else if ((!strcmp(a, "--module-path") || !strcmp(a, "-c") || !strcmp(a, "--config")) && i + 1 < argc)
+			*(a[1] == 'c' || a[2] == 'c' ? &conf : &mp) = argv[++i];
+		else if (!strncmp(a, "--module-path=", 14))
+			mp = a + 14;
+		else if (!strncmp(a, "--config=", 9))
+			conf = a + 9;
+		else if (a[0] != '-' && !*mod)
+			*mod = a;
+		else
+			return usage_error("unexpected argument \"%s\" (usage: benchcore help MODULE [--markdown] "
+					   "[--module-path DIR] [-c FILE])", a);
+	}
+	*dirs = mp ? bc_split(mp, ':') : bc_xcalloc(1, sizeof(char *));
+	if (conf) {
+		bc_config cfg;
+		bc_err e;
+		bc_config_init(&cfg);
+		if (bc_config_load(&cfg, conf, &e)) {
+			bc_err_print(&e);
+			bc_config_free(&cfg);
+			return 2;
+		}
+		size_t a = bc_strv_len(*dirs), b = bc_strv_len(cfg.module_path);
+		*dirs = realloc(*dirs, (a + b + 1) * sizeof(char *));
+		for (size_t i = 0; i <= b && *dirs; i++)
+			(*dirs)[a + i] = i < b ? bc_xstrdup(cfg.module_path[i]) : NULL;
+		bc_config_free(&cfg);
+	}
+	return 0;
+}
+
 static int cmd_help(int argc, char **argv)
 {
-	if (argc < 2) {
-		usage(stdout);
-		return 0;
+	const char *mod = NULL;
+	int md = 0;
+	char **dirs = NULL;
+	int rc = help_args(argc, argv, &mod, &md, &dirs);
+	if (rc || !mod) {
+		bc_strv_free(dirs);
+		if (!rc)
+			usage(stdout);
+		return rc;
 	}
-	int md = argc > 2 && !strcmp(argv[2], "--markdown");
 	bc_modset set;
 	bc_err e;
-	bc_modset_load(&set, bc_module_search_path(NULL));
-	const bc_module *m = bc_modset_find(&set, argv[1]);
+	bc_modset_load(&set, bc_module_search_path(dirs));
+	bc_strv_free(dirs);
+	const bc_module *m = bc_modset_find(&set, mod);
 	if (!m) {
-		bc_modset_missing(&set, argv[1], &e);
+		bc_modset_missing(&set, mod, &e);
 		bc_err_print(&e);
 		bc_modset_free(&set);
 		return 2;

@@ -179,8 +179,10 @@ char *bc_csv(json_t *doc)
 	json_array_foreach(json_object_get(doc, "cases"), i, cj) {
 		char *p = bc_params_text(json_object_get(cj, "params"), NULL);
 		const char *k;
-		json_t *m;
-		json_object_foreach(json_object_get(cj, "metrics"), k, m) {
+		json_t *m, *ms = json_object_get(cj, "metrics"), *none = NULL;
+		if (!json_object_size(ms))	/* a failed or skipped case: one row, so it is seen */
+			ms = none = json_pack("{s:{s:s}}", "", "unit", "");
+		json_object_foreach(ms, k, m) {
 			snprintf(num, sizeof(num), "%lld", (long long)json_integer_value(json_object_get(cj, "id")));
 			csv_field(&s, &len, &cap, num, 0);
 			csv_field(&s, &len, &cap, json_string_value(json_object_get(cj, "module")), 0);
@@ -192,10 +194,11 @@ char *bc_csv(json_t *doc)
 			csv_field(&s, &len, &cap, json_string_value(json_object_get(cj, "status")), 0);
 			csv_field(&s, &len, &cap, k, 0);
 			snprintf(num, sizeof(num), "%.6g", JNUM(m, "value"));
-			csv_field(&s, &len, &cap, num, 0);
+			csv_field(&s, &len, &cap, none ? "" : num, 0);
 			csv_field(&s, &len, &cap, json_string_value(json_object_get(m, "unit")), 0);
-			csv_field(&s, &len, &cap, json_is_true(json_object_get(m, "higher_is_better")) ? "true" : "false", 1);
+			csv_field(&s, &len, &cap, none ? "" : json_is_true(json_object_get(m, "higher_is_better")) ? "true" : "false", 1);
 		}
+		json_decref(none);
 		free(p);
 	}
 	return s;

@@ -159,3 +159,27 @@ expect_grep "the summary shows the error rate" $T/eb.out '^2 +rogue .* failed .*
 run_bc $T/eb2 run rogue $MP fault=some_errors,all_errors --max-error-rate 0.5 --time 0.3 --warmup 0 -q -o $T/eb2.json
 expect_py "a budget of 50%: 5% errors is ok, 100% still fails" $T/eb2.json \
 	'[c["status"] for c in d["cases"]]==["ok","failed"]'
+
+# --- smaller things: CSV rows of failed cases, secret sweeps, help/list flags,
+# a relative module_path, module.mk without pkg-config
+run_bc $T/cv run rogue $MP fault=none,nan_metric --time 0.1 --warmup 0 -q -o $T/cv.json --csv $T/cv.csv
+expect_py "a failed case has its CSV row" $T/cv.json \
+	"(lambda rows: any(r[0]=='2' and r[5]=='failed' for r in rows))([l.split(',') for l in open('$T/cv.csv').read().splitlines()])"
+run_bc $T/ss run faulty $MP password=a,b --time 0.1
+expect_rc "sweeping a secret option is refused" 2
+expect_grep "... saying why" $T/ss.err 'option "password" of module "faulty" is secret and cannot be swept'
+expect_no_grep "... without its values" $T/ss.err 'password=a|"a"|"b"'
+run_bc $T/lf list --bogus
+expect_rc "list rejects an unknown flag" 2
+run_bc $T/hf help cpu --bogus
+expect_rc "help rejects an unknown flag" 2
+mkdir -p $T/conf/m && cp $TESTMODS/ops.so $T/conf/m/
+printf 'module_path = [ "m" ];\nmodules = ( { name = "ops"; } );\n' >$T/conf/site.conf
+run_bc $T/hc help ops -c $T/conf/site.conf
+expect_grep "help -c FILE sees the config's module_path, relative to the file" $T/hc.out "file: $T/conf/m/ops.so"
+mkdir -p $T/mk && printf 'MODULE = x\ninclude %s\n' "$OLDPWD/sdk/module.mk" >$T/mk/Makefile
+make -C $T/mk PKG_CONFIG_PATH=$T/nowhere PKG_CONFIG="pkg-config --env-only" DESTDIR=$T/dest install >$T/mk.out 2>&1
+RC=$?
+if [ $RC -ne 0 ] && grep -q 'pkg-config cannot find benchcore' $T/mk.out && [ ! -e $T/dest ]; then
+	pass "module.mk stops when pkg-config cannot find benchcore (nothing installed)"
+else fail "module.mk without benchcore.pc: exit $RC"; cat $T/mk.out; fi

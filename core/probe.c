@@ -414,7 +414,7 @@ int bc_probe_parse(const char *text, size_t len, const char *path, bc_module *m,
 		memset(m, 0, sizeof(*m));
 		bc_err_set(e, "could not load module \"%s\": its description from the probe process is malformed", path);
 		bc_err_hint(e, "this is a benchcore bug or a module that writes to benchcore's descriptors; report it");
-		return -1;
+		return -2;
 	}
 	return 0;
 }
@@ -670,6 +670,16 @@ static void finish_probe(active *a, int st, int timed_out, double timeout)
 	char printed[600] = "";
 	if (*said)
 		snprintf(printed, sizeof(printed), " Its last output: \"%.500s\".", said);
+	/* a whole description (or load error) is the answer, whatever the exit
+	   status: the child wrote it last (under valgrind it exits 99 on leaks) */
+	int parsed = !timed_out && !a->too_big && a->len ? bc_probe_parse(a->buf, a->len, path, &p->m, &p->err) : -2;
+	if (parsed == 0) {
+		p->ok = 1;
+		return;
+	}
+	if (parsed == -1)
+		return;
+	memset(&p->m, 0, sizeof(p->m));
 	if (timed_out) {
 		bc_err_set(&p->err, "could not load module \"%s\": loading it did not finish within %g s (killed)",
 			   path, timeout);
@@ -685,14 +695,14 @@ static void finish_probe(active *a, int st, int timed_out, double timeout)
 		bc_err_hint(&p->err, "run its constructors under a debugger: gdb --args benchcore list");
 	} else if (a->too_big) {
 		bc_err_set(&p->err, "invalid module \"%s\": its description is larger than %u bytes", path, DESC_CAP);
-	} else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || a->len == 0) {
+	} else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || a->len == 0 || parsed == -2) {
 		bc_err_set(&p->err, "could not load module \"%s\": it exited with status %d while loading", path,
 			   WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 		bc_err_detail(&p->err, "A constructor of the module or of a library it links, or its entry "
 			      "function, called exit(); a module never exits.%s", printed);
 		bc_err_hint(&p->err, "remove the exit() from the module's constructors");
-	} else if (bc_probe_parse(a->buf, a->len, path, &p->m, &p->err) == 0) {
-		p->ok = 1;
+		if (parsed == -2 && WIFEXITED(st) && WEXITSTATUS(st) == 0 && a->len)
+			bc_probe_parse(a->buf, a->len, path, &p->m, &p->err);	/* the malformed message */
 	}
 }
 

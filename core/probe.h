@@ -31,7 +31,8 @@ void bc_probe_files(bc_probe *p, size_t n);
    table without its terminator). */
 char *bc_probe_describe(const bench_module_v1 *d, bc_err *e);
 /* Turns a description into m (parent side; any bytes: a fuzz target).
-   path is used in messages. m owns everything; free with bc_module_free. */
+   path is used in messages. m owns everything; free with bc_module_free.
+   -1: the description is a load error (e), -2: it is malformed (e). */
 int bc_probe_parse(const char *text, size_t len, const char *path, bc_module *m, bc_err *e);
 
 /* RUNPATH / RPATH entries of an ELF shared object held in buf (any bytes:

@@ -139,9 +139,11 @@ static inline int record_ok(bench_thread *t, unsigned op, uint64_t n, uint64_t l
 		return garbage(t, "%s recorded (op class %s): a negative or overflowing count",
 			       n > MAX_BATCH ? "a batch of more than 2^40 operations" : "more than 2^50 bytes in one operation",
 			       x->ops[op]), 0;
-	if (__builtin_expect(__builtin_mul_overflow(n, lat, &p) || __builtin_add_overflow(t->ops[op].lat_sum, p, &p), 0))
-		return garbage(t, "the latency sum of op class %s overflows (record_n n=%llu latency %llu ns)",
-			       x->ops[op], (unsigned long long)n, (unsigned long long)lat), 0;
+	if (__builtin_expect(__builtin_mul_overflow(n, lat, &p) || __builtin_add_overflow(t->ops[op].lat_sum, p, &p) ||
+			     __builtin_mul_overflow(n, bytes, &p) || __builtin_add_overflow(t->ops[op].bytes, p, &p), 0))
+		return garbage(t, "the latency or byte sum of op class %s overflows (record_n n=%llu latency %llu ns, "
+			       "%llu bytes)", x->ops[op], (unsigned long long)n, (unsigned long long)lat,
+			       (unsigned long long)bytes), 0;
 	return 1;
 }
 

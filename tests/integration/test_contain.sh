@@ -59,6 +59,13 @@ run_bc $T/rpn list --module-path $T/rp
 expect_grep "RUNPATH directory owned by nobody: refused" $T/rpn.out 'RUNPATH entry .* is not safe'
 expect_grep "... and says who owns it" $T/rpn.out 'owned by another user'
 check "the nobody-owned library's constructor never ran" test ! -e $T/evil-ran
+mkdir -p $T/evil2 $T/rp2 && chmod 777 $T/evil2 && cp $T/evil/libevil.so $T/evil2/ && chown root $T/evil2/libevil.so
+cc -shared -fPIC -I"$OLDPWD/sdk/include" -o $T/rp2/ldmod.so "$OLDPWD/tests/modules/liar.c" \
+	-L$T/evil2 -Wl,--no-as-needed -levil
+LD_LIBRARY_PATH=$T/evil2 run_bc $T/ld list --module-path $T/rp2
+expect_grep "a library found in a world-writable directory (LD_LIBRARY_PATH): the module is refused" $T/ld.out \
+	"refusing to load module \"$T/rp2/ldmod.so\": a library it loads is not safe"
+expect_grep "... naming the library's directory" $T/ld.out "directory \"$T/evil2\" above it is writable by others"
 
 # --- a module name two files claim: said in list, the run's output and the result
 BCTEST_LIAR=1 run_bc $T/ll list $MP

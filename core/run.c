@@ -19,7 +19,6 @@
  * for all of its cases and are removed and stopped after its last one, on
  * every way out. Results are rewritten (atomically) after every case, so a
  * crash of benchcore itself or a second Ctrl-C loses at most one case. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -39,6 +38,7 @@
 #include "output.h"
 #include "run.h"
 #include "service.h"
+#include "strays.h"
 #include "sysinfo.h"
 
 #define CLEANUP_LIMIT_S	120	/* a cleanup-only child; finish; cleanup */
@@ -264,71 +264,6 @@ static json_t *reap(const bc_case *c, pid_t pid, const char *buf, int timed_out,
 	return failed_case(c, why);
 }
 
-/* The processes whose parent is `parent` (from /proc: no kernel option needed). */
-static size_t children_of(pid_t parent, pid_t *out, size_t cap)
-{
-	DIR *d = opendir("/proc");
-	struct dirent *de;
-	size_t n = 0;
-	while (d && (de = readdir(d)) && n < cap) {
-		char path[64], buf[512];
-		pid_t pid = (pid_t)atoi(de->d_name);
-		if (pid <= 0)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		ssize_t len = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-		if (fd >= 0)
-			close(fd);
-		if (len <= 0)
-			continue;
-		buf[len] = '\0';
-		char *rp = strrchr(buf, ')');	/* "pid (comm) state ppid ..." */
-		int ppid;
-		if (rp && sscanf(rp + 1, " %*c %d", &ppid) == 1 && ppid == (int)parent)
-			out[n++] = pid;
-	}
-	if (d)
-		closedir(d);
-	return n;
-}
-
-static int known(const pid_t *v, size_t n, pid_t p)
-{
-	for (size_t i = 0; i < n; i++)
-		if (v[i] == p)
-			return 1;
-	return 0;
-}
-
-#define MAX_KIDS 4096
-
-/* Kills and reaps the children of this process not in keep[] until none is
-   left (a subreaper: the orphans of what it kills come back to it). Returns
-   how many it killed. */
-static unsigned kill_strays(const pid_t *keep, size_t nkeep)
-{
-	pid_t *kids = bc_xcalloc(MAX_KIDS, sizeof(pid_t));
-	unsigned killed = 0;
-	for (int round = 0; round < 100; round++) {
-		size_t n = children_of(getpid(), kids, MAX_KIDS), hit = 0;
-		for (size_t i = 0; i < n; i++) {
-			if (known(keep, nkeep, kids[i]))
-				continue;
-			kill(-kids[i], SIGKILL);	/* its group, if it leads one (setsid) */
-			kill(kids[i], SIGKILL);
-			while (waitpid(kids[i], NULL, 0) < 0 && errno == EINTR)
-				;
-			hit++;
-		}
-		killed += (unsigned)hit;
-		if (!hit)
-			break;
-	}
-	free(kids);
-	return killed;
-}
-
 static void note_strays(json_t *cj, unsigned n)
 {
 	if (!n)
@@ -419,7 +354,7 @@ static void handle_lines(const bc_case *c, case_link *l, int fd, watch *w)
 			ph = "cleanup", lim = CLEANUP_LIMIT_S;
 		} else if (n > 2 && !memcmp(line, "S ", 2)) {
 			serve(l, fd, line + 2, n - 2, w);
-			w->nkeep = children_of(getpid(), w->keep, MAX_KIDS);	/* its server is no stray */
+			w->nkeep = bc_children_of(getpid(), w->keep, BC_MAX_KIDS);	/* its server is no stray */
 		}
 		if (ph) {
 			snprintf(w->phase, sizeof(w->phase), "%s", ph);
@@ -453,7 +388,7 @@ static void case_child(bc_case *c, int fd, pid_t parent)
 		c->mod = &mod;
 		cj = bc_case_run(c);
 	}
-	note_strays(cj, kill_strays(NULL, 0));
+	note_strays(cj, bc_kill_strays(NULL, 0));
 	char *s = json_dumps(cj, JSON_COMPACT);
 	write_all(child_fd, "J ", 2);
 	write_all(child_fd, s, strlen(s));
@@ -494,8 +429,8 @@ static json_t *run_isolated(bc_case *c, case_link *l, int *crashed)
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
 		return failed_case(c, "could not create a socket pair");
 	watch w = { .cap = 65536, .phase = "init" };
-	w.keep = bc_xcalloc(MAX_KIDS, sizeof(pid_t));
-	w.nkeep = children_of(getpid(), w.keep, MAX_KIDS);	/* the servers running now */
+	w.keep = bc_xcalloc(BC_MAX_KIDS, sizeof(pid_t));
+	w.nkeep = bc_children_of(getpid(), w.keep, BC_MAX_KIDS);	/* the servers running now */
 	fflush(stdout);
 	fflush(stderr);
 	pid_t parent = getpid(), pid = fork();
@@ -563,7 +498,7 @@ static json_t *run_isolated(bc_case *c, case_link *l, int *crashed)
 		json_object_set_new(cj, "status", json_string("interrupted"));
 		json_object_set_new(cj, "reason", json_string(why));
 	}
-	note_strays(cj, kill_strays(w.keep, w.nkeep));
+	note_strays(cj, bc_kill_strays(w.keep, w.nkeep));
 	free(w.keep);
 	free(w.buf);
 	return cj;

@@ -17,7 +17,7 @@ secs=${2:-20}
 case $name in
 config)	src="core/config.c core/plan.c core/options.c core/util.c"
 	libs="-lconfig -ljansson -lm"; seeds="examples/*.conf"; max_len=4096;;
-loader)	src="core/probe.c core/loader.c core/options.c core/config.c core/util.c"
+loader)	src="core/probe.c core/elf.c core/loader.c core/options.c core/config.c core/util.c"
 	libs="-lconfig -ljansson -lcrypto -ldl -lm"; seeds=""; max_len=65536;;
 results) src="core/results_read.c core/compare.c core/compare_cli.c core/stats.c core/report.c core/svg.c"
 	libs="-ljansson -lm"; seeds="tests/fixtures/*.json"; max_len=32768;;

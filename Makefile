@@ -33,7 +33,7 @@ ALLCFLAGS	:= -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -D_GNU_SOURCE -pthread \
 		   -Isdk/include -Icore -DBC_VERSION='"$(VERSION)"' \
 		   -DBC_MODULEDIR='"$(MODULEDIR)"'
 BC_CFLAGS_STR	:= $(CC) -std=gnu11 $(CFLAGS) $(SANFLAGS)
-CORE_LIBS	:= -lconfig -ljansson -ldl -lm -pthread
+CORE_LIBS	:= -lconfig -ljansson -lcrypto -ldl -lm -pthread
 MOD_CFLAGS	:= $(ALLCFLAGS) -fPIC -fvisibility=hidden
 MOD_LDFLAGS	:= -shared $(SANFLAGS) -Wl,--no-undefined -Wl,-z,defs
 
@@ -120,10 +120,13 @@ install: all $(BUILD)/benchcore.pc
 	install -m 644 sdk/include/benchcore/module.h $(DESTDIR)$(INCLUDEDIR)/benchcore/module.h
 	install -m 644 $(BUILD)/benchcore.pc $(DESTDIR)$(PKGCONFIGDIR)/benchcore.pc
 	install -m 644 sdk/module.mk $(DESTDIR)$(DATADIR)/benchcore/module.mk
+	install -d $(DESTDIR)$(DATADIR)/benchcore/examples/hello
+	install -m 644 sdk/examples/hello/* $(DESTDIR)$(DATADIR)/benchcore/examples/hello/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/benchcore $(DESTDIR)$(INCLUDEDIR)/benchcore/module.h \
 	      $(DESTDIR)$(PKGCONFIGDIR)/benchcore.pc $(DESTDIR)$(DATADIR)/benchcore/module.mk
+	rm -rf $(DESTDIR)$(DATADIR)/benchcore/examples
 	rm -f $(MODULES:%=$(DESTDIR)$(MODULEDIR)/%.so)
 	-rmdir $(DESTDIR)$(MODULEDIR) $(DESTDIR)$(LIBDIR)/benchcore \
 	       $(DESTDIR)$(INCLUDEDIR)/benchcore $(DESTDIR)$(DATADIR)/benchcore 2>/dev/null

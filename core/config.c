@@ -59,7 +59,7 @@ static int int_overflowed(const config_setting_t *s)
 	if ((t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) || config_setting_get_int64(s) != -1)
 		return 0;
 	const char *f = config_setting_source_file(s);
-	FILE *fp = f ? fopen(f, "r") : NULL;
+	FILE *fp = f ? fopen(f, "re") : NULL;
 	if (!fp)
 		return 0;
 	char line[4096];
@@ -216,6 +216,17 @@ static int load_global(bc_config *c, const config_setting_t *s, bc_err *e)
 		goto out;
 	}
 	rc = set_from(st, st->scope == BC_SCOPE_RUN ? (void *)&c->run : (void *)c, s, w, e);
+	if (!rc && st->store == BC_ST_STRV && !strcmp(key, "module_path")) {
+		/* a relative entry is relative to the config file, not to wherever
+		   benchcore happens to be started */
+		const char *slash = c->file ? strrchr(c->file, '/') : NULL;
+		for (size_t i = 0; c->module_path[i] && slash; i++)
+			if (c->module_path[i][0] != '/') {
+				char *abs = bc_xasprintf("%.*s/%s", (int)(slash - c->file), c->file, c->module_path[i]);
+				free(c->module_path[i]);
+				c->module_path[i] = abs;
+			}
+	}
 out:
 	free(w);
 	return rc;

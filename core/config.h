@@ -17,7 +17,9 @@ typedef struct bc_runset {
 	unsigned threads[64];
 	size_t nthreads;
 	double time_s, warmup_s, report_interval, rate, grace, thread_init_timeout;
-	double prepare_timeout;		/* init + prepare of one case */
+	double prepare_timeout;		/* prepare of one case */
+	double init_timeout;		/* init of one case */
+	double max_error_rate;		/* share of operations that may fail (0 .. 1) */
 	uint64_t events;
 	unsigned repeat;
 	int arrival_fixed, keep, isolate;

@@ -108,24 +108,68 @@ static uint64_t api_pace(bench_thread *t)
 	return t->next_arrival;
 }
 
+/* A record that cannot be true: refused, counted, and the first one kept as
+   the case's reason (the case fails: its figures are not the system's). Only
+   the owning thread writes these. */
+static void __attribute__((noinline, cold)) garbage(bench_thread *t, const char *fmt, ...)
+{
+	if (!t->garbage++) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(t->garbage_why, sizeof(t->garbage_why), fmt, ap);
+		va_end(ap);
+	}
+}
+
+#define MAX_BATCH	(1ull << 40)	/* ops in one record_n: 1000 s of 1 ns operations */
+#define MAX_OP_BYTES	(1ull << 50)	/* bytes one operation moves: a PiB is a wrapped count */
+
+/* The cheap checks of a record: op class, latency against the case's age,
+   sizes that only a wrapped (negative) number gives, sums that overflow. */
+static inline int record_ok(bench_thread *t, unsigned op, uint64_t n, uint64_t lat, uint64_t bytes)
+{
+	bench_ctx *x = t->ctx;
+	uint64_t p;
+	if (__builtin_expect(op >= x->nops, 0))
+		return garbage(t, "op class %u recorded, the case has %u (0 .. %u)", op, x->nops, x->nops - 1), 0;
+	if (__builtin_expect(lat > x->lat_cap, 0))
+		return garbage(t, "a latency of %llu ns recorded (op class %s), longer than the case has run "
+			       "(a wrapped-around time difference?)", (unsigned long long)lat, x->ops[op]), 0;
+	if (__builtin_expect(bytes > MAX_OP_BYTES || n > MAX_BATCH, 0))
+		return garbage(t, "%s recorded (op class %s): a negative or overflowing count",
+			       n > MAX_BATCH ? "a batch of more than 2^40 operations" : "more than 2^50 bytes in one operation",
+			       x->ops[op]), 0;
+	if (__builtin_expect(__builtin_mul_overflow(n, lat, &p) || __builtin_add_overflow(t->ops[op].lat_sum, p, &p) ||
+			     __builtin_mul_overflow(n, bytes, &p) || __builtin_add_overflow(t->ops[op].bytes, p, &p), 0))
+		return garbage(t, "the latency or byte sum of op class %s overflows (record_n n=%llu latency %llu ns, "
+			       "%llu bytes)", x->ops[op], (unsigned long long)n, (unsigned long long)lat,
+			       (unsigned long long)bytes), 0;
+	return 1;
+}
+
 static void api_record(bench_thread *t, unsigned op, uint64_t lat, uint64_t bytes)
 {
-	if (op >= t->ctx->nops || LD(t->ctx->phase) != PH_MEASURE)
+	if (LD(t->ctx->phase) != PH_MEASURE || !record_ok(t, op, 1, lat, bytes))
 		return;
 	op_add(&t->ops[op], lat, bytes);
 }
 
 static void api_record_n(bench_thread *t, unsigned op, uint64_t n, uint64_t lat, uint64_t bytes)
 {
-	if (op >= t->ctx->nops || !n || LD(t->ctx->phase) != PH_MEASURE)
+	if (!n || LD(t->ctx->phase) != PH_MEASURE || !record_ok(t, op, n, lat, bytes))
 		return;
 	op_add_n(&t->ops[op], n, lat, bytes);
 }
 
 static void api_record_error(bench_thread *t, unsigned op, const char *kind)
 {
-	if (op >= t->ctx->nops || LD(t->ctx->phase) != PH_MEASURE)
+	if (LD(t->ctx->phase) != PH_MEASURE)
 		return;
+	if (op >= t->ctx->nops) {
+		garbage(t, "an error of op class %u recorded, the case has %u (0 .. %u)", op, t->ctx->nops,
+			t->ctx->nops - 1);
+		return;
+	}
 	ST(t->ops[op].errors, t->ops[op].errors + 1);
 	if (!kind)
 		kind = "error";
@@ -211,8 +255,17 @@ static uint64_t api_next_arrival(bench_thread *t, int take)
 static void api_record_dist(bench_thread *t, int id, uint64_t v)
 {
 	bench_ctx *x = t->ctx;
-	if (id < 0 || (unsigned)id >= x->ndists || LD(x->phase) != PH_MEASURE)
+	if (LD(x->phase) != PH_MEASURE)
 		return;
+	if (id < 0 || (unsigned)id >= x->ndists) {
+		garbage(t, "distribution %d recorded, the case declared %u", id, x->ndists);
+		return;
+	}
+	if (v > x->lat_cap) {
+		garbage(t, "a value of %llu ns recorded in distribution %s, longer than the case has run",
+			(unsigned long long)v, x->dists[id].name);
+		return;
+	}
 	op_add(&t->ops[x->nops + (unsigned)id], v, 0);
 }
 
@@ -506,7 +559,15 @@ static void api_report_metric(bench_ctx *x, const char *name, double value)
 {
 	for (const bench_metric_v1 *m = x->d->metrics; m && m->name; m++)
 		if (!strcmp(m->name, name)) {
-			json_t *o = json_pack("{s:f, s:s, s:b}", "value", isfinite(value) ? value : 0.0,
+			if (!isfinite(value)) {	/* never stored as a number: the case fails with why */
+				pthread_mutex_lock(&x->lock);
+				if (!x->bad_metric[0])
+					snprintf(x->bad_metric, sizeof(x->bad_metric), "metric \"%s\" reported as %g "
+						 "(not a finite number)", name, value);
+				pthread_mutex_unlock(&x->lock);
+				return;
+			}
+			json_t *o = json_pack("{s:f, s:s, s:b}", "value", value,
 					      "unit", m->unit ? m->unit : "", "higher_is_better",
 					      m->higher_is_better);
 			pthread_mutex_lock(&x->lock);
@@ -651,13 +712,36 @@ static void event_loop_open(struct bench_thread *t)
 	}
 }
 
+/* A worker that ended inside the module (pthread_exit): counted as exited
+   (and ready) so nobody waits for it; the case fails (see measure). */
+static void worker_vanished(void *arg)
+{
+	struct bench_thread *t = arg;
+	bench_ctx *x = t->ctx;
+	pthread_mutex_lock(&x->lock);
+	t->vanished = 1;
+	if (!t->readied) {
+		t->readied = 1;
+		t->init_rc = BENCH_ERR;
+		x->ready++;
+	}
+	t->end_ns = bc_now_ns();
+	t->exited = 1;
+	x->exited++;
+	pthread_cond_broadcast(&x->cond);
+	pthread_mutex_unlock(&x->lock);
+}
+
 static void *worker(void *arg)
 {
 	struct bench_thread *t = arg;
 	bench_ctx *x = t->ctx;
-	int rc = x->d->thread_init ? x->d->thread_init(x->state, t, &t->tstate) : BENCH_OK;
+	int rc;
+	pthread_cleanup_push(worker_vanished, t);
+	rc = x->d->thread_init ? x->d->thread_init(x->state, t, &t->tstate) : BENCH_OK;
 	pthread_mutex_lock(&x->lock);
 	t->init_rc = rc;
+	t->readied = 1;
 	x->ready++;
 	pthread_cond_broadcast(&x->cond);
 	while (x->phase == PH_INIT)
@@ -671,6 +755,7 @@ static void *worker(void *arg)
 	}
 	if (rc == BENCH_OK && x->d->thread_done)
 		x->d->thread_done(t->tstate);
+	pthread_cleanup_pop(0);
 	pthread_mutex_lock(&x->lock);
 	t->end_ns = bc_now_ns();
 	t->exited = 1;
@@ -719,10 +804,11 @@ json_t *bc_case_header(const bc_case *c, const char *status, const char *reason)
 	const bench_option_v1 *o = c->mod->desc.options;
 	for (size_t i = 0; o && o[i].name; i++)
 		json_object_set_new(params, o[i].name, bc_val_json(&o[i], &c->vals[i]));
-	return json_pack("{s:i, s:s, s:s, s:o, s:i, s:i, s:s, s:o, s:f, s:f, s:{}, s:{}, s:{}}",
+	return json_pack("{s:i, s:s, s:s, s:s, s:s, s:s*, s:o, s:i, s:i, s:s, s:o, s:f, s:f, s:{}, s:{}, s:{}}",
 			 "id", (json_int_t)c->id, "module", c->mod->desc.name,
 			 "module_version", c->mod->desc.version ? c->mod->desc.version : "",
-			 "params", params, "threads", (json_int_t)c->threads,
+			 "module_path", c->mod->path, "module_sha256", c->mod->sha256,
+			 "module_shadows", c->mod->shadows, "params", params, "threads", (json_int_t)c->threads,
 			 "repeat", (json_int_t)c->repeat, "status", status,
 			 "reason", reason ? json_string(reason) : json_null(),
 			 "duration_s", 0.0, "warmup_s", c->run.warmup_s, "metrics", "ops", "info");
@@ -835,12 +921,76 @@ static int start_threads(bench_ctx *x, json_t *cj)
 	return 0;
 }
 
+/* Workers that vanished (pthread_exit) or recorded the impossible: the
+   case's figures are not the system's, so it fails, saying which thread.
+   Failing beats counting only the time each worker was alive: the case
+   was asked for N threads, and a result for fewer would compare as if
+   N had run. */
+static void judge_threads(bench_ctx *x, json_t *cj)
+{
+	int ok = !strcmp(json_string_value(json_object_get(cj, "status")), "ok");
+	uint64_t refused = 0;
+	for (unsigned i = 0; i < x->nthreads; i++)
+		refused += x->t[i]->garbage;
+	if (refused)
+		json_object_set_new(cj, "records_refused", json_integer((json_int_t)refused));
+	for (unsigned i = 0; i < x->nthreads && ok; i++) {
+		char msg[400];
+		if (x->t[i]->vanished) {
+			snprintf(msg, sizeof(msg), "thread %u ended inside the module (pthread_exit?) before the "
+				 "window closed: its figures are not those of %u thread%s", i, x->nthreads,
+				 x->nthreads == 1 ? "" : "s");
+			set_status(cj, "failed", "thread_run", msg);
+			ok = 0;
+		} else if (x->t[i]->garbage) {
+			snprintf(msg, sizeof(msg), "thread %u: %s (%llu impossible record%s refused in all)", i,
+				 x->t[i]->garbage_why, (unsigned long long)refused, refused == 1 ? "" : "s");
+			set_status(cj, "failed", "records", msg);
+			ok = 0;
+		}
+	}
+}
+
+/* The share of operations that failed, against max_error_rate. */
+static void error_budget(bench_ctx *x, json_t *cj)
+{
+	uint64_t n = 0, er = 0;
+	for (unsigned k = 0; k < x->nops; k++)
+		for (unsigned i = 0; i < x->nthreads; i++) {
+			n += x->t[i]->ops[k].count;
+			er += x->t[i]->ops[k].errors;
+		}
+	if (!n && !er)
+		return;
+	double rate = (double)er / (double)(n + er);
+	json_object_set_new(cj, "error_rate", json_real(rate));
+	if (strcmp(json_string_value(json_object_get(cj, "status")), "ok"))
+		return;
+	char msg[300];
+	if (!n) {
+		snprintf(msg, sizeof(msg), "every operation failed (%llu errors, none succeeded)",
+			 (unsigned long long)er);
+		set_status(cj, "failed", "errors", msg);
+	} else if (rate > x->c->run.max_error_rate) {
+		snprintf(msg, sizeof(msg), "%.2f%% of operations failed (%llu of %llu), more than max_error_rate "
+			 "%g%%", 100 * rate, (unsigned long long)er, (unsigned long long)(n + er),
+			 100 * x->c->run.max_error_rate);
+		set_status(cj, "failed", "errors", msg);
+	}
+}
+
 /* Warmup, then the measured window with interval reports. */
 static void measure(bench_ctx *x, json_t *cj)
 {
 	const bc_case *c = x->c;
 	bc_meas m;
 	bc_meas_init(&m, x);
+	/* nothing this case records can be longer than it can have run by the
+	   end of its window (events-bounded: the watchdog's limit) */
+	double left = c->run.warmup_s + (c->run.time_s > 0 ? c->run.time_s : 1800) + c->run.grace + 1;
+	x->lat_cap = bc_now_ns() - x->case_t0 + (uint64_t)(left * 1e9);
+	if (c->run.warmup_s > 0)
+		phase_note(c, "warmup");
 	set_phase(x, c->run.warmup_s > 0 ? PH_WARMUP : PH_MEASURE);
 	if (c->run.warmup_s > 0) {
 		if (c->progress == 2 && !bc_quiet)
@@ -884,14 +1034,19 @@ static void measure(bench_ctx *x, json_t *cj)
 			thread_failed(x, cj, "thread_run", i);
 			break;
 		}
+	judge_threads(x, cj);
 	if (bc_stop_requested)
 		set_status(cj, "interrupted", NULL, "interrupted by signal");
+	phase_note(c, "finish");
 	x->in_finish = 1;
 	int frc = x->d->finish ? x->d->finish(x->state) : BENCH_OK;
 	x->in_finish = 0;
 	if (frc != BENCH_OK && !bc_stop_requested)
 		set_status(cj, "failed", "finish", why(x, "failed"));
+	if (x->bad_metric[0] && !strcmp(json_string_value(json_object_get(cj, "status")), "ok"))
+		set_status(cj, "failed", "finish", x->bad_metric);
 	bc_meas_finish(&m, x, cj);
+	error_budget(x, cj);
 	bc_meas_free(&m);
 }
 
@@ -927,6 +1082,7 @@ json_t *bc_case_run(const bc_case *c)
 	json_t *cj = bc_case_header(c, "ok", NULL);
 	int rc, inited = 0, leaked = 0;
 	x->c = c;
+	x->case_t0 = bc_now_ns();
 	x->d = &c->mod->desc;
 	x->nops = c->mod->nops;
 	x->ops = (const char **)c->mod->ops;
@@ -942,7 +1098,7 @@ json_t *bc_case_run(const bc_case *c)
 	pthread_mutex_init(&x->lock, NULL);
 	pthread_cond_init(&x->cond, NULL);
 
-	phase_note(c, "prepare");
+	phase_note(c, "init");
 	x->in_init = 1;
 	rc = x->d->init ? x->d->init(&host_api, x, &x->state) : BENCH_OK;
 	x->in_init = 0;
@@ -956,6 +1112,7 @@ json_t *bc_case_run(const bc_case *c)
 	inited = 1;
 	if (c->cleanup_only)
 		goto done;
+	phase_note(c, "prepare");
 	if (c->do_prepare && x->d->prepare && run_prepare(x, cj) != BENCH_OK) {
 		set_status(cj, bc_stop_requested ? "interrupted" : "failed", "prepare", why(x, "failed"));
 		goto done;

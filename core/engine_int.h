@@ -53,6 +53,9 @@ struct bench_thread {
 	uint64_t rng;
 	uint64_t late, max_lag;
 	uint64_t end_ns;
+	int readied, vanished;		/* vanished: ended inside the module (pthread_exit) */
+	uint64_t garbage;		/* records refused as impossible */
+	char garbage_why[160];		/* the first of them */
 	bc_errkind errk[MAX_ERR_KINDS];
 	void *tstate;
 	pthread_t tid;
@@ -89,8 +92,11 @@ struct bench_ctx {
 	unsigned ready, exited;
 	char err[1024];
 	char reason[1100];
+	char bad_metric[160];		/* the first non-finite report_metric() */
 	json_t *metrics, *info, *warnings;
 	uint64_t t0, t1;		/* the measured window */
+	uint64_t case_t0;		/* bc_case_run started */
+	uint64_t lat_cap;		/* no latency can be longer than the case can run */
 };
 
 #define ST(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)

@@ -4,36 +4,193 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <math.h>
+#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "config.h"
 #include "loader.h"
+#include "settings.h"
 #include "options.h"
+#include "probe.h"
+
+/* One path's owner and mode. level 0: the path itself; 1: the directory
+   holding it (as strict); 2: a directory further up, which may be writable
+   by others when sticky (/tmp): they cannot replace what is ours in it. */
+static int trust_stat(const char *shown, const char *real, const struct stat *st, int level,
+		      const char *what, bc_err *e)
+{
+	int w = (st->st_mode & (S_IWGRP | S_IWOTH)) && !(level == 2 && (st->st_mode & S_ISVTX));
+	const char *by = (st->st_mode & S_IWOTH) ? "others" : "its group";
+	char who[PATH_MAX + 64];
+	if (!level && !strcmp(shown, real))
+		snprintf(who, sizeof(who), "it is");
+	else
+		snprintf(who, sizeof(who), "%s \"%s\"%s is", level ? "directory" : "its real path", real,
+			 level ? " above it" : "");
+	if (w) {
+		bc_err_set(e, "refusing to load from %s \"%s\": %s writable by %s", what, shown, who, by);
+		bc_err_detail(e, "Anyone who can write to %s can make benchcore run their code.", real);
+		bc_err_hint(e, "chmod go-w \"%s\"", real);
+		return -1;
+	}
+	if (st->st_uid != 0 && st->st_uid != geteuid()) {
+		if (!level && !strcmp(shown, real))
+			bc_err_set(e, "refusing to load from %s \"%s\": owned by another user (uid %u)", what, shown,
+				   (unsigned)st->st_uid);
+		else
+			bc_err_set(e, "refusing to load from %s \"%s\": %s owned by another user (uid %u)", what,
+				   shown, who, (unsigned)st->st_uid);
+		bc_err_hint(e, "modules, their directories and the directories above them must belong to root "
+			    "or to the user running benchcore");
+		return -1;
+	}
+	return 0;
+}
+
+/* path's real path, then every directory above it up to /. */
+static int trust_walk(const char *shown, const char *path, int strict_parent, const char *what, bc_err *e)
+{
+	char real[PATH_MAX];
+	struct stat st;
+	if (!realpath(path, real) || stat(real, &st) != 0) {
+		bc_err_set(e, "could not read %s \"%s\": %s", what, shown, strerror(errno));
+		return -1;
+	}
+	if (trust_stat(shown, real, &st, 0, what, e))
+		return -1;
+	for (int level = 0;; level++) {
+		char *slash = strrchr(real, '/');
+		if (!slash || slash == real) {
+			if (!strcmp(real, "/"))
+				break;
+			real[1] = '\0';
+		} else {
+			*slash = '\0';
+		}
+		if (stat(real, &st) != 0) {
+			bc_err_set(e, "could not read directory \"%s\" above %s \"%s\": %s", real, what, shown,
+				   strerror(errno));
+			return -1;
+		}
+		if (trust_stat(shown, real, &st, strict_parent && level == 0 ? 1 : 2, what, e))
+			return -1;
+		if (!strcmp(real, "/"))
+			break;
+	}
+	return 0;
+}
 
 int bc_check_trust(const char *path, int is_dir, bc_err *e)
 {
+	/* a module file's own directory is as strict as the file: whoever can
+	   add files there can add a module */
+	return trust_walk(path, path, !is_dir, is_dir ? "module directory" : "module file", e);
+}
+
+/* A RUNPATH/RPATH entry with $ORIGIN expanded; other $TOKENs cut the entry
+   to the directory before them. A directory that does not exist is judged
+   by its nearest existing parent, where someone could create it. */
+static int check_runpath_dir(const char *path, const char *origin, const char *entry, const char *kind,
+			     bc_err *e)
+{
+	char dir[PATH_MAX * 2] = "";
+	size_t o = 0;
+	for (const char *c = entry; *c && o < sizeof(dir) - PATH_MAX; ) {
+		if (!strncmp(c, "$ORIGIN", 7) || !strncmp(c, "${ORIGIN}", 9)) {
+			o += (size_t)snprintf(dir + o, sizeof(dir) - o, "%s", origin);
+			c += c[1] == '{' ? 9 : 7;
+		} else if (*c == '$') {
+			char *sl = strrchr(dir, '/');
+			o = sl ? (size_t)(sl - dir) : 0;
+			dir[o] = '\0';
+			break;
+		} else {
+			dir[o++] = *c++;
+			dir[o] = '\0';
+		}
+	}
+	if (!dir[0])
+		snprintf(dir, sizeof(dir), ".");	/* an empty entry is the working directory */
 	struct stat st;
-	const char *what = is_dir ? "module directory" : "module file";
-	if (stat(path, &st) != 0) {
-		bc_err_set(e, "could not read %s \"%s\": %s", what, path, strerror(errno));
+	while (stat(dir, &st) != 0) {
+		char *sl = strrchr(dir, '/');
+		if (!sl)
+			snprintf(dir, sizeof(dir), ".");
+		else if (sl == dir)
+			dir[1] = '\0';
+		else
+			*sl = '\0';
+	}
+	bc_err sub;
+	if (trust_walk(dir, dir, 0, "directory", &sub) == 0)
+		return 0;
+	bc_err_set(e, "refusing to load module \"%s\": its %s entry \"%s\" is not safe", path, kind, entry);
+	bc_err_detail(e, "The dynamic linker looks for the module's libraries there: %s.", sub.msg);
+	bc_err_hint(e, "%s; or relink the module without that %s entry (-Wl,-rpath)",
+		    sub.hint[0] ? sub.hint : "fix the directory's owner or mode", kind);
+	return -1;
+}
+
+/* The module's RUNPATH/RPATH, read from the file (nothing of it runs). */
+static int check_runpath(const char *path, bc_err *e)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0 || st.st_size <= 0) {
+		if (fd >= 0)
+			close(fd);
+		return 0;	/* dlopen says what is wrong with it */
+	}
+	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return 0;
+	const char *kind;
+	char **ents = bc_elf_runpath(map, (size_t)st.st_size, &kind);
+	munmap(map, (size_t)st.st_size);
+	char real[PATH_MAX];
+	int rc = 0;
+	if (ents && realpath(path, real)) {
+		char *sl = strrchr(real, '/');
+		if (sl)
+			*sl = '\0';
+		for (char **p = ents; *p && !rc; p++)
+			rc = check_runpath_dir(path, real, *p, kind, e);
+	}
+	bc_strv_free(ents);
+	return rc;
+}
+
+int bc_file_sha256(const char *path, char hex[65], bc_err *e)
+{
+	unsigned char md[EVP_MAX_MD_SIZE], buf[65536];
+	unsigned mdlen = 0;
+	FILE *f = fopen(path, "rbe");
+	if (!f) {
+		bc_err_set(e, "could not read module file \"%s\": %s", path, strerror(errno));
 		return -1;
 	}
-	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-		bc_err_set(e, "refusing to load from %s \"%s\": it is writable by %s", what, path,
-			   (st.st_mode & S_IWOTH) ? "others" : "its group");
-		bc_err_detail(e, "Anyone who can write there could make benchcore run their code.");
-		bc_err_hint(e, "chmod go-w \"%s\"", path);
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	int ok = ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+	size_t n;
+	while (ok && (n = fread(buf, 1, sizeof(buf), f)) > 0)
+		ok = EVP_DigestUpdate(ctx, buf, n);
+	ok = ok && !ferror(f) && EVP_DigestFinal_ex(ctx, md, &mdlen);
+	EVP_MD_CTX_free(ctx);
+	fclose(f);
+	if (!ok) {
+		bc_err_set(e, "could not read module file \"%s\" to hash it", path);
 		return -1;
 	}
-	if (st.st_uid != 0 && st.st_uid != geteuid()) {
-		bc_err_set(e, "refusing to load from %s \"%s\": owned by another user (uid %u)", what,
-			   path, (unsigned)st.st_uid);
-		bc_err_hint(e, "modules must belong to root or to the user running benchcore");
-		return -1;
-	}
+	for (unsigned i = 0; i < mdlen && i < 32; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
 	return 0;
 }
 
@@ -82,8 +239,85 @@ static int check_v11(const char *path, const bench_module_v1 *d, bc_err *e)
 	return 0;
 }
 
+/* Metrics the core writes into every case's metrics: a module's own metric of
+   that name would overwrite it (or be overwritten). */
+static const char *const core_metrics[] = { "events_per_sec", NULL };
+
+static int refuse(bc_err *e, const char *path, const char *hint, const char *fmt, const char *a)
+{
+	char what[400];
+	snprintf(what, sizeof(what), fmt, a);
+	bc_err_set(e, "invalid module \"%s\": %s", path, what);
+	bc_err_hint(e, "%s", hint);
+	return -1;
+}
+
+/* Names that must be unique, and names the core already uses. */
+static int check_names(const char *path, const bc_module *m, bc_err *e)
+{
+	const bench_module_v1 *d = &m->desc;
+	for (const bench_option_v1 *o = d->options; o && o->name; o++) {
+		for (const bench_option_v1 *p = d->options; p < o; p++)
+			if (!strcmp(p->name, o->name))
+				return refuse(e, path, "give every option its own name: the user's value would reach only one of them",
+					      "option \"%s\" is declared twice", o->name);
+		const bc_setting *st = bc_setting_find(o->name);
+		if (st && st->scope >= BC_SCOPE_RUN)
+				return refuse(e, path, "rename the option: a module entry's run settings (threads, time, "
+					      "name, ...) take that key before any module option",
+					      "option \"%s\" is named like a run setting", o->name);
+	}
+	for (unsigned i = 0; i < m->nops; i++)
+		for (unsigned j = 0; j < i; j++)
+			if (!strcmp(m->ops[i], m->ops[j]))
+				return refuse(e, path, "give every op class its own name: results are keyed by it",
+					      "op class \"%s\" is declared twice", m->ops[i]);
+	for (const bench_metric_v1 *mt = d->metrics; mt && mt->name; mt++) {
+		for (const bench_metric_v1 *p = d->metrics; p < mt; p++)
+			if (!strcmp(p->name, mt->name))
+				return refuse(e, path, "give every metric its own name: results are keyed by it",
+					      "metric \"%s\" is declared twice", mt->name);
+		for (const char *const *c = core_metrics; *c; c++)
+			if (!strcmp(*c, mt->name))
+				return refuse(e, path, "rename the metric: the core reports one of that name for every case",
+					      "metric \"%s\" is named like a core metric", mt->name);
+	}
+	return 0;
+}
+
+/* Bounds and the disk requirement's option. */
+static int check_bounds(const char *path, const bench_module_v1 *d, bc_err *e)
+{
+	for (const bench_option_v1 *o = d->options; o && o->name; o++) {
+		if (o->type != BENCH_OPT_INT && o->type != BENCH_OPT_SIZE && o->type != BENCH_OPT_DOUBLE)
+			continue;
+		if (!isfinite(o->min) || !isfinite(o->max)) {
+			bc_err_set(e, "invalid module \"%s\": option \"%s\" has a bound that is not a finite number",
+				   path, o->name);
+			bc_err_hint(e, "set min and max to numbers (both 0: no bounds)");
+			return -1;
+		}
+		if (o->min > o->max) {
+			bc_err_set(e, "invalid module \"%s\": option \"%s\" has reversed bounds (min %g > max %g)",
+				   path, o->name, o->min, o->max);
+			bc_err_detail(e, "Bounds are checked only when min < max: these would silently check nothing.");
+			bc_err_hint(e, "swap min and max");
+			return -1;
+		}
+	}
+	const char *dp = d->requires.disk_path_option;
+	const bench_option_v1 *o = dp ? bc_opt_find(d->options, dp) : NULL;
+	if (dp && !o)
+		return refuse(e, path, "name a STRING option holding the path whose free space min_disk needs",
+			      "requires.disk_path_option names \"%s\", which is not one of its options", dp);
+	if (o && o->type != BENCH_OPT_STRING)
+		return refuse(e, path, "name a STRING option holding the path whose free space min_disk needs",
+			      "requires.disk_path_option names \"%s\", which is not a STRING option", dp);
+	return 0;
+}
+
 /* The contents: name, callbacks, tables. Defaults must parse so help is true. */
-static int check_contents(const char *path, bc_module *m, bc_err *e)
+int bc_module_check(const char *path, bc_module *m, bc_err *e)
 {
 	const bench_module_v1 *d = &m->desc;
 	char err[512];
@@ -148,38 +382,14 @@ static int check_contents(const char *path, bc_module *m, bc_err *e)
 			bc_err_set(e, "invalid module \"%s\": metric name \"%s\" is not [a-z0-9_]+", path, mt->name);
 			return -1;
 		}
-	return check_v11(path, d, e);
+	return check_names(path, m, e) || check_bounds(path, d, e) || check_v11(path, d, e) ? -1 : 0;
 }
 
-int bc_module_load(const char *path, bc_module *m, bc_err *e)
+int bc_module_check_header(const char *path, const bench_module_v1 *d, bc_err *e)
 {
-	memset(m, 0, sizeof(*m));
-	char *dir = bc_xstrdup(path), *slash = strrchr(dir, '/');
-	if (slash)
-		*slash = '\0';
-	int bad = bc_check_trust(slash ? (*dir ? dir : "/") : ".", 1, e) || bc_check_trust(path, 0, e);
-	free(dir);
-	if (bad)
-		return -1;
-	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
-		bc_err_set(e, "could not load module \"%s\"", path);
-		bc_err_detail(e, "%s", dlerror());
-		bc_err_hint(e, "check its dependencies with: ldd %s", path);
-		return -1;
-	}
-	const bench_module_v1 *(*entry)(void);
-	*(void **)&entry = dlsym(h, BENCH_ENTRY_SYMBOL);
-	if (!entry) {
-		bc_err_set(e, "invalid module \"%s\": no %s symbol", path, BENCH_ENTRY_SYMBOL);
-		bc_err_detail(e, "Every benchcore module exports one entry function.");
-		bc_err_hint(e, "define it with BENCH_MODULE(descriptor) from <benchcore/module.h>; is this a benchcore module?");
-		return -1;	/* never dlclose: a library's destructors may not expect it */
-	}
-	const bench_module_v1 *d = entry();
-	if (!d || d->magic != BENCH_MODULE_MAGIC) {
+	if (d->magic != BENCH_MODULE_MAGIC) {
 		bc_err_set(e, "invalid module \"%s\": bad magic number", path);
-		bc_err_detail(e, "Expected 0x%08x, found 0x%08x.", BENCH_MODULE_MAGIC, d ? d->magic : 0);
+		bc_err_detail(e, "Expected 0x%08x, found 0x%08x.", BENCH_MODULE_MAGIC, d->magic);
 		bc_err_hint(e, "start the descriptor with BENCH_MODULE_HEADER");
 		return -1;
 	}
@@ -198,10 +408,105 @@ int bc_module_load(const char *path, bc_module *m, bc_err *e)
 		bc_err_hint(e, "set struct_size with BENCH_MODULE_HEADER and rebuild");
 		return -1;
 	}
-	memcpy(&m->desc, d, d->struct_size < sizeof(m->desc) ? d->struct_size : sizeof(m->desc));
-	if (check_contents(path, m, e))
+	return 0;
+}
+
+/* Before any of the file's code runs: trust of it, its directories and its
+   RUNPATH; its hash. */
+static int pre_checks(const char *path, char sha[65], bc_err *e)
+{
+	char *dir = bc_xstrdup(path), *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	int bad = bc_check_trust(slash ? (*dir ? dir : "/") : ".", 1, e) || bc_check_trust(path, 0, e) ||
+		  check_runpath(path, e) || bc_file_sha256(path, sha, e);
+	free(dir);
+	return bad ? -1 : 0;
+}
+
+/* After the probe: the libraries it pulled in, then the contents. */
+static int post_checks(const char *path, bc_module *m, bc_err *e)
+{
+	for (const char **l = m->libs; l && *l; l++) {
+		bc_err sub;
+		if (trust_walk(*l, *l, 0, "library", &sub)) {
+			bc_err_set(e, "refusing to load module \"%s\": a library it loads is not safe", path);
+			bc_err_detail(e, "%s", sub.msg);
+			bc_err_hint(e, "%s", sub.hint[0] ? sub.hint : "fix the library's owner or mode");
+			return -1;
+		}
+	}
+	if (bc_module_check_header(path, &m->desc, e) || bc_module_check(path, m, e))
 		return -1;
 	m->path = bc_xstrdup(path);
+	return 0;
+}
+
+int bc_module_load(const char *path, bc_module *m, bc_err *e)
+{
+	char sha[65] = "";
+	memset(m, 0, sizeof(*m));
+	if (pre_checks(path, sha, e))
+		return -1;
+	bc_probe p = { .path = path };
+	bc_probe_files(&p, 1);
+	if (!p.ok) {
+		*e = p.err;
+		return -1;
+	}
+	*m = p.m;
+	memcpy(m->sha256, sha, sizeof(sha));
+	if (post_checks(path, m, e)) {
+		bc_module_free(m);
+		return -1;
+	}
+	return 0;
+}
+
+int bc_module_open(bc_module *m, bc_err *e)
+{
+	char sha[65] = "";
+	if (m->handle)
+		return 0;
+	if (bc_file_sha256(m->path, sha, e))
+		return -1;
+	if (m->sha256[0] && strcmp(sha, m->sha256)) {
+		bc_err_set(e, "module file \"%s\" changed since benchcore checked it", m->path);
+		bc_err_detail(e, "Its sha256 was %s when benchcore started and is %s now.", m->sha256, sha);
+		bc_err_hint(e, "do not rebuild or replace modules while benchcore runs");
+		return -1;
+	}
+	void *h = dlopen(m->path, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		bc_err_set(e, "could not load module \"%s\"", m->path);
+		bc_err_detail(e, "%s", dlerror());
+		return -1;
+	}
+	const bench_module_v1 *(*entry)(void);
+	*(void **)&entry = dlsym(h, BENCH_ENTRY_SYMBOL);
+	const bench_module_v1 *d = entry ? entry() : NULL;
+	if (d && bc_module_check_header(m->path, d, e))
+		return -1;	/* never dlclose: a library's destructors may not expect it */
+	if (!d || !d->name || strcmp(d->name, m->desc.name)) {
+		bc_err_set(e, "module \"%s\" describes itself differently when opened again", m->path);
+		bc_err_hint(e, "its entry function must always return the same descriptor");
+		return -1;
+	}
+	bench_module_v1 c;
+	memset(&c, 0, sizeof(c));
+	memcpy(&c, d, d->struct_size < sizeof(c) ? d->struct_size : sizeof(c));
+	/* the tables stay the checked copies; the callbacks become the real ones */
+	m->desc.init = c.init;
+	m->desc.prepare = c.prepare;
+	m->desc.thread_init = c.thread_init;
+	m->desc.event = c.event;
+	m->desc.thread_run = c.thread_run;
+	m->desc.thread_done = c.thread_done;
+	m->desc.finish = c.finish;
+	m->desc.cleanup = c.cleanup;
+	m->desc.destroy = c.destroy;
+	m->desc.serve = c.serve;
+	m->handle = h;
 	return 0;
 }
 
@@ -277,10 +582,18 @@ static void add_fail(bc_modset *set, const char *path, const bc_err *e)
 	f->dup[0] = '\0';
 }
 
-static void load_dir(bc_modset *set, const char *dir, size_t first_in_dir)
+/* A file found on the path, checked before its probe. */
+typedef struct cand {
+	char *path;
+	size_t dir;			/* index in the search path */
+	int pre_ok;
+	char sha[65];
+	bc_err err;
+} cand;
+
+static void list_dir(const char *dir, size_t di, cand **cs, size_t *nc)
 {
 	DIR *d = opendir(dir);
-	bc_err e;
 	if (!d)
 		return;	/* a search dir that does not exist is normal */
 	char **names = NULL;
@@ -294,38 +607,53 @@ static void load_dir(bc_modset *set, const char *dir, size_t first_in_dir)
 	closedir(d);
 	if (n)
 		qsort(names, n, sizeof(*names), cmp_str);
+	*cs = realloc(*cs, (*nc + n + 1) * sizeof(**cs));
 	for (size_t i = 0; i < n; i++) {
-		char *path = bc_xasprintf("%s/%s", dir, names[i]);
-		bc_module m;
-		if (bc_module_load(path, &m, &e)) {
-			add_fail(set, path, &e);
-		} else {
-			const bc_module *prev = bc_modset_find(set, m.desc.name);
-			size_t at = prev ? (size_t)(prev - set->mods) : 0;
-			if (prev && at >= first_in_dir) {
-				bc_err_set(&e, "duplicate module name \"%s\" in \"%s\"", m.desc.name, path);
-				bc_err_detail(&e, "\"%s\" already provides module \"%s\".", prev->path, m.desc.name);
-				bc_err_hint(&e, "remove one of the two files, or give the module a unique name");
-				add_fail(set, path, &e);
-				snprintf(set->fails[set->nfails - 1].dup, sizeof(set->fails[0].dup), "%s", m.desc.name);
-				free(m.path);
-			} else if (prev) {
-				free(m.path);	/* shadowed by an earlier directory of the search path */
-			} else {
-				set->mods = realloc(set->mods, (set->nmods + 1) * sizeof(*set->mods));
-				set->mods[set->nmods++] = m;
-			}
-		}
-		free(path);
+		cand *c = &(*cs)[(*nc)++];
+		memset(c, 0, sizeof(*c));
+		c->path = bc_xasprintf("%s/%s", dir, names[i]);
+		c->dir = di;
+		c->pre_ok = pre_checks(c->path, c->sha, &c->err) == 0;
 		free(names[i]);
 	}
 	free(names);
+}
+
+static void note_shadow(bc_module *prev, const char *path)
+{
+	char *s = prev->shadows ? bc_xasprintf("%s, %s", prev->shadows, path) : bc_xstrdup(path);
+	free(prev->shadows);
+	prev->shadows = s;
+}
+
+/* A described module: kept, a duplicate in one directory (an error), or
+   shadowed by one of an earlier directory (kept there, noted). */
+static void add_module(bc_modset *set, bc_module *m, const cand *c, const size_t *mod_dir)
+{
+	bc_err e;
+	bc_module *prev = (bc_module *)bc_modset_find(set, m->desc.name);
+	if (prev && mod_dir[prev - set->mods] == c->dir) {
+		bc_err_set(&e, "duplicate module name \"%s\" in \"%s\"", m->desc.name, c->path);
+		bc_err_detail(&e, "\"%s\" already provides module \"%s\".", prev->path, m->desc.name);
+		bc_err_hint(&e, "remove one of the two files, or give the module a unique name");
+		add_fail(set, c->path, &e);
+		snprintf(set->fails[set->nfails - 1].dup, sizeof(set->fails[0].dup), "%s", m->desc.name);
+		bc_module_free(m);
+	} else if (prev) {
+		note_shadow(prev, c->path);	/* the earlier directory of the search path wins */
+		bc_module_free(m);
+	} else {
+		set->mods = realloc(set->mods, (set->nmods + 1) * sizeof(*set->mods));
+		set->mods[set->nmods++] = *m;
+	}
 }
 
 void bc_modset_load(bc_modset *set, char **dirs)
 {
 	memset(set, 0, sizeof(*set));
 	set->dirs = dirs;
+	cand *cs = NULL;
+	size_t nc = 0;
 	for (size_t i = 0; dirs && dirs[i]; i++) {
 		bc_err e;
 		struct stat st;
@@ -337,8 +665,36 @@ void bc_modset_load(bc_modset *set, char **dirs)
 			free(p);
 			continue;
 		}
-		load_dir(set, dirs[i], set->nmods);
+		list_dir(dirs[i], i, &cs, &nc);
 	}
+	/* every trusted file is probed, all at once: a hang costs one timeout */
+	bc_probe *pr = bc_xcalloc(nc + 1, sizeof(*pr));
+	size_t np = 0;
+	for (size_t i = 0; i < nc; i++)
+		if (cs[i].pre_ok)
+			pr[np++].path = cs[i].path;
+	bc_probe_files(pr, np);
+	size_t *mod_dir = bc_xcalloc(nc + 1, sizeof(size_t)), k = 0;
+	for (size_t i = 0; i < nc; i++) {
+		bc_err e;
+		if (!cs[i].pre_ok) {
+			add_fail(set, cs[i].path, &cs[i].err);
+		} else if (!pr[k].ok) {
+			add_fail(set, cs[i].path, &pr[k].err);
+		} else if (memcpy(pr[k].m.sha256, cs[i].sha, sizeof(cs[i].sha)), post_checks(cs[i].path, &pr[k].m, &e)) {
+			add_fail(set, cs[i].path, &e);
+			bc_module_free(&pr[k].m);
+		} else {
+			mod_dir[set->nmods] = cs[i].dir;
+			add_module(set, &pr[k].m, &cs[i], mod_dir);
+		}
+		if (cs[i].pre_ok)
+			k++;
+		free(cs[i].path);
+	}
+	free(mod_dir);
+	free(pr);
+	free(cs);
 }
 
 const bc_module *bc_modset_find(const bc_modset *set, const char *name)
@@ -383,7 +739,7 @@ void bc_modset_missing(const bc_modset *set, const char *name, bc_err *e)
 void bc_modset_free(bc_modset *set)
 {
 	for (size_t i = 0; i < set->nmods; i++)
-		free(set->mods[i].path);
+		bc_module_free(&set->mods[i]);
 	for (size_t i = 0; i < set->nfails; i++) {
 		free(set->fails[i].path);
 		free(set->fails[i].stem);

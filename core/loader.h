@@ -1,5 +1,8 @@
-/* Finding, loading and checking modules (.so files speaking bench_module_v1).
-   Main thread only. Loaded modules are never unloaded while benchcore runs. */
+/* Finding, checking and opening modules (.so files speaking bench_module_v1).
+   Finding and checking never run a module's code in this process: each file
+   is described by a probe child (probe.h). bc_module_open() dlopens a module
+   in the process that runs its case. Main thread only. Opened modules are
+   never unloaded. */
 #ifndef BC_LOADER_H
 #define BC_LOADER_H
 #include <stddef.h>
@@ -8,10 +11,16 @@
 
 
 typedef struct bc_module {
-	bench_module_v1 desc;		/* copy; fields past the module's struct_size are zero */
+	bench_module_v1 desc;		/* as described by the probe: tables owned by meta,
+					   callbacks are stubs until bc_module_open() */
 	char *path;
 	unsigned nops;
 	const char *ops[BENCH_MAX_OP_CLASSES + 1];	/* the static op classes */
+	char sha256[65];		/* of the file when it was checked (hex) */
+	char *shadows;			/* files later on the path naming the same module, or NULL */
+	const char **libs;		/* libraries it brought into the probe (real paths) */
+	void *meta;			/* owns the description (probe.c) */
+	void *handle;			/* dlopen handle once opened in this process */
 } bc_module;
 
 typedef struct bc_loadfail {
@@ -32,8 +41,19 @@ typedef struct bc_modset {
 /* The search path: config dirs, $BENCHCORE_MODULE_PATH, the in-tree build dir
    (when this binary runs from a build tree), the install dir. */
 char **bc_module_search_path(char *const *config_dirs);
-/* Loads and checks one file. */
+/* Checks and describes one file (trust, RUNPATH, probe, contents); free
+   with bc_module_free. Runs none of its code in this process. */
 int bc_module_load(const char *path, bc_module *m, bc_err *e);
+/* dlopens a described module in this process (the case's) and puts its real
+   callbacks in m->desc; refuses a file changed since it was checked. */
+int bc_module_open(bc_module *m, bc_err *e);
+void bc_module_free(bc_module *m);
+/* The checks of the descriptor's fixed header (magic, ABI major, size). */
+int bc_module_check_header(const char *path, const bench_module_v1 *d, bc_err *e);
+/* The checks of the contents (names, callbacks, tables); fills m->ops. */
+int bc_module_check(const char *path, bc_module *m, bc_err *e);
+/* sha256 of a file as hex. */
+int bc_file_sha256(const char *path, char hex[65], bc_err *e);
 /* Loads every *.so in dirs. A name already loaded from an earlier directory
    shadows later ones; two files of one name in one directory is an error. */
 void bc_modset_load(bc_modset *set, char **dirs);
@@ -43,6 +63,8 @@ const bc_loadfail *bc_modset_fail_for(const bc_modset *set, const char *name);
 /* Error for a name that is not loaded: lists where it looked and what exists. */
 void bc_modset_missing(const bc_modset *set, const char *name, bc_err *e);
 void bc_modset_free(bc_modset *set);
-/* Checks that path is not writable by group/others and owned by root or us. */
+/* Checks that path (its real path) and every directory above it belong to
+   root or to us and that others cannot write there (directories above the
+   module's own may be sticky, like /tmp), as sudo and OpenSSH do. */
 int bc_check_trust(const char *path, int is_dir, bc_err *e);
 #endif

@@ -82,8 +82,9 @@ static void usage(FILE *f)
 		"  benchcore -c FILE [options]             run the modules configured in FILE\n"
 		"  benchcore run MODULE [options] [key=value ...]\n"
 		"                                          run one module ad hoc; key=a,b,c sweeps\n"
-		"  benchcore list                          modules found, their ABI, and load errors\n"
-		"  benchcore help MODULE [--markdown]      a module's options\n"
+		"  benchcore list [--module-path DIR]      modules found, their ABI, and load errors\n"
+		"  benchcore help MODULE [--markdown] [-c FILE]\n"
+		"                                          a module's options (-c: the config's module_path)\n"
 		"  benchcore help settings [--markdown]    benchcore's own settings (site.conf, flags)\n"
 		"  benchcore sysinfo [--json]              this machine's fingerprint\n"
 		"  benchcore compare A.json B.json [...]   verdicts: win / loss / tie / inconclusive\n"
@@ -414,9 +415,10 @@ static void print_requirements(FILE *f, const bench_requirements_v1 *r)
 	fputc('\n', f);
 }
 
-enum { L_MODPATH = 1, L_MARKDOWN, L_HELP };
+enum { L_MODPATH = 1, L_MARKDOWN, L_CONFIG, L_HELP };
 static const bc_flag list_flags[] = {
 	{ "module-path", 0, "DIR", L_MODPATH, "search DIR for modules first" },
+	{ "config", 'c', "FILE", L_CONFIG, "help: search the module_path of this config file too", 2 },
 	{ "markdown", 0, NULL, L_MARKDOWN, "help: the options as a markdown table (docs/modules.md)", 2 },
 	{ "help", 'h', NULL, L_HELP, "this text" },
 	{ NULL }
@@ -424,6 +426,7 @@ static const bc_flag list_flags[] = {
 
 typedef struct list_args {
 	char *dirs[2];
+	const char *config;
 	int markdown, help;
 } list_args;
 
@@ -433,6 +436,8 @@ static int on_list_flag(void *arg, const bc_flag *f, const char *val, char *err,
 	(void)err, (void)n;
 	if (f->code == L_MODPATH)
 		a->dirs[0] = (char *)val;
+	else if (f->code == L_CONFIG)
+		a->config = val;
 	else if (f->code == L_MARKDOWN)
 		a->markdown = 1;
 	else
@@ -465,7 +470,7 @@ static int list_help_flags(const char *cmd, unsigned scope, int argc, char **arg
 static int cmd_list(int argc, char **argv)
 {
 	bc_modset set;
-	list_args a = { { NULL, NULL }, 0, 0 };
+	list_args a = { { NULL, NULL }, NULL, 0, 0 };
 	char **rest;
 	int rc = list_help_flags("list", 1, argc, argv, &a, &rest, 0, "benchcore list [--module-path DIR]");
 	if (rc)
@@ -480,6 +485,9 @@ static int cmd_list(int argc, char **argv)
 		printf("%-10s %-8s %-5s %-44s %s\n", d->name, d->version ? d->version : "-", abi,
 		       set.mods[i].path, d->summary ? d->summary : "");
 		print_requirements(stdout, &d->requires);
+		if (set.mods[i].shadows)	/* a module name two files claim: say which one runs */
+			printf("    SHADOWS: %s (also named \"%s\"; the file above comes first on the search path and is used)\n",
+			       set.mods[i].shadows, d->name);
 	}
 	if (set.nfails)
 		printf("\nnot loaded:\n");
@@ -532,12 +540,14 @@ static void option_line(FILE *f, const bench_option_v1 *o, int md)
 			(o->flags & BENCH_OPT_SECRET) ? " (secret: never shown)" : "");
 }
 
+/* help's words: MODULE [--markdown] [--module-path DIR] [-c FILE]; the
+   config's module_path is searched too, as a run of it would. */
 static int cmd_help(int argc, char **argv)
 {
-	list_args a = { { NULL, NULL }, 0, 0 };
+	list_args a = { { NULL, NULL }, NULL, 0, 0 };
 	char **rest;
 	int rc = list_help_flags("help", 2, argc, argv, &a, &rest, 1,
-				 "benchcore help MODULE|settings [--markdown] [--module-path DIR]");
+				 "benchcore help MODULE|settings [--markdown] [--module-path DIR] [-c FILE]");
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	if (!rest[0]) {
@@ -554,7 +564,25 @@ static int cmd_help(int argc, char **argv)
 	}
 	bc_modset set;
 	bc_err e;
-	bc_modset_load(&set, bc_module_search_path(a.dirs[0] ? a.dirs : NULL));
+	/* --module-path first, then the config's module_path */
+	char **dirs = a.dirs[0] ? bc_split(a.dirs[0], ':') : bc_xcalloc(1, sizeof(char *));
+	if (a.config) {
+		bc_config cfg;
+		bc_config_init(&cfg);
+		if (bc_config_load(&cfg, a.config, &e)) {
+			bc_err_print(&e);
+			bc_config_free(&cfg);
+			bc_strv_free(dirs);
+			return 2;
+		}
+		size_t na = bc_strv_len(dirs), nb = bc_strv_len(cfg.module_path);
+		dirs = realloc(dirs, (na + nb + 1) * sizeof(char *));
+		for (size_t i = 0; i <= nb; i++)
+			dirs[na + i] = i < nb ? bc_xstrdup(cfg.module_path[i]) : NULL;
+		bc_config_free(&cfg);
+	}
+	bc_modset_load(&set, bc_module_search_path(dirs));
+	bc_strv_free(dirs);
 	const bc_module *m = bc_modset_find(&set, name);
 	if (!m) {
 		bc_modset_missing(&set, name, &e);

@@ -115,6 +115,9 @@ void bc_print_summary(FILE *f, json_t *doc)
 			JNUM(json_object_get(m, "events_per_sec"), "value"));
 		if (pv && strcmp(pm->name, "events_per_sec"))
 			fprintf(f, "%s %.2f %s", pm->name, JNUM(pv, "value"), json_string_value(json_object_get(pv, "unit")));
+		if (JNUM(cj, "error_rate") > 0)
+			fprintf(f, "%serrors %.2f%%", pv && strcmp(pm->name, "events_per_sec") ? "  " : "",
+				100 * JNUM(cj, "error_rate"));
 		fputc('\n', f);
 		ok += !strcmp(json_string_value(json_object_get(cj, "status")), "ok");
 		free(p);
@@ -136,8 +139,10 @@ char *bc_csv(json_t *doc)
 	json_array_foreach(json_object_get(doc, "cases"), i, cj) {
 		char *p = bc_params_text(json_object_get(cj, "params"));
 		const char *k;
-		json_t *m;
-		json_object_foreach(json_object_get(cj, "metrics"), k, m) {
+		json_t *m, *ms = json_object_get(cj, "metrics"), *none = NULL;
+		if (!json_object_size(ms))	/* a failed or skipped case: one row, so it is seen */
+			ms = none = json_pack("{s:{s:s}}", "", "unit", "");
+		json_object_foreach(ms, k, m) {
 			fprintf(f, "%lld,", (long long)json_integer_value(json_object_get(cj, "id")));
 			bc_csv_cell(f, json_string_value(json_object_get(cj, "module")));
 			fputc(',', f);
@@ -147,10 +152,14 @@ char *bc_csv(json_t *doc)
 			bc_csv_cell(f, json_string_value(json_object_get(cj, "status")));
 			fputc(',', f);
 			bc_csv_cell(f, k);
-			fprintf(f, ",%.6g,", JNUM(m, "value"));
+			if (none)
+				fputs(",,", f);
+			else
+				fprintf(f, ",%.6g,", JNUM(m, "value"));
 			bc_csv_cell(f, json_string_value(json_object_get(m, "unit")));
-			fprintf(f, ",%s\n", json_is_true(json_object_get(m, "higher_is_better")) ? "true" : "false");
+			fprintf(f, ",%s\n", none ? "" : json_is_true(json_object_get(m, "higher_is_better")) ? "true" : "false");
 		}
+		json_decref(none);
 		free(p);
 	}
 	fclose(f);

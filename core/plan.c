@@ -50,7 +50,7 @@ static const bench_option_v1 *secret_source(const bc_module *m, const bc_given *
 			*text = bc_xstrdup(v);
 		return o;
 	}
-	FILE *f = fopen(gv->texts[0], "r");
+	FILE *f = fopen(gv->texts[0], "re");
 	char line[4096] = "";
 	if (!f) {
 		bc_err_set(e, "%s: could not read \"%s\" (for option \"%s\"): %s", gv->where,
@@ -131,6 +131,14 @@ int bc_plan_module(const bc_modconf *mc, const bc_module *m, bc_modplan *p, bc_e
 			joined[0] = bc_strv_join(gv->texts, ",");
 			texts = joined;
 			n = 1;
+		}
+		if (n > 1 && (o->flags & BENCH_OPT_SECRET)) {
+			bc_err_set(e, "%s: option \"%s\" of module \"%s\" is secret and cannot be swept", gv->where,
+				   o->name, m->desc.name);
+			bc_err_detail(e, "Secret values are never written, so the points of the sweep could not be told "
+				      "apart in the results.");
+			bc_err_hint(e, "give one value; run once per value, with a --label for each");
+			goto fail;
 		}
 		if (n > 1 && (o->flags & BENCH_OPT_NOSWEEP)) {
 			bc_err_set(e, "%s: option \"%s\" of module \"%s\" cannot be swept", gv->where, o->name, m->desc.name);

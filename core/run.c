@@ -5,9 +5,15 @@
  * default: it sends "P <phase>" lines and finally "J <json>" over a socket
  * pair, and "S <spec>" when its module asks for a private server, which the
  * runner starts (it outlives the case) and answers "OK" or "E <reason>".
- * The runner enforces a watchdog (prepare_timeout for init + prepare, then
- * thread_init_timeout + warmup + grace, then warmup + time + grace for the
- * measured window) and turns a crash, an exit or a hang into a failed case. Prepared data is made once per data point (the module's
+ * The runner enforces a watchdog per phase (init_timeout, prepare_timeout,
+ * thread_init_timeout + grace, warmup + grace, warmup + time + grace for the
+ * measured window, a fixed limit for finish and cleanup) and turns a crash,
+ * an exit or a hang into a failed case that names the phase. The first stop
+ * request (Ctrl-C, SIGTERM) is forwarded to the case, which gets STOP_GRACE_S
+ * to stop and report before it is killed. Each case runs in a process group
+ * of its own and is the child subreaper of what its module starts; whatever
+ * is left when it ends is killed (by the case, or by the runner, which is a
+ * subreaper too, when the case itself died) and the case says so. Prepared data is made once per data point (the module's
  * data_options) and cleaned up after the last case that uses it, whatever
  * happened to that case. A module directory and the module's servers live
  * for all of its cases and are removed and stopped after its last one, on
@@ -33,9 +39,11 @@
 #include "run.h"
 #include "results.h"
 #include "service.h"
+#include "strays.h"
 #include "sysinfo.h"
 
-#define CLEANUP_LIMIT_S	120	/* a cleanup-only child */
+#define CLEANUP_LIMIT_S	120	/* a cleanup-only child; finish; cleanup */
+#define STOP_GRACE_S	2	/* after a stop request, before the case is killed */
 #define EVENTS_LIMIT_S	1800	/* a case bounded by events, not time, once measuring */
 
 volatile sig_atomic_t bc_signals;
@@ -234,6 +242,12 @@ static const char *json_line(const char *buf)
 static json_t *reap(const bc_case *c, pid_t pid, const char *buf, int timed_out, const char *phase, double limit)
 {
 	int st = 0;
+	siginfo_t si;
+	/* ended (not reaped yet, so its group id is still reserved): what is
+	   left in its process group goes too */
+	while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0 && errno == EINTR)
+		;
+	kill(-pid, SIGKILL);
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	const char *j = json_line(buf);
@@ -257,6 +271,22 @@ static json_t *reap(const bc_case *c, pid_t pid, const char *buf, int timed_out,
 	return failed_case(c, why);
 }
 
+static void note_strays(json_t *cj, unsigned n)
+{
+	if (!n)
+		return;
+	json_t *prev = json_object_get(cj, "strays_killed");
+	n += prev ? (unsigned)json_integer_value(prev) : 0;
+	json_object_set_new(cj, "strays_killed", json_integer(n));
+	json_t *w = json_object_get(cj, "warnings");
+	if (!json_is_array(w))
+		json_object_set_new(cj, "warnings", w = json_array());
+	char msg[200];
+	snprintf(msg, sizeof(msg), "the case left %u process%s running (killed): a module must stop what it starts",
+		 n, n == 1 ? "" : "es");
+	json_array_append_new(w, json_string(msg));
+}
+
 /* The runner's view of a case child: what it said so far and the watchdog. */
 typedef struct watch {
 	char *buf;
@@ -264,6 +294,8 @@ typedef struct watch {
 	char phase[32];
 	double limit;
 	uint64_t deadline;
+	pid_t *keep;			/* the runner's children that are not the case's: servers */
+	size_t nkeep;
 } watch;
 
 /* An "S <spec>" line: start the server here, in the runner, and answer. */
@@ -307,23 +339,34 @@ static void handle_lines(const bc_case *c, case_link *l, int fd, watch *w)
 		char *line = w->buf + w->scan;
 		size_t n = (size_t)(nl - line);
 		w->scan += n + 1;
+		/* each phase gets its own bound, from when it starts */
+		const char *ph = NULL;
+		double lim = 0;
 		if (is_line(line, n, "P measure")) {
-			snprintf(w->phase, sizeof(w->phase), "the measured window");
-			w->limit = c->run.time_s > 0 ? c->run.warmup_s + c->run.time_s + c->run.grace : EVENTS_LIMIT_S;
-			w->deadline = bc_now_ns() + (uint64_t)(w->limit * 1e9);
-		} else if (is_line(line, n, "P prepare") && !strcmp(w->phase, "init")) {
-			snprintf(w->phase, sizeof(w->phase), "init/prepare");
+			ph = "the measured window";
+			lim = c->run.time_s > 0 ? c->run.time_s + c->run.grace : EVENTS_LIMIT_S;
+		} else if (is_line(line, n, "P init")) {
+			ph = "init", lim = c->run.init_timeout;
+		} else if (is_line(line, n, "P prepare")) {
+			ph = "prepare", lim = c->run.prepare_timeout;
 		} else if (is_line(line, n, "P prepared")) {
-			/* prepare_timeout is spent on init + prepare only; starting the
-			   threads and the warmup have their own bounds */
 			l->prepared = 1;
-			snprintf(w->phase, sizeof(w->phase), "thread_init/warmup");
-			w->limit = c->run.thread_init_timeout + c->run.warmup_s + c->run.grace;
-			w->deadline = bc_now_ns() + (uint64_t)(w->limit * 1e9);
+			ph = "thread_init", lim = c->run.thread_init_timeout + c->run.grace;
+		} else if (is_line(line, n, "P warmup")) {
+			ph = "warmup", lim = c->run.warmup_s + c->run.grace;
+		} else if (is_line(line, n, "P finish")) {
+			ph = "finish", lim = CLEANUP_LIMIT_S;
 		} else if (is_line(line, n, "P cleanup")) {
 			l->cleaned = 1;
+			ph = "cleanup", lim = CLEANUP_LIMIT_S;
 		} else if (n > 2 && !memcmp(line, "S ", 2)) {
 			serve(l, fd, line + 2, n - 2, w);
+			w->nkeep = bc_children_of(getpid(), w->keep, BC_MAX_KIDS);	/* its server is no stray */
+		}
+		if (ph) {
+			snprintf(w->phase, sizeof(w->phase), "%s", ph);
+			w->limit = lim;
+			w->deadline = bc_now_ns() + (uint64_t)(lim * 1e9);
 		}
 	}
 }
@@ -334,10 +377,25 @@ static void case_child(bc_case *c, int fd, pid_t parent)
 	prctl(PR_SET_PDEATHSIG, SIGKILL);	/* benchcore killed: the case goes with it */
 	if (getppid() != parent)
 		_exit(1);
+	setpgid(0, 0);		/* Ctrl-C reaches the runner, which decides */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);	/* what the module starts stays ours */
 	child_fd = fd;
 	c->on_phase = child_phase;
 	c->start_server = child_start_server;
-	json_t *cj = bc_case_run(c);
+	/* the module is opened here, never in the runner: its constructors run
+	   in the case's process */
+	bc_module mod = *c->mod;
+	bc_err e;
+	json_t *cj;
+	if (bc_module_open(&mod, &e)) {
+		char why[1200];
+		snprintf(why, sizeof(why), "load: %s", e.msg);
+		cj = failed_case(c, why);
+	} else {
+		c->mod = &mod;
+		cj = bc_case_run(c);
+	}
+	note_strays(cj, bc_kill_strays(NULL, 0));
 	char *s = json_dumps(cj, JSON_COMPACT);
 	write_all(child_fd, "J ", 2);
 	write_all(child_fd, s, strlen(s));
@@ -345,71 +403,127 @@ static void case_child(bc_case *c, int fd, pid_t parent)
 	_exit(0);
 }
 
+/* Has the child ended? Seen without reaping it. */
+static int child_ended(pid_t pid)
+{
+	siginfo_t si;
+	memset(&si, 0, sizeof(si));
+	return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid;
+}
+
+/* Reads what the child sent; -1 at EOF or error, 0 when nothing is there. */
+static int take(int fd, watch *w)
+{
+	if (w->len + 4096 > w->cap)
+		w->buf = realloc(w->buf, w->cap *= 2);
+	ssize_t n = read(fd, w->buf + w->len, w->cap - w->len - 1);
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return 0;
+	if (n <= 0)
+		return -1;
+	w->len += (size_t)n;
+	w->buf[w->len] = '\0';
+	return 1;
+}
+
 /* Runs c in a child; *crashed is set when it did not report normally. */
 static json_t *run_isolated(bc_case *c, case_link *l, int *crashed)
 {
+	static int subreaper;
 	int fds[2];
+	if (!subreaper)	/* orphans of a case that died come to the runner, not to init */
+		subreaper = prctl(PR_SET_CHILD_SUBREAPER, 1) == 0;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
 		return failed_case(c, "could not create a socket pair");
+	watch w = { .cap = 65536, .phase = "init" };
+	w.keep = bc_xcalloc(BC_MAX_KIDS, sizeof(pid_t));
+	w.nkeep = bc_children_of(getpid(), w.keep, BC_MAX_KIDS);	/* the servers running now */
 	fflush(stdout);
 	fflush(stderr);
 	pid_t parent = getpid(), pid = fork();
 	if (pid < 0) {
 		close(fds[0]);
 		close(fds[1]);
+		free(w.keep);
 		return failed_case(c, "could not fork");
 	}
 	if (pid == 0) {
 		close(fds[0]);
 		case_child(c, fds[1], parent);
 	}
+	setpgid(pid, pid);	/* also here: no signal can come before the group exists */
 	close(fds[1]);
-	watch w = { .cap = 65536, .phase = "init" };
+	fcntl(fds[0], F_SETFL, O_NONBLOCK);
 	w.buf = bc_xcalloc(w.cap, 1);
-	w.limit = c->cleanup_only ? CLEANUP_LIMIT_S : c->run.prepare_timeout;
+	w.limit = c->cleanup_only ? CLEANUP_LIMIT_S : c->run.init_timeout;
 	w.deadline = bc_now_ns() + (uint64_t)(w.limit * 1e9);
-	int timed_out = 0, forwarded = 0;
+	int timed_out = 0, forwarded = 0, stop_killed = 0;
+	uint64_t stop_by = 0;
 	for (;;) {
+		uint64_t now = bc_now_ns();
 		if (c->cleanup_only) {
 			/* cleanup is short and must not be cut short by a signal */
 		} else if (bc_stop_requested && !forwarded) {
 			kill(pid, SIGINT);	/* the child stops cleanly and still reports */
 			forwarded = 1;
+			stop_by = now + STOP_GRACE_S * 1000000000ull;
+			bc_warn("stopping: the case in %s has %d s to stop", w.phase, STOP_GRACE_S);
 		}
-		if (bc_signals >= 2 && !c->cleanup_only) {
-			kill(pid, SIGKILL);
+		if (!c->cleanup_only && (bc_signals >= 2 ||
+		    (forwarded && now >= stop_by && strcmp(w.phase, "cleanup")))) {
+			kill(pid, SIGKILL);	/* a second signal, or the case ignored the first */
+			stop_killed = 1;
 			break;
 		}
 		struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
-		uint64_t now = bc_now_ns();
 		if (now >= w.deadline) {
 			kill(pid, SIGKILL);
 			timed_out = 1;
 			break;
 		}
 		uint64_t wait_ms = (w.deadline - now) / 1000000u;
-		int pr = poll(&pfd, 1, wait_ms > 200 ? 200 : (int)wait_ms + 1);
-		if (pr <= 0)
-			continue;
-		if (w.len + 4096 > w.cap)
-			w.buf = realloc(w.buf, w.cap *= 2);
-		ssize_t n = read(fds[0], w.buf + w.len, w.cap - w.len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
+		int pr = poll(&pfd, 1, wait_ms > 200 ? 200 : (int)wait_ms + 1), got = 0;
+		if (pr > 0 && (got = take(fds[0], &w)) < 0)
 			break;
-		w.len += (size_t)n;
-		w.buf[w.len] = '\0';
-		handle_lines(c, l, fds[0], &w);
+		if (got > 0) {
+			handle_lines(c, l, fds[0], &w);
+		} else if (child_ended(pid)) {
+			/* ended, but something it started holds the socket open */
+			while (take(fds[0], &w) > 0)
+				;
+			handle_lines(c, l, fds[0], &w);
+			break;
+		}
 	}
 	close(fds[0]);
 	json_t *cj = reap(c, pid, w.buf, timed_out, w.phase, w.limit);
 	*crashed = !json_line(w.buf);
+	if (stop_killed && *crashed) {
+		char why[200];
+		snprintf(why, sizeof(why), "interrupted in %s: the case did not stop within %d s of the stop "
+			 "request (killed)", w.phase, STOP_GRACE_S);
+		json_object_set_new(cj, "status", json_string("interrupted"));
+		json_object_set_new(cj, "reason", json_string(why));
+	}
+	note_strays(cj, bc_kill_strays(w.keep, w.nkeep));
+	free(w.keep);
 	free(w.buf);
 	return cj;
 }
 
-/* In this process (isolate = false): the same callbacks without a channel. */
+/* In this process (isolate = false): the module is opened here (once), and
+   the same callbacks run without a channel. */
+static json_t *run_here(bc_case *c)
+{
+	bc_err e;
+	if (bc_module_open((bc_module *)c->mod, &e)) {
+		char why[1200];
+		snprintf(why, sizeof(why), "load: %s", e.msg);
+		return failed_case(c, why);
+	}
+	return bc_case_run(c);
+}
+
 static void local_phase(void *arg, const char *phase)
 {
 	case_link *l = arg;
@@ -627,6 +741,10 @@ static void modrun_init(modrun *m, bc_runner *r, const bc_modplan *p)
 		free(why);
 	}
 	free(tag);
+	if (p->mod->shadows)
+		bc_warn("module \"%s\" is %s; %s also call%s itself \"%s\" and is not used (it comes later on the search path)",
+			p->mod->desc.name, p->mod->path, p->mod->shadows, strchr(p->mod->shadows, ',') ? "" : "s",
+			p->mod->desc.name);
 	m->link.module = p->mod->desc.name;
 	m->link.dir = m->dir;
 }
@@ -671,7 +789,7 @@ static void cleanup_data(modrun *m, const bc_case *c, datapt *d)
 		int crashed;
 		cc.cleanup_only = 1;
 		cc.progress = 0;
-		json_decref(m->p->run.isolate ? run_isolated(&cc, &m->link, &crashed) : bc_case_run(&cc));
+		json_decref(m->p->run.isolate ? run_isolated(&cc, &m->link, &crashed) : run_here(&cc));
 	}
 	d->dirty = d->prepared = 0;
 }
@@ -702,7 +820,7 @@ static void run_case(bc_runner *r, modrun *m, bc_case *c, const char *label, con
 	c->scratch = scratch;
 	int crashed = 0;
 	m->link.prepared = m->link.cleaned = 0;
-	json_t *cj = m->p->run.isolate ? run_isolated(c, &m->link, &crashed) : bc_case_run(c);
+	json_t *cj = m->p->run.isolate ? run_isolated(c, &m->link, &crashed) : run_here(c);
 	if (c->do_prepare)
 		d->dirty = 1;
 	if (m->link.prepared)

@@ -72,7 +72,7 @@ static void server_child(const bench_server_spec_v1 *spec, const char *dir, int 
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	int nul = open("/dev/null", O_RDONLY);
+	int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (nul >= 0)
 		dup2(nul, 0);
 	dup2(logfd, 1);

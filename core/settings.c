@@ -71,9 +71,15 @@ const bc_setting bc_settings[] = {
 	{ { "thread_init_timeout", BENCH_OPT_DOUBLE, "60", "seconds the threads' thread_init may take before the "
 	    "case fails", .min = 0.01, .max = 1e7 },
 	  BC_SCOPE_RUN, BC_ST_DOUBLE, RUN(thread_init_timeout), "thread-init-timeout", "S" },
-	{ { "prepare_timeout", BENCH_OPT_DOUBLE, "1800", "seconds init + prepare of one case may take before it is "
+	{ { "init_timeout", BENCH_OPT_DOUBLE, "60", "seconds init of one case may take before it is killed and "
+	    "failed", .min = 0.01, .max = 1e7 },
+	  BC_SCOPE_RUN, BC_ST_DOUBLE, RUN(init_timeout), "init-timeout", "S" },
+	{ { "prepare_timeout", BENCH_OPT_DOUBLE, "1800", "seconds prepare of one case may take before it is "
 	    "killed and failed", .min = 0.01, .max = 1e7 },
 	  BC_SCOPE_RUN, BC_ST_DOUBLE, RUN(prepare_timeout), "prepare-timeout", "S" },
+	{ { "max_error_rate", BENCH_OPT_DOUBLE, "0.01", "a case whose failed operations exceed this share of all "
+	    "its operations fails (1 = never; a case whose every operation failed always fails)", .min = 0, .max = 1 },
+	  BC_SCOPE_RUN, BC_ST_DOUBLE, RUN(max_error_rate), "max-error-rate", "SHARE" },
 	{ { "repeat_order", BENCH_OPT_ENUM, "rounds", "rounds: every case of a module once in a shuffled order, then "
 	    "again, repeat times (the repeats sample the module's whole run); back_to_back: a case's repeats one "
 	    "after another", orders },

@@ -29,7 +29,7 @@
 /* First line of a small file, trailing newline removed. */
 static int read_line(const char *path, char *buf, size_t len)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = fopen(path, "re");
 	int ok;
 
 	if (!f)
@@ -86,7 +86,7 @@ static double read_khz(int cpu, const char *file)
 /* Mean "cpu MHz" of /proc/cpuinfo: x86 without cpufreq (most VMs). */
 static double cpuinfo_mhz(void)
 {
-	FILE *f = fopen("/proc/cpuinfo", "r");
+	FILE *f = fopen("/proc/cpuinfo", "re");
 	char line[512];
 	double sum = 0;
 	int n = 0;
@@ -167,7 +167,7 @@ static void cpu_topology(json_t *h)
 
 static void cpu_model(json_t *h)
 {
-	FILE *f = fopen("/proc/cpuinfo", "r");
+	FILE *f = fopen("/proc/cpuinfo", "re");
 	char line[1024];
 
 	if (!f)
@@ -258,7 +258,7 @@ static const char *container_kind(void)
 		return "docker";
 	if (access("/run/.containerenv", F_OK) == 0)
 		return "podman";
-	FILE *f = fopen("/proc/1/environ", "r");
+	FILE *f = fopen("/proc/1/environ", "re");
 	static char val[64];
 	char buf[8192];
 	size_t n;
@@ -277,7 +277,7 @@ static const char *container_kind(void)
 
 static void memory(json_t *h)
 {
-	FILE *f = fopen("/proc/meminfo", "r");
+	FILE *f = fopen("/proc/meminfo", "re");
 	char line[256];
 	long long kb;
 
@@ -293,11 +293,11 @@ static void memory(json_t *h)
 
 static void os_release(json_t *h)
 {
-	FILE *f = fopen("/etc/os-release", "r");
+	FILE *f = fopen("/etc/os-release", "re");
 	char line[512];
 
 	if (!f)
-		f = fopen("/usr/lib/os-release", "r");
+		f = fopen("/usr/lib/os-release", "re");
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
@@ -378,7 +378,7 @@ static void io_target(json_t *h, const char *io_path)
 	FILE *f;
 
 	if (!realpath(io_path, real) || stat(real, &st) < 0 ||
-	    !(f = fopen("/proc/self/mountinfo", "r")))
+	    !(f = fopen("/proc/self/mountinfo", "re")))
 		return;
 	while (fgets(line, sizeof(line), f)) {
 		char mp[4096];

@@ -115,7 +115,7 @@ static int read_word(const char *dir, const char *file, char *buf, size_t len)
 	int ok;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	if (!(f = fopen(path, "r")))
+	if (!(f = fopen(path, "re")))
 		return -1;
 	ok = fgets(buf, (int)len, f) != NULL;
 	fclose(f);

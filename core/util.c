@@ -232,7 +232,7 @@ void bc_rmtree(const char *path)
 int bc_write_atomic(const char *path, const char *data, size_t len, bc_err *e)
 {
 	char *tmp = bc_xasprintf("%s.tmp.XXXXXX", path);
-	int fd = mkstemp(tmp);
+	int fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
 		bc_err_set(e, "could not write \"%s\": %s", path, strerror(errno));
 		bc_err_hint(e, "check that the directory exists and is writable");

@@ -5,13 +5,13 @@
 export BENCHCORE_MODULE_PATH=$TESTMODS
 
 # --- the 1.0 fixture loads and runs unchanged
-run_bc $T/o10 run old10 --threads 2 --time 1 --warmup 0.2 -q -o $T/o10.json
+run_bc $T/o10 run old10 --max-error-rate 1 --threads 2 --time 1 --warmup 0.2 -q -o $T/o10.json
 expect_rc "a module built for ABI 1.0 runs on this host" 0
 expect_py "1.0 module: gets recorded, one put error per ten gets, metric from totals" $T/o10.json \
  "(lambda c: (lambda g: (lambda e: c['status']=='ok' and g>1000 and abs(e-g/10)<=2 and abs(c['metrics']['gets_per_sec']['value']-g/c['duration_s'])<1e-6*g/c['duration_s']+1)(c['ops']['put']['error_kinds']['busy']))(c['ops']['get']['count']))(d['cases'][0])"
 expect_py "1.0 module: latency as recorded (2000 ns), headline defaults to events_per_sec" $T/o10.json \
  "(lambda c: abs(c['ops']['get']['latency_ns']['p50']-2000)<=10 and c['headline']=='events_per_sec')(d['cases'][0])"
-run_bc $T/o10b run old10 batch=8 --threads 1 --time 0.5 --warmup 0 -q -o $T/o10b.json
+run_bc $T/o10b run old10 --max-error-rate 1 batch=8 --threads 1 --time 0.5 --warmup 0 -q -o $T/o10b.json
 expect_py "1.0 module: record_n counts a batch as n operations" $T/o10b.json \
  "(lambda c: c['ops']['get']['count'] % 8 == 0 and c['ops']['get']['count'] > 0)(d['cases'][0])"
 run_bc $T/l list
@@ -65,7 +65,7 @@ expect_grep "the text output shows the detail" $T/fl.out '^ +detail: the fail_th
 expect_grep "the text output shows the hint" $T/fl.out '^ +hint: set fail_thread = -1'
 
 # --- error kinds beyond the table fold into "other", first kind named
-run_bc $T/ek run evloop error_kinds=40 --threads 1 --time 0.5 --warmup 0 -q -o $T/ek.json
+run_bc $T/ek run evloop --max-error-rate 1 error_kinds=40 --threads 1 --time 0.5 --warmup 0 -q -o $T/ek.json
 expect_py "40 error kinds: the first 32 counted, the rest folded into other with its first kind" $T/ek.json \
  "(lambda o: (lambda k: len(k)==33 and abs(k['other']-8*k['k0'])<=8 and o['error_kinds_folded']['first_kind']=='k32' and sum(k.values())==o['errors'])(o['error_kinds']))(d['cases'][0]['ops']['ping'])"
 

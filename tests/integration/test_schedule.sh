@@ -114,7 +114,7 @@ check "interrupted: no module or scratch directory left in TMPDIR" test -z "$(ls
 
 # --- prepare_timeout: init + prepare longer than it is killed
 run_bc $T/pt run prep $MP log=$T/pt.log prepare_s=5,0 --prepare-timeout 0.5 --warmup 1 --time 0.2 -q -o $T/pt.json
-expect_py "prepare_timeout: a slow prepare is killed after 0.5 s" $T/pt.json '"timed out after 0.5 s in init/prepare" in d["cases"][0]["reason"]'
+expect_py "prepare_timeout: a slow prepare is killed after 0.5 s" $T/pt.json '"timed out after 0.5 s in prepare" in d["cases"][0]["reason"]'
 expect_py "prepare_timeout: a 1 s warmup after a quick prepare is not cut short by it" $T/pt.json 'd["cases"][1]["status"] == "ok"'
 expect_py "prepare_timeout is recorded in the config" $T/pt.json 'd["config"]["modules"][0]["prepare_timeout"] == 0.5'
 check "no module or scratch directory left in TMPDIR" test -z "$(ls -A $TMPDIR)"

@@ -36,7 +36,7 @@ expect_py "hello bytes per event = len(greeting) x rounds" $T/h.json 'd["cases"]
 echo 'modules = ( { name = "hello"; rounds = 0; } );' >$T/bad.conf
 "$P/bin/benchcore" -c $T/bad.conf >$T/b.out 2>$T/b.err; RC=$?
 expect_rc "hello option out of range" 2
-expect_grep "range error names file:line and range" $T/b.err 'bad.conf:1: module "hello", option "rounds" \(int\): value out of range: valid range is 1 \.\. 1e\+06'
+expect_grep "range error names file:line and range" $T/b.err 'bad.conf:1: module "hello", option "rounds" \(int\): value out of range: valid range is 1 \.\. 1000000'
 rm -f $P/lib/benchcore/modules/hello.so
 make -s -C "$ROOT" uninstall "${mk[@]}" PREFIX=$P >>$T/inst.log 2>&1
 check "make uninstall removes what install put there" test ! -e $P/bin/benchcore -a ! -e $P/include/benchcore/module.h -a ! -e $P/lib/benchcore/modules/cpu.so -a ! -e $P/lib/pkgconfig/benchcore.pc

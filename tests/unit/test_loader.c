@@ -48,7 +48,7 @@ static void test_good_module(void **st)
 	assert_string_equal(m.desc.name, "ops");
 	assert_int_equal(m.nops, 2);
 	assert_string_equal(m.ops[1], "set");
-	free(m.path);
+	bc_module_free(&m);
 }
 
 static void test_duplicate_and_dirs(void **st)
@@ -90,7 +90,7 @@ static void test_writable_refused(void **st)
 	assert_non_null(strstr(e.msg, "writable by others"));
 	chmod(path, 0755);
 	assert_int_equal(bc_module_load(path, &m, &e), 0);
-	free(m.path);
+	bc_module_free(&m);
 	unlink(path);
 	rmdir(dir);
 }

@@ -1,0 +1,779 @@
+/* Module probes: a child per file describes its descriptor over a pipe (see
+   probe.h). The description is JSON: the parent needs no knowledge of the
+   module's memory, and a malformed one is only a load error. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <link.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "probe.h"
+#include "util.h"
+
+#define TABLE_CAP	4096		/* entries before a table counts as unterminated */
+#define DESC_CAP	(8u << 20)	/* bytes of description accepted */
+#define PROBES_AT_ONCE	8
+
+/* ------------------------------------------------------- child: describe */
+
+typedef struct wr {
+	int bad;			/* a string was not UTF-8 */
+	const char *what;
+} wr;
+
+static json_t *jstr(wr *w, const char *s, const char *what)
+{
+	if (!s)
+		return json_null();
+	json_t *j = json_string(s);
+	if (!j && !w->bad) {
+		w->bad = 1;
+		w->what = what;
+	}
+	return j ? j : json_null();
+}
+
+static json_t *jnum(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();	/* NaN/inf: null, refused by the checks */
+}
+
+/* A NULL-terminated string vector; -1 when it runs past TABLE_CAP. */
+static json_t *jstrv(wr *w, const char *const *v, const char *what, size_t cap)
+{
+	if (!v)
+		return json_null();
+	json_t *a = json_array();
+	for (size_t i = 0; v[i]; i++) {
+		if (i == cap) {
+			json_decref(a);
+			return NULL;
+		}
+		json_array_append_new(a, jstr(w, v[i], what));
+	}
+	return a;
+}
+
+static json_t *options_json(wr *w, const bench_option_v1 *o, bc_err *e)
+{
+	if (!o)
+		return json_null();
+	json_t *a = json_array();
+	for (size_t i = 0; o[i].name; i++) {
+		json_t *ch = i < TABLE_CAP ? jstrv(w, o[i].choices, "an option's choices", TABLE_CAP) : NULL;
+		if (!ch) {
+			bc_err_set(e, "options table (or an option's choices) has no terminator within %d entries",
+				   TABLE_CAP);
+			json_decref(a);
+			return NULL;
+		}
+		json_array_append_new(a, json_pack("{s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:I}",
+			"name", jstr(w, o[i].name, "an option name"), "type", (int)o[i].type,
+			"def", jstr(w, o[i].def, "an option default"), "help", jstr(w, o[i].help, "an option's help"),
+			"choices", ch, "min", jnum(o[i].min), "max", jnum(o[i].max), "flags", (json_int_t)o[i].flags));
+	}
+	return a;
+}
+
+static json_t *metrics_json(wr *w, const bench_metric_v1 *m)
+{
+	if (!m)
+		return json_null();
+	json_t *a = json_array();
+	for (size_t i = 0; m[i].name; i++) {
+		if (i == TABLE_CAP) {
+			json_decref(a);
+			return NULL;
+		}
+		json_array_append_new(a, json_pack("{s:o, s:o, s:b}", "name", jstr(w, m[i].name, "a metric name"),
+			"unit", jstr(w, m[i].unit, "a metric unit"), "higher_is_better", m[i].higher_is_better != 0));
+	}
+	return a;
+}
+
+static json_t *thresholds_json(wr *w, const bench_threshold_v1 *t)
+{
+	if (!t)
+		return json_null();
+	json_t *a = json_array();
+	for (size_t i = 0; t[i].metric; i++) {
+		if (i == TABLE_CAP) {
+			json_decref(a);
+			return NULL;
+		}
+		json_array_append_new(a, json_pack("{s:o, s:o}", "metric", jstr(w, t[i].metric, "a threshold"),
+						   "pct", jnum(t[i].pct)));
+	}
+	return a;
+}
+
+char *bc_probe_describe(const bench_module_v1 *d, bc_err *e)
+{
+	wr w = { 0 };
+	json_t *cb = json_array();
+#define CB(f) if (d->f) json_array_append_new(cb, json_string(#f))
+	CB(init); CB(prepare); CB(thread_init); CB(event); CB(thread_run); CB(thread_done);
+	CB(finish); CB(cleanup); CB(destroy); CB(serve);
+#undef CB
+	int reserved = -1;
+	for (int i = 7; i >= 0; i--)
+		if (d->reserved[i])
+			reserved = i;
+	json_t *opts = options_json(&w, d->options, e);
+	json_t *ops = jstrv(&w, d->op_classes, "an op class", BENCH_MAX_OP_CLASSES + 1);
+	json_t *mets = metrics_json(&w, d->metrics);
+	json_t *dopts = jstrv(&w, d->data_options, "a data option", TABLE_CAP);
+	json_t *ths = thresholds_json(&w, d->thresholds);
+	if (!opts || !ops || !mets || !dopts || !ths) {
+		if (opts && ops)
+			bc_err_set(e, "a table of the descriptor (metrics, data_options or thresholds) "
+				   "has no terminator within %d entries", TABLE_CAP);
+		else if (opts)
+			bc_err_set(e, "op_classes has no terminator within %d entries", BENCH_MAX_OP_CLASSES + 1);
+		json_decref(cb); json_decref(opts); json_decref(ops); json_decref(mets);
+		json_decref(dopts); json_decref(ths);
+		return NULL;
+	}
+	const bench_requirements_v1 *rq = &d->requires;
+	json_t *root = json_pack("{s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o, "
+				 "s:{s:I, s:I, s:o, s:I, s:I, s:o}, s:o, s:o, s:o, s:i}",
+		"magic", (json_int_t)d->magic, "abi_major", (json_int_t)d->abi_major,
+		"abi_minor", (json_int_t)d->abi_minor, "struct_size", (json_int_t)d->struct_size,
+		"name", jstr(&w, d->name, "the name"), "version", jstr(&w, d->version, "the version"),
+		"summary", jstr(&w, d->summary, "the summary"), "callbacks", cb, "reserved", reserved,
+		"options", opts, "op_classes", ops, "metrics", mets,
+		"requires", "min_memory", (json_int_t)rq->min_memory, "min_disk", (json_int_t)rq->min_disk,
+		"disk_path_option", jstr(&w, rq->disk_path_option, "disk_path_option"),
+		"min_cpus", (json_int_t)rq->min_cpus, "heavy", (json_int_t)rq->heavy,
+		"service", jstr(&w, rq->service, "the service"),
+		"data_options", dopts, "headline_metric", jstr(&w, d->headline_metric, "headline_metric"),
+		"thresholds", ths, "serve_port", d->serve_port);
+	if (w.bad) {
+		bc_err_set(e, "%s is not valid UTF-8", w.what);
+		json_decref(root);
+		return NULL;
+	}
+	char *s = json_dumps(root, JSON_COMPACT);
+	json_decref(root);
+	return s;
+}
+
+/* ------------------------------------------------------- parent: parse */
+
+/* What a parsed description's tables live in. */
+typedef struct bc_meta {
+	json_t *root;			/* the strings point into it */
+	void **allocs;
+	size_t nallocs;
+} bc_meta;
+
+static void *meta_alloc(bc_meta *mt, size_t n, size_t sz)
+{
+	void *p = bc_xcalloc(n + 1, sz);
+	mt->allocs = realloc(mt->allocs, (mt->nallocs + 1) * sizeof(void *));
+	if (!mt->allocs)
+		abort();
+	mt->allocs[mt->nallocs++] = p;
+	return p;
+}
+
+void bc_module_free(bc_module *m)
+{
+	bc_meta *mt = m->meta;
+	if (mt) {
+		for (size_t i = 0; i < mt->nallocs; i++)
+			free(mt->allocs[i]);
+		free(mt->allocs);
+		json_decref(mt->root);
+		free(mt);
+	}
+	free(m->path);
+	free(m->shadows);
+	m->meta = NULL;
+	m->path = m->shadows = NULL;
+}
+
+/* Callbacks of a described module that is not opened in this process: never
+   called (bc_module_open replaces them); a call would be a core bug. */
+static void stub_called(void)
+{
+	fprintf(stderr, "benchcore: internal error: a module callback ran before the module was opened\n");
+	abort();
+}
+static int stub_init(const bench_host_api_v1 *a, bench_ctx *c, void **s) { (void)a; (void)c; (void)s; stub_called(); return BENCH_ERR; }
+static int stub_state(void *s) { (void)s; stub_called(); return BENCH_ERR; }
+static int stub_thread_init(void *s, bench_thread *t, void **ts) { (void)s; (void)t; (void)ts; stub_called(); return BENCH_ERR; }
+static int stub_event(void *t, uint64_t *b) { (void)t; (void)b; stub_called(); return BENCH_ERR; }
+static void stub_void(void *s) { (void)s; stub_called(); }
+static int stub_serve(const bench_serve_v1 *a) { (void)a; stub_called(); return BENCH_ERR; }
+
+static int set_stub(bench_module_v1 *d, const char *name)
+{
+	if (!strcmp(name, "init")) d->init = stub_init;
+	else if (!strcmp(name, "prepare")) d->prepare = stub_state;
+	else if (!strcmp(name, "thread_init")) d->thread_init = stub_thread_init;
+	else if (!strcmp(name, "event")) d->event = stub_event;
+	else if (!strcmp(name, "thread_run")) d->thread_run = stub_state;
+	else if (!strcmp(name, "thread_done")) d->thread_done = stub_void;
+	else if (!strcmp(name, "finish")) d->finish = stub_state;
+	else if (!strcmp(name, "cleanup")) d->cleanup = stub_void;
+	else if (!strcmp(name, "destroy")) d->destroy = stub_void;
+	else if (!strcmp(name, "serve")) d->serve = stub_serve;
+	else return -1;
+	return 0;
+}
+
+/* Field readers: 0 when the field has the expected shape. */
+static int get_str(json_t *o, const char *k, const char **out)
+{
+	json_t *v = json_object_get(o, k);
+	*out = json_is_string(v) ? json_string_value(v) : NULL;
+	return !v || json_is_null(v) || json_is_string(v) ? 0 : -1;
+}
+
+static int get_int(json_t *o, const char *k, long long lo, long long hi, long long *out)
+{
+	json_t *v = json_object_get(o, k);
+	*out = 0;
+	if (!v)
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
+		return -1;
+	*out = json_integer_value(v);
+	return 0;
+}
+
+static double get_num(json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+	if (!v)
+		return 0;
+	return json_is_number(v) ? json_number_value(v) : NAN;	/* null: it was NaN or infinite */
+}
+
+/* A string vector (NULL-terminated) in mt; *out NULL for null. */
+static int get_strv(bc_meta *mt, json_t *o, const char *k, const char *const **out, size_t cap)
+{
+	json_t *v = json_object_get(o, k);
+	*out = NULL;
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_array(v) || json_array_size(v) > cap)
+		return -1;
+	const char **a = meta_alloc(mt, json_array_size(v), sizeof(char *));
+	for (size_t i = 0; i < json_array_size(v); i++) {
+		if (!json_is_string(json_array_get(v, i)))
+			return -1;
+		a[i] = json_string_value(json_array_get(v, i));
+	}
+	*out = a;
+	return 0;
+}
+
+static int parse_options(bc_meta *mt, json_t *root, bench_module_v1 *d)
+{
+	json_t *v = json_object_get(root, "options");
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_array(v) || json_array_size(v) > TABLE_CAP)
+		return -1;
+	bench_option_v1 *o = meta_alloc(mt, json_array_size(v), sizeof(*o));
+	for (size_t i = 0; i < json_array_size(v); i++) {
+		json_t *j = json_array_get(v, i);
+		long long type, flags;
+		if (!json_is_object(j) || get_str(j, "name", &o[i].name) || !o[i].name ||
+		    get_str(j, "def", &o[i].def) || get_str(j, "help", &o[i].help) ||
+		    get_int(j, "type", INT_MIN, INT_MAX, &type) || get_int(j, "flags", 0, UINT_MAX, &flags) ||
+		    get_strv(mt, j, "choices", &o[i].choices, TABLE_CAP))
+			return -1;
+		o[i].type = (bench_opt_type)type;
+		o[i].flags = (unsigned)flags;
+		o[i].min = get_num(j, "min");
+		o[i].max = get_num(j, "max");
+	}
+	d->options = o;
+	return 0;
+}
+
+static int parse_metrics(bc_meta *mt, json_t *root, bench_module_v1 *d)
+{
+	json_t *v = json_object_get(root, "metrics");
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_array(v) || json_array_size(v) > TABLE_CAP)
+		return -1;
+	bench_metric_v1 *m = meta_alloc(mt, json_array_size(v), sizeof(*m));
+	for (size_t i = 0; i < json_array_size(v); i++) {
+		json_t *j = json_array_get(v, i);
+		if (!json_is_object(j) || get_str(j, "name", &m[i].name) || !m[i].name ||
+		    get_str(j, "unit", &m[i].unit))
+			return -1;
+		m[i].higher_is_better = json_is_true(json_object_get(j, "higher_is_better"));
+	}
+	d->metrics = m;
+	return 0;
+}
+
+static int parse_thresholds(bc_meta *mt, json_t *root, bench_module_v1 *d)
+{
+	json_t *v = json_object_get(root, "thresholds");
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_array(v) || json_array_size(v) > TABLE_CAP)
+		return -1;
+	bench_threshold_v1 *t = meta_alloc(mt, json_array_size(v), sizeof(*t));
+	for (size_t i = 0; i < json_array_size(v); i++) {
+		json_t *j = json_array_get(v, i);
+		if (!json_is_object(j) || get_str(j, "metric", &t[i].metric) || !t[i].metric)
+			return -1;
+		t[i].pct = get_num(j, "pct");
+	}
+	d->thresholds = t;
+	return 0;
+}
+
+static int parse_body(bc_meta *mt, json_t *root, bc_module *m)
+{
+	bench_module_v1 *d = &m->desc;
+	long long v[4], rmin[6];
+	json_t *cb = json_object_get(root, "callbacks"), *rq = json_object_get(root, "requires");
+	if (get_int(root, "magic", 0, UINT32_MAX, &v[0]) || get_int(root, "abi_major", 0, UINT32_MAX, &v[1]) ||
+	    get_int(root, "abi_minor", 0, UINT32_MAX, &v[2]) || get_int(root, "struct_size", 0, UINT32_MAX, &v[3]))
+		return -1;
+	d->magic = (uint32_t)v[0];
+	d->abi_major = (uint32_t)v[1];
+	d->abi_minor = (uint32_t)v[2];
+	d->struct_size = (uint32_t)v[3];
+	if (get_str(root, "name", &d->name) || get_str(root, "version", &d->version) ||
+	    get_str(root, "summary", &d->summary) || get_str(root, "headline_metric", &d->headline_metric))
+		return -1;
+	if (cb && !json_is_array(cb))
+		return -1;
+	for (size_t i = 0; cb && i < json_array_size(cb); i++)
+		if (!json_is_string(json_array_get(cb, i)) || set_stub(d, json_string_value(json_array_get(cb, i))))
+			return -1;
+	long long res;
+	if (get_int(root, "reserved", -1, 7, &res) || get_int(root, "serve_port", INT_MIN, INT_MAX, &v[0]))
+		return -1;
+	if (res >= 0)
+		d->reserved[res] = d;	/* any non-NULL value: check_contents names the slot */
+	d->serve_port = (int)v[0];
+	if (rq && (!json_is_object(rq) || get_int(rq, "min_memory", 0, LLONG_MAX, &rmin[0]) ||
+		   get_int(rq, "min_disk", 0, LLONG_MAX, &rmin[1]) || get_int(rq, "min_cpus", 0, UINT32_MAX, &rmin[2]) ||
+		   get_int(rq, "heavy", 0, UINT32_MAX, &rmin[3]) ||
+		   get_str(rq, "disk_path_option", &d->requires.disk_path_option) ||
+		   get_str(rq, "service", &d->requires.service)))
+		return -1;
+	if (rq) {
+		d->requires.min_memory = (uint64_t)rmin[0];
+		d->requires.min_disk = (uint64_t)rmin[1];
+		d->requires.min_cpus = (uint32_t)rmin[2];
+		d->requires.heavy = (uint32_t)rmin[3];
+	}
+	if (parse_options(mt, root, d) || parse_metrics(mt, root, d) || parse_thresholds(mt, root, d) ||
+	    get_strv(mt, root, "op_classes", &d->op_classes, BENCH_MAX_OP_CLASSES + 1) ||
+	    get_strv(mt, root, "data_options", &d->data_options, TABLE_CAP) ||
+	    get_strv(mt, root, "libs", (const char *const **)&m->libs, TABLE_CAP))
+		return -1;
+	return 0;
+}
+
+int bc_probe_parse(const char *text, size_t len, const char *path, bc_module *m, bc_err *e)
+{
+	memset(m, 0, sizeof(*m));
+	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, NULL);
+	json_t *err = json_object_get(root, "error");
+	if (json_is_object(err)) {
+		const char *msg = NULL, *detail = NULL, *hint = NULL;
+		get_str(err, "msg", &msg);
+		get_str(err, "detail", &detail);
+		get_str(err, "hint", &hint);
+		bc_err_set(e, "%s", msg ? msg : "the module could not be described");
+		if (detail)
+			bc_err_detail(e, "%s", detail);
+		if (hint)
+			bc_err_hint(e, "%s", hint);
+		json_decref(root);
+		return -1;
+	}
+	bc_meta *mt = bc_xcalloc(1, sizeof(*mt));
+	mt->root = root;
+	m->meta = mt;
+	if (!json_is_object(root) || parse_body(mt, root, m)) {
+		bc_module_free(m);
+		memset(m, 0, sizeof(*m));
+		bc_err_set(e, "could not load module \"%s\": its description from the probe process is malformed", path);
+		bc_err_hint(e, "this is a benchcore bug or a module that writes to benchcore's descriptors; report it");
+		return -2;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------- child: probe */
+
+static int probe_fd = -1;
+
+static void send_all(const char *s)
+{
+	size_t n = strlen(s);
+	while (n) {
+		ssize_t w = write(probe_fd, s, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		s += w;
+		n -= (size_t)w;
+	}
+}
+
+static void send_error(const bc_err *e)
+{
+	json_t *j = json_pack("{s:{s:s?, s:s?, s:s?}}", "error", "msg", e->msg, "detail",
+			      e->detail[0] ? e->detail : NULL, "hint", e->hint[0] ? e->hint : NULL);
+	char *s = j ? json_dumps(j, JSON_COMPACT) : NULL;
+	send_all(s ? s : "{\"error\":{\"msg\":\"the module's load error is not valid UTF-8\"}}");
+	_exit(0);
+}
+
+typedef struct objlist {
+	char **v;
+	size_t n;
+} objlist;
+
+static int collect_obj(struct dl_phdr_info *info, size_t sz, void *arg)
+{
+	(void)sz;
+	objlist *l = arg;
+	if (info->dlpi_name && info->dlpi_name[0] && l->n < TABLE_CAP) {
+		char **v = realloc(l->v, (l->n + 1) * sizeof(char *));
+		if (v) {
+			l->v = v;
+			l->v[l->n++] = strdup(info->dlpi_name);
+		}
+	}
+	return 0;
+}
+
+static int in_list(const objlist *l, const char *s)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i] && !strcmp(l->v[i], s))
+			return 1;
+	return 0;
+}
+
+/* The libraries the module brought in (for the parent's trust check). */
+static json_t *new_libs(const objlist *before, const char *self)
+{
+	objlist after = { 0 };
+	char real[PATH_MAX], me[PATH_MAX];
+	dl_iterate_phdr(collect_obj, &after);
+	json_t *a = json_array();
+	if (!realpath(self, me))
+		snprintf(me, sizeof(me), "%s", self);
+	for (size_t i = 0; i < after.n; i++)
+		if (after.v[i] && !in_list(before, after.v[i]) && realpath(after.v[i], real) && strcmp(real, me)) {
+			json_t *s = json_string(real);
+			if (s)
+				json_array_append_new(a, s);
+		}
+	return a;
+}
+
+static void probe_child(const char *path)
+{
+	bc_err e;
+	objlist before = { 0 };
+	dl_iterate_phdr(collect_obj, &before);
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		bc_err_set(&e, "could not load module \"%s\"", path);
+		bc_err_detail(&e, "%s", dlerror());
+		bc_err_hint(&e, "check its dependencies with: ldd %s", path);
+		send_error(&e);
+	}
+	const bench_module_v1 *(*entry)(void);
+	*(void **)&entry = dlsym(h, BENCH_ENTRY_SYMBOL);
+	if (!entry) {
+		bc_err_set(&e, "invalid module \"%s\": no %s symbol", path, BENCH_ENTRY_SYMBOL);
+		bc_err_detail(&e, "Every benchcore module exports one entry function.");
+		bc_err_hint(&e, "define it with BENCH_MODULE(descriptor) from <benchcore/module.h>; is this a benchcore module?");
+		send_error(&e);
+	}
+	const bench_module_v1 *d = entry();
+	if (!d) {
+		bc_err_set(&e, "invalid module \"%s\": its entry function returned NULL", path);
+		bc_err_detail(&e, "%s() must return the address of the module's descriptor.", BENCH_ENTRY_SYMBOL);
+		bc_err_hint(&e, "define the entry with BENCH_MODULE(descriptor); a descriptor is a static const bench_module_v1");
+		send_error(&e);
+	}
+	if (bc_module_check_header(path, d, &e))
+		send_error(&e);
+	bench_module_v1 copy;
+	memset(&copy, 0, sizeof(copy));
+	memcpy(&copy, d, d->struct_size < sizeof(copy) ? d->struct_size : sizeof(copy));
+	char *s = bc_probe_describe(&copy, &e);
+	if (!s) {
+		bc_err_set(&e, "invalid module \"%s\": %s", path, strdup(e.msg));
+		bc_err_hint(&e, "terminate every table of the descriptor; use UTF-8 strings");
+		send_error(&e);
+	}
+	json_t *root = json_loads(s, 0, NULL);
+	json_object_set_new(root, "libs", new_libs(&before, path));
+	char *out = json_dumps(root, JSON_COMPACT);
+	send_all(out ? out : s);
+	_exit(0);
+}
+
+/* ------------------------------------------------------- parent: run */
+
+typedef struct active {
+	bc_probe *p;
+	pid_t pid;
+	int out, err;			/* read ends; -1 at EOF */
+	char *buf;
+	size_t len, cap;
+	char tail[512];			/* the last bytes it printed */
+	size_t tlen;
+	uint64_t deadline;
+	int too_big;
+} active;
+
+static double probe_timeout(void)
+{
+	const char *s = getenv("BENCHCORE_PROBE_TIMEOUT");
+	double t;
+	if (s && !bc_parse_double(s, &t) && t > 0 && t <= 3600)
+		return t;
+	return BC_PROBE_TIMEOUT_S;
+}
+
+static int start_probe(active *a, bc_probe *p, double timeout)
+{
+	int out[2], err[2];
+	memset(a, 0, sizeof(*a));
+	a->p = p;
+	if (pipe2(out, O_CLOEXEC) != 0)
+		return -1;
+	if (pipe2(err, O_CLOEXEC) != 0) {
+		close(out[0]);
+		close(out[1]);
+		return -1;
+	}
+	fflush(stdout);
+	fflush(stderr);
+	pid_t pid = fork();
+	if (pid == 0) {
+		setpgid(0, 0);	/* what it starts is killed with it */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		dup2(err[1], 1);	/* its prints never reach benchcore's stdout */
+		dup2(err[1], 2);
+		probe_fd = out[1];
+		probe_child(p->path);
+		_exit(0);
+	}
+	close(out[1]);
+	close(err[1]);
+	if (pid < 0) {
+		close(out[0]);
+		close(err[0]);
+		return -1;
+	}
+	setpgid(pid, pid);
+	fcntl(out[0], F_SETFL, O_NONBLOCK);
+	fcntl(err[0], F_SETFL, O_NONBLOCK);
+	a->pid = pid;
+	a->out = out[0];
+	a->err = err[0];
+	a->cap = 65536;
+	a->buf = bc_xmalloc(a->cap);
+	a->deadline = bc_now_ns() + (uint64_t)(timeout * 1e9);
+	return 0;
+}
+
+/* Reads what is there; 1 when both pipes are at EOF. */
+static int drain(active *a)
+{
+	char tmp[4096];
+	ssize_t n;
+	while (a->out >= 0 && (n = read(a->out, tmp, sizeof(tmp))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (a->len + (size_t)n > DESC_CAP) {
+			a->too_big = 1;
+			continue;
+		}
+		while (a->len + (size_t)n + 1 > a->cap)
+			a->buf = realloc(a->buf, a->cap *= 2);
+		if (!a->buf)
+			abort();
+		memcpy(a->buf + a->len, tmp, (size_t)n);
+		a->len += (size_t)n;
+	}
+	if (a->out >= 0 && n == 0) {
+		close(a->out);
+		a->out = -1;
+	}
+	while (a->err >= 0 && (n = read(a->err, tmp, sizeof(tmp))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (ssize_t i = 0; i < n; i++) {	/* keep the last bytes */
+			if (a->tlen == sizeof(a->tail) - 1) {
+				memmove(a->tail, a->tail + 256, a->tlen - 256);
+				a->tlen -= 256;
+			}
+			a->tail[a->tlen++] = tmp[i];
+		}
+	}
+	if (a->err >= 0 && n == 0) {
+		close(a->err);
+		a->err = -1;
+	}
+	return a->out < 0 && a->err < 0;
+}
+
+/* The last line the probe printed, for the detail. */
+static const char *last_line(active *a)
+{
+	a->tail[a->tlen] = '\0';
+	while (a->tlen && (a->tail[a->tlen - 1] == '\n' || a->tail[a->tlen - 1] == '\r'))
+		a->tail[--a->tlen] = '\0';
+	char *nl = strrchr(a->tail, '\n');
+	char *s = nl ? nl + 1 : a->tail;
+	for (char *c = s; *c; c++)
+		if ((unsigned char)*c < 32)
+			*c = ' ';
+	return s;
+}
+
+static void finish_probe(active *a, int st, int timed_out, double timeout)
+{
+	bc_probe *p = a->p;
+	const char *path = p->path, *said = last_line(a);
+	char printed[600] = "";
+	if (*said)
+		snprintf(printed, sizeof(printed), " Its last output: \"%.500s\".", said);
+	/* a whole description (or load error) is the answer, whatever the exit
+	   status: the child wrote it last (under valgrind it exits 99 on leaks) */
+	int parsed = !timed_out && !a->too_big && a->len ? bc_probe_parse(a->buf, a->len, path, &p->m, &p->err) : -2;
+	if (parsed == 0) {
+		p->ok = 1;
+		return;
+	}
+	if (parsed == -1)
+		return;
+	memset(&p->m, 0, sizeof(p->m));
+	if (timed_out) {
+		bc_err_set(&p->err, "could not load module \"%s\": loading it did not finish within %g s (killed)",
+			   path, timeout);
+		bc_err_detail(&p->err, "A constructor of the module or of a library it links hangs; it ran in a "
+			      "probe process, never in benchcore's.%s", printed);
+		bc_err_hint(&p->err, "find what the constructor waits for (gdb --args benchcore list); "
+			    "BENCHCORE_PROBE_TIMEOUT sets the limit in seconds");
+	} else if (WIFSIGNALED(st)) {
+		bc_err_set(&p->err, "could not load module \"%s\": it crashed while loading (signal %d, %s)", path,
+			   WTERMSIG(st), strsignal(WTERMSIG(st)));
+		bc_err_detail(&p->err, "A constructor of the module or of a library it links, or its entry "
+			      "function, failed; it ran in a probe process, never in benchcore's.%s", printed);
+		bc_err_hint(&p->err, "run its constructors under a debugger: gdb --args benchcore list");
+	} else if (a->too_big) {
+		bc_err_set(&p->err, "invalid module \"%s\": its description is larger than %u bytes", path, DESC_CAP);
+	} else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || a->len == 0 || parsed == -2) {
+		bc_err_set(&p->err, "could not load module \"%s\": it exited with status %d while loading", path,
+			   WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+		bc_err_detail(&p->err, "A constructor of the module or of a library it links, or its entry "
+			      "function, called exit(); a module never exits.%s", printed);
+		bc_err_hint(&p->err, "remove the exit() from the module's constructors");
+		if (parsed == -2 && WIFEXITED(st) && WEXITSTATUS(st) == 0 && a->len)
+			bc_probe_parse(a->buf, a->len, path, &p->m, &p->err);	/* the malformed message */
+	}
+}
+
+/* Reaps a probe that exited (st set) or ran out of time, and whatever it
+   started (its process group), then judges what it sent. */
+static void end_probe(active *a, int timed_out, double timeout)
+{
+	int st = 0;
+	kill(-a->pid, SIGKILL);	/* the child is a zombie or stuck: its group goes */
+	if (timed_out)
+		kill(a->pid, SIGKILL);
+	while (waitpid(a->pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (!timed_out)
+		drain(a);
+	if (a->out >= 0)
+		close(a->out);
+	if (a->err >= 0)
+		close(a->err);
+	finish_probe(a, st, timed_out, timeout);
+	free(a->buf);
+}
+
+/* Has it exited? Seen without reaping, so its pid (and process group) stay
+   reserved until its group is killed. */
+static int exited(pid_t pid)
+{
+	siginfo_t si;
+	memset(&si, 0, sizeof(si));
+	return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid;
+}
+
+void bc_probe_files(bc_probe *p, size_t n)
+{
+	double timeout = probe_timeout();
+	active act[PROBES_AT_ONCE];
+	size_t nact = 0, next = 0;
+	while (next < n || nact) {
+		while (next < n && nact < PROBES_AT_ONCE) {
+			memset(&p[next].m, 0, sizeof(p[next].m));
+			p[next].ok = 0;
+			if (start_probe(&act[nact], &p[next], timeout)) {
+				bc_err_set(&p[next].err, "could not load module \"%s\": could not start a probe process: %s",
+					   p[next].path, strerror(errno));
+			} else {
+				nact++;
+			}
+			next++;
+		}
+		struct pollfd pf[2 * PROBES_AT_ONCE];
+		int np = 0;
+		uint64_t now = bc_now_ns(), first = UINT64_MAX;
+		for (size_t i = 0; i < nact; i++) {
+			if (act[i].out >= 0)
+				pf[np++] = (struct pollfd){ .fd = act[i].out, .events = POLLIN };
+			if (act[i].err >= 0)
+				pf[np++] = (struct pollfd){ .fd = act[i].err, .events = POLLIN };
+			if (act[i].deadline < first)
+				first = act[i].deadline;
+		}
+		uint64_t wait_ms = first > now ? (first - now) / 1000000u + 1 : 0, cap = np ? 100 : 5;
+		poll(pf, (nfds_t)np, (int)(wait_ms > cap ? cap : wait_ms));
+		now = bc_now_ns();
+		for (size_t i = 0; i < nact;) {
+			drain(&act[i]);
+			int done = exited(act[i].pid);
+			if (done || now >= act[i].deadline) {
+				end_probe(&act[i], !done, timeout);
+				act[i] = act[--nact];
+			} else {
+				i++;
+			}
+		}
+	}
+}

@@ -1,0 +1,43 @@
+/* Probing module files without running their code in benchcore's process.
+ *
+ * dlopen runs a library's constructors (C __attribute__((constructor)), C++
+ * static initialisers, those of every library it links), so benchcore never
+ * opens a module just to describe it: a short-lived child opens the file,
+ * reads its descriptor and sends a description (JSON) back over a pipe; the
+ * parent turns it into a bc_module whose strings and tables it owns and
+ * whose callbacks are stubs until bc_module_open() (in the process that runs
+ * the case). A child that crashes, aborts, exits or hangs (timeout) is one
+ * load error naming the file and what happened. Main thread only. */
+#ifndef BC_PROBE_H
+#define BC_PROBE_H
+#include <stddef.h>
+#include "loader.h"
+
+#define BC_PROBE_TIMEOUT_S	5.0	/* $BENCHCORE_PROBE_TIMEOUT overrides */
+
+typedef struct bc_probe {
+	const char *path;		/* in: the file (already trust-checked) */
+	int ok;				/* out: m is filled (and owned by the caller) */
+	bc_module m;
+	bc_err err;			/* out: why not */
+} bc_probe;
+
+/* Probes every file in a child of its own, several at once; each gets the
+   timeout. Fills p[i].ok, p[i].m or p[i].err. */
+void bc_probe_files(bc_probe *p, size_t n);
+
+/* The description of descriptor d (child side): JSON text, malloc'd; NULL
+   with e set when it cannot be described (a string that is not UTF-8, a
+   table without its terminator). */
+char *bc_probe_describe(const bench_module_v1 *d, bc_err *e);
+/* Turns a description into m (parent side; any bytes: a fuzz target).
+   path is used in messages. m owns everything; free with bc_module_free.
+   -1: the description is a load error (e), -2: it is malformed (e). */
+int bc_probe_parse(const char *text, size_t len, const char *path, bc_module *m, bc_err *e);
+
+/* RUNPATH / RPATH entries of an ELF shared object held in buf (any bytes:
+   a fuzz target). NULL-terminated vector, malloc'd (free with bc_strv_free):
+   empty when it has none; NULL when buf is not a 64-bit ELF file. *kind gets
+   "RUNPATH" or "RPATH". */
+char **bc_elf_runpath(const unsigned char *buf, size_t n, const char **kind);
+#endif

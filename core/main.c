@@ -266,6 +266,52 @@ static const char *io_path_of(bc_modplan *plans, size_t n)
 	return NULL;
 }
 
+/* The plan's size is said before anything runs; beyond max_cases it is
+   refused (a typo in a sweep must not start a year of cases). */
+static int plan_too_large(const bc_config *cfg, bc_modplan *plans, size_t n)
+{
+	double cases = 0, secs = 0;
+	for (size_t i = 0; i < n; i++) {
+		double c = (double)plans[i].npoints * plans[i].run.nthreads * plans[i].run.repeat;
+		cases += c;
+		secs += c * (plans[i].run.warmup_s + plans[i].run.time_s);
+	}
+	if (cases <= (double)cfg->run.max_cases)
+		return 0;
+	fprintf(stderr, "benchcore: error: the plan has %.0f cases, about %.0f s (%.1f days) of warmup and "
+		"measurement: more than max_cases = %llu\n", cases, secs, secs / 86400,
+		(unsigned long long)cfg->run.max_cases);
+	fprintf(stderr, "HINT: check the lists in the config; to run it anyway, give --max-cases %.0f "
+		"(or max_cases in site.conf)\n", cases);
+	return 1;
+}
+
+/* The output paths are checked before the first case: regular files (or
+   new names) in directories benchcore can write, "-" for stdout, never the
+   same file twice. */
+static int outputs_ok(const char *out, const char *csv)
+{
+	char why[512];
+	struct stat a, b;
+	const char *paths[2] = { out, csv };
+	for (int i = 0; i < 2; i++)
+		if (paths[i] && bc_output_ok(paths[i], NULL, why, sizeof(why))) {
+			fprintf(stderr, "benchcore: error: %s %s\n", i ? "--csv" : "-o", why);
+			return 1;
+		}
+	if (out && csv && (!strcmp(out, csv) || (stat(out, &a) == 0 && stat(csv, &b) == 0 &&
+						  a.st_dev == b.st_dev && a.st_ino == b.st_ino))) {
+		fprintf(stderr, "benchcore: error: -o and --csv name the same file (%s): one would replace "
+			"the other\n", out);
+		return 1;
+	}
+	if (csv && !strcmp(csv, "-")) {
+		fprintf(stderr, "benchcore: error: --csv - is not supported: give a file\n");
+		return 1;
+	}
+	return 0;
+}
+
 /* Loads modules, plans every enabled entry, runs. */
 static int run_config(bc_config *cfg, cli *c)
 {
@@ -317,13 +363,27 @@ static int run_config(bc_config *cfg, cli *c)
 		free(cfg->label);
 		cfg->label = bc_xstrdup(c->label);
 	}
+	if (plan_too_large(cfg, plans, n))
+		goto out;
 	bc_runner r;
 	memset(&r, 0, sizeof(r));
-	char *out = unique_path(c->out ? c->out : cfg->output, c->force);
-	char *csv = unique_path(c->csv ? c->csv : cfg->csv, c->force);
+	const char *want_out = c->out ? c->out : cfg->output, *want_csv = c->csv ? c->csv : cfg->csv;
+	if (outputs_ok(want_out, want_csv))
+		goto out;
+	char *out = unique_path(want_out, c->force);
+	char *csv = unique_path(want_csv, c->force);
+	int lock = -1;
+	if (out && strcmp(out, "-") && (lock = bc_lock_output(out, &e)) < 0) {
+		bc_err_print(&e);
+		free(out);
+		free(csv);
+		goto out;
+	}
 	bc_runner_init(&r, cfg, config_json(cfg, plans, n), io_path_of(plans, n));
 	r.out_json = out;
 	r.out_csv = csv;
+	if (out && !strcmp(out, "-"))
+		r.text = stderr;	/* stdout carries the JSON */
 	r.force_module = c->force_module;
 	r.progress = c->quiet ? 0 : isatty(2) ? 2 : 1;
 	bc_runner_show_plan(&r, plans, n);
@@ -331,6 +391,7 @@ static int run_config(bc_config *cfg, cli *c)
 	rc = bc_runner_run(&r, plans, n);
 	bc_service_stop_all();	/* the runner stops them already: this is the backstop */
 	bc_runner_free(&r);
+	bc_unlock_output(out, lock);
 	free(out);
 	free(csv);
 out:

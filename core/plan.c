@@ -1,6 +1,7 @@
 /* Resolving module options into a parameter matrix. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -174,6 +175,12 @@ int bc_plan_module(const bc_modconf *mc, const bc_module *m, bc_modplan *p, bc_e
 		if (!p->nvals[i]) {
 			/* checked at load: a module's defaults parse */
 			p->vals[i] = bc_val_defaults(&m->desc.options[i], &p->nvals[i], err, sizeof(err));
+		}
+		if (p->nvals[i] && p->npoints > SIZE_MAX / 1024 / p->nvals[i]) {
+			bc_err_set(e, "%s: module \"%s\": the parameter matrix is too large to count", mc->where,
+				   m->desc.name);
+			bc_err_detail(e, "The product of the lists' lengths passes %zu points.", SIZE_MAX / 1024);
+			goto fail;
 		}
 		p->npoints *= p->nvals[i];
 	}

@@ -78,6 +78,7 @@ void bc_runner_init(bc_runner *r, const bc_config *cfg, json_t *config_json, con
 	gethostname(host, sizeof(host) - 1);
 	r->cfg = cfg;
 	r->next_id = 1;
+	r->text = stdout;
 	r->seed = cfg->run.seed_set ? cfg->run.seed : random_seed();
 	r->doc = json_pack("{s:s, s:s, s:s, s:s, s:b, s:s, s:o, s:o, s:{s:s, s:I}, s:[], s:[]}", "schema",
 			   "benchcore/1", "benchcore_version", BC_VERSION, "started_at", ts, "finished_at", ts,
@@ -112,7 +113,7 @@ static json_t *groups_of(json_t *cases)
 	return out;
 }
 
-int bc_runner_write(bc_runner *r)
+int bc_runner_write(bc_runner *r, int final)
 {
 	char ts[32];
 	bc_err e;
@@ -121,7 +122,15 @@ int bc_runner_write(bc_runner *r)
 	json_object_set_new(r->doc, "finished_at", json_string(ts));
 	json_object_set_new(r->doc, "interrupted", json_boolean(r->interrupted));
 	json_object_set_new(r->doc, "groups", groups_of(json_object_get(r->doc, "cases")));
-	if (r->out_json) {
+	if (r->out_json && !strcmp(r->out_json, "-")) {
+		if (final) {	/* stdout takes one document, at the end */
+			char *s = json_dumps(r->doc, JSON_INDENT(1));
+			fputs(s, stdout);
+			fputc('\n', stdout);
+			free(s);
+			rc = bc_stdout_done("run");
+		}
+	} else if (r->out_json) {
 		char *s = json_dumps(r->doc, JSON_INDENT(1));
 		if (bc_write_atomic(r->out_json, s, strlen(s), &e)) {
 			bc_err_print(&e);
@@ -774,10 +783,10 @@ static void record(bc_runner *r, json_t *cj, const char *label, const char *poin
 		r->failed = 1;
 	if (!strcmp(st, "interrupted"))
 		r->interrupted = 1;
-	bc_print_case(stdout, cj, label);
-	fflush(stdout);
+	bc_print_case(r->text, cj, label);
+	fflush(r->text);
 	json_array_append_new(json_object_get(r->doc, "cases"), cj);
-	bc_runner_write(r);
+	r->write_failed = bc_runner_write(r, 0) != 0;
 }
 
 /* Runs init + cleanup of the module for data point d in a fresh process (or
@@ -905,9 +914,16 @@ int bc_runner_run(bc_runner *r, bc_modplan *plans, size_t n)
 	bc_service_stop_all();
 	if (bc_stop_requested)
 		r->interrupted = 1;
-	bc_runner_write(r);
-	bc_print_summary(stdout, r->doc);
-	if (r->out_json)
+	r->write_failed = bc_runner_write(r, 1) != 0;
+	bc_print_summary(r->text, r->doc);
+	if (r->write_failed) {
+		/* never "written" when it was not: the reason is printed above */
+		fprintf(stderr, "benchcore: error: the results were NOT saved%s%s%s\n",
+			r->out_json ? " to " : "", r->out_json ? r->out_json : "",
+			r->out_csv ? " (or the CSV)" : "");
+		return 3;
+	}
+	if (r->out_json && strcmp(r->out_json, "-"))
 		bc_info("results written to %s", r->out_json);
 	if (r->interrupted)
 		return 130;

@@ -17,6 +17,8 @@ typedef struct bc_runner {
 	unsigned next_id;
 	uint32_t seed;			/* of the rounds' order: cfg's, or drawn (recorded) */
 	int failed, interrupted;
+	FILE *text;			/* where the human text goes: stdout, or stderr with -o - */
+	int write_failed;		/* the last write of the results failed */
 } bc_runner;
 
 /* Creates r->doc (schema, version, host, config, schedule) and draws the
@@ -26,9 +28,11 @@ void bc_runner_init(bc_runner *r, const bc_config *cfg, json_t *config_json, con
 void bc_runner_show_plan(bc_runner *r, bc_modplan *plans, size_t n);
 /* Runs all cases, module after module; stops every private server and
    removes every module directory before it returns, however the run ended.
-   Returns the exit code (0 all ok, 1 some failed, 130 interrupted). */
+   Returns the exit code (0 all ok, 1 some failed, 3 the results could not
+   be written, 130 interrupted). */
 int bc_runner_run(bc_runner *r, bc_modplan *plans, size_t n);
 void bc_runner_free(bc_runner *r);
-/* Writes JSON (atomically) and CSV of the document so far. */
-int bc_runner_write(bc_runner *r);
+/* Writes JSON (atomically; "-" = stdout, at the end only) and CSV of the
+   document so far. final: the last write of the run. */
+int bc_runner_write(bc_runner *r, int final);
 #endif

@@ -87,6 +87,9 @@ const bc_setting bc_settings[] = {
 	{ { "seed", BENCH_OPT_INT, NULL, "seed of the shuffle within rounds (default: random; the one used is "
 	    "recorded as schedule.seed: give it to reproduce an order)", .min = 0, .max = 4294967295.0 },
 	  BC_SCOPE_RUN, BC_ST_SEED, RUN(seed), "seed", "N" },
+	{ { "max_cases", BENCH_OPT_INT, "10000", "the most cases a run starts without being asked to: a plan "
+	    "beyond it is refused with its size and duration (raise it to confirm)", .min = 1, .max = 1e12 },
+	  BC_SCOPE_RUN, BC_ST_U64, RUN(max_cases), "max-cases", "N" },
 	/* a module entry only */
 	{ { "name", BENCH_OPT_STRING, NULL, "the module's name (see benchcore list); required" },
 	  BC_SCOPE_ENTRY, BC_ST_NONE, 0 },

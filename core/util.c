@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include "util.h"
 
@@ -412,4 +413,44 @@ int bc_stdout_done(const char *cmd)
 		return 0;
 	fprintf(stderr, "benchcore %s: writing the output failed: %s\n", cmd, strerror(errno ? errno : EIO));
 	return -1;
+}
+
+int bc_lock_output(const char *path, bc_err *e)
+{
+	char *lp = bc_xasprintf("%s.lock", path), buf[32] = "";
+	int fd = open(lp, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0) {
+		bc_err_set(e, "could not lock \"%s\": %s", lp, strerror(errno));
+		free(lp);
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		ssize_t n = read(fd, buf, sizeof(buf) - 1);
+		buf[n > 0 ? n : 0] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';
+		bc_err_set(e, "another benchcore run%s%s%s is writing \"%s\"", *buf ? " (pid " : "", buf,
+			   *buf ? ")" : "", path);
+		bc_err_hint(e, "wait for it to finish, or give this run another -o");
+		close(fd);
+		free(lp);
+		return -1;
+	}
+	if (ftruncate(fd, 0) == 0) {
+		int len = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
+		if (write(fd, buf, (size_t)len) < 0) {
+			/* the pid is only a courtesy to the next run */
+		}
+	}
+	free(lp);
+	return fd;
+}
+
+void bc_unlock_output(const char *path, int fd)
+{
+	if (fd < 0 || !path)
+		return;
+	char *lp = bc_xasprintf("%s.lock", path);
+	unlink(lp);
+	close(fd);
+	free(lp);
 }

@@ -146,3 +146,35 @@ expect_rc "sysinfo to a full stdout is a failure" 2
 run_bc $T/pw run faulty --module-path $TESTMODS password=hunter2 --time 0.05 --warmup 0 -q
 expect_grep "a secret on the command line is warned about" $T/pw.err 'password" was given on the command line, where every user .* use password_env=VARIABLE or password_file=PATH'
 expect_no_grep "the warning does not repeat the secret" $T/pw.err 'hunter2'
+
+# --- run: outputs checked before the first case, locked, and never claimed when lost
+run_bc $T/of run cpu max_prime=100 --time 0.05 --warmup 0 -q -o /dev/full
+expect_rc "run -o /dev/full: refused before anything runs" 2
+check "no /dev/full-1 was created" test ! -e /dev/full-1
+run_bc $T/om run cpu max_prime=100 --time 0.05 --warmup 0 -q -o $T/nodir/x.json
+expect_rc "run -o into a missing directory: refused up front" 2
+expect_no_grep "nothing ran" $T/om.out '^\[case'
+run_bc $T/os run cpu max_prime=100 --time 0.05 --warmup 0 -q -o $T/same --csv $T/same
+expect_rc "-o X --csv X is refused (one would replace the other)" 2
+(trap '' XFSZ; ulimit -f 2; "$BC" run cpu max_prime=100 --time 0.05 --warmup 0 -q -o $T/big.json >$T/ob.out 2>$T/ob.err); RC=$?
+expect_rc "results that cannot be written (file size limit): exit 3, not 0" 3
+expect_grep "the run says the results were not saved" $T/ob.err 'the results were NOT saved to .*big.json'
+expect_no_grep "and never that they were" $T/ob.err 'results written to'
+"$BC" run cpu max_prime=100 --time 0.05 --warmup 0 -o - >$T/stdout.json 2>$T/stdout.err; RC=$?
+expect_rc "run -o -: JSON on stdout" 0
+expect_py "stdout holds exactly the results document (the text went to stderr)" $T/stdout.json 'd["schema"]=="benchcore/1" and len(d["cases"])==1'
+expect_grep "the case text is on stderr" $T/stdout.err '^\[case 1\] cpu'
+"$BC" run cpu max_prime=100 --time 1.5 --warmup 0 -q -o $T/lock.json >$T/l1.out 2>$T/l1.err &
+first=$!
+for i in $(seq 50); do [ -e $T/lock.json.lock ] && break; sleep 0.1; done
+run_bc $T/l2 run cpu max_prime=100 --time 0.05 --warmup 0 -q -o $T/lock.json
+expect_rc "a second run writing the same results file is refused" 2
+expect_grep "naming the other run" $T/l2.err "another benchcore run \(pid $first\) is writing"
+wait $first; RC=$?
+expect_rc "the first run is not disturbed" 0
+expect_py "and its results are whole" $T/lock.json 'len(d["cases"])==1 and d["cases"][0]["status"]=="ok"'
+check "the lock file is removed when the run ends" test ! -e $T/lock.json.lock
+run_bc $T/big run cpu max_prime=3,4,5,6,7,8,9,10,11,12 --threads 1,2,3,4,5,6,7,8,9,10 --repeat 101 -q
+expect_rc "a plan beyond max_cases is refused (even with -q)" 2
+expect_grep "its size and duration are said, and how to confirm" $T/big.err 'the plan has 10100 cases, about 111100 s \(1\.3 days\).*max_cases = 10000'
+expect_grep "the confirming flag is named" $T/big.err 'give --max-cases 10100'

@@ -15,6 +15,7 @@
 #include "output.h"
 #include "plan.h"
 #include "run.h"
+#include "serve_cli.h"
 #include "service.h"
 #include "sysinfo.h"
 #include "util.h"
@@ -77,6 +78,7 @@ static void usage(FILE *f)
 		"  benchcore sysinfo [--json]              this machine's fingerprint\n"
 		"  benchcore compare A.json B.json [...]   verdicts: win / loss / tie / inconclusive\n"
 		"  benchcore report A.json [...] -o F.html charts and verdicts in one HTML page\n"
+		"  benchcore serve [options]               the server half of a two-machine module (net)\n"
 		"  benchcore --help | --version\n\n", BC_VERSION);
 	for (int scope = F_SUITE; scope <= F_RUN; scope <<= 1) {
 		fprintf(f, "%s:\n", scope == F_SUITE ? "options of -c" : "options of run");
@@ -547,6 +549,8 @@ int main(int argc, char **argv)
 		return bc_cmd_sysinfo(argc - 1, argv + 1);
 	if (!strcmp(cmd, "compare"))
 		return bc_cmd_compare(argc - 1, argv + 1);
+	if (!strcmp(cmd, "serve"))
+		return bc_cmd_serve(argc - 1, argv + 1);
 	if (!strcmp(cmd, "report"))
 		return bc_cmd_report(argc - 1, argv + 1);
 	if (cmd[0] == '-')

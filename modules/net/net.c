@@ -270,13 +270,12 @@ static int net_handshake(net_state *s, const char *host, int port)
 const char *net_ctl_reason(net_state *s)
 {
 	pthread_mutex_lock(&s->ctl_mu);
-	if (!s->ctl_reason[0] && s->ctl >= 0) {
+	if (!s->ctl_checked && s->ctl >= 0) {
 		net_msg m;
 		char err[200] = "";
+		s->ctl_checked = 1;
 		if (net_recv_msg(s->ctl, &m, 300, -1, err, sizeof(err)) == NET_OK && m.type == NET_M_ERROR)
 			snprintf(s->ctl_reason, sizeof(s->ctl_reason), "; the server said: %s", m.message);
-		else
-			snprintf(s->ctl_reason, sizeof(s->ctl_reason), " ");
 	}
 	pthread_mutex_unlock(&s->ctl_mu);
 	return s->ctl_reason;

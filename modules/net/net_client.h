@@ -43,6 +43,7 @@ typedef struct net_state {
 	int srv_stop, srv_running;
 	pthread_mutex_t ctl_mu;		/* the control socket, read by a failing thread */
 	char ctl_reason[300];
+	int ctl_checked;
 } net_state;
 
 /* Why the server dropped the test, if it said so on the control connection

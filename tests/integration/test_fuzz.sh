@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Fuzzes the config loader and the results reader (with compare and report
-# behind it) with libFuzzer for a bounded time each, then replays their
-# regression corpora tests/fuzz/corpus-*/. The fuzz binaries carry their own
+# Fuzzes the config loader, the results reader (with compare and report
+# behind it) and the net module's control-message parser with libFuzzer for
+# a bounded time each, then replays their regression corpora tests/fuzz/corpus-*/. The fuzz binaries carry their own
 # ASan+UBSan, so the [asan] pass of the suite only fuzzes briefly: the long
 # runs belong to the plain pass.
 cd "$(dirname "$0")/../.."
@@ -12,7 +12,7 @@ if ! command -v clang >/dev/null && ! command -v clang-14 >/dev/null; then
 	fail "clang is not installed (needed for libFuzzer)"
 	exit 0
 fi
-for name in config results; do
+for name in config results netctl; do
 	FUZZ_BUILD="$BUILD/fuzz" timeout 120 tests/fuzz/run_fuzz.sh "$name" "$secs" >"$T/fuzz-$name.out" 2>&1
 	rc=$?
 	cat "$T/fuzz-$name.out"

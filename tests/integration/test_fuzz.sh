@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Fuzzes the config loader, the results reader (with compare and report
 # behind it) and the net module's control-message parser with libFuzzer for
-# a bounded time each, then replays their regression corpora tests/fuzz/corpus-*/. The fuzz binaries carry their own
-# ASan+UBSan, so the [asan] pass of the suite only fuzzes briefly: the long
-# runs belong to the plain pass.
+# a bounded time each, then replays their regression corpora
+# tests/fuzz/corpus-*/. The fuzz binaries carry their own ASan+UBSan, so the
+# [asan] pass of the suite only fuzzes briefly: the long runs belong to the
+# plain pass.
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
 secs=${FUZZ_SECONDS:-20}

@@ -7,6 +7,7 @@
  * (TCP_INFO bytes_acked, sampled when the window opens and closes), not as
  * written: what sits in the socket buffers at the end never arrived. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include <linux/errqueue.h>
 #include <netinet/in.h>
 #include <sys/epoll.h>
+#include <sys/time.h>
 #include "net_client.h"
 
 #ifndef MSG_ZEROCOPY
@@ -352,16 +354,20 @@ static int rr_start(net_cthread *ct, net_cflow *f)
 
 /* The answer is in: one transaction, timed from its start (for tcp_crr that
    includes the handshake, as netperf's TCP_CRR). */
-static int rr_done(net_cthread *ct, net_cflow *f)
+static void rr_count(net_cthread *ct, net_cflow *f)
 {
 	const bench_host_api_v1 *api = ct->s->api;
-	uint64_t now = api->now_ns();
-	api->record(ct->t, 0, now - f->start, 2 * ct->s->p.msg_size);
+	api->record(ct->t, 0, api->now_ns() - f->start, 2 * ct->s->p.msg_size);
 	if (ct->measuring) {
 		f->fs->trans++;
 		f->fs->bytes_tx += ct->s->p.msg_size;
 		f->fs->bytes_rx += ct->s->p.msg_size;
 	}
+}
+
+static int rr_done(net_cthread *ct, net_cflow *f)
+{
+	rr_count(ct, f);
 	ct->inflight--;
 	if (ct->s->p.test == NET_TCP_CRR) {
 		/* abortive close: no TIME_WAIT, so a long run cannot use up the ports */
@@ -408,9 +414,57 @@ static int rr_event(net_cthread *ct, net_cflow *f, uint32_t e)
 	return rr_done(ct, f);
 }
 
+/* tcp_rr with one flow per thread (netperf TCP_RR, sockperf ping-pong):
+   a blocking send and recv, two system calls per transaction instead of
+   four with epoll. The receive timeout bounds how late a stop is seen. */
+static int run_rr_single(net_cthread *ct)
+{
+	const bench_host_api_v1 *api = ct->s->api;
+	net_cflow *f = &ct->f[0];
+	size_t n = ct->s->p.msg_size;
+	struct timeval tv = { 0, 20000 };
+	int fl = fcntl(f->fd, F_GETFL);
+	if (fl < 0 || fcntl(f->fd, F_SETFL, fl & ~O_NONBLOCK) ||
+	    setsockopt(f->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+	    setsockopt(f->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)))
+		return flow_fail(ct, f, strerror(errno));
+	while (!api->stopping(ct->t) && api->claim(ct->t, 1)) {
+		window_check(ct);
+		f->start = api->now_ns();
+		for (f->pos = 0; f->pos < n;) {
+			ssize_t r = send(f->fd, ct->tx + NET_DATA_HDR + f->pos, n - f->pos, MSG_NOSIGNAL);
+			if (r < 0 && (errno == EAGAIN || errno == EINTR)) {
+				if (api->stopping(ct->t))
+					return BENCH_OK;
+				continue;
+			}
+			if (r < 0)
+				return flow_fail(ct, f, strerror(errno));
+			f->pos += (size_t)r;
+		}
+		for (f->pos = 0; f->pos < n;) {
+			ssize_t r = recv(f->fd, ct->rx, n - f->pos < ct->rxlen ? n - f->pos : ct->rxlen, 0);
+			if (r == 0)
+				return flow_fail(ct, f, "the server closed it");
+			if (r < 0 && (errno == EAGAIN || errno == EINTR)) {
+				if (api->stopping(ct->t))
+					return BENCH_OK;
+				continue;
+			}
+			if (r < 0)
+				return flow_fail(ct, f, strerror(errno));
+			f->pos += (size_t)r;
+		}
+		rr_count(ct, f);
+	}
+	return BENCH_OK;
+}
+
 static int run_rr(net_cthread *ct)
 {
 	const bench_host_api_v1 *api = ct->s->api;
+	if (ct->nf == 1 && ct->s->p.test == NET_TCP_RR)
+		return run_rr_single(ct);
 	for (unsigned i = 0; i < ct->nf; i++)
 		if (rr_start(ct, &ct->f[i]))
 			return BENCH_ERR;

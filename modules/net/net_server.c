@@ -253,6 +253,10 @@ static int conn_rr(net_sworker *w, net_sconn *c)
 		c->pos = 0;
 		w->trans++;
 		conn_want_out(w, c, 0);
+		/* one in flight per flow: the next request is not here yet, and
+		   epoll says when it is (a recv now would only fail: a syscall
+		   per transaction) */
+		return 0;
 	}
 }
 

@@ -163,7 +163,7 @@ int net_thread_init(void *state, bench_thread *t, void **tstate)
 			: flow_open_tcp(ct, f, err, sizeof(err)) != 0;
 		ev = (struct epoll_event){ .events = events, .data.u32 = i };
 		if (bad || epoll_ctl(ct->ep, EPOLL_CTL_ADD, f->fd, &ev) != 0) {
-			char d[500];
+			char d[700];
 			snprintf(d, sizeof(d), "flow %u to %s: %s.", f->id, s->where, err[0] ? err : strerror(errno));
 			api->error(s->ctx, t, "cannot open a data connection to the net server", d,
 				   "a firewall may let the control port through but not the data ports");

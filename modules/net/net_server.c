@@ -28,7 +28,8 @@
 #include "net.h"
 
 #define NET_MAX_WORKERS	64
-#define NET_RX_BUF	(256u << 10)
+#define NET_RX_BUF	(128u << 10)	/* as iperf3's reads */
+#define NET_TX_MAX	(1u << 20)	/* a client's msg_size cannot make the server allocate more */
 
 struct net_server {
 	net_server_cfg cfg;
@@ -61,7 +62,7 @@ typedef struct net_sworker {
 	pthread_t th;
 	int ep, started;
 	char *rx, *tx;
-	size_t rxlen;
+	size_t rxlen, txlen;
 	net_sconn *conns;
 	net_uflow *uf;
 	uint64_t bytes_rx, bytes_tx, trans, nconns, retrans;
@@ -211,7 +212,7 @@ static int conn_stream(net_sworker *w, net_sconn *c, uint32_t ev)
 		}
 	if ((ev & EPOLLOUT) && (p->reverse || p->bidir))
 		for (int i = 0; i < 16; i++) {
-			ssize_t r = send(c->fd, w->tx, p->msg_size, MSG_NOSIGNAL);
+			ssize_t r = send(c->fd, w->tx, p->msg_size < w->txlen ? p->msg_size : w->txlen, MSG_NOSIGNAL);
 			if (r < 0 && (errno == EAGAIN || errno == EINTR))
 				break;
 			if (r < 0)
@@ -238,7 +239,7 @@ static int conn_rr(net_sworker *w, net_sconn *c)
 			c->writing = 1;
 			c->pos = 0;
 		}
-		ssize_t r = send(c->fd, w->tx, n - c->pos, MSG_NOSIGNAL);
+		ssize_t r = send(c->fd, w->tx, n - c->pos < w->txlen ? n - c->pos : w->txlen, MSG_NOSIGNAL);
 		if (r < 0 && errno != EAGAIN && errno != EINTR)
 			return -1;
 		if (r > 0) {
@@ -374,9 +375,10 @@ static int workers_start(net_sess *ss, char *err, size_t errlen)
 	for (unsigned i = 0; i < ss->nworkers; i++) {
 		net_sworker *w = &ss->w[i];
 		w->ss = ss;
-		w->rxlen = p->msg_size > NET_RX_BUF ? p->msg_size : NET_RX_BUF;
+		w->rxlen = NET_RX_BUF;
+		w->txlen = p->msg_size < NET_TX_MAX ? p->msg_size : NET_TX_MAX;
 		w->rx = malloc(w->rxlen);
-		w->tx = calloc(1, p->msg_size);
+		w->tx = malloc(w->txlen);
 		w->ep = epoll_create1(EPOLL_CLOEXEC);
 		if (ss->ufd >= 0)
 			w->uf = calloc(p->flows, sizeof(*w->uf));
@@ -384,7 +386,7 @@ static int workers_start(net_sess *ss, char *err, size_t errlen)
 			snprintf(err, errlen, "out of memory or descriptors for %u workers", ss->nworkers);
 			return -1;
 		}
-		memset(w->tx, 'n', p->msg_size);
+		memset(w->tx, 'n', w->txlen);
 		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &ss->efd };
 		epoll_ctl(w->ep, EPOLL_CTL_ADD, ss->efd, &ev);
 		ev = (struct epoll_event){ .events = EPOLLIN | EPOLLEXCLUSIVE, .data.ptr = &ss->lfd };
@@ -517,8 +519,11 @@ static int sess_sockets(net_sess *ss, char *err, size_t errlen)
 		if ((ss->ufd = net_listen_addr((struct sockaddr *)&la, len, SOCK_DGRAM, err, errlen)) < 0)
 			return -1;
 		net_set_nonblock(ss->ufd);
+		/* 8 MiB of datagrams ride out a descheduled reader (80 ms at 800
+		   Mbit/s); SO_RCVBUFFORCE passes net.core.rmem_max when we may */
 		int big = 8 << 20;
-		setsockopt(ss->ufd, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
+		if (setsockopt(ss->ufd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big)) != 0)
+			setsockopt(ss->ufd, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
 	}
 	ss->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (ss->efd < 0) {

@@ -78,7 +78,7 @@ static void usage(FILE *f)
 		"  benchcore sysinfo [--json]              this machine's fingerprint\n"
 		"  benchcore compare A.json B.json [...]   verdicts: win / loss / tie / inconclusive\n"
 		"  benchcore report A.json [...] -o F.html charts and verdicts in one HTML page\n"
-		"  benchcore serve [options]               the server half of a two-machine module (net)\n"
+		"  benchcore serve [options]               a module's server half, for runs from another machine\n"
 		"  benchcore --help | --version\n\n", BC_VERSION);
 	for (int scope = F_SUITE; scope <= F_RUN; scope <<= 1) {
 		fprintf(f, "%s:\n", scope == F_SUITE ? "options of -c" : "options of run");

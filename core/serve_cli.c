@@ -101,7 +101,7 @@ static void serve_usage(FILE *f, const bc_module *m)
 			snprintf(help, sizeof(help), "%s", o->help);
 		fprintf(f, "  %-28s %s\n", o->shrt ? left : left + 1, help);
 	}
-	fprintf(f, "\nsite.conf (-c): a group serve = { secret = \"...\"; port = 5301; ... } takes the\n"
+	fprintf(f, "\nsite.conf (-c): a group serve = { secret = \"...\"; port = N; ... } takes the\n"
 		"options above with '_' for '-' (max_clients, idle_timeout, ...), the command line\n"
 		"winning; the secret only from there, or as secret_env = \"VAR\" / secret_file = \"/path\".\n"
 		"With a secret, clients prove they know it (HMAC challenge); it never crosses the wire.\n"
@@ -282,7 +282,7 @@ static int conf_load(serve_opts *so, const char *file, bc_err *e)
 			known = k->scope <= 2 && !strcmp(k->name, key);
 		if (!known) {
 			bc_err_set(e, "%s:%u: unknown setting \"%s\"", file, config_setting_source_line(s), key);
-			bc_err_hint(e, "benchcore serve reads serve = { secret = \"...\"; port = 5301; ... }");
+			bc_err_hint(e, "benchcore serve reads serve = { secret = \"...\"; port = N; ... }");
 			goto out;
 		}
 		if (!strcmp(key, "serve")) {

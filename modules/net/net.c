@@ -281,6 +281,12 @@ const char *net_ctl_reason(net_state *s)
 	return s->ctl_reason;
 }
 
+static void net_destroy(void *state);
+
+static int net_setup(net_state *s);
+
+/* The host calls destroy only after a successful init: a failed one frees
+   what it made (the loopback server thread included) itself. */
 static int net_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
 {
 	if (!BENCH_HOST_HAS(api, set_op_classes) || !BENCH_HOST_HAS(api, stop_fd)) {
@@ -296,7 +302,18 @@ static int net_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
 	s->ctx = ctx;
 	s->ctl = s->srv_stop = -1;
 	pthread_mutex_init(&s->ctl_mu, NULL);
+	if (net_setup(s) != BENCH_OK) {
+		net_destroy(s);
+		return BENCH_ERR;
+	}
 	*state = s;
+	return BENCH_OK;
+}
+
+static int net_setup(net_state *s)
+{
+	const bench_host_api_v1 *api = s->api;
+	bench_ctx *ctx = s->ctx;
 	if (net_options_read(s) || net_classes(s))
 		return BENCH_ERR;
 	s->fs = calloc(s->p.flows, sizeof(*s->fs));

@@ -121,21 +121,36 @@ static int flow_open_tcp(net_cthread *ct, net_cflow *f, char *err, size_t errlen
 	return 0;
 }
 
+static int net_flows_open(net_state *s, bench_thread *t, net_cthread *ct);
+
 int net_thread_init(void *state, bench_thread *t, void **tstate)
 {
 	net_state *s = state;
-	const bench_host_api_v1 *api = s->api;
 	net_cthread *ct = calloc(1, sizeof(*ct));
-	char err[300] = "";
 	if (!ct)
 		return BENCH_ERR;
+	/* the host calls thread_done only after a successful thread_init */
+	if (net_flows_open(s, t, ct) != BENCH_OK) {
+		net_thread_done(ct);
+		return BENCH_ERR;
+	}
 	*tstate = ct;
+	return BENCH_OK;
+}
+
+static int net_flows_open(net_state *s, bench_thread *t, net_cthread *ct)
+{
+	const bench_host_api_v1 *api = s->api;
+	char err[300] = "";
+	ct->ep = -1;
 	ct->s = s;
 	ct->t = t;
 	ct->idx = api->thread_index(t);
 	ct->ts = &s->ts[ct->idx];
 	ct->nf = s->flows;
 	ct->f = calloc(ct->nf, sizeof(*ct->f));
+	for (unsigned i = 0; ct->f && i < ct->nf; i++)
+		ct->f[i].fd = -1;
 	ct->rxlen = s->p.msg_size > (256u << 10) ? s->p.msg_size : 256u << 10;
 	ct->tx = calloc(1, s->p.msg_size + NET_DATA_HDR);
 	ct->rx = malloc(ct->rxlen);
@@ -239,7 +254,11 @@ static int stream_send(net_cthread *ct, net_cflow *f)
 	const bench_host_api_v1 *api = ct->s->api;
 	size_t n = ct->s->p.msg_size;
 	int flags = MSG_NOSIGNAL | (ct->s->p.zerocopy ? MSG_ZEROCOPY : 0);
-	for (int i = 0; i < NET_BURST; i++) {
+	for (int i = 0; i < NET_BURST && ct->budget; i++) {
+		if (!api->claim(ct->t, 1)) {
+			ct->budget = 0;	/* --events: the budget is spent */
+			return 0;
+		}
 		uint64_t t0 = api->now_ns();
 		ssize_t r = send(f->fd, ct->tx + NET_DATA_HDR, n, flags);
 		if (r < 0 && errno == ENOBUFS && ct->s->p.zerocopy)
@@ -256,7 +275,11 @@ static int stream_send(net_cthread *ct, net_cflow *f)
 static int stream_recv(net_cthread *ct, net_cflow *f, unsigned op)
 {
 	const bench_host_api_v1 *api = ct->s->api;
-	for (int i = 0; i < NET_BURST; i++) {
+	for (int i = 0; i < NET_BURST && ct->budget; i++) {
+		if (!api->claim(ct->t, 1)) {
+			ct->budget = 0;
+			return 0;
+		}
 		uint64_t t0 = api->now_ns();
 		ssize_t r = recv(f->fd, ct->rx, ct->rxlen, 0);
 		if (r == 0)
@@ -277,7 +300,7 @@ static int run_stream(net_cthread *ct)
 	const bench_host_api_v1 *api = ct->s->api;
 	const net_params *p = &ct->s->p;
 	unsigned recv_op = p->bidir ? 1 : 0;
-	while (!api->stopping(ct->t)) {
+	while (!api->stopping(ct->t) && ct->budget) {
 		struct epoll_event evs[64];
 		window_check(ct);
 		int n = epoll_wait(ct->ep, evs, 64, -1);
@@ -519,6 +542,10 @@ static int run_udp_stream(net_cthread *ct)
 		for (unsigned i = 0; i < ct->nf; i++) {
 			net_cflow *f = &ct->f[i];
 			for (int k = 0; k < 64 && f->next_ns <= now; k++) {
+				if (!api->claim(ct->t, 1)) {
+					ct->budget = 0;
+					break;
+				}
 				udp_header(ct, f, now);
 				ssize_t r = send(f->fd, ct->tx, n, 0);
 				if (r < 0 && (errno == EAGAIN || errno == ENOBUFS))
@@ -540,6 +567,8 @@ static int run_udp_stream(net_cthread *ct)
 			api->record_n(ct->t, 0, count, 0, count * n);
 			ct->ts->udp_sent += count;
 		}
+		if (!ct->budget)
+			break;
 		now = api->now_ns();
 		epoll_wait_ns(ct, evs, 8, earliest > now ? earliest - now : 0);
 	}

@@ -566,7 +566,9 @@ static int sess_wait_stop(net_sess *ss, uint64_t t0)
 				   s->cfg.max_duration_s);
 			return 0;
 		}
-		if (now - atomic_load_explicit(&ss->activity_ns, memory_order_relaxed) > idle_ns) {
+		/* a worker may have stamped a time after our now: not idle */
+		uint64_t last = atomic_load_explicit(&ss->activity_ns, memory_order_relaxed);
+		if (last < now && now - last > idle_ns) {
 			slog(s, BENCH_LOG_WARN, "client %s: test dropped: no traffic for %g s (--idle-timeout)",
 			     ss->peer, s->cfg.idle_timeout_s);
 			send_error(ss, "idle", "no traffic for %g s (the server's --idle-timeout)",

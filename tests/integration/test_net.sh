@@ -147,8 +147,9 @@ run_bc $T/dur run net server=127.0.0.1:$PORT --time 2 --warmup 0 -q --no-isolate
 expect_rc "a test longer than --max-duration is stopped" 1
 expect_grep "... and the client says why" $T/dur.out "max-duration"
 stop_serve
-start_serve once --once
-run_net $T/once server=127.0.0.1:$PORT
+start_serve once --once --idle-timeout 1
+run_bc $T/once run net server=127.0.0.1:$PORT test=tcp_rr --time 2 --warmup 0 -q --no-isolate
+expect_rc "a busy 2 s test is never taken for idle by --idle-timeout 1" 0
 wait "$SPID"; SRC=$?
 check "serve --once exits 0 after one test" test "$SRC" -eq 0
 

@@ -16,6 +16,7 @@
 #include "output.h"
 #include "plan.h"
 #include "run.h"
+#include "serve_cli.h"
 #include "service.h"
 #include "settings.h"
 #include "sysinfo.h"
@@ -89,6 +90,7 @@ static void usage(FILE *f)
 		"  benchcore sysinfo [--json]              this machine's fingerprint\n"
 		"  benchcore compare A.json B.json [...]   verdicts: win / loss / tie / inconclusive\n"
 		"  benchcore report A.json [...] -o F.html charts and verdicts in one HTML page\n"
+		"  benchcore serve [options]               a module's server half, for runs from another machine\n"
 		"  benchcore --help | --version\n\n", BC_VERSION);
 	fprintf(f, "options of -c:\n");
 	bc_flags_help(f, all_flags(), F_SUITE);
@@ -702,6 +704,8 @@ int main(int argc, char **argv)
 		return bc_cmd_sysinfo(argc - 1, argv + 1);
 	if (!strcmp(cmd, "compare"))
 		return bc_cmd_compare(argc - 1, argv + 1);
+	if (!strcmp(cmd, "serve"))
+		return bc_cmd_serve(argc - 1, argv + 1);
 	if (!strcmp(cmd, "report"))
 		return bc_cmd_report(argc - 1, argv + 1);
 	if (cmd[0] == '-')

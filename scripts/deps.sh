@@ -10,7 +10,7 @@ BUILD="build-essential pkg-config libconfig-dev libaio-dev libmariadb-dev libhir
 TEST="valgrind clang libclang-rt-14-dev mariadb-server redis-server iproute2 procps
       chromium python3"
 # Reference tools the bench/ scripts compare against.
-REF="sysbench fio redis-tools openssl iperf3 coreutils"
+REF="sysbench fio redis-tools openssl iperf3 sockperf qperf coreutils"
 
 want="$BUILD $TEST $REF"
 missing=""

@@ -4,15 +4,16 @@
 # replays every file of tests/fuzz/corpus-TARGET/.
 #   tests/fuzz/run_fuzz.sh TARGET [SECONDS]     (default 20; 0 = replay only)
 # TARGET: config (the config loader and option validation), results (the
-# results reader, compare and report behind it) or loader (a probe's module
-# description and its metadata checks; a module's ELF RUNPATH).
+# results reader, compare and report behind it), loader (a probe's module
+# description and its metadata checks; a module's ELF RUNPATH) or netctl (the
+# net module's control-message parser, modules/net/net_proto.c).
 # Env: FUZZ_BUILD (build dir, default build-fuzz), BC_ARTIFACTS (where crashers
 # go, default /tmp/benchcore-artifacts). A crasher is printed with its path:
 # fix the bug, then copy the file into tests/fuzz/corpus-TARGET/ so it stays
 # a regression test. Exit status: 0 no crash, 1 crash or leak, 2 build error.
 set -u
 cd "$(dirname "$0")/../.."
-name=${1:?usage: tests/fuzz/run_fuzz.sh config|results|loader [SECONDS]}
+name=${1:?usage: tests/fuzz/run_fuzz.sh config|results|loader|netctl [SECONDS]}
 secs=${2:-20}
 case $name in
 config)	src="core/config.c core/settings.c core/plan.c core/options.c core/util.c"
@@ -21,7 +22,9 @@ loader)	src="core/probe.c core/elf.c core/loader.c core/options.c core/config.c 
 	libs="-lconfig -ljansson -lcrypto -ldl -lm"; seeds=""; max_len=65536;;
 results) src="core/results_read.c core/compare.c core/compare_cli.c core/stats.c core/report.c core/svg.c core/flags.c core/util.c"
 	libs="-ljansson -lm"; seeds="tests/fixtures/*.json"; max_len=32768;;
-*)	echo "run_fuzz.sh: unknown target '$name' (config, results, loader)"; exit 2;;
+netctl)	src="modules/net/net_proto.c"
+	libs="-ljansson"; seeds=""; max_len=4096;;
+*)	echo "run_fuzz.sh: unknown target '$name' (config, results, loader, netctl)"; exit 2;;
 esac
 src="tests/fuzz/fuzz_$name.c $src"
 bin=${FUZZ_BUILD:-build-fuzz}/fuzz_$name
@@ -30,9 +33,9 @@ corpus=tests/fuzz/corpus-$name
 cc=$(command -v clang-14 || command -v clang) || { echo "clang not installed"; exit 2; }
 mkdir -p "$(dirname "$bin")" "$art"
 # Rebuild only when a source is newer than the binary.
-if [ ! -x "$bin" ] || [ -n "$(find $src core/*.h -newer "$bin" 2>/dev/null)" ]; then
+if [ ! -x "$bin" ] || [ -n "$(find $src core/*.h modules/net/*.h -newer "$bin" 2>/dev/null)" ]; then
 	"$cc" -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-fno-omit-frame-pointer -D_GNU_SOURCE -Isdk/include -Icore -DBC_VERSION='"fuzz"' -DBC_MODULEDIR='"/nonexistent"' \
+		-fno-omit-frame-pointer -D_GNU_SOURCE -Isdk/include -Icore -Imodules/net -DBC_VERSION='"fuzz"' -DBC_MODULEDIR='"/nonexistent"' \
 		-o "$bin" $src $libs || exit 2
 fi
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1

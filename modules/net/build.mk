@@ -1,0 +1,1 @@
+LIBS_net := -lcrypto -ljansson

@@ -211,6 +211,14 @@ static int load_global(bc_config *c, const config_setting_t *s, bc_err *e)
 		rc = 0;
 		goto out;	/* read after all globals, so entries inherit them */
 	}
+	if (st->store == BC_ST_NONE) {	/* another command's group (serve) */
+		if (config_setting_type(s) != CONFIG_TYPE_GROUP) {
+			bc_err_set(e, "%s: \"%s\" must be a group { ... }", w, key);
+			goto out;
+		}
+		rc = 0;
+		goto out;
+	}
 	if (st->store == BC_ST_STRING && config_setting_type(s) != CONFIG_TYPE_STRING) {
 		bc_err_set(e, "%s: \"%s\" takes one string", w, key);
 		goto out;

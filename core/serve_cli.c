@@ -17,6 +17,7 @@
 #include "config.h"
 #include "loader.h"
 #include "serve_cli.h"
+#include "settings.h"
 #include "util.h"
 
 enum { SV_MODULE, SV_BIND, SV_PORT, SV_ONCE, SV_MAXCL, SV_IDLE, SV_MAXDUR, SV_CONFIG, SV_MODPATH, SV_HELP };
@@ -278,8 +279,8 @@ static int conf_load(serve_opts *so, const char *file, bc_err *e)
 		const config_setting_t *s = config_setting_get_elem(root, (unsigned)i);
 		const char *key = config_setting_name(s);
 		int known = !strcmp(key, "serve");
-		for (const bc_keydoc *k = bc_config_keys; k->name && !known; k++)
-			known = k->scope <= 2 && !strcmp(k->name, key);
+		const bc_setting *st = bc_setting_find(key);
+		known |= st && st->scope <= BC_SCOPE_RUN;
 		if (!known) {
 			bc_err_set(e, "%s:%u: unknown setting \"%s\"", file, config_setting_source_line(s), key);
 			bc_err_hint(e, "benchcore serve reads serve = { secret = \"...\"; port = N; ... }");
@@ -404,8 +405,14 @@ static int serve_settings(const serve_opts *so, const bc_module *m, bench_serve_
 	return 0;
 }
 
-static int serve_run(const bc_module *m, bench_serve_v1 *a)
+static int serve_run(bc_module *m, bench_serve_v1 *a)
 {
+	bc_err e;
+	/* described by a probe so far: open it here, in the serving process */
+	if (bc_module_open(m, &e)) {
+		bc_err_print(&e);
+		return 1;
+	}
 	struct sigaction sa = { .sa_handler = sv_on_signal }, ign = { .sa_handler = SIG_IGN };
 	sv_stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (sv_stop_fd < 0) {
@@ -458,7 +465,7 @@ int bc_cmd_serve(int argc, char **argv)
 		bc_err_print(&e);
 		goto out;
 	}
-	rc = serve_run(m, &a);
+	rc = serve_run((bc_module *)m, &a);	/* the set owns it; opening fills its callbacks */
 out:
 	bc_modset_free(&set);
 	opts_free(&so);

@@ -39,6 +39,9 @@ const bc_setting bc_settings[] = {
 	  BC_SCOPE_GLOBAL, BC_ST_BOOL, CFG(skip_heavy) },
 	{ { "modules", BENCH_OPT_STRING, NULL, "the modules to run: modules = ( { name = \"...\"; ... }, ... );" },
 	  BC_SCOPE_GLOBAL, BC_ST_NONE, 0 },
+	{ { "serve", BENCH_OPT_STRING, NULL, "benchcore serve's settings, e.g. serve = { secret_file = \"...\"; port = 5301; }; "
+	    "(see benchcore serve --help); a run leaves it alone" },
+	  BC_SCOPE_GLOBAL, BC_ST_NONE, 0 },
 	/* run settings: top level, a module entry, the command line */
 	{ { "threads", BENCH_OPT_INT, "1", "worker threads; a list is a sweep", .min = 1, .max = 4096 },
 	  BC_SCOPE_RUN, BC_ST_THREADS, RUN(threads), "threads", "1,2,4" },
@@ -240,7 +243,8 @@ static const char *type_text(const bc_setting *s, char *buf, size_t n)
 	case BC_ST_THREADS: return "int or list of ints";
 	case BC_ST_STRV: return "list of strings";
 	case BC_ST_PCTS: return "list of numbers";
-	case BC_ST_NONE: return s->scope == BC_SCOPE_GLOBAL ? "list of groups" : "string";
+	case BC_ST_NONE: return s->scope != BC_SCOPE_GLOBAL ? "string" :
+			 !strcmp(s->opt.name, "modules") ? "list of groups" : "group";
 	case BC_ST_CHOICE:
 		bc_choices_text(&s->opt, buf, n);
 		return buf;

@@ -29,17 +29,19 @@ CFLAGS		?= $(OPT) -g
 ifeq ($(SAN),1)
 SANFLAGS	:= -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 endif
+# core/ is grouped by job (README "Layout"); every group's headers are on the path
+CORE_DIRS	:= $(sort $(dir $(wildcard core/*/*.c core/*/*.h)))
 ALLCFLAGS	:= -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -D_GNU_SOURCE -pthread \
-		   -Isdk/include -Icore -DBC_VERSION='"$(VERSION)"' \
+		   -Isdk/include $(CORE_DIRS:%/=-I%) -DBC_VERSION='"$(VERSION)"' \
 		   -DBC_MODULEDIR='"$(MODULEDIR)"'
 BC_CFLAGS_STR	:= $(CC) -std=gnu11 $(CFLAGS) $(SANFLAGS)
 CORE_LIBS	:= -lconfig -ljansson -lcrypto -ldl -lm -pthread
 MOD_CFLAGS	:= $(ALLCFLAGS) -fPIC -fvisibility=hidden
 MOD_LDFLAGS	:= -shared $(SANFLAGS) -Wl,--no-undefined -Wl,-z,defs
 
-CORE_SRC	:= $(filter-out core/main.c,$(wildcard core/*.c))
+CORE_SRC	:= $(filter-out core/cli/main.c,$(wildcard core/*/*.c))
 CORE_OBJ	:= $(CORE_SRC:%.c=$(BUILD)/%.o)
-MAIN_OBJ	:= $(BUILD)/core/main.o
+MAIN_OBJ	:= $(BUILD)/core/cli/main.o
 
 MODULES		:= $(notdir $(patsubst %/,%,$(dir $(wildcard modules/*/*.c))))
 MODULES		:= $(sort $(MODULES))
@@ -65,18 +67,26 @@ unit: $(UNIT_BIN)
 $(BUILD)/.benchcore-build:
 	@mkdir -p $(@D) && echo "in-tree build of benchcore $(VERSION)" > $@
 
-$(BUILD)/core/%.o: core/%.c $(wildcard core/*.h) sdk/include/benchcore/module.h
+# -MMD -MP: each object's header dependencies, tracked in a .d file beside it
+$(BUILD)/core/%.o: core/%.c
 	@mkdir -p $(@D)
-	$(CC) $(ALLCFLAGS) -DBC_BUILD_CFLAGS='"$(BC_CFLAGS_STR)"' -c -o $@ $<
+	$(CC) $(ALLCFLAGS) -MMD -MP -DBC_BUILD_CFLAGS='"$(BC_CFLAGS_STR)"' -c -o $@ $<
+-include $(CORE_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)
 
 $(BUILD)/benchcore: $(MAIN_OBJ) $(CORE_OBJ)
 	$(CC) $(SANFLAGS) -o $@ $^ $(CORE_LIBS)
 
-# One rule per module: modules/NAME/*.c -> build/modules/NAME.so
+# One rule per module: modules/NAME/*.c -> build/modules/NAME.so, built by
+# sdk/module.mk, the fragment third parties use, against an in-tree
+# pkg-config file: every build exercises the SDK as a module author sees it.
 define module_rule
-$(BUILD)/modules/$(1).so: $(wildcard modules/$(1)/*.c) $(wildcard modules/$(1)/*.h) $(wildcard modules/*.h) sdk/include/benchcore/module.h
+$(BUILD)/modules/$(1).so: $(wildcard modules/$(1)/*.c) $(wildcard modules/$(1)/*.h) $(wildcard modules/*.h) \
+		sdk/include/benchcore/module.h sdk/module.mk $(BUILD)/sdk/benchcore.pc
 	@mkdir -p $$(@D)
-	$(CC) $(MOD_CFLAGS) $(MOD_LDFLAGS) -o $$@ $(wildcard modules/$(1)/*.c) $$(LIBS_$(1)) -lm -lpthread
+	$$(MAKE) --no-print-directory -C $$(@D) -f $(CURDIR)/sdk/module.mk MODULE=$(1) \
+		SRCS="$(abspath $(wildcard modules/$(1)/*.c))" CC="$(CC)" \
+		CFLAGS="$(WARN) $(CFLAGS) $(SANFLAGS) -pthread" LDFLAGS="$(SANFLAGS) -Wl,-z,defs" \
+		LIBS="$$(LIBS_$(1)) -lm -lpthread" PKG_CONFIG_PATH=$(CURDIR)/$(BUILD)/sdk $(1).so
 endef
 $(foreach m,$(MODULES),$(eval $(call module_rule,$(m))))
 
@@ -105,6 +115,13 @@ check: all testmods unit
 # The plain build's tests only (quicker while developing).
 check-fast: all testmods unit
 	tests/run.sh --build $(BUILD)
+
+# the SDK as the in-tree modules see it (headers and module.mk of this tree)
+$(BUILD)/sdk/benchcore.pc: sdk/benchcore.pc.in
+	@mkdir -p $(@D)
+	sed -e 's|@PREFIX@|$(CURDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
+	    -e 's|@INCLUDEDIR@|$(CURDIR)/sdk/include|g' -e 's|@MODULEDIR@|$(CURDIR)/$(BUILD)/modules|g' \
+	    -e 's|@DATADIR@/benchcore/module.mk|$(CURDIR)/sdk/module.mk|g' $< > $@.tmp && mv $@.tmp $@
 
 # regenerated every time: it depends on PREFIX, which make cannot see change
 $(BUILD)/benchcore.pc: sdk/benchcore.pc.in FORCE

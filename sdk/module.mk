@@ -5,7 +5,7 @@
 #   SRCS = hello.c
 #   include $(shell pkg-config --variable=modulemk benchcore)
 #
-# Optional: LIBS (extra link flags), CFLAGS. Targets: all, install, clean.
+# Optional: LIBS (extra link flags), CFLAGS, LDFLAGS. Targets: all, install, clean.
 # install copies MODULE.so into the moduledir of the benchcore found by pkg-config.
 #
 # A benchcore installed under a PREFIX that pkg-config does not search: give
@@ -36,7 +36,7 @@ all: $(MODULE).so
 # -D_GNU_SOURCE: the same C library surface as the modules built in benchcore's tree.
 $(MODULE).so: $(SRCS)
 	$(CC) -std=gnu11 -D_GNU_SOURCE -Wall -Wextra $(CFLAGS) -fPIC -fvisibility=hidden $(BENCHCORE_CFLAGS) \
-		-shared -Wl,--no-undefined -o $@ $(SRCS) $(LIBS)
+		-shared -Wl,--no-undefined $(LDFLAGS) -o $@ $(SRCS) $(LIBS)
 
 install: $(MODULE).so
 	install -d $(DESTDIR)$(BENCHCORE_MODULEDIR)

@@ -16,11 +16,11 @@ cd "$(dirname "$0")/../.."
 name=${1:?usage: tests/fuzz/run_fuzz.sh config|results|loader|netctl [SECONDS]}
 secs=${2:-20}
 case $name in
-config)	src="core/config.c core/settings.c core/plan.c core/options.c core/util.c"
+config)	src="core/run/config.c core/run/settings.c core/run/plan.c core/run/options.c core/base/util.c"
 	libs="-lconfig -ljansson -lm"; seeds="examples/*.conf"; max_len=4096;;
-loader)	src="core/probe.c core/elf.c core/loader.c core/options.c core/config.c core/settings.c core/util.c"
+loader)	src="core/module/probe.c core/module/elf.c core/module/loader.c core/run/options.c core/run/config.c core/run/settings.c core/base/util.c"
 	libs="-lconfig -ljansson -lcrypto -ldl -lm"; seeds=""; max_len=65536;;
-results) src="core/results_read.c core/compare.c core/compare_cli.c core/stats.c core/report.c core/svg.c core/flags.c core/util.c"
+results) src="core/result/results_read.c core/analysis/compare.c core/analysis/compare_cli.c core/analysis/stats.c core/analysis/report.c core/analysis/svg.c core/cli/flags.c core/base/util.c"
 	libs="-ljansson -lm"; seeds="tests/fixtures/*.json"; max_len=32768;;
 netctl)	src="modules/net/net_proto.c"
 	libs="-ljansson"; seeds=""; max_len=4096;;
@@ -33,9 +33,9 @@ corpus=tests/fuzz/corpus-$name
 cc=$(command -v clang-14 || command -v clang) || { echo "clang not installed"; exit 2; }
 mkdir -p "$(dirname "$bin")" "$art"
 # Rebuild only when a source is newer than the binary.
-if [ ! -x "$bin" ] || [ -n "$(find $src core/*.h modules/net/*.h -newer "$bin" 2>/dev/null)" ]; then
+if [ ! -x "$bin" ] || [ -n "$(find $src core/*/*.h modules/net/*.h -newer "$bin" 2>/dev/null)" ]; then
 	"$cc" -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-fno-omit-frame-pointer -D_GNU_SOURCE -Isdk/include -Icore -Imodules/net -DBC_VERSION='"fuzz"' -DBC_MODULEDIR='"/nonexistent"' \
+		-fno-omit-frame-pointer -D_GNU_SOURCE -Isdk/include $(ls -d core/*/ | sed "s|^|-I|; s|/$||" | tr "\n" " ") -Imodules/net -DBC_VERSION='"fuzz"' -DBC_MODULEDIR='"/nonexistent"' \
 		-o "$bin" $src $libs || exit 2
 fi
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1

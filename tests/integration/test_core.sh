@@ -240,12 +240,12 @@ expect_grep "time 0 without events: says why" $T/nt.err 'time = 0 and no events 
 # name, no module's library in core/ ("cpu" and "io" are also the core's own words:
 # the case's CPU time and the host's CPU, the host's disk target)
 mods=$("$BC" list 2>/dev/null | awk 'NR>1 && /^$/ {exit} NR>1 && /^[a-z0-9_]+ / {print $1}' | grep -vxE 'cpu|io')
-hits=$(for w in $mods; do grep -nwF -- "\"$w\"" core/*.c core/*.h; done)
+hits=$(for w in $mods; do grep -nwF -- "\"$w\"" core/*/*.c core/*/*.h; done)
 optnames=$(for m in $("$BC" list 2>/dev/null | awk 'NR>1 && /^$/ {exit} NR>1 && /^[a-z0-9_]+ / {print $1}'); do
 	"$BC" help "$m" --markdown | awk -F'`' '/^\| `/ {print $2}'; done | sort -u)
-lookups=$(grep -nE '(bc_opt_find|opt_(int|string|double|bool|enum))\([^;]*"[a-z0-9_]+"' core/*.c)
+lookups=$(grep -nE '(bc_opt_find|opt_(int|string|double|bool|enum))\([^;]*"[a-z0-9_]+"' core/*/*.c)
 # (OpenSSL's libcrypto is also the core's own: it hashes module files)
-libs=$(grep -nwiE 'hiredis|mariadb|mysql|libaio|tpcc' core/*.c core/*.h)
+libs=$(grep -nwiE 'hiredis|mariadb|mysql|libaio|tpcc' core/*/*.c core/*/*.h)
 check "the core names no module, looks up no option by name, links no module's library ($(echo $mods | wc -w) modules, $(echo $optnames | wc -w) options)" \
 	test -z "$hits$lookups$libs" -a -n "$optnames"
 [ -z "$hits$lookups$libs" ] || printf '%s\n%s\n%s\n' "$hits" "$lookups" "$libs" | head -5

@@ -1,4 +1,4 @@
-/* Private servers (core/service.c): the spec's JSON round trip, the log tail
+/* Private servers (core/run/service.c): the spec's JSON round trip, the log tail
  * in a failure, the registry (one server per module and name, restarted
  * when it died), and stops that leave nothing behind. Uses the stand-in
  * server from $TESTMODS when there. */

@@ -19,6 +19,7 @@ typedef struct bc_runner {
 	int failed, interrupted;
 	FILE *text;			/* where the human text goes: stdout, or stderr with -o - */
 	int write_failed;		/* the last write of the results failed */
+	int spilled;			/* OUT.intervals.jsonl started by this run */
 } bc_runner;
 
 /* Creates r->doc (schema, version, host, config, schedule) and draws the

@@ -133,4 +133,55 @@ void bc_meas_sample_mhz(bc_meas *m);
 /* JSON of one distribution (count, min, mean, max, stddev, percentiles) of
    slot k of the threads' ops[] (an op class, or nops + a dist id). */
 json_t *bc_meas_latency_json(bench_ctx *x, unsigned k, bc_hist *h, uint64_t *count);
+/* ------------------------------------------------ recording (hot path) */
+
+/* n operations of latency lat and bytes bytes each (n = 1 on the event path). */
+static inline void op_add_n(bc_opstat *s, uint64_t n, uint64_t lat, uint64_t bytes)
+{
+	uint64_t *bucket = &s->hist.b[bc_hist_index(lat)];
+	ST(s->count, s->count + n);
+	ST(s->bytes, s->bytes + n * bytes);
+	ST(s->lat_sum, s->lat_sum + n * lat);
+	s->lat_sq += (double)n * (double)lat * (double)lat;
+	if (lat < s->min)
+		s->min = lat;
+	if (lat > s->max)
+		s->max = lat;
+	ST(*bucket, *bucket + n);
+}
+
+static inline void op_add(bc_opstat *s, uint64_t lat, uint64_t bytes)
+{
+	op_add_n(s, 1, lat, bytes);
+}
+
+/* Takes one event from the shared budget, in batches so threads rarely touch
+   the shared counter. */
+static inline int claim(struct bench_thread *t)
+{
+	if (t->quota) {
+		t->quota--;
+		return 1;
+	}
+	bench_ctx *x = t->ctx;
+	uint64_t want = x->c->run.events / (x->nthreads * 64u) + 1;
+	if (want > 1024)
+		want = 1024;
+	uint64_t left = __atomic_load_n(&x->events_left, __ATOMIC_RELAXED);
+	while (left) {
+		uint64_t take = left < want ? left : want;
+		if (__atomic_compare_exchange_n(&x->events_left, &left, left - take, 0,
+						__ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+			t->quota = take - 1;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The host API table handed to modules (host_api.c). */
+extern const bench_host_api_v1 bc_host_api;
+/* The prepare progress line (host_api.c); final closes it. */
+void bc_prep_print(bench_ctx *x, uint64_t now, int final);
+
 #endif

@@ -773,6 +773,50 @@ static void modrun_free(modrun *m)
 	free(m->dir);
 }
 
+/* A long case's interval series goes to OUT.intervals.jsonl (one line per
+   case, written and synced as the case ends) instead of staying in memory
+   and in every rewrite of OUT: a 1800-interval case is ~3 MB of JSON. The
+   case keeps intervals_file and intervals_count; short series stay inline. */
+#define INLINE_INTERVALS 300
+
+static void spill_intervals(bc_runner *r, json_t *cj)
+{
+	json_t *iv = json_object_get(cj, "intervals");
+	if (!r->out_json || !strcmp(r->out_json, "-") || json_array_size(iv) <= INLINE_INTERVALS)
+		return;
+	char *path = bc_xasprintf("%s.intervals.jsonl", r->out_json);
+	/* the first case of this run starts the file afresh: a series of an
+	   earlier run under this name is not this run's */
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | (r->spilled ? 0 : O_TRUNC),
+		      0644);
+	r->spilled = 1;
+	json_t *line = json_pack("{s:O, s:O}", "case", json_object_get(cj, "id"), "intervals", iv);
+	char *text = line ? json_dumps(line, JSON_COMPACT) : NULL;
+	int ok = fd >= 0 && text;
+	if (ok) {
+		size_t len = strlen(text), off = 0;
+		while (ok && off < len) {
+			ssize_t w = write(fd, text + off, len - off);
+			ok = w > 0 || (w < 0 && errno == EINTR);
+			off += w > 0 ? (size_t)w : 0;
+		}
+		ok = ok && write(fd, "\n", 1) == 1 && fsync(fd) == 0;
+	}
+	if (ok) {
+		const char *base = strrchr(path, '/');
+		json_object_set_new(cj, "intervals_file", json_string(base ? base + 1 : path));
+		json_object_set_new(cj, "intervals_count", json_integer((json_int_t)json_array_size(iv)));
+		json_object_del(cj, "intervals");
+	} else {
+		bc_warn("could not write %s (%s): the intervals stay in %s", path, strerror(errno), r->out_json);
+	}
+	if (fd >= 0)
+		close(fd);
+	free(text);
+	json_decref(line);
+	free(path);
+}
+
 static void record(bc_runner *r, json_t *cj, const char *label, const char *point, unsigned round)
 {
 	/* the swept parameters as written: what tells this case from its siblings */
@@ -785,6 +829,7 @@ static void record(bc_runner *r, json_t *cj, const char *label, const char *poin
 		r->interrupted = 1;
 	bc_print_case(r->text, cj, label);
 	fflush(r->text);
+	spill_intervals(r, cj);
 	json_array_append_new(json_object_get(r->doc, "cases"), cj);
 	r->write_failed = bc_runner_write(r, 0) != 0;
 }

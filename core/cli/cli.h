@@ -1,0 +1,15 @@
+/* The command line's subcommands (one file each kind): main.c dispatches. */
+#ifndef BC_CLI_H
+#define BC_CLI_H
+#include <stdio.h>
+
+/* benchcore -c FILE ... and benchcore run MODULE ... (run_cli.c) */
+int bc_cmd_suite(int argc, char **argv);
+int bc_cmd_run(int argc, char **argv);
+/* list and help (help_cli.c) */
+int bc_cmd_list(int argc, char **argv);
+int bc_cmd_help(int argc, char **argv);
+/* benchcore --help (run_cli.c: it lists the run flags) */
+void bc_usage(FILE *f);
+int bc_usage_error(const char *fmt, const char *a);
+#endif

@@ -1,0 +1,235 @@
+/* benchcore list and benchcore help: what modules there are, a module's
+ * options (text or markdown: docs/modules.md), benchcore's settings. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "config.h"
+#include "flags.h"
+#include "loader.h"
+#include "options.h"
+#include "settings.h"
+#include "util.h"
+
+static void print_requirements(FILE *f, const bench_requirements_v1 *r)
+{
+	fprintf(f, "    requires:");
+	if (!r->min_memory && !r->min_disk && !r->min_cpus && !r->heavy && !r->service)
+		fprintf(f, " nothing special");
+	if (r->min_cpus)
+		fprintf(f, " %u CPUs;", r->min_cpus);
+	if (r->min_memory)
+		fprintf(f, " %.1f GiB memory;", r->min_memory / 1073741824.0);
+	if (r->min_disk)
+		fprintf(f, " %.1f GiB disk at option %s;", r->min_disk / 1073741824.0,
+			r->disk_path_option ? r->disk_path_option : "?");
+	if (r->service)
+		fprintf(f, " service %s;", r->service);
+	if (r->heavy)
+		fprintf(f, " heavy (skipped with skip_heavy = true)");
+	fputc('\n', f);
+}
+
+enum { L_MODPATH = 1, L_MARKDOWN, L_CONFIG, L_HELP };
+static const bc_flag list_flags[] = {
+	{ "module-path", 0, "DIR", L_MODPATH, "search DIR for modules first" },
+	{ "config", 'c', "FILE", L_CONFIG, "help: search the module_path of this config file too", 2 },
+	{ "markdown", 0, NULL, L_MARKDOWN, "help: the options as a markdown table (docs/modules.md)", 2 },
+	{ "help", 'h', NULL, L_HELP, "this text" },
+	{ NULL }
+};
+
+typedef struct list_args {
+	char *dirs[2];
+	const char *config;
+	int markdown, help;
+} list_args;
+
+static int on_list_flag(void *arg, const bc_flag *f, const char *val, char *err, size_t n)
+{
+	list_args *a = arg;
+	(void)err, (void)n;
+	if (f->code == L_MODPATH)
+		a->dirs[0] = (char *)val;
+	else if (f->code == L_CONFIG)
+		a->config = val;
+	else if (f->code == L_MARKDOWN)
+		a->markdown = 1;
+	else
+		a->help = 1;
+	return 0;
+}
+
+/* Flags of list (scope 1) and help (scope 2); 0 with the words in *rest,
+   or 2 after a usage error; -1 after printing --help. */
+static int list_help_flags(const char *cmd, unsigned scope, int argc, char **argv, list_args *a,
+			   char ***rest, size_t max_words, const char *usage_line)
+{
+	if (bc_flags_parse(cmd, list_flags, scope, argc - 1, argv + 1, on_list_flag, a, rest))
+		return 2;
+	if (a->help) {
+		printf("usage: %s\n\nOptions:\n", usage_line);
+		bc_flags_help(stdout, list_flags, scope);
+		free(*rest);
+		return -1;
+	}
+	if (bc_strv_len(*rest) > max_words) {
+		fprintf(stderr, "benchcore %s: unexpected argument \"%s\"\nTry 'benchcore %s --help'.\n", cmd,
+			(*rest)[max_words], cmd);
+		free(*rest);
+		return 2;
+	}
+	return 0;
+}
+
+int bc_cmd_list(int argc, char **argv)
+{
+	bc_modset set;
+	list_args a = { { NULL, NULL }, NULL, 0, 0 };
+	char **rest;
+	int rc = list_help_flags("list", 1, argc, argv, &a, &rest, 0, "benchcore list [--module-path DIR]");
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	free(rest);
+	bc_modset_load(&set, bc_module_search_path(a.dirs[0] ? a.dirs : NULL));
+	printf("%-10s %-8s %-5s %-44s %s\n", "module", "version", "ABI", "path", "summary");
+	for (size_t i = 0; i < set.nmods; i++) {
+		const bench_module_v1 *d = &set.mods[i].desc;
+		char abi[16];
+		snprintf(abi, sizeof(abi), "%u.%u", d->abi_major, d->abi_minor);
+		printf("%-10s %-8s %-5s %-44s %s\n", d->name, d->version ? d->version : "-", abi,
+		       set.mods[i].path, d->summary ? d->summary : "");
+		print_requirements(stdout, &d->requires);
+		if (set.mods[i].shadows)	/* a module name two files claim: say which one runs */
+			printf("    SHADOWS: %s (also named \"%s\"; the file above comes first on the search path and is used)\n",
+			       set.mods[i].shadows, d->name);
+	}
+	if (set.nfails)
+		printf("\nnot loaded:\n");
+	for (size_t i = 0; i < set.nfails; i++) {
+		printf("%-10s %s\n    %s\n", set.fails[i].stem, set.fails[i].path, set.fails[i].err.msg);
+		if (set.fails[i].err.detail[0])
+			printf("    DETAIL: %s\n", set.fails[i].err.detail);
+		if (set.fails[i].err.hint[0])
+			printf("    HINT: %s\n", set.fails[i].err.hint);
+	}
+	printf("\nsearch path:");
+	for (size_t i = 0; set.dirs[i]; i++)
+		printf(" %s", set.dirs[i]);
+	printf("\n");
+	bc_modset_free(&set);
+	return 0;
+}
+
+static void option_line(FILE *f, const bench_option_v1 *o, int md)
+{
+	char extra[512] = "", ch[400];
+	if (o->type == BENCH_OPT_ENUM) {
+		bc_choices_text(o, ch, sizeof(ch));
+		snprintf(extra, sizeof(extra), " Choices: %s.", ch);
+	} else if (o->flags & BENCH_OPT_LIST) {
+		if (o->choices)
+			bc_choices_text(o, ch, sizeof(ch));
+		snprintf(extra, sizeof(extra), " A list (a,b,c), not a sweep%s%s.", o->choices ? "; items: " : "",
+			 o->choices ? ch : "");
+	} else if (o->min < o->max) {
+		if (o->type == BENCH_OPT_SIZE) {
+			char a[32], b[32];
+			bc_format_size((uint64_t)o->min, a, sizeof(a));
+			bc_format_size((uint64_t)o->max, b, sizeof(b));
+			snprintf(extra, sizeof(extra), " Range: %s .. %s.", a, b);
+		} else {
+			snprintf(extra, sizeof(extra), " Range: %g .. %g.", o->min, o->max);
+		}
+	}
+	const char *def = o->def ? o->def : (o->type == BENCH_OPT_ENUM ? o->choices[0] : "");
+	if (o->flags & BENCH_OPT_SWEEP_DEFAULT)
+		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
+			 " The default is a sweep: one case per item.");
+	if (md)
+		fprintf(f, "| `%s` | %s | `%s` | %s%s%s |\n", o->name, bc_opt_type_name(o->type), def,
+			o->help ? o->help : "", extra, (o->flags & BENCH_OPT_NOSWEEP) ? " Not sweepable." : "");
+	else
+		fprintf(f, "  %-16s %-7s %-12s %s%s%s\n", o->name, bc_opt_type_name(o->type),
+			*def ? def : "\"\"", o->help ? o->help : "", extra,
+			(o->flags & BENCH_OPT_SECRET) ? " (secret: never shown)" : "");
+}
+
+/* help's words: MODULE [--markdown] [--module-path DIR] [-c FILE]; the
+   config's module_path is searched too, as a run of it would. */
+int bc_cmd_help(int argc, char **argv)
+{
+	list_args a = { { NULL, NULL }, NULL, 0, 0 };
+	char **rest;
+	int rc = list_help_flags("help", 2, argc, argv, &a, &rest, 1,
+				 "benchcore help MODULE|settings [--markdown] [--module-path DIR] [-c FILE]");
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	if (!rest[0]) {
+		free(rest);
+		bc_usage(stdout);
+		return 0;
+	}
+	const char *name = rest[0];
+	free(rest);
+	int md = a.markdown;
+	if (!strcmp(name, "settings")) {
+		bc_settings_doc(stdout, md);
+		return 0;
+	}
+	bc_modset set;
+	bc_err e;
+	/* --module-path first, then the config's module_path */
+	char **dirs = a.dirs[0] ? bc_split(a.dirs[0], ':') : bc_xcalloc(1, sizeof(char *));
+	if (a.config) {
+		bc_config cfg;
+		bc_config_init(&cfg);
+		if (bc_config_load(&cfg, a.config, &e)) {
+			bc_err_print(&e);
+			bc_config_free(&cfg);
+			bc_strv_free(dirs);
+			return 2;
+		}
+		size_t na = bc_strv_len(dirs), nb = bc_strv_len(cfg.module_path);
+		dirs = realloc(dirs, (na + nb + 1) * sizeof(char *));
+		for (size_t i = 0; i <= nb; i++)
+			dirs[na + i] = i < nb ? bc_xstrdup(cfg.module_path[i]) : NULL;
+		bc_config_free(&cfg);
+	}
+	bc_modset_load(&set, bc_module_search_path(dirs));
+	bc_strv_free(dirs);
+	const bc_module *m = bc_modset_find(&set, name);
+	if (!m) {
+		bc_modset_missing(&set, name, &e);
+		bc_err_print(&e);
+		bc_modset_free(&set);
+		return 2;
+	}
+	const bench_module_v1 *d = &m->desc;
+	if (md) {
+		printf("| option | type | default | description |\n|---|---|---|---|\n");
+	} else {
+		printf("%s %s: %s\n  file: %s (ABI %u.%u)\n  op classes:", d->name, d->version ? d->version : "",
+		       d->summary ? d->summary : "", m->path, d->abi_major, d->abi_minor);
+		for (unsigned i = 0; i < m->nops; i++)
+			printf(" %s", m->ops[i]);
+		printf("\n  metrics: events_per_sec (events/s)");
+		for (const bench_metric_v1 *mt = d->metrics; mt && mt->name; mt++)
+			printf(", %s (%s, %s is better)", mt->name, mt->unit ? mt->unit : "",
+			       mt->higher_is_better ? "higher" : "lower");
+		printf("\n");
+		print_requirements(stdout, &d->requires);
+		printf("\noptions (give a list, or key=a,b,c on the command line, to sweep):\n");
+		printf("  %-16s %-7s %-12s %s\n", "name", "type", "default", "description");
+	}
+	for (const bench_option_v1 *o = d->options; o && o->name; o++)
+		option_line(stdout, o, md);
+	if (!md) {
+		char run[512];
+		bc_settings_names(run, sizeof(run), BC_SCOPE_RUN, BC_SCOPE_RUN);
+		printf("\nrun settings (any module, see benchcore help settings): %s\n", run);
+	}
+	bc_modset_free(&set);
+	return 0;
+}
+

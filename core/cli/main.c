@@ -1,0 +1,42 @@
+/* benchcore: the command line's entry. Each subcommand lives in its own
+ * file with its flag table (flags.h): run_cli.c (-c, run), help_cli.c (list,
+ * help), serve_cli.c, compare_cli.c and report.c (analysis), sysinfo.c. */
+#include <stdio.h>
+#include <string.h>
+#include "cli.h"
+#include "compare.h"
+#include "serve_cli.h"
+#include "sysinfo.h"
+#include "benchcore/module.h"
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		bc_usage(stderr);
+		return 2;
+	}
+	const char *cmd = argv[1];
+	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h"))
+		return bc_usage(stdout), 0;
+	if (!strcmp(cmd, "--version")) {
+		printf("benchcore %s (module ABI %d.%d)\n", BC_VERSION, BENCH_ABI_MAJOR, BENCH_ABI_MINOR);
+		return 0;
+	}
+	if (!strcmp(cmd, "run"))
+		return bc_cmd_run(argc - 2, argv + 2);
+	if (!strcmp(cmd, "list"))
+		return bc_cmd_list(argc - 1, argv + 1);
+	if (!strcmp(cmd, "help"))
+		return bc_cmd_help(argc - 1, argv + 1);
+	if (!strcmp(cmd, "sysinfo"))
+		return bc_cmd_sysinfo(argc - 1, argv + 1);
+	if (!strcmp(cmd, "compare"))
+		return bc_cmd_compare(argc - 1, argv + 1);
+	if (!strcmp(cmd, "serve"))
+		return bc_cmd_serve(argc - 1, argv + 1);
+	if (!strcmp(cmd, "report"))
+		return bc_cmd_report(argc - 1, argv + 1);
+	if (cmd[0] == '-')
+		return bc_cmd_suite(argc - 1, argv + 1);
+	return bc_usage_error("unknown command \"%s\"", cmd);
+}

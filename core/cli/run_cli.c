@@ -1,0 +1,196 @@
+/* benchcore -c FILE and benchcore run MODULE: their flags (a table, with the
+ * run settings' flags from settings.c's table) and --help. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "config.h"
+#include "flags.h"
+#include "settings.h"
+#include "suite.h"
+#include "util.h"
+
+enum { F_SUITE = 1, F_RUN = 2 };
+enum { C_CONFIG = 1, C_OUTPUT, C_CSV, C_FORCE, C_ONLY, C_SKIP, C_LABEL, C_FORCE_MODULE, C_QUIET,
+       C_MODPATH, C_SETTING = 1000 /* + index in bc_settings */ };
+
+/* The flags of -c and run that are not run settings; the run settings'
+   flags come from settings.c's table (see all_flags). */
+static const bc_flag cli_flags[] = {
+	{ "config", 'c', "FILE", C_CONFIG, "run the modules configured in FILE (libconfig syntax)", F_SUITE },
+	{ "output", 'o', "OUT.json", C_OUTPUT, "write the results as JSON (schema benchcore/1)", F_SUITE | F_RUN },
+	{ "csv", 0, "OUT.csv", C_CSV, "write one CSV row per case and metric", F_SUITE | F_RUN },
+	{ "force", 0, NULL, C_FORCE, "overwrite existing result files (else a new name is chosen)", F_SUITE | F_RUN },
+	{ "only", 0, "a,b", C_ONLY, "run only these modules of the config", F_SUITE },
+	{ "skip", 0, "a,b", C_SKIP, "skip these modules of the config", F_SUITE },
+	{ "label", 0, "NAME", C_LABEL, "name of this system in compare/report (default: host name)", F_SUITE | F_RUN },
+	{ "force-module", 0, NULL, C_FORCE_MODULE, "run modules whose requirements are not met", F_SUITE | F_RUN },
+	{ "quiet", 'q', NULL, C_QUIET, "no progress or interval lines on stderr", F_SUITE | F_RUN },
+	{ "module-path", 0, "DIR", C_MODPATH, "search DIR for modules first (before module_path)", F_SUITE | F_RUN },
+	{ NULL }
+};
+
+/* cli_flags followed by one flag per run setting that has one. */
+static const bc_flag *all_flags(void)
+{
+	static bc_flag tab[64];
+	static char help[64][512];
+	if (tab[0].lng)
+		return tab;
+	size_t n = 0;
+	for (const bc_flag *f = cli_flags; f->lng; f++)
+		tab[n++] = *f;
+	for (const bc_setting *s = bc_settings; s->opt.name && n + 1 < 64; s++) {
+		if (!s->flag)
+			continue;
+		if (s->flag_help)
+			snprintf(help[n], sizeof(help[n]), "%s", s->flag_help);
+		else if (!s->metavar)
+			snprintf(help[n], sizeof(help[n]), "%s", s->opt.help);
+		else
+			snprintf(help[n], sizeof(help[n]), "%s (default %s)", s->opt.help,
+				 s->opt.def ? s->opt.def : "none");
+		tab[n] = (bc_flag){ s->flag, 0, s->metavar, C_SETTING + (int)(s - bc_settings), help[n], F_RUN };
+		n++;
+	}
+	return tab;
+}
+
+typedef bc_suite_opts cli;
+
+void bc_usage(FILE *f)
+{
+	fprintf(f, "benchcore %s: system benchmarks from one config file\n\n"
+		"usage:\n"
+		"  benchcore -c FILE [options]             run the modules configured in FILE\n"
+		"  benchcore run MODULE [options] [key=value ...]\n"
+		"                                          run one module ad hoc; key=a,b,c sweeps\n"
+		"  benchcore list [--module-path DIR]      modules found, their ABI, and load errors\n"
+		"  benchcore help MODULE [--markdown] [-c FILE]\n"
+		"                                          a module's options (-c: the config's module_path)\n"
+		"  benchcore help settings [--markdown]    benchcore's own settings (site.conf, flags)\n"
+		"  benchcore sysinfo [--json]              this machine's fingerprint\n"
+		"  benchcore compare A.json B.json [...]   verdicts: win / loss / tie / inconclusive\n"
+		"  benchcore report A.json [...] -o F.html charts and verdicts in one HTML page\n"
+		"  benchcore serve [options]               a module's server half, for runs from another machine\n"
+		"  benchcore --help | --version\n\n", BC_VERSION);
+	fprintf(f, "options of -c:\n");
+	bc_flags_help(f, all_flags(), F_SUITE);
+	fprintf(f, "\noptions of run (each run setting also goes in site.conf, see benchcore help settings):\n");
+	bc_flags_help(f, all_flags(), F_RUN);
+	fprintf(f, "\nExit status: 0 all cases ok, 1 some case failed, 2 usage, config or module error,\n"
+		"130 interrupted (results so far are written). Modules are searched in module_path,\n"
+		"$BENCHCORE_MODULE_PATH, the build tree, then %s.\n", BC_MODULEDIR);
+}
+
+int bc_usage_error(const char *fmt, const char *a)
+{
+	fprintf(stderr, "benchcore: error: ");
+	fprintf(stderr, fmt, a);
+	fprintf(stderr, "\nHINT: see benchcore --help\n");
+	return 2;
+}
+
+static int on_flag(void *arg, const bc_flag *f, const char *val, char *err, size_t n)
+{
+	cli *c = arg;
+	switch (f->code) {
+	case C_CONFIG: c->config = val; return 0;
+	case C_OUTPUT: c->out = val; return 0;
+	case C_CSV: c->csv = val; return 0;
+	case C_FORCE: c->force = 1; return 0;
+	case C_ONLY: c->only = val; return 0;
+	case C_SKIP: c->skip = val; return 0;
+	case C_LABEL:
+		if (!bc_utf8_valid(val)) {
+			snprintf(err, n, "--label: not valid UTF-8 text (results keep the label as UTF-8)");
+			return -1;
+		}
+		c->label = val;
+		return 0;
+	case C_FORCE_MODULE: c->force_module = 1; return 0;
+	case C_QUIET: c->quiet = 1; return 0;
+	case C_MODPATH: c->modpath = val; return 0;
+	}
+	const bc_setting *s = &bc_settings[f->code - C_SETTING];
+	char *where = bc_xasprintf("command line (--%s)", f->lng);
+	/* a list only where the setting takes one (--threads 1,2,4) */
+	char *one[2] = { (char *)(val ? val : s->flag_value), NULL };
+	char **texts = s->store == BC_ST_THREADS ? bc_split(val, ',') : one;
+	bc_err e;
+	int bad = bc_setting_set(s, c->rs, texts, where, &e);
+	(void)n;
+	if (texts != one)
+		bc_strv_free(texts);
+	free(where);
+	if (bad) {
+		bc_err_print(&e);
+		err[0] = '\0';
+		return -1;
+	}
+	return 0;
+}
+
+/* Parses flags of scope into c (and run settings into rs); collects other
+   words into rest. Returns 0, or 2 on a usage error. */
+static int parse_flags(int argc, char **argv, int scope, cli *c, bc_runset *rs, char ***rest)
+{
+	c->rs = rs;
+	return bc_flags_parse("", all_flags(), (unsigned)scope, argc, argv, on_flag, c, rest);
+}
+
+int bc_cmd_suite(int argc, char **argv)
+{
+	cli c = { 0 };
+	bc_config cfg;
+	bc_err e;
+	char **rest;
+	bc_config_init(&cfg);
+	int rc = parse_flags(argc, argv, F_SUITE, &c, &cfg.run, &rest);
+	if (!rc && rest[0])
+		rc = bc_usage_error("unexpected argument \"%s\"", rest[0]);
+	if (!rc && !c.config)
+		rc = bc_usage_error("%s", "no config file given (-c FILE)");
+	bc_quiet = c.quiet;
+	if (!rc && bc_config_load(&cfg, c.config, &e)) {
+		bc_err_print(&e);
+		rc = 2;
+	}
+	if (!rc)
+		rc = bc_run_suite(&cfg, &c);
+	free(rest);
+	bc_config_free(&cfg);
+	return rc;
+}
+
+int bc_cmd_run(int argc, char **argv)
+{
+	cli c = { 0 };
+	bc_config cfg;
+	char **rest;
+	bc_config_init(&cfg);
+	int rc = parse_flags(argc, argv, F_RUN, &c, &cfg.run, &rest);
+	bc_quiet = c.quiet;
+	if (!rc && !rest[0])
+		rc = bc_usage_error("%s", "which module? usage: benchcore run MODULE [options] [key=value ...]");
+	if (!rc) {
+		bc_modconf *m = bc_config_add_module(&cfg, rest[0], "command line");
+		for (char **p = rest + 1; *p && !rc; p++) {
+			char *eq = strchr(*p, '=');
+			if (!eq || eq == *p) {
+				rc = bc_usage_error("expected key=value, got \"%s\"", *p);
+				break;
+			}
+			char *key = strndup(*p, (size_t)(eq - *p)), *where = bc_xasprintf("command line (%s)", key);
+			bc_modconf_give(m, key, bc_split(eq + 1, ','), where);
+			free(key);
+			free(where);
+		}
+	}
+	if (!rc)
+		rc = bc_run_suite(&cfg, &c);
+	free(rest);
+	bc_config_free(&cfg);
+	return rc;
+}
+

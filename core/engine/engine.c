@@ -1,0 +1,514 @@
+/* The case runner: lifecycle, worker threads, phases, measurement. */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+#include "engine_int.h"
+#include "hist.h"
+#include "sysinfo.h"
+#include "util.h"
+
+volatile sig_atomic_t bc_stop_requested;
+
+
+/* --------------------------------------------------------------- workers */
+
+/* Closed loop: the end of one event is the start of the next, so each event
+   costs one clock read, not two. */
+static void event_loop_closed(struct bench_thread *t)
+{
+	bench_ctx *x = t->ctx;
+	int (*ev)(void *, uint64_t *) = x->d->event;
+	void *ts = t->tstate;
+	int ph = LD(x->phase);
+	uint64_t start = bc_now_ns();
+	while (ph != PH_STOP) {
+		if (ph == PH_MEASURE && x->limited && !claim(t))
+			break;
+		uint64_t bytes = 0;
+		int rc = ev(ts, &bytes);
+		uint64_t end = bc_now_ns();
+		ph = LD(x->phase);
+		if (ph == PH_MEASURE) {
+			if (rc == BENCH_OK)
+				op_add(&t->ops[0], end - start, bytes);
+			else
+				bc_host_api.record_error(t, 0, "error");
+		}
+		start = end;
+	}
+}
+
+/* Open loop: latency counts from the intended start (coordinated omission). */
+static void event_loop_open(struct bench_thread *t)
+{
+	bench_ctx *x = t->ctx;
+	while (!bc_host_api.should_stop(t)) {
+		uint64_t start = bc_host_api.pace(t), bytes = 0;
+		if (LD(x->phase) == PH_STOP)
+			break;
+		int rc = x->d->event(t->tstate, &bytes);
+		uint64_t end = bc_now_ns();
+		if (rc == BENCH_OK)
+			bc_host_api.record(t, 0, end - start, bytes);
+		else
+			bc_host_api.record_error(t, 0, "error");
+	}
+}
+
+/* A worker that ended inside the module (pthread_exit): counted as exited
+   (and ready) so nobody waits for it; the case fails (see measure). */
+static void worker_vanished(void *arg)
+{
+	struct bench_thread *t = arg;
+	bench_ctx *x = t->ctx;
+	pthread_mutex_lock(&x->lock);
+	t->vanished = 1;
+	if (!t->readied) {
+		t->readied = 1;
+		t->init_rc = BENCH_ERR;
+		x->ready++;
+	}
+	t->end_ns = bc_now_ns();
+	t->exited = 1;
+	x->exited++;
+	pthread_cond_broadcast(&x->cond);
+	pthread_mutex_unlock(&x->lock);
+}
+
+static void *worker(void *arg)
+{
+	struct bench_thread *t = arg;
+	bench_ctx *x = t->ctx;
+	int rc;
+	pthread_cleanup_push(worker_vanished, t);
+	rc = x->d->thread_init ? x->d->thread_init(x->state, t, &t->tstate) : BENCH_OK;
+	pthread_mutex_lock(&x->lock);
+	t->init_rc = rc;
+	t->readied = 1;
+	x->ready++;
+	pthread_cond_broadcast(&x->cond);
+	while (x->phase == PH_INIT)
+		pthread_cond_wait(&x->cond, &x->lock);
+	pthread_mutex_unlock(&x->lock);
+	if (rc == BENCH_OK && LD(x->phase) != PH_STOP) {
+		if (x->d->event)
+			(x->gap_ns > 0 ? event_loop_open : event_loop_closed)(t);
+		else
+			t->run_rc = x->d->thread_run(t->tstate);
+	}
+	if (rc == BENCH_OK && x->d->thread_done)
+		x->d->thread_done(t->tstate);
+	pthread_cleanup_pop(0);
+	pthread_mutex_lock(&x->lock);
+	t->end_ns = bc_now_ns();
+	t->exited = 1;
+	x->exited++;
+	pthread_cond_broadcast(&x->cond);
+	pthread_mutex_unlock(&x->lock);
+	return NULL;
+}
+
+static void set_phase(bench_ctx *x, int ph)
+{
+	pthread_mutex_lock(&x->lock);
+	__atomic_store_n(&x->phase, ph, __ATOMIC_RELAXED);
+	pthread_cond_broadcast(&x->cond);
+	pthread_mutex_unlock(&x->lock);
+	if (ph == PH_STOP && x->stop_fd >= 0) {
+		uint64_t one = 1;	/* stays readable: nobody reads it */
+		if (write(x->stop_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+			perror("benchcore: stop fd");
+	}
+}
+
+/* Waits until time `until` or until all workers exited; 1 if they all did. */
+static int wait_until(bench_ctx *x, uint64_t until)
+{
+	for (;;) {
+		pthread_mutex_lock(&x->lock);
+		int all = x->exited == x->nthreads;
+		pthread_mutex_unlock(&x->lock);
+		uint64_t now = bc_now_ns();
+		if (all)
+			return 1;
+		if (now >= until || bc_stop_requested)
+			return 0;
+		uint64_t slice = now + 50000000u;	/* notice exits and signals within 50 ms */
+		bc_sleep_until(until < slice ? until : slice);
+	}
+}
+
+
+/* ------------------------------------------------------------- lifecycle */
+
+json_t *bc_case_header(const bc_case *c, const char *status, const char *reason)
+{
+	json_t *params = json_object();
+	const bench_option_v1 *o = c->mod->desc.options;
+	for (size_t i = 0; o && o[i].name; i++)
+		json_object_set_new(params, o[i].name, bc_val_json(&o[i], &c->vals[i]));
+	return json_pack("{s:i, s:s, s:s, s:s, s:s, s:s*, s:o, s:i, s:i, s:s, s:o, s:f, s:f, s:{}, s:{}, s:{}}",
+			 "id", (json_int_t)c->id, "module", c->mod->desc.name,
+			 "module_version", c->mod->desc.version ? c->mod->desc.version : "",
+			 "module_path", c->mod->path, "module_sha256", c->mod->sha256,
+			 "module_shadows", c->mod->shadows, "params", params, "threads", (json_int_t)c->threads,
+			 "repeat", (json_int_t)c->repeat, "status", status,
+			 "reason", reason ? json_string(reason) : json_null(),
+			 "duration_s", 0.0, "warmup_s", c->run.warmup_s, "metrics", "ops", "info");
+}
+
+static void set_status(json_t *cj, const char *status, const char *stage, const char *why)
+{
+	json_object_set_new(cj, "status", json_string(status));
+	if (why)
+		json_object_set_new(cj, "reason", stage ? json_sprintf("%s: %s", stage, why) : json_string(why));
+}
+
+/* The case's reason: the first error() (naming its thread), else the last
+   set_error(), else fallback. Written into x->reason. */
+static const char *why(bench_ctx *x, const char *fallback)
+{
+	if (x->first.set && x->first.thread >= 0)
+		snprintf(x->reason, sizeof(x->reason), "thread %d: %s", x->first.thread, x->first.msg);
+	else
+		snprintf(x->reason, sizeof(x->reason), "%s",
+			 x->first.set ? x->first.msg : x->err[0] ? x->err : fallback);
+	return x->reason;
+}
+
+/* A worker that gave up: the first error if it names a thread, else this one. */
+static void thread_failed(bench_ctx *x, json_t *cj, const char *stage, unsigned i)
+{
+	char msg[1200];
+	if (x->first.set && x->first.thread >= 0)
+		snprintf(msg, sizeof(msg), "%s", why(x, "failed"));
+	else
+		snprintf(msg, sizeof(msg), "thread %u: %s", i, why(x, "failed"));
+	set_status(cj, "failed", stage, msg);
+}
+
+static json_t *first_error_json(const bc_first_err *f)
+{
+	json_t *o = json_pack("{s:s, s:i}", "message", f->msg, "count", (json_int_t)f->count);
+	if (f->detail[0])
+		json_object_set_new(o, "detail", json_string(f->detail));
+	if (f->hint[0])
+		json_object_set_new(o, "hint", json_string(f->hint));
+	if (f->thread >= 0)
+		json_object_set_new(o, "thread", json_integer(f->thread));
+	return o;
+}
+
+/* What compare needs to judge this module's metrics (ABI 1.1 fields). */
+static void compare_hints(const bench_module_v1 *d, json_t *cj)
+{
+	json_object_set_new(cj, "headline", json_string(d->headline_metric ? d->headline_metric
+									    : "events_per_sec"));
+	if (d->thresholds && d->thresholds->metric) {
+		json_t *th = json_object();
+		for (const bench_threshold_v1 *t = d->thresholds; t->metric; t++)
+			json_object_set_new(th, t->metric, json_real(t->pct));
+		json_object_set_new(cj, "thresholds", th);
+	}
+}
+
+static void phase_note(const bc_case *c, const char *ph)
+{
+	if (c->on_phase)
+		c->on_phase(c->arg, ph);
+}
+
+/* Starts the workers and waits for their thread_init. 0 when all are ready. */
+static int start_threads(bench_ctx *x, json_t *cj)
+{
+	size_t sz = sizeof(struct bench_thread) + (x->nops + x->ndists) * sizeof(bc_opstat);
+	sz = (sz + 63) & ~(size_t)63;
+	for (unsigned i = 0; i < x->nthreads; i++) {
+		struct bench_thread *t = aligned_alloc(64, sz);
+		if (!t)
+			abort();
+		memset(t, 0, sz);
+		t->ctx = x;
+		t->idx = i;
+		t->rng = 0x9e3779b97f4a7c15ull * (i + 1) ^ bc_now_ns();
+		for (unsigned k = 0; k < x->nops + x->ndists; k++)
+			t->ops[k].min = UINT64_MAX;
+		x->t[i] = t;
+		if (pthread_create(&t->tid, NULL, worker, t) != 0) {
+			set_status(cj, "failed", "threads", "could not create worker thread");
+			return -1;
+		}
+		t->started = 1;
+	}
+	uint64_t deadline = bc_now_ns() + (uint64_t)(x->c->run.thread_init_timeout * 1e9);
+	pthread_mutex_lock(&x->lock);
+	while (x->ready < x->nthreads && bc_now_ns() < deadline && !bc_stop_requested) {
+		pthread_mutex_unlock(&x->lock);
+		bc_sleep_until(bc_now_ns() + 10000000u);
+		pthread_mutex_lock(&x->lock);
+	}
+	unsigned ready = x->ready;
+	pthread_mutex_unlock(&x->lock);
+	if (ready < x->nthreads) {
+		char msg[160];
+		snprintf(msg, sizeof(msg), "%u of %u threads did not finish thread_init within %g s "
+			 "(thread_init_timeout)", x->nthreads - ready, x->nthreads, x->c->run.thread_init_timeout);
+		set_status(cj, bc_stop_requested ? "interrupted" : "failed", "thread_init", msg);
+		return -2;
+	}
+	for (unsigned i = 0; i < x->nthreads; i++)
+		if (x->t[i]->init_rc != BENCH_OK) {
+			thread_failed(x, cj, "thread_init", i);
+			return -1;
+		}
+	return 0;
+}
+
+/* Workers that vanished (pthread_exit) or recorded the impossible: the
+   case's figures are not the system's, so it fails, saying which thread.
+   Failing beats counting only the time each worker was alive: the case
+   was asked for N threads, and a result for fewer would compare as if
+   N had run. */
+static void judge_threads(bench_ctx *x, json_t *cj)
+{
+	int ok = !strcmp(json_string_value(json_object_get(cj, "status")), "ok");
+	uint64_t refused = 0;
+	for (unsigned i = 0; i < x->nthreads; i++)
+		refused += x->t[i]->garbage;
+	if (refused)
+		json_object_set_new(cj, "records_refused", json_integer((json_int_t)refused));
+	for (unsigned i = 0; i < x->nthreads && ok; i++) {
+		char msg[400];
+		if (x->t[i]->vanished) {
+			snprintf(msg, sizeof(msg), "thread %u ended inside the module (pthread_exit?) before the "
+				 "window closed: its figures are not those of %u thread%s", i, x->nthreads,
+				 x->nthreads == 1 ? "" : "s");
+			set_status(cj, "failed", "thread_run", msg);
+			ok = 0;
+		} else if (x->t[i]->garbage) {
+			snprintf(msg, sizeof(msg), "thread %u: %s (%llu impossible record%s refused in all)", i,
+				 x->t[i]->garbage_why, (unsigned long long)refused, refused == 1 ? "" : "s");
+			set_status(cj, "failed", "records", msg);
+			ok = 0;
+		}
+	}
+}
+
+/* The share of operations that failed, against max_error_rate. */
+static void error_budget(bench_ctx *x, json_t *cj)
+{
+	uint64_t n = 0, er = 0;
+	for (unsigned k = 0; k < x->nops; k++)
+		for (unsigned i = 0; i < x->nthreads; i++) {
+			n += x->t[i]->ops[k].count;
+			er += x->t[i]->ops[k].errors;
+		}
+	if (!n && !er)
+		return;
+	double rate = (double)er / (double)(n + er);
+	json_object_set_new(cj, "error_rate", json_real(rate));
+	if (strcmp(json_string_value(json_object_get(cj, "status")), "ok"))
+		return;
+	char msg[300];
+	if (!n) {
+		snprintf(msg, sizeof(msg), "every operation failed (%llu errors, none succeeded)",
+			 (unsigned long long)er);
+		set_status(cj, "failed", "errors", msg);
+	} else if (rate > x->c->run.max_error_rate) {
+		snprintf(msg, sizeof(msg), "%.2f%% of operations failed (%llu of %llu), more than max_error_rate "
+			 "%g%%", 100 * rate, (unsigned long long)er, (unsigned long long)(n + er),
+			 100 * x->c->run.max_error_rate);
+		set_status(cj, "failed", "errors", msg);
+	}
+}
+
+/* Warmup, then the measured window with interval reports. */
+static void measure(bench_ctx *x, json_t *cj)
+{
+	const bc_case *c = x->c;
+	bc_meas m;
+	bc_meas_init(&m, x);
+	/* nothing this case records can be longer than it can have run by the
+	   end of its window (events-bounded: the watchdog's limit) */
+	double left = c->run.warmup_s + (c->run.time_s > 0 ? c->run.time_s : 1800) + c->run.grace + 1;
+	x->lat_cap = bc_now_ns() - x->case_t0 + (uint64_t)(left * 1e9);
+	if (c->run.warmup_s > 0)
+		phase_note(c, "warmup");
+	set_phase(x, c->run.warmup_s > 0 ? PH_WARMUP : PH_MEASURE);
+	if (c->run.warmup_s > 0) {
+		if (c->progress == 2 && !bc_quiet)
+			fprintf(stderr, "\r[ warmup %gs ] thds: %u", c->run.warmup_s, x->nthreads);
+		wait_until(x, bc_now_ns() + (uint64_t)(c->run.warmup_s * 1e9));
+		set_phase(x, PH_MEASURE);
+	}
+	phase_note(c, "measure");
+	x->t0 = m.last_t = bc_now_ns();
+	bc_meas_cpu(&m.cpu0);
+	bc_meas_sample_mhz(&m);
+	uint64_t end = c->run.time_s > 0 ? x->t0 + (uint64_t)(c->run.time_s * 1e9) : UINT64_MAX;
+	uint64_t step = (uint64_t)(c->run.report_interval * 1e9), next = step ? x->t0 + step : UINT64_MAX;
+	int all_done = 0;
+	while (!all_done && !bc_stop_requested) {
+		uint64_t until = next < end ? next : end;
+		all_done = wait_until(x, until);
+		uint64_t now = bc_now_ns();
+		if (now >= next && !all_done) {
+			bc_meas_tick(&m, x, next, 0);	/* tick at the planned time: no drift */
+			next += step;
+		}
+		if (now >= end)
+			break;
+	}
+	set_phase(x, PH_STOP);
+	x->t1 = bc_now_ns();
+	bc_meas_cpu(&m.cpu1);
+	if (all_done) {		/* events limit: the window ends with the last worker */
+		x->t1 = x->t0;
+		for (unsigned i = 0; i < x->nthreads; i++)
+			if (x->t[i]->end_ns > x->t1)
+				x->t1 = x->t[i]->end_ns;
+	}
+	for (unsigned i = 0; i < x->nthreads; i++)
+		pthread_join(x->t[i]->tid, NULL);
+	bc_meas_tick(&m, x, x->t1, 1);
+	json_object_set_new(cj, "duration_s", json_real((double)(x->t1 - x->t0) / 1e9));
+	for (unsigned i = 0; i < x->nthreads; i++)
+		if (x->t[i]->run_rc != BENCH_OK) {	/* a worker gave up: its figures are not the system's */
+			thread_failed(x, cj, "thread_run", i);
+			break;
+		}
+	judge_threads(x, cj);
+	if (bc_stop_requested)
+		set_status(cj, "interrupted", NULL, "interrupted by signal");
+	phase_note(c, "finish");
+	x->in_finish = 1;
+	int frc = x->d->finish ? x->d->finish(x->state) : BENCH_OK;
+	x->in_finish = 0;
+	if (frc != BENCH_OK && !bc_stop_requested)
+		set_status(cj, "failed", "finish", why(x, "failed"));
+	if (x->bad_metric[0] && !strcmp(json_string_value(json_object_get(cj, "status")), "ok"))
+		set_status(cj, "failed", "finish", x->bad_metric);
+	bc_meas_finish(&m, x, cj);
+	error_budget(x, cj);
+	bc_meas_free(&m);
+}
+
+static void stop_threads(bench_ctx *x, int can_join)
+{
+	set_phase(x, PH_STOP);
+	for (unsigned i = 0; i < x->nthreads; i++)
+		if (x->t[i] && x->t[i]->started && can_join)
+			pthread_join(x->t[i]->tid, NULL);
+}
+
+/* prepare, with its progress line closed and its cost kept in the result. */
+static int run_prepare(bench_ctx *x, json_t *cj)
+{
+	uint64_t t0 = bc_now_ns();
+	x->in_prepare = 1;
+	int rc = x->d->prepare(x->state);
+	x->in_prepare = 0;
+	uint64_t t1 = bc_now_ns();
+	if (x->prep.t0 && x->c->progress && !bc_quiet && (x->prep.open || x->c->progress == 1))
+		bc_prep_print(x, t1, 1);
+	json_t *o = json_pack("{s:f}", "seconds", (double)(t1 - t0) / 1e9);
+	if (x->prep.t0)
+		json_object_update_new(o, json_pack("{s:I, s:I, s:s}", "done", (json_int_t)x->prep.done,
+			"total", (json_int_t)x->prep.total, "unit", x->prep.unit));
+	json_object_set_new(cj, "prepare", o);
+	return rc;
+}
+
+json_t *bc_case_run(const bc_case *c)
+{
+	bench_ctx *x = bc_xcalloc(1, sizeof(*x));
+	json_t *cj = bc_case_header(c, "ok", NULL);
+	int rc, inited = 0, leaked = 0;
+	x->c = c;
+	x->case_t0 = bc_now_ns();
+	x->d = &c->mod->desc;
+	x->nops = c->mod->nops;
+	x->ops = (const char **)c->mod->ops;
+	x->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	x->nthreads = c->threads;
+	x->t = bc_xcalloc(c->threads, sizeof(*x->t));
+	x->limited = c->run.events > 0;
+	x->events_left = c->run.events;
+	x->gap_ns = c->run.rate > 0 ? 1e9 * c->threads / c->run.rate : 0;
+	x->metrics = json_object();
+	x->info = json_object();
+	x->warnings = json_array();
+	pthread_mutex_init(&x->lock, NULL);
+	pthread_cond_init(&x->cond, NULL);
+
+	phase_note(c, "init");
+	x->in_init = 1;
+	rc = x->d->init ? x->d->init(&bc_host_api, x, &x->state) : BENCH_OK;
+	x->in_init = 0;
+	if (rc == BENCH_SKIP) {
+		set_status(cj, "skipped", NULL, why(x, "the module skipped this case"));
+		goto done;
+	} else if (rc != BENCH_OK) {
+		set_status(cj, "failed", "init", why(x, "failed"));
+		goto done;
+	}
+	inited = 1;
+	if (c->cleanup_only)
+		goto done;
+	phase_note(c, "prepare");
+	if (c->do_prepare && x->d->prepare && run_prepare(x, cj) != BENCH_OK) {
+		set_status(cj, bc_stop_requested ? "interrupted" : "failed", "prepare", why(x, "failed"));
+		goto done;
+	}
+	if (bc_stop_requested) {
+		set_status(cj, "interrupted", NULL, "interrupted by signal");
+		goto done;
+	}
+	phase_note(c, "prepared");	/* the runner: later cases of this data point skip prepare */
+	rc = start_threads(x, cj);
+	if (rc == 0) {
+		measure(x, cj);
+	} else {
+		leaked = rc == -2;	/* a thread stuck in thread_init cannot be joined */
+		stop_threads(x, !leaked);
+	}
+done:
+	if (inited && (c->do_cleanup || c->cleanup_only || bc_stop_requested) && !c->run.keep &&
+	    x->d->cleanup && !leaked) {
+		phase_note(c, "cleanup");	/* the runner: this data point owes no cleanup */
+		x->d->cleanup(x->state);
+	}
+	if (inited && x->d->destroy && !leaked)
+		x->d->destroy(x->state);
+	if (x->first.set)
+		json_object_set_new(cj, "error", first_error_json(&x->first));
+	compare_hints(x->d, cj);
+	json_object_set(cj, "metrics", x->metrics);
+	json_object_set(cj, "info", x->info);
+	if (json_array_size(x->warnings))
+		json_object_set(cj, "warnings", x->warnings);
+	json_decref(x->metrics);
+	json_decref(x->info);
+	json_decref(x->warnings);
+	if (!leaked) {
+		for (unsigned i = 0; i < x->nthreads; i++)
+			free(x->t[i]);
+		free(x->t);
+		pthread_mutex_destroy(&x->lock);
+		pthread_cond_destroy(&x->cond);
+		if (x->stop_fd >= 0)
+			close(x->stop_fd);
+		bc_strv_free(x->own_ops);
+		for (unsigned i = 0; i < x->ndists; i++)
+			free(x->dists[i].name);
+		free(x->dists);
+		free(x->fin_hist);
+		free(x);
+	}
+	return cj;
+}

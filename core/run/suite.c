@@ -1,0 +1,274 @@
+/* A run, from a loaded config to the results (suite.h). */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "config.h"
+#include "engine.h"
+#include "loader.h"
+#include "options.h"
+#include "plan.h"
+#include "run.h"
+#include "service.h"
+#include "suite.h"
+#include "util.h"
+
+extern volatile sig_atomic_t bc_signals;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	bc_stop_requested = 1;
+	bc_signals++;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;	/* no SA_RESTART: sleeps and polls wake up */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	struct sigaction old;
+	/* a closed terminal or ssh session stops the run like SIGTERM, unless
+	   benchcore was started under nohup */
+	if (sigaction(SIGHUP, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+		sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* An existing results file is never overwritten without --force. */
+static char *unique_path(const char *path, int force)
+{
+	struct stat st;
+	if (!path || force || stat(path, &st) != 0)
+		return path ? bc_xstrdup(path) : NULL;
+	const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+	if (!dot || (slash && dot < slash))
+		dot = path + strlen(path);
+	for (int i = 1; i < 10000; i++) {
+		char *p = bc_xasprintf("%.*s-%d%s", (int)(dot - path), path, i, dot);
+		if (stat(p, &st) != 0) {
+			bc_warn("%s exists; writing %s instead (use --force to overwrite)", path, p);
+			return p;
+		}
+		free(p);
+	}
+	return bc_xstrdup(path);
+}
+
+static int in_list(const char *list, const char *name)
+{
+	if (!list)
+		return 0;
+	char **v = bc_split(list, ',');
+	int found = 0;
+	for (char **p = v; *p; p++)
+		found |= !strcmp(*p, name);
+	bc_strv_free(v);
+	return found;
+}
+
+/* A path as results can keep it: bytes that are not UTF-8 become '?'
+   (static ring of buffers: valid until the next few calls). */
+static const char *fixed(const char *path)
+{
+	static char ring[4][4096];
+	static unsigned k;
+	char *b = ring[k++ % 4];
+	snprintf(b, sizeof(ring[0]), "%s", path);
+	bc_utf8_fix(b);
+	return b;
+}
+
+static json_t *config_json(const bc_config *cfg, bc_modplan *plans, size_t n)
+{
+	json_t *mods = json_array();
+	for (size_t i = 0; i < n; i++) {
+		const bc_runset *r = &plans[i].run;
+		json_t *th = json_array(), *opts = json_object();
+		for (size_t t = 0; t < r->nthreads; t++)
+			json_array_append_new(th, json_integer(r->threads[t]));
+		for (size_t k = 0; k < plans[i].nopts; k++) {
+			json_t *vals = json_array();
+			for (size_t j = 0; j < plans[i].nvals[k]; j++)
+				json_array_append_new(vals, bc_val_json(&plans[i].mod->desc.options[k], &plans[i].vals[k][j]));
+			json_object_set_new(opts, plans[i].mod->desc.options[k].name, vals);
+		}
+		json_array_append_new(mods, json_pack("{s:s, s:s, s:o, s:f, s:f, s:I, s:i, s:f, s:f, s:s, s:b, s:b, s:o, s:s, s:f, s:o?}",
+			"name", plans[i].mod->desc.name, "path", fixed(plans[i].mod->path), "threads", th,
+			"time", r->time_s, "warmup", r->warmup_s, "events", (json_int_t)r->events,
+			"repeat", (json_int_t)r->repeat, "report_interval", r->report_interval,
+			"rate", r->rate, "arrival", r->arrival_fixed ? "fixed" : "poisson",
+			"keep", r->keep, "isolate", r->isolate, "options", opts,
+			"repeat_order", r->back_to_back ? "back_to_back" : "rounds",
+			"prepare_timeout", r->prepare_timeout, "seed", r->seed_set ? json_integer(r->seed) : NULL));
+	}
+	json_t *pct = json_array();
+	for (size_t i = 0; i < cfg->npct; i++)
+		json_array_append_new(pct, json_real(cfg->pct[i]));
+	return json_pack("{s:s?, s:o, s:b, s:o}", "file", cfg->file ? fixed(cfg->file) : NULL, "percentiles", pct,
+			 "skip_heavy", cfg->skip_heavy, "modules", mods);
+}
+
+/* The disk under test, for the fingerprint: the first value of the first
+   module's declared disk_path_option (requires.disk_path_option). */
+static const char *io_path_of(bc_modplan *plans, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *name = plans[i].mod->desc.requires.disk_path_option;
+		const bench_option_v1 *o = name ? bc_opt_find(plans[i].mod->desc.options, name) : NULL;
+		if (o && o->type == BENCH_OPT_STRING)
+			return plans[i].vals[o - plans[i].mod->desc.options][0].s;
+	}
+	return NULL;
+}
+
+/* The plan's size is said before anything runs; beyond max_cases it is
+   refused (a typo in a sweep must not start a year of cases). */
+static int plan_too_large(const bc_config *cfg, bc_modplan *plans, size_t n)
+{
+	double cases = 0, secs = 0;
+	for (size_t i = 0; i < n; i++) {
+		double c = (double)plans[i].npoints * plans[i].run.nthreads * plans[i].run.repeat;
+		cases += c;
+		secs += c * (plans[i].run.warmup_s + plans[i].run.time_s);
+	}
+	if (cases <= (double)cfg->run.max_cases)
+		return 0;
+	fprintf(stderr, "benchcore: error: the plan has %.0f cases, about %.0f s (%.1f days) of warmup and "
+		"measurement: more than max_cases = %llu\n", cases, secs, secs / 86400,
+		(unsigned long long)cfg->run.max_cases);
+	fprintf(stderr, "HINT: check the lists in the config; to run it anyway, give --max-cases %.0f "
+		"(or max_cases in site.conf)\n", cases);
+	return 1;
+}
+
+/* The output paths are checked before the first case: regular files (or
+   new names) in directories benchcore can write, "-" for stdout, never the
+   same file twice. */
+static int outputs_ok(const char *out, const char *csv)
+{
+	char why[512];
+	struct stat a, b;
+	const char *paths[2] = { out, csv };
+	for (int i = 0; i < 2; i++)
+		if (paths[i] && bc_output_ok(paths[i], NULL, why, sizeof(why))) {
+			fprintf(stderr, "benchcore: error: %s %s\n", i ? "--csv" : "-o", why);
+			return 1;
+		}
+	if (out && csv && (!strcmp(out, csv) || (stat(out, &a) == 0 && stat(csv, &b) == 0 &&
+						  a.st_dev == b.st_dev && a.st_ino == b.st_ino))) {
+		fprintf(stderr, "benchcore: error: -o and --csv name the same file (%s): one would replace "
+			"the other\n", out);
+		return 1;
+	}
+	char *side = out ? bc_xasprintf("%s.intervals.jsonl", out) : NULL;
+	int bad = side && strcmp(out, "-") && bc_output_ok(side, NULL, why, sizeof(why));
+	free(side);
+	if (bad) {
+		fprintf(stderr, "benchcore: error: -o: the interval series file %s\n", why);
+		return 1;
+	}
+	if (csv && !strcmp(csv, "-")) {
+		fprintf(stderr, "benchcore: error: --csv - is not supported: give a file\n");
+		return 1;
+	}
+	return 0;
+}
+
+/* Loads modules, plans every enabled entry, runs. */
+int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
+{
+	bc_modset set;
+	bc_err e;
+	int rc = 2;
+	size_t n = 0;
+	bc_modplan *plans = bc_xcalloc(cfg->nmods ? cfg->nmods : 1, sizeof(*plans));
+	char **extra = c->modpath ? bc_split(c->modpath, ':') : NULL;
+	if (extra) {
+		size_t a = bc_strv_len(extra), b = bc_strv_len(cfg->module_path);
+		char **all = bc_xcalloc(a + b + 1, sizeof(char *));
+		for (size_t i = 0; i < a; i++)
+			all[i] = bc_xstrdup(extra[i]);
+		for (size_t i = 0; i < b; i++)
+			all[a + i] = bc_xstrdup(cfg->module_path[i]);
+		bc_strv_free(cfg->module_path);
+		bc_strv_free(extra);
+		cfg->module_path = all;
+	}
+	bc_modset_load(&set, bc_module_search_path(cfg->module_path));
+	for (size_t i = 0; i < cfg->nmods; i++) {
+		bc_modconf *mc = &cfg->mods[i];
+		if (!mc->enabled || (c->only && !in_list(c->only, mc->name)) || in_list(c->skip, mc->name))
+			continue;
+		const bc_module *m = bc_modset_find(&set, mc->name);
+		if (!m) {
+			bc_modset_missing(&set, mc->name, &e);
+			fprintf(stderr, "benchcore: error: %s: %s\n", mc->where, e.msg);
+			if (e.detail[0])
+				fprintf(stderr, "DETAIL: %s\n", e.detail);
+			if (e.hint[0])
+				fprintf(stderr, "HINT: %s\n", e.hint);
+			goto out;
+		}
+		if (bc_plan_module(mc, m, &plans[n], &e)) {
+			bc_err_print(&e);
+			goto out;
+		}
+		n++;
+	}
+	if (n == 0) {
+		fprintf(stderr, "benchcore: error: nothing to run: every module is disabled or filtered out\n");
+		goto out;
+	}
+	for (size_t i = 0; i < set.nfails; i++)
+		bc_warn("ignoring %s: %s", set.fails[i].path, set.fails[i].err.msg);
+	if (c->label) {
+		free(cfg->label);
+		cfg->label = bc_xstrdup(c->label);
+	}
+	if (plan_too_large(cfg, plans, n))
+		goto out;
+	bc_runner r;
+	memset(&r, 0, sizeof(r));
+	const char *want_out = c->out ? c->out : cfg->output, *want_csv = c->csv ? c->csv : cfg->csv;
+	if (outputs_ok(want_out, want_csv))
+		goto out;
+	char *out = unique_path(want_out, c->force);
+	char *csv = unique_path(want_csv, c->force);
+	int lock = -1;
+	if (out && strcmp(out, "-") && (lock = bc_lock_output(out, &e)) < 0) {
+		bc_err_print(&e);
+		free(out);
+		free(csv);
+		goto out;
+	}
+	bc_runner_init(&r, cfg, config_json(cfg, plans, n), io_path_of(plans, n));
+	r.out_json = out;
+	r.out_csv = csv;
+	if (out && !strcmp(out, "-"))
+		r.text = stderr;	/* stdout carries the JSON */
+	r.force_module = c->force_module;
+	r.progress = c->quiet ? 0 : isatty(2) ? 2 : 1;
+	bc_runner_show_plan(&r, plans, n);
+	install_signals();
+	rc = bc_runner_run(&r, plans, n);
+	bc_service_stop_all();	/* the runner stops them already: this is the backstop */
+	bc_runner_free(&r);
+	bc_unlock_output(out, lock);
+	free(out);
+	free(csv);
+out:
+	for (size_t i = 0; i < n; i++)
+		bc_plan_free(&plans[i]);
+	free(plans);
+	bc_modset_free(&set);
+	return rc;
+}
+

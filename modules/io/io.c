@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <unistd.h>
 #include "io.h"
 
 static const char *const io_rw_choices[] = {
@@ -196,12 +197,15 @@ static int io_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
 		return api->set_error(ctx, "out of memory"), BENCH_ERR;
 	s->api = api;
 	s->ctx = ctx;
+	s->dirfd = -1;
 	int rc = io_init_state(s);
 	/* The host calls destroy only after a successful init. */
-	if (rc == BENCH_OK)
+	if (rc == BENCH_OK) {
 		*state = s;
-	else
+	} else {
+		io_lock_drop(s);	/* a case that cannot start holds nothing */
 		io_destroy_state(s);
+	}
 	return rc;
 }
 
@@ -305,6 +309,8 @@ static void io_destroy_state(void *state)
 	for (unsigned i = 0; i < s->nfiles; i++)
 		free(s->files[i]);
 	free(s->files);
+	if (s->dirfd >= 0)
+		close(s->dirfd);
 	free(s->verify_bad);
 	free(s->verify_first);
 	free(s);

@@ -22,6 +22,7 @@
 
 #include <limits.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <benchcore/module.h>
 
 /* Op classes (indexes into io_op_classes). */
@@ -82,7 +83,18 @@ struct io_state {
 	uint64_t *verify_bad;		/* [threads]: blocks that failed verify */
 	uint64_t *verify_first;		/* [threads]: file offset of the first */
 	unsigned huge_threads;		/* threads whose buffers got huge pages (atomic) */
+	int dirfd;			/* the target's directory, opened once and checked in
+					   init: every data file is opened relative to it, so a
+					   directory swapped for a symlink later changes nothing
+					   (-1 for a device) */
+	int locked;			/* this module run holds benchcore-io.lock there */
 };
+
+/* Opens data file name (one of files[]) relative to the directory opened in
+   init, never following a symlink; a device by its path. */
+int io_open(const struct io_state *s, const char *name, int flags, mode_t mode);
+/* Gives up benchcore-io.lock in the target directory when this run holds it. */
+void io_lock_drop(struct io_state *s);
 
 /* io.c: an error with the loader's shape through the host's error(): a
    formatted short message, a detail sentence and a hint (either may be

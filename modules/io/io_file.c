@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -37,6 +38,97 @@ static const char io_magic[24] = "benchcore-io-file v1\n";
 #define IO_MiB		(1024.0 * 1024.0)
 
 enum io_probe { IO_ABSENT, IO_OURS, IO_FOREIGN, IO_NOT_REGULAR, IO_PROBE_ERR };
+
+/* A data file's name within the target directory. */
+static const char *io_base(const struct io_state *s, const char *name)
+{
+	const char *slash = strrchr(name, '/');
+	return s->dirfd >= 0 && slash ? slash + 1 : name;
+}
+
+int io_open(const struct io_state *s, const char *name, int flags, mode_t mode)
+{
+	if (s->dirfd < 0)
+		return open(name, flags, mode);
+	return openat(s->dirfd, io_base(s, name), flags | O_NOFOLLOW, mode);
+}
+
+static int io_lstat(const struct io_state *s, const char *name, struct stat *st)
+{
+	if (s->dirfd < 0)
+		return lstat(name, st);
+	return fstatat(s->dirfd, io_base(s, name), st, AT_SYMLINK_NOFOLLOW);
+}
+
+static int io_unlink(const struct io_state *s, const char *name)
+{
+	if (s->dirfd < 0)
+		return unlink(name);
+	return unlinkat(s->dirfd, io_base(s, name), 0);
+}
+
+/*
+ * One benchcore run at a time per directory: benchcore-io.lock there names
+ * the module directory of the run using it (the host keeps that directory
+ * for the module's whole run and removes it at the end, so a lock whose
+ * directory is gone is stale). Two runs on one path would otherwise delete
+ * each other's data files while in use. Read and written under flock.
+ */
+#define IO_LOCK_NAME	"benchcore-io.lock"
+
+static int io_lock_take(struct io_state *s)
+{
+	const char *mine = s->api->module_dir ? s->api->module_dir(s->ctx) : NULL;
+	char other[PATH_MAX] = "";
+	struct stat st;
+	if (s->dirfd < 0 || !mine)
+		return BENCH_OK;
+	int fd = openat(s->dirfd, IO_LOCK_NAME, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return BENCH_OK;	/* a read-only target: nothing to protect from us */
+	flock(fd, LOCK_EX);
+	ssize_t n = pread(fd, other, sizeof(other) - 1, 0);
+	other[n > 0 ? n : 0] = '\0';
+	other[strcspn(other, "\n")] = '\0';
+	if (other[0] && strcmp(other, mine) && stat(other, &st) == 0) {
+		flock(fd, LOCK_UN);
+		close(fd);
+		io_error(s, NULL, "Two runs on one directory would delete each other's data files while "
+			 "they are in use.", "wait for the other run to end, or give this one another path",
+			 "another benchcore run is using \"%s\" (its module directory %s exists)", s->target, other);
+		return BENCH_ERR;
+	}
+	if (strcmp(other, mine)) {
+		if (ftruncate(fd, 0) != 0 || pwrite(fd, mine, strlen(mine), 0) < 0) {
+			/* best effort: the lock is a courtesy between runs */
+		}
+	}
+	flock(fd, LOCK_UN);
+	close(fd);
+	s->locked = 1;
+	return BENCH_OK;
+}
+
+/* Removes the lock when it is this run's (cleanup, or a failed init). */
+void io_lock_drop(struct io_state *s)
+{
+	const char *mine = s->api->module_dir ? s->api->module_dir(s->ctx) : NULL;
+	char other[PATH_MAX] = "";
+	if (!s->locked || s->dirfd < 0 || !mine)
+		return;
+	int fd = openat(s->dirfd, IO_LOCK_NAME, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	flock(fd, LOCK_EX);
+	ssize_t n = pread(fd, other, sizeof(other) - 1, 0);
+	other[n > 0 ? n : 0] = '\0';
+	other[strcspn(other, "\n")] = '\0';
+	if (!strcmp(other, mine))
+		unlinkat(s->dirfd, IO_LOCK_NAME, 0);
+	flock(fd, LOCK_UN);
+	close(fd);
+	s->locked = 0;
+}
 
 static uint64_t io_trailer_off(uint64_t data_size)
 {
@@ -73,17 +165,17 @@ static int io_trailer_write(int fd, struct io_trailer *tr)
 }
 
 /* What is at name now, without following a symlink there. */
-static enum io_probe io_probe(const char *name, struct io_trailer *tr, int *err)
+static enum io_probe io_probe(const struct io_state *s, const char *name, struct io_trailer *tr, int *err)
 {
 	struct stat st;
 
-	if (lstat(name, &st) != 0) {
+	if (io_lstat(s, name, &st) != 0) {
 		*err = errno;
 		return errno == ENOENT ? IO_ABSENT : IO_PROBE_ERR;
 	}
 	if (!S_ISREG(st.st_mode))
 		return IO_NOT_REGULAR;
-	int fd = open(name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int fd = io_open(s, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0);
 	if (fd < 0) {
 		*err = errno;
 		return IO_PROBE_ERR;
@@ -328,7 +420,7 @@ static int io_space_check(struct io_state *s, const char *dir)
 	int err = 0;
 
 	for (unsigned i = 0; i < s->nfiles; i++)
-		if (io_probe(s->files[i], &tr, &err) != IO_OURS || tr.data_size != s->file_size)
+		if (io_probe(s, s->files[i], &tr, &err) != IO_OURS || tr.data_size != s->file_size)
 			need += per;
 	if (need == 0 || statvfs(dir, &sv) != 0)
 		return BENCH_OK;
@@ -348,6 +440,20 @@ static int io_add_file(struct io_state *s, const char *name)
 		return -1;
 	s->files[s->nfiles++] = dup;
 	return 0;
+}
+
+/* The directory the data files live in, opened once; it must be the
+   directory stat() found (st), not something swapped in since. */
+static int io_open_dir(struct io_state *s, const char *dir, const struct stat *st)
+{
+	struct stat now;
+	s->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (s->dirfd < 0 || fstat(s->dirfd, &now) != 0 || now.st_ino != st->st_ino || now.st_dev != st->st_dev) {
+		io_error(s, NULL, NULL, NULL, "cannot open the directory \"%s\": %s", dir,
+			 s->dirfd < 0 ? strerror(errno) : "it changed while benchcore looked at it");
+		return BENCH_ERR;
+	}
+	return BENCH_OK;
 }
 
 /* Resolves path into s->kind and s->files and refuses what is not ours. */
@@ -386,6 +492,8 @@ int io_target_init(struct io_state *s, const char *path)
 	if (S_ISDIR(st.st_mode)) {
 		s->kind = IO_TARGET_DIR;
 		snprintf(dir, sizeof(dir), "%s", path);
+		if (io_open_dir(s, dir, &st) != BENCH_OK)
+			return BENCH_ERR;
 		unsigned n = s->per_thread ? s->threads : 1;
 		for (unsigned i = 0; i < n; i++) {
 			snprintf(name, sizeof(name), "%s%sbenchcore-io.%u.dat", path,
@@ -396,7 +504,7 @@ int io_target_init(struct io_state *s, const char *path)
 	} else if (S_ISREG(st.st_mode)) {
 		s->kind = IO_TARGET_FILE;
 		s->per_thread = 0;	/* one file, shared by the threads */
-		enum io_probe p = io_probe(path, &tr, &err);
+		enum io_probe p = io_probe(s, path, &tr, &err);
 		if (p == IO_FOREIGN) {
 			io_error(s, NULL, NULL, "set path to a directory; benchcore creates "
 				 "benchcore-io.N.dat files there", "refusing to use \"%s\": path is an "
@@ -412,16 +520,28 @@ int io_target_init(struct io_state *s, const char *path)
 		char *slash = strrchr(s->target, '/');
 		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - s->target) + 1 : 1,
 			 slash ? s->target : ".");
+		struct stat dst;
+		if (stat(dir, &dst) != 0 || io_open_dir(s, dir, &dst) != BENCH_OK)
+			return io_refuse(s, dir, IO_PROBE_ERR, errno);
+		/* the file itself, as found: the same inode through the directory */
+		struct stat fst;
+		if (io_lstat(s, path, &fst) != 0 || fst.st_ino != st.st_ino || fst.st_dev != st.st_dev) {
+			io_error(s, NULL, NULL, "give path as the file's real location", "\"%s\" is not "
+				 "the file it names in its directory (a symlink?)", path);
+			return BENCH_ERR;
+		}
 	} else {
 		api->set_error(s->ctx, "path \"%s\" is neither a directory, a file made by "
 			       "benchcore, nor a block device", path);
 		return BENCH_ERR;
 	}
 	for (unsigned i = 0; i < s->nfiles; i++) {
-		enum io_probe p = io_probe(s->files[i], &tr, &err);
+		enum io_probe p = io_probe(s, s->files[i], &tr, &err);
 		if (p != IO_ABSENT && p != IO_OURS)
 			return io_refuse(s, s->files[i], p, err);
 	}
+	if (io_lock_take(s) != BENCH_OK)
+		return BENCH_ERR;
 	if (s->direct && io_direct_probe(s, dir) != BENCH_OK)
 		return BENCH_ERR;
 	return io_space_check(s, dir);
@@ -451,7 +571,7 @@ static int io_layout(struct io_state *s, const char *name, int fd, unsigned char
 	uint64_t end = io_trailer_off(s->file_size);
 	int dfd = fd;
 
-	if (s->direct && (dfd = open(name, O_WRONLY | O_DIRECT | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+	if (s->direct && (dfd = io_open(s, name, O_WRONLY | O_DIRECT | O_NOFOLLOW | O_CLOEXEC, 0)) < 0) {
 		api->set_error(s->ctx, "cannot open \"%s\" with O_DIRECT: %s", name, strerror(errno));
 		return BENCH_ERR;
 	}
@@ -494,7 +614,7 @@ static int io_create(struct io_state *s, const char *name, unsigned char *buf,
 	uint64_t total = io_trailer_off(s->file_size) + IO_TRAILER_SIZE;
 
 	memcpy(tr.magic, io_magic, sizeof(io_magic));
-	int fd = open(name, O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0644);
+	int fd = io_open(s, name, O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		api->set_error(s->ctx, "cannot create \"%s\": %s", name, strerror(errno));
 		return BENCH_ERR;
@@ -526,7 +646,7 @@ static int io_create(struct io_state *s, const char *name, unsigned char *buf,
 fail:
 	/* We made this file a moment ago with O_EXCL: remove the partial copy. */
 	close(fd);
-	unlink(name);
+	io_unlink(s, name);
 	return BENCH_ERR;
 }
 
@@ -538,7 +658,7 @@ static int io_reuse(struct io_state *s, const char *name, struct io_trailer *tr)
 
 	if (s->verify || !writes || !(tr->flags & IO_FLAG_STAMPED))
 		return BENCH_OK;
-	int fd = open(name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = io_open(s, name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0);
 	tr->flags &= ~(uint64_t)IO_FLAG_STAMPED;
 	if (fd < 0 || io_trailer_write(fd, tr) != 0 || fsync(fd) != 0) {
 		s->api->set_error(s->ctx, "cannot update \"%s\": %s", name, strerror(errno));
@@ -555,14 +675,14 @@ static int io_prepare_file(struct io_state *s, const char *name, unsigned char *
 {
 	struct io_trailer tr;
 	int err = 0;
-	enum io_probe p = io_probe(name, &tr, &err);
+	enum io_probe p = io_probe(s, name, &tr, &err);
 
 	if (p == IO_OURS) {
 		int fits = tr.state == IO_STATE_COMPLETE && tr.data_size == s->file_size &&
 			   (!s->verify || (tr.flags & IO_FLAG_STAMPED));
 		if (fits)
 			return io_reuse(s, name, &tr);
-		if (unlink(name) != 0) {
+		if (io_unlink(s, name) != 0) {
 			s->api->set_error(s->ctx, "cannot replace \"%s\": %s", name, strerror(errno));
 			return BENCH_ERR;
 		}
@@ -628,7 +748,7 @@ static void io_remove(struct io_state *s, const char *name)
 	struct io_trailer tr;
 	int err = 0;
 
-	if (io_probe(name, &tr, &err) == IO_OURS && unlink(name) != 0)
+	if (io_probe(s, name, &tr, &err) == IO_OURS && io_unlink(s, name) != 0)
 		s->api->log(s->ctx, BENCH_LOG_WARN, "cannot remove \"%s\": %s", name, strerror(errno));
 }
 
@@ -647,9 +767,13 @@ void io_cleanup(void *state)
 
 	if (s->kind == IO_TARGET_DEVICE)
 		return;
-	if (s->kind == IO_TARGET_FILE || !(d = opendir(s->target))) {
+	int dfd = s->dirfd >= 0 ? openat(s->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	if (s->kind == IO_TARGET_FILE || dfd < 0 || !(d = fdopendir(dfd))) {
+		if (dfd >= 0)
+			close(dfd);
 		for (unsigned i = 0; i < s->nfiles; i++)
 			io_remove(s, s->files[i]);
+		io_lock_drop(s);
 		return;
 	}
 	while ((e = readdir(d)) != NULL) {
@@ -659,4 +783,5 @@ void io_cleanup(void *state)
 		io_remove(s, name);
 	}
 	closedir(d);
+	io_lock_drop(s);
 }

@@ -397,10 +397,10 @@ static int io_thread_open(struct io_thread *w)
 	const struct io_state *s = w->s;
 	const char *name = s->files[s->per_thread ? w->idx : 0];
 	int ro = s->rw == IO_RANDREAD || s->rw == IO_SEQREAD;
-	int flags = (ro ? O_RDONLY : O_RDWR) | O_CLOEXEC | (s->direct ? O_DIRECT : 0) |
-		    (s->kind == IO_TARGET_DEVICE ? 0 : O_NOFOLLOW);
+	int flags = (ro ? O_RDONLY : O_RDWR) | O_CLOEXEC | (s->direct ? O_DIRECT : 0);
 
-	w->fd = open(name, flags);
+	/* relative to the directory checked in init, never by path again */
+	w->fd = io_open(s, name, flags, 0);
 	if (w->fd < 0) {
 		int err = errno;
 		io_error(s, w->t, NULL, s->direct && err == EINVAL ? "the file system does not "

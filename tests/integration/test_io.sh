@@ -100,7 +100,8 @@ expect_py "verify read: no errors, file reused" "$T/vr.json" \
 	"d['cases'][0]['ops']['read']['errors'] == 0 and d['cases'][0]['ops']['read']['count'] > 0 and 'layout_mib_per_sec' not in d['cases'][0]['info']"
 run_bc "$T/kf" run io $S --threads 2 path="$D/benchcore-io.0.dat" file_size=8M rw=randread --keep -o "$T/kf.json"
 expect_rc "path = a kept benchcore file, 2 threads share it" 0
-check "only the one kept file exists" test "$(ls "$D")" = benchcore-io.0.dat
+# (with keep the run's benchcore-io.lock stays too: stale once the run is over)
+check "only the one kept file exists" test "$(ls "$D" | grep -vx benchcore-io.lock)" = benchcore-io.0.dat
 # Corrupt one byte inside the data region (the trailer stays intact).
 printf 'X' | dd of="$D/benchcore-io.0.dat" bs=1 seek=$((4096 * 3 + 100)) conv=notrunc status=none
 run_bc "$T/vc" run io $S --time 2 $COMMON files=shared rw=read block_size=4K verify=true --keep -o "$T/vc.json"
@@ -216,3 +217,19 @@ expect_py "too big for the disk: skipped, says how much is needed and free" "$T/
 expect_py "too big for the disk: error.hint says to lower file_size" "$T/big.json" \
 	'd["cases"][0]["error"]["hint"] == "lower file_size"'
 check "too big for the disk: no file created" test -z "$(ls $D | grep benchcore-io)"
+
+# --- one run at a time per directory: a second run is refused, the first keeps its files
+mkdir -p $T/shared
+"$BC" run io path=$T/shared file_size=1M block_size=4K direct=false --time 2 --warmup 0 -q -o $T/lk1.json >$T/lk1.out 2>$T/lk1.err &
+lk1=$!
+for i in $(seq 100); do [ -e $T/shared/benchcore-io.lock ] && [ -e $T/shared/benchcore-io.0.dat ] && break; sleep 0.05; done
+run_bc $T/lk2 run io path=$T/shared file_size=1M block_size=4K direct=false --time 0.1 --warmup 0 -q -o $T/lk2.json
+expect_rc "a second io run on a directory in use fails its case" 1
+expect_py "it names the other run and leaves its files alone" $T/lk2.json \
+	'"another benchcore run is using" in d["cases"][0]["reason"] and d["cases"][0]["status"]=="failed"'
+wait $lk1; RC=$?
+expect_rc "the first run is not disturbed" 0
+expect_py "and measured its whole window" $T/lk1.json 'd["cases"][0]["status"]=="ok" and d["cases"][0]["duration_s"] > 1.9'
+check "afterwards: no data files and no lock left" test -z "$(ls -A $T/shared)"
+run_bc $T/lk3 run io path=$T/shared file_size=1M block_size=4K direct=false --time 0.1 --warmup 0 -q -o $T/lk3.json
+expect_rc "a stale lock (its run is over) does not block the next run" 0

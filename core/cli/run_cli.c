@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "config.h"
 #include "flags.h"
+#include "loader.h"
 #include "settings.h"
 #include "suite.h"
 #include "util.h"
@@ -79,8 +80,14 @@ void bc_usage(FILE *f)
 	fprintf(f, "\noptions of run (each run setting also goes in site.conf, see benchcore help settings):\n");
 	bc_flags_help(f, all_flags(), F_RUN);
 	fprintf(f, "\nExit status: 0 all cases ok, 1 some case failed, 2 usage, config or module error,\n"
-		"130 interrupted (results so far are written). Modules are searched in module_path,\n"
-		"$BENCHCORE_MODULE_PATH, the build tree, then %s.\n", BC_MODULEDIR);
+		"3 the results could not be written, 130 interrupted (results so far are written).\n"
+		"Modules are searched in module_path, then (here, now):");
+	/* the path this binary really uses: where it was installed, not where it was built for */
+	char **dirs = bc_module_search_path(NULL);
+	for (size_t i = 0; dirs[i]; i++)
+		fprintf(f, "%s %s", i ? "," : "", dirs[i]);
+	fprintf(f, ".\n");
+	bc_strv_free(dirs);
 }
 
 int bc_usage_error(const char *fmt, const char *a)

@@ -539,6 +539,7 @@ char **bc_module_search_path(char *const *config_dirs)
 		bc_strv_free(parts);
 	}
 	char *ed = exe_dir();
+	int relocated = 0;
 	if (ed) {
 		char *marker = bc_xasprintf("%s/.benchcore-build", ed);
 		if (access(marker, F_OK) == 0) {
@@ -549,12 +550,15 @@ char **bc_module_search_path(char *const *config_dirs)
 		free(marker);
 		/* an installed tree is relocatable: PREFIX/bin/benchcore finds PREFIX/lib/benchcore/modules */
 		char *rel = bc_xasprintf("%s/../lib/benchcore/modules", ed), real[PATH_MAX];
-		if (realpath(rel, real) && strcmp(real, BC_MODULEDIR))
+		if (realpath(rel, real) && strcmp(real, BC_MODULEDIR)) {
 			ADD(real);
+			relocated = 1;	/* installed elsewhere: not another install's modules */
+		}
 		free(rel);
 		free(ed);
 	}
-	ADD(BC_MODULEDIR);
+	if (!relocated)
+		ADD(BC_MODULEDIR);
 #undef ADD
 	return v;
 }

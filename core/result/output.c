@@ -9,6 +9,17 @@
 
 #define JNUM(o, k) json_number_value(json_object_get((o), (k)))
 
+/* A module's figure for a person: two decimals in the usual range, else
+   scientific notation (-1e308 is a 5-character number, not a 310-digit one). */
+static const char *num(char *buf, size_t n, int width, double v)
+{
+	if (isfinite(v) && fabs(v) < 1e12)
+		snprintf(buf, n, "%*.2f", width, v);
+	else
+		snprintf(buf, n, "%*.4g", width, v);
+	return buf;
+}
+
 static void print_latency(FILE *f, const char *op, json_t *oj)
 {
 	json_t *lat = json_object_get(oj, "latency_ns");
@@ -30,6 +41,7 @@ static void print_latency(FILE *f, const char *op, json_t *oj)
 
 void bc_print_case(FILE *f, json_t *cj, const char *label)
 {
+	char nb[64];
 	const char *status = json_string_value(json_object_get(cj, "status"));
 	json_t *reason = json_object_get(cj, "reason");
 	fprintf(f, "\n[case %lld] %s: %s\n", (long long)json_integer_value(json_object_get(cj, "id")),
@@ -50,7 +62,7 @@ void bc_print_case(FILE *f, json_t *cj, const char *label)
 	json_t *v;
 	fprintf(f, "    measured %.2f s after %.2f s warmup\n", JNUM(cj, "duration_s"), JNUM(cj, "warmup_s"));
 	json_object_foreach(metrics, k, v)
-		fprintf(f, "    %-24s %14.2f %s\n", k, JNUM(v, "value"),
+		fprintf(f, "    %-24s %s %s\n", k, num(nb, sizeof(nb), 14, JNUM(v, "value")),
 			json_string_value(json_object_get(v, "unit")));
 	json_object_foreach(ops, k, v)
 		if (json_integer_value(json_object_get(v, "count")) || json_integer_value(json_object_get(v, "errors")))
@@ -82,6 +94,7 @@ void bc_print_case(FILE *f, json_t *cj, const char *label)
 
 void bc_print_summary(FILE *f, json_t *doc)
 {
+	char nb[64];
 	json_t *cases = json_object_get(doc, "cases"), *cj;
 	size_t i, ok = 0;
 	bc_results r;
@@ -114,7 +127,8 @@ void bc_print_summary(FILE *f, json_t *doc)
 			json_string_value(json_object_get(cj, "status")),
 			JNUM(json_object_get(m, "events_per_sec"), "value"));
 		if (pv && strcmp(pm->name, "events_per_sec"))
-			fprintf(f, "%s %.2f %s", pm->name, JNUM(pv, "value"), json_string_value(json_object_get(pv, "unit")));
+			fprintf(f, "%s %s %s", pm->name, num(nb, sizeof(nb), 0, JNUM(pv, "value")),
+				json_string_value(json_object_get(pv, "unit")));
 		if (JNUM(cj, "error_rate") > 0)
 			fprintf(f, "%serrors %.2f%%", pv && strcmp(pm->name, "events_per_sec") ? "  " : "",
 				100 * JNUM(cj, "error_rate"));

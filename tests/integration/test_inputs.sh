@@ -178,3 +178,9 @@ run_bc $T/big run cpu max_prime=3,4,5,6,7,8,9,10,11,12 --threads 1,2,3,4,5,6,7,8
 expect_rc "a plan beyond max_cases is refused (even with -q)" 2
 expect_grep "its size and duration are said, and how to confirm" $T/big.err 'the plan has 10100 cases, about 111100 s \(1\.3 days\).*max_cases = 10000'
 expect_grep "the confirming flag is named" $T/big.err 'give --max-cases 10100'
+
+# --- an extreme (finite) metric is printed in a form a person can read
+run_bc $T/tm run rogue --module-path $TESTMODS fault=tiny_metric --time 0.1 --warmup 0 -o $T/tm.json
+expect_grep "-1e308 is printed as -1e+308, not as a 300-digit number" $T/tm.out '^    ratio +-1e\+308 '
+expect_no_grep "no line of hundreds of digits" $T/tm.out '[0-9]{40}'
+expect_py "the results keep the value itself" $T/tm.json 'd["cases"][0]["metrics"]["ratio"]["value"] == -1e308'

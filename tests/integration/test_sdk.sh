@@ -10,6 +10,10 @@ make -s -C "$ROOT" install "${mk[@]}" PREFIX=$P >$T/inst.log 2>&1
 check "make install PREFIX=..." test -x $P/bin/benchcore
 check "SDK header installed" test -f $P/include/benchcore/module.h
 check "modules installed" test -f $P/lib/benchcore/modules/cpu.so
+(cd / && env -u BENCHCORE_MODULE_PATH $P/bin/benchcore --help) >$T/ih.out 2>&1
+expect_grep "the installed --help names the module directory of its prefix" $T/ih.out "searched in .*$P/lib/benchcore/modules"
+expect_no_grep "... and not the default prefix it was built for" $T/ih.out '/usr/local/lib/benchcore/modules'
+
 export PKG_CONFIG_PATH=$P/lib/pkgconfig
 check "pkg-config knows moduledir" test "$(pkg-config --variable=moduledir benchcore)" = "$P/lib/benchcore/modules"
 check "module.h compiles on its own (C11, -Wall -Wextra -Werror)" bash -c \

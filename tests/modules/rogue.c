@@ -20,9 +20,9 @@
 
 static const char *const rogue_faults[] = { "none", "hang_init", "hang_prepare", "hang_finish",
 	"fork_child", "fork_setsid", "pthread_exit", "bad_op", "wrap_latency", "neg_bytes", "huge_n",
-	"nan_metric", "all_errors", "some_errors", NULL };
+	"nan_metric", "all_errors", "some_errors", "tiny_metric", NULL };
 enum { R_NONE, R_HANG_INIT, R_HANG_PREPARE, R_HANG_FINISH, R_FORK, R_SETSID, R_PTEXIT, R_BADOP,
-       R_WRAP, R_NEGB, R_HUGEN, R_NAN, R_ALLERR, R_SOMEERR };
+       R_WRAP, R_NEGB, R_HUGEN, R_NAN, R_ALLERR, R_SOMEERR, R_TINY };
 
 static const bench_option_v1 rogue_options[] = {
 	{ .name = "fault", .type = BENCH_OPT_ENUM, .def = "none", .choices = rogue_faults, .help = "how to misbehave" },
@@ -155,7 +155,7 @@ static int rogue_finish(void *state)
 	s->api->totals(s->ctx, 0, &tot);
 	if (s->fault == R_HANG_FINISH)
 		rogue_hang();
-	s->api->report_metric(s->ctx, "ratio", s->fault == R_NAN ? NAN : 1.0);
+	s->api->report_metric(s->ctx, "ratio", s->fault == R_NAN ? NAN : s->fault == R_TINY ? -1e308 : 1.0);
 	return BENCH_OK;
 }
 

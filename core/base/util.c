@@ -454,3 +454,17 @@ void bc_unlock_output(const char *path, int fd)
 	close(fd);
 	free(lp);
 }
+
+int bc_write_all(int fd, const char *s, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, s, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		s += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}

@@ -71,6 +71,8 @@ int bc_output_ok(const char *path, char *const *inputs, char *err, size_t n);
 /* Flushes stdout; -1 after a message naming cmd when anything written to
    it was lost (a full disk, a closed pipe). */
 int bc_stdout_done(const char *cmd);
+/* Writes all n bytes (retrying short writes and EINTR): 0, or -1. */
+int bc_write_all(int fd, const char *s, size_t n);
 /* Takes PATH.lock for a run that writes PATH (flock, so a crashed run leaves
    no lock behind): the descriptor, or -1 with e naming the other run. */
 int bc_lock_output(const char *path, bc_err *e);

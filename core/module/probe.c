@@ -424,16 +424,7 @@ static int probe_fd = -1;
 
 static void send_all(const char *s)
 {
-	size_t n = strlen(s);
-	while (n) {
-		ssize_t w = write(probe_fd, s, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return;
-		s += w;
-		n -= (size_t)w;
-	}
+	(void)bc_write_all(probe_fd, s, strlen(s));
 }
 
 static void send_error(const bc_err *e)

@@ -183,15 +183,7 @@ static int child_fd = -1;
 
 static void write_all(int fd, const char *s, size_t n)
 {
-	while (n) {
-		ssize_t w = write(fd, s, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return;
-		s += w;
-		n -= (size_t)w;
-	}
+	(void)bc_write_all(fd, s, n);	/* a runner gone away: nothing to tell */
 }
 
 static void child_phase(void *arg, const char *phase)

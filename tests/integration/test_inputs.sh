@@ -184,3 +184,13 @@ run_bc $T/tm run rogue --module-path $TESTMODS fault=tiny_metric --time 0.1 --wa
 expect_grep "-1e308 is printed as -1e+308, not as a 300-digit number" $T/tm.out '^    ratio +-1e\+308 '
 expect_no_grep "no line of hundreds of digits" $T/tm.out '[0-9]{40}'
 expect_py "the results keep the value itself" $T/tm.json 'd["cases"][0]["metrics"]["ratio"]["value"] == -1e308'
+
+# --- a long interval series goes beside the results, not into memory and every rewrite
+run_bc $T/sc run cpu max_prime=100 --time 0.5 --warmup 0 --report-interval 0.001 -q -o $T/sc.json
+expect_py "a case with more than 300 intervals names its series file instead of holding it" $T/sc.json \
+	'"intervals" not in d["cases"][0] and d["cases"][0]["intervals_file"]=="sc.json.intervals.jsonl" and d["cases"][0]["intervals_count"] > 300'
+expect_py "the series file holds every interval of that case" $T/sc.json.intervals.jsonl \
+	'd["case"]==1 and len(d["intervals"]) > 300 and all("events_per_sec" in i for i in d["intervals"])'
+run_bc $T/si run cpu max_prime=100 --time 0.2 --warmup 0 --report-interval 0.05 -q -o $T/si.json
+expect_py "a short series stays inline" $T/si.json 'len(d["cases"][0]["intervals"]) >= 3 and "intervals_file" not in d["cases"][0]'
+check "and no series file is made for it" test ! -e $T/si.json.intervals.jsonl

@@ -186,7 +186,7 @@ expect_no_grep "no line of hundreds of digits" $T/tm.out '[0-9]{40}'
 expect_py "the results keep the value itself" $T/tm.json 'd["cases"][0]["metrics"]["ratio"]["value"] == -1e308'
 
 # --- a long interval series goes beside the results, not into memory and every rewrite
-run_bc $T/sc run cpu max_prime=100 --time 0.5 --warmup 0 --report-interval 0.001 -q -o $T/sc.json
+run_bc $T/sc run cpu max_prime=100 --time 3.3 --warmup 0 --report-interval 0.01 -q -o $T/sc.json
 expect_py "a case with more than 300 intervals names its series file instead of holding it" $T/sc.json \
 	'"intervals" not in d["cases"][0] and d["cases"][0]["intervals_file"]=="sc.json.intervals.jsonl" and d["cases"][0]["intervals_count"] > 300'
 expect_py "the series file holds every interval of that case" $T/sc.json.intervals.jsonl \

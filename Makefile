@@ -79,11 +79,13 @@ $(BUILD)/benchcore: $(MAIN_OBJ) $(CORE_OBJ)
 # One rule per module: modules/NAME/*.c -> build/modules/NAME.so, built by
 # sdk/module.mk, the fragment third parties use, against an in-tree
 # pkg-config file: every build exercises the SDK as a module author sees it.
+# -B: this rule already decided the module is out of date (module.mk alone
+# would only compare the .so with its .c files, not with the headers).
 define module_rule
 $(BUILD)/modules/$(1).so: $(wildcard modules/$(1)/*.c) $(wildcard modules/$(1)/*.h) $(wildcard modules/*.h) \
 		sdk/include/benchcore/module.h sdk/module.mk $(BUILD)/sdk/benchcore.pc
 	@mkdir -p $$(@D)
-	$$(MAKE) --no-print-directory -C $$(@D) -f $(CURDIR)/sdk/module.mk MODULE=$(1) \
+	$$(MAKE) --no-print-directory -B -C $$(@D) -f $(CURDIR)/sdk/module.mk MODULE=$(1) \
 		SRCS="$(abspath $(wildcard modules/$(1)/*.c))" CC="$(CC)" \
 		CFLAGS="$(WARN) $(CFLAGS) $(SANFLAGS) -pthread" LDFLAGS="$(SANFLAGS) -Wl,-z,defs" \
 		LIBS="$$(LIBS_$(1)) -lm -lpthread" PKG_CONFIG_PATH=$(CURDIR)/$(BUILD)/sdk $(1).so

@@ -17,8 +17,10 @@ static int in_scope(const bc_flag *f, unsigned scope)
 	return !f->scope || !scope || (f->scope & scope);
 }
 
-static int usage(const char *cmd, const char *what, const char *flag)
+static int usage(char ***rest, const char *cmd, const char *what, const char *flag)
 {
+	free(*rest);	/* on a usage error the caller gets no word list */
+	*rest = NULL;
 	fprintf(stderr, "benchcore%s%s: %s \"%s\"\nTry 'benchcore%s%s --help'.\n", *cmd ? " " : "", cmd,
 		what, flag, *cmd ? " " : "", cmd);
 	return 2;
@@ -49,19 +51,21 @@ int bc_flags_parse(const char *cmd, const bc_flag *tab, unsigned scope, int argc
 				f = p, val = a[2] ? a + 2 : NULL;
 		}
 		if (!f || !in_scope(f, scope))
-			return usage(cmd, "unknown option", a);
+			return usage(rest, cmd, "unknown option", a);
 		if (f->metavar && !val) {
 			if (i + 1 >= argc)
-				return usage(cmd, "this option needs a value:", a);
+				return usage(rest, cmd, "this option needs a value:", a);
 			val = argv[++i];
 		}
 		if (!f->metavar && val)
-			return usage(cmd, "this option takes no value:", a);
+			return usage(rest, cmd, "this option takes no value:", a);
 		char err[1024] = "";
 		if (fn(arg, f, val, err, sizeof(err))) {
 			if (err[0])
 				fprintf(stderr, "benchcore%s%s: %s\nTry 'benchcore%s%s --help'.\n", *cmd ? " " : "",
 					cmd, err, *cmd ? " " : "", cmd);
+			free(*rest);
+			*rest = NULL;
 			return 2;
 		}
 	}

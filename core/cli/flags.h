@@ -24,7 +24,8 @@ typedef int (*bc_flag_fn)(void *arg, const bc_flag *f, const char *val, char *er
    "-ovalue"; "--" ends the flags. Words that are not flags go to *rest
    (NULL-terminated, malloc'd; the strings are argv's). On an unknown flag,
    a missing or unexpected value, or fn's -1: prints
-   "benchcore CMD: ..." and "Try 'benchcore CMD --help'." and returns 2. */
+   "benchcore CMD: ..." and "Try 'benchcore CMD --help'.", frees the word
+   list (*rest = NULL) and returns 2. */
 int bc_flags_parse(const char *cmd, const bc_flag *tab, unsigned scope, int argc, char **argv,
 		   bc_flag_fn fn, void *arg, char ***rest);
 /* "  -o, --output OUT.json   help wrapped at 78 columns" for every flag of scope. */

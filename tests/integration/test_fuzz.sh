@@ -7,7 +7,7 @@
 # only fuzzes briefly: the long runs belong to the plain pass.
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
-secs=${FUZZ_SECONDS:-15}
+secs=${FUZZ_SECONDS:-10}
 case "$BUILD" in *asan*) secs=${FUZZ_SECONDS_ASAN:-5};; esac
 if ! command -v clang >/dev/null && ! command -v clang-14 >/dev/null; then
 	fail "clang is not installed (needed for libFuzzer)"

@@ -144,8 +144,11 @@ static int plan_too_large(const bc_config *cfg, bc_modplan *plans, size_t n)
 	fprintf(stderr, "benchcore: error: the plan has %.0f cases, about %.0f s (%.1f days) of warmup and "
 		"measurement: more than max_cases = %llu\n", cases, secs, secs / 86400,
 		(unsigned long long)cfg->run.max_cases);
-	fprintf(stderr, "HINT: check the lists in the config; to run it anyway, give --max-cases %.0f "
-		"(or max_cases in site.conf)\n", cases);
+	if (cfg->file)
+		fprintf(stderr, "HINT: check the lists in %s; to run it anyway, add max_cases = %.0f; to it\n",
+			cfg->file, cases);
+	else
+		fprintf(stderr, "HINT: check the lists; to run it anyway, give --max-cases %.0f\n", cases);
 	return 1;
 }
 

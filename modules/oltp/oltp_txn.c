@@ -12,9 +12,11 @@
  * that cuts a deck short can fall under them). New-Order gets the rest.
  *
  * A deadlock (1213) or lock wait timeout (1205) rolls the transaction back
- * and runs it again with the same inputs, up to retries_max times; each
- * retry is recorded as an error of kind retry_deadlock / retry_lock_wait,
- * and the transaction's latency runs from its first attempt to its commit.
+ * and runs it again with the same inputs, up to retries_max times; retries
+ * are counted apart (the retries metric; deadlocks and lock waits in info),
+ * not as errors: a retried transaction that commits is a success, and the
+ * host's error budget (max_error_rate) judges failures only. Its latency
+ * runs from its first attempt to its commit.
  * Any other server error is a failure (kind "failed"); a lost connection
  * ends the worker. The 1 % of New-Orders that roll back on purpose (an
  * unused item number, 2.4.1.4) are successful transactions by the spec
@@ -524,7 +526,6 @@ static int run_tx(oltp_thread *x, int type)
 		mysql_rollback(x->m);
 		int measuring = api->measuring(t);
 		if ((e == 1213 || e == 1205) && attempt < x->s->retries_max) {
-			api->record_error(t, (unsigned)type, e == 1213 ? "retry_deadlock" : "retry_lock_wait");
 			if (measuring) {
 				x->retries++;
 				*(e == 1213 ? &x->deadlocks : &x->lock_waits) += 1;

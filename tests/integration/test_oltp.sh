@@ -40,6 +40,7 @@ sql "CREATE DATABASE notours; CREATE TABLE notours.precious (x INT); INSERT INTO
 
 run_bc $T/a run oltp "${CONN[@]}" warehouses=1 --threads 4 --time 3 --warmup 1 --keep --force -o $T/a.json
 expect_rc "load 1 warehouse and run 4 connections" 0
+[ "$RC" -eq 0 ] || grep -h -A3 "reason\|ERROR\|Sanitizer\|runtime error\|error:" $T/a.out $T/a.err | head -20
 expect_grep "the interrupted load is detected and redone" $T/a.err 'dropping and reloading benchcore_tpcc: its load did not complete'
 expect_py "data: reloaded, ~600k rows through the host's progress" $T/a.json \
 	'(lambda c: c["info"]["data"] == "reloaded" and c["prepare"]["unit"] == "rows" and 590000 < c["prepare"]["done"] < 610000)(d["cases"][0])'

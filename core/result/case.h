@@ -1,0 +1,186 @@
+/* One case's result, in C types: the result model of benchcore.
+ *
+ * Who does what with it (and nothing else builds or reads case JSON):
+ *   - the engine fills it (core/engine: engine.c the header and status,
+ *     measure.c the figures, host_api.c metrics/info/warnings);
+ *   - bc_case_to_json() writes it: the one writer of a case object, used for
+ *     the results file and for the case child's report to the runner;
+ *   - bc_case_from_json() reads one back, validating every field it keeps:
+ *     results files (compare, report) and the case child's report;
+ *   - bc_results_add_case() (results.h) groups it; bc_print_case() and
+ *     bc_csv_case() (output.h) print it.
+ * docs/results.md describes the JSON ("cases[]"). Absent optional fields are
+ * marked as such (NAN for numbers, NULL for strings, .set = 0 for objects),
+ * so a file from an older writer reads back as what it says, no more.
+ * params stay a JSON object: their types are the module's option types
+ * (int, size, double, bool, enum, string, list), which the core does not fix.
+ */
+#ifndef BC_CASE_H
+#define BC_CASE_H
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+
+typedef struct {
+	char *name;		/* "events_per_sec", a module's declared metric */
+	char *unit;		/* "" when none */
+	double value;		/* finite */
+	int higher_is_better;
+} bc_cr_metric;
+
+typedef struct {
+	char *key;		/* "p50", "p99.9": "p%g" of the configured percentile */
+	double ns;
+} bc_cr_pct;
+
+typedef struct {		/* ops.OP.latency_ns; nanoseconds */
+	int set;
+	double min, mean, max, stddev;	/* NAN when the file lacks one */
+	bc_cr_pct *pct;
+	size_t npct;
+} bc_cr_latency;
+
+typedef struct {
+	char *kind;
+	uint64_t n;
+} bc_cr_count;
+
+typedef struct {		/* ops.OP.dists.NAME (host API 1.1 distributions) */
+	char *name;
+	uint64_t count;
+	bc_cr_latency lat;
+} bc_cr_dist;
+
+typedef struct {		/* ops.OP */
+	char *name;
+	uint64_t count, errors, bytes;
+	double per_sec;
+	bc_cr_latency lat;
+	bc_cr_count *kinds;	/* error_kinds, in order */
+	size_t nkinds;
+	int has_kinds;		/* error_kinds present (even empty) */
+	uint64_t folded;	/* error_kinds_folded.count; 0 = absent */
+	char *folded_first;	/* error_kinds_folded.first_kind */
+	bc_cr_dist *dists;
+	size_t ndists;
+} bc_cr_op;
+
+typedef struct {		/* intervals[i].ops.OP */
+	char *name;
+	double per_sec;
+	double mib_per_sec;	/* NAN when absent (no bytes in the interval) */
+} bc_cr_iop;
+
+typedef struct {		/* intervals[i] */
+	double t, events_per_sec, p95_ms, errors_per_sec;
+	bc_cr_iop *ops;
+	size_t nops;
+} bc_cr_interval;
+
+typedef struct {
+	char *key, *value;	/* set_info(); a non-string value in a file: its JSON text */
+} bc_cr_info;
+
+typedef struct {
+	char *metric;
+	double pct;		/* >= 0 */
+} bc_cr_threshold;
+
+typedef struct bc_case_result {
+	long long id;
+	char *module, *module_version, *module_path, *module_sha256;
+	char *module_shadows;	/* NULL when absent */
+	json_t *params;		/* an object (never NULL after the reader or the engine) */
+	char *point;		/* NULL when absent */
+	long threads;
+	long repeat;
+	long round;		/* 0 when absent */
+	char *status;		/* "ok", "failed", "skipped", "interrupted" */
+	char *reason;		/* NULL: JSON null */
+	double duration_s, warmup_s;
+	double error_rate;	/* NAN: absent */
+	uint64_t records_refused, strays_killed;	/* 0: absent */
+	char *headline;		/* NULL: absent */
+	bc_cr_threshold *thresholds;
+	size_t nthresholds;
+	int has_thresholds;
+	struct {
+		int set;
+		double seconds;
+		int has_progress;	/* done/total/unit present */
+		uint64_t done, total;
+		char *unit;
+	} prepare;
+	struct {		/* the first error() of the case */
+		int set;
+		char *message;
+		uint64_t count;
+		char *detail, *hint;	/* NULL: absent */
+		long thread;		/* -1: absent */
+	} error;
+	bc_cr_metric *metrics;	/* in order; events_per_sec among them for ok cases */
+	size_t nmetrics;
+	bc_cr_info *info;
+	size_t ninfo;
+	char **warnings;	/* NULL-terminated or NULL */
+	size_t nwarnings;
+	bc_cr_op *ops;		/* op classes in declaration order */
+	size_t nops;
+	struct {
+		int set;
+		double events_mean, events_stddev, events_cv;
+		double events_min, events_max;	/* NAN when absent */
+		double busy_mean_s, busy_stddev_s;
+	} fairness;
+	struct {
+		int set;
+		double interval_cv;	/* NAN: null (fewer than two intervals) */
+		long intervals;
+	} stability;
+	struct {
+		int set;
+		double rate;
+		char *arrival;	/* "poisson" or "fixed" */
+		uint64_t late_starts, max_queue;
+		double max_lag_ms;
+	} open_loop;
+	double cpu_mhz_mean;	/* NAN: absent */
+	struct {
+		int set;
+		double user_s, sys_s;
+		double utilization, steal_pct, other_pct;	/* NAN: absent */
+	} cpu;
+	int has_intervals;	/* "intervals" present (even empty) */
+	bc_cr_interval *intervals;
+	size_t nintervals;
+	char *intervals_file;	/* instead of intervals (spilled); NULL: absent */
+	long intervals_count;
+} bc_case_result;
+
+/* An empty result: every optional field absent (NAN / NULL / 0), params {}. */
+void bc_case_init(bc_case_result *r);
+void bc_case_free(bc_case_result *r);
+
+/* The one writer: a new JSON object (docs/results.md "cases[]"), fields in
+   the documented order, absent fields left out (reason: null). */
+json_t *bc_case_to_json(const bc_case_result *r);
+
+/* The one reader. c is one element of cases[]; idx names it in messages
+   ("cases[3].threads: not an integer in 1..1000000"). Every field kept is
+   validated: a field with the wrong type is an error naming it (the object
+   is not what benchcore writes); an absent field stays absent; unknown
+   fields are ignored. Returns 0, or -1 with err set and r freed. Strings
+   keep every printable character (as read); names are not escaped here —
+   the grouping escapes what it shows. */
+int bc_case_from_json(json_t *c, size_t idx, bc_case_result *r, char *err, size_t errlen);
+
+/* Setters the engine and the runner use (strings are copied; NULL clears). */
+void bc_case_set_str(char **field, const char *value);
+void bc_case_add_warning(bc_case_result *r, const char *msg);
+/* metric by name: replaced in place when present, else appended */
+void bc_case_set_metric(bc_case_result *r, const char *name, const char *unit,
+			double value, int higher_is_better);
+/* info by key: replaced in place when present, else appended */
+void bc_case_set_info(bc_case_result *r, const char *key, const char *value);
+const bc_cr_metric *bc_case_metric(const bc_case_result *r, const char *name);
+#endif

@@ -164,6 +164,8 @@ void bc_case_free(bc_case_result *r);
 /* The one writer: a new JSON object (docs/results.md "cases[]"), fields in
    the documented order, absent fields left out (reason: null). */
 json_t *bc_case_to_json(const bc_case_result *r);
+/* Its intervals[] alone (the runner spills long series to a side file). */
+json_t *bc_case_intervals_json(const bc_case_result *r);
 
 /* The one reader. c is one element of cases[]; idx names it in messages
    ("cases[3].threads: not an integer in 1..1000000"). Every field kept is

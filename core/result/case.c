@@ -1,0 +1,344 @@
+/* The typed case result (case.h): construction, setters, and the one
+   writer of a case object. The reader is case_read.c. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "case.h"
+#include "util.h"
+
+void bc_case_init(bc_case_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->params = json_object();
+	r->error_rate = NAN;
+	r->cpu_mhz_mean = NAN;
+	r->error.thread = -1;
+	r->fairness.events_min = r->fairness.events_max = NAN;
+	r->stability.interval_cv = NAN;
+	r->cpu.utilization = r->cpu.steal_pct = r->cpu.other_pct = NAN;
+}
+
+static void free_latency(bc_cr_latency *l)
+{
+	for (size_t i = 0; i < l->npct; i++)
+		free(l->pct[i].key);
+	free(l->pct);
+}
+
+void bc_case_free(bc_case_result *r)
+{
+	free(r->module);
+	free(r->module_version);
+	free(r->module_path);
+	free(r->module_sha256);
+	free(r->module_shadows);
+	json_decref(r->params);
+	free(r->point);
+	free(r->status);
+	free(r->reason);
+	free(r->headline);
+	for (size_t i = 0; i < r->nthresholds; i++)
+		free(r->thresholds[i].metric);
+	free(r->thresholds);
+	free(r->prepare.unit);
+	free(r->error.message);
+	free(r->error.detail);
+	free(r->error.hint);
+	for (size_t i = 0; i < r->nmetrics; i++) {
+		free(r->metrics[i].name);
+		free(r->metrics[i].unit);
+	}
+	free(r->metrics);
+	for (size_t i = 0; i < r->ninfo; i++) {
+		free(r->info[i].key);
+		free(r->info[i].value);
+	}
+	free(r->info);
+	bc_strv_free(r->warnings);
+	for (size_t i = 0; i < r->nops; i++) {
+		bc_cr_op *o = &r->ops[i];
+		free(o->name);
+		free_latency(&o->lat);
+		for (size_t j = 0; j < o->nkinds; j++)
+			free(o->kinds[j].kind);
+		free(o->kinds);
+		free(o->folded_first);
+		for (size_t j = 0; j < o->ndists; j++) {
+			free(o->dists[j].name);
+			free_latency(&o->dists[j].lat);
+		}
+		free(o->dists);
+	}
+	free(r->ops);
+	free(r->open_loop.arrival);
+	for (size_t i = 0; i < r->nintervals; i++) {
+		for (size_t j = 0; j < r->intervals[i].nops; j++)
+			free(r->intervals[i].ops[j].name);
+		free(r->intervals[i].ops);
+	}
+	free(r->intervals);
+	free(r->intervals_file);
+	memset(r, 0, sizeof(*r));
+}
+
+void bc_case_set_str(char **field, const char *value)
+{
+	free(*field);
+	*field = value ? bc_xstrdup(value) : NULL;
+}
+
+void bc_case_add_warning(bc_case_result *r, const char *msg)
+{
+	r->warnings = realloc(r->warnings, (r->nwarnings + 2) * sizeof(char *));
+	if (!r->warnings)
+		abort();
+	r->warnings[r->nwarnings++] = bc_xstrdup(msg);
+	r->warnings[r->nwarnings] = NULL;
+}
+
+const bc_cr_metric *bc_case_metric(const bc_case_result *r, const char *name)
+{
+	for (size_t i = 0; i < r->nmetrics; i++)
+		if (!strcmp(r->metrics[i].name, name))
+			return &r->metrics[i];
+	return NULL;
+}
+
+void bc_case_set_metric(bc_case_result *r, const char *name, const char *unit,
+			double value, int higher_is_better)
+{
+	bc_cr_metric *m = (bc_cr_metric *)bc_case_metric(r, name);
+	if (!m) {
+		r->metrics = realloc(r->metrics, (r->nmetrics + 1) * sizeof(*r->metrics));
+		if (!r->metrics)
+			abort();
+		m = &r->metrics[r->nmetrics++];
+		*m = (bc_cr_metric){ .name = bc_xstrdup(name) };
+	}
+	bc_case_set_str(&m->unit, unit ? unit : "");
+	m->value = value;
+	m->higher_is_better = higher_is_better;
+}
+
+void bc_case_set_info(bc_case_result *r, const char *key, const char *value)
+{
+	for (size_t i = 0; i < r->ninfo; i++)
+		if (!strcmp(r->info[i].key, key)) {
+			bc_case_set_str(&r->info[i].value, value ? value : "");
+			return;
+		}
+	r->info = realloc(r->info, (r->ninfo + 1) * sizeof(*r->info));
+	if (!r->info)
+		abort();
+	r->info[r->ninfo++] = (bc_cr_info){ bc_xstrdup(key), bc_xstrdup(value ? value : "") };
+}
+
+
+/* ---------------------------------------------------------------- writer */
+
+static void put_real(json_t *o, const char *k, double v)
+{
+	if (!isnan(v))
+		json_object_set_new(o, k, json_real(v));
+}
+
+static void put_count(json_t *o, const char *k, uint64_t v)
+{
+	json_object_set_new(o, k, json_integer((json_int_t)(v > (uint64_t)INT64_MAX ? INT64_MAX : v)));
+}
+
+/* A string as JSON; bytes that are not UTF-8 are made visible, never dropped
+   with the field (a module's reason may carry anything). */
+static json_t *str_json(const char *v)
+{
+	json_t *j = json_string(v);
+	if (!j) {
+		char *f = bc_xstrdup(v);
+		bc_utf8_fix(f);
+		j = json_string(f);
+		free(f);
+	}
+	return j;
+}
+
+static void put_str(json_t *o, const char *k, const char *v)
+{
+	if (v)
+		json_object_set_new(o, k, str_json(v));
+}
+
+/* Nanoseconds: integers as the engine measures them; a file's fraction kept. */
+static json_t *ns_json(double v)
+{
+	if (v == floor(v) && fabs(v) < 9e15)
+		return json_integer((json_int_t)v);
+	return json_real(v);
+}
+
+static json_t *latency_json(const bc_cr_latency *l)
+{
+	json_t *o = json_object();
+	static const char *const keys[] = { "min", "mean", "max", "stddev" };
+	const double vals[] = { l->min, l->mean, l->max, l->stddev };
+	for (int i = 0; i < 4; i++)
+		if (!isnan(vals[i]))
+			json_object_set_new(o, keys[i], i == 1 || i == 3 ? json_real(vals[i]) : ns_json(vals[i]));
+	for (size_t i = 0; i < l->npct; i++)
+		json_object_set_new(o, l->pct[i].key, ns_json(l->pct[i].ns));
+	return o;
+}
+
+static json_t *op_json(const bc_cr_op *op)
+{
+	json_t *o = json_object();
+	put_count(o, "count", op->count);
+	put_count(o, "errors", op->errors);
+	put_count(o, "bytes", op->bytes);
+	json_object_set_new(o, "per_sec", json_real(op->per_sec));
+	if (op->lat.set)
+		json_object_set_new(o, "latency_ns", latency_json(&op->lat));
+	if (op->has_kinds || op->nkinds) {
+		json_t *k = json_object();
+		for (size_t i = 0; i < op->nkinds; i++)
+			put_count(k, op->kinds[i].kind, op->kinds[i].n);
+		json_object_set_new(o, "error_kinds", k);
+	}
+	if (op->folded)
+		json_object_set_new(o, "error_kinds_folded", json_pack("{s:I, s:s}", "count",
+			(json_int_t)op->folded, "first_kind", op->folded_first ? op->folded_first : "error"));
+	if (op->ndists) {
+		json_t *d = json_object();
+		for (size_t i = 0; i < op->ndists; i++) {
+			json_t *dj = json_object();
+			put_count(dj, "count", op->dists[i].count);
+			if (op->dists[i].lat.set)
+				json_object_set_new(dj, "latency_ns", latency_json(&op->dists[i].lat));
+			json_object_set_new(d, op->dists[i].name, dj);
+		}
+		json_object_set_new(o, "dists", d);
+	}
+	return o;
+}
+
+static json_t *interval_json(const bc_cr_interval *iv)
+{
+	json_t *ops = json_object();
+	for (size_t i = 0; i < iv->nops; i++) {
+		json_t *o = json_pack("{s:f}", "per_sec", iv->ops[i].per_sec);
+		put_real(o, "mib_per_sec", iv->ops[i].mib_per_sec);
+		json_object_set_new(ops, iv->ops[i].name, o);
+	}
+	return json_pack("{s:f, s:f, s:f, s:f, s:o}", "t", iv->t, "events_per_sec", iv->events_per_sec,
+			 "p95_ms", iv->p95_ms, "errors_per_sec", iv->errors_per_sec, "ops", ops);
+}
+
+/* The interval series alone (the runner spills long ones to OUT.intervals.jsonl). */
+json_t *bc_case_intervals_json(const bc_case_result *r)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < r->nintervals; i++)
+		json_array_append_new(a, interval_json(&r->intervals[i]));
+	return a;
+}
+
+json_t *bc_case_to_json(const bc_case_result *r)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "id", json_integer(r->id));
+	put_str(o, "module", r->module ? r->module : "");
+	put_str(o, "module_version", r->module_version);
+	put_str(o, "module_path", r->module_path);
+	put_str(o, "module_sha256", r->module_sha256);
+	put_str(o, "module_shadows", r->module_shadows);
+	json_object_set_new(o, "params", r->params ? json_incref(r->params) : json_object());
+	put_str(o, "point", r->point);
+	json_object_set_new(o, "threads", json_integer(r->threads));
+	json_object_set_new(o, "repeat", json_integer(r->repeat));
+	if (r->round)
+		json_object_set_new(o, "round", json_integer(r->round));
+	put_str(o, "status", r->status ? r->status : "failed");
+	json_object_set_new(o, "reason", r->reason ? str_json(r->reason) : json_null());
+	if (r->error.set) {
+		json_t *e = json_pack("{s:s, s:I}", "message", r->error.message ? r->error.message : "",
+				      "count", (json_int_t)r->error.count);
+		put_str(e, "detail", r->error.detail);
+		put_str(e, "hint", r->error.hint);
+		if (r->error.thread >= 0)
+			json_object_set_new(e, "thread", json_integer(r->error.thread));
+		json_object_set_new(o, "error", e);
+	}
+	put_real(o, "error_rate", r->error_rate);
+	if (r->records_refused)
+		put_count(o, "records_refused", r->records_refused);
+	if (r->strays_killed)
+		put_count(o, "strays_killed", r->strays_killed);
+	if (r->nwarnings) {
+		json_t *w = json_array();
+		for (size_t i = 0; i < r->nwarnings; i++)
+			json_array_append_new(w, str_json(r->warnings[i]));
+		json_object_set_new(o, "warnings", w);
+	}
+	json_object_set_new(o, "duration_s", json_real(r->duration_s));
+	json_object_set_new(o, "warmup_s", json_real(r->warmup_s));
+	if (r->prepare.set) {
+		json_t *p = json_pack("{s:f}", "seconds", r->prepare.seconds);
+		if (r->prepare.has_progress)
+			json_object_update_new(p, json_pack("{s:I, s:I, s:s}", "done", (json_int_t)r->prepare.done,
+				"total", (json_int_t)r->prepare.total, "unit", r->prepare.unit ? r->prepare.unit : ""));
+		json_object_set_new(o, "prepare", p);
+	}
+	put_str(o, "headline", r->headline);
+	if (r->has_thresholds || r->nthresholds) {
+		json_t *t = json_object();
+		for (size_t i = 0; i < r->nthresholds; i++)
+			json_object_set_new(t, r->thresholds[i].metric, json_real(r->thresholds[i].pct));
+		json_object_set_new(o, "thresholds", t);
+	}
+	json_t *m = json_object();
+	for (size_t i = 0; i < r->nmetrics; i++)
+		json_object_set_new(m, r->metrics[i].name, json_pack("{s:f, s:s, s:b}", "value",
+			r->metrics[i].value, "unit", r->metrics[i].unit ? r->metrics[i].unit : "",
+			"higher_is_better", r->metrics[i].higher_is_better));
+	json_object_set_new(o, "metrics", m);
+	json_t *ops = json_object();
+	for (size_t i = 0; i < r->nops; i++)
+		json_object_set_new(ops, r->ops[i].name, op_json(&r->ops[i]));
+	json_object_set_new(o, "ops", ops);
+	if (r->fairness.set) {
+		json_t *f = json_pack("{s:f, s:f, s:f}", "events_mean", r->fairness.events_mean,
+				      "events_stddev", r->fairness.events_stddev, "events_cv", r->fairness.events_cv);
+		put_real(f, "events_min", r->fairness.events_min);
+		put_real(f, "events_max", r->fairness.events_max);
+		put_real(f, "busy_mean_s", r->fairness.busy_mean_s);
+		put_real(f, "busy_stddev_s", r->fairness.busy_stddev_s);
+		json_object_set_new(o, "fairness", f);
+	}
+	if (r->stability.set)
+		json_object_set_new(o, "stability", json_pack("{s:o, s:I}", "interval_cv",
+			isnan(r->stability.interval_cv) ? json_null() : json_real(r->stability.interval_cv),
+			"intervals", (json_int_t)r->stability.intervals));
+	if (r->open_loop.set)
+		json_object_set_new(o, "open_loop", json_pack("{s:f, s:s, s:I, s:f, s:I}", "rate",
+			r->open_loop.rate, "arrival", r->open_loop.arrival ? r->open_loop.arrival : "poisson",
+			"late_starts", (json_int_t)r->open_loop.late_starts, "max_lag_ms",
+			r->open_loop.max_lag_ms, "max_queue", (json_int_t)r->open_loop.max_queue));
+	json_t *info = json_object();
+	for (size_t i = 0; i < r->ninfo; i++)
+		json_object_set_new(info, r->info[i].key, str_json(r->info[i].value));
+	json_object_set_new(o, "info", info);
+	put_real(o, "cpu_mhz_mean", r->cpu_mhz_mean);
+	if (r->cpu.set) {
+		json_t *c = json_pack("{s:f, s:f}", "user_s", r->cpu.user_s, "sys_s", r->cpu.sys_s);
+		put_real(c, "utilization", r->cpu.utilization);
+		put_real(c, "steal_pct", r->cpu.steal_pct);
+		put_real(c, "other_pct", r->cpu.other_pct);
+		json_object_set_new(o, "cpu", c);
+	}
+	if (r->intervals_file) {
+		json_object_set_new(o, "intervals_file", json_string(r->intervals_file));
+		json_object_set_new(o, "intervals_count", json_integer(r->intervals_count));
+	} else if (r->has_intervals || r->nintervals) {
+		json_object_set_new(o, "intervals", bc_case_intervals_json(r));
+	}
+	return o;
+}

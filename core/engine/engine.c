@@ -146,27 +146,38 @@ static int wait_until(bench_ctx *x, uint64_t until)
 
 /* ------------------------------------------------------------- lifecycle */
 
-json_t *bc_case_header(const bc_case *c, const char *status, const char *reason)
+void bc_case_header(const bc_case *c, const char *status, const char *reason, bc_case_result *r)
 {
-	json_t *params = json_object();
+	bc_case_init(r);
 	const bench_option_v1 *o = c->mod->desc.options;
 	for (size_t i = 0; o && o[i].name; i++)
-		json_object_set_new(params, o[i].name, bc_val_json(&o[i], &c->vals[i]));
-	return json_pack("{s:i, s:s, s:s, s:s, s:s, s:s*, s:o, s:i, s:i, s:s, s:o, s:f, s:f, s:{}, s:{}, s:{}}",
-			 "id", (json_int_t)c->id, "module", c->mod->desc.name,
-			 "module_version", c->mod->desc.version ? c->mod->desc.version : "",
-			 "module_path", c->mod->path, "module_sha256", c->mod->sha256,
-			 "module_shadows", c->mod->shadows, "params", params, "threads", (json_int_t)c->threads,
-			 "repeat", (json_int_t)c->repeat, "status", status,
-			 "reason", reason ? json_string(reason) : json_null(),
-			 "duration_s", 0.0, "warmup_s", c->run.warmup_s, "metrics", "ops", "info");
+		json_object_set_new(r->params, o[i].name, bc_val_json(&o[i], &c->vals[i]));
+	r->id = c->id;
+	r->module = bc_xstrdup(c->mod->desc.name);
+	r->module_version = bc_xstrdup(c->mod->desc.version ? c->mod->desc.version : "");
+	r->module_path = bc_xstrdup(c->mod->path);
+	r->module_sha256 = bc_xstrdup(c->mod->sha256);
+	bc_case_set_str(&r->module_shadows, c->mod->shadows);
+	r->threads = c->threads;
+	r->repeat = c->repeat;
+	bc_case_set_str(&r->status, status);
+	bc_case_set_str(&r->reason, reason);
+	r->warmup_s = c->run.warmup_s;
 }
 
-static void set_status(json_t *cj, const char *status, const char *stage, const char *why)
+static int is_ok(const bc_case_result *r)
 {
-	json_object_set_new(cj, "status", json_string(status));
-	if (why)
-		json_object_set_new(cj, "reason", stage ? json_sprintf("%s: %s", stage, why) : json_string(why));
+	return !strcmp(r->status, "ok");
+}
+
+static void set_status(bc_case_result *r, const char *status, const char *stage, const char *why)
+{
+	bc_case_set_str(&r->status, status);
+	if (why) {
+		char *s = stage ? bc_xasprintf("%s: %s", stage, why) : bc_xstrdup(why);
+		free(r->reason);
+		r->reason = s;
+	}
 }
 
 /* The case's reason: the first error() (naming its thread), else the last
@@ -182,7 +193,7 @@ static const char *why(bench_ctx *x, const char *fallback)
 }
 
 /* A worker that gave up: the first error if it names a thread, else this one. */
-static void thread_failed(bench_ctx *x, json_t *cj, const char *stage, unsigned i)
+static void thread_failed(bench_ctx *x, bc_case_result *cj, const char *stage, unsigned i)
 {
 	char msg[1200];
 	if (x->first.set && x->first.thread >= 0)
@@ -192,28 +203,30 @@ static void thread_failed(bench_ctx *x, json_t *cj, const char *stage, unsigned 
 	set_status(cj, "failed", stage, msg);
 }
 
-static json_t *first_error_json(const bc_first_err *f)
+static void first_error(const bc_first_err *f, bc_case_result *r)
 {
-	json_t *o = json_pack("{s:s, s:i}", "message", f->msg, "count", (json_int_t)f->count);
-	if (f->detail[0])
-		json_object_set_new(o, "detail", json_string(f->detail));
-	if (f->hint[0])
-		json_object_set_new(o, "hint", json_string(f->hint));
-	if (f->thread >= 0)
-		json_object_set_new(o, "thread", json_integer(f->thread));
-	return o;
+	r->error.set = 1;
+	bc_case_set_str(&r->error.message, f->msg);
+	r->error.count = f->count;
+	bc_case_set_str(&r->error.detail, f->detail[0] ? f->detail : NULL);
+	bc_case_set_str(&r->error.hint, f->hint[0] ? f->hint : NULL);
+	r->error.thread = f->thread >= 0 ? f->thread : -1;
 }
 
 /* What compare needs to judge this module's metrics (ABI 1.1 fields). */
-static void compare_hints(const bench_module_v1 *d, json_t *cj)
+static void compare_hints(const bench_module_v1 *d, bc_case_result *cj)
 {
-	json_object_set_new(cj, "headline", json_string(d->headline_metric ? d->headline_metric
-									    : "events_per_sec"));
+	bc_case_set_str(&cj->headline, d->headline_metric ? d->headline_metric : "events_per_sec");
 	if (d->thresholds && d->thresholds->metric) {
-		json_t *th = json_object();
-		for (const bench_threshold_v1 *t = d->thresholds; t->metric; t++)
-			json_object_set_new(th, t->metric, json_real(t->pct));
-		json_object_set_new(cj, "thresholds", th);
+		size_t n = 0;
+		while (d->thresholds[n].metric)
+			n++;
+		cj->thresholds = bc_xcalloc(n, sizeof(*cj->thresholds));
+		for (size_t i = 0; i < n; i++)
+			cj->thresholds[i] = (bc_cr_threshold){ bc_xstrdup(d->thresholds[i].metric),
+							       d->thresholds[i].pct };
+		cj->nthresholds = n;
+		cj->has_thresholds = 1;
 	}
 }
 
@@ -224,7 +237,7 @@ static void phase_note(const bc_case *c, const char *ph)
 }
 
 /* Starts the workers and waits for their thread_init. 0 when all are ready. */
-static int start_threads(bench_ctx *x, json_t *cj)
+static int start_threads(bench_ctx *x, bc_case_result *cj)
 {
 	size_t sz = sizeof(struct bench_thread) + (x->nops + x->ndists) * sizeof(bc_opstat);
 	sz = (sz + 63) & ~(size_t)63;
@@ -274,14 +287,13 @@ static int start_threads(bench_ctx *x, json_t *cj)
    Failing beats counting only the time each worker was alive: the case
    was asked for N threads, and a result for fewer would compare as if
    N had run. */
-static void judge_threads(bench_ctx *x, json_t *cj)
+static void judge_threads(bench_ctx *x, bc_case_result *cj)
 {
-	int ok = !strcmp(json_string_value(json_object_get(cj, "status")), "ok");
+	int ok = is_ok(cj);
 	uint64_t refused = 0;
 	for (unsigned i = 0; i < x->nthreads; i++)
 		refused += x->t[i]->garbage;
-	if (refused)
-		json_object_set_new(cj, "records_refused", json_integer((json_int_t)refused));
+	cj->records_refused = refused;
 	for (unsigned i = 0; i < x->nthreads && ok; i++) {
 		char msg[400];
 		if (x->t[i]->vanished) {
@@ -300,7 +312,7 @@ static void judge_threads(bench_ctx *x, json_t *cj)
 }
 
 /* The share of operations that failed, against max_error_rate. */
-static void error_budget(bench_ctx *x, json_t *cj)
+static void error_budget(bench_ctx *x, bc_case_result *cj)
 {
 	uint64_t n = 0, er = 0;
 	for (unsigned k = 0; k < x->nops; k++)
@@ -311,8 +323,8 @@ static void error_budget(bench_ctx *x, json_t *cj)
 	if (!n && !er)
 		return;
 	double rate = (double)er / (double)(n + er);
-	json_object_set_new(cj, "error_rate", json_real(rate));
-	if (strcmp(json_string_value(json_object_get(cj, "status")), "ok"))
+	cj->error_rate = rate;
+	if (!is_ok(cj))
 		return;
 	char msg[300];
 	if (!n) {
@@ -328,7 +340,7 @@ static void error_budget(bench_ctx *x, json_t *cj)
 }
 
 /* Warmup, then the measured window with interval reports. */
-static void measure(bench_ctx *x, json_t *cj)
+static void measure(bench_ctx *x, bc_case_result *cj)
 {
 	const bc_case *c = x->c;
 	bc_meas m;
@@ -376,7 +388,7 @@ static void measure(bench_ctx *x, json_t *cj)
 	for (unsigned i = 0; i < x->nthreads; i++)
 		pthread_join(x->t[i]->tid, NULL);
 	bc_meas_tick(&m, x, x->t1, 1);
-	json_object_set_new(cj, "duration_s", json_real((double)(x->t1 - x->t0) / 1e9));
+	cj->duration_s = (double)(x->t1 - x->t0) / 1e9;
 	for (unsigned i = 0; i < x->nthreads; i++)
 		if (x->t[i]->run_rc != BENCH_OK) {	/* a worker gave up: its figures are not the system's */
 			thread_failed(x, cj, "thread_run", i);
@@ -391,7 +403,7 @@ static void measure(bench_ctx *x, json_t *cj)
 	x->in_finish = 0;
 	if (frc != BENCH_OK && !bc_stop_requested)
 		set_status(cj, "failed", "finish", why(x, "failed"));
-	if (x->bad_metric[0] && !strcmp(json_string_value(json_object_get(cj, "status")), "ok"))
+	if (x->bad_metric[0] && is_ok(cj))
 		set_status(cj, "failed", "finish", x->bad_metric);
 	bc_meas_finish(&m, x, cj);
 	error_budget(x, cj);
@@ -407,7 +419,7 @@ static void stop_threads(bench_ctx *x, int can_join)
 }
 
 /* prepare, with its progress line closed and its cost kept in the result. */
-static int run_prepare(bench_ctx *x, json_t *cj)
+static int run_prepare(bench_ctx *x, bc_case_result *cj)
 {
 	uint64_t t0 = bc_now_ns();
 	x->in_prepare = 1;
@@ -416,18 +428,21 @@ static int run_prepare(bench_ctx *x, json_t *cj)
 	uint64_t t1 = bc_now_ns();
 	if (x->prep.t0 && x->c->progress && !bc_quiet && (x->prep.open || x->c->progress == 1))
 		bc_prep_print(x, t1, 1);
-	json_t *o = json_pack("{s:f}", "seconds", (double)(t1 - t0) / 1e9);
-	if (x->prep.t0)
-		json_object_update_new(o, json_pack("{s:I, s:I, s:s}", "done", (json_int_t)x->prep.done,
-			"total", (json_int_t)x->prep.total, "unit", x->prep.unit));
-	json_object_set_new(cj, "prepare", o);
+	cj->prepare.set = 1;
+	cj->prepare.seconds = (double)(t1 - t0) / 1e9;
+	if (x->prep.t0) {
+		cj->prepare.has_progress = 1;
+		cj->prepare.done = x->prep.done;
+		cj->prepare.total = x->prep.total;
+		bc_case_set_str(&cj->prepare.unit, x->prep.unit);
+	}
 	return rc;
 }
 
-json_t *bc_case_run(const bc_case *c)
+void bc_case_run(const bc_case *c, bc_case_result *cj)
 {
 	bench_ctx *x = bc_xcalloc(1, sizeof(*x));
-	json_t *cj = bc_case_header(c, "ok", NULL);
+	bc_case_header(c, "ok", NULL, cj);
 	int rc, inited = 0, leaked = 0;
 	x->c = c;
 	x->case_t0 = bc_now_ns();
@@ -440,9 +455,7 @@ json_t *bc_case_run(const bc_case *c)
 	x->limited = c->run.events > 0;
 	x->events_left = c->run.events;
 	x->gap_ns = c->run.rate > 0 ? 1e9 * c->threads / c->run.rate : 0;
-	x->metrics = json_object();
-	x->info = json_object();
-	x->warnings = json_array();
+	x->res = cj;
 	pthread_mutex_init(&x->lock, NULL);
 	pthread_cond_init(&x->cond, NULL);
 
@@ -486,16 +499,16 @@ done:
 	if (inited && x->d->destroy && !leaked)
 		x->d->destroy(x->state);
 	if (x->first.set)
-		json_object_set_new(cj, "error", first_error_json(&x->first));
+		first_error(&x->first, cj);
 	compare_hints(x->d, cj);
-	json_object_set(cj, "metrics", x->metrics);
-	json_object_set(cj, "info", x->info);
-	if (json_array_size(x->warnings))
-		json_object_set(cj, "warnings", x->warnings);
-	json_decref(x->metrics);
-	json_decref(x->info);
-	json_decref(x->warnings);
-	if (!leaked) {
+	if (leaked) {
+		/* a thread stuck in thread_init may still call the host: it gets a
+		   result of its own to write into, never the caller's */
+		pthread_mutex_lock(&x->lock);
+		x->res = bc_xcalloc(1, sizeof(*x->res));
+		bc_case_init(x->res);
+		pthread_mutex_unlock(&x->lock);
+	} else {
 		for (unsigned i = 0; i < x->nthreads; i++)
 			free(x->t[i]);
 		free(x->t);
@@ -510,5 +523,4 @@ done:
 		free(x->fin_hist);
 		free(x);
 	}
-	return cj;
 }

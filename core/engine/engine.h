@@ -8,6 +8,7 @@
 #ifndef BC_ENGINE_H
 #define BC_ENGINE_H
 #include <jansson.h>
+#include "case.h"
 #include <signal.h>
 #include "config.h"
 #include "loader.h"
@@ -38,11 +39,11 @@ typedef struct bc_case {
 /* Set from a signal handler: stop the current case as soon as possible. */
 extern volatile sig_atomic_t bc_stop_requested;
 
-/* A case object's header (id, module, params, threads, repeat, status,
-   reason, empty metrics/ops/info): what every case has, run or not. The
-   engine fills in the rest; the runner uses it alone for a case that never
-   reported (crashed, killed, skipped before it ran). */
-json_t *bc_case_header(const bc_case *c, const char *status, const char *reason);
-/* Runs the case and returns its JSON object (docs/results.md, cases[]). */
-json_t *bc_case_run(const bc_case *c);
+/* A case result's header (id, module, params, threads, repeat, status,
+   reason, warmup): what every case has, run or not; r is initialised here.
+   The engine fills in the rest; the runner uses it alone for a case that
+   never reported (crashed, killed, skipped before it ran). */
+void bc_case_header(const bc_case *c, const char *status, const char *reason, bc_case_result *r);
+/* Runs the case into r (initialised here; the caller frees it). */
+void bc_case_run(const bc_case *c, bc_case_result *r);
 #endif

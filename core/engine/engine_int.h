@@ -93,7 +93,7 @@ struct bench_ctx {
 	char err[1024];
 	char reason[1100];
 	char bad_metric[160];		/* the first non-finite report_metric() */
-	json_t *metrics, *info, *warnings;
+	bc_case_result *res;		/* what the case reports; metrics/info/warnings under lock */
 	uint64_t t0, t1;		/* the measured window */
 	uint64_t case_t0;		/* bc_case_run started */
 	uint64_t lat_cap;		/* no latency can be longer than the case can run */
@@ -107,7 +107,8 @@ typedef struct bc_meas {
 	uint64_t last_t;		/* time of the previous tick */
 	uint64_t *prev_count, *prev_bytes, *prev_err;	/* per op class */
 	bc_hist *prev_hist, *cur_hist, *tmp_hist;
-	json_t *intervals;
+	bc_cr_interval *iv;		/* the interval series, moved into the result at the end */
+	size_t niv, civ;
 	double mhz_sum;
 	unsigned mhz_n;
 	int progress_open;		/* a \r progress line is on the terminal */
@@ -121,18 +122,18 @@ typedef struct bc_meas {
 void bc_meas_init(bc_meas *m, bench_ctx *x);
 /* One interval report ending now; final = the last, possibly partial, one. */
 void bc_meas_tick(bc_meas *m, bench_ctx *x, uint64_t now, int final);
-/* Fills the case object with ops, metrics.events_per_sec, fairness,
-   stability, open_loop and intervals. */
-void bc_meas_finish(bc_meas *m, bench_ctx *x, json_t *cj);
+/* Fills the case result with ops, metrics.events_per_sec, fairness,
+   stability, open_loop, cpu and intervals. */
+void bc_meas_finish(bc_meas *m, bench_ctx *x, bc_case_result *r);
 void bc_meas_free(bc_meas *m);
 /* A warning of the core about this case: to stderr and into its warnings. */
 void bc_ctx_warn(bench_ctx *x, const char *msg);
 /* CPU time of this process and the machine's steal ticks, now. */
 void bc_meas_cpu(struct bc_cpu_snap *c);
 void bc_meas_sample_mhz(bc_meas *m);
-/* JSON of one distribution (count, min, mean, max, stddev, percentiles) of
-   slot k of the threads' ops[] (an op class, or nops + a dist id). */
-json_t *bc_meas_latency_json(bench_ctx *x, unsigned k, bc_hist *h, uint64_t *count);
+/* One distribution (count, min, mean, max, stddev, percentiles) of slot k
+   of the threads' ops[] (an op class, or nops + a dist id). */
+void bc_meas_latency(bench_ctx *x, unsigned k, bc_hist *h, uint64_t *count, bc_cr_latency *out);
 /* ------------------------------------------------ recording (hot path) */
 
 /* n operations of latency lat and bytes bytes each (n = 1 on the event path). */

@@ -284,7 +284,7 @@ static void keep_warning(bench_ctx *x, const char *msg)
 	char *m = bc_xstrdup(msg);
 	bc_utf8_fix(m);
 	pthread_mutex_lock(&x->lock);
-	json_array_append_new(x->warnings, json_string(m));
+	bc_case_add_warning(x->res, m);
 	pthread_mutex_unlock(&x->lock);
 	free(m);
 }
@@ -521,11 +521,8 @@ static void api_report_metric(bench_ctx *x, const char *name, double value)
 				pthread_mutex_unlock(&x->lock);
 				return;
 			}
-			json_t *o = json_pack("{s:f, s:s, s:b}", "value", value,
-					      "unit", m->unit ? m->unit : "", "higher_is_better",
-					      m->higher_is_better);
 			pthread_mutex_lock(&x->lock);
-			json_object_set_new(x->metrics, name, o);
+			bc_case_set_metric(x->res, name, m->unit ? m->unit : "", value, m->higher_is_better);
 			pthread_mutex_unlock(&x->lock);
 			return;
 		}
@@ -538,7 +535,7 @@ static void api_set_info(bench_ctx *x, const char *key, const char *value)
 	bc_utf8_fix(k);
 	bc_utf8_fix(v);
 	pthread_mutex_lock(&x->lock);
-	json_object_set_new(x->info, k, json_string(v));
+	bc_case_set_info(x->res, k, v);
 	pthread_mutex_unlock(&x->lock);
 	free(k);
 	free(v);

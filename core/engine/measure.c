@@ -21,7 +21,6 @@ void bc_meas_init(bc_meas *m, bench_ctx *x)
 	m->prev_hist = bc_xcalloc(x->nops, sizeof(bc_hist));
 	m->cur_hist = bc_xcalloc(1, sizeof(bc_hist));
 	m->tmp_hist = bc_xcalloc(2, sizeof(bc_hist));
-	m->intervals = json_array();
 }
 
 void bc_meas_free(bc_meas *m)
@@ -32,7 +31,12 @@ void bc_meas_free(bc_meas *m)
 	free(m->prev_hist);
 	free(m->cur_hist);
 	free(m->tmp_hist);
-	json_decref(m->intervals);
+	for (size_t i = 0; i < m->niv; i++) {
+		for (size_t j = 0; j < m->iv[i].nops; j++)
+			free(m->iv[i].ops[j].name);
+		free(m->iv[i].ops);
+	}
+	free(m->iv);
 }
 
 void bc_meas_cpu(struct bc_cpu_snap *c)
@@ -74,15 +78,17 @@ static double other_pct(const struct bc_cpu_snap *a, const struct bc_cpu_snap *b
 /* What the window cost in CPU time, and what the hypervisor took (steal):
    rates divided by wall-clock time fall when a host preempts the guest,
    rates per CPU second (what some reference tools print) do not. */
-static json_t *cpu_json(bc_meas *m, bench_ctx *x, double secs)
+static void cpu_figures(bc_meas *m, bench_ctx *x, double secs, bc_case_result *r)
 {
 	const struct bc_cpu_snap *a = &m->cpu0, *b = &m->cpu1;
-	json_t *o = json_pack("{s:f, s:f}", "user_s", b->user_s - a->user_s, "sys_s", b->sys_s - a->sys_s);
+	r->cpu.set = 1;
+	r->cpu.user_s = b->user_s - a->user_s;
+	r->cpu.sys_s = b->sys_s - a->sys_s;
 	if (secs > 0)
-		json_object_set_new(o, "utilization", json_real((b->user_s - a->user_s + b->sys_s - a->sys_s) / secs));
+		r->cpu.utilization = (b->user_s - a->user_s + b->sys_s - a->sys_s) / secs;
 	if (a->have_stat && b->have_stat && b->total > a->total) {
 		double pct = 100.0 * (double)(b->steal - a->steal) / (double)(b->total - a->total);
-		json_object_set_new(o, "steal_pct", json_real(pct));
+		r->cpu.steal_pct = pct;
 		if (pct >= 5) {
 			char w[256];
 			snprintf(w, sizeof(w), "the hypervisor took %.1f%% of the machine's CPU time "
@@ -90,7 +96,7 @@ static json_t *cpu_json(bc_meas *m, bench_ctx *x, double secs)
 				 "low by about that much and vary between runs", pct);
 			bc_ctx_warn(x, w);
 		}
-		json_object_set_new(o, "other_pct", json_real(other_pct(a, b)));
+		r->cpu.other_pct = other_pct(a, b);
 		if (other_pct(a, b) >= 5) {
 			char w[256];
 			snprintf(w, sizeof(w), "other processes used %.1f%% of the machine's CPU time "
@@ -99,7 +105,6 @@ static json_t *cpu_json(bc_meas *m, bench_ctx *x, double secs)
 			bc_ctx_warn(x, w);
 		}
 	}
-	return o;
 }
 
 void bc_meas_sample_mhz(bc_meas *m)
@@ -141,7 +146,14 @@ void bc_meas_tick(bc_meas *m, bench_ctx *x, uint64_t now, int final)
 	char line[1024];
 	uint64_t n_all = 0, e_all = 0;
 	size_t o = 0;
-	json_t *ops = json_object();
+	if (m->niv == m->civ) {
+		m->civ = m->civ ? 2 * m->civ : 16;
+		m->iv = realloc(m->iv, m->civ * sizeof(*m->iv));
+		if (!m->iv)
+			abort();
+	}
+	bc_cr_interval *iv = &m->iv[m->niv];
+	*iv = (bc_cr_interval){ .ops = bc_xcalloc(x->nops ? x->nops : 1, sizeof(bc_cr_iop)), .nops = x->nops };
 	memset(all, 0, sizeof(*all));
 	o += (size_t)snprintf(line, sizeof(line), "thds: %u", x->nthreads);
 	size_t mid = o;	/* eps and latency go here, after the totals are known */
@@ -165,10 +177,7 @@ void bc_meas_tick(bc_meas *m, bench_ctx *x, uint64_t now, int final)
 		m->prev_count[k] = cnt;
 		m->prev_bytes[k] = by;
 		m->prev_err[k] = er;
-		json_t *oj = json_pack("{s:f}", "per_sec", dc / dt);
-		if (db)
-			json_object_set_new(oj, "mib_per_sec", json_real(db / dt / 1048576.0));
-		json_object_set_new(ops, x->ops[k], oj);
+		iv->ops[k] = (bc_cr_iop){ bc_xstrdup(x->ops[k]), dc / dt, db ? db / dt / 1048576.0 : NAN };
 		/* op classes the module has not used so far are left out of the line */
 		if ((x->nops > 1 || db) && (cnt || er)) {
 			oo += (size_t)snprintf(opsbuf + oo, sizeof(opsbuf) - oo, " %s: %.2f/s", x->ops[k], dc / dt);
@@ -182,8 +191,11 @@ void bc_meas_tick(bc_meas *m, bench_ctx *x, uint64_t now, int final)
 	snprintf(line + mid, sizeof(line) - mid, " eps: %.2f lat (ms, p95): %.3f err/s: %.2f%s",
 		 n_all / dt, p95, e_all / dt, opsbuf);
 	double t = (double)(now - x->t0) / 1e9;
-	json_array_append_new(m->intervals, json_pack("{s:f, s:f, s:f, s:f, s:o}", "t", t,
-		"events_per_sec", n_all / dt, "p95_ms", p95, "errors_per_sec", e_all / dt, "ops", ops));
+	iv->t = t;
+	iv->events_per_sec = n_all / dt;
+	iv->p95_ms = p95;
+	iv->errors_per_sec = e_all / dt;
+	m->niv++;
 	m->last_t = now;
 	bc_meas_sample_mhz(m);
 	if (!final)
@@ -201,7 +213,7 @@ static void mean_sd(const double *v, size_t n, double *mean, double *sd)
 	*sd = n ? sqrt(q / n) : 0;	/* the threads are the whole population */
 }
 
-json_t *bc_meas_latency_json(bench_ctx *x, unsigned k, bc_hist *h, uint64_t *count)
+void bc_meas_latency(bench_ctx *x, unsigned k, bc_hist *h, uint64_t *count, bc_cr_latency *out)
 {
 	uint64_t cnt = 0, sum = 0, mn = UINT64_MAX, mx = 0;
 	double sq = 0;
@@ -221,76 +233,75 @@ json_t *bc_meas_latency_json(bench_ctx *x, unsigned k, bc_hist *h, uint64_t *cou
 		mn = 0;
 	double mean = cnt ? (double)sum / cnt : 0;
 	double var = cnt > 1 ? (sq - (double)cnt * mean * mean) / (double)(cnt - 1) : 0;
-	json_t *lat = json_pack("{s:I, s:f, s:I, s:f}", "min", (json_int_t)mn, "mean", mean,
-				"max", (json_int_t)mx, "stddev", var > 0 ? sqrt(var) : 0.0);
-	for (size_t i = 0; i < x->c->npct; i++) {
-		char key[32];
-		snprintf(key, sizeof(key), "p%g", x->c->pct[i]);
-		json_object_set_new(lat, key, json_integer((json_int_t)bc_hist_percentile(h, x->c->pct[i], mn, mx)));
-	}
+	*out = (bc_cr_latency){ .set = 1, .min = (double)mn, .mean = mean, .max = (double)mx,
+				.stddev = var > 0 ? sqrt(var) : 0.0, .npct = x->c->npct,
+				.pct = bc_xcalloc(x->c->npct ? x->c->npct : 1, sizeof(bc_cr_pct)) };
+	for (size_t i = 0; i < x->c->npct; i++)
+		out->pct[i] = (bc_cr_pct){ bc_xasprintf("p%g", x->c->pct[i]),
+					   (double)bc_hist_percentile(h, x->c->pct[i], mn, mx) };
 	*count = cnt;
-	return lat;
 }
 
 /* Error counts by kind over the threads; kinds past a thread's table fold
    into "other", whose first kind is named so nothing is silently lost. */
-static json_t *error_kinds_json(bench_ctx *x, unsigned k, json_t *oj)
+static void add_kind(bc_cr_op *o, const char *kind, uint64_t n)
 {
-	json_t *kinds = json_object();
+	for (size_t i = 0; i < o->nkinds; i++)
+		if (!strcmp(o->kinds[i].kind, kind)) {
+			o->kinds[i].n += n;
+			return;
+		}
+	o->kinds = realloc(o->kinds, (o->nkinds + 1) * sizeof(*o->kinds));
+	if (!o->kinds)
+		abort();
+	o->kinds[o->nkinds++] = (bc_cr_count){ bc_xstrdup(kind), n };
+}
+
+static void error_kinds(bench_ctx *x, unsigned k, bc_cr_op *o)
+{
 	uint64_t other = 0;
 	const char *first = NULL;
+	o->has_kinds = 1;
 	for (unsigned i = 0; i < x->nthreads; i++) {
 		for (unsigned j = 0; j < MAX_ERR_KINDS; j++) {
 			const bc_errkind *ek = &x->t[i]->errk[j];
-			if (ek->kind && ek->op == k) {
-				json_t *prev = json_object_get(kinds, ek->kind);
-				json_object_set_new(kinds, ek->kind,
-					json_integer((prev ? json_integer_value(prev) : 0) + (json_int_t)ek->n));
-			}
+			if (ek->kind && ek->op == k)
+				add_kind(o, ek->kind, ek->n);
 		}
 		other += x->t[i]->ops[k].other_errors;
 		if (!first)
 			first = x->t[i]->ops[k].other_first;
 	}
 	if (other) {
-		json_t *prev = json_object_get(kinds, "other");
-		json_object_set_new(kinds, "other", json_integer((prev ? json_integer_value(prev) : 0) +
-								 (json_int_t)other));
-		json_object_set_new(oj, "error_kinds_folded", json_pack("{s:I, s:s}", "count",
-			(json_int_t)other, "first_kind", first ? first : "error"));
+		add_kind(o, "other", other);
+		o->folded = other;
+		o->folded_first = bc_xstrdup(first ? first : "error");
 	}
-	return kinds;
 }
 
-static json_t *op_json(bench_ctx *x, unsigned k, double secs, bc_hist *h)
+static void op_figures(bench_ctx *x, unsigned k, double secs, bc_hist *h, bc_cr_op *o)
 {
-	uint64_t cnt = 0, by = 0, er = 0;
-	json_t *lat = bc_meas_latency_json(x, k, h, &cnt);
+	o->name = bc_xstrdup(x->ops[k]);
+	bc_meas_latency(x, k, h, &o->count, &o->lat);
 	for (unsigned i = 0; i < x->nthreads; i++) {
-		by += x->t[i]->ops[k].bytes;
-		er += x->t[i]->ops[k].errors;
+		o->bytes += x->t[i]->ops[k].bytes;
+		o->errors += x->t[i]->ops[k].errors;
 	}
-	json_t *oj = json_pack("{s:I, s:I, s:I, s:f, s:o}", "count", (json_int_t)cnt, "errors",
-			       (json_int_t)er, "bytes", (json_int_t)by, "per_sec",
-			       secs > 0 ? cnt / secs : 0.0, "latency_ns", lat);
-	json_object_set_new(oj, "error_kinds", error_kinds_json(x, k, oj));
-	json_t *dists = NULL;
+	o->per_sec = secs > 0 ? o->count / secs : 0.0;
+	error_kinds(x, k, o);
 	for (unsigned d = 0; d < x->ndists; d++) {
 		if (x->dists[d].op != k)
 			continue;
-		uint64_t n;
-		json_t *dl = bc_meas_latency_json(x, x->nops + d, h, &n);
-		if (!dists)
-			dists = json_object();
-		json_object_set_new(dists, x->dists[d].name, json_pack("{s:I, s:o}", "count",
-			(json_int_t)n, "latency_ns", dl));
+		o->dists = realloc(o->dists, (o->ndists + 1) * sizeof(*o->dists));
+		if (!o->dists)
+			abort();
+		bc_cr_dist *dd = &o->dists[o->ndists++];
+		*dd = (bc_cr_dist){ .name = bc_xstrdup(x->dists[d].name) };
+		bc_meas_latency(x, x->nops + d, h, &dd->count, &dd->lat);
 	}
-	if (dists)
-		json_object_set_new(oj, "dists", dists);
-	return oj;
 }
 
-static json_t *fairness_json(bench_ctx *x)
+static void fairness(bench_ctx *x, bc_case_result *r)
 {
 	double *ev = bc_xcalloc(x->nthreads, sizeof(double));
 	double *busy = bc_xcalloc(x->nthreads, sizeof(double));
@@ -310,26 +321,32 @@ static json_t *fairness_json(bench_ctx *x)
 	free(ev);
 	free(busy);
 	/* min and max show a starved thread, which oversubscription can make */
-	return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "events_mean", em, "events_stddev", esd,
-			 "events_cv", em > 0 ? esd / em : 0.0, "events_min", emin, "events_max", emax,
-			 "busy_mean_s", bm, "busy_stddev_s", bsd);
+	r->fairness.set = 1;
+	r->fairness.events_mean = em;
+	r->fairness.events_stddev = esd;
+	r->fairness.events_cv = em > 0 ? esd / em : 0.0;
+	r->fairness.events_min = emin;
+	r->fairness.events_max = emax;
+	r->fairness.busy_mean_s = bm;
+	r->fairness.busy_stddev_s = bsd;
 }
 
-static json_t *stability_json(bc_meas *m)
+static void stability(bc_meas *m, bc_case_result *r)
 {
-	size_t n = json_array_size(m->intervals);
-	double *v = bc_xcalloc(n, sizeof(double)), mean, sd;
+	size_t n = m->niv;
+	double *v = bc_xcalloc(n ? n : 1, sizeof(double)), mean, sd;
 	for (size_t i = 0; i < n; i++)
-		v[i] = json_real_value(json_object_get(json_array_get(m->intervals, i), "events_per_sec"));
+		v[i] = m->iv[i].events_per_sec;
 	mean_sd(v, n, &mean, &sd);
 	free(v);
 	/* sample stddev over intervals: they are a sample of the system's behaviour */
 	double cv = n > 1 && mean > 0 ? sd * sqrt((double)n / (double)(n - 1)) / mean : 0;
-	return n > 1 ? json_pack("{s:f, s:i}", "interval_cv", cv, "intervals", (json_int_t)n)
-		     : json_pack("{s:n, s:i}", "interval_cv", "intervals", (json_int_t)n);
+	r->stability.set = 1;
+	r->stability.interval_cv = n > 1 ? cv : NAN;
+	r->stability.intervals = (long)n;
 }
 
-static json_t *open_loop_json(bench_ctx *x)
+static void open_loop(bench_ctx *x, bc_case_result *r)
 {
 	uint64_t late = 0, lag = 0;
 	for (unsigned i = 0; i < x->nthreads; i++) {
@@ -337,31 +354,37 @@ static json_t *open_loop_json(bench_ctx *x)
 		if (x->t[i]->max_lag > lag)
 			lag = x->t[i]->max_lag;
 	}
-	return json_pack("{s:f, s:s, s:I, s:f, s:I}", "rate", x->c->run.rate, "arrival",
-			 x->c->run.arrival_fixed ? "fixed" : "poisson", "late_starts", (json_int_t)late,
-			 "max_lag_ms", (double)lag / 1e6, "max_queue",
-			 (json_int_t)(x->gap_ns > 0 ? (double)lag / x->gap_ns * x->nthreads : 0));
+	r->open_loop.set = 1;
+	r->open_loop.rate = x->c->run.rate;
+	bc_case_set_str(&r->open_loop.arrival, x->c->run.arrival_fixed ? "fixed" : "poisson");
+	r->open_loop.late_starts = late;
+	r->open_loop.max_lag_ms = (double)lag / 1e6;
+	r->open_loop.max_queue = (uint64_t)(x->gap_ns > 0 ? (double)lag / x->gap_ns * x->nthreads : 0);
 }
 
-void bc_meas_finish(bc_meas *m, bench_ctx *x, json_t *cj)
+void bc_meas_finish(bc_meas *m, bench_ctx *x, bc_case_result *r)
 {
 	double secs = (double)(x->t1 - x->t0) / 1e9;
-	json_t *ops = json_object();
 	uint64_t total = 0;
+	r->ops = bc_xcalloc(x->nops ? x->nops : 1, sizeof(*r->ops));
+	r->nops = x->nops;
 	for (unsigned k = 0; k < x->nops; k++) {
-		json_t *oj = op_json(x, k, secs, m->cur_hist);
-		total += (uint64_t)json_integer_value(json_object_get(oj, "count"));
-		json_object_set_new(ops, x->ops[k], oj);
+		op_figures(x, k, secs, m->cur_hist, &r->ops[k]);
+		total += r->ops[k].count;
 	}
-	json_object_set_new(cj, "ops", ops);
-	json_object_set_new(x->metrics, "events_per_sec", json_pack("{s:f, s:s, s:b}", "value",
-		secs > 0 ? total / secs : 0.0, "unit", "events/s", "higher_is_better", 1));
-	json_object_set_new(cj, "fairness", fairness_json(x));
-	json_object_set_new(cj, "stability", stability_json(m));
+	pthread_mutex_lock(&x->lock);
+	bc_case_set_metric(r, "events_per_sec", "events/s", secs > 0 ? total / secs : 0.0, 1);
+	pthread_mutex_unlock(&x->lock);
+	fairness(x, r);
+	stability(m, r);
 	if (x->gap_ns > 0)
-		json_object_set_new(cj, "open_loop", open_loop_json(x));
+		open_loop(x, r);
 	if (m->mhz_n)
-		json_object_set_new(cj, "cpu_mhz_mean", json_real(m->mhz_sum / m->mhz_n));
-	json_object_set_new(cj, "cpu", cpu_json(m, x, secs));
-	json_object_set(cj, "intervals", m->intervals);
+		r->cpu_mhz_mean = m->mhz_sum / m->mhz_n;
+	cpu_figures(m, x, secs, r);
+	r->intervals = m->iv;	/* moved: the result owns the series now */
+	r->nintervals = m->niv;
+	r->has_intervals = 1;
+	m->iv = NULL;
+	m->niv = m->civ = 0;
 }

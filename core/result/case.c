@@ -71,14 +71,21 @@ void bc_case_free(bc_case_result *r)
 	}
 	free(r->ops);
 	free(r->open_loop.arrival);
+	bc_case_drop_intervals(r);
+	free(r->intervals_file);
+	memset(r, 0, sizeof(*r));
+}
+
+void bc_case_drop_intervals(bc_case_result *r)
+{
 	for (size_t i = 0; i < r->nintervals; i++) {
 		for (size_t j = 0; j < r->intervals[i].nops; j++)
 			free(r->intervals[i].ops[j].name);
 		free(r->intervals[i].ops);
 	}
 	free(r->intervals);
-	free(r->intervals_file);
-	memset(r, 0, sizeof(*r));
+	r->intervals = NULL;
+	r->nintervals = 0;
 }
 
 void bc_case_set_str(char **field, const char *value)
@@ -270,14 +277,14 @@ json_t *bc_case_to_json(const bc_case_result *r)
 	put_real(o, "error_rate", r->error_rate);
 	if (r->records_refused)
 		put_count(o, "records_refused", r->records_refused);
-	if (r->strays_killed)
-		put_count(o, "strays_killed", r->strays_killed);
 	if (r->nwarnings) {
 		json_t *w = json_array();
 		for (size_t i = 0; i < r->nwarnings; i++)
 			json_array_append_new(w, str_json(r->warnings[i]));
 		json_object_set_new(o, "warnings", w);
 	}
+	if (r->strays_killed)
+		put_count(o, "strays_killed", r->strays_killed);
 	json_object_set_new(o, "duration_s", json_real(r->duration_s));
 	json_object_set_new(o, "warmup_s", json_real(r->warmup_s));
 	if (r->prepare.set) {

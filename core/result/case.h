@@ -160,6 +160,8 @@ typedef struct bc_case_result {
 /* An empty result: every optional field absent (NAN / NULL / 0), params {}. */
 void bc_case_init(bc_case_result *r);
 void bc_case_free(bc_case_result *r);
+/* Frees the interval series (written elsewhere, or no longer needed). */
+void bc_case_drop_intervals(bc_case_result *r);
 
 /* The one writer: a new JSON object (docs/results.md "cases[]"), fields in
    the documented order, absent fields left out (reason: null). */

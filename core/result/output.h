@@ -1,15 +1,17 @@
-/* Human and spreadsheet output of results: the per-case text block, the
-   summary table and CSV rows. Grouping and statistics over repeats are
-   results.h's (bc_groups_json). */
+/* Human and spreadsheet output of case results (case.h): the per-case text
+   block, the summary table and CSV rows. Grouping and statistics over
+   repeats are results.h's. */
 #ifndef BC_OUTPUT_H
 #define BC_OUTPUT_H
-#include <jansson.h>
 #include <stdio.h>
+#include "case.h"
+#include "results.h"
 
-/* A sysbench-like block for one case object. */
-void bc_print_case(FILE *f, json_t *cj, const char *label);
-/* The table of all cases of a document. */
-void bc_print_summary(FILE *f, json_t *doc);
-/* One row per case x metric. */
-char *bc_csv(json_t *doc);
+/* A sysbench-like block for one case. */
+void bc_print_case(FILE *f, const bc_case_result *c, const char *label);
+/* The table of the cases; groups (the same cases, grouped) names each
+   case's primary metric. */
+void bc_print_summary(FILE *f, const bc_case_result *cases, size_t n, const bc_results *groups);
+/* One row per case x metric (a row for a case without metrics). */
+char *bc_csv(const bc_case_result *cases, size_t n);
 #endif

@@ -8,6 +8,7 @@
 #define BC_RESULTS_H
 #include <stddef.h>
 #include <jansson.h>
+#include "case.h"
 
 typedef enum {
 	BC_MK_METRIC,		/* cases[].metrics.NAME */
@@ -74,11 +75,12 @@ void bc_results_free(bc_results *r);
 int bc_load_all(const char *cmd, char **files, int n, bc_results *res);
 
 /* Grouping cases one by one (the runner's own summary and groups[]): an
-   empty set named name, then each case object (validated as when read from
-   a file), then done. The one grouping rule of benchcore: run's groups[],
+   empty set named name, then each case result (case.h: from the engine, or
+   read and validated by bc_case_from_json), then done (again after more
+   cases is fine). The one grouping rule of benchcore: run's groups[],
    its summary, compare and report all group through here. */
 void bc_results_init(bc_results *r, const char *name);
-int bc_results_add_case(bc_results *r, json_t *c, size_t idx, char *err, size_t errlen);
+void bc_results_add_case(bc_results *r, const bc_case_result *c);
 void bc_results_done(bc_results *r);
 /* groups[] of a results document (docs/results.md): per group the metrics
    compare judges, with their values and statistics over the repeats. */

@@ -16,7 +16,6 @@
 #include "util.h"
 
 #define MAX_FILE	(256u << 20)
-#define MAX_THREADS	1000000
 
 static void seterr(char *err, size_t len, const char *fmt, ...)
 {
@@ -155,238 +154,76 @@ static bc_rgroup *find_or_add_group(bc_results *r, const char *module,
 	return g;
 }
 
-/* A number field: 1 and *out set when present and numeric, 0 when absent
-   or null, -1 when present with another type. */
-static int get_num(json_t *obj, const char *key, double *out)
+static void add_latency(bc_rgroup *g, const bc_cr_op *o)
 {
-	json_t *v = json_object_get(obj, key);
-
-	if (!v || json_is_null(v))
-		return 0;
-	if (!json_is_number(v))
-		return -1;
-	*out = json_number_value(v);
-	return isfinite(*out) ? 1 : -1;
-}
-
-static int read_metrics(bc_rgroup *g, json_t *metrics, const char *where,
-			char *err, size_t errlen)
-{
-	const char *name;
-	json_t *m;
-
-	if (!metrics)
-		return 0;
-	if (!json_is_object(metrics)) {
-		seterr(err, errlen, "%s.metrics: not an object", where);
-		return -1;
-	}
-	json_object_foreach(metrics, name, m) {
-		double v;
-		json_t *unit = json_object_get(m, "unit"), *hib = json_object_get(m, "higher_is_better");
-		if (!json_is_object(m) || get_num(m, "value", &v) != 1) {
-			seterr(err, errlen, "%s.metrics.%s: wants {value: number, unit, higher_is_better}",
-			       where, name);
-			return -1;
+	if (!o->count || !o->lat.set)
+		return;	/* an op class that never ran has no latency */
+	for (size_t i = 0; i < o->lat.npct; i++) {
+		/* the whole name, however long: two ops never share a metric */
+		char *name = bc_xasprintf("%s.%s_ms", o->name, o->lat.pct[i].key);
+		bc_rmetric *m = group_metric(g, name, "ms", 0, BC_MK_LATENCY);
+		free(name);
+		if (!m->op) {
+			m->op = shown(o->name);
+			m->pct = xstrdup(o->lat.pct[i].key);
+			m->compared = strcmp(m->pct, "p50") == 0 || strcmp(m->pct, "p99") == 0;
 		}
-		if ((unit && !json_is_string(unit)) || (hib && !json_is_boolean(hib))) {
-			seterr(err, errlen, "%s.metrics.%s: unit must be a string, higher_is_better a bool",
-			       where, name);
-			return -1;
-		}
-		push_value(group_metric(g, name, unit ? json_string_value(unit) : "",
-					hib ? json_is_true(hib) : 1, BC_MK_METRIC), v);
+		push_value(m, o->lat.pct[i].ns / 1e6);
 	}
-	return 0;
-}
-
-static int read_latency(bc_rgroup *g, json_t *ops, const char *where,
-			char *err, size_t errlen)
-{
-	const char *op, *pct;
-	json_t *o, *v;
-
-	if (!ops)
-		return 0;
-	if (!json_is_object(ops)) {
-		seterr(err, errlen, "%s.ops: not an object", where);
-		return -1;
-	}
-	json_object_foreach(ops, op, o) {
-		json_t *lat = json_is_object(o) ? json_object_get(o, "latency_ns") : NULL;
-		if (!json_is_object(o) || (lat && !json_is_object(lat))) {
-			seterr(err, errlen, "%s.ops.%s: not an object with latency_ns {...}", where, op);
-			return -1;
-		}
-		static const char *const counts[] = { "count", "errors", "bytes" };
-		for (int i = 0; i < 3; i++) {
-			json_t *n = json_object_get(o, counts[i]);
-			if (n && (!json_is_integer(n) || json_integer_value(n) < 0)) {
-				seterr(err, errlen, "%s.ops.%s.%s: not a count (an integer >= 0)", where, op,
-				       counts[i]);
-				return -1;
-			}
-		}
-		if (json_is_integer(json_object_get(o, "count")) &&
-		    json_integer_value(json_object_get(o, "count")) == 0)
-			continue;	/* an op class that never ran has no latency */
-		json_object_foreach(lat, pct, v) {
-			if (!json_is_number(v) || json_number_value(v) < 0) {
-				seterr(err, errlen, "%s.ops.%s.latency_ns.%s: not a number >= 0", where, op, pct);
-				return -1;
-			}
-			if (pct[0] != 'p')
-				continue;	/* min/mean/max/stddev: not charted */
-			/* the whole name, however long: two ops never share a metric */
-			char *name = bc_xasprintf("%s.%s_ms", op, pct);
-			bc_rmetric *m = group_metric(g, name, "ms", 0, BC_MK_LATENCY);
-			free(name);
-			if (!m->op) {
-				m->op = shown(op);
-				m->pct = xstrdup(pct);
-				m->compared = strcmp(pct, "p50") == 0 || strcmp(pct, "p99") == 0;
-			}
-			push_value(m, json_number_value(v) / 1e6);
-		}
-	}
-	return 0;
-}
-
-static int read_sub(bc_rgroup *g, json_t *c, const char *obj, const char *key,
-		    const char *name, const char *unit, int kind, const char *where,
-		    char *err, size_t errlen)
-{
-	json_t *o = json_object_get(c, obj);
-	double v;
-	int rc;
-
-	if (!o || json_is_null(o))
-		return 0;
-	rc = json_is_object(o) ? get_num(o, key, &v) : -1;
-	if (rc < 0 || (rc > 0 && v < 0)) {	/* a spread is never negative */
-		seterr(err, errlen, "%s.%s.%s: not a number >= 0", where, obj, key);
-		return -1;
-	}
-	if (rc > 0)
-		push_value(group_metric(g, name, unit, 0, kind), v);
-	return 0;
 }
 
 /* ABI 1.1 fields that steer compare: the module's headline metric, its
-   practical thresholds and how busy the machine was. All optional (older
-   files lack them); a present field of the wrong type is an error. */
-static int read_verdict_fields(bc_rgroup *g, json_t *c, const char *where,
-			       char *err, size_t errlen)
+   practical thresholds and how busy the machine was. */
+static void add_verdict_fields(bc_rgroup *g, const bc_case_result *c)
 {
-	json_t *head = json_object_get(c, "headline"), *th = json_object_get(c, "thresholds");
-	json_t *cpu = json_object_get(c, "cpu"), *v;
-	const char *k;
-	double x;
-
-	if (head && !json_is_null(head) && !json_is_string(head)) {
-		seterr(err, errlen, "%s.headline: not a string", where);
-		return -1;
-	}
-	if (json_is_string(head) && json_string_length(head) && !g->headline)
-		g->headline = shown(json_string_value(head));
-	if (th && !json_is_null(th) && !json_is_object(th)) {
-		seterr(err, errlen, "%s.thresholds: not an object", where);
-		return -1;
-	}
-	json_object_foreach(th, k, v) {
-		if (get_num(th, k, &x) != 1 || x < 0) {
-			seterr(err, errlen, "%s.thresholds.%s: wants a percentage >= 0", where, k);
-			return -1;
-		}
-		if (!json_object_get(g->thresholds, k))
-			json_object_set_new(g->thresholds, k, json_real(x));
-	}
-	if (!json_is_object(cpu))
-		return 0;
-	static const char *const keys[] = { "steal_pct", "other_pct" };
-	for (int i = 0; i < 2; i++) {
-		double *max = i ? &g->other_max : &g->steal_max;
-		int rc = get_num(cpu, keys[i], &x);
-		if (rc < 0) {
-			seterr(err, errlen, "%s.cpu.%s: not a number", where, keys[i]);
-			return -1;
-		}
-		if (rc > 0 && x > *max)
-			*max = x;
-	}
-	return 0;
+	if (c->headline && *c->headline && !g->headline)
+		g->headline = shown(c->headline);
+	for (size_t i = 0; i < c->nthresholds; i++)
+		if (!json_object_get(g->thresholds, c->thresholds[i].metric))
+			json_object_set_new(g->thresholds, c->thresholds[i].metric,
+					    json_real(c->thresholds[i].pct));
+	if (!isnan(c->cpu.steal_pct) && c->cpu.steal_pct > g->steal_max)
+		g->steal_max = c->cpu.steal_pct;
+	if (!isnan(c->cpu.other_pct) && c->cpu.other_pct > g->other_max)
+		g->other_max = c->cpu.other_pct;
 }
 
-static void read_info(bc_results *r, const char *module, json_t *info)
+static void add_info(bc_results *r, const bc_case_result *c)
 {
-	const char *k;
-	json_t *v;
-
-	if (!json_is_object(info))
-		return;
-	json_object_foreach(info, k, v) {
+	for (size_t i = 0; i < c->ninfo; i++) {
 		char key[512];
-		if (!json_is_string(v) && !json_is_number(v) && !json_is_boolean(v))
-			continue;
-		snprintf(key, sizeof(key), "%s.%s", module, k);
+		snprintf(key, sizeof(key), "%s.%s", c->module, c->info[i].key);
 		if (!json_object_get(r->info, key))
-			json_object_set(r->info, key, v);
+			json_object_set_new(r->info, key, json_string(c->info[i].value));
 	}
 }
 
-int bc_results_add_case(bc_results *r, json_t *c, size_t idx, char *err, size_t errlen)
+void bc_results_add_case(bc_results *r, const bc_case_result *c)
 {
-	char where[64];
-	json_t *module, *params, *threads, *status;
-	double mhz;
-
-	snprintf(where, sizeof(where), "cases[%zu]", idx);
-	if (!json_is_object(c)) {
-		seterr(err, errlen, "%s: not an object", where);
-		return -1;
-	}
-	module = json_object_get(c, "module");
-	params = json_object_get(c, "params");
-	threads = json_object_get(c, "threads");
-	status = json_object_get(c, "status");
-	if (!json_is_string(module) || !json_is_string(status)) {
-		seterr(err, errlen, "%s: module and status must be strings", where);
-		return -1;
-	}
-	if (params && !json_is_object(params)) {
-		seterr(err, errlen, "%s.params: not an object", where);
-		return -1;
-	}
-	if (!json_is_integer(threads) || json_integer_value(threads) < 1 ||
-	    json_integer_value(threads) > MAX_THREADS) {
-		seterr(err, errlen, "%s.threads: not an integer in 1..%d", where, MAX_THREADS);
-		return -1;
-	}
 	r->ncases++;
-	if (strcmp(json_string_value(status), "ok") != 0) {
-		r->nfailed += strcmp(json_string_value(status), "failed") == 0;
-		return 0;
+	if (strcmp(c->status, "ok") != 0) {
+		r->nfailed += strcmp(c->status, "failed") == 0;
+		return;
 	}
 	r->nok++;
-	json_t *empty = json_object();
-	bc_rgroup *g = find_or_add_group(r, json_string_value(module), params ? params : empty,
-					 (long)json_integer_value(threads));
-	json_decref(empty);
+	bc_rgroup *g = find_or_add_group(r, c->module, c->params, c->threads);
 	g->repeats++;
-	if (read_metrics(g, json_object_get(c, "metrics"), where, err, errlen) < 0 ||
-	    read_sub(g, c, "fairness", "events_stddev", "fairness_events_stddev", "events",
-		     BC_MK_FAIRNESS, where, err, errlen) < 0 ||
-	    read_sub(g, c, "stability", "interval_cv", "interval_cv", "",
-		     BC_MK_STABILITY, where, err, errlen) < 0 ||
-	    read_latency(g, json_object_get(c, "ops"), where, err, errlen) < 0 ||
-	    read_verdict_fields(g, c, where, err, errlen) < 0)
-		return -1;
-	if (get_num(c, "cpu_mhz_mean", &mhz) == 1 && mhz > 0) {
-		g->cpu_mhz_sum += mhz;
+	for (size_t i = 0; i < c->nmetrics; i++)
+		push_value(group_metric(g, c->metrics[i].name, c->metrics[i].unit,
+					c->metrics[i].higher_is_better, BC_MK_METRIC), c->metrics[i].value);
+	if (c->fairness.set)
+		push_value(group_metric(g, "fairness_events_stddev", "events", 0, BC_MK_FAIRNESS),
+			   c->fairness.events_stddev);
+	if (c->stability.set && !isnan(c->stability.interval_cv))
+		push_value(group_metric(g, "interval_cv", "", 0, BC_MK_STABILITY), c->stability.interval_cv);
+	for (size_t i = 0; i < c->nops; i++)
+		add_latency(g, &c->ops[i]);
+	add_verdict_fields(g, c);
+	if (!isnan(c->cpu_mhz_mean) && c->cpu_mhz_mean > 0) {
+		g->cpu_mhz_sum += c->cpu_mhz_mean;
 		g->cpu_mhz_n++;
 	}
-	read_info(r, json_string_value(module), json_object_get(c, "info"));
-	return 0;
+	add_info(r, c);
 }
 
 static const char *base_name(const char *p)
@@ -426,9 +263,13 @@ static int read_top(bc_results *r, json_t *root, char *err, size_t errlen)
 	if (json_is_string(json_object_get(root, "started_at")))
 		r->started_at = xstrdup(json_string_value(json_object_get(root, "started_at")));
 	r->interrupted = json_is_true(json_object_get(root, "interrupted"));
-	json_array_foreach(cases, i, c)
-		if (bc_results_add_case(r, c, i, err, errlen) < 0)
+	json_array_foreach(cases, i, c) {
+		bc_case_result cr;	/* the one reader of a case: every field checked */
+		if (bc_case_from_json(c, i, &cr, err, errlen) < 0)
 			return -1;
+		bc_results_add_case(r, &cr);
+		bc_case_free(&cr);
+	}
 	bc_results_done(r);
 	return 0;
 }

@@ -78,6 +78,9 @@ void bc_runner_init(bc_runner *r, const bc_config *cfg, json_t *config_json, con
 	gethostname(host, sizeof(host) - 1);
 	r->cfg = cfg;
 	r->next_id = 1;
+	r->cases = NULL;
+	r->ncases = r->ccases = 0;
+	bc_results_init(&r->groups, "run");
 	r->text = stdout;
 	r->seed = cfg->run.seed_set ? cfg->run.seed : random_seed();
 	r->doc = json_pack("{s:s, s:s, s:s, s:s, s:b, s:s, s:o, s:o, s:{s:s, s:I}, s:[], s:[]}", "schema",
@@ -95,22 +98,12 @@ void bc_runner_free(bc_runner *r)
 {
 	json_decref(r->doc);
 	r->doc = NULL;
-}
-
-/* groups[]: the cases grouped by the one rule compare and report use. */
-static json_t *groups_of(json_t *cases)
-{
-	bc_results g;
-	char err[256];
-	size_t i;
-	json_t *c;
-	bc_results_init(&g, "run");
-	json_array_foreach(cases, i, c)
-		bc_results_add_case(&g, c, i, err, sizeof(err));
-	bc_results_done(&g);
-	json_t *out = bc_groups_json(&g);
-	bc_results_free(&g);
-	return out;
+	for (size_t i = 0; i < r->ncases; i++)
+		bc_case_free(&r->cases[i]);
+	free(r->cases);
+	r->cases = NULL;
+	r->ncases = r->ccases = 0;
+	bc_results_free(&r->groups);
 }
 
 int bc_runner_write(bc_runner *r, int final)
@@ -121,7 +114,9 @@ int bc_runner_write(bc_runner *r, int final)
 	now_iso(ts, sizeof(ts));
 	json_object_set_new(r->doc, "finished_at", json_string(ts));
 	json_object_set_new(r->doc, "interrupted", json_boolean(r->interrupted));
-	json_object_set_new(r->doc, "groups", groups_of(json_object_get(r->doc, "cases")));
+	/* groups[]: the cases grouped by the one rule compare and report use */
+	bc_results_done(&r->groups);
+	json_object_set_new(r->doc, "groups", bc_groups_json(&r->groups));
 	if (r->out_json && !strcmp(r->out_json, "-")) {
 		if (final) {	/* stdout takes one document, at the end */
 			char *s = json_dumps(r->doc, JSON_INDENT(1));
@@ -139,7 +134,7 @@ int bc_runner_write(bc_runner *r, int final)
 		free(s);
 	}
 	if (r->out_csv) {
-		char *s = bc_csv(r->doc);
+		char *s = bc_csv(r->cases, r->ncases);
 		if (bc_write_atomic(r->out_csv, s, strlen(s), &e)) {
 			bc_err_print(&e);
 			rc = -1;
@@ -226,9 +221,9 @@ static int child_start_server(void *arg, const bench_server_spec_v1 *spec, char 
 	return -1;
 }
 
-static json_t *failed_case(const bc_case *c, const char *reason)
+static void failed_case(const bc_case *c, const char *reason, bc_case_result *cr)
 {
-	return bc_case_header(c, "failed", reason);
+	bc_case_header(c, "failed", reason, cr);
 }
 
 /* The child's "J " line: at the start of a line, not inside another one. */
@@ -240,7 +235,8 @@ static const char *json_line(const char *buf)
 	return j ? j + 1 : NULL;
 }
 
-static json_t *reap(const bc_case *c, pid_t pid, const char *buf, int timed_out, const char *phase, double limit)
+static void reap(const bc_case *c, pid_t pid, const char *buf, int timed_out, const char *phase,
+		 double limit, bc_case_result *cr)
 {
 	int st = 0;
 	siginfo_t si;
@@ -252,13 +248,19 @@ static json_t *reap(const bc_case *c, pid_t pid, const char *buf, int timed_out,
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	const char *j = json_line(buf);
-	if (j) {
+	char why[600];
+	if (j) {	/* the case's report, read by the one reader of case results */
 		json_error_t je;
 		json_t *cj = json_loads(j + 2, 0, &je);
-		if (cj)
-			return cj;
+		char err[400] = "not JSON";
+		int rc = cj ? bc_case_from_json(cj, (size_t)c->id, cr, err, sizeof(err)) : -1;
+		json_decref(cj);
+		if (rc == 0)
+			return;
+		snprintf(why, sizeof(why), "the case's report is unreadable (%s)", err);
+		failed_case(c, why, cr);
+		return;
 	}
-	char why[256];
 	if (timed_out)
 		snprintf(why, sizeof(why), "timed out after %g s in %s (killed)", limit, phase);
 	else if (WIFSIGNALED(st))
@@ -269,23 +271,18 @@ static json_t *reap(const bc_case *c, pid_t pid, const char *buf, int timed_out,
 			 "reporting (a module must not call exit)", WEXITSTATUS(st), phase);
 	else
 		snprintf(why, sizeof(why), "the case's process ended unexpectedly in %s", phase);
-	return failed_case(c, why);
+	failed_case(c, why, cr);
 }
 
-static void note_strays(json_t *cj, unsigned n)
+static void note_strays(bc_case_result *cr, unsigned n)
 {
 	if (!n)
 		return;
-	json_t *prev = json_object_get(cj, "strays_killed");
-	n += prev ? (unsigned)json_integer_value(prev) : 0;
-	json_object_set_new(cj, "strays_killed", json_integer(n));
-	json_t *w = json_object_get(cj, "warnings");
-	if (!json_is_array(w))
-		json_object_set_new(cj, "warnings", w = json_array());
+	cr->strays_killed += n;
 	char msg[200];
 	snprintf(msg, sizeof(msg), "the case left %u process%s running (killed): a module must stop what it starts",
 		 n, n == 1 ? "" : "es");
-	json_array_append_new(w, json_string(msg));
+	bc_case_add_warning(cr, msg);
 }
 
 /* The runner's view of a case child: what it said so far and the watchdog. */
@@ -387,16 +384,17 @@ static void case_child(bc_case *c, int fd, pid_t parent)
 	   in the case's process */
 	bc_module mod = *c->mod;
 	bc_err e;
-	json_t *cj;
+	bc_case_result cr;
 	if (bc_module_open(&mod, &e)) {
 		char why[1200];
 		snprintf(why, sizeof(why), "load: %s", e.msg);
-		cj = failed_case(c, why);
+		failed_case(c, why, &cr);
 	} else {
 		c->mod = &mod;
-		cj = bc_case_run(c);
+		bc_case_run(c, &cr);
 	}
-	note_strays(cj, bc_kill_strays(NULL, 0));
+	note_strays(&cr, bc_kill_strays(NULL, 0));
+	json_t *cj = bc_case_to_json(&cr);	/* the one writer; the runner reads it back */
 	char *s = json_dumps(cj, JSON_COMPACT);
 	write_all(child_fd, "J ", 2);
 	write_all(child_fd, s, strlen(s));
@@ -427,15 +425,17 @@ static int take(int fd, watch *w)
 	return 1;
 }
 
-/* Runs c in a child; *crashed is set when it did not report normally. */
-static json_t *run_isolated(bc_case *c, case_link *l, int *crashed)
+/* Runs c in a child into cr; *crashed is set when it did not report normally. */
+static void run_isolated(bc_case *c, case_link *l, int *crashed, bc_case_result *cr)
 {
 	static int subreaper;
 	int fds[2];
 	if (!subreaper)	/* orphans of a case that died come to the runner, not to init */
 		subreaper = prctl(PR_SET_CHILD_SUBREAPER, 1) == 0;
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
-		return failed_case(c, "could not create a socket pair");
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
+		failed_case(c, "could not create a socket pair", cr);
+		return;
+	}
 	watch w = { .cap = 65536, .phase = "init" };
 	w.keep = bc_xcalloc(BC_MAX_KIDS, sizeof(pid_t));
 	w.nkeep = bc_children_of(getpid(), w.keep, BC_MAX_KIDS);	/* the servers running now */
@@ -446,7 +446,8 @@ static json_t *run_isolated(bc_case *c, case_link *l, int *crashed)
 		close(fds[0]);
 		close(fds[1]);
 		free(w.keep);
-		return failed_case(c, "could not fork");
+		failed_case(c, "could not fork", cr);
+		return;
 	}
 	if (pid == 0) {
 		close(fds[0]);
@@ -497,32 +498,42 @@ static json_t *run_isolated(bc_case *c, case_link *l, int *crashed)
 		}
 	}
 	close(fds[0]);
-	json_t *cj = reap(c, pid, w.buf, timed_out, w.phase, w.limit);
+	reap(c, pid, w.buf, timed_out, w.phase, w.limit, cr);
 	*crashed = !json_line(w.buf);
 	if (stop_killed && *crashed) {
 		char why[200];
 		snprintf(why, sizeof(why), "interrupted in %s: the case did not stop within %d s of the stop "
 			 "request (killed)", w.phase, STOP_GRACE_S);
-		json_object_set_new(cj, "status", json_string("interrupted"));
-		json_object_set_new(cj, "reason", json_string(why));
+		bc_case_set_str(&cr->status, "interrupted");
+		bc_case_set_str(&cr->reason, why);
 	}
-	note_strays(cj, bc_kill_strays(w.keep, w.nkeep));
+	note_strays(cr, bc_kill_strays(w.keep, w.nkeep));
 	free(w.keep);
 	free(w.buf);
-	return cj;
 }
 
 /* In this process (isolate = false): the module is opened here (once), and
    the same callbacks run without a channel. */
-static json_t *run_here(bc_case *c)
+static void run_here(bc_case *c, bc_case_result *cr)
 {
 	bc_err e;
 	if (bc_module_open((bc_module *)c->mod, &e)) {
 		char why[1200];
 		snprintf(why, sizeof(why), "load: %s", e.msg);
-		return failed_case(c, why);
+		failed_case(c, why, cr);
+		return;
 	}
-	return bc_case_run(c);
+	bc_case_run(c, cr);
+}
+
+/* A case, isolated in a child process or here. */
+static void run_one(bc_case *c, case_link *l, int isolate, int *crashed, bc_case_result *cr)
+{
+	*crashed = 0;
+	if (isolate)
+		run_isolated(c, l, crashed, cr);
+	else
+		run_here(c, cr);
 }
 
 static void local_phase(void *arg, const char *phase)
@@ -771,18 +782,18 @@ static void modrun_free(modrun *m)
    case keeps intervals_file and intervals_count; short series stay inline. */
 #define INLINE_INTERVALS 300
 
-static void spill_intervals(bc_runner *r, json_t *cj)
+static void spill_intervals(bc_runner *r, bc_case_result *cr)
 {
-	json_t *iv = json_object_get(cj, "intervals");
-	if (!r->out_json || !strcmp(r->out_json, "-") || json_array_size(iv) <= INLINE_INTERVALS)
+	if (!r->out_json || !strcmp(r->out_json, "-") || cr->nintervals <= INLINE_INTERVALS)
 		return;
+	json_t *iv = bc_case_intervals_json(cr);
 	char *path = bc_xasprintf("%s.intervals.jsonl", r->out_json);
 	/* the first case of this run starts the file afresh: a series of an
 	   earlier run under this name is not this run's */
 	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | (r->spilled ? 0 : O_TRUNC),
 		      0644);
 	r->spilled = 1;
-	json_t *line = json_pack("{s:O, s:O}", "case", json_object_get(cj, "id"), "intervals", iv);
+	json_t *line = json_pack("{s:I, s:o}", "case", (json_int_t)cr->id, "intervals", iv);
 	char *text = line ? json_dumps(line, JSON_COMPACT) : NULL;
 	int ok = fd >= 0 && text;
 	if (ok) {
@@ -796,9 +807,9 @@ static void spill_intervals(bc_runner *r, json_t *cj)
 	}
 	if (ok) {
 		const char *base = strrchr(path, '/');
-		json_object_set_new(cj, "intervals_file", json_string(base ? base + 1 : path));
-		json_object_set_new(cj, "intervals_count", json_integer((json_int_t)json_array_size(iv)));
-		json_object_del(cj, "intervals");
+		bc_case_set_str(&cr->intervals_file, base ? base + 1 : path);
+		cr->intervals_count = (long)cr->nintervals;
+		bc_case_drop_intervals(cr);
 	} else {
 		bc_warn("could not write %s (%s): the intervals stay in %s", path, strerror(errno), r->out_json);
 	}
@@ -809,20 +820,31 @@ static void spill_intervals(bc_runner *r, json_t *cj)
 	free(path);
 }
 
-static void record(bc_runner *r, json_t *cj, const char *label, const char *point, unsigned round)
+/* A case is done: printed, kept (the struct moves into r->cases), grouped,
+   written with every earlier one. */
+static void record(bc_runner *r, bc_case_result *cr, const char *label, const char *point, unsigned round)
 {
 	/* the swept parameters as written: what tells this case from its siblings */
-	json_object_set_new(cj, "point", json_string(point));
-	json_object_set_new(cj, "round", json_integer(round));
-	const char *st = json_string_value(json_object_get(cj, "status"));
-	if (!strcmp(st, "failed"))
+	bc_case_set_str(&cr->point, point);
+	cr->round = round;
+	if (!strcmp(cr->status, "failed"))
 		r->failed = 1;
-	if (!strcmp(st, "interrupted"))
+	if (!strcmp(cr->status, "interrupted"))
 		r->interrupted = 1;
-	bc_print_case(r->text, cj, label);
+	bc_print_case(r->text, cr, label);
 	fflush(r->text);
-	spill_intervals(r, cj);
-	json_array_append_new(json_object_get(r->doc, "cases"), cj);
+	spill_intervals(r, cr);
+	json_array_append_new(json_object_get(r->doc, "cases"), bc_case_to_json(cr));
+	bc_results_add_case(&r->groups, cr);
+	bc_case_drop_intervals(cr);	/* in the document now; the summary and CSV do not need them */
+	if (r->ncases == r->ccases) {
+		r->ccases = r->ccases ? 2 * r->ccases : 16;
+		r->cases = realloc(r->cases, r->ccases * sizeof(*r->cases));
+		if (!r->cases)
+			abort();
+	}
+	r->cases[r->ncases++] = *cr;
+	memset(cr, 0, sizeof(*cr));
 	r->write_failed = bc_runner_write(r, 0) != 0;
 }
 
@@ -833,9 +855,11 @@ static void cleanup_data(modrun *m, const bc_case *c, datapt *d)
 	if (d->dirty && m->p->mod->desc.cleanup && !m->p->run.keep) {
 		bc_case cc = *c;
 		int crashed;
+		bc_case_result cr;
 		cc.cleanup_only = 1;
 		cc.progress = 0;
-		json_decref(m->p->run.isolate ? run_isolated(&cc, &m->link, &crashed) : run_here(&cc));
+		run_one(&cc, &m->link, m->p->run.isolate, &crashed, &cr);
+		bc_case_free(&cr);
 	}
 	d->dirty = d->prepared = 0;
 }
@@ -858,15 +882,17 @@ static void run_case(bc_runner *r, modrun *m, bc_case *c, const char *label, con
 {
 	datapt *d = &m->dps[m->dp[s->point]];
 	char *why = NULL, *scratch = make_tmpdir("", &why);
+	bc_case_result cr;
 	if (!scratch) {
-		record(r, failed_case(c, why), label, m->labels[s->point], s->rep);
+		failed_case(c, why, &cr);
+		record(r, &cr, label, m->labels[s->point], s->rep);
 		free(why);
 		return;
 	}
 	c->scratch = scratch;
 	int crashed = 0;
 	m->link.prepared = m->link.cleaned = 0;
-	json_t *cj = m->p->run.isolate ? run_isolated(c, &m->link, &crashed) : run_here(c);
+	run_one(c, &m->link, m->p->run.isolate, &crashed, &cr);
 	if (c->do_prepare)
 		d->dirty = 1;
 	if (m->link.prepared)
@@ -875,7 +901,7 @@ static void run_case(bc_runner *r, modrun *m, bc_case *c, const char *label, con
 		d->prepared = 0;	/* prepare failed or never ran: the next case tries again */
 	if (m->link.cleaned)
 		d->prepared = d->dirty = 0;
-	record(r, cj, label, m->labels[s->point], s->rep);
+	record(r, &cr, label, m->labels[s->point], s->rep);
 	if (crashed) {
 		/* the module died holding what it prepared: a fresh process removes
 		   it, and the next case of this data point prepares again */
@@ -896,9 +922,9 @@ static void run_slot(bc_runner *r, modrun *m, size_t i)
 	char *label = bc_xasprintf("%s%s%s threads=%u %s %u/%u", p->mod->desc.name, *pl ? " " : "", pl,
 				   c.threads, p->run.back_to_back ? "repeat" : "round", s->rep, p->run.repeat);
 	if (m->skip[s->point]) {
-		json_t *cj = failed_case(&c, m->skip[s->point]);
-		json_object_set_new(cj, "status", json_string("skipped"));
-		record(r, cj, label, pl, s->rep);
+		bc_case_result cr;
+		bc_case_header(&c, "skipped", m->skip[s->point], &cr);
+		record(r, &cr, label, pl, s->rep);
 	} else {
 		run_case(r, m, &c, label, s);
 	}
@@ -952,7 +978,8 @@ int bc_runner_run(bc_runner *r, bc_modplan *plans, size_t n)
 	if (bc_stop_requested)
 		r->interrupted = 1;
 	r->write_failed = bc_runner_write(r, 1) != 0;
-	bc_print_summary(r->text, r->doc);
+	bc_results_done(&r->groups);
+	bc_print_summary(r->text, r->cases, r->ncases, &r->groups);
 	if (r->write_failed) {
 		/* never "written" when it was not: the reason is printed above */
 		fprintf(stderr, "benchcore: error: the results were NOT saved%s%s%s\n",

@@ -4,6 +4,8 @@
    every case. Main thread. */
 #ifndef BC_RUN_H
 #define BC_RUN_H
+#include "case.h"
+#include "results.h"
 #include <jansson.h>
 #include "config.h"
 #include "plan.h"
@@ -20,6 +22,9 @@ typedef struct bc_runner {
 	FILE *text;			/* where the human text goes: stdout, or stderr with -o - */
 	int write_failed;		/* the last write of the results failed */
 	int spilled;			/* OUT.intervals.jsonl started by this run */
+	bc_case_result *cases;		/* every case so far (the summary, CSV) */
+	size_t ncases, ccases;
+	bc_results groups;		/* the cases grouped as compare groups them */
 } bc_runner;
 
 /* Creates r->doc (schema, version, host, config, schedule) and draws the

@@ -721,9 +721,9 @@ static const struct { const char *path, *value, *msg; } hostile[] = {
 	{ "cpu/steal_pct", "\"x\"", "cases[7].cpu.steal_pct: not a number" },
 	{ "cpu/other_pct", "[]", "cases[7].cpu.other_pct: not a number" },
 	/* fields today's reader did not check */
-	{ "id", "\"4\"", "cases[7].id: not an integer in 0..9223372036854775807" },
-	{ "repeat", "-1", "cases[7].repeat: not an integer in 0..2147483647" },
-	{ "round", "1.5", "cases[7].round: not an integer in 0..2147483647" },
+	{ "id", "\"4\"", "cases[7].id: not an integer >= 0" },
+	{ "repeat", "-1", "cases[7].repeat: not an integer >= 0" },
+	{ "round", "1.5", "cases[7].round: not an integer >= 0" },
 	{ "module_version", "1", "cases[7].module_version: not a string" },
 	{ "module_path", "[]", "cases[7].module_path: not a string" },
 	{ "module_sha256", "{}", "cases[7].module_sha256: not a string" },
@@ -792,7 +792,7 @@ static const struct { const char *path, *value, *msg; } hostile[] = {
 	{ "intervals/0/ops/read/per_sec", "\"1\"", "cases[7].intervals[0].ops.read.per_sec: not a number >= 0" },
 	{ "intervals/0/ops/read/mib_per_sec", "-1", "cases[7].intervals[0].ops.read.mib_per_sec: not a number >= 0" },
 	{ "intervals_file", "5", "cases[7].intervals_file: not a string" },
-	{ "intervals_count", "-1", "cases[7].intervals_count: not an integer in 0..2147483647" },
+	{ "intervals_count", "-1", "cases[7].intervals_count: not an integer >= 0" },
 };
 
 static void test_hostile(void **st)

@@ -4,6 +4,7 @@
  * that is absent, or null, stays absent (older writers, failed cases);
  * unknown fields are ignored. Numbers are finite, counts are integers >= 0,
  * threads 1..1000000: a hostile file cannot make later arithmetic lie. */
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -97,8 +98,11 @@ static int integer(rd *d, json_t *obj, const char *key, long long lo, long long 
 	*out = dflt;
 	if (absent(v))
 		return 0;
-	if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
+	if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi) {
+		if (hi == INT64_MAX || hi == LONG_MAX)
+			return fail(d, "%s.%s: not an integer >= %lld", where, key, lo);
 		return fail(d, "%s.%s: not an integer in %lld..%lld", where, key, lo, hi);
+	}
 	*out = json_integer_value(v);
 	return 0;
 }
@@ -449,7 +453,7 @@ static int read_spread(rd *d, bc_case_result *r, json_t *c, const char *where)
 			return -1;
 		/* absent (files before 0.1): 0, the model has no mark for it */
 		n = json_integer_value(json_object_get(s, "intervals"));
-		r->stability.intervals = (long)(n > INT32_MAX ? INT32_MAX : n);
+		r->stability.intervals = (long)(n > LONG_MAX ? LONG_MAX : n);
 	}
 	return 0;
 }
@@ -542,7 +546,7 @@ static int read_intervals(rd *d, bc_case_result *r, json_t *c, const char *where
 	size_t i;
 
 	if (str(d, c, "intervals_file", &r->intervals_file, where) < 0 ||
-	    integer(d, c, "intervals_count", 0, INT32_MAX, 0, &n, where) < 0)
+	    integer(d, c, "intervals_count", 0, LONG_MAX, 0, &n, where) < 0)
 		return -1;
 	r->intervals_count = (long)n;
 	if (absent(ivs))
@@ -587,10 +591,10 @@ static int read_header(rd *d, bc_case_result *r, json_t *c, const char *where)
 	if (integer(d, c, "id", 0, INT64_MAX, 0, &v, where) < 0)
 		return -1;
 	r->id = v;
-	if (integer(d, c, "repeat", 0, INT32_MAX, 0, &v, where) < 0)
+	if (integer(d, c, "repeat", 0, LONG_MAX, 0, &v, where) < 0)
 		return -1;
 	r->repeat = (long)v;
-	if (integer(d, c, "round", 0, INT32_MAX, 0, &v, where) < 0)
+	if (integer(d, c, "round", 0, LONG_MAX, 0, &v, where) < 0)
 		return -1;
 	r->round = (long)v;
 	if (str(d, c, "module_version", &r->module_version, where) < 0 ||

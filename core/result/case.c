@@ -201,7 +201,7 @@ static json_t *op_json(const bc_cr_op *op)
 	put_count(o, "count", op->count);
 	put_count(o, "errors", op->errors);
 	put_count(o, "bytes", op->bytes);
-	json_object_set_new(o, "per_sec", json_real(op->per_sec));
+	put_real(o, "per_sec", op->per_sec);
 	if (op->lat.set)
 		json_object_set_new(o, "latency_ns", latency_json(&op->lat));
 	if (op->has_kinds || op->nkinds) {
@@ -210,9 +210,12 @@ static json_t *op_json(const bc_cr_op *op)
 			put_count(k, op->kinds[i].kind, op->kinds[i].n);
 		json_object_set_new(o, "error_kinds", k);
 	}
-	if (op->folded)
-		json_object_set_new(o, "error_kinds_folded", json_pack("{s:I, s:s}", "count",
-			(json_int_t)op->folded, "first_kind", op->folded_first ? op->folded_first : "error"));
+	if (op->folded) {
+		json_t *f = json_object();
+		put_count(f, "count", op->folded);
+		put_str(f, "first_kind", op->folded_first ? op->folded_first : "error");
+		json_object_set_new(o, "error_kinds_folded", f);
+	}
 	if (op->ndists) {
 		json_t *d = json_object();
 		for (size_t i = 0; i < op->ndists; i++) {
@@ -231,12 +234,18 @@ static json_t *interval_json(const bc_cr_interval *iv)
 {
 	json_t *ops = json_object();
 	for (size_t i = 0; i < iv->nops; i++) {
-		json_t *o = json_pack("{s:f}", "per_sec", iv->ops[i].per_sec);
+		json_t *o = json_object();
+		put_real(o, "per_sec", iv->ops[i].per_sec);
 		put_real(o, "mib_per_sec", iv->ops[i].mib_per_sec);
 		json_object_set_new(ops, iv->ops[i].name, o);
 	}
-	return json_pack("{s:f, s:f, s:f, s:f, s:o}", "t", iv->t, "events_per_sec", iv->events_per_sec,
-			 "p95_ms", iv->p95_ms, "errors_per_sec", iv->errors_per_sec, "ops", ops);
+	json_t *o = json_object();
+	put_real(o, "t", iv->t);
+	put_real(o, "events_per_sec", iv->events_per_sec);
+	put_real(o, "p95_ms", iv->p95_ms);
+	put_real(o, "errors_per_sec", iv->errors_per_sec);
+	json_object_set_new(o, "ops", ops);
+	return o;
 }
 
 /* The interval series alone (the runner spills long ones to OUT.intervals.jsonl). */
@@ -266,8 +275,9 @@ json_t *bc_case_to_json(const bc_case_result *r)
 	put_str(o, "status", r->status ? r->status : "failed");
 	json_object_set_new(o, "reason", r->reason ? str_json(r->reason) : json_null());
 	if (r->error.set) {
-		json_t *e = json_pack("{s:s, s:I}", "message", r->error.message ? r->error.message : "",
-				      "count", (json_int_t)r->error.count);
+		json_t *e = json_object();
+		put_str(e, "message", r->error.message ? r->error.message : "");
+		put_count(e, "count", r->error.count);
 		put_str(e, "detail", r->error.detail);
 		put_str(e, "hint", r->error.hint);
 		if (r->error.thread >= 0)
@@ -285,13 +295,16 @@ json_t *bc_case_to_json(const bc_case_result *r)
 	}
 	if (r->strays_killed)
 		put_count(o, "strays_killed", r->strays_killed);
-	json_object_set_new(o, "duration_s", json_real(r->duration_s));
-	json_object_set_new(o, "warmup_s", json_real(r->warmup_s));
+	put_real(o, "duration_s", r->duration_s);	/* NAN: absent (an old file's failed case) */
+	put_real(o, "warmup_s", r->warmup_s);
 	if (r->prepare.set) {
-		json_t *p = json_pack("{s:f}", "seconds", r->prepare.seconds);
-		if (r->prepare.has_progress)
-			json_object_update_new(p, json_pack("{s:I, s:I, s:s}", "done", (json_int_t)r->prepare.done,
-				"total", (json_int_t)r->prepare.total, "unit", r->prepare.unit ? r->prepare.unit : ""));
+		json_t *p = json_object();
+		put_real(p, "seconds", r->prepare.seconds);
+		if (r->prepare.has_progress) {
+			put_count(p, "done", r->prepare.done);
+			put_count(p, "total", r->prepare.total);
+			put_str(p, "unit", r->prepare.unit ? r->prepare.unit : "");
+		}
 		json_object_set_new(o, "prepare", p);
 	}
 	put_str(o, "headline", r->headline);
@@ -312,30 +325,41 @@ json_t *bc_case_to_json(const bc_case_result *r)
 		json_object_set_new(ops, r->ops[i].name, op_json(&r->ops[i]));
 	json_object_set_new(o, "ops", ops);
 	if (r->fairness.set) {
-		json_t *f = json_pack("{s:f, s:f, s:f}", "events_mean", r->fairness.events_mean,
-				      "events_stddev", r->fairness.events_stddev, "events_cv", r->fairness.events_cv);
+		json_t *f = json_object();
+		put_real(f, "events_mean", r->fairness.events_mean);
+		put_real(f, "events_stddev", r->fairness.events_stddev);
+		put_real(f, "events_cv", r->fairness.events_cv);
 		put_real(f, "events_min", r->fairness.events_min);
 		put_real(f, "events_max", r->fairness.events_max);
 		put_real(f, "busy_mean_s", r->fairness.busy_mean_s);
 		put_real(f, "busy_stddev_s", r->fairness.busy_stddev_s);
 		json_object_set_new(o, "fairness", f);
 	}
-	if (r->stability.set)
-		json_object_set_new(o, "stability", json_pack("{s:o, s:I}", "interval_cv",
-			isnan(r->stability.interval_cv) ? json_null() : json_real(r->stability.interval_cv),
-			"intervals", (json_int_t)r->stability.intervals));
-	if (r->open_loop.set)
-		json_object_set_new(o, "open_loop", json_pack("{s:f, s:s, s:I, s:f, s:I}", "rate",
-			r->open_loop.rate, "arrival", r->open_loop.arrival ? r->open_loop.arrival : "poisson",
-			"late_starts", (json_int_t)r->open_loop.late_starts, "max_lag_ms",
-			r->open_loop.max_lag_ms, "max_queue", (json_int_t)r->open_loop.max_queue));
+	if (r->stability.set) {
+		json_t *s = json_pack("{s:o}", "interval_cv", isnan(r->stability.interval_cv) ? json_null()
+				      : json_real(r->stability.interval_cv));
+		if (r->stability.intervals >= 0)
+			json_object_set_new(s, "intervals", json_integer(r->stability.intervals));
+		json_object_set_new(o, "stability", s);
+	}
+	if (r->open_loop.set) {
+		json_t *ol = json_object();
+		put_real(ol, "rate", r->open_loop.rate);
+		put_str(ol, "arrival", r->open_loop.arrival ? r->open_loop.arrival : "poisson");
+		put_count(ol, "late_starts", r->open_loop.late_starts);
+		put_real(ol, "max_lag_ms", r->open_loop.max_lag_ms);
+		put_count(ol, "max_queue", r->open_loop.max_queue);
+		json_object_set_new(o, "open_loop", ol);
+	}
 	json_t *info = json_object();
 	for (size_t i = 0; i < r->ninfo; i++)
 		json_object_set_new(info, r->info[i].key, str_json(r->info[i].value));
 	json_object_set_new(o, "info", info);
 	put_real(o, "cpu_mhz_mean", r->cpu_mhz_mean);
 	if (r->cpu.set) {
-		json_t *c = json_pack("{s:f, s:f}", "user_s", r->cpu.user_s, "sys_s", r->cpu.sys_s);
+		json_t *c = json_object();
+		put_real(c, "user_s", r->cpu.user_s);
+		put_real(c, "sys_s", r->cpu.sys_s);
 		put_real(c, "utilization", r->cpu.utilization);
 		put_real(c, "steal_pct", r->cpu.steal_pct);
 		put_real(c, "other_pct", r->cpu.other_pct);

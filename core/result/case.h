@@ -135,7 +135,7 @@ typedef struct bc_case_result {
 	struct {
 		int set;
 		double interval_cv;	/* NAN: null (fewer than two intervals) */
-		long intervals;
+		long intervals;		/* -1: absent (older files) */
 	} stability;
 	struct {
 		int set;

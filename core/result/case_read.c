@@ -451,8 +451,8 @@ static int read_spread(rd *d, bc_case_result *r, json_t *c, const char *where)
 		free(at);
 		if (rc < 0)
 			return -1;
-		/* absent (files before 0.1): 0, the model has no mark for it */
-		n = json_integer_value(json_object_get(s, "intervals"));
+		/* absent (files before 0.1): -1 */
+		n = json_object_get(s, "intervals") ? json_integer_value(json_object_get(s, "intervals")) : -1;
 		r->stability.intervals = (long)(n > LONG_MAX ? LONG_MAX : n);
 	}
 	return 0;

@@ -38,6 +38,10 @@ declare -A asan_skip=(
 # paths (connect, one short case of each kind, the error paths) and leaves out
 # what mostly runs the server or repeats a path already taken; it prints one
 # "QUICK: ..." line per part it leaves out, shown below its line here.
+# (test_oltp was out of the [asan] pass after one failed load in a full run,
+# reason not logged; 17 runs under ASan since, alone, beside three CPU hogs and
+# beside other ASan test scripts, all passed: it is back, and prints the
+# reason and the server log if its first load fails again)
 asan_quick="test_oltp test_redis"
 
 # the python that `python3` names, resolved once (a version manager's shim

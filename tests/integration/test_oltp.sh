@@ -5,6 +5,8 @@
 # run's tpmC, NOPM, mix, spec checks and consistency conditions; a second run
 # reuses the data; a wrong password fails clearly without printing it; a
 # database without benchcore's marker is never dropped.
+# BC_QUICK=1 (tests/run.sh's [asan] pass) leaves out the private-server case.
+# If the first run fails, its reason and the server log's tail are printed.
 . "$(dirname "$0")/lib.sh"
 
 MARIADBD=$(command -v mariadbd || command -v /usr/sbin/mariadbd || true)

@@ -27,9 +27,11 @@ done
 # --- which script runs how (names are test_*.sh stems)
 # solo: asserts CPU shares or timing that a test running beside it would
 # disturb (test_core: 6 and 42 threads keep both CPUs busy; test_abi11: a
-# quiet baseline against two CPU hogs, an open loop's achieved rate), or keeps
+# quiet baseline against two CPU hogs, an open loop's achieved rate;
+# test_compare: real cpu runs, 4 repeats a side, must show a rate-limited run's
+# loss at adjusted p < 0.05, which a neighbour's noise can hide), or keeps
 # both CPUs busy itself (test_fuzz: two fuzzers at a time).
-solo="test_abi11 test_core test_fuzz"
+solo="test_abi11 test_compare test_core test_fuzz"
 # [asan] pass, left out, with the reason printed in its line
 declare -A asan_skip=(
 	[test_fuzz]="the fuzz targets are ASan+UBSan builds of their own; the [plain] pass fuzzed them and replayed their corpora"

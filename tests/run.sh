@@ -41,9 +41,10 @@ declare -A asan_skip=(
 # what mostly runs the server or repeats a path already taken; it prints one
 # "QUICK: ..." line per part it leaves out, shown below its line here.
 # (test_oltp was out of the [asan] pass after one failed load in a full run,
-# reason not logged; 17 runs under ASan since, alone, beside three CPU hogs and
-# beside other ASan test scripts, all passed: it is back, and prints the
-# reason and the server log if its first load fails again)
+# reason not logged; 12 runs of it under ASan since (alone, beside three CPU
+# hogs, beside other ASan test scripts, two at a time) and 6 loads over 8
+# connections all passed: it is back, and prints the reason and the server
+# log's tail if its first load fails again)
 asan_quick="test_oltp test_redis"
 
 # the python that `python3` names, resolved once (a version manager's shim

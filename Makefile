@@ -110,12 +110,17 @@ $(BUILD)/tests/%: tests/unit/%.c $(CORE_OBJ) tests/unit/unit.h
 	$(CC) $(ALLCFLAGS) -Itests/unit -o $@ $< $(CORE_OBJ) $(CORE_LIBS) -lcmocka
 
 # make check: everything a change must pass. tests/run.sh prints the final tally.
-check: all testmods unit
-	$(MAKE) --no-print-directory BUILD=build-asan SAN=1 OPT=-O1 all testmods unit
+# Both builds go two jobs at a time even when make was called without -j
+# (`make check` is the README's command); a -j given to make is kept.
+CHECK_J = $(if $(filter -j%,$(MAKEFLAGS)),,-j2)
+check:
+	+$(MAKE) --no-print-directory $(CHECK_J) all testmods unit
+	+$(MAKE) --no-print-directory $(CHECK_J) BUILD=build-asan SAN=1 OPT=-O1 all testmods unit
 	tests/run.sh --build $(BUILD) --asan-build build-asan
 
 # The plain build's tests only (quicker while developing).
-check-fast: all testmods unit
+check-fast:
+	+$(MAKE) --no-print-directory $(CHECK_J) all testmods unit
 	tests/run.sh --build $(BUILD)
 
 # the SDK as the in-tree modules see it (headers and module.mk of this tree)

@@ -211,12 +211,12 @@ fail:;
 	return -1;
 }
 
-ssize_t rd_read(rd_sock *k, void *buf, size_t n)
+/* What SSL_read or SSL_write returned (r), as read(2) and write(2) say it:
+   r bytes; -1 with errno EAGAIN when the call would block (TLS may want to
+   read to write, or write to read); a clean close is 0 for a read, -1 with
+   EPIPE for a write; otherwise -1 with the syscall's errno, or EPROTO. */
+static ssize_t rd_ssl_result(rd_sock *k, int r, int writing)
 {
-	if (!k->ssl)
-		return read(k->fd, buf, n);
-	ERR_clear_error();
-	int r = SSL_read(k->ssl, buf, (int)(n > INT32_MAX ? INT32_MAX : n));
 	if (r > 0)
 		return r;
 	int e = SSL_get_error(k->ssl, r);
@@ -224,12 +224,23 @@ ssize_t rd_read(rd_sock *k, void *buf, size_t n)
 		errno = EAGAIN;
 		return -1;
 	}
-	if (e == SSL_ERROR_ZERO_RETURN || (e == SSL_ERROR_SYSCALL && errno == 0))
-		return 0;
-	if (e != SSL_ERROR_SYSCALL)
+	if (e == SSL_ERROR_ZERO_RETURN || (e == SSL_ERROR_SYSCALL && errno == 0)) {
+		if (!writing)
+			return 0;
+		errno = e == SSL_ERROR_ZERO_RETURN ? EPIPE : EPROTO;
+	} else if (e != SSL_ERROR_SYSCALL) {
 		errno = EPROTO;
+	}
 	ERR_clear_error();
 	return -1;
+}
+
+ssize_t rd_read(rd_sock *k, void *buf, size_t n)
+{
+	if (!k->ssl)
+		return read(k->fd, buf, n);
+	ERR_clear_error();
+	return rd_ssl_result(k, SSL_read(k->ssl, buf, (int)(n > INT32_MAX ? INT32_MAX : n)), 0);
 }
 
 ssize_t rd_write(rd_sock *k, const void *buf, size_t n)
@@ -237,18 +248,7 @@ ssize_t rd_write(rd_sock *k, const void *buf, size_t n)
 	if (!k->ssl)
 		return write(k->fd, buf, n);
 	ERR_clear_error();
-	int r = SSL_write(k->ssl, buf, (int)(n > INT32_MAX ? INT32_MAX : n));
-	if (r > 0)
-		return r;
-	int e = SSL_get_error(k->ssl, r);
-	if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
-		errno = EAGAIN;
-		return -1;
-	}
-	if (e != SSL_ERROR_SYSCALL || errno == 0)
-		errno = e == SSL_ERROR_ZERO_RETURN ? EPIPE : EPROTO;
-	ERR_clear_error();
-	return -1;
+	return rd_ssl_result(k, SSL_write(k->ssl, buf, (int)(n > INT32_MAX ? INT32_MAX : n)), 1);
 }
 
 static int rd_write_all(rd_sock *k, const char *buf, size_t len)

@@ -9,6 +9,15 @@ T=$(mktemp -d /tmp/bc-itest.XXXXXX)
 chmod 755 "$T"
 trap 'rm -rf "$T"' EXIT
 
+# The python that `python3` names, called directly: a version manager's shim
+# (pyenv's is a shell script) costs ~0.15 s a call, and the suite makes
+# hundreds. tests/run.sh resolves it once (BC_PY); the JSON checks below also
+# skip site-packages (-S: they use the standard library only).
+PY=${BC_PY:-$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)}
+[ -x "${PY:-}" ] || PY=$(command -v python3)
+python3() { "$PY" "$@"; }
+export -f python3; export PY
+
 pass() { echo "PASS: $*"; }
 fail() { echo "FAIL: $*"; }
 
@@ -31,9 +40,9 @@ expect_no_grep() {
 }
 
 # jq-free JSON queries through python3: jget FILE EXPR prints eval(EXPR) with d = the document.
-jget() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
+jget() { "$PY" -S -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
 # expect_py DESC FILE EXPR: EXPR (python, d = document) is true.
 expect_py() {
-	local r; r=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(bool(eval(sys.argv[2])))' "$2" "$3" 2>&1)
+	local r; r=$("$PY" -S -c 'import json,sys; d=json.load(open(sys.argv[1])); print(bool(eval(sys.argv[2])))' "$2" "$3" 2>&1)
 	if [ "$r" = True ]; then pass "$1"; else fail "$1: $3 -> $r"; fi
 }

@@ -45,7 +45,7 @@ typedef struct net_cthread {
 	int ep, measuring, snapped, budget, inflight;
 	net_cflow *f;
 	unsigned nf;
-	char *tx, *rx;
+	char *txbuf, *tx, *rx;		/* tx + NET_DATA_HDR on a page boundary */
 	size_t rxlen;
 	net_tstat *ts;
 } net_cthread;
@@ -152,14 +152,16 @@ static int net_flows_open(net_state *s, bench_thread *t, net_cthread *ct)
 	for (unsigned i = 0; ct->f && i < ct->nf; i++)
 		ct->f[i].fd = -1;
 	ct->rxlen = s->p.msg_size > (256u << 10) ? s->p.msg_size : 256u << 10;
-	ct->tx = calloc(1, s->p.msg_size + NET_DATA_HDR);
-	ct->rx = malloc(ct->rxlen);
+	ct->txbuf = net_page_alloc(s->p.msg_size + 4096);
+	ct->tx = ct->txbuf ? ct->txbuf + 4096 - NET_DATA_HDR : NULL;
+	ct->rx = net_page_alloc(ct->rxlen);
 	ct->ep = epoll_create1(EPOLL_CLOEXEC);
 	ct->budget = 1;
 	if (!ct->f || !ct->tx || !ct->rx || ct->ep < 0) {
 		api->error(s->ctx, t, "out of memory or descriptors", NULL, NULL);
 		return BENCH_ERR;
 	}
+	memset(ct->tx, 0, NET_DATA_HDR);
 	memset(ct->tx + NET_DATA_HDR, 'c', s->p.msg_size);
 	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = NET_STOP_TAG };
 	epoll_ctl(ct->ep, EPOLL_CTL_ADD, api->stop_fd(s->ctx), &ev);
@@ -665,7 +667,7 @@ void net_thread_done(void *tstate)
 	if (ct->ep >= 0)
 		close(ct->ep);
 	free(ct->f);
-	free(ct->tx);
+	free(ct->txbuf);
 	free(ct->rx);
 	free(ct);
 }

@@ -377,8 +377,8 @@ static int workers_start(net_sess *ss, char *err, size_t errlen)
 		w->ss = ss;
 		w->rxlen = NET_RX_BUF;
 		w->txlen = p->msg_size < NET_TX_MAX ? p->msg_size : NET_TX_MAX;
-		w->rx = malloc(w->rxlen);
-		w->tx = malloc(w->txlen);
+		w->rx = net_page_alloc(w->rxlen);
+		w->tx = net_page_alloc(w->txlen);
 		w->ep = epoll_create1(EPOLL_CLOEXEC);
 		if (ss->ufd >= 0)
 			w->uf = calloc(p->flows, sizeof(*w->uf));

@@ -211,6 +211,14 @@ int net_set_nonblock(int fd)
 	return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 }
 
+void *net_page_alloc(size_t size)
+{
+	void *p = NULL;
+	long pg = sysconf(_SC_PAGESIZE);
+	size_t a = pg > 0 ? (size_t)pg : 4096;
+	return posix_memalign(&p, a, (size + a - 1) / a * a) ? NULL : p;
+}
+
 int net_connect_addr(const struct sockaddr *sa, socklen_t len, int timeout_ms, char *err, size_t errlen)
 {
 	int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);

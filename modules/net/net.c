@@ -255,6 +255,7 @@ static int net_handshake(net_state *s, const char *host, int port)
 		return BENCH_ERR;
 	}
 	net_hex_decode(m.cookie, s->cookie, NET_COOKIE_LEN);
+	s->can_mark = m.mark;
 	s->salen = sizeof(s->data_sa);
 	if (getpeername(s->ctl, (struct sockaddr *)&s->data_sa, &s->salen) != 0)
 		return net_ctl_error(s, "address of", NET_E_IO, strerror(errno));
@@ -267,6 +268,18 @@ static int net_handshake(net_state *s, const char *host, int port)
 		((struct sockaddr_in *)&s->udp_sa)->sin_port = htons((uint16_t)m.udp_port);
 	}
 	return BENCH_OK;
+}
+
+void net_ctl_mark(net_state *s)
+{
+	pthread_mutex_lock(&s->ctl_mu);
+	if (s->can_mark && !s->marked && s->ctl >= 0) {
+		net_msg m = { .type = NET_M_MARK };
+		s->marked = 1;
+		/* a failure shows in the results exchange that follows */
+		net_send_msg(s->ctl, &m, s->timeout_ms);
+	}
+	pthread_mutex_unlock(&s->ctl_mu);
 }
 
 const char *net_ctl_reason(net_state *s)
@@ -408,6 +421,10 @@ static void net_report(net_state *s, const net_results *r, double secs)
 		api->report_metric(s->ctx, "gbit_per_sec", (double)bytes * 8 / secs / 1e9);
 	api->report_metric(s->ctx, "mbit_per_sec", (double)bytes * 8 / secs / 1e6);
 	if (s->p.test == NET_UDP_STREAM) {
+		char v[120];
+		snprintf(v, sizeof(v), "%llu received, %llu lost%s", (unsigned long long)r->packets,
+			 (unsigned long long)r->lost, s->can_mark ? "" : " (whole test: an older server)");
+		api->set_info(s->ctx, "udp_datagrams", v);
 		api->report_metric(s->ctx, "udp_loss_pct", loss * 100);
 		api->report_metric(s->ctx, "udp_jitter_ms", r->jitter_us / 1000);
 		api->report_metric(s->ctx, "udp_out_of_order", (double)r->out_of_order);

@@ -201,6 +201,7 @@ static void window_check(net_cthread *ct)
 	if (ct->measuring || !ct->s->api->measuring(ct->t))
 		return;
 	ct->measuring = 1;
+	net_ctl_mark(ct->s);
 	if (ct->s->p.test != NET_TCP_STREAM && ct->s->p.test != NET_TCP_RR)
 		return;
 	for (unsigned i = 0; i < ct->nf; i++)

@@ -46,6 +46,7 @@ struct net_server {
 typedef struct net_sconn {
 	int fd;
 	int hdr_done, writing, out;
+	uint32_t retrans0;		/* total_retrans when the window opened */
 	size_t hlen, pos;
 	unsigned char hdr[NET_DATA_HDR];
 	struct net_sconn *prev, *next;
@@ -53,6 +54,7 @@ typedef struct net_sconn {
 
 typedef struct net_uflow {
 	uint64_t expect, packets, lost, ooo;
+	uint64_t base;			/* first sequence number of the window */
 	int64_t transit;
 	double jitter_ns;
 	int have;
@@ -69,6 +71,7 @@ typedef struct net_sworker {
 	net_uflow *uf;
 	uint64_t bytes_rx, bytes_tx, trans, nconns, retrans;
 	double cpu_s;
+	int marked;			/* saw the session's mark */
 } net_sworker;
 
 typedef struct net_sess {
@@ -81,6 +84,7 @@ typedef struct net_sess {
 	unsigned nworkers;
 	net_sworker *w;
 	_Atomic uint64_t activity_ns;
+	_Atomic int marked;		/* the client's measured window opened */
 	int ran;
 } net_sess;
 
@@ -131,7 +135,7 @@ static void conn_drop(net_sworker *w, net_sconn *c)
 	if (c->hdr_done && (w->ss->p.reverse || w->ss->p.bidir)) {
 		net_tcpi ti;
 		if (net_tcp_info(c->fd, &ti) == 0)
-			w->retrans += ti.total_retrans;
+			w->retrans += ti.total_retrans - c->retrans0;
 	}
 	close(c->fd);	/* also leaves the epoll set */
 	if (c->prev)
@@ -376,6 +380,8 @@ static void udp_event(net_sworker *w)
 		}
 		net_uflow *f = &w->uf[flow];
 		int64_t transit = (int64_t)(mono_ns() - be_get(b + 24, 8));
+		if (seq < f->base)
+			continue;	/* a late one from before the window */
 		f->packets++;
 		if (seq >= f->expect) {
 			f->lost += seq - f->expect;
@@ -394,6 +400,24 @@ static void udp_event(net_sworker *w)
 	}
 }
 
+/* The client's measured window opened: the server's own figures start
+   again from here. Retransmits from each connection's count now; udp loss
+   and order afresh from the next datagram (the jitter estimate runs on:
+   it is a running average of the last few datagrams anyway). */
+static void worker_mark(net_sworker *w)
+{
+	w->marked = 1;
+	for (net_sconn *c = w->conns; c; c = c->next) {
+		net_tcpi ti;
+		if (c->hdr_done && net_tcp_info(c->fd, &ti) == 0)
+			c->retrans0 = ti.total_retrans;
+	}
+	for (uint32_t f = 0; w->uf && f < w->ss->p.flows; f++) {
+		w->uf[f].packets = w->uf[f].lost = w->uf[f].ooo = 0;
+		w->uf[f].base = w->uf[f].expect;
+	}
+}
+
 static void *worker_main(void *arg)
 {
 	net_sworker *w = arg;
@@ -401,6 +425,8 @@ static void *worker_main(void *arg)
 	double cpu0 = thread_cpu_s();
 	for (int stop = 0; !stop;) {
 		struct epoll_event evs[64];
+		if (!w->marked && atomic_load_explicit(&ss->marked, memory_order_relaxed))
+			worker_mark(w);
 		int n = epoll_wait(w->ep, evs, 64, 500);
 		if (n > 0)
 			atomic_store_explicit(&ss->activity_ns, mono_ns(), memory_order_relaxed);
@@ -618,6 +644,10 @@ static int sess_wait_stop(net_sess *ss, uint64_t t0)
 			int rc = net_recv_msg(ss->ctl, &m, idle_ms, s->quit_fd, err, sizeof(err));
 			if (rc == NET_OK && m.type == NET_M_STOP)
 				return 1;
+			if (rc == NET_OK && m.type == NET_M_MARK) {
+				atomic_store(&ss->marked, 1);
+				continue;
+			}
 			slog(s, BENCH_LOG_WARN, "client %s: test aborted: %s", ss->peer,
 			     rc == NET_OK ? "unexpected message" : rc == NET_E_EOF ?
 			     "the client closed the control connection mid-test" : err[0] ? err : net_strerr(rc));
@@ -656,7 +686,7 @@ static void sess_run(net_sess *ss)
 		send_error(ss, "internal", "server: %s", err);
 		return;
 	}
-	net_msg m = { .type = NET_M_READY, .data_port = net_local_port(ss->lfd),
+	net_msg m = { .type = NET_M_READY, .data_port = net_local_port(ss->lfd), .mark = 1,
 		      .udp_port = ss->ufd >= 0 ? net_local_port(ss->ufd) : 0 };
 	net_hex_encode(ss->cookie, sizeof(ss->cookie), m.cookie);
 	uint64_t t0 = mono_ns();

@@ -36,6 +36,9 @@ expect_py "loopback tcp_stream: Gbit/s, sender RTT and cwnd from TCP_INFO, serve
 	"$M['gbit_per_sec']['value'] > 0.2 and $M['rtt_us']['value'] > 0 and $M['cwnd']['value'] > 0 and $M['server_cpu_pct']['value'] > 0"
 expect_py "loopback udp_stream: the default 100 Mbit/s within 15%, loss under 5%, jitter reported" $T/lo-udp_stream.json \
 	"abs($M['mbit_per_sec']['value'] - 100) < 15 and $M['udp_loss_pct']['value'] < 5 and 'udp_jitter_ms' in $M"
+run_bc $T/udpw run net test=udp_stream bitrate=50 --time 0.4 --warmup 0.6 -q --no-isolate -o $T/udpw.json
+expect_py "udp_stream: the server's loss count covers the measured window only, not the warmup" $T/udpw.json \
+	"(lambda n, sent: 0.9 * sent <= n <= 1.1 * sent)(sum(int(x) for x in d['cases'][0]['info']['udp_datagrams'].replace(',', '').split() if x.isdigit()), d['cases'][0]['ops']['send']['count'])"
 run_net $T/rev test=tcp_stream reverse=true flows=3 --threads 2
 expect_rc "reverse stream, 3 flows x 2 threads" 0
 expect_py "reverse: received bytes, per-flow figures and a fairness index over 6 flows" $T/rev.json \

@@ -167,6 +167,12 @@ static int net_options_read(net_state *s)
 		net_fail(s, "reverse and bidir apply to tcp_stream only", NULL, "drop reverse/bidir for this test");
 		return BENCH_ERR;
 	}
+	if (p->zerocopy && (p->test != NET_TCP_STREAM || (p->reverse && !p->bidir))) {
+		net_fail(s, "zerocopy applies to this side's tcp_stream sends only",
+			 p->reverse ? "With reverse the server sends and this side only receives." : NULL,
+			 "drop zerocopy, or use it with test=tcp_stream (forward or bidir)");
+		return BENCH_ERR;
+	}
 	if (p->congestion[0]) {
 		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		int bad = fd >= 0 && setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, p->congestion,

@@ -46,6 +46,13 @@ expect_py "reverse: received bytes, per-flow figures and a fairness index over 6
 run_net $T/bidir test=tcp_stream bidir=true flows=2 msg_size=64K
 expect_py "bidir: both directions on every flow" $T/bidir.json \
 	"d['cases'][0]['ops']['send']['bytes'] > 0 and d['cases'][0]['ops']['recv']['bytes'] > 0"
+run_net $T/zc test=tcp_stream zerocopy=true msg_size=64K
+expect_rc "zerocopy: a MSG_ZEROCOPY stream runs on loopback" 0
+expect_py "... delivers (acknowledged Gbit/s), says what the kernel did, counts no error" $T/zc.json \
+	"$M['gbit_per_sec']['value'] > 0.2 and d['cases'][0]['info']['zerocopy'] in ('zero-copy', 'kernel fell back to copying') and d['cases'][0]['ops']['send']['errors'] == 0"
+run_net $T/zc-rr test=tcp_rr zerocopy=true
+expect_rc "zerocopy with a test other than tcp_stream is refused" 1
+expect_grep "... saying where it applies" $T/zc-rr.out "zerocopy applies to this side's tcp_stream sends only"
 run_net $T/bad-udp test=udp_rr msg_size=8
 expect_rc "a udp msg_size smaller than the header is refused" 1
 expect_grep "... with the size it needs" $T/bad-udp.out "msg_size does not fit a UDP datagram"

@@ -27,7 +27,7 @@ static const bench_option_v1 net_options[] = {
 	{ .name = "server", .type = BENCH_OPT_STRING, .def = "",
 	  .help = "HOST:PORT of a `benchcore serve` (port default 5301); empty: an in-process server on 127.0.0.1" },
 	{ .name = "secret", .type = BENCH_OPT_STRING, .flags = BENCH_OPT_SECRET | BENCH_OPT_NOSWEEP,
-	  .help = "the server's secret, proved by HMAC challenge-response (never sent); or secret_env / secret_file" },
+	  .help = "the server's secret, proved both ways by HMAC challenge-response (never sent); or secret_env / secret_file" },
 	{ .name = "flows", .type = BENCH_OPT_INT, .def = "1", .min = 1, .max = 10000,
 	  .help = "connections (flows) per thread, all on one epoll loop" },
 	{ .name = "msg_size", .type = BENCH_OPT_SIZE, .def = "0", .min = 0, .max = 64 << 20,
@@ -109,7 +109,7 @@ static int net_inproc_start(net_state *s)
 {
 	char err[200];
 	net_server_cfg cfg = { .bind = "127.0.0.1", .port = 0, .max_clients = 1, .idle_timeout_s = 60,
-			       .log = net_inproc_log, .log_u = s };
+			       .log = net_inproc_log, .log_u = s, .secret = s->secret[0] ? s->secret : NULL };
 	s->srv_stop = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	cfg.stop_fd = s->srv_stop;
 	if (s->srv_stop < 0 || !(s->srv = net_server_open(&cfg, err, sizeof(err)))) {
@@ -250,14 +250,33 @@ static int net_handshake(net_state *s, const char *host, int port)
 	if (m.type != NET_M_HELLO)
 		return net_ctl_error(s, "greeting from", NET_E_PARSE, "unexpected message");
 	net_msg t = { .type = NET_M_TEST, .p = s->p };
-	if (s->secret[0])
-		net_auth_proof(s->secret, m.challenge, t.proof);
+	char want[2 * NET_PROOF_LEN + 1] = "";
+	if (s->secret[0]) {
+		unsigned char ch[NET_CHALLENGE_LEN];
+		if (net_random(ch, sizeof(ch))) {
+			net_fail(s, "no random bytes for the authentication", strerror(errno), NULL);
+			return BENCH_ERR;
+		}
+		net_auth_proof(s->secret, 0, m.challenge, t.proof);
+		net_hex_encode(ch, sizeof(ch), t.challenge);
+		net_auth_proof(s->secret, 1, t.challenge, want);
+	}
 	if ((rc = net_send_msg(s->ctl, &t, s->timeout_ms)))
 		return net_ctl_error(s, "sending the test to", rc, NULL);
 	if ((rc = net_recv_msg(s->ctl, &m, s->timeout_ms, -1, err, sizeof(err))))
 		return net_ctl_error(s, "answer from", rc, err);
 	if (m.type != NET_M_READY) {
 		net_refused(s, &m);
+		return BENCH_ERR;
+	}
+	/* mutual: with a secret, the server proves it knows it too, so a rogue
+	   server (or one started without a secret) is not measured against */
+	if (want[0] && !net_proof_equal(want, m.proof)) {
+		snprintf(d, sizeof(d), "The server at %s %s.", s->where, m.proof[0] ?
+			 "answered with a proof that does not match the secret given" :
+			 "did not prove it knows the secret (it runs without one, or is not the server meant)");
+		net_fail(s, "the net server failed to authenticate", d,
+			 "check server and secret; the server needs the same secret in its config");
 		return BENCH_ERR;
 	}
 	net_hex_decode(m.cookie, s->cookie, NET_COOKIE_LEN);

@@ -45,9 +45,12 @@ void *net_page_alloc(size_t size);
    kernel refused. */
 int net_sockopts(int fd, const net_params *p, int tcp, char *err, size_t errlen);
 
-/* HMAC-SHA256(secret, "benchcore-net/1" || challenge) as hex: what the
-   client proves and the server checks, so the secret never crosses. */
-void net_auth_proof(const char *secret, const char *challenge_hex, char out[2 * NET_PROOF_LEN + 1]);
+/* HMAC-SHA256(secret, label || challenge) as hex, label "benchcore-net/1"
+   for the client's proof of the server's challenge and "benchcore-net/1
+   server" for the server's proof of the client's (so one can never stand
+   for the other): each side proves it knows the secret, which never
+   crosses the wire. */
+void net_auth_proof(const char *secret, int server, const char *challenge_hex, char out[2 * NET_PROOF_LEN + 1]);
 int net_proof_equal(const char *a, const char *b);	/* constant time */
 int net_random(void *buf, size_t n);
 

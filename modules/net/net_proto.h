@@ -9,8 +9,10 @@
  * connection:
  *
  *   server -> client  hello   {v, auth: bool, challenge: 64 hex}   or busy
- *   client -> server  test    {v, auth: HMAC-SHA256(secret, challenge) hex, test params}
- *   server -> client  ready   {v, cookie: 32 hex, data_port, udp_port, mark: bool}   or error
+ *   client -> server  test    {v, auth: HMAC-SHA256(secret, challenge) hex,
+ *                              challenge: 64 hex (the client's), test params}
+ *   server -> client  ready   {v, cookie: 32 hex, data_port, udp_port, mark: bool,
+ *                              auth: the server's proof of the client's challenge}   or error
  *   ... data connections present the cookie, the test runs ...
  *   client -> server  mark    {v}   (when ready said mark: true) the
  *                     measured window opened: the server's own figures
@@ -65,8 +67,8 @@ typedef struct net_results {
 typedef struct net_msg {
 	int type;			/* enum net_mtype */
 	int auth_required;		/* hello */
-	char challenge[2 * NET_CHALLENGE_LEN + 1];	/* hello */
-	char proof[2 * NET_PROOF_LEN + 1];	/* test: "" = none given */
+	char challenge[2 * NET_CHALLENGE_LEN + 1];	/* hello; test: the client's ("" = none) */
+	char proof[2 * NET_PROOF_LEN + 1];	/* test, ready: "" = none given */
 	char cookie[2 * NET_COOKIE_LEN + 1];	/* ready */
 	int data_port, udp_port;	/* ready */
 	int mark;			/* ready: the server takes "mark" (absent: an older one) */

@@ -85,6 +85,7 @@ typedef struct net_sess {
 	net_sworker *w;
 	_Atomic uint64_t activity_ns;
 	_Atomic int marked;		/* the client's measured window opened */
+	char proof[2 * NET_PROOF_LEN + 1];	/* ours, of the client's challenge ("" none) */
 	int ran;
 } net_sess;
 
@@ -572,7 +573,7 @@ static int sess_handshake(net_sess *ss, int idle_ms)
 	}
 	if (s->cfg.secret) {
 		char want[2 * NET_PROOF_LEN + 1];
-		net_auth_proof(s->cfg.secret, challenge, want);
+		net_auth_proof(s->cfg.secret, 0, challenge, want);
 		if (!m.proof[0] || !net_proof_equal(want, m.proof)) {
 			slog(s, BENCH_LOG_WARN, "client %s: authentication %s", ss->peer,
 			     m.proof[0] ? "failed (wrong secret)" : "missing (no secret given)");
@@ -581,6 +582,9 @@ static int sess_handshake(net_sess *ss, int idle_ms)
 					      : "this server requires a secret");
 			return -1;
 		}
+		/* and the server's proof, for a client that checks whom it talks to */
+		if (m.challenge[0])
+			net_auth_proof(s->cfg.secret, 1, m.challenge, ss->proof);
 	}
 	ss->p = m.p;
 	ss->p.zerocopy = 0;	/* the server copies; zerocopy is the client's send path */
@@ -689,6 +693,7 @@ static void sess_run(net_sess *ss)
 	net_msg m = { .type = NET_M_READY, .data_port = net_local_port(ss->lfd), .mark = 1,
 		      .udp_port = ss->ufd >= 0 ? net_local_port(ss->ufd) : 0 };
 	net_hex_encode(ss->cookie, sizeof(ss->cookie), m.cookie);
+	memcpy(m.proof, ss->proof, sizeof(m.proof));
 	uint64_t t0 = mono_ns();
 	atomic_store(&ss->activity_ns, t0);
 	ss->ran = 1;

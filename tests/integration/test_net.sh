@@ -166,7 +166,13 @@ start_serve dur --max-duration 0.5
 run_bc $T/dur run net server=127.0.0.1:$PORT --time 2 --warmup 0 -q --no-isolate
 expect_rc "a test longer than --max-duration is stopped" 1
 expect_grep "... and the client says why" $T/dur.out "max-duration"
+run_net $T/rogue server=127.0.0.1:$PORT secret_env=NET_TEST_SECRET
+expect_rc "mutual authentication: a client with a secret refuses a server that cannot prove it" 1
+expect_grep "... saying the server failed to authenticate" $T/rogue.out "the net server failed to authenticate"
+expect_grep "... and why" $T/rogue.out "did not prove it knows the secret"
 stop_serve
+run_net $T/lo-secret secret_env=NET_TEST_SECRET
+expect_rc "a secret with the in-process server: both sides prove it" 0
 start_serve once --once --idle-timeout 1
 run_bc $T/once run net server=127.0.0.1:$PORT test=tcp_rr --time 2 --warmup 0 -q --no-isolate
 expect_rc "a busy 2 s test is never taken for idle by --idle-timeout 1" 0

@@ -27,7 +27,7 @@ static const bench_option_v1 net_options[] = {
 	{ .name = "server", .type = BENCH_OPT_STRING, .def = "",
 	  .help = "HOST:PORT of a `benchcore serve` (port default 5301); empty: an in-process server on 127.0.0.1" },
 	{ .name = "secret", .type = BENCH_OPT_STRING, .flags = BENCH_OPT_SECRET | BENCH_OPT_NOSWEEP,
-	  .help = "the server's secret, proved both ways by HMAC challenge-response (never sent); or secret_env / secret_file" },
+	  .help = "the server's secret, proved by HMAC challenge-response (never sent); or secret_env / secret_file" },
 	{ .name = "flows", .type = BENCH_OPT_INT, .def = "1", .min = 1, .max = 10000,
 	  .help = "connections (flows) per thread, all on one epoll loop" },
 	{ .name = "msg_size", .type = BENCH_OPT_SIZE, .def = "0", .min = 0, .max = 64 << 20,

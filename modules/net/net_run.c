@@ -367,11 +367,15 @@ static int rr_step(net_cthread *ct, net_cflow *f, int blocking)
 	for (;;) {
 		ssize_t r;
 		if (f->phase == PH_SEND) {
-			struct iovec iov[2] = { { f->hdr + f->pos, f->hlen - f->pos }, { payload, n } };
-			int i = f->pos < f->hlen ? 0 : 1;
-			if (i)
-				iov[1] = (struct iovec){ payload + (f->pos - f->hlen), n - (f->pos - f->hlen) };
-			struct msghdr mh = { .msg_iov = iov + i, .msg_iovlen = 2 - (size_t)i };
+			struct iovec iov[2];
+			struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 1 };
+			if (f->pos < f->hlen) {
+				iov[0] = (struct iovec){ f->hdr + f->pos, f->hlen - f->pos };
+				iov[1] = (struct iovec){ payload, n };
+				mh.msg_iovlen = 2;
+			} else {
+				iov[0] = (struct iovec){ payload + (f->pos - f->hlen), n - (f->pos - f->hlen) };
+			}
 			r = sendmsg(f->fd, &mh, MSG_NOSIGNAL);
 		} else {
 			r = recv(f->fd, ct->rx, n - f->pos < ct->rxlen ? n - f->pos : ct->rxlen, 0);

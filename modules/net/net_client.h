@@ -41,14 +41,19 @@ typedef struct net_state {
 	net_server *srv;
 	pthread_t srv_th;
 	int srv_stop, srv_running;
-	pthread_mutex_t ctl_mu;		/* the control socket, read by a failing thread */
+	pthread_mutex_t ctl_mu;		/* the control socket, used by worker threads */
 	char ctl_reason[300];
 	int ctl_checked;
+	int can_mark, marked;		/* the server takes "mark"; it was sent */
 } net_state;
 
 /* Why the server dropped the test, if it said so on the control connection
    within a short wait (any thread); "" when it did not. */
 const char *net_ctl_reason(net_state *s);
+
+/* Tells the server the measured window opened (once, from the first worker
+   thread to see it), when the server takes it. */
+void net_ctl_mark(net_state *s);
 
 int net_thread_init(void *state, bench_thread *t, void **tstate);
 int net_thread_run(void *tstate);

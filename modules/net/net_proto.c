@@ -12,7 +12,7 @@ const char *const net_test_names[] = { "tcp_stream", "tcp_rr", "tcp_crr", "udp_s
 static const char *const net_mtype_names[NET_M_N] = {
 	[NET_M_NONE] = "none", [NET_M_HELLO] = "hello", [NET_M_BUSY] = "busy", [NET_M_TEST] = "test",
 	[NET_M_READY] = "ready", [NET_M_STOP] = "stop", [NET_M_RESULTS] = "results",
-	[NET_M_ERROR] = "error",
+	[NET_M_ERROR] = "error", [NET_M_MARK] = "mark",
 };
 
 const char *net_mtype_name(int type)
@@ -165,7 +165,9 @@ static int parse_test(pctx *c, net_msg *m)
 {
 	char name[32] = "";
 	net_params *p = &m->p;
-	if (get_hex(c, "auth", 0, NET_PROOF_LEN, m->proof) || get_str(c, "test", 1, name, sizeof(name)))
+	if (get_hex(c, "auth", 0, NET_PROOF_LEN, m->proof) ||
+	    get_hex(c, "challenge", 0, NET_CHALLENGE_LEN, m->challenge) ||
+	    get_str(c, "test", 1, name, sizeof(name)))
 		return -1;
 	for (p->test = 0; net_test_names[p->test] && strcmp(net_test_names[p->test], name); p->test++)
 		;
@@ -224,7 +226,9 @@ static int parse_fields(pctx *c, net_msg *m)
 	case NET_M_READY:
 		return get_hex(c, "cookie", 1, NET_COOKIE_LEN, m->cookie) ||
 		       get_int(c, "data_port", 1, 65535, 1, &m->data_port) ||
-		       get_int(c, "udp_port", 0, 65535, 0, &m->udp_port) ? -1 : 0;
+		       get_int(c, "udp_port", 0, 65535, 0, &m->udp_port) ||
+		       get_bool(c, "mark", 0, &m->mark) ||
+		       get_hex(c, "auth", 0, NET_PROOF_LEN, m->proof) ? -1 : 0;
 	case NET_M_RESULTS:
 		return parse_results(c, &m->r);
 	case NET_M_ERROR:
@@ -323,12 +327,17 @@ char *net_msg_encode(const net_msg *m, size_t *len)
 	case NET_M_TEST:
 		if (m->proof[0])
 			json_object_set_new(o, "auth", json_string(m->proof));
+		if (m->challenge[0])
+			json_object_set_new(o, "challenge", json_string(m->challenge));
 		put_params(o, &m->p);
 		break;
 	case NET_M_READY:
 		json_object_set_new(o, "cookie", json_string(m->cookie));
 		json_object_set_new(o, "data_port", json_integer(m->data_port));
 		json_object_set_new(o, "udp_port", json_integer(m->udp_port));
+		json_object_set_new(o, "mark", json_boolean(m->mark));
+		if (m->proof[0])
+			json_object_set_new(o, "auth", json_string(m->proof));
 		break;
 	case NET_M_RESULTS:
 		put_results(o, &m->r);

@@ -9,9 +9,14 @@
  * connection:
  *
  *   server -> client  hello   {v, auth: bool, challenge: 64 hex}   or busy
- *   client -> server  test    {v, auth: HMAC-SHA256(secret, challenge) hex, test params}
- *   server -> client  ready   {v, cookie: 32 hex, data_port, udp_port}   or error
+ *   client -> server  test    {v, auth: HMAC-SHA256(secret, challenge) hex,
+ *                              challenge: 64 hex (the client's), test params}
+ *   server -> client  ready   {v, cookie: 32 hex, data_port, udp_port, mark: bool,
+ *                              auth: the server's proof of the client's challenge}   or error
  *   ... data connections present the cookie, the test runs ...
+ *   client -> server  mark    {v}   (when ready said mark: true) the
+ *                     measured window opened: the server's own figures
+ *                     (udp loss and order, reverse retransmits) start here
  *   client -> server  stop    {v}
  *   server -> client  results {v, bytes, packets, lost, jitter, cpu ...}
  *
@@ -36,7 +41,7 @@ enum net_test { NET_TCP_STREAM, NET_TCP_RR, NET_TCP_CRR, NET_UDP_STREAM, NET_UDP
 extern const char *const net_test_names[];	/* NULL-terminated, enum order */
 
 enum net_mtype { NET_M_NONE, NET_M_HELLO, NET_M_BUSY, NET_M_TEST, NET_M_READY, NET_M_STOP,
-		 NET_M_RESULTS, NET_M_ERROR, NET_M_N };
+		 NET_M_RESULTS, NET_M_ERROR, NET_M_MARK, NET_M_N };
 
 typedef struct net_params {
 	int test;			/* enum net_test */
@@ -62,10 +67,11 @@ typedef struct net_results {
 typedef struct net_msg {
 	int type;			/* enum net_mtype */
 	int auth_required;		/* hello */
-	char challenge[2 * NET_CHALLENGE_LEN + 1];	/* hello */
-	char proof[2 * NET_PROOF_LEN + 1];	/* test: "" = none given */
+	char challenge[2 * NET_CHALLENGE_LEN + 1];	/* hello; test: the client's ("" = none) */
+	char proof[2 * NET_PROOF_LEN + 1];	/* test, ready: "" = none given */
 	char cookie[2 * NET_COOKIE_LEN + 1];	/* ready */
 	int data_port, udp_port;	/* ready */
+	int mark;			/* ready: the server takes "mark" (absent: an older one) */
 	unsigned max_clients;		/* busy */
 	net_params p;			/* test */
 	net_results r;			/* results */

@@ -18,6 +18,7 @@
 #include <netinet/in.h>
 #include <sys/epoll.h>
 #include <sys/time.h>
+#include <sys/uio.h>
 #include "net_client.h"
 
 #ifndef MSG_ZEROCOPY
@@ -32,7 +33,9 @@ typedef struct net_cflow {
 	int fd;
 	uint32_t id;			/* global flow index */
 	int phase;
-	size_t pos;
+	uint32_t events;		/* rr: what it waits for in the epoll set */
+	size_t pos, hlen;		/* rr: bytes of this request or answer done; header length */
+	unsigned char hdr[NET_DATA_HDR];	/* tcp_crr: this connection's cookie and id */
 	uint64_t start, seq, next_ns;
 	net_tcpi t0;
 	net_fstat *fs;
@@ -45,7 +48,7 @@ typedef struct net_cthread {
 	int ep, measuring, snapped, budget, inflight;
 	net_cflow *f;
 	unsigned nf;
-	char *tx, *rx;
+	char *txbuf, *tx, *rx;		/* tx + NET_DATA_HDR on a page boundary */
 	size_t rxlen;
 	net_tstat *ts;
 } net_cthread;
@@ -152,14 +155,16 @@ static int net_flows_open(net_state *s, bench_thread *t, net_cthread *ct)
 	for (unsigned i = 0; ct->f && i < ct->nf; i++)
 		ct->f[i].fd = -1;
 	ct->rxlen = s->p.msg_size > (256u << 10) ? s->p.msg_size : 256u << 10;
-	ct->tx = calloc(1, s->p.msg_size + NET_DATA_HDR);
-	ct->rx = malloc(ct->rxlen);
+	ct->txbuf = net_page_alloc(s->p.msg_size + 4096);
+	ct->tx = ct->txbuf ? ct->txbuf + 4096 - NET_DATA_HDR : NULL;
+	ct->rx = net_page_alloc(ct->rxlen);
 	ct->ep = epoll_create1(EPOLL_CLOEXEC);
 	ct->budget = 1;
 	if (!ct->f || !ct->tx || !ct->rx || ct->ep < 0) {
 		api->error(s->ctx, t, "out of memory or descriptors", NULL, NULL);
 		return BENCH_ERR;
 	}
+	memset(ct->tx, 0, NET_DATA_HDR);
 	memset(ct->tx + NET_DATA_HDR, 'c', s->p.msg_size);
 	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = NET_STOP_TAG };
 	epoll_ctl(ct->ep, EPOLL_CTL_ADD, api->stop_fd(s->ctx), &ev);
@@ -184,6 +189,7 @@ static int net_flows_open(net_state *s, bench_thread *t, net_cthread *ct)
 				   "a firewall may let the control port through but not the data ports");
 			return BENCH_ERR;
 		}
+		f->events = events;
 	}
 	return BENCH_OK;
 }
@@ -195,6 +201,7 @@ static void window_check(net_cthread *ct)
 	if (ct->measuring || !ct->s->api->measuring(ct->t))
 		return;
 	ct->measuring = 1;
+	net_ctl_mark(ct->s);
 	if (ct->s->p.test != NET_TCP_STREAM && ct->s->p.test != NET_TCP_RR)
 		return;
 	for (unsigned i = 0; i < ct->nf; i++)
@@ -324,55 +331,71 @@ static int run_stream(net_cthread *ct)
 
 /* ----------------------------------------------------- request/response */
 
-static void set_events(net_cthread *ct, net_cflow *f, uint32_t events, int op)
+/* The epoll events f waits for; 0 when its socket is not in the set. */
+static void want(net_cthread *ct, net_cflow *f, uint32_t events)
 {
+	if (f->events == events)
+		return;
 	struct epoll_event ev = { .events = events, .data.u32 = (uint32_t)(f - ct->f) };
-	epoll_ctl(ct->ep, op, f->fd, &ev);
+	epoll_ctl(ct->ep, f->events ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, f->fd, &ev);
+	f->events = events;
 }
 
-/* Writes what is left of the request; PH_RECV once it is all out. */
-static int rr_push(net_cthread *ct, net_cflow *f, const char *buf, size_t len)
+/* A new request on f: msg_size bytes, after the cookie and flow id when the
+   connection is new (tcp_crr). */
+static void rr_begin(net_cthread *ct, net_cflow *f, int with_hdr)
 {
-	while (f->pos < len) {
-		ssize_t r = send(f->fd, buf + f->pos, len - f->pos, MSG_NOSIGNAL);
-		if (r < 0 && errno == EAGAIN) {
-			set_events(ct, f, EPOLLIN | EPOLLOUT, EPOLL_CTL_MOD);
-			return 0;
+	f->hlen = 0;
+	if (with_hdr) {
+		memcpy(f->hdr, ct->s->cookie, NET_COOKIE_LEN);
+		be_put(f->hdr + NET_COOKIE_LEN, f->id, 4);
+		f->hlen = NET_DATA_HDR;
+	}
+	f->phase = PH_SEND;
+	f->pos = 0;
+}
+
+/* Moves f's transaction on, for tcp_rr and tcp_crr, blocking or not: the
+   rest of the request out, then the rest of the answer in. 1: the answer is
+   complete; 0: the socket would block (blocking: its timeout passed), or the
+   request is out and, non-blocking, epoll says when the answer is in (a
+   recv now would only fail); BENCH_ERR: the flow failed. */
+static int rr_step(net_cthread *ct, net_cflow *f, int blocking)
+{
+	size_t n = ct->s->p.msg_size;
+	char *payload = ct->tx + NET_DATA_HDR;
+	for (;;) {
+		ssize_t r;
+		if (f->phase == PH_SEND) {
+			struct iovec iov[2];
+			struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 1 };
+			if (f->pos < f->hlen) {
+				iov[0] = (struct iovec){ f->hdr + f->pos, f->hlen - f->pos };
+				iov[1] = (struct iovec){ payload, n };
+				mh.msg_iovlen = 2;
+			} else {
+				iov[0] = (struct iovec){ payload + (f->pos - f->hlen), n - (f->pos - f->hlen) };
+			}
+			r = sendmsg(f->fd, &mh, MSG_NOSIGNAL);
+		} else {
+			r = recv(f->fd, ct->rx, n - f->pos < ct->rxlen ? n - f->pos : ct->rxlen, 0);
+			if (r == 0)
+				return flow_fail(ct, f, "the server closed it");
 		}
+		if (r < 0 && (errno == EAGAIN || errno == EINTR))
+			return 0;
 		if (r < 0)
 			return flow_fail(ct, f, strerror(errno));
 		f->pos += (size_t)r;
+		if (f->phase == PH_SEND && f->pos == f->hlen + n) {
+			f->phase = PH_RECV;
+			f->pos = 0;
+			if (!blocking)
+				return 0;
+		} else if (f->phase == PH_RECV && f->pos == n) {
+			return 1;
+		}
 	}
-	if (f->phase == PH_SEND && len > ct->s->p.msg_size)	/* crr: back to reading only */
-		set_events(ct, f, EPOLLIN, EPOLL_CTL_MOD);
-	f->phase = PH_RECV;
-	f->pos = 0;
-	return 0;
-}
-
-/* Takes a request from the --events budget and starts it (tcp_rr: on the
-   open connection; tcp_crr: on a new one). */
-static int rr_start(net_cthread *ct, net_cflow *f)
-{
-	const bench_host_api_v1 *api = ct->s->api;
-	char err[200];
-	if (!ct->budget || !api->claim(ct->t, 1)) {
-		ct->budget = 0;
-		f->phase = PH_IDLE;
-		return 0;
-	}
-	ct->inflight++;
-	f->start = api->now_ns();
-	f->pos = 0;
-	if (ct->s->p.test == NET_TCP_RR) {
-		f->phase = PH_SEND;
-		return rr_push(ct, f, ct->tx + NET_DATA_HDR, ct->s->p.msg_size);
-	}
-	if ((f->fd = flow_socket(ct, SOCK_STREAM, err, sizeof(err))) < 0)
-		return flow_fail(ct, f, err);
-	f->phase = PH_CONNECT;
-	set_events(ct, f, EPOLLOUT, EPOLL_CTL_ADD);
-	return 0;
 }
 
 /* The answer is in: one transaction, timed from its start (for tcp_crr that
@@ -388,65 +411,77 @@ static void rr_count(net_cthread *ct, net_cflow *f)
 	}
 }
 
-static int rr_done(net_cthread *ct, net_cflow *f)
+static int rr_start(net_cthread *ct, net_cflow *f);
+
+/* The epoll loop's step of f; the next transaction once one completes. */
+static int rr_advance(net_cthread *ct, net_cflow *f)
 {
+	int rc = rr_step(ct, f, 0);
+	if (rc < 0)
+		return BENCH_ERR;
+	if (rc == 0) {
+		want(ct, f, f->phase == PH_SEND ? EPOLLOUT : EPOLLIN);
+		return 0;
+	}
 	rr_count(ct, f);
 	ct->inflight--;
 	if (ct->s->p.test == NET_TCP_CRR) {
 		/* abortive close: no TIME_WAIT, so a long run cannot use up the ports */
 		struct linger lg = { 1, 0 };
 		setsockopt(f->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
-		close(f->fd);
+		close(f->fd);	/* also leaves the epoll set */
 		f->fd = -1;
+		f->events = 0;
 	}
 	return rr_start(ct, f);
 }
 
-static int rr_event(net_cthread *ct, net_cflow *f, uint32_t e)
+/* Takes a request from the --events budget and starts it (tcp_rr: on the
+   open connection; tcp_crr: on a new one, sent once connected). */
+static int rr_start(net_cthread *ct, net_cflow *f)
 {
-	size_t n = ct->s->p.msg_size;
+	const bench_host_api_v1 *api = ct->s->api;
+	char err[200];
+	if (!ct->budget || !api->claim(ct->t, 1)) {
+		ct->budget = 0;
+		f->phase = PH_IDLE;
+		return 0;
+	}
+	ct->inflight++;
+	f->start = api->now_ns();
+	if (ct->s->p.test == NET_TCP_RR) {
+		rr_begin(ct, f, 0);
+		return rr_advance(ct, f);
+	}
+	if ((f->fd = flow_socket(ct, SOCK_STREAM, err, sizeof(err))) < 0)
+		return flow_fail(ct, f, err);
+	f->phase = PH_CONNECT;
+	want(ct, f, EPOLLOUT);
+	return 0;
+}
+
+static int rr_event(net_cthread *ct, net_cflow *f)
+{
 	if (f->phase == PH_CONNECT) {
 		int soerr = 0;
 		socklen_t sl = sizeof(soerr);
 		getsockopt(f->fd, SOL_SOCKET, SO_ERROR, &soerr, &sl);
 		if (soerr)
 			return flow_fail(ct, f, strerror(soerr));
-		memcpy(ct->tx, ct->s->cookie, NET_COOKIE_LEN);
-		be_put((unsigned char *)ct->tx + NET_COOKIE_LEN, f->id, 4);
-		f->phase = PH_SEND;
-		return rr_push(ct, f, ct->tx, n + NET_DATA_HDR);
+		rr_begin(ct, f, 1);
 	}
-	if (f->phase == PH_SEND && (e & EPOLLOUT)) {
-		int crr = ct->s->p.test == NET_TCP_CRR;
-		if (!crr)
-			set_events(ct, f, EPOLLIN, EPOLL_CTL_MOD);
-		return rr_push(ct, f, crr ? ct->tx : ct->tx + NET_DATA_HDR, n + (crr ? NET_DATA_HDR : 0));
-	}
-	if (f->phase != PH_RECV && !(e & (EPOLLHUP | EPOLLERR)))
-		return 0;
-	while (f->pos < n) {
-		ssize_t r = recv(f->fd, ct->rx, n - f->pos < ct->rxlen ? n - f->pos : ct->rxlen, 0);
-		if (r == 0)
-			return flow_fail(ct, f, "the server closed it");
-		if (r < 0 && (errno == EAGAIN || errno == EINTR))
-			return 0;
-		if (r < 0)
-			return flow_fail(ct, f, strerror(errno));
-		f->pos += (size_t)r;
-	}
-	return rr_done(ct, f);
+	return f->phase == PH_IDLE ? 0 : rr_advance(ct, f);
 }
 
 /* tcp_rr with one flow per thread (netperf TCP_RR, sockperf ping-pong):
-   a blocking send and recv, two system calls per transaction instead of
-   four with epoll. The receive timeout bounds how late a stop is seen. */
+   blocking, two system calls per transaction instead of four with epoll.
+   The socket timeouts bound how late a stop is seen. */
 static int run_rr_single(net_cthread *ct)
 {
 	const bench_host_api_v1 *api = ct->s->api;
 	net_cflow *f = &ct->f[0];
-	size_t n = ct->s->p.msg_size;
 	struct timeval tv = { 0, 20000 };
-	int fl = fcntl(f->fd, F_GETFL);
+	int fl = fcntl(f->fd, F_GETFL), rc;
 	if (fl < 0 || fcntl(f->fd, F_SETFL, fl & ~O_NONBLOCK) ||
 	    setsockopt(f->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
 	    setsockopt(f->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)))
@@ -454,30 +489,12 @@ static int run_rr_single(net_cthread *ct)
 	while (!api->stopping(ct->t) && api->claim(ct->t, 1)) {
 		window_check(ct);
 		f->start = api->now_ns();
-		for (f->pos = 0; f->pos < n;) {
-			ssize_t r = send(f->fd, ct->tx + NET_DATA_HDR + f->pos, n - f->pos, MSG_NOSIGNAL);
-			if (r < 0 && (errno == EAGAIN || errno == EINTR)) {
-				if (api->stopping(ct->t))
-					return BENCH_OK;
-				continue;
-			}
-			if (r < 0)
-				return flow_fail(ct, f, strerror(errno));
-			f->pos += (size_t)r;
-		}
-		for (f->pos = 0; f->pos < n;) {
-			ssize_t r = recv(f->fd, ct->rx, n - f->pos < ct->rxlen ? n - f->pos : ct->rxlen, 0);
-			if (r == 0)
-				return flow_fail(ct, f, "the server closed it");
-			if (r < 0 && (errno == EAGAIN || errno == EINTR)) {
-				if (api->stopping(ct->t))
-					return BENCH_OK;
-				continue;
-			}
-			if (r < 0)
-				return flow_fail(ct, f, strerror(errno));
-			f->pos += (size_t)r;
-		}
+		rr_begin(ct, f, 0);
+		while ((rc = rr_step(ct, f, 1)) == 0)
+			if (api->stopping(ct->t))
+				return BENCH_OK;
+		if (rc < 0)
+			return BENCH_ERR;
 		rr_count(ct, f);
 	}
 	return BENCH_OK;
@@ -496,8 +513,7 @@ static int run_rr(net_cthread *ct)
 		window_check(ct);
 		int n = epoll_wait(ct->ep, evs, 64, -1);
 		for (int i = 0; i < n; i++)
-			if (evs[i].data.u32 != NET_STOP_TAG &&
-			    rr_event(ct, &ct->f[evs[i].data.u32], evs[i].events))
+			if (evs[i].data.u32 != NET_STOP_TAG && rr_event(ct, &ct->f[evs[i].data.u32]))
 				return BENCH_ERR;
 	}
 	return BENCH_OK;
@@ -665,7 +681,7 @@ void net_thread_done(void *tstate)
 	if (ct->ep >= 0)
 		close(ct->ep);
 	free(ct->f);
-	free(ct->tx);
+	free(ct->txbuf);
 	free(ct->rx);
 	free(ct);
 }

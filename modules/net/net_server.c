@@ -12,6 +12,7 @@
  * on the client vanishing, on --max-duration, on --idle-timeout of control
  * and data alike, or when the server stops. */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -24,6 +25,7 @@
 #include <netinet/in.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/time.h>
 #include "benchcore/module.h"
 #include "net.h"
 
@@ -44,6 +46,7 @@ struct net_server {
 typedef struct net_sconn {
 	int fd;
 	int hdr_done, writing, out;
+	uint32_t retrans0;		/* total_retrans when the window opened */
 	size_t hlen, pos;
 	unsigned char hdr[NET_DATA_HDR];
 	struct net_sconn *prev, *next;
@@ -51,6 +54,7 @@ typedef struct net_sconn {
 
 typedef struct net_uflow {
 	uint64_t expect, packets, lost, ooo;
+	uint64_t base;			/* first sequence number of the window */
 	int64_t transit;
 	double jitter_ns;
 	int have;
@@ -67,6 +71,7 @@ typedef struct net_sworker {
 	net_uflow *uf;
 	uint64_t bytes_rx, bytes_tx, trans, nconns, retrans;
 	double cpu_s;
+	int marked;			/* saw the session's mark */
 } net_sworker;
 
 typedef struct net_sess {
@@ -79,6 +84,8 @@ typedef struct net_sess {
 	unsigned nworkers;
 	net_sworker *w;
 	_Atomic uint64_t activity_ns;
+	_Atomic int marked;		/* the client's measured window opened */
+	char proof[2 * NET_PROOF_LEN + 1];	/* ours, of the client's challenge ("" none) */
 	int ran;
 } net_sess;
 
@@ -129,7 +136,7 @@ static void conn_drop(net_sworker *w, net_sconn *c)
 	if (c->hdr_done && (w->ss->p.reverse || w->ss->p.bidir)) {
 		net_tcpi ti;
 		if (net_tcp_info(c->fd, &ti) == 0)
-			w->retrans += ti.total_retrans;
+			w->retrans += ti.total_retrans - c->retrans0;
 	}
 	close(c->fd);	/* also leaves the epoll set */
 	if (c->prev)
@@ -261,15 +268,79 @@ static int conn_rr(net_sworker *w, net_sconn *c)
 	}
 }
 
+static int stop_asked(const net_sess *ss)
+{
+	struct pollfd p = { .fd = ss->efd, .events = POLLIN };
+	return poll(&p, 1, 0) != 0;
+}
+
+/* tcp_rr with a single flow (netperf TCP_RR, qperf tcp_lat): the worker has
+   nothing else to watch, so a blocking recv and send per transaction, no
+   epoll_wait in between: three system calls become two. The timeouts bound
+   how late a stop is seen. 0: the session stops (back to the epoll loop,
+   which sees it), -1: the connection ended. */
+static int conn_rr_blocking(net_sworker *w, net_sconn *c)
+{
+	net_sess *ss = w->ss;
+	size_t n = ss->p.msg_size;
+	struct timeval tv = { 0, 100000 };
+	int fl = fcntl(c->fd, F_GETFL), rc = 0;
+	if (fl < 0 || fcntl(c->fd, F_SETFL, fl & ~O_NONBLOCK) ||
+	    setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+	    setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)))
+		return conn_rr(w, c);
+	for (;;) {
+		ssize_t r;
+		if (!c->writing)
+			r = recv(c->fd, w->rx, n - c->pos < w->rxlen ? n - c->pos : w->rxlen, 0);
+		else
+			r = send(c->fd, w->tx, n - c->pos < w->txlen ? n - c->pos : w->txlen, MSG_NOSIGNAL);
+		if (r == 0 && !c->writing) {
+			rc = -1;	/* the client closed */
+			break;
+		}
+		if (r < 0 && errno != EAGAIN && errno != EINTR) {
+			rc = -1;
+			break;
+		}
+		if (r < 0) {
+			if (stop_asked(ss))
+				break;
+			continue;
+		}
+		if (!c->writing) {
+			w->bytes_rx += (uint64_t)r;
+			if ((c->pos += (size_t)r) == n) {
+				c->writing = 1;
+				c->pos = 0;
+			}
+			continue;
+		}
+		w->bytes_tx += (uint64_t)r;
+		if ((c->pos += (size_t)r) == n) {
+			c->writing = 0;
+			c->pos = 0;
+			w->trans++;
+			atomic_store_explicit(&ss->activity_ns, mono_ns(), memory_order_relaxed);
+		}
+	}
+	fcntl(c->fd, F_SETFL, fl);
+	return rc;
+}
+
 static void conn_event(net_sworker *w, net_sconn *c, uint32_t ev)
 {
 	int rc = 0;
+	const net_params *p = &w->ss->p;
 	if (!c->hdr_done && (rc = conn_header(w, c)) <= 0) {
 		if (rc < 0)
 			conn_drop(w, c);
 		return;
 	}
-	rc = w->ss->p.test == NET_TCP_STREAM ? conn_stream(w, c, ev) : conn_rr(w, c);
+	if (p->test == NET_TCP_RR && p->flows == 1)
+		rc = conn_rr_blocking(w, c);
+	else
+		rc = p->test == NET_TCP_STREAM ? conn_stream(w, c, ev) : conn_rr(w, c);
 	if (rc < 0)
 		conn_drop(w, c);
 }
@@ -310,6 +381,8 @@ static void udp_event(net_sworker *w)
 		}
 		net_uflow *f = &w->uf[flow];
 		int64_t transit = (int64_t)(mono_ns() - be_get(b + 24, 8));
+		if (seq < f->base)
+			continue;	/* a late one from before the window */
 		f->packets++;
 		if (seq >= f->expect) {
 			f->lost += seq - f->expect;
@@ -328,6 +401,24 @@ static void udp_event(net_sworker *w)
 	}
 }
 
+/* The client's measured window opened: the server's own figures start
+   again from here. Retransmits from each connection's count now; udp loss
+   and order afresh from the next datagram (the jitter estimate runs on:
+   it is a running average of the last few datagrams anyway). */
+static void worker_mark(net_sworker *w)
+{
+	w->marked = 1;
+	for (net_sconn *c = w->conns; c; c = c->next) {
+		net_tcpi ti;
+		if (c->hdr_done && net_tcp_info(c->fd, &ti) == 0)
+			c->retrans0 = ti.total_retrans;
+	}
+	for (uint32_t f = 0; w->uf && f < w->ss->p.flows; f++) {
+		w->uf[f].packets = w->uf[f].lost = w->uf[f].ooo = 0;
+		w->uf[f].base = w->uf[f].expect;
+	}
+}
+
 static void *worker_main(void *arg)
 {
 	net_sworker *w = arg;
@@ -335,6 +426,8 @@ static void *worker_main(void *arg)
 	double cpu0 = thread_cpu_s();
 	for (int stop = 0; !stop;) {
 		struct epoll_event evs[64];
+		if (!w->marked && atomic_load_explicit(&ss->marked, memory_order_relaxed))
+			worker_mark(w);
 		int n = epoll_wait(w->ep, evs, 64, 500);
 		if (n > 0)
 			atomic_store_explicit(&ss->activity_ns, mono_ns(), memory_order_relaxed);
@@ -377,8 +470,8 @@ static int workers_start(net_sess *ss, char *err, size_t errlen)
 		w->ss = ss;
 		w->rxlen = NET_RX_BUF;
 		w->txlen = p->msg_size < NET_TX_MAX ? p->msg_size : NET_TX_MAX;
-		w->rx = malloc(w->rxlen);
-		w->tx = malloc(w->txlen);
+		w->rx = net_page_alloc(w->rxlen);
+		w->tx = net_page_alloc(w->txlen);
 		w->ep = epoll_create1(EPOLL_CLOEXEC);
 		if (ss->ufd >= 0)
 			w->uf = calloc(p->flows, sizeof(*w->uf));
@@ -480,7 +573,7 @@ static int sess_handshake(net_sess *ss, int idle_ms)
 	}
 	if (s->cfg.secret) {
 		char want[2 * NET_PROOF_LEN + 1];
-		net_auth_proof(s->cfg.secret, challenge, want);
+		net_auth_proof(s->cfg.secret, 0, challenge, want);
 		if (!m.proof[0] || !net_proof_equal(want, m.proof)) {
 			slog(s, BENCH_LOG_WARN, "client %s: authentication %s", ss->peer,
 			     m.proof[0] ? "failed (wrong secret)" : "missing (no secret given)");
@@ -489,6 +582,9 @@ static int sess_handshake(net_sess *ss, int idle_ms)
 					      : "this server requires a secret");
 			return -1;
 		}
+		/* and the server's proof, for a client that checks whom it talks to */
+		if (m.challenge[0])
+			net_auth_proof(s->cfg.secret, 1, m.challenge, ss->proof);
 	}
 	ss->p = m.p;
 	ss->p.zerocopy = 0;	/* the server copies; zerocopy is the client's send path */
@@ -552,6 +648,10 @@ static int sess_wait_stop(net_sess *ss, uint64_t t0)
 			int rc = net_recv_msg(ss->ctl, &m, idle_ms, s->quit_fd, err, sizeof(err));
 			if (rc == NET_OK && m.type == NET_M_STOP)
 				return 1;
+			if (rc == NET_OK && m.type == NET_M_MARK) {
+				atomic_store(&ss->marked, 1);
+				continue;
+			}
 			slog(s, BENCH_LOG_WARN, "client %s: test aborted: %s", ss->peer,
 			     rc == NET_OK ? "unexpected message" : rc == NET_E_EOF ?
 			     "the client closed the control connection mid-test" : err[0] ? err : net_strerr(rc));
@@ -590,9 +690,10 @@ static void sess_run(net_sess *ss)
 		send_error(ss, "internal", "server: %s", err);
 		return;
 	}
-	net_msg m = { .type = NET_M_READY, .data_port = net_local_port(ss->lfd),
+	net_msg m = { .type = NET_M_READY, .data_port = net_local_port(ss->lfd), .mark = 1,
 		      .udp_port = ss->ufd >= 0 ? net_local_port(ss->ufd) : 0 };
 	net_hex_encode(ss->cookie, sizeof(ss->cookie), m.cookie);
+	memcpy(m.proof, ss->proof, sizeof(m.proof));
 	uint64_t t0 = mono_ns();
 	atomic_store(&ss->activity_ns, t0);
 	ss->ran = 1;

@@ -211,6 +211,14 @@ int net_set_nonblock(int fd)
 	return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 }
 
+void *net_page_alloc(size_t size)
+{
+	void *p = NULL;
+	long pg = sysconf(_SC_PAGESIZE);
+	size_t a = pg > 0 ? (size_t)pg : 4096;
+	return posix_memalign(&p, a, (size + a - 1) / a * a) ? NULL : p;
+}
+
 int net_connect_addr(const struct sockaddr *sa, socklen_t len, int timeout_ms, char *err, size_t errlen)
 {
 	int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
@@ -343,15 +351,16 @@ int net_sockopts(int fd, const net_params *p, int tcp, char *err, size_t errlen)
 
 /* ------------------------------------------------------------------ auth */
 
-void net_auth_proof(const char *secret, const char *challenge_hex, char out[2 * NET_PROOF_LEN + 1])
+void net_auth_proof(const char *secret, int server, const char *challenge_hex, char out[2 * NET_PROOF_LEN + 1])
 {
-	static const char label[] = "benchcore-net/1";
-	unsigned char msg[sizeof(label) - 1 + NET_CHALLENGE_LEN], md[EVP_MAX_MD_SIZE];
+	const char *label = server ? "benchcore-net/1 server" : "benchcore-net/1";
+	size_t ll = strlen(label);
+	unsigned char msg[32 + NET_CHALLENGE_LEN], md[EVP_MAX_MD_SIZE];
 	unsigned mdlen = 0;
-	memcpy(msg, label, sizeof(label) - 1);
-	if (net_hex_decode(challenge_hex, msg + sizeof(label) - 1, NET_CHALLENGE_LEN))
-		memset(msg + sizeof(label) - 1, 0, NET_CHALLENGE_LEN);
-	HMAC(EVP_sha256(), secret, (int)strlen(secret), msg, sizeof(msg), md, &mdlen);
+	memcpy(msg, label, ll);
+	if (net_hex_decode(challenge_hex, msg + ll, NET_CHALLENGE_LEN))
+		memset(msg + ll, 0, NET_CHALLENGE_LEN);
+	HMAC(EVP_sha256(), secret, (int)strlen(secret), msg, ll + NET_CHALLENGE_LEN, md, &mdlen);
 	net_hex_encode(md, NET_PROOF_LEN, out);
 	OPENSSL_cleanse(md, sizeof(md));
 }

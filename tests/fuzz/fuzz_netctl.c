@@ -34,7 +34,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!body)
 		return 0;
 	if (net_msg_parse(body, n, &again, err, sizeof(err)) != 0 || again.type != m.type ||
-	    (m.type == NET_M_TEST && memcmp(&again.p, &m.p, sizeof(m.p))))
+	    (m.type == NET_M_TEST && memcmp(&again.p, &m.p, sizeof(m.p))) ||
+	    (m.type == NET_M_READY && again.mark != m.mark))
 		abort();
 	free(body);
 	return 0;

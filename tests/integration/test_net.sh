@@ -32,6 +32,9 @@ run_bc $T/cmp compare $T/lo-tcp_rr.json $T/lo-tcp_rr.json
 expect_grep "compare of two tcp_rr results judges transactions_per_sec" $T/cmp.out \
 	"^ +1 +transactions_per_sec +\\^"
 expect_no_grep "... and shows no gbit_per_sec for it" $T/cmp.out "gbit_per_sec"
+run_bc $T/cmpj compare --json $T/lo-tcp_rr.json $T/lo-tcp_rr.json
+expect_py "compare counts transactions_per_sec as the tcp_rr headline (its primary metric)" $T/cmpj.out \
+	"[r['metric'] for r in d['comparisons'][0]['rows'] if r['headline']] == ['transactions_per_sec']"
 expect_py "loopback tcp_stream: Gbit/s, sender RTT and cwnd from TCP_INFO, server CPU" $T/lo-tcp_stream.json \
 	"$M['gbit_per_sec']['value'] > 0.2 and $M['rtt_us']['value'] > 0 and $M['cwnd']['value'] > 0 and $M['server_cpu_pct']['value'] > 0"
 expect_py "loopback udp_stream: the default 100 Mbit/s within 15%, loss under 5%, jitter reported" $T/lo-udp_stream.json \

@@ -262,6 +262,8 @@ static int infile_error(void *ptr, char *msg, unsigned int n)
 	return 2000;
 }
 
+#define LOAD_RETRIES	5
+
 static int batch_flush(struct batch *b)
 {
 	struct oltp_load *L = b->L;
@@ -269,14 +271,20 @@ static int batch_flush(struct batch *b)
 	int rc;
 	if (!b->rows)
 		return 0;
-	if (b->tsv) {
-		b->pos = 0;
-		snprintf(sql, sizeof(sql), "LOAD DATA LOCAL INFILE 'benchcore-%s' INTO TABLE %s", b->table,
-			 b->table);
-		rc = mysql_real_query(b->m, sql, strlen(sql));
-	} else {
+	if (!b->tsv)
 		b->len -= 2;	/* the last row's "),(" becomes ")" */
-		rc = mysql_real_query(b->m, b->buf, b->len);
+	snprintf(sql, sizeof(sql), "LOAD DATA LOCAL INFILE 'benchcore-%s' INTO TABLE %s", b->table, b->table);
+	/* Two loader threads filling one table can deadlock inside InnoDB
+	   (seen with item's parts: error 1213, the statement rolled back whole);
+	   the same rows go again, as the transactions' retries do. */
+	for (int attempt = 1;; attempt++) {
+		b->pos = 0;
+		rc = b->tsv ? mysql_real_query(b->m, sql, strlen(sql)) : mysql_real_query(b->m, b->buf, b->len);
+		unsigned e = rc ? mysql_errno(b->m) : 0;
+		if (!rc || (e != 1213 && e != 1205) || attempt == LOAD_RETRIES ||
+		    __atomic_load_n(&L->stop, __ATOMIC_RELAXED))
+			break;
+		usleep(10000u * (unsigned)attempt);
 	}
 	if (rc) {
 		pthread_mutex_lock(&L->lock);

@@ -73,8 +73,10 @@ expect_py "6 and 42 threads on $(nproc) CPUs: ok, and every thread did work" $T/
 expect_py "fairness adds up: mean x threads = events, min <= mean <= max" $T/ov.json \
 	'all(abs(c["fairness"]["events_mean"] * c["threads"] - c["ops"]["event"]["count"]) < 0.5 and c["fairness"]["events_min"] <= c["fairness"]["events_mean"] <= c["fairness"]["events_max"] for c in d["cases"])'
 expect_grep "fairness line with min/max is printed" $T/ov.out 'fairness: events/thread [0-9.]+, stddev [0-9.]+ \(cv [0-9.]+%\), min [0-9]+ max [0-9]+'
-expect_py "cpu time of the window: a CPU-bound case keeps its threads busy" $T/ov.json \
-	'all(0.5 * min(c["threads"], '"$(nproc)"') <= c["cpu"]["utilization"] <= min(c["threads"], '"$(nproc)"') + 0.2 and c["cpu"]["sys_s"] >= 0 and 0 <= c["cpu"].get("steal_pct", 0) <= 100 for c in d["cases"])'
+# the lower bound scales with the CPU time other processes and the hypervisor left
+# this run (cpu.other_pct, cpu.steal_pct): on a shared machine that is all it can get
+expect_py "cpu time of the window: a CPU-bound case keeps its threads busy (as far as the machine let it)" $T/ov.json \
+	'all(0.5 * min(c["threads"], '"$(nproc)"') * (1 - (c["cpu"].get("other_pct", 0) + c["cpu"].get("steal_pct", 0)) / 100) <= c["cpu"]["utilization"] <= min(c["threads"], '"$(nproc)"') + 0.2 and c["cpu"]["sys_s"] >= 0 and 0 <= c["cpu"].get("steal_pct", 0) <= 100 for c in d["cases"])'
 expect_grep "the cpu line is printed" $T/ov.out '^    cpu: user [0-9.]+ s, sys [0-9.]+ s \([0-9.]+ CPUs busy\)'
 run_bc $T/e run cpu max_prime=100 --events 1000 --time 0 --warmup 0 --threads 2 -q -o $T/e.json
 expect_py "events limit is exact" $T/e.json 'd["cases"][0]["ops"]["event"]["count"]==1000'

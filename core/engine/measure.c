@@ -31,12 +31,8 @@ void bc_meas_free(bc_meas *m)
 	free(m->prev_hist);
 	free(m->cur_hist);
 	free(m->tmp_hist);
-	for (size_t i = 0; i < m->niv; i++) {
-		for (size_t j = 0; j < m->iv[i].nops; j++)
-			free(m->iv[i].ops[j].name);
-		free(m->iv[i].ops);
-	}
-	free(m->iv);
+	bc_case_result left = { .intervals = m->iv, .nintervals = m->niv };	/* a case that never finished */
+	bc_case_drop_intervals(&left);
 }
 
 void bc_meas_cpu(struct bc_cpu_snap *c)

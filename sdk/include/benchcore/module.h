@@ -41,7 +41,7 @@ extern "C" {
 
 #define BENCH_MODULE_MAGIC	0x314d4342u	/* "BCM1" little-endian */
 #define BENCH_ABI_MAJOR		1
-#define BENCH_ABI_MINOR		2
+#define BENCH_ABI_MINOR		3
 
 /* Is member of a host API table (or module struct) there? A module built
    against this header may run on an older host: test every 1.1 member before
@@ -85,6 +85,19 @@ typedef enum bench_opt_type {
    options replace the whole list. ENUM values (like all ENUM values) are
    matched case-insensitively and kept in the choices' spelling. */
 #define BENCH_OPT_SWEEP_DEFAULT	0x8u
+/* ABI 1.3: the option says where the workload runs, not what it does (a
+   server address, a socket, a path, TLS files, a secret, buffer placement).
+   compare and report do not use it to match cases across machines, so two
+   machines' runs against different servers or paths still meet. */
+#define BENCH_OPT_PLACEMENT	0x10u
+/* ABI 1.3: a SIZE or INT option the host may make smaller to fit the
+   machine or a quick try (the `scale` setting, profile = "small"): io file
+   size, mem buffer, redis keyspace. Never below min; the host records every
+   change in the case's params and says it in the plan. */
+#define BENCH_OPT_SCALES	0x20u
+/* The flag bits a host of this minor knows; a module built for a newer
+   minor that sets any other bit is refused with the option named. */
+#define BENCH_OPT_KNOWN_FLAGS	0x3fu
 
 typedef struct bench_option_v1 {
 	const char *name;		/* lower_case key used in site.conf and key=value */
@@ -95,7 +108,19 @@ typedef struct bench_option_v1 {
 	const char *const *choices;	/* ENUM: NULL-terminated list of accepted values */
 	double min, max;		/* INT/SIZE/DOUBLE: inclusive bounds, checked when min < max */
 	unsigned flags;			/* BENCH_OPT_* flags */
+	/* ABI 1.3 (read only when the module sets opts_size): where the host
+	   stores this option's value in the case's options struct; write it
+	   with BENCH_OPT_AT(struct_type, member). The member's C type follows
+	   the option's type:
+	     BOOL int (0/1)     INT int64_t    SIZE int64_t (bytes)
+	     DOUBLE double      STRING (and LIST) const char * (host-owned)
+	     ENUM int (index into choices[])
+	   The host refuses a module whose offsets do not fit opts_size. */
+	size_t offset;
 } bench_option_v1;
+
+/* ABI 1.3: the offset of an option's member in the module's options struct. */
+#define BENCH_OPT_AT(type, member)	.offset = offsetof(type, member)
 
 /* A derived metric the module reports from finish() with report_metric(). */
 typedef struct bench_metric_v1 {
@@ -113,6 +138,22 @@ typedef struct bench_requirements_v1 {
 	uint32_t heavy;			/* 1: dropped by "small VM" configs (skip_heavy = true) */
 	const char *service;		/* informational: external server it talks to, or NULL */
 } bench_requirements_v1;
+
+/* ABI 1.3: what one case needs from this machine, computed by the module's
+   needs() from the case's resolved options. The host checks it against the
+   machine before the case (free space at disk_path, available memory, usable
+   CPUs) and skips the case with the figures when it does not fit. A server
+   on another machine is not this machine's business: leave those at 0. */
+typedef struct bench_needs_v1 {
+	uint32_t struct_size;		/* set by the host: sizeof its struct */
+	uint64_t disk_bytes;		/* free bytes needed at disk_path */
+	const char *disk_path;		/* a directory (or a file's directory); static or
+					   host-owned (an option's value); NULL = none */
+	uint64_t memory_bytes;		/* available memory needed on this machine */
+	uint32_t cpus;			/* usable CPUs needed (affinity and cgroup quota) */
+	const char *why;		/* how the figures were reached, e.g.
+					   "4 files x 1.0 GiB"; static storage */
+} bench_needs_v1;
 
 /* --------------------------------------------------------------- host API */
 
@@ -279,6 +320,34 @@ typedef struct bench_host_api_v1 {
 	   dist()); *count and *mean (ns) are filled when not NULL. */
 	int (*dist_percentile)(bench_ctx *ctx, int id, double p, uint64_t *ns, uint64_t *count,
 			       double *mean);
+
+	/* ------------------------------------------------------ ABI 1.3 ---- */
+
+	/* The case's options struct (opts_size bytes, filled by the host as the
+	   options table's offsets say), for a module that sets opts_size. Valid
+	   from init until destroy returns; read-only; any thread. NULL for a
+	   module without opts_size. */
+	const void *(*options)(bench_ctx *ctx);
+
+	/* error() with a printf format: the formatted text is the message up
+	   to its first newline, the detail up to the second, the hint after it
+	   ("cannot connect to %s\n%s\nstart the server or set server="). Any
+	   thread, like error(); the first error of the case is its reason.
+	   Return BENCH_ERR from the callback afterwards. set_error() is the 1.0
+	   form (message only). */
+	void (*errorf)(bench_ctx *ctx, bench_thread *t, const char *fmt, ...)
+		__attribute__((format(printf, 3, 4)));
+
+	/* A process on this machine that does the workload's work (a server
+	   the module talks to locally: the process_id Redis's INFO reports,
+	   MariaDB's @@pid_file). Its CPU time over the measured window is
+	   recorded as the server's share (cpu.server_pct), not as "other
+	   processes", so a local server does not make the machine look busy.
+	   Private servers started with server_start() are declared already. A
+	   pid not on this machine (a remote server) must not be declared.
+	   init or prepare; BENCH_ERR (nothing recorded) when pid is not a
+	   visible process. name: short label ("redis-server"). */
+	int (*declare_process)(bench_ctx *ctx, int pid, const char *name);
 } bench_host_api_v1;
 
 /* A private server for server_start() (ABI 1.1). */
@@ -381,11 +450,29 @@ typedef struct bench_module_v1 {
 	   Returns BENCH_OK after a clean stop, BENCH_ERR after logging why. */
 	int (*serve)(const bench_serve_v1 *args);
 	int serve_port;			/* default port of `benchcore serve` */
+
+	/* ------------------------------------------------------ ABI 1.3 ---- */
+	/* Typed options: the size of the module's options struct. When set,
+	   every option of the table has an offset (BENCH_OPT_AT), the host fills
+	   the struct for each case and api->options() returns it; the by-name
+	   getters stay for older modules. */
+	size_t opts_size;
+	/* What a case needs from this machine (bench_needs_v1), from its
+	   options; called before init in a process of its own, options readable
+	   as in init (api->options(), getters). Return BENCH_OK, or BENCH_ERR
+	   with set_error() when the options make no sense. NULL: the static
+	   requires only. */
+	int (*needs)(const bench_host_api_v1 *api, bench_ctx *ctx, bench_needs_v1 *out);
+	/* sizeof(bench_option_v1) as the module was built (BENCH_MODULE_HEADER
+	   sets it): the host steps through options[] by it. Modules of minor
+	   1.0-1.2 have none and are read with the 1.2 layout (no offset). */
+	uint32_t option_size;
 } bench_module_v1;
 
 #define BENCH_MODULE_HEADER \
 	.magic = BENCH_MODULE_MAGIC, .abi_major = BENCH_ABI_MAJOR, \
-	.abi_minor = BENCH_ABI_MINOR, .struct_size = sizeof(bench_module_v1)
+	.abi_minor = BENCH_ABI_MINOR, .struct_size = sizeof(bench_module_v1), \
+	.option_size = sizeof(bench_option_v1)
 
 #define BENCH_ENTRY_SYMBOL "bench_module_v1_entry"
 

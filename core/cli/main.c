@@ -1,6 +1,6 @@
 /* benchcore: the command line's entry. Each subcommand lives in its own
  * file with its flag table (flags.h): run_cli.c (-c, run), help_cli.c (list,
- * help), serve_cli.c, compare_cli.c and report.c (analysis), sysinfo.c. */
+ * help), serve_cli.c, compare_cli.c and report.c (analysis), sysinfo_cli.c. */
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"

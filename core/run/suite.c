@@ -14,6 +14,7 @@
 #include "run.h"
 #include "service.h"
 #include "suite.h"
+#include "sysinfo.h"
 #include "util.h"
 
 extern volatile sig_atomic_t bc_signals;
@@ -185,6 +186,63 @@ static int outputs_ok(const char *out, const char *csv)
 	return 0;
 }
 
+/* --only / --skip name modules: a name that is neither in the config nor
+   installed is a typo (exit 2, the valid names listed); an installed module
+   the config does not run cannot be picked by --only (said how to add it). */
+static int filter_names_ok(const bc_config *cfg, const bc_modset *set, const char *flag,
+			   const char *list)
+{
+	char **v = list ? bc_split(list, ',') : NULL;
+	int bad = 0;
+	for (char **p = v; p && *p && !bad; p++) {
+		int in_cfg = 0;
+		for (size_t i = 0; i < cfg->nmods; i++)
+			in_cfg |= !strcmp(cfg->mods[i].name, *p);
+		if (in_cfg)
+			continue;
+		char *safe = bc_printable(*p);
+		if (bc_modset_find(set, *p)) {
+			if (!strcmp(flag, "--skip"))
+				bc_warn("--skip %s: the config does not run module \"%s\" anyway", safe, safe);
+			else {
+				fprintf(stderr, "benchcore: error: --only %s: module \"%s\" is installed but the "
+					"config has no entry for it\nHINT: add { name = \"%s\"; } to modules, or run "
+					"it alone with 'benchcore run %s'\n", safe, safe, safe, safe);
+				bad = 1;
+			}
+		} else {
+			fprintf(stderr, "benchcore: error: %s %s: no module of that name\nDETAIL: the config's "
+				"modules:", flag, safe);
+			for (size_t i = 0; i < cfg->nmods; i++)
+				fprintf(stderr, "%s %s", i ? "," : "", cfg->mods[i].name);
+			fprintf(stderr, "; installed:");
+			for (size_t i = 0; i < set->nmods; i++)
+				fprintf(stderr, "%s %s", i ? "," : "", set->mods[i].desc.name);
+			fprintf(stderr, "\n");
+			bad = 1;
+		}
+		free(safe);
+	}
+	bc_strv_free(v);
+	return !bad;
+}
+
+/* Worker threads beyond the CPUs this process may use (affinity, cgroup
+   quota) share a CPU: a thread sweep past that point measures time slicing. */
+static void warn_threads(const bc_modplan *plans, size_t n)
+{
+	double quota;
+	unsigned aff, usable = bc_sysinfo_usable_cpus(&quota, &aff), most = 0;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < plans[i].run.nthreads; j++)
+			if (plans[i].run.threads[j] > most)
+				most = plans[i].run.threads[j];
+	if (most > usable)
+		bc_warn("the plan runs up to %u worker threads but this process may use %u CPU%s (%s): "
+			"threads beyond %u share a CPU", most, usable, usable == 1 ? "" : "s",
+			quota > 0 && usable < aff ? "cgroup CPU quota" : "CPU affinity", usable);
+}
+
 /* Loads modules, plans every enabled entry, runs. */
 int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 {
@@ -206,6 +264,8 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 		cfg->module_path = all;
 	}
 	bc_modset_load(&set, bc_module_search_path(cfg->module_path));
+	if (!filter_names_ok(cfg, &set, "--only", c->only) || !filter_names_ok(cfg, &set, "--skip", c->skip))
+		goto out;
 	for (size_t i = 0; i < cfg->nmods; i++) {
 		bc_modconf *mc = &cfg->mods[i];
 		if (!mc->enabled || (c->only && !in_list(c->only, mc->name)) || in_list(c->skip, mc->name))
@@ -260,6 +320,7 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 	r.force_module = c->force_module;
 	r.progress = c->quiet ? 0 : isatty(2) ? 2 : 1;
 	bc_runner_show_plan(&r, plans, n);
+	warn_threads(plans, n);
 	install_signals();
 	rc = bc_runner_run(&r, plans, n);
 	bc_service_stop_all();	/* the runner stops them already: this is the backstop */

@@ -51,13 +51,23 @@ static const bc_flag *all_flags(void)
 		else
 			snprintf(help[n], sizeof(help[n]), "%s (default %s)", s->opt.help,
 				 s->opt.def ? s->opt.def : "none");
-		tab[n] = (bc_flag){ s->flag, 0, s->metavar, C_SETTING + (int)(s - bc_settings), help[n], F_RUN };
+		tab[n] = (bc_flag){ s->flag, 0, s->metavar, C_SETTING + (int)(s - bc_settings), help[n],
+				    F_RUN | F_SUITE };
 		n++;
 	}
 	return tab;
 }
 
-typedef bc_suite_opts cli;
+/* The command line's options; with -c, the run-setting flags are kept
+   (defer) and applied after the file is read, over the file's top level and
+   every module entry's own run settings: `-c site.conf --repeat 5` repeats
+   every case 5 times, whatever the file says. */
+typedef struct cli {
+	bc_suite_opts o;
+	int defer;
+	size_t nover;
+	struct { const bc_setting *s; const char *val, *flag; } over[64];
+} cli;
 
 void bc_usage(FILE *f)
 {
@@ -75,7 +85,7 @@ void bc_usage(FILE *f)
 		"  benchcore report A.json [...] -o F.html charts and verdicts in one HTML page\n"
 		"  benchcore serve [options]               a module's server half, for runs from another machine\n"
 		"  benchcore --help | --version\n\n", BC_VERSION);
-	fprintf(f, "options of -c:\n");
+	fprintf(f, "options of -c (a run setting's flag overrides the file, module entries included):\n");
 	bc_flags_help(f, all_flags(), F_SUITE);
 	fprintf(f, "\noptions of run (each run setting also goes in site.conf, see benchcore help settings):\n");
 	bc_flags_help(f, all_flags(), F_RUN);
@@ -98,9 +108,27 @@ int bc_usage_error(const char *fmt, const char *a)
 	return 2;
 }
 
+/* Stores a run-setting flag's value into rs; 0, or -1 after printing why. */
+static int set_flag(const bc_setting *s, const char *flag, const char *val, bc_runset *rs)
+{
+	char *where = bc_xasprintf("command line (--%s)", flag);
+	/* a list only where the setting takes one (--threads 1,2,4) */
+	char *one[2] = { (char *)(val ? val : s->flag_value), NULL };
+	char **texts = s->store == BC_ST_THREADS ? bc_split(val, ',') : one;
+	bc_err e;
+	int bad = bc_setting_set(s, rs, texts, where, &e);
+	if (texts != one)
+		bc_strv_free(texts);
+	free(where);
+	if (bad)
+		bc_err_print(&e);
+	return bad ? -1 : 0;
+}
+
 static int on_flag(void *arg, const bc_flag *f, const char *val, char *err, size_t n)
 {
-	cli *c = arg;
+	cli *cl = arg;
+	bc_suite_opts *c = &cl->o;
 	switch (f->code) {
 	case C_CONFIG: c->config = val; return 0;
 	case C_OUTPUT: c->out = val; return 0;
@@ -120,20 +148,34 @@ static int on_flag(void *arg, const bc_flag *f, const char *val, char *err, size
 	case C_MODPATH: c->modpath = val; return 0;
 	}
 	const bc_setting *s = &bc_settings[f->code - C_SETTING];
-	char *where = bc_xasprintf("command line (--%s)", f->lng);
-	/* a list only where the setting takes one (--threads 1,2,4) */
-	char *one[2] = { (char *)(val ? val : s->flag_value), NULL };
-	char **texts = s->store == BC_ST_THREADS ? bc_split(val, ',') : one;
-	bc_err e;
-	int bad = bc_setting_set(s, c->rs, texts, where, &e);
 	(void)n;
-	if (texts != one)
-		bc_strv_free(texts);
-	free(where);
-	if (bad) {
-		bc_err_print(&e);
+	/* checked now (a bad value is a usage error before the file is read) */
+	if (set_flag(s, f->lng, val, c->rs)) {
 		err[0] = '\0';
 		return -1;
+	}
+	if (cl->defer) {
+		if (cl->nover == sizeof(cl->over) / sizeof(cl->over[0])) {
+			snprintf(err, n, "too many run-setting flags");
+			return -1;
+		}
+		cl->over[cl->nover].s = s;
+		cl->over[cl->nover].val = val;
+		cl->over[cl->nover++].flag = f->lng;
+	}
+	return 0;
+}
+
+/* -c: the kept run-setting flags over the file's top level and entries. */
+static int apply_overrides(const cli *cl, bc_config *cfg)
+{
+	for (size_t i = 0; i < cl->nover; i++) {
+		const bc_setting *s = cl->over[i].s;
+		if (set_flag(s, cl->over[i].flag, cl->over[i].val, &cfg->run))
+			return -1;
+		for (size_t m = 0; m < cfg->nmods; m++)
+			if (set_flag(s, cl->over[i].flag, cl->over[i].val, &cfg->mods[m].run))
+				return -1;
 	}
 	return 0;
 }
@@ -142,7 +184,8 @@ static int on_flag(void *arg, const bc_flag *f, const char *val, char *err, size
    words into rest. Returns 0, or 2 on a usage error. */
 static int parse_flags(int argc, char **argv, int scope, cli *c, bc_runset *rs, char ***rest)
 {
-	c->rs = rs;
+	c->o.rs = rs;
+	c->defer = scope == F_SUITE;
 	return bc_flags_parse("", all_flags(), (unsigned)scope, argc, argv, on_flag, c, rest);
 }
 
@@ -150,21 +193,25 @@ int bc_cmd_suite(int argc, char **argv)
 {
 	cli c = { 0 };
 	bc_config cfg;
+	bc_runset scratch;
 	bc_err e;
 	char **rest;
 	bc_config_init(&cfg);
-	int rc = parse_flags(argc, argv, F_SUITE, &c, &cfg.run, &rest);
+	scratch = cfg.run;	/* flags are checked here, applied after the file */
+	int rc = parse_flags(argc, argv, F_SUITE, &c, &scratch, &rest);
 	if (!rc && rest[0])
 		rc = bc_usage_error("unexpected argument \"%s\"", rest[0]);
-	if (!rc && !c.config)
+	if (!rc && !c.o.config)
 		rc = bc_usage_error("%s", "no config file given (-c FILE)");
-	bc_quiet = c.quiet;
-	if (!rc && bc_config_load(&cfg, c.config, &e)) {
+	bc_quiet = c.o.quiet;
+	if (!rc && bc_config_load(&cfg, c.o.config, &e)) {
 		bc_err_print(&e);
 		rc = 2;
 	}
+	if (!rc && apply_overrides(&c, &cfg))
+		rc = 2;
 	if (!rc)
-		rc = bc_run_suite(&cfg, &c);
+		rc = bc_run_suite(&cfg, &c.o);
 	free(rest);
 	bc_config_free(&cfg);
 	return rc;
@@ -177,7 +224,7 @@ int bc_cmd_run(int argc, char **argv)
 	char **rest;
 	bc_config_init(&cfg);
 	int rc = parse_flags(argc, argv, F_RUN, &c, &cfg.run, &rest);
-	bc_quiet = c.quiet;
+	bc_quiet = c.o.quiet;
 	if (!rc && !rest[0])
 		rc = bc_usage_error("%s", "which module? usage: benchcore run MODULE [options] [key=value ...]");
 	if (!rc) {
@@ -195,7 +242,7 @@ int bc_cmd_run(int argc, char **argv)
 		}
 	}
 	if (!rc)
-		rc = bc_run_suite(&cfg, &c);
+		rc = bc_run_suite(&cfg, &c.o);
 	free(rest);
 	bc_config_free(&cfg);
 	return rc;

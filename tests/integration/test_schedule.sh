@@ -118,3 +118,15 @@ expect_py "prepare_timeout: a slow prepare is killed after 0.5 s" $T/pt.json '"t
 expect_py "prepare_timeout: a 1 s warmup after a quick prepare is not cut short by it" $T/pt.json 'd["cases"][1]["status"] == "ok"'
 expect_py "prepare_timeout is recorded in the config" $T/pt.json 'd["config"]["modules"][0]["prepare_timeout"] == 0.5'
 check "no module or scratch directory left in TMPDIR" test -z "$(ls -A $TMPDIR)"
+
+# --- -c FILE takes every run-setting flag, over the file and its entries ---
+printf 'repeat = 1;\ntime = 5;\nthreads = [1, 2];\nmodules = ({ name = "cpu"; max_prime = 500; repeat = 2; warmup = 0; });\n' >$T/ov.conf
+run_bc $T/ov -c $T/ov.conf --repeat 3 --time 0.2 --threads 1 -q -o $T/ov.json
+expect_rc "-c with --repeat/--time/--threads" 0
+expect_py "-c --repeat 3 overrides the entry's repeat = 2; --threads 1 the file's [1, 2]" $T/ov.json \
+	"sorted(c['repeat'] for c in d['cases']) == [1, 2, 3] and all(c['threads'] == 1 for c in d['cases'])"
+expect_py "-c --time 0.2 overrides the file's time = 5" $T/ov.json \
+	"all(abs(c['duration_s'] - 0.2) < 0.1 for c in d['cases'])"
+run_bc $T/ovbad -c $T/ov.conf --repeat x
+expect_rc "-c with a bad run-setting flag value" 2
+expect_grep "-c --repeat x: the flag is named" $T/ovbad.err 'command line \(--repeat\): invalid value "x" for "repeat"'

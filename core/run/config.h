@@ -20,6 +20,7 @@ typedef struct bc_runset {
 	double prepare_timeout;		/* prepare of one case */
 	double init_timeout;		/* init of one case */
 	double max_error_rate;		/* share of operations that may fail (0 .. 1) */
+	double scale;			/* 0 < scale <= 1: a quick try of a long study (plan.c) */
 	uint64_t max_cases;		/* the plan's size that runs without confirmation */
 	uint64_t events;
 	unsigned repeat;

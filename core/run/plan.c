@@ -1,5 +1,6 @@
 /* Resolving module options into a parameter matrix. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -86,6 +87,86 @@ static void warn_readable(const bc_given *gv, const bench_option_v1 *o)
 		bc_warn("%s holds the secret option \"%s\" and is readable by others; "
 			"chmod o-r it, or use %s_file or %s_env instead", file, o->name, o->name, o->name);
 	free(file);
+}
+
+/* About share of a sweep's values, evenly spaced, the first and last kept. */
+static size_t keep_share(size_t n, double share, size_t *idx)
+{
+	size_t k = (size_t)ceil(share * (double)n - 1e-9);
+	if (k < 1)
+		k = 1;
+	if (k >= n) {
+		for (size_t i = 0; i < n; i++)
+			idx[i] = i;
+		return n;
+	}
+	for (size_t i = 0; i < k; i++)
+		idx[i] = k == 1 ? 0 : (size_t)llround((double)i * (double)(n - 1) / (double)(k - 1));
+	return k;
+}
+
+/* scale < 1: shorter cases, fewer thread counts, smaller scalable sizes;
+   every change said once, on stderr, before anything runs. */
+static void scale_plan(bc_modplan *p)
+{
+	double f = p->run.scale;
+	char said[1024] = "";
+	size_t l = 0;
+	if (f <= 0 || f >= 1)
+		return;
+	if (p->run.time_s > 0) {
+		l += (size_t)snprintf(said + l, sizeof(said) - l, " time %g -> %g s,", p->run.time_s,
+				      p->run.time_s * f);
+		p->run.time_s *= f;
+	}
+	if (p->run.warmup_s > 0) {
+		l += (size_t)snprintf(said + l, sizeof(said) - l, " warmup %g -> %g s,", p->run.warmup_s,
+				      p->run.warmup_s * f);
+		p->run.warmup_s *= f;
+	}
+	size_t idx[64], n = p->run.nthreads, k = keep_share(n, f, idx);
+	if (k < n) {
+		unsigned kept[64];
+		for (size_t i = 0; i < k; i++)
+			kept[i] = p->run.threads[idx[i]];
+		l += (size_t)snprintf(said + l, sizeof(said) - l, " threads %zu -> %zu counts (", n, k);
+		for (size_t i = 0; i < k && l < sizeof(said); i++)
+			l += (size_t)snprintf(said + l, sizeof(said) - l, "%s%u", i ? "," : "", kept[i]);
+		l += (size_t)snprintf(said + l, sizeof(said) - l, "),");
+		memcpy(p->run.threads, kept, k * sizeof(kept[0]));
+		p->run.nthreads = k;
+	}
+	for (size_t i = 0; i < p->nopts; i++) {
+		const bench_option_v1 *o = &p->mod->desc.options[i];
+		if (!(o->flags & BENCH_OPT_SCALES) || (o->type != BENCH_OPT_INT && o->type != BENCH_OPT_SIZE))
+			continue;
+		for (size_t j = 0; j < p->nvals[i]; j++) {
+			bc_val *v = &p->vals[i][j];
+			double to = floor((double)v->i * f);
+			if (o->min < o->max && to < o->min)
+				to = o->min;
+			if (to < 1)
+				to = 1;
+			if ((int64_t)to == v->i)
+				continue;
+			char a[32], b[32];
+			if (o->type == BENCH_OPT_SIZE) {
+				bc_format_size((uint64_t)v->i, a, sizeof(a));
+				bc_format_size((uint64_t)to, b, sizeof(b));
+			} else {
+				snprintf(a, sizeof(a), "%lld", (long long)v->i);
+				snprintf(b, sizeof(b), "%lld", (long long)to);
+			}
+			if (l < sizeof(said))
+				l += (size_t)snprintf(said + l, sizeof(said) - l, " %s %s -> %s,", o->name, a, b);
+			v->i = (int64_t)to;
+			v->d = to;
+		}
+	}
+	if (l && l < sizeof(said))
+		said[l - 1] = '\0';
+	if (l)
+		bc_info("scale %g, module %s:%s", f, p->mod->desc.name, said);
 }
 
 int bc_plan_module(const bc_modconf *mc, const bc_module *m, bc_modplan *p, bc_err *e)
@@ -184,6 +265,7 @@ int bc_plan_module(const bc_modconf *mc, const bc_module *m, bc_modplan *p, bc_e
 		}
 		p->npoints *= p->nvals[i];
 	}
+	scale_plan(p);
 	return 0;
 fail:
 	bc_plan_free(p);

@@ -93,6 +93,11 @@ const bc_setting bc_settings[] = {
 	{ { "max_cases", BENCH_OPT_INT, "10000", "the most cases a run starts without being asked to: a plan "
 	    "beyond it is refused with its size and duration (raise it to confirm)", .min = 1, .max = 1e12 },
 	  BC_SCOPE_RUN, BC_ST_U64, RUN(max_cases), "max-cases", "N" },
+	{ { "scale", BENCH_OPT_DOUBLE, "1", "a quick try of a long study: multiplies time, warmup and the "
+	    "sizes a module marks as scalable (io file size, oltp warehouses...) by it and keeps about that share "
+	    "of a thread sweep (its first and last counts kept); each change is said at the start and the "
+	    "cases record what ran", .min = 0.001, .max = 1 },
+	  BC_SCOPE_RUN, BC_ST_DOUBLE, RUN(scale), "scale", "F" },
 	/* a module entry only */
 	{ { "name", BENCH_OPT_STRING, NULL, "the module's name (see benchcore list); required" },
 	  BC_SCOPE_ENTRY, BC_ST_NONE, 0 },

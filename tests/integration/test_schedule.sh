@@ -130,3 +130,13 @@ expect_py "-c --time 0.2 overrides the file's time = 5" $T/ov.json \
 run_bc $T/ovbad -c $T/ov.conf --repeat x
 expect_rc "-c with a bad run-setting flag value" 2
 expect_grep "-c --repeat x: the flag is named" $T/ovbad.err 'command line \(--repeat\): invalid value "x" for "repeat"'
+
+# --- scale: shorter cases and a thinner thread sweep, said at the start ----
+printf 'time = 0.4;\nwarmup = 0.2;\nthreads = [1, 2, 3, 4];\nmodules = ({ name = "cpu"; max_prime = 500; });\n' >$T/sc.conf
+run_bc $T/sc -c $T/sc.conf --scale 0.5 -o $T/sc.json
+expect_rc "--scale 0.5" 0
+expect_py "scale 0.5: threads 1,2,3,4 -> 1,4 (first and last kept); time 0.4 -> 0.2 s, warmup 0.2 -> 0.1 s" $T/sc.json \
+	"[c['threads'] for c in d['cases']] == [1, 4] and all(abs(c['duration_s'] - 0.2) < 0.08 and abs(c['warmup_s'] - 0.1) < 0.02 for c in d['cases'])"
+expect_grep "scale: each change said before the run" $T/sc.err 'scale 0.5, module cpu: time 0.4 -> 0.2 s, warmup 0.2 -> 0.1 s, threads 4 -> 2 counts \(1,4\)'
+run_bc $T/sc0 -c $T/sc.conf --scale 0
+expect_rc "--scale 0 is refused (0 < scale <= 1)" 2

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "engine_int.h"
 #include "hist.h"
+#include "freq.h"
 #include "sysinfo.h"
 #include "util.h"
 
@@ -339,6 +340,30 @@ static void error_budget(bench_ctx *x, bc_case_result *cj)
 	}
 }
 
+/* The clock the cores ran at (core/machine/freq.c), probed on up to as many
+   CPUs as the case has threads (8 at most: ~4 ms each), once as the window
+   opens (workers running: the probe keeps its figure under their load) and
+   once after it, beside what cpufreq and /proc/cpuinfo claim. */
+static void probe_freq(bench_ctx *x, bc_case_result *cj, int after)
+{
+	bc_freq_probe p;
+	if (bc_freq_probe_cpus(x->nthreads < 8 ? x->nthreads : 8, &p) < 0)
+		return;
+	if (!cj->freq.set) {
+		cj->freq.set = 1;
+		double f = bc_sysinfo_cpufreq_mhz(), i = bc_sysinfo_cpuinfo_mhz();
+		cj->freq.cpufreq_mhz = f > 0 ? f : NAN;
+		cj->freq.cpuinfo_mhz = i > 0 ? i : NAN;
+	}
+	if (after)
+		cj->freq.after_mhz = p.mean_mhz;
+	else
+		cj->freq.before_mhz = p.mean_mhz;
+	cj->freq.cpus = p.cpus;
+	double b = cj->freq.before_mhz, a = cj->freq.after_mhz;
+	cj->freq.measured_mhz = isnan(b) ? a : isnan(a) ? b : (a + b) / 2;
+}
+
 /* Warmup, then the measured window with interval reports. */
 static void measure(bench_ctx *x, bc_case_result *cj)
 {
@@ -356,6 +381,9 @@ static void measure(bench_ctx *x, bc_case_result *cj)
 		if (c->progress == 2 && !bc_quiet)
 			fprintf(stderr, "\r[ warmup %gs ] thds: %u", c->run.warmup_s, x->nthreads);
 		wait_until(x, bc_now_ns() + (uint64_t)(c->run.warmup_s * 1e9));
+	}
+	if (c->run.warmup_s > 0) {
+		probe_freq(x, cj, 0);	/* the end of warmup: the cores at the load's clock */
 		set_phase(x, PH_MEASURE);
 	}
 	phase_note(c, "measure");
@@ -387,6 +415,7 @@ static void measure(bench_ctx *x, bc_case_result *cj)
 	}
 	for (unsigned i = 0; i < x->nthreads; i++)
 		pthread_join(x->t[i]->tid, NULL);
+	probe_freq(x, cj, 1);
 	bc_meas_tick(&m, x, x->t1, 1);
 	cj->duration_s = (double)(x->t1 - x->t0) / 1e9;
 	for (unsigned i = 0; i < x->nthreads; i++)

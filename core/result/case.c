@@ -12,6 +12,8 @@ void bc_case_init(bc_case_result *r)
 	r->params = json_object();
 	r->error_rate = NAN;
 	r->cpu_mhz_mean = NAN;
+	r->freq.measured_mhz = r->freq.before_mhz = r->freq.after_mhz = NAN;
+	r->freq.cpufreq_mhz = r->freq.cpuinfo_mhz = NAN;
 	r->error.thread = -1;
 	r->fairness.events_min = r->fairness.events_max = NAN;
 	r->stability.interval_cv = NAN;
@@ -356,6 +358,17 @@ json_t *bc_case_to_json(const bc_case_result *r)
 		json_object_set_new(info, r->info[i].key, str_json(r->info[i].value));
 	json_object_set_new(o, "info", info);
 	put_real(o, "cpu_mhz_mean", r->cpu_mhz_mean);
+	if (r->freq.set) {
+		json_t *f = json_object();
+		put_real(f, "measured_mhz", r->freq.measured_mhz);
+		put_real(f, "before_mhz", r->freq.before_mhz);
+		put_real(f, "after_mhz", r->freq.after_mhz);
+		json_object_set_new(f, "cpus", json_integer(r->freq.cpus));
+		json_object_set_new(f, "source", json_string("probe"));
+		put_real(f, "cpufreq_mhz", r->freq.cpufreq_mhz);
+		put_real(f, "cpuinfo_mhz", r->freq.cpuinfo_mhz);
+		json_object_set_new(o, "cpu_freq", f);
+	}
 	if (r->cpu.set) {
 		json_t *c = json_object();
 		put_real(c, "user_s", r->cpu.user_s);

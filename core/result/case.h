@@ -145,6 +145,14 @@ typedef struct bc_case_result {
 		double max_lag_ms;
 	} open_loop;
 	double cpu_mhz_mean;	/* NAN: absent */
+	struct {		/* "cpu_freq": the clock measured around the window */
+		int set;
+		double measured_mhz;		/* mean of before and after; NAN: absent */
+		double before_mhz, after_mhz;	/* probe (core/machine/freq.c); NAN: absent */
+		double cpufreq_mhz;		/* cpufreq's scaling_cur_freq mean; NAN: absent */
+		double cpuinfo_mhz;		/* /proc/cpuinfo's "cpu MHz" mean; NAN: absent */
+		long cpus;			/* CPUs probed */
+	} freq;
 	struct {
 		int set;
 		double user_s, sys_s;

@@ -504,6 +504,33 @@ static int read_cpu(rd *d, bc_case_result *r, json_t *c, const char *where)
 	return 0;
 }
 
+static int read_freq(rd *d, bc_case_result *r, json_t *c, const char *where)
+{
+	static const char *const keys[] = { "measured_mhz", "before_mhz", "after_mhz", "cpufreq_mhz",
+					    "cpuinfo_mhz" };
+	double *vals[] = { &r->freq.measured_mhz, &r->freq.before_mhz, &r->freq.after_mhz,
+			   &r->freq.cpufreq_mhz, &r->freq.cpuinfo_mhz };
+	json_t *f, *n;
+
+	if (object(d, c, "cpu_freq", &f, where) < 0)
+		return -1;
+	if (!f)
+		return 0;
+	r->freq.set = 1;
+	for (int i = 0; i < 5; i++) {
+		double x;
+		int rc = get_num(f, keys[i], &x);
+		*vals[i] = rc > 0 ? x : NAN;
+		if (rc < 0 || (rc > 0 && !(x >= 0 && x < 1e6)))
+			return fail(d, "%s.cpu_freq.%s: not a frequency in MHz", where, keys[i]);
+	}
+	n = json_object_get(f, "cpus");
+	if (n && (!json_is_integer(n) || json_integer_value(n) < 0 || json_integer_value(n) > 1 << 20))
+		return fail(d, "%s.cpu_freq.cpus: not an integer >= 0", where);
+	r->freq.cpus = n ? (long)json_integer_value(n) : 0;
+	return 0;
+}
+
 static int read_interval(rd *d, json_t *iv, bc_cr_interval *out, const char *at)
 {
 	static const char *const keys[] = { "t", "events_per_sec", "p95_ms", "errors_per_sec" };
@@ -636,7 +663,7 @@ int bc_case_from_json(json_t *c, size_t idx, bc_case_result *r, char *err, size_
 	/* the fields compare reads first, in the order it always checked them */
 	if (read_header(&d, r, c, where) < 0 || read_metrics(&d, r, c, where) < 0 ||
 	    read_spread(&d, r, c, where) < 0 || read_ops(&d, r, c, where) < 0 ||
-	    read_hints(&d, r, c, where) < 0 || read_cpu(&d, r, c, where) < 0 ||
+	    read_hints(&d, r, c, where) < 0 || read_cpu(&d, r, c, where) < 0 || read_freq(&d, r, c, where) < 0 ||
 	    read_info(&d, r, c, where) < 0 || read_warnings(&d, r, c, where) < 0 ||
 	    read_prepare(&d, r, c, where) < 0 || read_error(&d, r, c, where) < 0 ||
 	    read_open_loop(&d, r, c, where) < 0 || read_intervals(&d, r, c, where) < 0) {

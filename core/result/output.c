@@ -69,6 +69,15 @@ void bc_print_case(FILE *f, const bc_case_result *c, const char *label)
 			fprintf(f, "; steal %.1f%%", c->cpu.steal_pct);
 		fputc('\n', f);
 	}
+	if (c->freq.set && !isnan(c->freq.measured_mhz)) {
+		fprintf(f, "    clock: %.0f MHz measured on %ld CPU%s", c->freq.measured_mhz, c->freq.cpus,
+			c->freq.cpus == 1 ? "" : "s");
+		if (!isnan(c->freq.cpufreq_mhz))
+			fprintf(f, "; cpufreq says %.0f MHz", c->freq.cpufreq_mhz);
+		if (!isnan(c->freq.cpuinfo_mhz))
+			fprintf(f, "; /proc/cpuinfo says %.0f MHz", c->freq.cpuinfo_mhz);
+		fputc('\n', f);
+	}
 	if (c->stability.set && !isnan(c->stability.interval_cv))
 		fprintf(f, "    stability: per-interval events/s cv %.2f%%\n", 100 * c->stability.interval_cv);
 	if (c->open_loop.set)

@@ -165,6 +165,15 @@ static void eq_case(const bc_case_result *a, const bc_case_result *b)
 		EQ_D(a->cpu.steal_pct, b->cpu.steal_pct);
 		EQ_D(a->cpu.other_pct, b->cpu.other_pct);
 	}
+	EQ_I(a->freq.set, b->freq.set);
+	if (a->freq.set) {
+		EQ_D(a->freq.measured_mhz, b->freq.measured_mhz);
+		EQ_D(a->freq.before_mhz, b->freq.before_mhz);
+		EQ_D(a->freq.after_mhz, b->freq.after_mhz);
+		EQ_D(a->freq.cpufreq_mhz, b->freq.cpufreq_mhz);
+		EQ_D(a->freq.cpuinfo_mhz, b->freq.cpuinfo_mhz);
+		EQ_I(a->freq.cpus, b->freq.cpus);
+	}
 	EQ_I(a->has_intervals, b->has_intervals);
 	EQ_I(a->nintervals, b->nintervals);
 	for (size_t i = 0; i < a->nintervals; i++) {
@@ -336,6 +345,12 @@ static void full_case(bc_case_result *r)
 	r->cpu.utilization = 7.975;
 	r->cpu.steal_pct = 6;
 	r->cpu.other_pct = 0.5;
+	r->freq.set = 1;
+	r->freq.measured_mhz = 4100.5;
+	r->freq.before_mhz = 4110.25;
+	r->freq.after_mhz = 4090.75;
+	r->freq.cpuinfo_mhz = 2596.1;	/* cpufreq_mhz absent: a VM without cpufreq */
+	r->freq.cpus = 2;
 	set_intervals(r);
 }
 
@@ -430,7 +445,7 @@ static void test_minimal_round_trip(void **st)
 	static const char *const gone[] = { "module_version", "module_path", "module_sha256",
 		"module_shadows", "point", "round", "error", "error_rate", "records_refused",
 		"strays_killed", "warnings", "prepare", "headline", "thresholds", "fairness",
-		"stability", "open_loop", "cpu_mhz_mean", "cpu", "intervals", "intervals_file",
+		"stability", "open_loop", "cpu_mhz_mean", "cpu", "cpu_freq", "intervals", "intervals_file",
 		"intervals_count" };
 	for (size_t i = 0; i < sizeof(gone) / sizeof(*gone); i++)
 		if (json_object_get(j, gone[i])) {
@@ -657,7 +672,7 @@ static const char good[] =
 	" \"open_loop\": {\"rate\": 10.0, \"arrival\": \"poisson\", \"late_starts\": 0,"
 	" \"max_lag_ms\": 0.5, \"max_queue\": 1}, \"info\": {\"k\": \"v\"}, \"cpu_mhz_mean\": 2000.0,"
 	" \"cpu\": {\"user_s\": 1.0, \"sys_s\": 0.1, \"utilization\": 1.1, \"steal_pct\": 0.0,"
-	" \"other_pct\": 0.0}, \"intervals\": [{\"t\": 0.5, \"events_per_sec\": 10.0, \"p95_ms\": 0.1,"
+	" \"other_pct\": 0.0}, \"cpu_freq\": {\"measured_mhz\": 4100.0, \"cpus\": 1}, \"intervals\": [{\"t\": 0.5, \"events_per_sec\": 10.0, \"p95_ms\": 0.1,"
 	" \"errors_per_sec\": 0.0, \"ops\": {\"read\": {\"per_sec\": 10.0, \"mib_per_sec\": 0.1}}}],"
 	" \"intervals_file\": \"f.jsonl\", \"intervals_count\": 1}";
 
@@ -720,6 +735,10 @@ static const struct { const char *path, *value, *msg; } hostile[] = {
 	{ "thresholds/x", "\"5\"", "cases[7].thresholds.x: wants a percentage >= 0" },
 	{ "cpu/steal_pct", "\"x\"", "cases[7].cpu.steal_pct: not a number" },
 	{ "cpu/other_pct", "[]", "cases[7].cpu.other_pct: not a number" },
+	{ "cpu_freq", "5", "cases[7].cpu_freq: not an object" },
+	{ "cpu_freq/measured_mhz", "-1", "cases[7].cpu_freq.measured_mhz: not a frequency in MHz" },
+	{ "cpu_freq/before_mhz", "\"4G\"", "cases[7].cpu_freq.before_mhz: not a frequency in MHz" },
+	{ "cpu_freq/cpus", "1.5", "cases[7].cpu_freq.cpus: not an integer >= 0" },
 	/* fields today's reader did not check */
 	{ "id", "\"4\"", "cases[7].id: not an integer >= 0" },
 	{ "repeat", "-1", "cases[7].repeat: not an integer >= 0" },

@@ -268,11 +268,14 @@ void bc_compare_pair(const bc_results *a, const bc_results *b,
 		     const bc_cmp_opts *o, bc_cmp *out)
 {
 	size_t cap = 0;
+	char *ignore[BC_CMP_MAX_OVERRIDES + 1] = { NULL };
 
 	*out = (bc_cmp){ .a = a, .b = b, .opts = *o };
+	for (size_t i = 0; i < o->nignore; i++)
+		ignore[i] = (char *)o->ignore[i];
 	for (size_t i = 0; i < a->ngroups; i++) {
 		const bc_rgroup *ga = &a->groups[i];
-		const bc_rgroup *gb = bc_results_find(b, ga->module, ga->params_key, ga->threads);
+		const bc_rgroup *gb = bc_results_match(b, a, ga, ignore);
 		if (!gb) {
 			out->only_a = push_group(out->only_a, &out->nonly_a, ga);
 			continue;
@@ -286,7 +289,7 @@ void bc_compare_pair(const bc_results *a, const bc_results *b,
 	}
 	for (size_t i = 0; i < b->ngroups; i++) {
 		const bc_rgroup *gb = &b->groups[i];
-		if (!bc_results_find(a, gb->module, gb->params_key, gb->threads))
+		if (!bc_results_match(a, b, gb, ignore))
 			out->only_b = push_group(out->only_b, &out->nonly_b, gb);
 	}
 	adjust_and_judge(out);
@@ -331,12 +334,22 @@ void bc_cmp_free(bc_cmp *c)
 	*c = (bc_cmp){ 0 };
 }
 
+void bc_cmp_matching_note(FILE *f, const bc_cmp_opts *o)
+{
+	fputs("matching: module, params and threads; options that say where a workload ran "
+	      "(placement: server, path, socket...) are left out when that leaves one case to match", f);
+	for (size_t i = 0; i < o->nignore; i++)
+		fprintf(f, "%s%s", i ? ", " : "; left out too (--match-ignore): ", o->ignore[i]);
+	fputc('\n', f);
+}
+
 /* Fields that differ between any two runs on one machine, or that only
    restate others: never a reason to doubt a comparison. */
 int bc_host_field_ignored(const char *f)
 {
 	static const char *const skip[] = {
-		"hostname", "cpu_mhz.current", "warnings", "io.path", NULL
+		"hostname", "cpu_mhz.current", "cpu_mhz.measured", "cpu_mhz.measured_min",
+		"cpu_mhz.measured_max", "warnings", "io.path", NULL
 	};
 	for (int i = 0; skip[i]; i++)
 		if (strcmp(f, skip[i]) == 0)

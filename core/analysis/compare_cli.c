@@ -111,6 +111,34 @@ static int set_override(bc_cmp_opts *o, const char *arg, char *err, size_t errle
 	return 0;
 }
 
+/* --match-ignore a,b: option names ([a-z0-9_]+), each kept once. */
+static int add_ignore(bc_cmp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	char **v = bc_split(arg, ',');
+	int rc = 0;
+	for (char **p = v; *p && !rc; p++) {
+		size_t l = strlen(*p), dup = 0;
+		if (!l || l >= sizeof(o->ignore[0]) || strspn(*p, "abcdefghijklmnopqrstuvwxyz0123456789_") != l) {
+			snprintf(err, errlen, "--match-ignore %s: wants option names (lower case, digits, _), "
+				 "e.g. server or path,socket", arg);
+			rc = -1;
+			break;
+		}
+		for (size_t i = 0; i < o->nignore; i++)
+			dup |= !strcmp(o->ignore[i], *p);
+		if (dup)
+			continue;
+		if (o->nignore == BC_CMP_MAX_OVERRIDES) {
+			snprintf(err, errlen, "--match-ignore: at most %d options", BC_CMP_MAX_OVERRIDES);
+			rc = -1;
+			break;
+		}
+		snprintf(o->ignore[o->nignore++], sizeof(o->ignore[0]), "%s", *p);
+	}
+	bc_strv_free(v);
+	return rc;
+}
+
 int bc_cmp_option(bc_cmp_opts *o, int code, const char *arg, char *err, size_t errlen)
 {
 	char *end;
@@ -145,6 +173,8 @@ int bc_cmp_option(bc_cmp_opts *o, int code, const char *arg, char *err, size_t e
 		}
 		snprintf(err, errlen, "--adjust %s: wants bh, holm or none", arg);
 		return -1;
+	case BC_OPT_MATCH_IGNORE:
+		return add_ignore(o, arg, err, errlen);
 	}
 	snprintf(err, errlen, "unknown option");
 	return -1;
@@ -249,7 +279,9 @@ static void print_method(FILE *f, const bc_cmp *c)
 	for (size_t i = 0; i < o->nover; i++)
 		fprintf(f, ", %s %g%%", o->over[i].name, o->over[i].frac * 100);
 	fprintf(f, "; noisy differences are inconclusive; steal or other >= %g%% makes a "
-		"verdict suspect\n\n", o->busy_pct);
+		"verdict suspect\n", o->busy_pct);
+	bc_cmp_matching_note(f, o);
+	fputc('\n', f);
 }
 
 static void summary_part(FILE *f, const char *what, const size_t *v)

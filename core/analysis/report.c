@@ -427,6 +427,9 @@ static void method_note(FILE *f, bc_results *res, const bc_cmp_opts *o)
 		"significant or below the threshold; inconclusive: too few or too noisy repeats; "
 		"suspect: would be a win or loss, but steal or other processes took &ge; %g%% of the "
 		"CPU during a case. Headline: each module's headline metric.</p>\n", o->busy_pct);
+	fputs("<p class='note'>", f);
+	bc_cmp_matching_note(f, o);	/* option names: [a-z0-9_], nothing to escape */
+	fputs("</p>\n", f);
 }
 
 /* detail = 0: the summaries per module and metric; 1: every row. */

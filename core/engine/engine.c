@@ -151,8 +151,18 @@ void bc_case_header(const bc_case *c, const char *status, const char *reason, bc
 {
 	bc_case_init(r);
 	const bench_option_v1 *o = c->mod->desc.options;
-	for (size_t i = 0; o && o[i].name; i++)
+	size_t npl = 0;
+	for (size_t i = 0; o && o[i].name; i++) {
 		json_object_set_new(r->params, o[i].name, bc_val_json(&o[i], &c->vals[i]));
+		npl += (o[i].flags & BENCH_OPT_PLACEMENT) != 0;
+	}
+	if (npl) {	/* where it ran: compare matches machines without these */
+		r->placement = bc_xcalloc(npl + 1, sizeof(char *));
+		npl = 0;
+		for (size_t i = 0; o[i].name; i++)
+			if (o[i].flags & BENCH_OPT_PLACEMENT)
+				r->placement[npl++] = bc_xstrdup(o[i].name);
+	}
 	r->id = c->id;
 	r->module = bc_xstrdup(c->mod->desc.name);
 	r->module_version = bc_xstrdup(c->mod->desc.version ? c->mod->desc.version : "");

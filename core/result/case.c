@@ -35,6 +35,7 @@ void bc_case_free(bc_case_result *r)
 	free(r->module_sha256);
 	free(r->module_shadows);
 	json_decref(r->params);
+	bc_strv_free(r->placement);
 	free(r->point);
 	free(r->status);
 	free(r->reason);
@@ -269,6 +270,12 @@ json_t *bc_case_to_json(const bc_case_result *r)
 	put_str(o, "module_sha256", r->module_sha256);
 	put_str(o, "module_shadows", r->module_shadows);
 	json_object_set_new(o, "params", r->params ? json_incref(r->params) : json_object());
+	if (r->placement && r->placement[0]) {
+		json_t *pl = json_array();
+		for (char **p = r->placement; *p; p++)
+			json_array_append_new(pl, str_json(*p));
+		json_object_set_new(o, "placement", pl);
+	}
 	put_str(o, "point", r->point);
 	json_object_set_new(o, "threads", json_integer(r->threads));
 	json_object_set_new(o, "repeat", json_integer(r->repeat));

@@ -91,6 +91,8 @@ typedef struct bc_case_result {
 	char *module, *module_version, *module_path, *module_sha256;
 	char *module_shadows;	/* NULL when absent */
 	json_t *params;		/* an object (never NULL after the reader or the engine) */
+	char **placement;	/* names of params that say where it ran (BENCH_OPT_PLACEMENT),
+				   NULL-terminated; NULL: none (or an older file) */
 	char *point;		/* NULL when absent */
 	long threads;
 	long repeat;

@@ -592,6 +592,24 @@ static int read_intervals(rd *d, bc_case_result *r, json_t *c, const char *where
 	return 0;
 }
 
+/* "placement": names of params, each a string that is a key of params. */
+static int read_placement(rd *d, bc_case_result *r, json_t *c, const char *where)
+{
+	json_t *pl = json_object_get(c, "placement"), *e;
+	size_t i;
+	if (!pl)
+		return 0;
+	if (!json_is_array(pl) || json_array_size(pl) > 4096)
+		return fail(d, "%s.placement: not an array of option names", where);
+	r->placement = bc_xcalloc(json_array_size(pl) + 1, sizeof(char *));
+	json_array_foreach(pl, i, e) {
+		if (!json_is_string(e) || !json_object_get(r->params, json_string_value(e)))
+			return fail(d, "%s.placement[%zu]: not the name of one of params", where, i);
+		r->placement[i] = bc_xstrdup(json_string_value(e));
+	}
+	return 0;
+}
+
 static int read_header(rd *d, bc_case_result *r, json_t *c, const char *where)
 {
 	json_t *module = json_object_get(c, "module"), *status = json_object_get(c, "status");
@@ -611,6 +629,8 @@ static int read_header(rd *d, bc_case_result *r, json_t *c, const char *where)
 		if (!r->params)
 			abort();
 	}
+	if (read_placement(d, r, c, where) < 0)
+		return -1;
 	if (!json_is_integer(threads) || json_integer_value(threads) < 1 ||
 	    json_integer_value(threads) > MAX_THREADS)
 		return fail(d, "%s.threads: not an integer in 1..%d", where, MAX_THREADS);

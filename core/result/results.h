@@ -31,6 +31,8 @@ typedef struct bc_rmetric {
 typedef struct bc_rgroup {
 	char *module;
 	char *params_key;	/* compact JSON, sorted keys: the matching key */
+	json_t *placement;	/* params that say where it ran (case.placement): an array of
+				   names, matched across machines only when unambiguous */
 	char *params_text;	/* "block_size=4096 oper=read" (empty when no params) */
 	long threads;
 	size_t repeats;		/* ok cases */
@@ -100,5 +102,13 @@ const bc_rgroup *bc_results_find(const bc_results *r, const char *module,
 				 const char *params_key, long threads);
 
 /* The metric called name in g, or NULL. */
+/* The group of r that matches g of another file: the same module, threads
+   and params; else, ignoring g's placement params and the names in ignore
+   (NULL-terminated; --match-ignore), the one group of r that agrees on the
+   rest, when g is also the only one of its file that does (a sweep over
+   two paths in one file stays two groups). NULL when none. gfile is g's
+   file. */
+const bc_rgroup *bc_results_match(const bc_results *r, const bc_results *gfile, const bc_rgroup *g,
+				  char *const *ignore);
 const bc_rmetric *bc_group_metric(const bc_rgroup *g, const char *name);
 #endif

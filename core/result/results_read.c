@@ -126,7 +126,7 @@ static char *params_shown(json_t *params)
 }
 
 static bc_rgroup *find_or_add_group(bc_results *r, const char *module,
-				    json_t *params, long threads)
+				    json_t *params, char *const *placement, long threads)
 {
 	char *key = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS);
 
@@ -150,7 +150,10 @@ static bc_rgroup *find_or_add_group(bc_results *r, const char *module,
 	bc_rgroup *g = &r->groups[r->ngroups++];
 	*g = (bc_rgroup){ .module = shown(module), .params_key = key,
 			  .params_text = params_shown(params), .threads = threads,
-			  .thresholds = json_object(), .steal_max = -1, .other_max = -1 };
+			  .thresholds = json_object(), .steal_max = -1, .other_max = -1,
+			  .placement = json_array() };
+	for (char *const *p = placement; p && *p; p++)
+		json_array_append_new(g->placement, json_string(*p));
 	return g;
 }
 
@@ -206,7 +209,7 @@ void bc_results_add_case(bc_results *r, const bc_case_result *c)
 		return;
 	}
 	r->nok++;
-	bc_rgroup *g = find_or_add_group(r, c->module, c->params, c->threads);
+	bc_rgroup *g = find_or_add_group(r, c->module, c->params, c->placement, c->threads);
 	g->repeats++;
 	for (size_t i = 0; i < c->nmetrics; i++)
 		push_value(group_metric(g, c->metrics[i].name, c->metrics[i].unit,
@@ -426,6 +429,7 @@ void bc_results_free(bc_results *r)
 		json_decref(g->thresholds);
 		free(g->module);
 		free(g->params_key);
+		json_decref(g->placement);
 		free(g->params_text);
 	}
 	free(r->groups);
@@ -452,6 +456,53 @@ const bc_rgroup *bc_results_find(const bc_results *r, const char *module,
 	json_t *at = json_object_get(r->index, ik);
 	free(ik);
 	return at ? &r->groups[json_integer_value(at)] : NULL;
+}
+
+/* g's params without its placement params and the ignored names. */
+static json_t *reduced(const bc_rgroup *g, char *const *ignore)
+{
+	json_t *p = json_loads(g->params_key, 0, NULL), *e;
+	size_t i;
+	if (!p)
+		return json_object();
+	json_array_foreach(g->placement, i, e)
+		json_object_del(p, json_string_value(e));
+	for (char *const *n = ignore; n && *n; n++)
+		json_object_del(p, *n);
+	return p;
+}
+
+/* How many groups of r agree with want (module, threads, reduced params);
+   *one gets the last of them. */
+static size_t agreeing(const bc_results *r, const bc_rgroup *want, json_t *wp, char *const *ignore,
+		       const bc_rgroup **one)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->ngroups; i++) {
+		const bc_rgroup *h = &r->groups[i];
+		if (h->threads != want->threads || strcmp(h->module, want->module))
+			continue;
+		json_t *hp = reduced(h, ignore);
+		if (json_equal(hp, wp)) {
+			n++;
+			*one = h;
+		}
+		json_decref(hp);
+	}
+	return n;
+}
+
+const bc_rgroup *bc_results_match(const bc_results *r, const bc_results *gfile, const bc_rgroup *g,
+				  char *const *ignore)
+{
+	const bc_rgroup *exact = bc_results_find(r, g->module, g->params_key, g->threads), *hit = NULL,
+			*self = NULL;
+	if (exact || (!json_array_size(g->placement) && !(ignore && *ignore)))
+		return exact;
+	json_t *gp = reduced(g, ignore);
+	size_t there = agreeing(r, g, gp, ignore, &hit), here = agreeing(gfile, g, gp, ignore, &self);
+	json_decref(gp);
+	return there == 1 && here == 1 ? hit : NULL;
 }
 
 const bc_rmetric *bc_group_metric(const bc_rgroup *g, const char *name)

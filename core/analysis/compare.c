@@ -283,7 +283,8 @@ void bc_compare_pair(const bc_results *a, const bc_results *b,
 		for (size_t j = 0; j < ga->nmetrics; j++) {
 			const bc_rmetric *ma = &ga->metrics[j];
 			const bc_rmetric *mb = bc_group_metric(gb, ma->name);
-			if (ma->compared && mb && ma->n && mb->n)
+			int judged = ma->compared || (o->compare_means && ma->pct && !strcmp(ma->pct, "mean"));
+			if (judged && mb && ma->n && mb->n)
 				add_row(out, ga, gb, ma, mb, &cap);
 		}
 	}

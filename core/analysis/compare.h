@@ -41,6 +41,7 @@ typedef struct bc_cmp_opts {
 	   (besides each module's placement options) */
 	char ignore[BC_CMP_MAX_OVERRIDES][64];
 	size_t nignore;
+	int compare_means;	/* judge OP.mean_ms too (compare --summary-table) */
 } bc_cmp_opts;
 
 #define BC_CMP_OPTS_DEFAULT ((bc_cmp_opts){ .alpha = 0.05, \

@@ -230,7 +230,8 @@ static void chart_latency(FILE *f, bc_results *res, int n, const skey *k)
 		if (!first)
 			continue;
 		for (size_t j = m; j < g0->nmetrics && nc < MAX_PCT; j++)
-			if (g0->metrics[j].kind == BC_MK_LATENCY && !strcmp(g0->metrics[j].op, lm->op))
+			if (g0->metrics[j].kind == BC_MK_LATENCY && !strcmp(g0->metrics[j].op, lm->op) &&
+			    strcmp(g0->metrics[j].pct, "mean"))	/* a percentile chart */
 				cats[nc++] = g0->metrics[j].pct;
 		for (int i = 0; i < n; i++) {
 			const bc_rgroup *g = bc_results_find(&res[i], k->module, k->params_key, t);

@@ -44,6 +44,8 @@ typedef struct bc_rgroup {
 	double steal_max, other_max;
 	double cpu_mhz_sum;	/* sum over repeats that reported cpu_mhz_mean */
 	size_t cpu_mhz_n;
+	double freq_sum;	/* sum over repeats of cpu_freq.measured_mhz (the probe) */
+	size_t freq_n;
 	bc_rmetric *metrics;
 	size_t nmetrics, cap;
 } bc_rgroup;
@@ -54,6 +56,8 @@ typedef struct bc_results {
 	char *started_at;	/* may be NULL */
 	int interrupted;
 	json_t *host;		/* the host object (a reference), or an empty object */
+	json_t *config;		/* the config object as written (a reference, unvalidated: read
+				   with care), or an empty object */
 	json_t *info;		/* "module.key" -> value from cases[].info, first seen */
 	size_t ncases, nok, nfailed;
 	bc_rgroup *groups;	/* in order of first appearance */

@@ -173,6 +173,19 @@ static void add_latency(bc_rgroup *g, const bc_cr_op *o)
 		}
 		push_value(m, o->lat.pct[i].ns / 1e6);
 	}
+	if (!isnan(o->lat.mean)) {
+		/* the mean (fio's clat mean, the first study's io chart): kept for
+		   compare --summary-table, not judged by default */
+		char *name = bc_xasprintf("%s.mean_ms", o->name);
+		bc_rmetric *m = group_metric(g, name, "ms", 0, BC_MK_LATENCY);
+		free(name);
+		if (!m->op) {
+			m->op = shown(o->name);
+			m->pct = xstrdup("mean");
+			m->compared = 0;
+		}
+		push_value(m, o->lat.mean / 1e6);
+	}
 }
 
 /* ABI 1.1 fields that steer compare: the module's headline metric, its
@@ -226,6 +239,10 @@ void bc_results_add_case(bc_results *r, const bc_case_result *c)
 		g->cpu_mhz_sum += c->cpu_mhz_mean;
 		g->cpu_mhz_n++;
 	}
+	if (c->freq.set && !isnan(c->freq.measured_mhz) && c->freq.measured_mhz > 0) {
+		g->freq_sum += c->freq.measured_mhz;
+		g->freq_n++;
+	}
 	add_info(r, c);
 }
 
@@ -256,6 +273,8 @@ static int read_top(bc_results *r, json_t *root, char *err, size_t errlen)
 		return -1;
 	}
 	r->host = host ? json_incref(host) : json_object();
+	json_t *cfg = json_object_get(root, "config");
+	r->config = json_is_object(cfg) ? json_incref(cfg) : json_object();
 	label = json_object_get(root, "label");
 	if (json_is_string(label) && json_string_length(label))
 		r->label = shown(json_string_value(label));
@@ -437,6 +456,7 @@ void bc_results_free(bc_results *r)
 	free(r->label);
 	free(r->started_at);
 	json_decref(r->host);
+	json_decref(r->config);
 	json_decref(r->info);
 	json_decref(r->index);
 	*r = (bc_results){ 0 };

@@ -61,3 +61,63 @@ mk $T/bad.json 'c["placement"] = ["nope"]'
 run_bc $T/b1 compare $T/bad.json $T/pb.json
 expect_rc "placement naming no param: refused" 2
 expect_grep "placement naming no param: the field is named" $T/b1.err 'cases\[0\]\.placement\[0\]: not the name of one of params'
+
+# --- the studies' tables, against figures worked out by hand ---------------
+# Two machines, cpu at max_prime 500 and 700, 3 repeats each. A: 100, 101, 99
+# (and 200, 202, 198) at a measured 2000 MHz; B: exactly half at 1000 MHz.
+fix() {	# fix OUT LABEL SCALE MHZ
+	"$PY" -S - "$T/base.json" "$1" "$2" "$3" "$4" <<'PYEOF'
+import json, sys, copy
+d = json.load(open(sys.argv[1])); out, label, k, mhz = sys.argv[2], sys.argv[3], float(sys.argv[4]), float(sys.argv[5])
+proto = d["cases"][0]; cases = []; i = 0
+d["config"]["modules"][0]["options"]["max_prime"] = [500, 700]
+for mp, base in ((500, 100.0), (700, 200.0)):
+    for rep, v in enumerate((base, base * 1.01, base * 0.99)):
+        c = copy.deepcopy(proto); i += 1
+        c["id"] = i; c["repeat"] = rep + 1; c["params"]["max_prime"] = mp
+        c["metrics"]["events_per_sec"]["value"] = v * k
+        c["fairness"]["events_stddev"] = 0.0
+        c["cpu_freq"] = {"measured_mhz": mhz, "cpus": 1, "source": "probe"}
+        c["cpu"]["other_pct"] = 0.0; c["cpu"]["steal_pct"] = 0.0
+        cases.append(c)
+d["cases"] = cases; d["label"] = label
+json.dump(d, open(out, "w"))
+PYEOF
+}
+fix $T/fa.json fast 1 2000
+fix $T/fb.json slow 0.5 1000
+fix $T/fc.json same 1 2000
+run_bc $T/tb compare --table $T/fa.json $T/fb.json
+expect_rc "compare --table" 0
+# mean 100, sd 1, n 3: 95% half-width t(0.975, 2) 4.303 x 1 / sqrt(3) = 2.48 -> 2.5%
+expect_grep "--table: A's cell is mean ±95% interval (100 ±2.5%, by hand)" $T/tb.out '^cpu max_prime=500 events_per_sec +100 ±2\.5% +50 ±2\.5% loss -50\.0%$'
+expect_grep "--table: rows in the plan's order (500 before 700), B's verdict and difference" $T/tb.out '^cpu max_prime=700 events_per_sec +200 ±2\.5% +100 ±2\.5% loss -50\.0%$'
+run_bc $T/tm compare --table --format markdown --by cpu.max_prime $T/fa.json $T/fb.json
+expect_grep "--table --by --format markdown: a markdown header" $T/tm.out '^\| cpu\.max_prime \| fast \| slow \|$'
+expect_grep "--table --by: the option's value heads the row" $T/tm.out '^\| 500 events_per_sec \| 100 ±2\.5% \| 50 ±2\.5% loss -50\.0% \|$'
+run_bc $T/tc compare --table --format csv $T/fa.json $T/fb.json
+expect_grep "--table --format csv: a CSV header" $T/tc.out '^case,fast,slow$'
+run_bc $T/tx compare --table --by cpu.nope $T/fa.json $T/fb.json
+expect_rc "--by an option no case has" 2
+expect_grep "--by an unknown option: says so and how to write it" $T/tx.err 'no case of .* has that option'
+run_bc $T/st compare --summary-table $T/fa.json $T/fb.json $T/fc.json
+expect_rc "compare --summary-table with three files" 0
+expect_grep "--summary-table: one column per file against the first" $T/st.out '^item +slow vs fast +same vs fast$'
+expect_grep "--summary-table: the headline row: fast wins both cases against slow" $T/st.out '^cpu events_per_sec +fast wins \(2 of 2\) +tie'
+run_bc $T/pg compare --per-ghz $T/fa.json $T/fb.json
+expect_rc "compare --per-ghz" 0
+expect_grep "--per-ghz: throughput per measured GHz (100 @ 2 GHz = 50 per GHz, 50 @ 1 GHz = 50)" $T/pg.out '^cpu max_prime=500 events_per_sec +100 @ 2\.00 = 50 +50 @ 1\.00 = 50; x0\.500 vs clock x0\.500 \(\+0\.0%\)$'
+expect_grep "--per-ghz: the study's conclusion, proportional" $T/pg.out '^slow against fast: throughput is proportional to the clock \(within 5% in 2 of 2 cases'
+fix $T/fd.json notprop 0.5 2000
+run_bc $T/pn compare --per-ghz $T/fa.json $T/fd.json
+expect_grep "--per-ghz: half the throughput at the same clock is not proportional" $T/pn.out 'throughput is not proportional to the clock \(within 5% in 0 of 2 cases; largest deviation -50\.0%\)'
+run_bc $T/ix compare --index $T/fa.json $T/fb.json $T/fc.json
+expect_rc "compare --index" 0
+# both ratios 0.5: geometric mean 0.5 -> 50; same machine: 100
+expect_grep "--index: per module, 100 x the geometric mean of the ratios (50 by hand; 100 for the same)" $T/ix.out '^cpu +100 +50\.0 \[[0-9.]+, [0-9.]+\] \(2 cases\) +100\.0 \[[0-9.]+, [0-9.]+\] \(2 cases\)$'
+expect_grep "--index: the overall index" $T/ix.out '^overall \(geometric mean of the modules\) +100 +50\.0 '
+expect_grep "--index: the cases it covers are listed" $T/ix.out '^  cpu max_prime=700 threads=1 events_per_sec$'
+run_bc $T/i1 compare --index $T/fa.json
+expect_rc "--index with one file" 2
+run_bc $T/tt compare --table --index $T/fa.json $T/fb.json
+expect_rc "--table and --index together: refused" 2

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "compare.h"
+#include "report_study.h"
 #include "svg.h"
 #include "util.h"
 
@@ -552,6 +553,7 @@ int bc_report_write(FILE *f, bc_results *res, int n, const bc_cmp_opts *o, const
 	fputs("<h2>Charts</h2>\n<p class='note'>One line per system. Charts against threads "
 	      "show the mean over the repeats.</p>\n", f);
 	module_sections(f, res, n);
+	bc_report_study(f, res, n, o);
 	fingerprints(f, res, n);
 	if (n > 1)
 		verdicts(f, res, n, o, 1);
@@ -570,6 +572,10 @@ static const char report_help[] =
 "    file, 95% confidence bars), the fairness stddev against threads, latency\n"
 "    percentiles per op class at the largest thread count all files ran, and\n"
 "    the scaling efficiency against the smallest thread count;\n"
+"  - the studies' views: the index of every file against the first, a bar\n"
+"    chart across a module's cases when every file ran it at one thread count,\n"
+"    the headline against a module's one swept numeric option, and against the\n"
+"    clock measured in each file;\n"
 "  - the machine fingerprints side by side, differing fields highlighted.\n"
 "Systems are named by each file's label (else host name, else file name).\n"
 "\n"

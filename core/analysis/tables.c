@@ -142,7 +142,7 @@ static char *json_text(json_t *v)
 /* The params of g that vary among the groups of its module in r (a sweep's
    points), as "k=v k=v", then "threads=N" when threads vary; the --by
    option's value first, bare. Shown as the results reader escaped them. */
-static char *case_label(const bc_results *r, const bc_rgroup *g, const char *by_opt)
+char *bc_case_label(const bc_results *r, const bc_rgroup *g, const char *by_opt)
 {
 	json_t *p = json_loads(g->params_key, 0, NULL), *v;
 	const char *k;
@@ -253,6 +253,17 @@ static void sort_plan(const bc_results *r, const bc_rgroup **gs, size_t n, const
 	free(v);
 }
 
+const bc_rgroup **bc_plan_groups(const bc_results *r, const char *module, size_t *n)
+{
+	const bc_rgroup **g = bc_xcalloc(r->ngroups + 1, sizeof(*g));
+	*n = 0;
+	for (size_t i = 0; i < r->ngroups; i++)
+		if (!module || !strcmp(r->groups[i].module, module))
+			g[(*n)++] = &r->groups[i];
+	sort_plan(r, g, *n, NULL);
+	return g;
+}
+
 /* --by MODULE.OPTION: the groups of MODULE in res[0] in the order of the
    option's values as first met; -1 when the option is in no group. */
 static int by_order(const bc_results *r, const char *by, const bc_rgroup **out, size_t *n)
@@ -298,14 +309,9 @@ static int by_ok(const char *by)
 /* The groups a table shows: res[0]'s, or --by's order. NULL after a message. */
 static const bc_rgroup **table_groups(const bc_results *res, const bc_tab_opts *t, size_t *n)
 {
+	if (!t->by)
+		return bc_plan_groups(&res[0], NULL, n);
 	const bc_rgroup **g = bc_xcalloc(res[0].ngroups + 1, sizeof(*g));
-	if (!t->by) {
-		for (size_t i = 0; i < res[0].ngroups; i++)
-			g[i] = &res[0].groups[i];
-		*n = res[0].ngroups;
-		sort_plan(&res[0], g, *n, NULL);
-		return g;
-	}
 	if (!by_ok(t->by) || by_order(&res[0], t->by, g, n) < 0) {
 		char *sh = bc_printable(t->by);
 		fprintf(stderr, "benchcore compare: --by %s: no case of %s has that option\n"
@@ -346,7 +352,7 @@ int bc_table(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, const 
 		const bc_rmetric *m = metric_of(g, t);
 		if (!m || !m->n)
 			continue;
-		char *row[MAX_SIDES + 2], *lab = case_label(&res[0], g, byopt);
+		char *row[MAX_SIDES + 2], *lab = bc_case_label(&res[0], g, byopt);
 		bc_summary sa;
 		bc_stats_summary(m->values, m->n, &sa);
 		row[0] = t->by ? bc_xasprintf("%s %s", lab, m->name) :
@@ -492,7 +498,7 @@ int bc_per_ghz(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, cons
 		const bc_rmetric *m = metric_of(g, t);
 		if (!m || !m->n)
 			continue;
-		char *row[MAX_SIDES + 2], *lab = case_label(&res[0], g, t->by ? strchr(t->by, '.') + 1 : NULL);
+		char *row[MAX_SIDES + 2], *lab = bc_case_label(&res[0], g, t->by ? strchr(t->by, '.') + 1 : NULL);
 		bc_summary sa;
 		bc_stats_summary(m->values, m->n, &sa);
 		double ga = ghz_of(g, &meas);

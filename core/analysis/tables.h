@@ -24,6 +24,15 @@ int bc_summary_table(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o
 int bc_per_ghz(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, const bc_tab_opts *t);
 int bc_index(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, const bc_tab_opts *t);
 
+/* The groups of module (NULL: all) in r's plan order: module entries, each
+   option's values as the config lists them, threads (not the shuffled order
+   the rounds ran in). New array, *n set; free() it. */
+const bc_rgroup **bc_plan_groups(const bc_results *r, const char *module, size_t *n);
+/* g's name within its module in r: the params that vary among the module's
+   groups ("block_size=4096 oper=read threads=2"), by_opt's value first and
+   bare. Escaped for display; malloc'd. */
+char *bc_case_label(const bc_results *r, const bc_rgroup *g, const char *by_opt);
+
 /* The index of b against a: per module and overall, the geometric mean of
    the headline ratios (each turned so that > 1 is better for b), x 100. */
 typedef struct bc_index_part {

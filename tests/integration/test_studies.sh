@@ -121,3 +121,12 @@ run_bc $T/i1 compare --index $T/fa.json
 expect_rc "--index with one file" 2
 run_bc $T/tt compare --table --index $T/fa.json $T/fb.json
 expect_rc "--table and --index together: refused" 2
+
+# --- the report's studies' views ---------------------------------------------
+run_bc $T/rp report -o $T/rp.html $T/fa.json $T/fb.json
+expect_rc "report of the two machines" 0
+expect_grep "report: the index table, 50.0 for the slow machine (by hand)" $T/rp.html "<td>slow</td><td>cpu</td><td class='num'>50.0</td>"
+expect_grep "report: a bar chart across the cases (one thread count in every file)" $T/rp.html 'cpu: events_per_sec of every case, one bar per file'
+expect_grep "report: the bars are bars" $T/rp.html "<rect x='[0-9.]+' y='[0-9.]+' width='[0-9.]+' height='[0-9.]+' fill='#1f77b4'><title>fast: 100"
+expect_grep "report: the headline against the one swept option" $T/rp.html 'cpu: events_per_sec against max_prime, 1 thread'
+expect_grep "report: the headline against the measured clock (2 and 1 GHz)" $T/rp.html 'cpu: events_per_sec against the measured clock, one line per case'

@@ -170,6 +170,9 @@ void bc_cmp_matching_note(FILE *f, const bc_cmp_opts *o);
 void bc_compare_print_text(FILE *f, const bc_cmp *c);
 void bc_compare_print_csv(FILE *f, const bc_cmp *c);
 json_t *bc_compare_json(const bc_cmp *c);
+/* One file's report (benchcore -c ... --report): json_path read, the page
+   written to path atomically. 0, or -1 after a message on stderr. */
+int bc_report_file(const char *path, const char *json_path, const char *title);
 /* The whole HTML page for res[0..n) to f; -1 on a write error. */
 int bc_report_write(FILE *f, bc_results *res, int n, const bc_cmp_opts *o, const char *title);
 #endif

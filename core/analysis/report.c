@@ -624,6 +624,22 @@ static int output(const char *path, bc_results *res, int n, const bc_cmp_opts *o
 	return rc;
 }
 
+int bc_report_file(const char *path, const char *json_path, const char *title)
+{
+	bc_results r;
+	char err[512];
+	if (bc_results_load(json_path, &r, err, sizeof(err)) < 0) {
+		fprintf(stderr, "benchcore: error: report: %s: %s\n", json_path, err);
+		return -1;
+	}
+	bc_cmp_opts o = BC_CMP_OPTS_DEFAULT;
+	int rc = output(path, &r, 1, &o, title);
+	if (rc == -1)
+		fprintf(stderr, "benchcore: error: report: could not write %s\n", path);
+	bc_results_free(&r);
+	return rc ? -1 : 0;
+}
+
 typedef struct report_args {
 	bc_cmp_opts o;
 	const char *out, *title;

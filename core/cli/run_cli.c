@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "compare.h"
 #include "config.h"
 #include "flags.h"
 #include "loader.h"
@@ -13,7 +14,7 @@
 
 enum { F_SUITE = 1, F_RUN = 2 };
 enum { C_CONFIG = 1, C_OUTPUT, C_CSV, C_FORCE, C_ONLY, C_SKIP, C_LABEL, C_FORCE_MODULE, C_QUIET,
-       C_MODPATH, C_SETTING = 1000 /* + index in bc_settings */ };
+       C_MODPATH, C_REPORT, C_SETTING = 1000 /* + index in bc_settings */ };
 
 /* The flags of -c and run that are not run settings; the run settings'
    flags come from settings.c's table (see all_flags). */
@@ -21,6 +22,8 @@ static const bc_flag cli_flags[] = {
 	{ "config", 'c', "FILE", C_CONFIG, "run the modules configured in FILE (libconfig syntax)", F_SUITE },
 	{ "output", 'o', "OUT.json", C_OUTPUT, "write the results as JSON (schema benchcore/1)", F_SUITE | F_RUN },
 	{ "csv", 0, "OUT.csv", C_CSV, "write one CSV row per case and metric", F_SUITE | F_RUN },
+	{ "report", 0, "OUT.html", C_REPORT, "at the end, write the run's HTML report (benchcore report) from "
+	  "the results file; needs -o", F_SUITE | F_RUN },
 	{ "force", 0, NULL, C_FORCE, "overwrite existing result files (else a new name is chosen)", F_SUITE | F_RUN },
 	{ "only", 0, "a,b", C_ONLY, "run only these modules of the config", F_SUITE },
 	{ "skip", 0, "a,b", C_SKIP, "skip these modules of the config", F_SUITE },
@@ -133,6 +136,7 @@ static int on_flag(void *arg, const bc_flag *f, const char *val, char *err, size
 	case C_CONFIG: c->config = val; return 0;
 	case C_OUTPUT: c->out = val; return 0;
 	case C_CSV: c->csv = val; return 0;
+	case C_REPORT: c->report = val; return 0;
 	case C_FORCE: c->force = 1; return 0;
 	case C_ONLY: c->only = val; return 0;
 	case C_SKIP: c->skip = val; return 0;
@@ -189,6 +193,22 @@ static int parse_flags(int argc, char **argv, int scope, cli *c, bc_runset *rs, 
 	return bc_flags_parse("", all_flags(), (unsigned)scope, argc, argv, on_flag, c, rest);
 }
 
+/* The run's report, once its results file is final: the run's exit code,
+   or 3 when the report could not be written. */
+static int finish_report(bc_suite_opts *o, int rc)
+{
+	if (o->done_json && o->done_report) {
+		if (bc_report_file(o->done_report, o->done_json, "benchcore run") == 0)
+			fprintf(stderr, "report: %s\n", o->done_report);
+		else if (rc != 130)
+			rc = 3;
+	}
+	free(o->done_json);
+	free(o->done_report);
+	o->done_json = o->done_report = NULL;
+	return rc;
+}
+
 int bc_cmd_suite(int argc, char **argv)
 {
 	cli c = { 0 };
@@ -211,7 +231,7 @@ int bc_cmd_suite(int argc, char **argv)
 	if (!rc && apply_overrides(&c, &cfg))
 		rc = 2;
 	if (!rc)
-		rc = bc_run_suite(&cfg, &c.o);
+		rc = finish_report(&c.o, bc_run_suite(&cfg, &c.o));
 	free(rest);
 	bc_config_free(&cfg);
 	return rc;
@@ -242,7 +262,7 @@ int bc_cmd_run(int argc, char **argv)
 		}
 	}
 	if (!rc)
-		rc = bc_run_suite(&cfg, &c.o);
+		rc = finish_report(&c.o, bc_run_suite(&cfg, &c.o));
 	free(rest);
 	bc_config_free(&cfg);
 	return rc;

@@ -338,6 +338,7 @@ void bc_config_free(bc_config *c)
 	free(c->label);
 	free(c->output);
 	free(c->csv);
+	free(c->report);
 	bc_strv_free(c->module_path);
 	memset(c, 0, sizeof(*c));
 }

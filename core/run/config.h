@@ -48,7 +48,7 @@ typedef struct bc_modconf {
 
 typedef struct bc_config {
 	char *file;
-	char *label, *output, *csv;
+	char *label, *output, *csv, *report;
 	char **module_path;		/* NULL-terminated */
 	double pct[BC_MAX_PCT];
 	size_t npct;

@@ -32,6 +32,9 @@ const bc_setting bc_settings[] = {
 	  BC_SCOPE_GLOBAL, BC_ST_STRING, CFG(output) },
 	{ { "csv", BENCH_OPT_STRING, NULL, "CSV results file (like --csv)" },
 	  BC_SCOPE_GLOBAL, BC_ST_STRING, CFG(csv) },
+	{ { "report", BENCH_OPT_STRING, NULL, "HTML report of the run, written from the results file at the "
+	    "end (like --report; needs an output file)" },
+	  BC_SCOPE_GLOBAL, BC_ST_STRING, CFG(report) },
 	{ { "percentiles", BENCH_OPT_DOUBLE, "50,90,95,99,99.9,99.99", "latency percentiles to report (at most 16)",
 	    .min = 0.0001, .max = 100 },
 	  BC_SCOPE_GLOBAL, BC_ST_PCTS, CFG(pct) },

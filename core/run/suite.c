@@ -243,6 +243,30 @@ static void warn_threads(const bc_modplan *plans, size_t n)
 			quota > 0 && usable < aff ? "cgroup CPU quota" : "CPU affinity", usable);
 }
 
+/* --report (or report = ...): made from the results file, so it needs one;
+   a path that can be written and is neither results file. */
+static int report_ok(const char *rep, const char *out, const char *csv)
+{
+	char why[512];
+	if (!rep)
+		return 0;
+	if (!out || !strcmp(out, "-")) {
+		fprintf(stderr, "benchcore: error: --report: the report is made from the results file: give "
+			"-o FILE.json too\n");
+		return 1;
+	}
+	if (!strcmp(rep, "-") || bc_output_ok(rep, NULL, why, sizeof(why))) {
+		fprintf(stderr, "benchcore: error: --report %s\n", strcmp(rep, "-") ? why : "-: give a file");
+		return 1;
+	}
+	if (!strcmp(rep, out) || (csv && !strcmp(rep, csv))) {
+		fprintf(stderr, "benchcore: error: --report names the same file as %s (%s)\n",
+			!strcmp(rep, out) ? "-o" : "--csv", rep);
+		return 1;
+	}
+	return 0;
+}
+
 /* Loads modules, plans every enabled entry, runs. */
 int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 {
@@ -301,7 +325,8 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 	bc_runner r;
 	memset(&r, 0, sizeof(r));
 	const char *want_out = c->out ? c->out : cfg->output, *want_csv = c->csv ? c->csv : cfg->csv;
-	if (outputs_ok(want_out, want_csv))
+	const char *want_rep = c->report ? c->report : cfg->report;
+	if (outputs_ok(want_out, want_csv) || report_ok(want_rep, want_out, want_csv))
 		goto out;
 	char *out = unique_path(want_out, c->force);
 	char *csv = unique_path(want_csv, c->force);
@@ -326,6 +351,11 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 	bc_service_stop_all();	/* the runner stops them already: this is the backstop */
 	bc_runner_free(&r);
 	bc_unlock_output(out, lock);
+	if (want_rep && rc != 3) {
+		c->done_json = out;
+		out = NULL;
+		c->done_report = unique_path(want_rep, c->force);
+	}
 	free(out);
 	free(csv);
 out:

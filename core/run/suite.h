@@ -7,9 +7,14 @@
 #include "config.h"
 
 typedef struct bc_suite_opts {
-	const char *config, *out, *csv, *only, *skip, *label, *modpath;
+	const char *config, *out, *csv, *only, *skip, *label, *modpath, *report;
 	int force, force_module, quiet;
 	bc_runset *rs;			/* where run-setting flags land */
+	/* Set by bc_run_suite when a report is wanted and the results were
+	   written: the results file and the (unused) path for the report, both
+	   malloc'd, the caller frees them. The command line writes the report
+	   (analysis sits above the run). */
+	char *done_json, *done_report;
 } bc_suite_opts;
 
 /* Runs cfg's modules (only/skip filtered); returns the exit code. */

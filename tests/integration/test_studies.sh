@@ -130,3 +130,20 @@ expect_grep "report: a bar chart across the cases (one thread count in every fil
 expect_grep "report: the bars are bars" $T/rp.html "<rect x='[0-9.]+' y='[0-9.]+' width='[0-9.]+' height='[0-9.]+' fill='#1f77b4'><title>fast: 100"
 expect_grep "report: the headline against the one swept option" $T/rp.html 'cpu: events_per_sec against max_prime, 1 thread'
 expect_grep "report: the headline against the measured clock (2 and 1 GHz)" $T/rp.html 'cpu: events_per_sec against the measured clock, one line per case'
+
+# --- a run's own report (the default suite writes report.html) -------------
+mkdir -p $T/rr && cd $T/rr
+run_bc $T/rr/a run cpu max_prime=500 --time 0.2 --warmup 0 -q -o $T/rr/a.json --report $T/rr/a.html
+expect_rc "run --report" 0
+expect_grep "run --report: says where the report is" $T/rr/a.err "^report: $T/rr/a.html$"
+expect_grep "run --report: the page shows the case" $T/rr/a.html '<h3>cpu <small>max_prime=500</small></h3>'
+run_bc $T/rr/b run cpu max_prime=500 --time 0.2 --warmup 0 -q -o $T/rr/b.json --report $T/rr/a.html
+expect_grep "an existing report is not overwritten: a new name" $T/rr/b.err "^report: $T/rr/a-1.html$"
+check "the first report is still there, unchanged" grep -q 'max_prime=500' $T/rr/a.html
+run_bc $T/rr/c run cpu --report $T/rr/c.html
+expect_rc "--report without -o: refused before running" 2
+expect_grep "--report without -o says why" $T/rr/c.err 'give -o FILE.json too'
+run_bc $T/rr/d run cpu -o $T/rr/d.json --report /proc/nope/r.html
+expect_rc "--report into a directory that cannot be written: refused before running" 2
+check "nothing ran: no results file" test ! -e $T/rr/d.json
+cd - >/dev/null

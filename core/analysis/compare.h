@@ -109,7 +109,9 @@ typedef struct bc_cmp {
 	size_t ntested;		/* size of the adjustment family */
 	const bc_rgroup **only_a, **only_b;	/* groups without a partner */
 	size_t nonly_a, nonly_b;
-	json_t *host_diff;	/* [{field, a, b}] of host fields that differ */
+	json_t *host_diff;	/* [{field, a, b, kind}] of facts that differ: kind "host"
+				   (the fingerprint), then "module" (cases' info: versions,
+				   settings; per-run figures left out) */
 } bc_cmp;
 
 /* Match groups by module, params and threads, test every metric present
@@ -163,6 +165,10 @@ size_t bc_scaling(const bc_results *r, const char *module, const char *params_ke
 		  const char *metric, bc_scale_point *pts, size_t max);
 
 
+/* One line, when anything: the one or two differing facts of the two
+   machines that most likely explain a difference (CPU, usable CPUs, the
+   measured clock, kernel, mitigations, microcode, file system, ...). */
+void bc_cmp_explain(FILE *f, const bc_cmp *c);
 /* One line: how cases were matched across files (placement, --match-ignore). */
 void bc_cmp_matching_note(FILE *f, const bc_cmp_opts *o);
 

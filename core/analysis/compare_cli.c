@@ -218,8 +218,15 @@ static void print_host_diff(FILE *f, json_t *diff)
 		return;
 	fprintf(f, "warning: the fingerprints differ in %zu fields, not just the one being "
 		"compared:\n", json_array_size(diff));
+	const char *kind = "";
 	json_array_foreach(diff, i, d) {
 		json_t *a = json_object_get(d, "a"), *b = json_object_get(d, "b");
+		const char *k = json_string_value(json_object_get(d, "kind"));
+		if (k && strcmp(k, kind)) {
+			fputs(strcmp(k, "host") ? " the modules (versions, settings they recorded):\n" :
+			      " the machine:\n", f);
+			kind = k;
+		}
 		char *fs = bc_printable(json_string_value(json_object_get(d, "field")));
 		char *as = bc_printable(json_is_string(a) ? json_string_value(a) : "(absent)");
 		char *bs = bc_printable(json_is_string(b) ? json_string_value(b) : "(absent)");
@@ -320,6 +327,7 @@ void bc_compare_print_text(FILE *f, const bc_cmp *c)
 	const char *mod = NULL, *par = NULL;
 
 	fprintf(f, "A: %s (%s)\nB: %s (%s)\n", c->a->label, c->a->path, c->b->label, c->b->path);
+	bc_cmp_explain(f, c);
 	print_method(f, c);
 	print_host_diff(f, c->host_diff);
 	for (size_t i = 0; i < c->nrows; i++) {

@@ -59,6 +59,9 @@ typedef struct bc_results {
 	json_t *config;		/* the config object as written (a reference, unvalidated: read
 				   with care), or an empty object */
 	json_t *info;		/* "module.key" -> value from cases[].info, first seen */
+	json_t *info_varies;	/* "module.key" -> true: its value differs between the file's
+				   cases, so it is a per-run figure (a random seed, a measured
+				   layout rate), not a fact about the machine or module */
 	size_t ncases, nok, nfailed;
 	bc_rgroup *groups;	/* in order of first appearance */
 	size_t ngroups, cap;

@@ -209,8 +209,11 @@ static void add_info(bc_results *r, const bc_case_result *c)
 	for (size_t i = 0; i < c->ninfo; i++) {
 		char key[512];
 		snprintf(key, sizeof(key), "%s.%s", c->module, c->info[i].key);
-		if (!json_object_get(r->info, key))
+		json_t *had = json_object_get(r->info, key);
+		if (!had)
 			json_object_set_new(r->info, key, json_string(c->info[i].value));
+		else if (strcmp(json_string_value(had), c->info[i].value) != 0)
+			json_object_set_new(r->info_varies, key, json_true());
 	}
 }
 
@@ -298,7 +301,8 @@ static int read_top(bc_results *r, json_t *root, char *err, size_t errlen)
 
 void bc_results_init(bc_results *r, const char *name)
 {
-	*r = (bc_results){ .path = xstrdup(name), .info = json_object(), .host = json_object(),
+	*r = (bc_results){ .path = xstrdup(name), .info = json_object(), .info_varies = json_object(),
+			   .host = json_object(),
 			   .label = xstrdup(name) };
 }
 
@@ -369,7 +373,7 @@ int bc_results_parse(const char *buf, size_t len, const char *name,
 	json_t *root;
 	int rc;
 
-	*r = (bc_results){ .path = xstrdup(name), .info = json_object() };
+	*r = (bc_results){ .path = xstrdup(name), .info = json_object(), .info_varies = json_object() };
 	/* a key given twice would let one file say two things */
 	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
 	if (!root) {
@@ -458,6 +462,7 @@ void bc_results_free(bc_results *r)
 	json_decref(r->host);
 	json_decref(r->config);
 	json_decref(r->info);
+	json_decref(r->info_varies);
 	json_decref(r->index);
 	*r = (bc_results){ 0 };
 }

@@ -27,7 +27,7 @@ make -s -C $T/hello install >>$T/hello.log 2>&1
 check "hello installs into moduledir" test -f $P/lib/benchcore/modules/hello.so
 run_bc $T/l list
 "$P/bin/benchcore" list >$T/l.out 2>&1
-expect_grep "installed benchcore lists hello with ABI 1.2" $T/l.out '^hello +1\.0 +1\.2 '
+expect_grep "installed benchcore lists hello with ABI 1.3" $T/l.out '^hello +1\.0 +1\.3 '
 cat >$T/site.conf <<CONF
 time = 0.5;
 warmup = 0;

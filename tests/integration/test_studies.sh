@@ -147,3 +147,35 @@ run_bc $T/rr/d run cpu -o $T/rr/d.json --report /proc/nope/r.html
 expect_rc "--report into a directory that cannot be written: refused before running" 2
 check "nothing ran: no results file" test ! -e $T/rr/d.json
 cd - >/dev/null
+
+# --- what differs between two machines ---------------------------------------
+"$PY" -S - $T/fa.json $T/wa.json $T/wb.json <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for out, k, mit, lib in ((sys.argv[2], "5.10", "Not affected", "FooSSL 1.0"), (sys.argv[3], "6.1", "Mitigation: PTI", "FooSSL 3.0")):
+    d["host"]["kernel"] = k
+    d["host"]["mitigations"] = {"meltdown": mit}
+    d["host"].setdefault("cpu_mhz", {})["measured"] = 4000.0 if k == "5.10" else 4010.0
+    for i, c in enumerate(d["cases"]):
+        c["info"] = {"lib": lib, "seed": str(i), "layout_mib_per_sec": "812.5"}
+    d["label"] = "k" + k
+    json.dump(d, open(out, "w"))
+PYEOF
+run_bc $T/wd compare $T/wa.json $T/wb.json
+expect_grep "what differs: the first line after A/B names the likeliest causes, most fundamental first" $T/wd.out \
+	'^what differs, most likely to explain a difference: kernel \(kernel: 5\.10 -> 6\.1\); mitigations \(mitigations\.meltdown: Not affected -> Mitigation: PTI\)$'
+expect_grep "what differs: host facts listed under the machine" $T/wd.out '^ the machine:$'
+expect_grep "what differs: module facts listed apart" $T/wd.out '^ the modules \(versions, settings they recorded\):$'
+expect_grep "what differs: a module's library version is a module fact" $T/wd.out '^  cpu\.lib +A: FooSSL 1\.0$'
+expect_no_grep "what differs: a per-run figure (differs between the cases) is left out" $T/wd.out 'cpu\.seed'
+expect_no_grep "what differs: a measured clock within 3% is not a difference" $T/wd.out 'measured'
+run_bc $T/wj compare --json $T/wa.json $T/wb.json
+expect_py "compare --json: each difference says whether it is the machine's or a module's" $T/wj.out \
+	'sorted((x["kind"], x["field"]) for x in d["comparisons"][0]["host_differences"]) == [("host", "kernel"), ("host", "mitigations.meltdown"), ("module", "cpu.lib")]'
+"$PY" -S - $T/wa.json $T/wc.json <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1])); d["host"]["cpu_mhz"]["measured"] = 2600.0; d["label"] = "slowclock"
+json.dump(d, open(sys.argv[2], "w"))
+PYEOF
+run_bc $T/wk compare $T/wa.json $T/wc.json
+expect_grep "what differs: a measured clock 35% lower is named" $T/wk.out '^what differs, most likely to explain a difference: clock \(4000 -> 2600 MHz measured\)$'

@@ -32,7 +32,8 @@ static const bench_option_v1 oltp_options[] = {
 	{ "password", BENCH_OPT_STRING, NULL, "password (never printed or recorded)", NULL, 0, 0,
 	  BENCH_OPT_SECRET | BENCH_OPT_NOSWEEP },
 	{ "database", BENCH_OPT_STRING, "benchcore_tpcc",
-	  "database to load and use; only a database with benchcore's marker table is ever dropped",
+	  "database to load and use; only one whose benchcore marker verifies, holding only the tables "
+	  "benchcore created, is ever dropped",
 	  NULL, 0, 0, 0 },
 	{ "warehouses", BENCH_OPT_INT, "1", "TPC-C scale: warehouses (about 100 MiB each)", NULL, 1, 100000, 0 },
 	{ "load_threads", BENCH_OPT_INT, "0", "connections loading in parallel (0 = online CPUs, at least 2)",

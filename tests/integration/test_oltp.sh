@@ -7,7 +7,8 @@
 # database without benchcore's marker, with a forged or edited marker, with a
 # table benchcore did not create, or whose marker claims a load its tables do
 # not hold, is refused and never dropped (the user's table CHECKSUM-identical);
-# a failed load's hint says what is left.
+# a failed load's hint says what is left. benchcore SIGKILLed on its private server leaves
+# the data directory, which the next run removes (the leftovers rule).
 # BC_QUICK=1 (tests/run.sh's [asan] pass) leaves out the private-server case.
 # If the first run fails, its reason and the server log's tail are printed.
 . "$(dirname "$0")/lib.sh"
@@ -155,7 +156,23 @@ if [ "${BC_QUICK:-0}" = 1 ]; then
 	echo "QUICK: private-server case left out (a second 1-warehouse load through the loader run above; starting and stopping a private server is the core's server_start, which test_service runs)"
 	exit 0
 fi
+# --- benchcore SIGKILLed (as the OOM killer does) during a case on its private server: the server
+# dies with it, its data directory stays; the next run's start removes it and says so
+mysqld_of_ours() { pgrep -f -- "$TMPDIR/benchcore-oltp" >/dev/null; }
+no_mysqld() { ! mysqld_of_ours; }
+"$BC" run oltp warehouses=1 --threads 2 --time 60 --warmup 0 -q -o $T/k.json >$T/k.out 2>$T/k.err </dev/null &
+KPID=$!
+for _ in $(seq 600); do [ -n "$(ls -d $TMPDIR/benchcore-oltp.*/data/benchcore_tpcc 2>/dev/null)" ] && break; sleep 0.1; done
+sleep 2
+kill -KILL $KPID; wait $KPID 2>/dev/null
+for _ in $(seq 100); do mysqld_of_ours || break; sleep 0.1; done
+KDIR=$(ls -d $TMPDIR/benchcore-oltp.* 2>/dev/null | head -1)
+check "SIGKILL: the private mariadbd died with benchcore" no_mysqld
+check "SIGKILL: its data directory stays ($(du -sm $KDIR 2>/dev/null | cut -f1) MiB)" test -n "$KDIR" -a -d "$KDIR/data"
 run_bc $T/v run oltp warehouses=1 --threads 2 --time 1 --warmup 0 "${Q[@]}" -o $T/v.json
+expect_grep "the next run removes the dead run's data directory and says so, with its size" $T/v.err \
+	"removed $KDIR \([0-9]+\.[0-9] MiB\), left by benchcore pid $KPID, which is no longer running"
+check "the dead run's directory is gone" test ! -e "$KDIR"
 expect_rc "private server: runs with nothing configured" 0
 expect_py "private server: ok, recorded as private with its settings" $T/v.json \
 	'(lambda c: c["status"] == "ok" and c["info"]["server"] == "private" and c["info"]["server.innodb_flush_log_at_trx_commit"] == "2" and c["info"]["server.log_bin"] == "0" and c["metrics"]["tpmc"]["value"] > 0)(d["cases"][0])'

@@ -18,7 +18,15 @@ typedef struct owner {
 	int pid;
 	unsigned long long start;	/* clock ticks after boot (/proc/PID/stat field 22) */
 	char boot[40];			/* /proc/sys/kernel/random/boot_id, or "" */
+	char pidns[40];			/* /proc/self/ns/pid's link ("pid:[N]"), or "" */
 } owner;
+
+/* The pid namespace this process sees pids in ("" when unknown). */
+static void pid_ns(char *out, size_t n)
+{
+	ssize_t l = readlink("/proc/self/ns/pid", out, n - 1);
+	out[l > 0 ? l : 0] = '\0';
+}
 
 /* Reads at most n - 1 bytes of a small file (regular only, never a FIFO). */
 static ssize_t read_small(int dirfd, const char *path, char *buf, size_t n, int check_uid)
@@ -62,12 +70,13 @@ static int proc_start(int pid, unsigned long long *start, char *state)
 int bc_owner_mark(const char *dir)
 {
 	owner o = { .pid = (int)getpid() };
-	char state, text[160];
+	char state, text[224];
 	if (proc_start(o.pid, &o.start, &state))
 		return -1;
 	boot_id(o.boot, sizeof(o.boot));
-	int len = snprintf(text, sizeof(text), OWNER_MAGIC "\npid %d\nstart %llu\nboot %s\n", o.pid, o.start,
-			   o.boot);
+	pid_ns(o.pidns, sizeof(o.pidns));
+	int len = snprintf(text, sizeof(text), OWNER_MAGIC "\npid %d\nstart %llu\nboot %s\npidns %s\n", o.pid,
+			   o.start, o.boot, o.pidns);
 	char *tmp = bc_xasprintf("%s/" BC_OWNER_FILE ".tmp", dir), *path = bc_xasprintf("%s/" BC_OWNER_FILE, dir);
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644), rc = -1;
 	/* written whole, then renamed: a record is either there and complete or not */
@@ -90,20 +99,30 @@ static int owner_read(int dirfd, owner *o)
 	memset(o, 0, sizeof(*o));
 	if (read_small(dirfd, BC_OWNER_FILE, buf, sizeof(buf), 1) <= 0)
 		return -1;
-	if (sscanf(buf, OWNER_MAGIC "\npid %d\nstart %llu\nboot %39s", &o->pid, &o->start, o->boot) < 2 ||
-	    o->pid <= 0)
+	if (strncmp(buf, OWNER_MAGIC "\n", sizeof(OWNER_MAGIC)))
 		return -1;
-	return 0;
+	int have = 0;
+	for (char *save = NULL, *l = strtok_r(buf + sizeof(OWNER_MAGIC), "\n", &save); l;
+	     l = strtok_r(NULL, "\n", &save)) {
+		have |= sscanf(l, "pid %d", &o->pid) == 1;
+		have |= (sscanf(l, "start %llu", &o->start) == 1) << 1;
+		sscanf(l, "boot %39s", o->boot);
+		sscanf(l, "pidns %39s", o->pidns);
+	}
+	return have == 3 && o->pid > 0 ? 0 : -1;
 }
 
 /* 1 when the record's process still runs (same pid, same start, this boot). */
 static int owner_alive(const owner *o)
 {
-	char boot[40], state;
+	char boot[40], ns[40], state;
 	unsigned long long start;
 	boot_id(boot, sizeof(boot));
 	if (o->boot[0] && boot[0] && strcmp(o->boot, boot))
 		return 0;	/* made before the last reboot */
+	pid_ns(ns, sizeof(ns));
+	if (strcmp(o->pidns, ns))
+		return 1;	/* a run in another container sharing this directory: its pids are not ours to judge */
 	if (proc_start(o->pid, &start, &state))
 		return 0;
 	/* another process now has the pid; or the owner is a zombie, past cleaning up */

@@ -1,8 +1,9 @@
 /* Leftovers of dead runs. Every directory a run makes in $TMPDIR (module
    directories with their private servers' data, case scratch directories)
    carries an owner record, OWNER_FILE: the pid, its start time (field 22 of
-   /proc/PID/stat, so a reused pid is not taken for the owner) and the boot
-   id. A run SIGKILLed (the OOM killer) cannot remove its directories; the
+   /proc/PID/stat, so a reused pid is not taken for the owner), the boot id
+   and the pid namespace (a run in another container sharing the directory
+   counts as alive: its pids cannot be looked up here). A run SIGKILLed (the OOM killer) cannot remove its directories; the
    next run's start, or `benchcore clean`, finds them and removes those whose
    owner is gone. A directory whose owner lives, or without a record that
    reads as benchcore's, is never touched. Main thread only. */

@@ -4,7 +4,8 @@
 # record (pid, start time, boot id); the next run's start, or `benchcore
 # clean`, removes those whose owner is gone and says so with their size. A
 # live run's directory, one without a record, and one of another user's
-# process that reuses the dead owner's pid are never mistaken.
+# process that reuses the dead owner's pid, and one of another pid namespace
+# are never mistaken for a dead run's.
 . "$(dirname "$0")/lib.sh"
 export TMPDIR=$T/tmp; mkdir -p $TMPDIR	# benchcore's module and scratch directories go here
 LIVE=
@@ -47,8 +48,12 @@ check "SIGKILL: with an owner record naming the dead pid" grep -q '^pid [0-9]' "
 mkdir $TMPDIR/benchcore.nOrec1 && echo data >$TMPDIR/benchcore.nOrec1/f
 mkdir $TMPDIR/benchcore-old.reUse1 && head -c 300000 /dev/zero >$TMPDIR/benchcore-old.reUse1/data
 # pid $$ (this shell) lives, but started at another time than the record says
-printf 'benchcore-owner 1\npid %d\nstart 1\nboot %s\n' $$ "$(cat /proc/sys/kernel/random/boot_id)" \
+printf 'benchcore-owner 1\npid %d\nstart 1\nboot %s\npidns %s\n' $$ "$(cat /proc/sys/kernel/random/boot_id)" "$(readlink /proc/self/ns/pid)" \
 	>$TMPDIR/benchcore-old.reUse1/.benchcore-owner
+# a run in another container sharing the directory (another pid namespace): not judged, kept
+mkdir $TMPDIR/benchcore-ns.oThEr1
+printf 'benchcore-owner 1\npid 999999\nstart 5\nboot %s\npidns pid:[1]\n' "$(cat /proc/sys/kernel/random/boot_id)" \
+	>$TMPDIR/benchcore-ns.oThEr1/.benchcore-owner
 mkdir $T/elsewhere && ln -s $T/elsewhere $TMPDIR/benchcore-lnk.sYmlk1	# a symlink is never followed
 
 run_bc $T/dry clean --dry-run
@@ -66,6 +71,7 @@ check "clean: the reused pid's directory is gone" test ! -e $TMPDIR/benchcore-ol
 check "clean: the live run's directory is untouched" test -e "$LIVEDIR/.benchcore-owner"
 expect_grep "clean --verbose: says why the live one stays" $T/cl.err "kept $LIVEDIR: its run \(pid $LIVE\) is still running"
 check "clean: a directory without a record is kept, with its file" test "$(cat $TMPDIR/benchcore.nOrec1/f)" = data
+check "clean: another pid namespace's directory is kept" test -e $TMPDIR/benchcore-ns.oThEr1/.benchcore-owner
 check "clean: a symlink is not followed" test -e $TMPDIR/benchcore-lnk.sYmlk1 -a -d $T/elsewhere
 
 # --- the next run's start does the same
@@ -88,5 +94,5 @@ expect_rc "clean with an unknown flag" 2
 kill -INT $LIVE; wait $LIVE; RC=$?; LIVE=
 expect_rc "the live run, interrupted, ends as usual" 130
 check "the live run removed its own directory" test ! -e "$LIVEDIR"
-rm -rf $TMPDIR/benchcore.nOrec1 $TMPDIR/benchcore-lnk.sYmlk1
+rm -rf $TMPDIR/benchcore.nOrec1 $TMPDIR/benchcore-lnk.sYmlk1 $TMPDIR/benchcore-ns.oThEr1
 check "nothing left in TMPDIR" test -z "$(ls -A $TMPDIR)"

@@ -96,6 +96,17 @@ expect_py "second run: data reused, prepare took under 3 s" $T/b.json \
 expect_grep "second run: says it reuses" $T/b.err 'reusing benchcore_tpcc: 1 warehouse, loaded and complete'
 check "without --keep, benchcore's own database is dropped at the end" test "$(sql "SHOW DATABASES LIKE 'benchcore_tpcc'")" = ""
 
+# --- Ctrl-C during the load: the hint says what is left (incomplete, dropped by this run's cleanup)
+"$BC" run oltp "${CONN[@]}" warehouses=1 --threads 1 --time 1 --warmup 0 --force -o $T/i.json >$T/i.out 2>$T/i.err </dev/null &
+IPID=$!
+for _ in $(seq 300); do [ "$(sql "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'benchcore_tpcc'")" -ge 10 ] 2>/dev/null && break; sleep 0.1; done
+sleep 1; kill -INT $IPID; wait $IPID; RC=$?
+expect_rc "Ctrl-C during the load" 130
+expect_py "Ctrl-C during the load: the hint says incomplete, dropped by this run's cleanup" $T/i.json \
+	'(lambda c: "interrupted" in c["reason"] and "cleanup drops it at the end of this run" in c["error"]["hint"])(d["cases"][0])'
+expect_grep "Ctrl-C during the load: cleanup says it dropped the incomplete database" $T/i.err 'dropped benchcore_tpcc: its load did not complete'
+check "Ctrl-C during the load: and it is gone" test "$(sql "SHOW DATABASES LIKE 'benchcore_tpcc'")" = ""
+
 # --- a database benchcore did not create is never dropped (nor loaded into)
 run_bc $T/f run oltp "${CONN[@]}" database=notours --threads 1 --time 0.5 --warmup 0 "${Q[@]}" -o $T/f.json
 expect_rc "a foreign database: the case fails" 1

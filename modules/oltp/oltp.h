@@ -3,7 +3,8 @@
  *
  * Files of this module:
  *   oltp.c         module table, options, init/prepare/finish/cleanup, metrics, spec checks
- *   oltp_db.c      connections, the private server, the marker table
+ *   oltp_db.c      connections, the private server, server facts, a local server's pid
+ *   oltp_marker.c  the marker: what makes a database benchcore's, and the only drops
  *   oltp_load.c    schema and the parallel loader (prepare), consistency conditions
  *   oltp_txn.c     prepared statements, the five transactions, the worker loop
  *

@@ -1,4 +1,4 @@
-/* Connections, the private server, the marker table, server facts. */
+/* Connections, the private server, server facts, a local server's pid. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>

@@ -6,8 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "plan.h"
 #include "settings.h"
+
+/* a secret file is one line; anything larger is not one */
+#define MAX_SECRET_FILE (64 * 1024)
 
 static void valid_keys(const bc_module *m, char *buf, size_t n)
 {
@@ -52,11 +56,18 @@ static const bench_option_v1 *secret_source(const bc_module *m, const bc_given *
 			*text = bc_xstrdup(v);
 		return o;
 	}
-	FILE *f = fopen(gv->texts[0], "re");
-	char line[4096] = "";
+	/* a FIFO, device or directory would block or never end: refused at once */
+	char line[4096] = "", why[256];
+	int fd = bc_open_regular(gv->texts[0], MAX_SECRET_FILE, why, sizeof(why));
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	if (!f) {
+		if (fd >= 0) {
+			snprintf(why, sizeof(why), "%s", strerror(errno));
+			close(fd);
+		}
 		bc_err_set(e, "%s: could not read \"%s\" (for option \"%s\"): %s", gv->where,
-			   gv->texts[0], o->name, strerror(errno));
+			   gv->texts[0], o->name, why);
+		bc_err_hint(e, "%s_file names a regular file whose first line is the secret", o->name);
 		return o;
 	}
 	if (!fgets(line, sizeof(line), f))

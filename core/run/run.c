@@ -35,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "engine.h"
+#include "leftover.h"
 #include "output.h"
 #include "run.h"
 #include "results.h"
@@ -623,8 +624,12 @@ static char *make_tmpdir(const char *what, char **why)
 {
 	const char *tmpdir = getenv("TMPDIR");
 	char *tmpl = bc_xasprintf("%s/benchcore%s.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp", what);
-	if (mkdtemp(tmpl))
+	if (mkdtemp(tmpl)) {
+		/* the record lets a later run remove it if this one is killed
+		   outright; without it the directory is only never cleaned by others */
+		bc_owner_mark(tmpl);
 		return tmpl;
+	}
 	*why = bc_xasprintf("could not create a directory %s: %s", tmpl, strerror(errno));
 	free(tmpl);
 	return NULL;
@@ -972,6 +977,8 @@ static void run_module(bc_runner *r, const bc_modplan *p)
 
 int bc_runner_run(bc_runner *r, bc_modplan *plans, size_t n)
 {
+	/* what runs killed outright left (their owner is gone): see leftover.h */
+	bc_clean_leftovers(bc_leftover_parent(), 0, 0);
 	for (size_t i = 0; i < n && !bc_stop_requested; i++)
 		run_module(r, &plans[i]);
 	bc_service_stop_all();

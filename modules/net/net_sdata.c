@@ -50,6 +50,20 @@ static void list_push(net_sconn **head, net_sconn *c)
 	*head = c;
 }
 
+static void pending_unlink(net_sworker *w, net_sconn *c)
+{
+	if (w->pending_old == c)
+		w->pending_old = c->prev;
+	list_unlink(&w->pending, c);
+}
+
+static void pending_push(net_sworker *w, net_sconn *c)
+{
+	list_push(&w->pending, c);
+	if (!w->pending_old)
+		w->pending_old = c;
+}
+
 static void conn_drop(net_sworker *w, net_sconn *c)
 {
 	net_sess *ss = w->ss;
@@ -59,7 +73,10 @@ static void conn_drop(net_sworker *w, net_sconn *c)
 			w->retrans += ti.total_retrans - c->retrans0;
 	}
 	close(c->fd);	/* also leaves the epoll set */
-	list_unlink(c->hdr_done ? &w->conns : &w->pending, c);
+	if (c->hdr_done)
+		list_unlink(&w->conns, c);
+	else
+		pending_unlink(w, c);
 	if (!c->hdr_done)
 		atomic_fetch_sub(&ss->data_pending, 1);
 	atomic_fetch_sub(&ss->data_open, 1);
@@ -91,16 +108,23 @@ static void accept_resume(net_sworker *w, uint64_t now)
 		w->accept_resume = now + NET_ACCEPT_PAUSE_NS;
 }
 
-/* Takes one of the test's places for a connection without its header:
-   NET_DATA_PENDING of them, and flows + NET_DATA_PENDING connections in
-   all (tcp_crr's closing ones among them). 0 when none is free. */
+unsigned net_data_places(const net_params *p)
+{
+	int udp = p->test == NET_UDP_STREAM || p->test == NET_UDP_RR;
+	return NET_DATA_PENDING + (udp ? 0 : p->flows);
+}
+
+/* Takes one of the test's places for a connection without its header, and
+   one of flows + those places for a connection in all (tcp_crr's closing
+   ones among them). 0 when none is free. */
 static int conn_place(net_sess *ss)
 {
-	if (atomic_fetch_add(&ss->data_pending, 1) >= NET_DATA_PENDING) {
+	unsigned places = net_data_places(&ss->p);
+	if (atomic_fetch_add(&ss->data_pending, 1) >= places) {
 		atomic_fetch_sub(&ss->data_pending, 1);
 		return 0;
 	}
-	if (atomic_fetch_add(&ss->data_open, 1) >= ss->p.flows + NET_DATA_PENDING) {
+	if (atomic_fetch_add(&ss->data_open, 1) >= ss->p.flows + places) {
 		atomic_fetch_sub(&ss->data_open, 1);
 		atomic_fetch_sub(&ss->data_pending, 1);
 		return 0;
@@ -119,7 +143,16 @@ static void conn_accept(net_sworker *w)
 				accept_pause(w, errno);
 			return;		/* EAGAIN: another worker took it, or none left */
 		}
-		if (!conn_place(ss)) {
+		int placed = conn_place(ss);
+		if (!placed && w->pending_old) {
+			/* the places are taken: this worker's longest waiting one
+			   goes (a real flow's header comes right after its connect,
+			   so the oldest is the likeliest not to be one) */
+			conn_drop(w, w->pending_old);
+			w->expired++;
+			placed = conn_place(ss);
+		}
+		if (!placed) {
 			close(fd);	/* at once: a flood holds no descriptor */
 			w->refused++;
 			continue;
@@ -137,7 +170,7 @@ static void conn_accept(net_sworker *w)
 			net_slog(ss->srv, BENCH_LOG_WARN, "client %s: %s", ss->peer, err);
 		c->fd = fd;
 		c->t_accept = net_mono_ns();
-		list_push(&w->pending, c);
+		pending_push(w, c);
 	}
 }
 
@@ -147,12 +180,10 @@ static void conn_sweep(net_sworker *w, uint64_t now)
 	if (now < w->next_sweep)
 		return;
 	w->next_sweep = now + NET_DATA_HDR_MS * 1000000ull / 4;
-	for (net_sconn *c = w->pending, *next; c; c = next) {
-		next = c->next;
-		if (now - c->t_accept > NET_DATA_HDR_MS * 1000000ull) {
-			conn_drop(w, c);
-			w->expired++;
-		}
+	/* oldest first: the rest are younger */
+	while (w->pending_old && now - w->pending_old->t_accept > NET_DATA_HDR_MS * 1000000ull) {
+		conn_drop(w, w->pending_old);
+		w->expired++;
 	}
 }
 
@@ -182,7 +213,7 @@ static int conn_header(net_sworker *w, net_sconn *c)
 		diff |= c->hdr[i] ^ w->ss->cookie[i];	/* no early exit: no timing hint */
 	if (diff || flow >= w->ss->p.flows)
 		return -1;
-	list_unlink(&w->pending, c);
+	pending_unlink(w, c);
 	list_push(&w->conns, c);
 	c->hdr_done = 1;
 	atomic_fetch_sub(&w->ss->data_pending, 1);
@@ -520,8 +551,8 @@ static void workers_tell(net_sess *ss, uint64_t refused, uint64_t expired, uint6
 {
 	if (refused || expired)
 		net_slog(ss->srv, BENCH_LOG_WARN, "client %s: %llu data connections closed at accept (the test's "
-			 "%d places for connections without a header were taken), %llu dropped without a header "
-			 "within %d ms", ss->peer, (unsigned long long)refused, NET_DATA_PENDING,
+			 "%u places for connections without a header were taken), %llu dropped without a header "
+			 "within %d ms or for a newer one", ss->peer, (unsigned long long)refused, net_data_places(&ss->p),
 			 (unsigned long long)expired, NET_DATA_HDR_MS);
 	if (foreign)
 		net_slog(ss->srv, BENCH_LOG_WARN, "client %s: %llu datagrams with the test's cookie from another "

@@ -205,8 +205,11 @@ static void sess_needs(net_sess *ss)
 	unsigned workers = net_workers_wanted(p);
 	uint64_t tx = p->msg_size < NET_TX_MAX ? p->msg_size : NET_TX_MAX;
 	ss->need_threads = workers < NET_MAX_WORKERS ? workers : NET_MAX_WORKERS;
+	unsigned places = net_data_places(p);
 	ss->need_mem = ss->need_threads * (NET_RX_BUF + tx + (udp ? p->flows * (uint64_t)sizeof(net_uflow) : 0)) +
-		       ((udp ? 0 : p->flows) + NET_DATA_PENDING) * (uint64_t)sizeof(net_sconn);
+		       ((udp ? 0 : p->flows) + places) * (uint64_t)sizeof(net_sconn);
+	/* the places beyond NET_DATA_PENDING are not reserved: a flood of them
+	   meets the open cap, or an accept that fails and pauses */
 	ss->need_fds = (udp ? 0 : p->flows) + NET_DATA_PENDING + 3 + ss->need_threads;
 }
 

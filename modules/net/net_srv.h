@@ -71,7 +71,7 @@ typedef struct net_sworker {
 	char *rx, *tx;
 	size_t rxlen, txlen;
 	net_sconn *conns;		/* presented the cookie */
-	net_sconn *pending;		/* still owe their header, newest first */
+	net_sconn *pending, *pending_old;	/* still owe their header, newest first; the oldest */
 	uint64_t accept_resume;		/* accepting paused (out of descriptors) until then; 0: not */
 	uint64_t next_sweep;
 	net_uflow *uf;
@@ -109,6 +109,11 @@ uint64_t net_mono_ns(void);
 void net_slog(const struct net_server *s, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The worker threads the test's parameters call for (before admission). */
 unsigned net_workers_wanted(const net_params *p);
+/* Places for data connections without their header: NET_DATA_PENDING and
+   one per TCP flow (a client opens its flows while the workers are busy
+   with the first ones' data, and tcp_crr connects anew per transaction:
+   all flows may be between accept and header at once). */
+unsigned net_data_places(const net_params *p);
 /* Starts ss->nworkers data-path workers; -1 with err (workers_stop still due). */
 int net_workers_start(net_sess *ss, char *err, size_t errlen);
 /* Stops and joins them; their figures summed into r. */

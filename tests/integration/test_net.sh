@@ -331,6 +331,10 @@ expect_grep "... the flooded test itself ends with its results (its one real dat
 	"^flood connected=1100 failed=0 results=results conns=1$"
 expect_grep "... and the server says it closed the flood at accept and dropped the header-less ones" $T/att.err \
 	"data connections closed at accept .*dropped without a header within 1000 ms"
+run_net $T/many server=127.0.0.1:$PORT secret_env=NET_TEST_SECRET flows=200 --threads 2
+expect_rc "... while the places for header-less connections still let a 2 x 200-flow stream open every flow" 0
+expect_py "... its flows all opened and counted (a refused or dropped one fails the case)" $T/many.json \
+	"len(d['cases'][0]['info']['per_flow_mbit_first32'].split(',')) == 32 and $M['gbit_per_sec']['value'] > 0.2"
 peer udp "$PORT" udp_rr 127.0.0.77 >"$T/udp-rr.out" 2>&1
 expect_grep "udp_rr: 500 datagrams with the cookie from 127.0.0.77 get no answer; the control address's 40 do" \
 	$T/udp-rr.out "^udp_rr spoofed_answers=0 own_answers=40 transactions=40 "

@@ -348,14 +348,15 @@ static int conn_rr_blocking(net_sworker *w, net_sconn *c)
 	return rc;
 }
 
-static void conn_event(net_sworker *w, net_sconn *c, uint32_t ev)
+/* 1 when c is the test's own (it presented the cookie, now or before). */
+static int conn_event(net_sworker *w, net_sconn *c, uint32_t ev)
 {
 	int rc = 0;
 	const net_params *p = &w->ss->p;
 	if (!c->hdr_done && (rc = conn_header(w, c)) <= 0) {
 		if (rc < 0)
 			conn_drop(w, c);
-		return;
+		return 0;
 	}
 	if (p->test == NET_TCP_RR && p->flows == 1)
 		rc = conn_rr_blocking(w, c);
@@ -363,6 +364,7 @@ static void conn_event(net_sworker *w, net_sconn *c, uint32_t ev)
 		rc = p->test == NET_TCP_STREAM ? conn_stream(w, c, ev) : conn_rr(w, c);
 	if (rc < 0)
 		conn_drop(w, c);
+	return 1;
 }
 
 static uint64_t be_get(const unsigned char *b, int n)
@@ -392,15 +394,17 @@ static int from_peer(const net_sess *ss, const struct sockaddr_storage *a)
 	return 0;
 }
 
-static void udp_event(net_sworker *w)
+/* 1 when a datagram of the test arrived. */
+static int udp_event(net_sworker *w)
 {
 	net_sess *ss = w->ss;
+	int got = 0;
 	for (int i = 0; i < 256; i++) {
 		struct sockaddr_storage from;
 		socklen_t flen = sizeof(from);
 		ssize_t r = recvfrom(ss->ufd, w->rx, w->rxlen, 0, (struct sockaddr *)&from, &flen);
 		if (r < 0)
-			return;
+			return got;
 		const unsigned char *b = (const unsigned char *)w->rx;
 		if (r < NET_UDP_HDR || memcmp(b, ss->cookie, 8))
 			continue;
@@ -411,6 +415,7 @@ static void udp_event(net_sworker *w)
 			w->udp_foreign++;	/* neither answered nor counted */
 			continue;
 		}
+		got = 1;
 		w->bytes_rx += (uint64_t)r;
 		if (ss->p.test == NET_UDP_RR) {
 			if (sendto(ss->ufd, w->rx, (size_t)r, 0, (struct sockaddr *)&from, flen) == r) {
@@ -439,6 +444,7 @@ static void udp_event(net_sworker *w)
 		f->transit = transit;
 		f->have = 1;
 	}
+	return got;
 }
 
 /* The client's measured window opened: the server's own figures start
@@ -466,25 +472,34 @@ static void *worker_main(void *arg)
 	double cpu0 = thread_cpu_s();
 	for (int stop = 0; !stop;) {
 		struct epoll_event evs[64];
+		int accept = 0;
 		if (!w->marked && atomic_load_explicit(&ss->marked, memory_order_relaxed))
 			worker_mark(w);
-		int n = epoll_wait(w->ep, evs, 64, w->pending || w->accept_resume ? 100 : 500);
+		/* connections are dropped by the sweep and by an accept that
+		   needs a place only outside a batch of events: an event of
+		   this batch may name any of them */
 		uint64_t now = net_mono_ns();
-		if (n > 0)
-			atomic_store_explicit(&ss->activity_ns, now, memory_order_relaxed);
 		conn_sweep(w, now);
 		accept_resume(w, now);
+		int n = epoll_wait(w->ep, evs, 64, w->pending || w->accept_resume ? 100 : 500), act = 0;
 		for (int i = 0; i < n; i++) {
 			void *tag = evs[i].data.ptr;
-			if (tag == &ss->efd)
+			if (tag == &ss->efd) {
 				stop = 1;
-			else if (tag == &ss->lfd)
-				conn_accept(w);
-			else if (tag == &ss->ufd)
-				udp_event(w);
-			else
-				conn_event(w, tag, evs[i].events);
+			} else if (tag == &ss->lfd) {
+				accept = 1;
+			} else if (tag == &ss->ufd) {
+				act |= udp_event(w);
+			} else {
+				act |= conn_event(w, tag, evs[i].events);
+			}
 		}
+		/* only the test's own traffic keeps it from --idle-timeout: a
+		   stranger's connections or datagrams do not */
+		if (act)
+			atomic_store_explicit(&ss->activity_ns, net_mono_ns(), memory_order_relaxed);
+		if (accept && !stop)
+			conn_accept(w);
 	}
 	while (w->conns)
 		conn_drop(w, w->conns);

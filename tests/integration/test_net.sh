@@ -284,9 +284,31 @@ def udp(port, test, spoof):
     print("%s spoofed_answers=%d own_answers=%d transactions=%d packets=%d bytes_rx=%d" %
           (test, nb, ng, res["transactions"], res["packets"], res["bytes_rx"]))
 
+def stale(port, secs):
+    """a test whose client went quiet while strangers keep connecting to its data port"""
+    s, r = start(port)
+    assert r["type"] == "ready", r
+    t0, socks, how = time.time(), [], "still running"
+    s.settimeout(0.1)
+    while time.time() - t0 < secs:
+        try:
+            socks.append(socket.create_connection(("127.0.0.1", r["data_port"]), timeout=1))
+        except OSError:
+            pass
+        try:
+            how = recv(s).get("code")
+            break
+        except socket.timeout:
+            pass
+        except Exception:
+            how = "closed"
+            break
+    print("stale %s after %.1f s" % (how, time.time() - t0))
+
 def limit(port, threads, flows, msg_size):
     s, r = start(port, threads=threads, flows=flows, msg_size=msg_size)
-    print("limit %s %s: %s" % (r["type"], r.get("code"), r.get("message")))
+    print("limit %s %s: %s" % (r["type"], r.get("code"), r.get("message")), flush=True)
+    time.sleep(1.5)	# an admitted test holds its buffers meanwhile
 
 def body(port, raw):
     """a test request whose body is raw bytes (escapes in the server's log)"""
@@ -307,6 +329,7 @@ if __name__ == "__main__":
     elif cmd == "idle": idle(port, int(a[0]), float(a[1]))
     elif cmd == "trickle": trickle(port)
     elif cmd == "udp": udp(port, a[0], a[1])
+    elif cmd == "stale": stale(port, float(a[0]))
     elif cmd == "limit": limit(port, int(a[0]), int(a[1]), int(a[2]))
     elif cmd == "body": body(port, a[0])
 PY
@@ -342,10 +365,13 @@ peer udp "$PORT" udp_stream 127.0.0.77 >"$T/udp-st.out" 2>&1
 expect_grep "udp_stream: datagrams from another address are not counted" $T/udp-st.out \
 	"^udp_stream spoofed_answers=0 own_answers=0 transactions=0 packets=40 "
 expect_grep "... and the server says it ignored them" $T/att.err "500 datagrams with the test's cookie from another address ignored"
-peer limit "$PORT" 1024 65536 $((64 << 20)) >"$T/limit.out" 2>&1
+peer limit "$PORT" 1024 65536 $((64 << 20)) >"$T/limit.out" 2>&1 &
+LPID=$!
+sleep 0.8
+rss=$(awk '/^VmRSS/ {print $2}' "/proc/$SPID/status")
+wait $LPID
 expect_grep "threads=1024 flows=64 per thread msg_size=64M is refused, naming --max-threads" $T/limit.out \
 	"^limit error limit: the test asks for 1024 worker threads .*at most 64 \(--max-threads\)"
-rss=$(awk '/^VmRSS/ {print $2}' "/proc/$SPID/status")
 check "... and the server's RSS stays small ($rss kB < 40 MB)" test "$rss" -lt 40000
 peer body "$PORT" '\x1b[2J' >"$T/esc.out" 2>&1
 peer body "$PORT" '{"type":"\x1b[31mred\x07","v":1}' >>"$T/esc.out" 2>&1
@@ -372,6 +398,11 @@ wait $IPID $TPID
 expect_grep "a length header trickled a byte at a time is dropped about 3 s after accept, not renewed to --idle-timeout 30" \
 	$T/trickle.out "^trickle closed after [34]\.[0-9] s"
 expect_grep "... the server says the handshake's deadline passed" $T/one.err "no test request: timed out \(the handshake's deadline\)"
+stop_serve
+start_serve stale --idle-timeout 1.5
+peer stale "$PORT" 6 >"$T/stale.out" 2>&1
+expect_grep "a stranger's connections to a test's data port do not keep it from --idle-timeout" $T/stale.out \
+	"^stale idle after (1|2)\.[0-9] s"
 stop_serve
 start_serve lim --max-threads 4 --max-memory 2M
 peer limit "$PORT" 2 2 $((1 << 20)) >"$T/limit2.out" 2>&1

@@ -489,21 +489,23 @@ static void turn_away(net_server *s, int fd, const char *peer)
 }
 
 /* Under s->mu, the pending places all taken: the oldest gives its up (its
-   session sees the connection end and goes). One line a second says so. */
-static void evict_oldest(net_server *s)
+   session sees the connection end and goes). The count to tell once a
+   second (outside the lock), or 0. */
+static unsigned evict_oldest(net_server *s)
 {
 	net_sess *old = s->pend_old;
 	uint64_t now = net_mono_ns();
+	unsigned tell = 0;
 	atomic_store(&old->evicted, 1);
 	shutdown(old->ctl, SHUT_RDWR);
 	pend_unlink(s, old);
 	s->evicted++;
 	if (now - s->evict_log_ns >= 1000000000u) {
-		net_slog(s, BENCH_LOG_WARN, "dropped %u unauthenticated connections (more than %d waiting for "
-			 "their handshake; the oldest goes)", s->evicted, NET_MAX_PENDING);
+		tell = s->evicted;
 		s->evict_log_ns = now;
 		s->evicted = 0;
 	}
+	return tell;
 }
 
 static net_sess *sess_new(net_server *s, int fd, const struct sockaddr_storage *pa, socklen_t plen)
@@ -534,14 +536,18 @@ static int accept_one(net_server *s)
 	/* busy at once, when it is: an older client learns it from the greeting */
 	int busy = s->active >= s->cfg.max_clients ||
 		   s->threads >= NET_MAX_PENDING + s->cfg.max_clients + 16;
+	unsigned evicted = 0;
 	if (ss && !busy) {
 		if (s->pending >= NET_MAX_PENDING)
-			evict_oldest(s);
+			evicted = evict_oldest(s);
 		pend_add(s, ss);
 		s->threads++;
 		ss->id = ++s->next_id;
 	}
 	pthread_mutex_unlock(&s->mu);
+	if (evicted)
+		net_slog(s, BENCH_LOG_WARN, "dropped %u unauthenticated connections (more than %d waiting for "
+			 "their handshake; the oldest goes)", evicted, NET_MAX_PENDING);
 	if (!ss || busy) {
 		char peer[80];
 		net_addr_text((struct sockaddr *)&pa, peer, sizeof(peer));

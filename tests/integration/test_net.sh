@@ -394,6 +394,8 @@ TPID=$!
 sleep 0.3
 run_net $T/idle-c server=127.0.0.1:$PORT secret_env=NET_TEST_SECRET test=tcp_rr
 expect_rc "100 idle connections on a --max-clients 1 server: an authenticated client still runs" 0
+expect_grep "... the oldest of more than 64 waiting ones gave up its place, and the server says so" $T/one.err \
+	"dropped [0-9]+ unauthenticated connections \(more than 64 waiting"
 wait $IPID $TPID
 expect_grep "a length header trickled a byte at a time is dropped about 3 s after accept, not renewed to --idle-timeout 30" \
 	$T/trickle.out "^trickle closed after [34]\.[0-9] s"

@@ -387,6 +387,12 @@ typedef struct bench_serve_v1 {
 	void (*log)(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 	/* Called once the socket listens, with the port bound (useful with port 0). */
 	void (*listening)(const char *addr, int port);
+	/* ABI 1.3 (appended; read them only when struct_size covers them):
+	   what all running tests together may take, --max-threads and
+	   --max-memory (0: the module's defaults). A test beyond them is
+	   refused with the limit named. */
+	unsigned max_threads;		/* worker threads */
+	uint64_t max_memory;		/* bytes of buffers */
 } bench_serve_v1;
 
 /* ------------------------------------------------------------- the module */

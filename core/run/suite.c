@@ -218,17 +218,22 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 		bc_strv_free(extra);
 		cfg->module_path = all;
 	}
-	warn_missing_dirs(cfg->module_path);
-	const char *env = getenv("BENCHCORE_MODULE_PATH");
-	char **envdirs = env && *env ? bc_split(env, ':') : NULL;
-	warn_missing_dirs(envdirs);
-	bc_strv_free(envdirs);
-	bc_modset_load(&set, bc_module_search_path(cfg->module_path));
+	if (c->module) {
+		memset(&set, 0, sizeof(set));
+	} else {
+		warn_missing_dirs(cfg->module_path);
+		const char *env = getenv("BENCHCORE_MODULE_PATH");
+		char **envdirs = env && *env ? bc_split(env, ':') : NULL;
+		warn_missing_dirs(envdirs);
+		bc_strv_free(envdirs);
+		bc_modset_load(&set, bc_module_search_path(cfg->module_path));
+	}
 	for (size_t i = 0; i < cfg->nmods; i++) {
 		bc_modconf *mc = &cfg->mods[i];
 		if (!mc->enabled || (c->only && !in_list(c->only, mc->name)) || in_list(c->skip, mc->name))
 			continue;
-		const bc_module *m = bc_modset_find(&set, mc->name);
+		const bc_module *m = !c->module ? bc_modset_find(&set, mc->name) :
+				     !strcmp(c->module->desc.name, mc->name) ? c->module : NULL;
 		if (!m) {
 			bc_modset_missing(&set, mc->name, &e);
 			fprintf(stderr, "benchcore: error: %s: %s\n", mc->where, e.msg);

@@ -5,11 +5,14 @@
 #ifndef BC_SUITE_H
 #define BC_SUITE_H
 #include "config.h"
+#include "loader.h"
 
 typedef struct bc_suite_opts {
 	const char *config, *out, *csv, *only, *skip, *label, *modpath;
 	int force, force_module, quiet;
 	bc_runset *rs;			/* where run-setting flags land */
+	const bc_module *module;	/* check-module: every entry names this module, loaded
+					   already (no search path is read) */
 } bc_suite_opts;
 
 /* Runs cfg's modules (only/skip filtered); returns the exit code. */

@@ -23,6 +23,13 @@ check "hugepage.h compiles on its own with -D_GNU_SOURCE" bash -c \
 	"echo '#include <benchcore/hugepage.h>' | cc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $(pkg-config --cflags benchcore) -fsyntax-only -x c -"
 echo '#include <benchcore/hugepage.h>' | cc -std=c11 $(pkg-config --cflags benchcore) -fsyntax-only -x c - >$T/hp.err 2>&1
 expect_grep "... and says what it needs under strict ISO C" $T/hp.err 'hugepage.h needs MAP_ANONYMOUS: compile with -D_GNU_SOURCE'
+# the README's smallest module (ABI 1.3 typed options) builds as printed, with the installed SDK
+"$PY" -S -c 'import re,sys; t=open(sys.argv[1]).read(); print(re.search(r"## The smallest module\n\n```c\n(.*?)```", t, re.S).group(1))' \
+	"$ROOT/sdk/README.md" >$T/spin.c
+check "the README's smallest module compiles and links with -Wall -Wextra -Werror" \
+	cc -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror $(pkg-config --cflags benchcore) -fPIC -fvisibility=hidden \
+	-shared -Wl,--no-undefined -o $T/spin.so $T/spin.c
+check "... exporting the entry symbol only" test "$(nm -D --defined-only $T/spin.so | grep -c ' T ')" -eq 1
 cp -r "$ROOT/sdk/examples/hello" $T/hello
 check "hello's Makefile is three lines" test "$(grep -c . $T/hello/Makefile)" -eq 3
 make -s -C $T/hello >$T/hello.log 2>&1

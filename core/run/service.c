@@ -184,7 +184,7 @@ static void add_log_tail(const char *log, char *err, size_t n)
 	close(fd);
 	size_t len = strlen(err);
 	if (got <= 0) {
-		snprintf(err + len, n - len, "; its log was empty");
+		snprintf(err + len, n - len, "; its log is empty");
 		return;
 	}
 	buf[got] = '\0';

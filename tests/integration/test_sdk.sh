@@ -110,6 +110,12 @@ check "thread_done ran for thread 0, whose thread_init succeeded" test "$(lines 
 check "thread_done did not run for thread 1, whose thread_init failed" test "$(lines $T/ti.mk '^thread_done [0-9]* 1$')" -eq 0
 check "destroy ran once after the failure" test "$(lines $T/ti.mk '^destroy ')" -eq 1
 
+# init that fails: nothing else of the module is called in that process, not even destroy
+run_bc $T/if0 run sdkrules $MP mode=init_fail marker=$T/if0.mk --time 0.2 --warmup 0 -q -o $T/if0.json
+expect_py "a failed init fails the case with its error as the reason" $T/if0.json \
+	'd["cases"][0]["status"] == "failed" and d["cases"][0]["reason"] == "init: sdkrules: init refused on purpose"'
+check "... and init was the only callback called (no destroy)" test "$(cut -d' ' -f1 $T/if0.mk | sort -u)" = init
+
 # after a crash, init + cleanup + destroy run again in a fresh process (never prepare)
 run_bc $T/cr run sdkrules $MP mode=crash_event marker=$T/cr.mk --time 0.3 --warmup 0 -q -o $T/cr.json
 expect_rc "a crash in event fails the case" 1
@@ -216,7 +222,7 @@ expect_py "each case records its peak memory (1 MiB .. 1 GiB) and phase times" $
 	'all(1<<20 < c["peak_rss_bytes"] < 1<<30 and abs(c["phase_s"]["measure"] - c["duration_s"]) < 0.05 for c in d["cases"])'
 run_bc $T/cb check-module $M/checkbad.so --time 0.2 --warmup 0
 expect_rc "check-module on a module that crashes at a bound fails" 1
-expect_grep "... naming the case, its option and the phase" $T/cb.out '^  case [0-9]+ \(words=64, 1 thread\): crashed in finish'
+expect_grep "... naming the case, its option and the phase" $T/cb.out '^  case [0-9]+ \(words=64, 1 thread\): .*in finish'
 run_bc $T/cs check-module $M/small.so
 expect_rc "check-module on a module the loader refuses" 2
 expect_grep "... says it is refused as a site would refuse it" $T/cs.out '^REFUSED: '

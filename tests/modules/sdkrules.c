@@ -7,6 +7,7 @@
  *   tinit_fail   thread_init of thread 1 fails: thread_done runs for thread 0 only
  *   crash_event  SIGSEGV in event: init + cleanup run again in a fresh process
  *   threads_info set_info and report_metric from every worker thread at once
+ *   init_fail    init returns BENCH_ERR: nothing else is called, not even destroy
  * requires.min_disk (1 MiB at option dir) shows how sizes are printed. */
 #include <fcntl.h>
 #include <signal.h>
@@ -17,7 +18,7 @@
 #include "benchcore/module.h"
 
 static const char *const sdkrules_modes[] = { "ok", "error_ok", "info_flood", "tinit_fail",
-					      "crash_event", "threads_info", NULL };
+					      "crash_event", "threads_info", "init_fail", NULL };
 
 static const bench_option_v1 sdkrules_options[] = {
 	{ .name = "mode", .type = BENCH_OPT_ENUM, .def = "ok", .choices = sdkrules_modes,
@@ -75,6 +76,11 @@ static int sdkrules_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **st
 	sdkrules_mark(s, "init", -1);
 	if (sdkrules_is(s, "error_ok"))
 		api->error(ctx, NULL, "sdkrules: a hiccup", "nothing failed", "no need to act");
+	if (sdkrules_is(s, "init_fail")) {
+		api->error(ctx, NULL, "sdkrules: init refused on purpose", NULL, NULL);
+		free(s);	/* destroy will not be called: init frees what it made */
+		return BENCH_ERR;
+	}
 	return BENCH_OK;
 }
 

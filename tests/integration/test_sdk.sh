@@ -36,6 +36,10 @@ make -s -C $T/hello >$T/hello.log 2>&1
 check "hello builds out of tree against the installed SDK" test -f $T/hello/hello.so
 check "hello exports exactly one symbol" test "$(nm -D --defined-only $T/hello/hello.so | grep -c ' T ')" -eq 1
 make -s -C $T/hello install >>$T/hello.log 2>&1
+"$P/bin/benchcore" check-module $T/hello/hello.so --time 0.2 --warmup 0 >$T/hck.out 2>$T/hck.err; RC=$?
+expect_rc "the installed benchcore's check-module passes the example built out of tree" 0
+expect_grep "... its INT option at both bounds" $T/hck.out '^PASS: 4 of 4 cases passed'
+expect_grep "... keeping the string option at its default, saying why" $T/hck.out 'kept at its default: a string'
 check "hello installs into moduledir" test -f $P/lib/benchcore/modules/hello.so
 run_bc $T/l list
 "$P/bin/benchcore" list >$T/l.out 2>&1

@@ -40,6 +40,9 @@ void bc_sleep_until(uint64_t t);
 int bc_parse_size(const char *s, uint64_t *out);
 /* Formats bytes as "4K"/"2M" when exact, else a plain number. */
 void bc_format_size(uint64_t v, char *buf, size_t len);
+/* Bytes for people: "512 B", "1.0 MiB", "2.5 GiB" (the largest unit of
+   1024 that keeps the figure at least 1). Returns buf. */
+const char *bc_human_size(double bytes, char *buf, size_t len);
 int bc_parse_double(const char *s, double *out);
 int bc_parse_int64(const char *s, int64_t *out);
 

@@ -13,15 +13,16 @@
 
 static void print_requirements(FILE *f, const bench_requirements_v1 *r)
 {
+	char sz[32];
 	fprintf(f, "    requires:");
 	if (!r->min_memory && !r->min_disk && !r->min_cpus && !r->heavy && !r->service)
 		fprintf(f, " nothing special");
 	if (r->min_cpus)
 		fprintf(f, " %u CPUs;", r->min_cpus);
 	if (r->min_memory)
-		fprintf(f, " %.1f GiB memory;", r->min_memory / 1073741824.0);
+		fprintf(f, " %s memory;", bc_human_size((double)r->min_memory, sz, sizeof(sz)));
 	if (r->min_disk)
-		fprintf(f, " %.1f GiB disk at option %s;", r->min_disk / 1073741824.0,
+		fprintf(f, " %s disk at option %s;", bc_human_size((double)r->min_disk, sz, sizeof(sz)),
 			r->disk_path_option ? r->disk_path_option : "?");
 	if (r->service)
 		fprintf(f, " service %s;", r->service);

@@ -88,6 +88,8 @@ void bc_usage(FILE *f)
 		"  benchcore report A.json [...] -o F.html charts and verdicts in one HTML page\n"
 		"  benchcore serve [options]               a module's server half, for runs from another machine\n"
 		"  benchcore clean [options]               remove the directories of runs that were killed\n"
+		"  benchcore check-module FILE.so [options]\n"
+		"                                          a module author's check: load, describe, run every phase\n"
 		"  benchcore --help | --version\n\n", BC_VERSION);
 	fprintf(f, "options of -c (a run setting's flag overrides the file, module entries included):\n");
 	bc_flags_help(f, all_flags(), F_SUITE);

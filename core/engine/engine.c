@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include "engine_int.h"
 #include "hist.h"
@@ -191,6 +193,49 @@ static void set_status(bc_case_result *r, const char *status, const char *stage,
 	}
 }
 
+/* Phase ph ran from t0 until now: its seconds go into the result's
+   phase_s. Returns now, the next phase's start. */
+static uint64_t phase_done(bc_case_result *r, int ph, uint64_t t0)
+{
+	uint64_t now = bc_now_ns();
+	r->phases.set = 1;
+	r->phases.s[ph] = (double)(now - t0) / 1e9;
+	return now;
+}
+
+/* The peak resident memory of this process, from VmHWM (reset when the
+   case started, see peak_reset) or else getrusage's ru_maxrss. */
+static uint64_t peak_rss(void)
+{
+	char line[256];
+	unsigned long long kb = 0;
+	FILE *f = fopen("/proc/self/status", "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmHWM: %llu kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	struct rusage ru;
+	if (!kb && getrusage(RUSAGE_SELF, &ru) == 0 && ru.ru_maxrss > 0)
+		kb = (unsigned long long)ru.ru_maxrss;
+	return (uint64_t)kb * 1024;
+}
+
+/* A case process is forked from the runner, so its high-water mark starts
+   at the runner's; "5" to clear_refs (Linux 4.0+) restarts it at what the
+   process holds now. With isolate = false the case runs in benchcore's own
+   process, whose peak this resets too: nothing else reads it. */
+static void peak_reset(void)
+{
+	int fd = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (write(fd, "5", 1) < 0) {
+			/* an older kernel: the peak includes the runner's */
+		}
+		close(fd);
+	}
+}
+
 /* The case's reason: the first error() (naming its thread), else the last
    set_error(), else fallback. Written into x->reason. */
 static const char *why(bench_ctx *x, const char *fallback)
@@ -222,6 +267,24 @@ static void first_error(const bc_first_err *f, bc_case_result *r)
 	bc_case_set_str(&r->error.detail, f->detail[0] ? f->detail : NULL);
 	bc_case_set_str(&r->error.hint, f->hint[0] ? f->hint : NULL);
 	r->error.thread = f->thread >= 0 ? f->thread : -1;
+}
+
+/* error() in a case that still ended ok (no callback returned BENCH_ERR,
+   the error budget held): not the case's reason, which an ok case has
+   none of, but a warning in its result, with the detail and hint. */
+static void error_went_on(bench_ctx *x)
+{
+	const bc_first_err *f = &x->first;
+	char thr[32] = "", more[64] = "";
+	if (f->thread >= 0)
+		snprintf(thr, sizeof(thr), "thread %d: ", f->thread);
+	if (f->count > 1)
+		snprintf(more, sizeof(more), " (%llu errors reported in all)", (unsigned long long)f->count);
+	char *w = bc_xasprintf("%s: error() reported, but no callback returned BENCH_ERR and the case went on: "
+			       "%s%s%s%s%s%s%s", x->d->name, thr, f->msg, f->detail[0] ? " DETAIL: " : "", f->detail,
+			       f->hint[0] ? " HINT: " : "", f->hint, more);
+	bc_ctx_warn(x, w);
+	free(w);
 }
 
 /* What compare needs to judge this module's metrics (ABI 1.1 fields). */
@@ -386,6 +449,7 @@ static void measure(bench_ctx *x, bc_case_result *cj)
 	x->lat_cap = bc_now_ns() - x->case_t0 + (uint64_t)(left * 1e9);
 	if (c->run.warmup_s > 0)
 		phase_note(c, "warmup");
+	uint64_t tw = bc_now_ns();
 	set_phase(x, c->run.warmup_s > 0 ? PH_WARMUP : PH_MEASURE);
 	if (c->run.warmup_s > 0) {
 		if (c->progress == 2 && !bc_quiet)
@@ -398,6 +462,8 @@ static void measure(bench_ctx *x, bc_case_result *cj)
 	}
 	phase_note(c, "measure");
 	x->t0 = m.last_t = bc_now_ns();
+	if (c->run.warmup_s > 0)
+		phase_done(cj, BC_PH_WARMUP, tw);
 	bc_meas_cpu(&m.cpu0);
 	bc_meas_sample_mhz(&m);
 	uint64_t end = c->run.time_s > 0 ? x->t0 + (uint64_t)(c->run.time_s * 1e9) : UINT64_MAX;
@@ -436,10 +502,14 @@ static void measure(bench_ctx *x, bc_case_result *cj)
 	judge_threads(x, cj);
 	if (bc_stop_requested)
 		set_status(cj, "interrupted", NULL, "interrupted by signal");
+	cj->phases.s[BC_PH_MEASURE] = cj->duration_s;	/* the window itself, not the join after it */
 	phase_note(c, "finish");
+	uint64_t tf = bc_now_ns();
 	x->in_finish = 1;
 	int frc = x->d->finish ? x->d->finish(x->state) : BENCH_OK;
 	x->in_finish = 0;
+	if (x->d->finish)
+		phase_done(cj, BC_PH_FINISH, tf);
 	if (frc != BENCH_OK && !bc_stop_requested)
 		set_status(cj, "failed", "finish", why(x, "failed"));
 	if (x->bad_metric[0] && is_ok(cj))
@@ -469,6 +539,8 @@ static int run_prepare(bench_ctx *x, bc_case_result *cj)
 		bc_prep_print(x, t1, 1);
 	cj->prepare.set = 1;
 	cj->prepare.seconds = (double)(t1 - t0) / 1e9;
+	cj->phases.set = 1;
+	cj->phases.s[BC_PH_PREPARE] = cj->prepare.seconds;
 	if (x->prep.t0) {
 		cj->prepare.has_progress = 1;
 		cj->prepare.done = x->prep.done;
@@ -498,10 +570,14 @@ void bc_case_run(const bc_case *c, bc_case_result *cj)
 	pthread_mutex_init(&x->lock, NULL);
 	pthread_cond_init(&x->cond, NULL);
 
+	peak_reset();
 	phase_note(c, "init");
+	uint64_t tp = bc_now_ns();
 	x->in_init = 1;
 	rc = x->d->init ? x->d->init(&bc_host_api, x, &x->state) : BENCH_OK;
 	x->in_init = 0;
+	if (x->d->init)
+		phase_done(cj, BC_PH_INIT, tp);
 	if (rc == BENCH_SKIP) {
 		set_status(cj, "skipped", NULL, why(x, "the module skipped this case"));
 		goto done;
@@ -522,7 +598,9 @@ void bc_case_run(const bc_case *c, bc_case_result *cj)
 		goto done;
 	}
 	phase_note(c, "prepared");	/* the runner: later cases of this data point skip prepare */
+	tp = bc_now_ns();
 	rc = start_threads(x, cj);
+	phase_done(cj, BC_PH_THREAD_INIT, tp);
 	if (rc == 0) {
 		measure(x, cj);
 	} else {
@@ -533,11 +611,19 @@ done:
 	if (inited && (c->do_cleanup || c->cleanup_only || bc_stop_requested) && !c->run.keep &&
 	    x->d->cleanup && !leaked) {
 		phase_note(c, "cleanup");	/* the runner: this data point owes no cleanup */
+		tp = bc_now_ns();
 		x->d->cleanup(x->state);
+		phase_done(cj, BC_PH_CLEANUP, tp);
 	}
-	if (inited && x->d->destroy && !leaked)
+	if (inited && x->d->destroy && !leaked) {
+		tp = bc_now_ns();
 		x->d->destroy(x->state);
-	if (x->first.set)
+		phase_done(cj, BC_PH_DESTROY, tp);
+	}
+	cj->peak_rss_bytes = peak_rss();
+	if (x->first.set && is_ok(cj))
+		error_went_on(x);
+	else if (x->first.set)
 		first_error(&x->first, cj);
 	compare_hints(x->d, cj);
 	if (leaked) {

@@ -93,6 +93,7 @@ struct bench_ctx {
 	char err[1024];
 	char reason[1100];
 	char bad_metric[160];		/* the first non-finite report_metric() */
+	unsigned info_dropped;		/* set_info() keys beyond BC_MAX_INFO (under lock) */
 	bc_case_result *res;		/* what the case reports; metrics/info/warnings under lock */
 	uint64_t t0, t1;		/* the measured window */
 	uint64_t case_t0;		/* bc_case_run started */

@@ -529,14 +529,38 @@ static void api_report_metric(bench_ctx *x, const char *name, double value)
 	api_log(x, BENCH_LOG_ERROR, "reported undeclared metric \"%s\" (ignored)", name);
 }
 
+/* set_info keeps facts (versions, file systems): a few dozen. Beyond this
+   many keys a case's info is a data dump that would make every later step
+   (the report to the runner, the results file, compare) slow: further new
+   keys are dropped and the case warns once, naming the first. */
+#define BC_MAX_INFO	256
+
+static int has_info(const bc_case_result *r, const char *key)
+{
+	for (size_t i = 0; i < r->ninfo; i++)
+		if (!strcmp(r->info[i].key, key))
+			return 1;
+	return 0;
+}
+
 static void api_set_info(bench_ctx *x, const char *key, const char *value)
 {
 	char *k = bc_xstrdup(key ? key : "?"), *v = bc_xstrdup(value ? value : "");
 	bc_utf8_fix(k);
 	bc_utf8_fix(v);
 	pthread_mutex_lock(&x->lock);
-	bc_case_set_info(x->res, k, v);
+	int drop = x->res->ninfo >= BC_MAX_INFO && !has_info(x->res, k);
+	if (!drop)
+		bc_case_set_info(x->res, k, v);
+	unsigned first_drop = drop && !x->info_dropped++;
 	pthread_mutex_unlock(&x->lock);
+	if (first_drop) {
+		char *w = bc_xasprintf("%s: set_info: more than %d keys; \"%s\" and every later new key are "
+				       "dropped (info holds facts such as versions, not data)", x->d->name,
+				       BC_MAX_INFO, k);
+		bc_ctx_warn(x, w);
+		free(w);
+	}
 	free(k);
 	free(v);
 }

@@ -6,6 +6,9 @@
 #include "case.h"
 #include "util.h"
 
+const char *const bc_phase_names[BC_NPHASES] = { "init", "prepare", "thread_init", "warmup", "measure",
+						  "finish", "cleanup", "destroy" };
+
 void bc_case_init(bc_case_result *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -18,6 +21,8 @@ void bc_case_init(bc_case_result *r)
 	r->fairness.events_min = r->fairness.events_max = NAN;
 	r->stability.interval_cv = NAN;
 	r->cpu.utilization = r->cpu.steal_pct = r->cpu.other_pct = NAN;
+	for (int i = 0; i < BC_NPHASES; i++)
+		r->phases.s[i] = NAN;
 }
 
 static void free_latency(bc_cr_latency *l)
@@ -384,6 +389,14 @@ json_t *bc_case_to_json(const bc_case_result *r)
 		put_real(c, "steal_pct", r->cpu.steal_pct);
 		put_real(c, "other_pct", r->cpu.other_pct);
 		json_object_set_new(o, "cpu", c);
+	}
+	if (r->peak_rss_bytes)
+		put_count(o, "peak_rss_bytes", r->peak_rss_bytes);
+	if (r->phases.set) {
+		json_t *p = json_object();
+		for (int i = 0; i < BC_NPHASES; i++)
+			put_real(p, bc_phase_names[i], r->phases.s[i]);
+		json_object_set_new(o, "phase_s", p);
 	}
 	if (r->intervals_file) {
 		json_object_set_new(o, "intervals_file", json_string(r->intervals_file));

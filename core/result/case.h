@@ -86,6 +86,11 @@ typedef struct {
 	double pct;		/* >= 0 */
 } bc_cr_threshold;
 
+/* The phases of a case in the process that ran it, in order (phase_s). */
+enum { BC_PH_INIT, BC_PH_PREPARE, BC_PH_THREAD_INIT, BC_PH_WARMUP, BC_PH_MEASURE, BC_PH_FINISH,
+       BC_PH_CLEANUP, BC_PH_DESTROY, BC_NPHASES };
+extern const char *const bc_phase_names[BC_NPHASES];	/* "init", ..., "destroy" */
+
 typedef struct bc_case_result {
 	long long id;
 	char *module, *module_version, *module_path, *module_sha256;
@@ -160,6 +165,11 @@ typedef struct bc_case_result {
 		double user_s, sys_s;
 		double utilization, steal_pct, other_pct;	/* NAN: absent */
 	} cpu;
+	uint64_t peak_rss_bytes;	/* the case process's peak resident memory; 0: absent */
+	struct {		/* phase_s: seconds each phase took; NAN: not run (absent) */
+		int set;
+		double s[BC_NPHASES];
+	} phases;
 	int has_intervals;	/* "intervals" present (even empty) */
 	bc_cr_interval *intervals;
 	size_t nintervals;

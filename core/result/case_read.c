@@ -531,6 +531,26 @@ static int read_freq(rd *d, bc_case_result *r, json_t *c, const char *where)
 	return 0;
 }
 
+/* peak_rss_bytes and phase_s (check-module's figures; absent in older files). */
+static int read_footprint(rd *d, bc_case_result *r, json_t *c, const char *where)
+{
+	json_t *ph;
+	if (count(d, c, "peak_rss_bytes", &r->peak_rss_bytes, NULL, where) < 0 ||
+	    object(d, c, "phase_s", &ph, where) < 0)
+		return -1;
+	if (!ph)
+		return 0;
+	r->phases.set = 1;
+	for (int i = 0; i < BC_NPHASES; i++) {
+		double x;
+		int rc = get_num(ph, bc_phase_names[i], &x);
+		if (rc < 0 || (rc > 0 && !(x >= 0)))
+			return fail(d, "%s.phase_s.%s: not a number >= 0", where, bc_phase_names[i]);
+		r->phases.s[i] = rc > 0 ? x : NAN;
+	}
+	return 0;
+}
+
 static int read_interval(rd *d, json_t *iv, bc_cr_interval *out, const char *at)
 {
 	static const char *const keys[] = { "t", "events_per_sec", "p95_ms", "errors_per_sec" };
@@ -686,7 +706,8 @@ int bc_case_from_json(json_t *c, size_t idx, bc_case_result *r, char *err, size_
 	    read_hints(&d, r, c, where) < 0 || read_cpu(&d, r, c, where) < 0 || read_freq(&d, r, c, where) < 0 ||
 	    read_info(&d, r, c, where) < 0 || read_warnings(&d, r, c, where) < 0 ||
 	    read_prepare(&d, r, c, where) < 0 || read_error(&d, r, c, where) < 0 ||
-	    read_open_loop(&d, r, c, where) < 0 || read_intervals(&d, r, c, where) < 0) {
+	    read_open_loop(&d, r, c, where) < 0 || read_footprint(&d, r, c, where) < 0 ||
+	    read_intervals(&d, r, c, where) < 0) {
 		bc_case_free(r);
 		return -1;
 	}

@@ -42,9 +42,11 @@ void bc_print_case(FILE *f, const bc_case_result *c, const char *label)
 	fprintf(f, "\n[case %lld] %s: %s\n", c->id, label, c->status);
 	if (c->reason)
 		fprintf(f, "    reason: %s\n", c->reason);
-	if (c->error.set && c->error.detail)
+	/* detail and hint belong to a reason (an older file may hold them
+	   for an ok case: nothing to explain there) */
+	if (c->reason && c->error.set && c->error.detail)
 		fprintf(f, "    detail: %s\n", c->error.detail);
-	if (c->error.set && c->error.hint)
+	if (c->reason && c->error.set && c->error.hint)
 		fprintf(f, "    hint: %s\n", c->error.hint);
 	if (strcmp(c->status, "ok") && strcmp(c->status, "interrupted"))
 		return;

@@ -554,10 +554,35 @@ static int local_start_server(void *arg, const bench_server_spec_v1 *spec, char 
 
 /* ---------------------------------------------------------- requirements */
 
+/* Free space for a path that may not exist yet (prepare creates it): that
+   of its nearest existing parent, where it will be made. *at gets the
+   directory measured (static storage: main thread only). */
+static int disk_avail(const char *path, double *avail, const char **at)
+{
+	static char dir[4096];
+	struct statvfs vfs;
+	snprintf(dir, sizeof(dir), "%s", *path ? path : ".");
+	while (statvfs(dir, &vfs) != 0) {
+		char *sl = strrchr(dir, '/');
+		if ((errno != ENOENT && errno != ENOTDIR) || !strcmp(dir, ".") || !strcmp(dir, "/"))
+			return -1;
+		if (!sl)
+			snprintf(dir, sizeof(dir), ".");
+		else if (sl == dir)
+			dir[1] = '\0';
+		else
+			*sl = '\0';
+	}
+	*avail = (double)vfs.f_bavail * vfs.f_frsize;
+	*at = dir;
+	return 0;
+}
+
 static int unmet(const bc_modplan *p, const bc_val *point, char *why, size_t n)
 {
 	const bench_requirements_v1 *rq = &p->mod->desc.requires;
 	struct sysinfo si;
+	char need[32], have[32];
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	if (rq->min_cpus && cpus > 0 && (uint32_t)cpus < rq->min_cpus) {
 		snprintf(why, n, "%s needs %u CPUs, this machine has %ld", p->mod->desc.name, rq->min_cpus, cpus);
@@ -566,21 +591,24 @@ static int unmet(const bc_modplan *p, const bc_val *point, char *why, size_t n)
 	if (rq->min_memory && sysinfo(&si) == 0) {
 		double avail = (double)(si.freeram + si.bufferram) * si.mem_unit;
 		if (avail < (double)rq->min_memory) {
-			snprintf(why, n, "%s needs %.1f GiB free memory, this machine has %.1f GiB",
-				 p->mod->desc.name, rq->min_memory / 1073741824.0, avail / 1073741824.0);
+			snprintf(why, n, "%s needs %s free memory, this machine has %s", p->mod->desc.name,
+				 bc_human_size((double)rq->min_memory, need, sizeof(need)),
+				 bc_human_size(avail, have, sizeof(have)));
 			return 1;
 		}
 	}
 	const bench_option_v1 *o = rq->disk_path_option ? bc_opt_find(p->mod->desc.options, rq->disk_path_option) : NULL;
-	struct statvfs vfs;
-	if (rq->min_disk && o && point[o - p->mod->desc.options].s &&
-	    statvfs(point[o - p->mod->desc.options].s, &vfs) == 0) {
-		double avail = (double)vfs.f_bavail * vfs.f_frsize;
-		if (avail < (double)rq->min_disk) {
-			snprintf(why, n, "%s needs %.1f GiB free at %s, it has %.1f GiB", p->mod->desc.name,
-				 rq->min_disk / 1073741824.0, point[o - p->mod->desc.options].s, avail / 1073741824.0);
-			return 1;
-		}
+	const char *path = o ? point[o - p->mod->desc.options].s : NULL, *at;
+	double avail;
+	if (rq->min_disk && path && disk_avail(path, &avail, &at) == 0 && avail < (double)rq->min_disk) {
+		int same = !strcmp(at, path);
+		char *w = bc_xasprintf("%s needs %s free at %s, it has %s%s%s%s", p->mod->desc.name,
+				       bc_human_size((double)rq->min_disk, need, sizeof(need)), path,
+				       bc_human_size(avail, have, sizeof(have)), same ? "" : " (measured at ",
+				       same ? "" : at, same ? "" : ", the nearest existing directory)");
+		snprintf(why, n, "%s", w);
+		free(w);
+		return 1;
 	}
 	return 0;
 }

@@ -267,6 +267,19 @@ static int report_ok(const char *rep, const char *out, const char *csv)
 	return 0;
 }
 
+/* A directory the user named (module_path, --module-path,
+   $BENCHCORE_MODULE_PATH) that is not there loads nothing: said, not
+   ignored, since a typo there makes a module "not found" or, worse, lets
+   one of the same name later on the path run instead. */
+static void warn_missing_dirs(char *const *dirs)
+{
+	struct stat st;
+	for (size_t i = 0; dirs && dirs[i]; i++)
+		if (stat(dirs[i], &st) != 0 || !S_ISDIR(st.st_mode))
+			bc_warn("module_path entry \"%s\" %s: no modules are loaded from it", dirs[i],
+				stat(dirs[i], &st) != 0 ? "does not exist" : "is not a directory");
+}
+
 /* Loads modules, plans every enabled entry, runs. */
 int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 {
@@ -287,14 +300,24 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 		bc_strv_free(extra);
 		cfg->module_path = all;
 	}
-	bc_modset_load(&set, bc_module_search_path(cfg->module_path));
+	if (c->module) {
+		memset(&set, 0, sizeof(set));
+	} else {
+		warn_missing_dirs(cfg->module_path);
+		const char *env = getenv("BENCHCORE_MODULE_PATH");
+		char **envdirs = env && *env ? bc_split(env, ':') : NULL;
+		warn_missing_dirs(envdirs);
+		bc_strv_free(envdirs);
+		bc_modset_load(&set, bc_module_search_path(cfg->module_path));
+	}
 	if (!filter_names_ok(cfg, &set, "--only", c->only) || !filter_names_ok(cfg, &set, "--skip", c->skip))
 		goto out;
 	for (size_t i = 0; i < cfg->nmods; i++) {
 		bc_modconf *mc = &cfg->mods[i];
 		if (!mc->enabled || (c->only && !in_list(c->only, mc->name)) || in_list(c->skip, mc->name))
 			continue;
-		const bc_module *m = bc_modset_find(&set, mc->name);
+		const bc_module *m = !c->module ? bc_modset_find(&set, mc->name) :
+				     !strcmp(c->module->desc.name, mc->name) ? c->module : NULL;
 		if (!m) {
 			bc_modset_missing(&set, mc->name, &e);
 			fprintf(stderr, "benchcore: error: %s: %s\n", mc->where, e.msg);

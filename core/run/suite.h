@@ -5,6 +5,7 @@
 #ifndef BC_SUITE_H
 #define BC_SUITE_H
 #include "config.h"
+#include "loader.h"
 
 typedef struct bc_suite_opts {
 	const char *config, *out, *csv, *only, *skip, *label, *modpath, *report;
@@ -15,6 +16,8 @@ typedef struct bc_suite_opts {
 	   malloc'd, the caller frees them. The command line writes the report
 	   (analysis sits above the run). */
 	char *done_json, *done_report;
+	const bc_module *module;	/* check-module: every entry names this module, loaded
+					   already (no search path is read) */
 } bc_suite_opts;
 
 /* Runs cfg's modules (only/skip filtered); returns the exit code. */

@@ -28,7 +28,7 @@
 #include <sys/mman.h>
 #include <benchcore/module.h>
 #include "mem_kernels.h"
-#include "../hugepage.h"
+#include <benchcore/hugepage.h>
 
 #define MEM_HUGE_PAGE	(2u << 20)
 #define MEM_BATCH_NS	20000u		/* target length of one timed batch */
@@ -168,7 +168,7 @@ static int mem_map(struct mem_state *s, size_t len, struct mem_region *r)
 		s->page_kind = "thp";
 	}
 	if (s->hugepages) {
-		p = mod_thp_map(len, &r->map_len);
+		p = bench_thp_map(len, &r->map_len);
 		if (p == MAP_FAILED)
 			goto fail;
 		r->map = r->src = p;

@@ -215,7 +215,7 @@ expect_grep "... says PASS for every case" $T/ck.out '^PASS: 10 of 10 cases pass
 expect_grep "... ran its defaults at 2 threads" $T/ck.out '^2 +defaults +2 PASS +ok'
 expect_grep "... each INT bound" $T/ck.out '^[0-9]+ +words=4096 +1 PASS'
 expect_grep "... each SIZE bound" $T/ck.out '^[0-9]+ +buf=1048576 +1 PASS'
-expect_grep "... each DOUBLE bound" $T/ck.out '^[0-9]+ +scale=0\.5 +1 PASS'
+expect_grep "... each DOUBLE bound" $T/ck.out '^[0-9]+ +factor=0\.5 +1 PASS'
 expect_grep "... each ENUM choice" $T/ck.out '^[0-9]+ +kind=xor +1 PASS'
 expect_grep "... each BOOL value" $T/ck.out '^[0-9]+ +touch=true +1 PASS'
 expect_grep "... and says why it kept the path at its default" $T/ck.out 'kept at its default: a path \(requires.disk_path_option\)'

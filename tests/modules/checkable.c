@@ -14,7 +14,7 @@ static const bench_option_v1 checkable_options[] = {
 	  .min = 1, .max = 4096 },
 	{ .name = "buf", .type = BENCH_OPT_SIZE, .def = "16K", .help = "per-thread buffer",
 	  .min = 4096, .max = 1 << 20 },
-	{ .name = "scale", .type = BENCH_OPT_DOUBLE, .def = "1.5", .help = "factor of the result",
+	{ .name = "factor", .type = BENCH_OPT_DOUBLE, .def = "1.5", .help = "factor of the result",
 	  .min = 0.5, .max = 4 },
 	{ .name = "kind", .type = BENCH_OPT_ENUM, .def = "add", .choices = checkable_kinds,
 	  .help = "how words are combined" },
@@ -49,7 +49,7 @@ static int checkable_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **s
 		return BENCH_ERR;
 	}
 	*s = (checkable_state){ api, ctx, api->opt_int(ctx, "words"), api->opt_int(ctx, "buf"),
-				api->opt_double(ctx, "scale"), api->opt_enum(ctx, "kind"), api->opt_bool(ctx, "touch") };
+				api->opt_double(ctx, "factor"), api->opt_enum(ctx, "kind"), api->opt_bool(ctx, "touch") };
 	*state = s;
 	return BENCH_OK;
 }

@@ -611,21 +611,21 @@ static int rd_judge(rd_main *m, uint64_t all, double secs)
 	rd_state *s = &m->s;
 	char d[400];
 	if (s->thread_failed)
-		return BENCH_ERR;	/* a worker's error is the reason already */
-	if (s->unfinished && (double)s->unfinished_max_ns > secs * 1e9) {
-		snprintf(d, sizeof(d), "%llu request(s) were still waiting for a reply when the window closed, the "
-			 "oldest for %.3f s, longer than the window (%.3f s); %llu answered",
-			 (unsigned long long)s->unfinished, (double)s->unfinished_max_ns / 1e9, secs,
-			 (unsigned long long)all);
-		s->api->error(s->ctx, NULL, "redis: the server stopped answering", d,
-			      "check the server (stopped, swapping, blocked by a slow command or a full disk)");
+		return BENCH_OK;	/* failed already: a worker's error is the reason */
+	if (!all) {
+		snprintf(d, sizeof(d), "no request of %s was answered in the window (%.3f s); %llu still waiting "
+			 "at its end, the oldest for %.3f s", s->test, secs, (unsigned long long)s->unfinished,
+			 (double)s->unfinished_max_ns / 1e9);
+		s->api->error(s->ctx, NULL, "redis: no request completed", d,
+			      "check that the server answers (redis-cli PING): stopped, swapping, or blocked");
 		return BENCH_ERR;
 	}
-	if (!all) {
-		snprintf(d, sizeof(d), "no request of %s was answered in the window (%.3f s; %llu still waiting)",
-			 s->test, secs, (unsigned long long)s->unfinished);
-		s->api->error(s->ctx, NULL, "redis: no request completed", d,
-			      "check that the server answers (redis-cli PING), or lengthen the window");
+	if (secs > 0 && (double)s->unfinished_max_ns > secs * 1e9) {
+		snprintf(d, sizeof(d), "requests were still waiting for a reply when the window closed, the "
+			 "oldest for %.3f s, longer than the window (%.3f s); %llu answered in it",
+			 (double)s->unfinished_max_ns / 1e9, secs, (unsigned long long)all);
+		s->api->error(s->ctx, NULL, "redis: the server stopped answering", d,
+			      "check the server (stopped, swapping, blocked by a slow command or a full disk)");
 		return BENCH_ERR;
 	}
 	return rd_check_evictions(m, "during the case") ? BENCH_ERR : BENCH_OK;

@@ -98,7 +98,7 @@ typedef struct rd_state {
 	/* results gathered from the threads (under lock at thread_done) */
 	uint64_t nil_replies, moved, asked;
 	uint64_t unfinished;		/* counted requests still in flight at the stop */
-	uint64_t unfinished_max_ns;	/* the longest of them had waited this long */
+	uint64_t unfinished_max_ns;	/* the longest wait of any request in flight at the stop */
 	uint64_t unfinished_recorded;	/* of them, entered in the histogram (record_unfinished) */
 	int thread_failed;		/* a worker returned BENCH_ERR (its error is the reason) */
 	double gap_sum;			/* rate mode: sum of intended inter-arrival gaps */

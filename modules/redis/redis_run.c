@@ -670,7 +670,8 @@ static int rd_on_read(rd_thread *th, rd_conn *c)
 /* At the stop: the requests of the window still waiting for their reply
    are counted, and recorded with the time they waited (at least that is
    their latency). An unsent one (its write blocked) counts from its
-   intended start in rate mode, else only in the number. */
+   intended start in rate mode, else only in the number. The longest wait
+   of any request, warmup's too, tells a server that stopped answering. */
 static void rd_account_unfinished(rd_thread *th)
 {
 	const bench_host_api_v1 *api = th->api;
@@ -680,15 +681,15 @@ static void rd_account_unfinished(rd_thread *th)
 		rd_conn *c = &th->c[i];
 		for (unsigned j = 0; j < c->qn; j++) {
 			const rd_req *q = &c->q[(c->qhead + j) % c->qcap];
-			if (q->skip || !q->counted)
-				continue;
 			uint64_t start = q->intended ? q->intended : q->sent;
-			th->unfinished++;
-			if (!start || start > now)
+			if (q->skip)
 				continue;
-			if (now - start > th->unfinished_max)
+			if (start && start <= now && now - start > th->unfinished_max)
 				th->unfinished_max = now - start;
-			if (rec) {
+			if (!q->counted)
+				continue;
+			th->unfinished++;
+			if (rec && start && start <= now) {
 				api->record_unfinished(th->t, q->op, now - start);
 				th->unfinished_rec++;
 			}

@@ -502,7 +502,7 @@ static int rd_error_reply(rd_thread *th, rd_conn *c, const rd_req *q)
 	else if (!strcmp(kind, "NOPERM"))
 		hint = "the ACL user may not run this command or touch benchcore:* keys";
 	else if (!strcmp(kind, "WRONGTYPE"))
-		hint = "a key under benchcore: holds another type: the previous run did not clean up";
+		hint = "the key holds another type: a custom command of this run (or, with allow_foreign, someone else) wrote it";
 	char msg[320], d[256];
 	const char *cmd = s->tmpl[q->tmpl].buf;
 	const char *name = s->ntmpl > 1 ? (q->tmpl ? "GET" : "SET") : s->test;

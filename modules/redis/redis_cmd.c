@@ -288,7 +288,7 @@ int rd_test_setup(rd_state *s, const char *custom)
 	if (!strcmp(d->name, "PING_INLINE")) {
 		s->tmpl[0] = (rd_tmpl){ .buf = strdup("PING\r\n"), .len = 6, .key_arg = -1 };
 		if (!s->tmpl[0].buf)
-			s->ntmpl = 0;
+			api->error(s->ctx, NULL, "redis: out of memory", "the PING_INLINE request", NULL);
 		return s->tmpl[0].buf ? 0 : -1;
 	} else if (!strcmp(d->name, "SET_GET")) {
 		s->nops = s->ntmpl = 2;

@@ -124,17 +124,34 @@ static int rd_is_key_pos(const rd_keyspec *k, int i)
 /* Checks a custom command line: a command of rd_allowed whose every key is
    a placeholder (a word starting with __key__, which expands under the
    run's prefix). -1 after api->error() naming the word. */
+static int rd_custom_check_words(rd_state *s, const char **words, int argc);
+
 int rd_custom_check(rd_state *s, const char *line)
 {
-	char copy[4096], detail[600];
+	/* the whole line, as the template builder splits it: a key past any
+	   fixed length must not escape the check */
+	char *copy = strdup(line);
 	const char *words[RD_MAX_ARGS * 2];
-	int argc = 0;
-	snprintf(copy, sizeof(copy), "%s", line);
-	for (char *save = NULL, *w = strtok_r(copy, " \t", &save); w && argc < RD_MAX_ARGS * 2;
-	     w = strtok_r(NULL, " \t", &save))
+	int argc = 0, rc;
+	if (!copy) {
+		s->api->error(s->ctx, NULL, "redis: out of memory", "checking the custom command", NULL);
+		return -1;
+	}
+	for (char *save = NULL, *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+		if (argc == RD_MAX_ARGS * 2) {
+			free(copy);
+			return 0;	/* the template builder refuses it: too many words */
+		}
 		words[argc++] = w;
-	if (!argc)
-		return 0;	/* the template builder says it is empty */
+	}
+	rc = argc ? rd_custom_check_words(s, words, argc) : 0;	/* empty: the builder says so */
+	free(copy);
+	return rc;
+}
+
+static int rd_custom_check_words(rd_state *s, const char **words, int argc)
+{
+	char detail[600];
 	const rd_keyspec *k = rd_allowed;
 	while (k->name && strcasecmp(k->name, words[0]))
 		k++;

@@ -102,6 +102,10 @@ run_bc $T/cok run redis server=$T/f.sock tests=custom 'command=hset __key__:h f 
 expect_rc "custom HSET __key__:h f __data__: ok" 0
 expect_py "custom: the run's own prefix benchcore:<16 hex>: recorded, allow_foreign false" $T/cok.json \
 	'__import__("re").fullmatch("benchcore:[0-9a-f]{16}:", d["cases"][0]["info"]["key_prefix"]) and d["cases"][0]["info"]["allow_foreign"] == "false"'
+# ABI 1.3 declare_process: a server on a unix socket runs on this machine, its CPU is the
+# workload's (INFO's process_id); the host's side is another branch's: fails on a host without it
+expect_py "a local server (unix socket) declared: its CPU recorded as cpu.server_pct" $T/cok.json \
+	'd["cases"][0]["cpu"].get("server_pct", 0) > 0'
 check "custom: the run's keys deleted, the foreign ones byte-identical" \
 	bash -c "test \$(python3 $SRV/redis_data.py runkeys $T/f.sock) = 0 && test \"\$(python3 $SRV/redis_data.py digest $T/f.sock)\" = '$FOREIGN'"
 

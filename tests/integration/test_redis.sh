@@ -181,7 +181,7 @@ check "SIGSTOP: the foreign keys byte-identical" foreign_kept
 # 5, 6. a peer that is not Redis: tests/servers/fake_redis.py MODE
 fake() {	# fake MODE: a fake server on $T/fake.sock
 	rm -f $T/fake.sock
-	python3 $SRV/fake_redis.py "$1" $T/fake.sock $T/unlink.log >$T/fake.log 2>&1 &
+	"$PY" $SRV/fake_redis.py "$1" $T/fake.sock $T/unlink.log >$T/fake.log 2>&1 &	# not the python3 function: $! is the server
 	FAKE_PID=$!; PIDS="$PIDS $FAKE_PID"
 	for _ in $(seq 100); do [ -S $T/fake.sock ] && return 0; sleep 0.05; done
 }
@@ -218,6 +218,7 @@ unfake
 expect_rc "a server whose SCAN ignores MATCH: the case ok" 0
 check "a server whose SCAN ignores MATCH: cleanup unlinked only the run's keys (not user:1, not benchcore:user-owned-config)" \
 	bash -c "test -s $T/unlink.log && ! grep -qv '^benchcore:[0-9a-f]\{16\}:' $T/unlink.log"
+check "fake servers: none left running" bash -c "! pgrep -f '[f]ake_redis.py .* $T/fake.sock' >/dev/null"
 
 if [ "${BC_QUICK:-0}" = 1 ]; then
 	echo "QUICK: the 490 MB fill and data_size=64M under ulimit -v left out (ASan cannot run under ulimit -v)"

@@ -577,7 +577,7 @@ static int rd_prepare(void *state)
 		rd_sock *k = rd_server_ctl(m, i);
 		char what[160];
 		snprintf(what, sizeof(what), "%s %s", s->fill_kind ? "the fill of" : "the keys of", s->test);
-		if (!k || rd_memory_check(s, k, s->footprint / rd_nservers(m) + 1, what) != 0)
+		if (!k || rd_memory_check(s, k, s->footprint / rd_nservers(m), what) != 0)
 			return BENCH_ERR;
 	}
 	uint64_t members = s->keyspace ? s->keyspace : 1;

@@ -207,6 +207,13 @@ out:
 	return rc;
 }
 
+/* a x b, or UINT64_MAX when it does not fit (keyspace 1e12 x data_size 512M) */
+static uint64_t rd_mul(uint64_t a, uint64_t b)
+{
+	uint64_t r;
+	return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
 /* What the test's replies can be (a larger one is a protocol error, so a
    server cannot make the client buffer without bound), and what its data
    takes on the server (checked against maxmemory before it is written). */
@@ -217,7 +224,7 @@ static void rd_test_bounds(rd_state *s, const rd_testdef *d)
 	s->reply_max = 4096 + 2 * ds;
 	s->elems_max = 16;
 	if (d->elems > 2) {
-		s->reply_max = d->elems * (ds + 24) + 4096;
+		s->reply_max = rd_mul(d->elems, ds + 24) + 4096;
 		s->elems_max = d->elems;
 	}
 	if (!strcmp(d->name, "custom")) {	/* unknown: generous, but bounded */
@@ -229,17 +236,17 @@ static void rd_test_bounds(rd_state *s, const rd_testdef *d)
 	s->grows = (d->flags & RD_T_GROWS) != 0;
 	switch (d->fill) {
 	case RD_FILL_KEYS:
-		s->footprint = n * (keylen + ds + 100);
+		s->footprint = rd_mul(n, keylen + ds + 100);
 		break;
 	case RD_FILL_LIST:
-		s->footprint = s->fill * (ds + 16) + 1024;
+		s->footprint = rd_mul(s->fill, ds + 16);
 		break;
 	case RD_FILL_SET:
 	case RD_FILL_ZSET:
-		s->footprint = n * (24 + 120);
+		s->footprint = rd_mul(n, 24 + 120);
 		break;
 	default:
-		s->footprint = (d->flags & RD_T_BOUNDED) ? n * (keylen + ds + 100) : 0;
+		s->footprint = (d->flags & RD_T_BOUNDED) ? rd_mul(n, keylen + ds + 100) : 0;
 	}
 }
 

@@ -230,11 +230,11 @@ int rd_memory_check(rd_state *s, rd_sock *k, uint64_t need, const char *what)
 	used = strtoull(v, NULL, 10);
 	rd_info_field(r->str, "maxmemory_policy", policy, sizeof(policy));
 	freeReplyObject(r);
-	if (!maxmem || used + need <= maxmem)
+	if (!maxmem || (need <= maxmem && used <= maxmem - need))
 		return 0;
 	int evicts = strcmp(policy, "noeviction") != 0;
 	char detail[600];
-	snprintf(detail, sizeof(detail), "%s needs about %llu bytes; the server uses %llu of its maxmemory %llu "
+	snprintf(detail, sizeof(detail), "%s: about %llu bytes; the server uses %llu of its maxmemory %llu "
 		 "(maxmemory-policy %s), so it would %s", what, (unsigned long long)need,
 		 (unsigned long long)used, (unsigned long long)maxmem, policy,
 		 evicts ? "evict keys, maybe ones this run did not create" : "refuse the writes (OOM)");

@@ -115,6 +115,15 @@ static void api_record_n(bench_thread *t, unsigned op, uint64_t n, uint64_t lat,
 	op_add_n(&t->ops[op], n, lat, bytes);
 }
 
+/* Only between the stop and the worker's return: the final interval,
+   read after every worker is joined, includes it. */
+static void api_record_unfinished(bench_thread *t, unsigned op, uint64_t waited)
+{
+	if (LD(t->ctx->phase) != PH_STOP || !record_ok(t, op, 1, waited, 0))
+		return;
+	op_add(&t->ops[op], waited, 0);
+}
+
 static void api_record_error(bench_thread *t, unsigned op, const char *kind)
 {
 	if (LD(t->ctx->phase) != PH_MEASURE)
@@ -640,5 +649,6 @@ const bench_host_api_v1 bc_host_api = {
 	.progress = api_progress,
 	.percentile = api_percentile,
 	.dist_percentile = api_dist_percentile,
+	.record_unfinished = api_record_unfinished,
 };
 

@@ -348,6 +348,17 @@ typedef struct bench_host_api_v1 {
 	   init or prepare; BENCH_ERR (nothing recorded) when pid is not a
 	   visible process. name: short label ("redis-server"). */
 	int (*declare_process)(bench_ctx *ctx, int pid, const char *name);
+
+	/* Appended in 1.3 (issue 24). Worker thread that owns t, inside
+	   thread_run once stopping() is nonzero (the window has closed), before
+	   it returns: an operation of class op that was still in flight at the
+	   stop (sent in the measured window, no reply yet), with the time it
+	   had waited so far, a lower bound of its latency. It enters the
+	   class's count and latency histogram, so a peer that stopped answering
+	   shows in the maximum and the high percentiles instead of vanishing;
+	   a module that reports its own throughput leaves these out of it.
+	   Ignored at any other moment. */
+	void (*record_unfinished)(bench_thread *t, unsigned op, uint64_t waited_ns);
 } bench_host_api_v1;
 
 /* A private server for server_start() (ABI 1.1). */

@@ -14,7 +14,7 @@
 
 enum { F_SUITE = 1, F_RUN = 2 };
 enum { C_CONFIG = 1, C_OUTPUT, C_CSV, C_FORCE, C_ONLY, C_SKIP, C_LABEL, C_FORCE_MODULE, C_QUIET,
-       C_MODPATH, C_REPORT, C_SETTING = 1000 /* + index in bc_settings */ };
+       C_MODPATH, C_REPORT, C_RESUME, C_SETTING = 1000 /* + index in bc_settings */ };
 
 /* The flags of -c and run that are not run settings; the run settings'
    flags come from settings.c's table (see all_flags). */
@@ -22,6 +22,9 @@ static const bc_flag cli_flags[] = {
 	{ "config", 'c', "FILE", C_CONFIG, "run the modules configured in FILE (libconfig syntax)", F_SUITE },
 	{ "output", 'o', "OUT.json", C_OUTPUT, "write the results as JSON (schema benchcore/1)", F_SUITE | F_RUN },
 	{ "csv", 0, "OUT.csv", C_CSV, "write one CSV row per case and metric", F_SUITE | F_RUN },
+	{ "resume", 0, NULL, C_RESUME, "continue the interrupted run in -o's file (Ctrl-C, a kill, a reboot): "
+	  "cases that ended are kept, the rest run; refused when the config, benchcore, a module or the "
+	  "machine changed", F_SUITE | F_RUN },
 	{ "report", 0, "OUT.html", C_REPORT, "at the end, write the run's HTML report (benchcore report) from "
 	  "the results file; needs -o", F_SUITE | F_RUN },
 	{ "force", 0, NULL, C_FORCE, "overwrite existing result files (else a new name is chosen)", F_SUITE | F_RUN },
@@ -140,6 +143,7 @@ static int on_flag(void *arg, const bc_flag *f, const char *val, char *err, size
 	case C_OUTPUT: c->out = val; return 0;
 	case C_CSV: c->csv = val; return 0;
 	case C_REPORT: c->report = val; return 0;
+	case C_RESUME: c->resume = 1; return 0;
 	case C_FORCE: c->force = 1; return 0;
 	case C_ONLY: c->only = val; return 0;
 	case C_SKIP: c->skip = val; return 0;

@@ -54,14 +54,17 @@ static int host_changed(json_t *old, json_t *now, bc_err *e)
 	return 0;
 }
 
-/* The config as resolved, less what a resume may draw anew (an unset seed). */
+/* The config as resolved, less what a resume may draw anew (an unset seed)
+   and where a module was found (its file is checked by its sha256). */
 static json_t *comparable(json_t *config)
 {
 	json_t *c = json_deep_copy(config), *m;
 	size_t i;
-	json_array_foreach(json_object_get(c, "modules"), i, m)
+	json_array_foreach(json_object_get(c, "modules"), i, m) {
 		if (json_is_null(json_object_get(m, "seed")))
 			json_object_del(m, "seed");
+		json_object_del(m, "path");
+	}
 	return c;
 }
 

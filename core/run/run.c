@@ -37,6 +37,7 @@
 #include "engine.h"
 #include "leftover.h"
 #include "output.h"
+#include "resume.h"
 #include "run.h"
 #include "results.h"
 #include "service.h"
@@ -95,8 +96,58 @@ void bc_runner_init(bc_runner *r, const bc_config *cfg, json_t *config_json, con
 	json_array_foreach(json_object_get(json_object_get(r->doc, "host"), "warnings"), i, w)
 		bc_warn("%s", json_string_value(w));	/* e.g. the governor: say it before measuring */
 }
+int bc_runner_resume(bc_runner *r, const char *path, const bc_modplan *plans, size_t n, bc_err *e)
+{
+	bc_resume *rs = bc_xcalloc(1, sizeof(*rs));
+	if (bc_resume_open(path, json_object_get(r->doc, "config"), json_object_get(r->doc, "host"), plans, n,
+			   rs, e)) {
+		free(rs);
+		return -1;
+	}
+	char ts[32], err[512];
+	size_t i;
+	json_t *c;
+	now_iso(ts, sizeof(ts));
+	/* the file ends as if the run had not stopped: its start, its order */
+	json_object_set(r->doc, "started_at", json_object_get(rs->doc, "started_at"));
+	if (!r->cfg->run.seed_set) {
+		r->seed = rs->seed;
+		json_object_set_new(json_object_get(r->doc, "schedule"), "seed", json_integer(r->seed));
+	}
+	json_object_set_new(r->doc, "resumed", bc_resume_record(rs, ts));
+	json_array_foreach(rs->kept, i, c) {
+		bc_case_result cr;
+		if (bc_case_from_json(c, i, &cr, err, sizeof(err))) {
+			bc_err_set(e, "cannot resume from \"%s\": %s", path, err);
+			bc_resume_free(rs);
+			free(rs);
+			return -1;
+		}
+		json_array_append(json_object_get(r->doc, "cases"), c);
+		bc_results_add_case(&r->groups, &cr);
+		bc_case_drop_intervals(&cr);
+		if (r->ncases == r->ccases) {
+			r->ccases = r->ccases ? 2 * r->ccases : 16;
+			r->cases = realloc(r->cases, r->ccases * sizeof(*r->cases));
+			if (!r->cases)
+				abort();
+		}
+		r->cases[r->ncases++] = cr;
+		if (!strcmp(cr.status, "failed"))
+			r->failed = 1;
+	}
+	r->next_id = rs->max_id + 1;
+	r->resume = rs;
+	return 0;
+}
+
 void bc_runner_free(bc_runner *r)
 {
+	if (r->resume) {
+		bc_resume_free(r->resume);
+		free(r->resume);
+		r->resume = NULL;
+	}
 	json_decref(r->doc);
 	r->doc = NULL;
 	for (size_t i = 0; i < r->ncases; i++)
@@ -162,6 +213,13 @@ void bc_runner_show_plan(bc_runner *r, bc_modplan *plans, size_t n)
 			plans[i].mod->desc.name, plans[i].npoints, plans[i].npoints == 1 ? "" : "s",
 			plans[i].run.nthreads, plans[i].run.nthreads == 1 ? "" : "s", plans[i].run.repeat,
 			plans[i].run.repeat == 1 ? "" : "s", c, c == 1 ? "" : "s");
+	}
+	size_t kept = r->resume ? json_array_size(r->resume->kept) : 0;
+	if (kept) {
+		double share = total ? (double)(total > kept ? total - kept : 0) / (double)total : 0;
+		bc_info("plan: resuming %s: %zu case%s kept, %zu to run (%zu interrupted, run again); about %.0f s left",
+			r->out_json ? r->out_json : "", kept, kept == 1 ? "" : "s", total > kept ? total - kept : 0,
+			r->resume->interrupted, secs * share);
 	}
 	bc_info("plan: %zu case%s, about %.0f s of warmup and measurement (plus prepare time)",
 		total, total == 1 ? "" : "s", secs);
@@ -951,6 +1009,14 @@ static void run_slot(bc_runner *r, modrun *m, size_t i)
 	const slot *s = &m->sched[i];
 	const char *pl = m->labels[s->point];
 	bc_case c = case_of(r, m, i);
+	if (r->resume) {	/* a case the interrupted run finished: kept, not run */
+		bc_case_result h;
+		bc_case_header(&c, "ok", NULL, &h);
+		int kept = bc_resume_has(r->resume, p->mod->desc.name, h.params, (long)c.threads, (long)s->rep);
+		bc_case_free(&h);
+		if (kept)
+			return;
+	}
 	c.id = r->next_id++;
 	char *label = bc_xasprintf("%s%s%s threads=%u %s %u/%u", p->mod->desc.name, *pl ? " " : "", pl,
 				   c.threads, p->run.back_to_back ? "repeat" : "round", s->rep, p->run.repeat);

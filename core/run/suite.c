@@ -351,7 +351,13 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 	const char *want_rep = c->report ? c->report : cfg->report;
 	if (outputs_ok(want_out, want_csv) || report_ok(want_rep, want_out, want_csv))
 		goto out;
-	char *out = unique_path(want_out, c->force);
+	if (c->resume && (!want_out || !strcmp(want_out, "-"))) {
+		fprintf(stderr, "benchcore: error: --resume continues the run whose results file -o names: give -o "
+			"FILE.json\n");
+		goto out;
+	}
+	/* resuming writes on in the same file; a new run never overwrites one */
+	char *out = c->resume ? bc_xstrdup(want_out) : unique_path(want_out, c->force);
 	char *csv = unique_path(want_csv, c->force);
 	int lock = -1;
 	if (out && strcmp(out, "-") && (lock = bc_lock_output(out, &e)) < 0) {
@@ -361,6 +367,14 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 		goto out;
 	}
 	bc_runner_init(&r, cfg, config_json(cfg, plans, n), io_path_of(plans, n));
+	if (c->resume && bc_runner_resume(&r, out, plans, n, &e)) {
+		bc_err_print(&e);
+		bc_runner_free(&r);
+		bc_unlock_output(out, lock);
+		free(out);
+		free(csv);
+		goto out;
+	}
 	r.out_json = out;
 	r.out_csv = csv;
 	if (out && !strcmp(out, "-"))

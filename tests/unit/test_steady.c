@@ -110,6 +110,24 @@ static void test_precise(void **st)
 	assert_false(bc_precise(three, 3, 5, 0.05, BC_PRECISE_FRACTION));	/* min_repeat */
 }
 
+static void test_decided(void **st)
+{
+	const double a[] = { 100, 101, 99, 100, 100.5 }, same[] = { 100.2, 99.8, 100.1, 99.9, 100 };
+	const double faster[] = { 110, 111, 109, 110, 110.5 }, noisy[] = { 80, 120, 95, 105, 100 };
+	const double neg[] = { -1, 100 };
+	(void)st;
+	assert_true(bc_decided(a, 5, same, 5, 0.02));		/* a tie: inside +-2% */
+	assert_true(bc_decided(a, 5, faster, 5, 0.02));	/* +10%: beyond +2% */
+	assert_false(bc_decided(a, 5, noisy, 5, 0.02));	/* +-20% noise: could be either */
+	assert_false(bc_decided(a, 1, same, 5, 0.02));		/* one value: nothing known */
+	assert_false(bc_decided(a, 2, neg, 2, 0.02));		/* not a positive rate */
+	/* +4% at 0.5% noise: beyond 2% once the interval is narrow enough (5
+	   repeats a side), not at 2 (t(0.975, ~1) is 12.7) */
+	const double near2[] = { 104, 104.5, 103.5, 104, 104.2 };
+	assert_true(bc_decided(a, 5, near2, 5, 0.02));
+	assert_false(bc_decided(a, 2, near2, 2, 0.02));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -118,6 +136,7 @@ int main(void)
 		cmocka_unit_test(test_never_steady_noise),
 		cmocka_unit_test(test_steady_edges),
 		cmocka_unit_test(test_precise),
+		cmocka_unit_test(test_decided),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,6 +15,7 @@ void bc_case_init(bc_case_result *r)
 	r->params = json_object();
 	r->error_rate = NAN;
 	r->cpu_mhz_mean = NAN;
+	r->warmup_steady = -1;
 	r->freq.measured_mhz = r->freq.before_mhz = r->freq.after_mhz = NAN;
 	r->freq.cpufreq_mhz = r->freq.cpuinfo_mhz = NAN;
 	r->error.thread = -1;
@@ -44,6 +45,7 @@ void bc_case_free(bc_case_result *r)
 	free(r->point);
 	free(r->status);
 	free(r->reason);
+	free(r->repeat_stop);
 	free(r->headline);
 	for (size_t i = 0; i < r->nthresholds; i++)
 		free(r->thresholds[i].metric);
@@ -311,6 +313,9 @@ json_t *bc_case_to_json(const bc_case_result *r)
 		put_count(o, "strays_killed", r->strays_killed);
 	put_real(o, "duration_s", r->duration_s);	/* NAN: absent (an old file's failed case) */
 	put_real(o, "warmup_s", r->warmup_s);
+	if (r->warmup_steady >= 0)
+		json_object_set_new(o, "warmup_steady", json_boolean(r->warmup_steady));
+	put_str(o, "repeat_stop", r->repeat_stop);
 	if (r->prepare.set) {
 		json_t *p = json_object();
 		put_real(p, "seconds", r->prepare.seconds);

@@ -668,8 +668,12 @@ static int read_header(rd *d, bc_case_result *r, json_t *c, const char *where)
 	    str(d, c, "module_path", &r->module_path, where) < 0 ||
 	    str(d, c, "module_sha256", &r->module_sha256, where) < 0 ||
 	    str(d, c, "module_shadows", &r->module_shadows, where) < 0 ||
-	    str(d, c, "point", &r->point, where) < 0)
+	    str(d, c, "point", &r->point, where) < 0 || str(d, c, "repeat_stop", &r->repeat_stop, where) < 0)
 		return -1;
+	json_t *ws = json_object_get(c, "warmup_steady");
+	if (ws && !json_is_boolean(ws))
+		return fail(d, "%s.warmup_steady: not a bool", where);
+	r->warmup_steady = ws ? json_is_true(ws) : -1;
 	if (!absent(reason) && !json_is_string(reason))
 		return fail(d, "%s.reason: not a string or null", where);
 	if (json_is_string(reason))

@@ -262,6 +262,16 @@ int bc_plan_module(const bc_modconf *mc, const bc_module *m, bc_modplan *p, bc_e
 		bc_err_hint(e, "set time (seconds) or events (a count), or both");
 		goto fail;
 	}
+	if (p->run.repeat_auto) {
+		if (p->run.min_repeat > p->run.max_repeat) {
+			bc_err_set(e, "%s: module \"%s\": min_repeat (%u) is larger than max_repeat (%u)", mc->where,
+				   m->desc.name, p->run.min_repeat, p->run.max_repeat);
+			goto fail;
+		}
+		/* the schedule holds every round a case may need; undecided cases
+		   alone run the rounds past min_repeat (run.c) */
+		p->run.repeat = p->run.max_repeat;
+	}
 	p->npoints = 1;
 	for (size_t i = 0; i < p->nopts; i++) {
 		if (!p->nvals[i]) {

@@ -38,6 +38,7 @@
 #include "leftover.h"
 #include "output.h"
 #include "resume.h"
+#include "steady.h"
 #include "run.h"
 #include "results.h"
 #include "service.h"
@@ -696,6 +697,8 @@ typedef struct modrun {
 	char **labels;			/* each point: its swept options */
 	slot *sched;
 	size_t nsched;
+	const char **stopped;		/* repeat = auto, per point x thread count: why no more
+					   rounds run (static strings), or NULL */
 	int reuse;			/* data_options declared: prepare once per data point */
 	char *dir;			/* module_dir, for all of its cases */
 	case_link link;
@@ -836,6 +839,7 @@ static void modrun_init(modrun *m, bc_runner *r, const bc_modplan *p)
 	}
 	find_data_points(m);
 	build_schedule(m, p->run.seed_set ? p->run.seed : r->seed);
+	m->stopped = bc_xcalloc(p->npoints * p->run.nthreads + 1, sizeof(*m->stopped));
 	char *why = NULL;
 	size_t n = strlen(p->mod->desc.name) + 2;
 	char *tag = bc_xasprintf("-%.*s", (int)(n > 24 ? 22 : n - 2), p->mod->desc.name);
@@ -859,6 +863,7 @@ static void modrun_free(modrun *m)
 		free(m->skip[pt]);
 	}
 	free(m->labels);
+	free(m->stopped);
 	free(m->skip);
 	free(m->vals);
 	free(m->dp);
@@ -1003,12 +1008,77 @@ static void run_case(bc_runner *r, modrun *m, bc_case *c, const char *label, con
 	free(scratch);
 }
 
+/* repeat = auto: the practical threshold of group g's headline m, as
+   compare would judge it: the module's declaration, else 2%. */
+static double auto_threshold(const bc_rgroup *g, const bc_rmetric *m)
+{
+	json_t *t = json_object_get(g->thresholds, m->name);
+	return json_is_number(t) && json_number_value(t) > 0 ? json_number_value(t) / 100 : 0.02;
+}
+
+/* repeat = auto: why the case of slot s (c) need not run, or NULL. */
+static const char *auto_stop(bc_runner *r, modrun *m, const slot *s, const bc_case *c)
+{
+	const bc_modplan *p = m->p;
+	size_t k = s->point * p->run.nthreads + s->ti;
+	if (!p->run.repeat_auto || s->rep <= p->run.min_repeat)
+		return NULL;
+	if (m->stopped[k])
+		return m->stopped[k];
+	if (p->run.time_budget > 0 && (double)(bc_now_ns() - r->t0) / 1e9 > p->run.time_budget)
+		return "budget";
+	bc_case_result h;
+	bc_case_header(c, "ok", NULL, &h);
+	char *key = json_dumps(h.params, JSON_COMPACT | JSON_SORT_KEYS);
+	const bc_rgroup *g = key ? bc_results_find(&r->groups, p->mod->desc.name, key, (long)c->threads) : NULL;
+	const bc_rgroup *gb = key && r->baseline ? bc_results_find(r->baseline, p->mod->desc.name, key,
+								     (long)c->threads) : NULL;
+	free(key);
+	bc_case_free(&h);
+	const bc_rmetric *hm = g ? bc_primary_metric(g) : NULL;
+	if (!hm)
+		return NULL;	/* no ok repeat yet: nothing known */
+	double thr = auto_threshold(g, hm);
+	const bc_rmetric *bm = gb ? bc_group_metric(gb, hm->name) : NULL;
+	if (bm && bm->n >= 2)	/* decided against the baseline's case */
+		return bc_decided(bm->values, bm->n, hm->values, hm->n, thr) ? "decided" : NULL;
+	return bc_precise(hm->values, hm->n, p->run.min_repeat, thr, BC_PRECISE_FRACTION) ? "precise" : NULL;
+}
+
+/* The last case run of point x thread count of m records why its repeats
+   stopped (in the struct and in the document written so far). */
+static void mark_stop(bc_runner *r, modrun *m, size_t pt, size_t ti, const char *why)
+{
+	const bc_modplan *p = m->p;
+	m->stopped[pt * p->run.nthreads + ti] = why;
+	bc_case_result h;
+	bc_case c = { .mod = p->mod, .vals = m->vals + pt * stride(p), .threads = p->run.threads[ti] };
+	bc_case_header(&c, "ok", NULL, &h);
+	json_t *cases = json_object_get(r->doc, "cases");
+	for (size_t i = r->ncases; i-- > 0;) {
+		bc_case_result *cr = &r->cases[i];
+		if (cr->threads != (long)c.threads || strcmp(cr->module, p->mod->desc.name) ||
+		    !json_equal(cr->params, h.params))
+			continue;
+		bc_case_set_str(&cr->repeat_stop, why);
+		json_object_set_new(json_array_get(cases, i), "repeat_stop", json_string(why));
+		break;
+	}
+	bc_case_free(&h);
+}
+
 static void run_slot(bc_runner *r, modrun *m, size_t i)
 {
 	const bc_modplan *p = m->p;
 	const slot *s = &m->sched[i];
 	const char *pl = m->labels[s->point];
 	bc_case c = case_of(r, m, i);
+	const char *stop = auto_stop(r, m, s, &c);
+	if (stop) {
+		if (!m->stopped[s->point * p->run.nthreads + s->ti])
+			mark_stop(r, m, s->point, s->ti, stop);
+		return;
+	}
 	if (r->resume) {	/* a case the interrupted run finished: kept, not run */
 		bc_case_result h;
 		bc_case_header(&c, "ok", NULL, &h);
@@ -1063,6 +1133,12 @@ static void run_module(bc_runner *r, const bc_modplan *p)
 	}
 	for (size_t k = 0; k < m.ndp; k++)	/* interrupted: data points not finished */
 		settle(r, &m, k);
+	for (size_t pt = 0; p->run.repeat_auto && !bc_stop_requested && pt < p->npoints; pt++)
+		for (size_t ti = 0; ti < p->run.nthreads; ti++)
+			if (!m.stopped[pt * p->run.nthreads + ti] && !m.skip[pt])
+				mark_stop(r, &m, pt, ti, "max_repeat");
+	if (p->run.repeat_auto)
+		r->write_failed = bc_runner_write(r, 0) != 0;
 	bc_service_stop_module(p->mod->desc.name);
 	if (m.dir)
 		bc_rmtree(m.dir);
@@ -1071,6 +1147,7 @@ static void run_module(bc_runner *r, const bc_modplan *p)
 
 int bc_runner_run(bc_runner *r, bc_modplan *plans, size_t n)
 {
+	r->t0 = bc_now_ns();
 	/* what runs killed outright left (their owner is gone): see leftover.h */
 	bc_clean_leftovers(bc_leftover_parent(), 0, 0);
 	for (size_t i = 0; i < n && !bc_stop_requested; i++)

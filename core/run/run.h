@@ -26,6 +26,8 @@ typedef struct bc_runner {
 	size_t ncases, ccases;
 	bc_results groups;		/* the cases grouped as compare groups them */
 	struct bc_resume *resume;	/* --resume: the kept cases of the interrupted run */
+	bc_results *baseline;		/* baseline = "A.json": repeat = auto decides against it */
+	uint64_t t0;			/* the run's start (repeat = auto's time_budget) */
 } bc_runner;
 
 /* Creates r->doc (schema, version, host, config, schedule) and draws the

@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "abi.h"
 #include "config.h"
 #include "loader.h"
 #include "settings.h"
@@ -382,7 +383,8 @@ int bc_module_check(const char *path, bc_module *m, bc_err *e)
 			bc_err_set(e, "invalid module \"%s\": metric name \"%s\" is not [a-z0-9_]+", path, mt->name);
 			return -1;
 		}
-	return check_names(path, m, e) || check_bounds(path, d, e) || check_v11(path, d, e) ? -1 : 0;
+	return check_names(path, m, e) || check_bounds(path, d, e) || check_v11(path, d, e) ||
+	       bc_abi_check_options(path, d, e) ? -1 : 0;
 }
 
 int bc_module_check_header(const char *path, const bench_module_v1 *d, bc_err *e)

@@ -16,6 +16,7 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "abi.h"
 #include "probe.h"
 #include "util.h"
 
@@ -76,10 +77,11 @@ static json_t *options_json(wr *w, const bench_option_v1 *o, bc_err *e)
 			json_decref(a);
 			return NULL;
 		}
-		json_array_append_new(a, json_pack("{s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:I}",
+		json_array_append_new(a, json_pack("{s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:I, s:I}",
 			"name", jstr(w, o[i].name, "an option name"), "type", (int)o[i].type,
 			"def", jstr(w, o[i].def, "an option default"), "help", jstr(w, o[i].help, "an option's help"),
-			"choices", ch, "min", jnum(o[i].min), "max", jnum(o[i].max), "flags", (json_int_t)o[i].flags));
+			"choices", ch, "min", jnum(o[i].min), "max", jnum(o[i].max), "flags", (json_int_t)o[i].flags,
+			"offset", (json_int_t)o[i].offset));
 	}
 	return a;
 }
@@ -157,6 +159,7 @@ char *bc_probe_describe(const bench_module_v1 *d, bc_err *e)
 		"service", jstr(&w, rq->service, "the service"),
 		"data_options", dopts, "headline_metric", jstr(&w, d->headline_metric, "headline_metric"),
 		"thresholds", ths, "serve_port", d->serve_port);
+	json_object_set_new(root, "opts_size", json_integer((json_int_t)d->opts_size));
 	if (w.bad) {
 		bc_err_set(e, "%s is not valid UTF-8", w.what);
 		json_decref(root);
@@ -289,14 +292,16 @@ static int parse_options(bc_meta *mt, json_t *root, bench_module_v1 *d)
 	bench_option_v1 *o = meta_alloc(mt, json_array_size(v), sizeof(*o));
 	for (size_t i = 0; i < json_array_size(v); i++) {
 		json_t *j = json_array_get(v, i);
-		long long type, flags;
+		long long type, flags, off;
 		if (!json_is_object(j) || get_str(j, "name", &o[i].name) || !o[i].name ||
 		    get_str(j, "def", &o[i].def) || get_str(j, "help", &o[i].help) ||
 		    get_int(j, "type", INT_MIN, INT_MAX, &type) || get_int(j, "flags", 0, UINT_MAX, &flags) ||
+		    get_int(j, "offset", 0, LLONG_MAX, &off) ||
 		    get_strv(mt, j, "choices", &o[i].choices, TABLE_CAP))
 			return -1;
 		o[i].type = (bench_opt_type)type;
 		o[i].flags = (unsigned)flags;
+		o[i].offset = (size_t)off;
 		o[i].min = get_num(j, "min");
 		o[i].max = get_num(j, "max");
 	}
@@ -362,11 +367,13 @@ static int parse_body(bc_meta *mt, json_t *root, bc_module *m)
 		if (!json_is_string(json_array_get(cb, i)) || set_stub(d, json_string_value(json_array_get(cb, i))))
 			return -1;
 	long long res;
-	if (get_int(root, "reserved", -1, 7, &res) || get_int(root, "serve_port", INT_MIN, INT_MAX, &v[0]))
+	if (get_int(root, "reserved", -1, 7, &res) || get_int(root, "serve_port", INT_MIN, INT_MAX, &v[0]) ||
+	    get_int(root, "opts_size", 0, LLONG_MAX, &v[1]))
 		return -1;
 	if (res >= 0)
 		d->reserved[res] = d;	/* any non-NULL value: check_contents names the slot */
 	d->serve_port = (int)v[0];
+	d->opts_size = (size_t)v[1];
 	if (rq && (!json_is_object(rq) || get_int(rq, "min_memory", 0, LLONG_MAX, &rmin[0]) ||
 		   get_int(rq, "min_disk", 0, LLONG_MAX, &rmin[1]) || get_int(rq, "min_cpus", 0, UINT32_MAX, &rmin[2]) ||
 		   get_int(rq, "heavy", 0, UINT32_MAX, &rmin[3]) ||
@@ -508,12 +515,19 @@ static void probe_child(const char *path)
 		bc_err_hint(&e, "define the entry with BENCH_MODULE(descriptor); a descriptor is a static const bench_module_v1");
 		send_error(&e);
 	}
-	if (bc_module_check_header(path, d, &e))
+	if (bc_module_check_header(path, d, &e) || bc_abi_check_newer(path, d, &e))
 		send_error(&e);
 	bench_module_v1 copy;
 	memset(&copy, 0, sizeof(copy));
 	memcpy(&copy, d, d->struct_size < sizeof(copy) ? d->struct_size : sizeof(copy));
+	/* the one walk of the module's own options[]: by its option_size, into
+	   this host's layout; everything after reads the host's */
+	bench_option_v1 *opts;
+	if (bc_abi_host_options(path, d, &opts, &e))
+		send_error(&e);
+	copy.options = opts;
 	char *s = bc_probe_describe(&copy, &e);
+	free(opts);
 	if (!s) {
 		bc_err_set(&e, "invalid module \"%s\": %s", path, strdup(e.msg));
 		bc_err_hint(&e, "terminate every table of the descriptor; use UTF-8 strings");

@@ -178,8 +178,11 @@ typedef struct bench_host_api_v1 {
 	uint32_t struct_size;		/* sizeof the host's table; check before using new fields */
 
 	/* Option values of the current case (already validated against the table).
-	   Asking for a name not in the options table, or with the wrong getter,
-	   is a programming error: the host logs it and returns 0 / "". */
+	   Asking for a name not in the options table, or with a getter that does
+	   not read the option's type (the comments below), is a programming
+	   error: the getter returns 0 / "" and the case fails with a reason
+	   naming the getter and the option (before 1.3 it was only logged).
+	   Since 1.3 a module may read a typed struct instead (options()). */
 	int64_t (*opt_int)(bench_ctx *ctx, const char *name);	/* INT, SIZE, BOOL */
 	double (*opt_double)(bench_ctx *ctx, const char *name);	/* DOUBLE, INT, SIZE */
 	int (*opt_bool)(bench_ctx *ctx, const char *name);

@@ -271,7 +271,7 @@ static const bc_val *get_opt(bench_ctx *x, const char *name, unsigned types, con
 		if (!strcmp(o[i].name, name)) {
 			if (types & T(o[i].type))
 				return &x->c->vals[i];
-			opt_misuse(x, "%s(\"%s\"): option \"%s\" is a %s option; read it with %s", getter, name, name,
+			opt_misuse(x, "%s(\"%s\"): option \"%s\" is of type %s; read it with %s", getter, name, name,
 				   bc_opt_type_name(o[i].type), readers(o[i].type));
 			return NULL;
 		}

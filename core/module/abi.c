@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "abi.h"
+#include "options.h"
 
 /* The end of the last field this host knows: bytes past it (the struct's
    tail padding included) belong to a newer minor. */
@@ -176,10 +177,8 @@ static int bad_offset(const char *path, const bench_module_v1 *d, const bench_op
 		return 0;
 	bc_err_set(e, "invalid module \"%s\": option \"%s\" has offset %zu, outside its options struct or "
 		   "misaligned", path, o->name, o->offset);
-	bc_err_detail(e, "A %s option is held in a %zu-byte member at a multiple of %zu; opts_size is %zu.",
-		      o->type == BENCH_OPT_ENUM ? "enum" : o->type == BENCH_OPT_BOOL ? "bool" :
-		      o->type == BENCH_OPT_STRING ? "string" : o->type == BENCH_OPT_DOUBLE ? "double" :
-		      "int or size", sz, sz, d->opts_size);
+	bc_err_detail(e, "Option \"%s\" (%s) is held in a member of %zu bytes at a multiple of %zu; "
+		      "opts_size is %zu.", o->name, bc_opt_type_name(o->type), sz, sz, d->opts_size);
 	bc_err_hint(e, "set each option's offset with BENCH_OPT_AT(struct, member) and opts_size with "
 		    "sizeof(struct)");
 	return -1;

@@ -37,6 +37,43 @@ static void test_broken_modules(void **st)
 	expect_load_error("missing.so", "could not read module file");
 }
 
+/* ABI 1.3: a newer minor is refused only for what it uses that this host
+   does not know, named; typed offsets must fit opts_size. */
+static void test_newer_and_typed(void **st)
+{
+	(void)st;
+	expect_load_error("meta_newflag.so", "built for ABI 1.4, it sets option flag 0x40 on option \"x\", "
+			  "which benchcore 1.3 does not know");
+	expect_load_error("meta_newfield.so", "built for ABI 1.4, it sets a descriptor field at byte");
+	expect_load_error("meta_newoptfield.so", "option \"fancy\" sets a field at byte 72 of its entry");
+	expect_load_error("meta_offset.so", "option \"b\" has offset 8, outside its options struct");
+	expect_load_error("meta_overlap.so", "options \"a\" and \"b\" share bytes");
+	char path[512];
+	bc_module m;
+	bc_err e;
+	snprintf(path, sizeof(path), "%s/newer.so", mods());
+	assert_int_equal(bc_module_load(path, &m, &e), 0);
+	assert_int_equal(m.desc.abi_minor, BENCH_ABI_MINOR + 1);
+	assert_string_equal(m.desc.options[1].name, "word");
+	assert_int_equal(m.desc.options[1].flags, BENCH_OPT_PLACEMENT);
+	assert_null(m.desc.options[2].name);
+	bc_module_free(&m);
+	/* a 1.2 module's entries are shorter: each is read where it is */
+	snprintf(path, sizeof(path), "%s/old12.so", mods());
+	assert_int_equal(bc_module_load(path, &m, &e), 0);
+	assert_string_equal(m.desc.options[7].name, "ratio");
+	assert_int_equal(m.desc.options[7].type, BENCH_OPT_DOUBLE);
+	assert_int_equal(m.desc.options[3].flags, BENCH_OPT_LIST);
+	assert_string_equal(m.desc.options[3].choices[2], "blue");
+	assert_null(m.desc.options[8].name);
+	bc_module_free(&m);
+	snprintf(path, sizeof(path), "%s/typed.so", mods());
+	assert_int_equal(bc_module_load(path, &m, &e), 0);
+	assert_true(m.desc.opts_size >= 40);
+	assert_int_equal(m.desc.options[1].offset, 8);	/* count: after int on, aligned */
+	bc_module_free(&m);
+}
+
 static void test_good_module(void **st)
 {
 	(void)st;
@@ -100,6 +137,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_broken_modules),
 		cmocka_unit_test(test_good_module),
+		cmocka_unit_test(test_newer_and_typed),
 		cmocka_unit_test(test_duplicate_and_dirs),
 		cmocka_unit_test(test_writable_refused),
 	};

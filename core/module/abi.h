@@ -9,6 +9,46 @@
 #include "benchcore/module.h"
 #include "util.h"
 
+/* The one description of bench_module_v1's scalar fields and callbacks that
+   the probe sends (probe.c describes and parses by these tables) and the
+   case process copies (bc_module_open): a new field of module.h is one row
+   here. X(kind, member, what): kind U32, INT, SIZE, U64 (an integer of that
+   C type) or STR (a string; what names it in a "not valid UTF-8" error).
+   The JSON key is the member's name. Tables (options, metrics, op classes,
+   data_options, thresholds) have their own code in probe.c. */
+#define BC_ABI_SCALARS(X) \
+	X(U32, magic, "magic") \
+	X(U32, abi_major, "abi_major") \
+	X(U32, abi_minor, "abi_minor") \
+	X(U32, struct_size, "struct_size") \
+	X(STR, name, "the name") \
+	X(STR, version, "the version") \
+	X(STR, summary, "the summary") \
+	X(STR, headline_metric, "headline_metric") \
+	X(INT, serve_port, "serve_port") \
+	X(SIZE, opts_size, "opts_size")
+/* bench_requirements_v1, sent as the object "requires". */
+#define BC_ABI_REQUIRES(X) \
+	X(U64, min_memory, "min_memory") \
+	X(U64, min_disk, "min_disk") \
+	X(STR, disk_path_option, "disk_path_option") \
+	X(U32, min_cpus, "min_cpus") \
+	X(U32, heavy, "heavy") \
+	X(STR, service, "the service")
+/* Callbacks: X(member, stub), the stub (probe.c) standing in for it in a
+   described module until bc_module_open() puts the real one there. */
+#define BC_ABI_CALLBACKS(X) \
+	X(init, stub_init) \
+	X(prepare, stub_state) \
+	X(thread_init, stub_thread_init) \
+	X(event, stub_event) \
+	X(thread_run, stub_state) \
+	X(thread_done, stub_void) \
+	X(finish, stub_state) \
+	X(cleanup, stub_void) \
+	X(destroy, stub_void) \
+	X(serve, stub_serve)
+
 /* Most bytes of a typed options struct (opts_size) the host allocates. */
 #define BC_OPTS_SIZE_MAX	(1u << 20)
 /* Entries before a table counts as unterminated. */

@@ -498,16 +498,9 @@ int bc_module_open(bc_module *m, bc_err *e)
 	memset(&c, 0, sizeof(c));
 	memcpy(&c, d, d->struct_size < sizeof(c) ? d->struct_size : sizeof(c));
 	/* the tables stay the checked copies; the callbacks become the real ones */
-	m->desc.init = c.init;
-	m->desc.prepare = c.prepare;
-	m->desc.thread_init = c.thread_init;
-	m->desc.event = c.event;
-	m->desc.thread_run = c.thread_run;
-	m->desc.thread_done = c.thread_done;
-	m->desc.finish = c.finish;
-	m->desc.cleanup = c.cleanup;
-	m->desc.destroy = c.destroy;
-	m->desc.serve = c.serve;
+#define REAL(f, stub) m->desc.f = c.f;
+	BC_ABI_CALLBACKS(REAL)
+#undef REAL
 	m->handle = h;
 	return 0;
 }

@@ -118,14 +118,37 @@ static json_t *thresholds_json(wr *w, const bench_threshold_v1 *t)
 	return a;
 }
 
+/* Scalar fields by kind (abi.h's tables); past 2^63 a U64 or SIZE turns
+   negative, which the parse refuses. */
+#define PUT_NUM(kind, type) \
+	static json_t *put_##kind(wr *w, const type *v, const char *what) \
+	{ (void)w, (void)what; return json_integer((json_int_t)*v); }
+PUT_NUM(U32, uint32_t)
+PUT_NUM(INT, int)
+PUT_NUM(SIZE, size_t)
+PUT_NUM(U64, uint64_t)
+#undef PUT_NUM
+static json_t *put_STR(wr *w, const char *const *v, const char *what) { return jstr(w, *v, what); }
+
+static void put_scalars(wr *w, json_t *root, const bench_module_v1 *d)
+{
+	json_t *rq = json_object(), *cb = json_array();
+#define PUT(kind, f, what) json_object_set_new(root, #f, put_##kind(w, &d->f, what));
+	BC_ABI_SCALARS(PUT)
+#undef PUT
+#define PUT(kind, f, what) json_object_set_new(rq, #f, put_##kind(w, &d->requires.f, what));
+	BC_ABI_REQUIRES(PUT)
+#undef PUT
+#define PUT(f, stub) if (d->f) json_array_append_new(cb, json_string(#f));
+	BC_ABI_CALLBACKS(PUT)
+#undef PUT
+	json_object_set_new(root, "requires", rq);
+	json_object_set_new(root, "callbacks", cb);
+}
+
 char *bc_probe_describe(const bench_module_v1 *d, bc_err *e)
 {
 	wr w = { 0 };
-	json_t *cb = json_array();
-#define CB(f) if (d->f) json_array_append_new(cb, json_string(#f))
-	CB(init); CB(prepare); CB(thread_init); CB(event); CB(thread_run); CB(thread_done);
-	CB(finish); CB(cleanup); CB(destroy); CB(serve);
-#undef CB
 	int reserved = -1;
 	for (int i = 7; i >= 0; i--)
 		if (d->reserved[i])
@@ -141,25 +164,13 @@ char *bc_probe_describe(const bench_module_v1 *d, bc_err *e)
 				   "has no terminator within %d entries", TABLE_CAP);
 		else if (opts)
 			bc_err_set(e, "op_classes has no terminator within %d entries", BENCH_MAX_OP_CLASSES + 1);
-		json_decref(cb); json_decref(opts); json_decref(ops); json_decref(mets);
+		json_decref(opts); json_decref(ops); json_decref(mets);
 		json_decref(dopts); json_decref(ths);
 		return NULL;
 	}
-	const bench_requirements_v1 *rq = &d->requires;
-	json_t *root = json_pack("{s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o, "
-				 "s:{s:I, s:I, s:o, s:I, s:I, s:o}, s:o, s:o, s:o, s:i}",
-		"magic", (json_int_t)d->magic, "abi_major", (json_int_t)d->abi_major,
-		"abi_minor", (json_int_t)d->abi_minor, "struct_size", (json_int_t)d->struct_size,
-		"name", jstr(&w, d->name, "the name"), "version", jstr(&w, d->version, "the version"),
-		"summary", jstr(&w, d->summary, "the summary"), "callbacks", cb, "reserved", reserved,
-		"options", opts, "op_classes", ops, "metrics", mets,
-		"requires", "min_memory", (json_int_t)rq->min_memory, "min_disk", (json_int_t)rq->min_disk,
-		"disk_path_option", jstr(&w, rq->disk_path_option, "disk_path_option"),
-		"min_cpus", (json_int_t)rq->min_cpus, "heavy", (json_int_t)rq->heavy,
-		"service", jstr(&w, rq->service, "the service"),
-		"data_options", dopts, "headline_metric", jstr(&w, d->headline_metric, "headline_metric"),
-		"thresholds", ths, "serve_port", d->serve_port);
-	json_object_set_new(root, "opts_size", json_integer((json_int_t)d->opts_size));
+	json_t *root = json_pack("{s:i, s:o, s:o, s:o, s:o, s:o}", "reserved", reserved, "options", opts,
+				 "op_classes", ops, "metrics", mets, "data_options", dopts, "thresholds", ths);
+	put_scalars(&w, root, d);
 	if (w.bad) {
 		bc_err_set(e, "%s is not valid UTF-8", w.what);
 		json_decref(root);
@@ -221,18 +232,10 @@ static int stub_serve(const bench_serve_v1 *a) { (void)a; stub_called(); return 
 
 static int set_stub(bench_module_v1 *d, const char *name)
 {
-	if (!strcmp(name, "init")) d->init = stub_init;
-	else if (!strcmp(name, "prepare")) d->prepare = stub_state;
-	else if (!strcmp(name, "thread_init")) d->thread_init = stub_thread_init;
-	else if (!strcmp(name, "event")) d->event = stub_event;
-	else if (!strcmp(name, "thread_run")) d->thread_run = stub_state;
-	else if (!strcmp(name, "thread_done")) d->thread_done = stub_void;
-	else if (!strcmp(name, "finish")) d->finish = stub_state;
-	else if (!strcmp(name, "cleanup")) d->cleanup = stub_void;
-	else if (!strcmp(name, "destroy")) d->destroy = stub_void;
-	else if (!strcmp(name, "serve")) d->serve = stub_serve;
-	else return -1;
-	return 0;
+#define STUB(f, stub) if (!strcmp(name, #f)) return d->f = stub, 0;
+	BC_ABI_CALLBACKS(STUB)
+#undef STUB
+	return -1;
 }
 
 /* Field readers: 0 when the field has the expected shape. */
@@ -346,46 +349,42 @@ static int parse_thresholds(bc_meta *mt, json_t *root, bench_module_v1 *d)
 	return 0;
 }
 
-static int parse_body(bc_meta *mt, json_t *root, bc_module *m)
+/* Scalar fields by kind (abi.h's tables); a missing one reads as 0 / NULL. */
+#define GET_NUM(kind, type, lo, hi) \
+	static int get_##kind(json_t *o, const char *k, type *out) \
+	{ long long v; return get_int(o, k, lo, hi, &v) ? -1 : (*out = (type)v, 0); }
+GET_NUM(U32, uint32_t, 0, UINT32_MAX)
+GET_NUM(INT, int, INT_MIN, INT_MAX)
+GET_NUM(SIZE, size_t, 0, LLONG_MAX)
+GET_NUM(U64, uint64_t, 0, LLONG_MAX)
+#undef GET_NUM
+#define get_STR get_str
+
+static int parse_scalars(json_t *root, bench_module_v1 *d)
 {
-	bench_module_v1 *d = &m->desc;
-	long long v[4], rmin[6];
-	json_t *cb = json_object_get(root, "callbacks"), *rq = json_object_get(root, "requires");
-	if (get_int(root, "magic", 0, UINT32_MAX, &v[0]) || get_int(root, "abi_major", 0, UINT32_MAX, &v[1]) ||
-	    get_int(root, "abi_minor", 0, UINT32_MAX, &v[2]) || get_int(root, "struct_size", 0, UINT32_MAX, &v[3]))
+	json_t *rq = json_object_get(root, "requires"), *cb = json_object_get(root, "callbacks");
+	if ((rq && !json_is_object(rq)) || (cb && !json_is_array(cb)))
 		return -1;
-	d->magic = (uint32_t)v[0];
-	d->abi_major = (uint32_t)v[1];
-	d->abi_minor = (uint32_t)v[2];
-	d->struct_size = (uint32_t)v[3];
-	if (get_str(root, "name", &d->name) || get_str(root, "version", &d->version) ||
-	    get_str(root, "summary", &d->summary) || get_str(root, "headline_metric", &d->headline_metric))
-		return -1;
-	if (cb && !json_is_array(cb))
-		return -1;
+#define GET(kind, f, what) if (get_##kind(root, #f, &d->f)) return -1;
+	BC_ABI_SCALARS(GET)
+#undef GET
+#define GET(kind, f, what) if (get_##kind(rq, #f, &d->requires.f)) return -1;
+	BC_ABI_REQUIRES(GET)
+#undef GET
 	for (size_t i = 0; cb && i < json_array_size(cb); i++)
 		if (!json_is_string(json_array_get(cb, i)) || set_stub(d, json_string_value(json_array_get(cb, i))))
 			return -1;
+	return 0;
+}
+
+static int parse_body(bc_meta *mt, json_t *root, bc_module *m)
+{
+	bench_module_v1 *d = &m->desc;
 	long long res;
-	if (get_int(root, "reserved", -1, 7, &res) || get_int(root, "serve_port", INT_MIN, INT_MAX, &v[0]) ||
-	    get_int(root, "opts_size", 0, LLONG_MAX, &v[1]))
+	if (parse_scalars(root, d) || get_int(root, "reserved", -1, 7, &res))
 		return -1;
 	if (res >= 0)
 		d->reserved[res] = d;	/* any non-NULL value: check_contents names the slot */
-	d->serve_port = (int)v[0];
-	d->opts_size = (size_t)v[1];
-	if (rq && (!json_is_object(rq) || get_int(rq, "min_memory", 0, LLONG_MAX, &rmin[0]) ||
-		   get_int(rq, "min_disk", 0, LLONG_MAX, &rmin[1]) || get_int(rq, "min_cpus", 0, UINT32_MAX, &rmin[2]) ||
-		   get_int(rq, "heavy", 0, UINT32_MAX, &rmin[3]) ||
-		   get_str(rq, "disk_path_option", &d->requires.disk_path_option) ||
-		   get_str(rq, "service", &d->requires.service)))
-		return -1;
-	if (rq) {
-		d->requires.min_memory = (uint64_t)rmin[0];
-		d->requires.min_disk = (uint64_t)rmin[1];
-		d->requires.min_cpus = (uint32_t)rmin[2];
-		d->requires.heavy = (uint32_t)rmin[3];
-	}
 	if (parse_options(mt, root, d) || parse_metrics(mt, root, d) || parse_thresholds(mt, root, d) ||
 	    get_strv(mt, root, "op_classes", &d->op_classes, BENCH_MAX_OP_CLASSES + 1) ||
 	    get_strv(mt, root, "data_options", &d->data_options, TABLE_CAP) ||

@@ -196,7 +196,7 @@ int bc_cmd_help(int argc, char **argv)
 			return 2;
 		}
 		size_t na = bc_strv_len(dirs), nb = bc_strv_len(cfg.module_path);
-		dirs = realloc(dirs, (na + nb + 1) * sizeof(char *));
+		dirs = bc_xrealloc(dirs, na + nb + 1, sizeof(char *));
 		for (size_t i = 0; i <= nb; i++)
 			dirs[na + i] = i < nb ? bc_xstrdup(cfg.module_path[i]) : NULL;
 		bc_config_free(&cfg);

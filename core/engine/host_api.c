@@ -470,9 +470,7 @@ static int api_dist(bench_ctx *x, unsigned op, const char *name)
 	for (unsigned i = 0; i < x->ndists; i++)
 		if (x->dists[i].op == op && !strcmp(x->dists[i].name, name))
 			return (int)i;
-	x->dists = realloc(x->dists, (x->ndists + 1) * sizeof(*x->dists));
-	if (!x->dists)
-		abort();
+	x->dists = bc_xrealloc(x->dists, x->ndists + 1, sizeof(*x->dists));
 	x->dists[x->ndists].op = op;
 	x->dists[x->ndists].name = bc_xstrdup(name);
 	return (int)x->ndists++;

@@ -571,7 +571,7 @@ static int cmp_str(const void *a, const void *b)
 
 static void add_fail(bc_modset *set, const char *path, const bc_err *e)
 {
-	set->fails = realloc(set->fails, (set->nfails + 1) * sizeof(*set->fails));
+	set->fails = bc_xrealloc(set->fails, set->nfails + 1, sizeof(*set->fails));
 	bc_loadfail *f = &set->fails[set->nfails++];
 	f->path = bc_xstrdup(path);
 	const char *base = strrchr(path, '/');
@@ -600,13 +600,13 @@ static void list_dir(const char *dir, size_t di, cand **cs, size_t *nc)
 	struct dirent *de;
 	while ((de = readdir(d)))
 		if (is_so(de->d_name)) {
-			names = realloc(names, (n + 1) * sizeof(*names));
+			names = bc_xrealloc(names, n + 1, sizeof(*names));
 			names[n++] = bc_xstrdup(de->d_name);
 		}
 	closedir(d);
 	if (n)
 		qsort(names, n, sizeof(*names), cmp_str);
-	*cs = realloc(*cs, (*nc + n + 1) * sizeof(**cs));
+	*cs = bc_xrealloc(*cs, *nc + n + 1, sizeof(**cs));
 	for (size_t i = 0; i < n; i++) {
 		cand *c = &(*cs)[(*nc)++];
 		memset(c, 0, sizeof(*c));
@@ -642,7 +642,7 @@ static void add_module(bc_modset *set, bc_module *m, const cand *c, const size_t
 		note_shadow(prev, c->path);	/* the earlier directory of the search path wins */
 		bc_module_free(m);
 	} else {
-		set->mods = realloc(set->mods, (set->nmods + 1) * sizeof(*set->mods));
+		set->mods = bc_xrealloc(set->mods, set->nmods + 1, sizeof(*set->mods));
 		set->mods[set->nmods++] = *m;
 	}
 }

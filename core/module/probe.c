@@ -193,9 +193,7 @@ typedef struct bc_meta {
 static void *meta_alloc(bc_meta *mt, size_t n, size_t sz)
 {
 	void *p = bc_xcalloc(n + 1, sz);
-	mt->allocs = realloc(mt->allocs, (mt->nallocs + 1) * sizeof(void *));
-	if (!mt->allocs)
-		abort();
+	mt->allocs = bc_xrealloc(mt->allocs, mt->nallocs + 1, sizeof(void *));
 	mt->allocs[mt->nallocs++] = p;
 	return p;
 }
@@ -621,9 +619,7 @@ static int drain(active *a)
 			continue;
 		}
 		while (a->len + (size_t)n + 1 > a->cap)
-			a->buf = realloc(a->buf, a->cap *= 2);
-		if (!a->buf)
-			abort();
+			a->buf = bc_xrealloc(a->buf, a->cap *= 2, 1);
 		memcpy(a->buf + a->len, tmp, (size_t)n);
 		a->len += (size_t)n;
 	}

@@ -34,7 +34,9 @@ static void newer_hint(bc_err *e, uint32_t minor)
 
 int bc_abi_check_newer(const char *path, const bench_module_v1 *d, bc_err *e)
 {
-	if (d->struct_size <= MODULE_KNOWN_END)
+	/* up to this minor, bytes past the last field are the struct's tail
+	   padding, which a descriptor built at run time may leave unset */
+	if (d->abi_minor <= BENCH_ABI_MINOR || d->struct_size <= MODULE_KNOWN_END)
 		return 0;
 	if (d->struct_size > sizeof(*d) + NEWER_SLACK) {
 		bc_err_set(e, "invalid module \"%s\": descriptor of %u bytes", path, d->struct_size);
@@ -46,22 +48,13 @@ int bc_abi_check_newer(const char *path, const bench_module_v1 *d, bc_err *e)
 	int at = nonzero_at(d, MODULE_KNOWN_END, d->struct_size);
 	if (at < 0)
 		return 0;	/* a newer minor that uses nothing new: it loads */
-	size_t byte = MODULE_KNOWN_END + (size_t)at;
-	if (d->abi_minor > BENCH_ABI_MINOR) {
-		bc_err_set(e, "incompatible module \"%s\": built for ABI %d.%u, it sets a descriptor field at byte %zu, "
-			   "which benchcore %d.%d does not know", path, BENCH_ABI_MAJOR, d->abi_minor, byte,
-			   BENCH_ABI_MAJOR, BENCH_ABI_MINOR);
-		bc_err_detail(e, "ABI %d.%d's bench_module_v1 ends with option_size at byte %zu; the module's "
-			      "descriptor is %u bytes and uses a field added after %d.%d.", BENCH_ABI_MAJOR,
-			      BENCH_ABI_MINOR, MODULE_KNOWN_END, d->struct_size, BENCH_ABI_MAJOR, BENCH_ABI_MINOR);
-		newer_hint(e, d->abi_minor);
-	} else {
-		bc_err_set(e, "invalid module \"%s\": descriptor sets byte %zu, past the end of ABI %d.%u's "
-			   "bench_module_v1", path, byte, BENCH_ABI_MAJOR, d->abi_minor);
-		bc_err_detail(e, "struct_size is %u bytes; ABI %d.%u has no field there.", d->struct_size,
-			      BENCH_ABI_MAJOR, d->abi_minor);
-		bc_err_hint(e, "set struct_size with BENCH_MODULE_HEADER and rebuild");
-	}
+	bc_err_set(e, "incompatible module \"%s\": built for ABI %d.%u, it sets a descriptor field at byte %zu, "
+		   "which benchcore %d.%d does not know", path, BENCH_ABI_MAJOR, d->abi_minor,
+		   MODULE_KNOWN_END + (size_t)at, BENCH_ABI_MAJOR, BENCH_ABI_MINOR);
+	bc_err_detail(e, "ABI %d.%d's bench_module_v1 ends with option_size at byte %zu; the module's "
+		      "descriptor is %u bytes and uses a field added after %d.%d.", BENCH_ABI_MAJOR,
+		      BENCH_ABI_MINOR, MODULE_KNOWN_END, d->struct_size, BENCH_ABI_MAJOR, BENCH_ABI_MINOR);
+	newer_hint(e, d->abi_minor);
 	return -1;
 }
 
@@ -85,7 +78,8 @@ static int option_stride(const char *path, const bench_module_v1 *d, size_t *str
 static int option_tail(const char *path, const bench_module_v1 *d, const bench_option_v1 *host,
 		       const unsigned char *raw, size_t stride, bc_err *e)
 {
-	int at = stride > OPTION_KNOWN_END ? nonzero_at(raw, OPTION_KNOWN_END, stride) : -1;
+	int at = d->abi_minor > BENCH_ABI_MINOR && stride > OPTION_KNOWN_END ?
+		 nonzero_at(raw, OPTION_KNOWN_END, stride) : -1;
 	if (at < 0)
 		return 0;
 	bc_err_set(e, "incompatible module \"%s\": built for ABI %d.%u, option \"%s\" sets a field at byte %zu "

@@ -16,6 +16,10 @@
  *    an older minor version reads the newer fields as NULL/0. A module must
  *    check api->struct_size before using a field added in a later minor.
  *  - reserved[] slots must be NULL.
+ *  - A module built for a newer minor than the host's loads as long as it
+ *    uses nothing the host does not know: a nonzero byte past the host's
+ *    last field of bench_module_v1 or bench_option_v1, or an option flag
+ *    outside BENCH_OPT_KNOWN_FLAGS, is refused with the field or flag named.
  *
  * Threads and memory:
  *  - init, prepare, finish, cleanup and destroy run on the host's main thread

@@ -14,8 +14,7 @@
    case process copies (bc_module_open): a new field of module.h is one row
    here. X(kind, member, what): kind U32, INT, SIZE, U64 (an integer of that
    C type) or STR (a string; what names it in a "not valid UTF-8" error).
-   The JSON key is the member's name. Tables (options, metrics, op classes,
-   data_options, thresholds) have their own code in probe.c. */
+   The JSON key is the member's name. The tables' entries follow. */
 #define BC_ABI_SCALARS(X) \
 	X(U32, magic, "magic") \
 	X(U32, abi_major, "abi_major") \
@@ -35,6 +34,25 @@
 	X(U32, min_cpus, "min_cpus") \
 	X(U32, heavy, "heavy") \
 	X(STR, service, "the service")
+/* The entries of the descriptor's tables, by the same kinds (and TYPE: a
+   bench_opt_type, NUM: a double, null when not finite, BOOL: an int sent as
+   true/false). An option's choices, a string vector, have their own code. */
+#define BC_ABI_OPTION(X) \
+	X(STR, name, "an option name") \
+	X(TYPE, type, "an option's type") \
+	X(STR, def, "an option default") \
+	X(STR, help, "an option's help") \
+	X(NUM, min, "an option's min") \
+	X(NUM, max, "an option's max") \
+	X(U32, flags, "an option's flags") \
+	X(SIZE, offset, "an option's offset")
+#define BC_ABI_METRIC(X) \
+	X(STR, name, "a metric name") \
+	X(STR, unit, "a metric unit") \
+	X(BOOL, higher_is_better, "higher_is_better")
+#define BC_ABI_THRESHOLD(X) \
+	X(STR, metric, "a threshold") \
+	X(NUM, pct, "a threshold's pct")
 /* Callbacks: X(member, stub), the stub (probe.c) standing in for it in a
    described module until bc_module_open() puts the real one there. */
 #define BC_ABI_CALLBACKS(X) \

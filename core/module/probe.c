@@ -64,6 +64,25 @@ static json_t *jstrv(wr *w, const char *const *v, const char *what, size_t cap)
 	return a;
 }
 
+/* Scalar fields by kind (abi.h's tables); past 2^63 a U64 or SIZE turns
+   negative, which the parse refuses. */
+#define PUT_NUM(kind, type) \
+	static json_t *put_##kind(wr *w, const type *v, const char *what) \
+	{ (void)w, (void)what; return json_integer((json_int_t)*v); }
+PUT_NUM(U32, uint32_t)
+PUT_NUM(INT, int)
+PUT_NUM(SIZE, size_t)
+PUT_NUM(U64, uint64_t)
+#undef PUT_NUM
+static json_t *put_STR(wr *w, const char *const *v, const char *what) { return jstr(w, *v, what); }
+static json_t *put_TYPE(wr *w, const bench_opt_type *v, const char *what)
+{
+	(void)w, (void)what;
+	return json_integer((json_int_t)*v);
+}
+static json_t *put_NUM(wr *w, const double *v, const char *what) { (void)w, (void)what; return jnum(*v); }
+static json_t *put_BOOL(wr *w, const int *v, const char *what) { (void)w, (void)what; return json_boolean(*v); }
+
 static json_t *options_json(wr *w, const bench_option_v1 *o, bc_err *e)
 {
 	if (!o)
@@ -77,11 +96,12 @@ static json_t *options_json(wr *w, const bench_option_v1 *o, bc_err *e)
 			json_decref(a);
 			return NULL;
 		}
-		json_array_append_new(a, json_pack("{s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:I, s:I}",
-			"name", jstr(w, o[i].name, "an option name"), "type", (int)o[i].type,
-			"def", jstr(w, o[i].def, "an option default"), "help", jstr(w, o[i].help, "an option's help"),
-			"choices", ch, "min", jnum(o[i].min), "max", jnum(o[i].max), "flags", (json_int_t)o[i].flags,
-			"offset", (json_int_t)o[i].offset));
+		json_t *j = json_object();
+#define PUT(kind, f, what) json_object_set_new(j, #f, put_##kind(w, &o[i].f, what));
+		BC_ABI_OPTION(PUT)
+#undef PUT
+		json_object_set_new(j, "choices", ch);
+		json_array_append_new(a, j);
 	}
 	return a;
 }
@@ -96,8 +116,11 @@ static json_t *metrics_json(wr *w, const bench_metric_v1 *m)
 			json_decref(a);
 			return NULL;
 		}
-		json_array_append_new(a, json_pack("{s:o, s:o, s:b}", "name", jstr(w, m[i].name, "a metric name"),
-			"unit", jstr(w, m[i].unit, "a metric unit"), "higher_is_better", m[i].higher_is_better != 0));
+		json_t *j = json_object();
+#define PUT(kind, f, what) json_object_set_new(j, #f, put_##kind(w, &m[i].f, what));
+		BC_ABI_METRIC(PUT)
+#undef PUT
+		json_array_append_new(a, j);
 	}
 	return a;
 }
@@ -112,23 +135,14 @@ static json_t *thresholds_json(wr *w, const bench_threshold_v1 *t)
 			json_decref(a);
 			return NULL;
 		}
-		json_array_append_new(a, json_pack("{s:o, s:o}", "metric", jstr(w, t[i].metric, "a threshold"),
-						   "pct", jnum(t[i].pct)));
+		json_t *j = json_object();
+#define PUT(kind, f, what) json_object_set_new(j, #f, put_##kind(w, &t[i].f, what));
+		BC_ABI_THRESHOLD(PUT)
+#undef PUT
+		json_array_append_new(a, j);
 	}
 	return a;
 }
-
-/* Scalar fields by kind (abi.h's tables); past 2^63 a U64 or SIZE turns
-   negative, which the parse refuses. */
-#define PUT_NUM(kind, type) \
-	static json_t *put_##kind(wr *w, const type *v, const char *what) \
-	{ (void)w, (void)what; return json_integer((json_int_t)*v); }
-PUT_NUM(U32, uint32_t)
-PUT_NUM(INT, int)
-PUT_NUM(SIZE, size_t)
-PUT_NUM(U64, uint64_t)
-#undef PUT_NUM
-static json_t *put_STR(wr *w, const char *const *v, const char *what) { return jstr(w, *v, what); }
 
 static void put_scalars(wr *w, json_t *root, const bench_module_v1 *d)
 {
@@ -283,6 +297,23 @@ static int get_strv(bc_meta *mt, json_t *o, const char *k, const char *const **o
 	return 0;
 }
 
+/* Scalar fields by kind (abi.h's tables); a missing one reads as 0 / NULL. */
+#define GET_NUM(kind, type, lo, hi) \
+	static int get_##kind(json_t *o, const char *k, type *out) \
+	{ long long v; return get_int(o, k, lo, hi, &v) ? -1 : (*out = (type)v, 0); }
+GET_NUM(U32, uint32_t, 0, UINT32_MAX)
+GET_NUM(INT, int, INT_MIN, INT_MAX)
+GET_NUM(SIZE, size_t, 0, LLONG_MAX)
+GET_NUM(U64, uint64_t, 0, LLONG_MAX)
+GET_NUM(TYPE, bench_opt_type, INT_MIN, INT_MAX)
+#undef GET_NUM
+#define get_STR get_str
+static int get_NUM(json_t *o, const char *k, double *out) { return *out = get_num(o, k), 0; }
+static int get_BOOL(json_t *o, const char *k, int *out)
+{
+	return *out = json_is_true(json_object_get(o, k)), 0;
+}
+
 static int parse_options(bc_meta *mt, json_t *root, bench_module_v1 *d)
 {
 	json_t *v = json_object_get(root, "options");
@@ -293,18 +324,13 @@ static int parse_options(bc_meta *mt, json_t *root, bench_module_v1 *d)
 	bench_option_v1 *o = meta_alloc(mt, json_array_size(v), sizeof(*o));
 	for (size_t i = 0; i < json_array_size(v); i++) {
 		json_t *j = json_array_get(v, i);
-		long long type, flags, off;
-		if (!json_is_object(j) || get_str(j, "name", &o[i].name) || !o[i].name ||
-		    get_str(j, "def", &o[i].def) || get_str(j, "help", &o[i].help) ||
-		    get_int(j, "type", INT_MIN, INT_MAX, &type) || get_int(j, "flags", 0, UINT_MAX, &flags) ||
-		    get_int(j, "offset", 0, LLONG_MAX, &off) ||
-		    get_strv(mt, j, "choices", &o[i].choices, TABLE_CAP))
+		if (!json_is_object(j))
 			return -1;
-		o[i].type = (bench_opt_type)type;
-		o[i].flags = (unsigned)flags;
-		o[i].offset = (size_t)off;
-		o[i].min = get_num(j, "min");
-		o[i].max = get_num(j, "max");
+#define GET(kind, f, what) if (get_##kind(j, #f, &o[i].f)) return -1;
+		BC_ABI_OPTION(GET)
+#undef GET
+		if (!o[i].name || get_strv(mt, j, "choices", &o[i].choices, TABLE_CAP))
+			return -1;
 	}
 	d->options = o;
 	return 0;
@@ -320,10 +346,13 @@ static int parse_metrics(bc_meta *mt, json_t *root, bench_module_v1 *d)
 	bench_metric_v1 *m = meta_alloc(mt, json_array_size(v), sizeof(*m));
 	for (size_t i = 0; i < json_array_size(v); i++) {
 		json_t *j = json_array_get(v, i);
-		if (!json_is_object(j) || get_str(j, "name", &m[i].name) || !m[i].name ||
-		    get_str(j, "unit", &m[i].unit))
+		if (!json_is_object(j))
 			return -1;
-		m[i].higher_is_better = json_is_true(json_object_get(j, "higher_is_better"));
+#define GET(kind, f, what) if (get_##kind(j, #f, &m[i].f)) return -1;
+		BC_ABI_METRIC(GET)
+#undef GET
+		if (!m[i].name)
+			return -1;
 	}
 	d->metrics = m;
 	return 0;
@@ -339,24 +368,17 @@ static int parse_thresholds(bc_meta *mt, json_t *root, bench_module_v1 *d)
 	bench_threshold_v1 *t = meta_alloc(mt, json_array_size(v), sizeof(*t));
 	for (size_t i = 0; i < json_array_size(v); i++) {
 		json_t *j = json_array_get(v, i);
-		if (!json_is_object(j) || get_str(j, "metric", &t[i].metric) || !t[i].metric)
+		if (!json_is_object(j))
 			return -1;
-		t[i].pct = get_num(j, "pct");
+#define GET(kind, f, what) if (get_##kind(j, #f, &t[i].f)) return -1;
+		BC_ABI_THRESHOLD(GET)
+#undef GET
+		if (!t[i].metric)
+			return -1;
 	}
 	d->thresholds = t;
 	return 0;
 }
-
-/* Scalar fields by kind (abi.h's tables); a missing one reads as 0 / NULL. */
-#define GET_NUM(kind, type, lo, hi) \
-	static int get_##kind(json_t *o, const char *k, type *out) \
-	{ long long v; return get_int(o, k, lo, hi, &v) ? -1 : (*out = (type)v, 0); }
-GET_NUM(U32, uint32_t, 0, UINT32_MAX)
-GET_NUM(INT, int, INT_MIN, INT_MAX)
-GET_NUM(SIZE, size_t, 0, LLONG_MAX)
-GET_NUM(U64, uint64_t, 0, LLONG_MAX)
-#undef GET_NUM
-#define get_STR get_str
 
 static int parse_scalars(json_t *root, bench_module_v1 *d)
 {

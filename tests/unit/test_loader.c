@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "abi.h"
 #include "loader.h"
 
 static const char *mods(void)
@@ -88,6 +89,40 @@ static void test_good_module(void **st)
 	bc_module_free(&m);
 }
 
+/* The layouts abi.c reads, on descriptors made here (no .so): entries of
+   the 1.2 size, a nonsense option_size, a newer minor's oversized struct. */
+static void test_option_layouts(void **st)
+{
+	(void)st;
+	size_t old = offsetof(bench_option_v1, offset);
+	unsigned char raw[3 * sizeof(bench_option_v1)] = { 0 };
+	bench_option_v1 a = { .name = "a", .type = BENCH_OPT_INT, .flags = BENCH_OPT_SCALES };
+	bench_option_v1 b = { .name = "b", .type = BENCH_OPT_BOOL, .def = "true" };
+	memcpy(raw, &a, old);
+	memcpy(raw + old, &b, old);	/* a 1.2 table: entries of the old size */
+	bench_module_v1 d = { .abi_minor = 2, .struct_size = offsetof(bench_module_v1, opts_size),
+			      .options = (const bench_option_v1 *)raw };
+	bench_option_v1 *o;
+	bc_err e;
+	assert_int_equal(bc_abi_host_options("x.so", &d, &o, &e), 0);
+	assert_string_equal(o[0].name, "a");
+	assert_int_equal(o[0].flags, BENCH_OPT_SCALES);
+	assert_string_equal(o[1].name, "b");
+	assert_string_equal(o[1].def, "true");
+	assert_int_equal(o[1].offset, 0);
+	assert_null(o[2].name);
+	free(o);
+	d.abi_minor = 3;
+	d.struct_size = sizeof(d);
+	d.option_size = 60;	/* not a bench_option_v1 of any minor */
+	assert_int_equal(bc_abi_host_options("x.so", &d, &o, &e), -1);
+	assert_non_null(strstr(e.msg, "option_size is 60 bytes"));
+	d.abi_minor = 9;
+	d.struct_size = 1u << 30;
+	assert_int_equal(bc_abi_check_newer("x.so", &d, &e), -1);
+	assert_non_null(strstr(e.msg, "descriptor of 1073741824 bytes"));
+}
+
 static void test_duplicate_and_dirs(void **st)
 {
 	(void)st;
@@ -138,6 +173,7 @@ int main(void)
 		cmocka_unit_test(test_broken_modules),
 		cmocka_unit_test(test_good_module),
 		cmocka_unit_test(test_newer_and_typed),
+		cmocka_unit_test(test_option_layouts),
 		cmocka_unit_test(test_duplicate_and_dirs),
 		cmocka_unit_test(test_writable_refused),
 	};

@@ -52,7 +52,8 @@ MODULE_SO	:= $(MODULES:%=$(BUILD)/modules/%.so)
 
 # Deliberately broken modules used by the loader and robustness tests.
 TESTMOD_SRC	:= $(wildcard tests/modules/*.c)
-TESTMOD_SO	:= $(TESTMOD_SRC:tests/modules/%.c=$(BUILD)/testmods/%.so) $(BUILD)/testmods/old10.so
+TESTMOD_SO	:= $(TESTMOD_SRC:tests/modules/%.c=$(BUILD)/testmods/%.so) $(BUILD)/testmods/old10.so \
+		   $(BUILD)/testmods/old12.so
 
 # A stand-in for a private server (tests/integration/test_service.sh).
 STANDIN		:= $(BUILD)/testmods/standin_server
@@ -102,6 +103,11 @@ $(BUILD)/testmods/%.so: tests/modules/%.c sdk/include/benchcore/module.h
 $(BUILD)/testmods/old10.so: tests/abi10/old10.c tests/abi10/benchcore/module.h
 	@mkdir -p $(@D)
 	$(CC) -Itests/abi10 $(MOD_CFLAGS) $(MOD_LDFLAGS) -o $@ $< -lpthread
+
+# ... and one against the frozen 1.2 header (options[] without offset).
+$(BUILD)/testmods/old12.so: tests/abi12/old12.c tests/abi12/benchcore/module.h
+	@mkdir -p $(@D)
+	$(CC) -Itests/abi12 $(MOD_CFLAGS) $(MOD_LDFLAGS) -o $@ $< -lpthread
 
 $(STANDIN): tests/servers/standin.c
 	@mkdir -p $(@D)

@@ -209,9 +209,7 @@ static void add_row(bc_cmp *c, const bc_rgroup *ga, const bc_rgroup *gb,
 {
 	if (c->nrows == *cap) {
 		*cap = *cap ? *cap * 2 : 16;
-		c->rows = realloc(c->rows, *cap * sizeof(*c->rows));
-		if (!c->rows)
-			abort();
+		c->rows = bc_xrealloc(c->rows, *cap, sizeof(*c->rows));
 	}
 	bc_cmp_row *r = &c->rows[c->nrows++];
 	*r = (bc_cmp_row){ .ga = ga, .gb = gb, .ma = ma, .mb = mb };
@@ -258,9 +256,7 @@ static void adjust_and_judge(bc_cmp *c)
 
 static const bc_rgroup **push_group(const bc_rgroup **v, size_t *n, const bc_rgroup *g)
 {
-	v = realloc(v, (*n + 1) * sizeof(*v));
-	if (!v)
-		abort();
+	v = bc_xrealloc(v, *n + 1, sizeof(*v));
 	v[(*n)++] = g;
 	return v;
 }

@@ -20,10 +20,7 @@ static void tab_row(tab *t, char **row)
 {
 	if (t->nrows == t->cap) {
 		t->cap = t->cap ? t->cap * 2 : 16;
-		char **c = realloc(t->cells, t->cap * t->ncols * sizeof(char *));
-		if (!c)
-			abort();
-		t->cells = c;
+		t->cells = bc_xrealloc(t->cells, t->cap * t->ncols, sizeof(char *));
 	}
 	memcpy(t->cells + t->nrows * t->ncols, row, t->ncols * sizeof(char *));
 	t->nrows++;

@@ -212,6 +212,16 @@ void *bc_xcalloc(size_t n, size_t sz)
 	return p;
 }
 
+void *bc_xrealloc(void *p, size_t n, size_t sz)
+{
+	if (sz && n > SIZE_MAX / sz)
+		oom();	/* a count that overflows is no allocation anyone can make */
+	p = realloc(p, n && sz ? n * sz : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
 char *bc_xstrdup(const char *s)
 {
 	char *p = strdup(s ? s : "");

@@ -86,6 +86,8 @@ size_t bc_strv_len(char *const *v);
 
 void *bc_xmalloc(size_t n);
 void *bc_xcalloc(size_t n, size_t sz);
+/* realloc of n items of sz bytes (the product checked for overflow). */
+void *bc_xrealloc(void *p, size_t n, size_t sz);
 char *bc_xstrdup(const char *s);
 char *bc_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

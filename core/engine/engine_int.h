@@ -80,6 +80,8 @@ struct bench_ctx {
 		int open;		/* a \r line is on the terminal */
 	} prep;
 	bc_hist *fin_hist;		/* finish(): scratch for percentile() */
+	void *opts;			/* the typed options struct (ABI 1.3), or NULL */
+	char bad_opt[400];		/* the first misuse of a by-name getter: fails the case */
 	void *state;
 	int phase __attribute__((aligned(64)));	/* read by every worker: own cache line */
 	uint64_t events_left __attribute__((aligned(64)));

@@ -106,9 +106,7 @@ void bc_case_set_str(char **field, const char *value)
 
 void bc_case_add_warning(bc_case_result *r, const char *msg)
 {
-	r->warnings = realloc(r->warnings, (r->nwarnings + 2) * sizeof(char *));
-	if (!r->warnings)
-		abort();
+	r->warnings = bc_xrealloc(r->warnings, r->nwarnings + 2, sizeof(char *));
 	r->warnings[r->nwarnings++] = bc_xstrdup(msg);
 	r->warnings[r->nwarnings] = NULL;
 }
@@ -126,9 +124,7 @@ void bc_case_set_metric(bc_case_result *r, const char *name, const char *unit,
 {
 	bc_cr_metric *m = (bc_cr_metric *)bc_case_metric(r, name);
 	if (!m) {
-		r->metrics = realloc(r->metrics, (r->nmetrics + 1) * sizeof(*r->metrics));
-		if (!r->metrics)
-			abort();
+		r->metrics = bc_xrealloc(r->metrics, r->nmetrics + 1, sizeof(*r->metrics));
 		m = &r->metrics[r->nmetrics++];
 		*m = (bc_cr_metric){ .name = bc_xstrdup(name) };
 	}
@@ -144,9 +140,7 @@ void bc_case_set_info(bc_case_result *r, const char *key, const char *value)
 			bc_case_set_str(&r->info[i].value, value ? value : "");
 			return;
 		}
-	r->info = realloc(r->info, (r->ninfo + 1) * sizeof(*r->info));
-	if (!r->info)
-		abort();
+	r->info = bc_xrealloc(r->info, r->ninfo + 1, sizeof(*r->info));
 	r->info[r->ninfo++] = (bc_cr_info){ bc_xstrdup(key), bc_xstrdup(value ? value : "") };
 }
 

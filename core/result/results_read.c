@@ -44,21 +44,11 @@ static char *xstrdup(const char *s)
 	return d;
 }
 
-static void *xrealloc(void *p, size_t n, size_t size)
-{
-	if (size && n > SIZE_MAX / size)
-		abort();
-	p = realloc(p, n && size ? n * size : 1);
-	if (!p)
-		abort();
-	return p;
-}
-
 static void push_value(bc_rmetric *m, double v)
 {
 	if (m->n == m->cap) {
 		m->cap = m->cap ? m->cap * 2 : 4;
-		m->values = xrealloc(m->values, m->cap, sizeof(*m->values));
+		m->values = bc_xrealloc(m->values, m->cap, sizeof(*m->values));
 	}
 	m->values[m->n++] = v;
 }
@@ -75,7 +65,7 @@ static bc_rmetric *group_metric(bc_rgroup *g, const char *name, const char *unit
 	free(nm);
 	if (g->nmetrics == g->cap) {
 		g->cap = g->cap ? g->cap * 2 : 8;
-		g->metrics = xrealloc(g->metrics, g->cap, sizeof(*g->metrics));
+		g->metrics = bc_xrealloc(g->metrics, g->cap, sizeof(*g->metrics));
 	}
 	bc_rmetric *m = &g->metrics[g->nmetrics++];
 	*m = (bc_rmetric){ .name = shown(name), .unit = shown(unit),
@@ -113,7 +103,7 @@ char *bc_params_text(json_t *params)
 static char *group_key(const char *module, const char *params_key, long threads)
 {
 	size_t n = strlen(module) + strlen(params_key) + 32;
-	char *k = xrealloc(NULL, n, 1);
+	char *k = bc_xrealloc(NULL, n, 1);
 	snprintf(k, n, "%s\n%ld\n%s", module, threads, params_key);
 	return k;
 }
@@ -145,7 +135,7 @@ static bc_rgroup *find_or_add_group(bc_results *r, const char *module,
 	free(ik);
 	if (r->ngroups == r->cap) {
 		r->cap = r->cap ? r->cap * 2 : 8;
-		r->groups = xrealloc(r->groups, r->cap, sizeof(*r->groups));
+		r->groups = bc_xrealloc(r->groups, r->cap, sizeof(*r->groups));
 	}
 	bc_rgroup *g = &r->groups[r->ngroups++];
 	*g = (bc_rgroup){ .module = shown(module), .params_key = key,
@@ -409,7 +399,7 @@ int bc_results_load(const char *path, bc_results *r, char *err, size_t errlen)
 			close(fd);
 		return -1;
 	}
-	buf = xrealloc(NULL, 1 << 16, 1);
+	buf = bc_xrealloc(NULL, 1 << 16, 1);
 	for (size_t cap = 1 << 16;; ) {
 		n = fread(buf + len, 1, cap - len, f);
 		len += n;
@@ -422,7 +412,7 @@ int bc_results_load(const char *path, bc_results *r, char *err, size_t errlen)
 			return -1;
 		}
 		cap *= 2;
-		buf = xrealloc(buf, cap, 1);
+		buf = bc_xrealloc(buf, cap, 1);
 	}
 	if (ferror(f)) {
 		seterr(err, errlen, "read error: %s", strerror(errno));

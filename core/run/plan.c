@@ -314,7 +314,7 @@ char *bc_plan_point_label(const bc_modplan *p, const bc_val *point)
 		size_t need = strlen(o->name) + strlen(v) + 3;
 		if (len + need >= cap) {
 			cap = (len + need) * 2;
-			s = realloc(s, cap);
+			s = bc_xrealloc(s, cap, 1);
 		}
 		len += (size_t)sprintf(s + len, "%s%s=%s", len ? " " : "", o->name, v);
 		free(v);

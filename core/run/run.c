@@ -129,9 +129,7 @@ int bc_runner_resume(bc_runner *r, const char *path, const bc_modplan *plans, si
 		bc_case_drop_intervals(&cr);
 		if (r->ncases == r->ccases) {
 			r->ccases = r->ccases ? 2 * r->ccases : 16;
-			r->cases = realloc(r->cases, r->ccases * sizeof(*r->cases));
-			if (!r->cases)
-				abort();
+			r->cases = bc_xrealloc(r->cases, r->ccases, sizeof(*r->cases));
 		}
 		r->cases[r->ncases++] = cr;
 		if (!strcmp(cr.status, "failed"))
@@ -474,7 +472,7 @@ static int child_ended(pid_t pid)
 static int take(int fd, watch *w)
 {
 	if (w->len + 4096 > w->cap)
-		w->buf = realloc(w->buf, w->cap *= 2);
+		w->buf = bc_xrealloc(w->buf, w->cap *= 2, 1);
 	ssize_t n = read(fd, w->buf + w->len, w->cap - w->len - 1);
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
 		return 0;
@@ -935,9 +933,7 @@ static void record(bc_runner *r, bc_case_result *cr, const char *label, const ch
 	bc_case_drop_intervals(cr);	/* in the document now; the summary and CSV do not need them */
 	if (r->ncases == r->ccases) {
 		r->ccases = r->ccases ? 2 * r->ccases : 16;
-		r->cases = realloc(r->cases, r->ccases * sizeof(*r->cases));
-		if (!r->cases)
-			abort();
+		r->cases = bc_xrealloc(r->cases, r->ccases, sizeof(*r->cases));
 	}
 	r->cases[r->ncases++] = *cr;
 	memset(cr, 0, sizeof(*cr));

@@ -294,7 +294,7 @@ int bc_service_start(const char *module, const bench_server_spec_v1 *spec, const
 			owner = getpid();
 			atexit(bc_service_stop_all);	/* exit paths that skip the runner's own stop */
 		}
-		svcs = realloc(svcs, (nsvcs + 1) * sizeof(*svcs));
+		svcs = bc_xrealloc(svcs, nsvcs + 1, sizeof(*svcs));
 		svcs[nsvcs++] = (svc){ bc_xstrdup(module), bc_xstrdup(spec->name), log,
 				       bc_xstrdup(spec->argv[0]), pid, spec->stop_signal > 0 ? spec->stop_signal : SIGTERM, 0 };
 		return 0;

@@ -16,6 +16,10 @@
  *    an older minor version reads the newer fields as NULL/0. A module must
  *    check api->struct_size before using a field added in a later minor.
  *  - reserved[] slots must be NULL.
+ *  - A module built for a newer minor than the host's loads as long as it
+ *    uses nothing the host does not know: a nonzero byte past the host's
+ *    last field of bench_module_v1 or bench_option_v1, or an option flag
+ *    outside BENCH_OPT_KNOWN_FLAGS, is refused with the field or flag named.
  *
  * Threads and memory:
  *  - init, prepare, finish, cleanup and destroy run on the host's main thread
@@ -178,8 +182,11 @@ typedef struct bench_host_api_v1 {
 	uint32_t struct_size;		/* sizeof the host's table; check before using new fields */
 
 	/* Option values of the current case (already validated against the table).
-	   Asking for a name not in the options table, or with the wrong getter,
-	   is a programming error: the host logs it and returns 0 / "". */
+	   Asking for a name not in the options table, or with a getter that does
+	   not read the option's type (the comments below), is a programming
+	   error: the getter returns 0 / "" and the case fails with a reason
+	   naming the getter and the option (before 1.3 it was only logged).
+	   Since 1.3 a module may read a typed struct instead (options()). */
 	int64_t (*opt_int)(bench_ctx *ctx, const char *name);	/* INT, SIZE, BOOL */
 	double (*opt_double)(bench_ctx *ctx, const char *name);	/* DOUBLE, INT, SIZE */
 	int (*opt_bool)(bench_ctx *ctx, const char *name);

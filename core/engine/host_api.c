@@ -103,6 +103,10 @@ static inline int record_ok(bench_thread *t, unsigned op, uint64_t n, uint64_t l
 
 static void api_record(bench_thread *t, unsigned op, uint64_t lat, uint64_t bytes)
 {
+	if (LD(t->ctx->phase) == PH_WARMUP) {
+		ST(t->warm_events, t->warm_events + 1);	/* only this thread writes it */
+		return;
+	}
 	if (LD(t->ctx->phase) != PH_MEASURE || !record_ok(t, op, 1, lat, bytes))
 		return;
 	op_add(&t->ops[op], lat, bytes);
@@ -110,6 +114,10 @@ static void api_record(bench_thread *t, unsigned op, uint64_t lat, uint64_t byte
 
 static void api_record_n(bench_thread *t, unsigned op, uint64_t n, uint64_t lat, uint64_t bytes)
 {
+	if (n && LD(t->ctx->phase) == PH_WARMUP) {
+		ST(t->warm_events, t->warm_events + n);
+		return;
+	}
 	if (!n || LD(t->ctx->phase) != PH_MEASURE || !record_ok(t, op, n, lat, bytes))
 		return;
 	op_add_n(&t->ops[op], n, lat, bytes);

@@ -53,7 +53,7 @@ typedef struct bc_modconf {
 
 typedef struct bc_config {
 	char *file;
-	char *label, *output, *csv, *report;
+	char *label, *output, *csv, *report, *baseline;
 	char **module_path;		/* NULL-terminated */
 	double pct[BC_MAX_PCT];
 	size_t npct;

@@ -272,6 +272,8 @@ int bc_plan_module(const bc_modconf *mc, const bc_module *m, bc_modplan *p, bc_e
 		   alone run the rounds past min_repeat (run.c) */
 		p->run.repeat = p->run.max_repeat;
 	}
+	if (p->run.warmup_auto)	/* the engine ends it once steady; everything else plans for the longest */
+		p->run.warmup_s = p->run.max_warmup;
 	p->npoints = 1;
 	for (size_t i = 0; i < p->nopts; i++) {
 		if (!p->nvals[i]) {

@@ -1027,8 +1027,8 @@ static const char *auto_stop(bc_runner *r, modrun *m, const slot *s, const bc_ca
 	bc_case_header(c, "ok", NULL, &h);
 	char *key = json_dumps(h.params, JSON_COMPACT | JSON_SORT_KEYS);
 	const bc_rgroup *g = key ? bc_results_find(&r->groups, p->mod->desc.name, key, (long)c->threads) : NULL;
-	const bc_rgroup *gb = key && r->baseline ? bc_results_find(r->baseline, p->mod->desc.name, key,
-								     (long)c->threads) : NULL;
+	/* the baseline's case as compare will match it (placement options aside) */
+	const bc_rgroup *gb = g && r->baseline ? bc_results_match(r->baseline, &r->groups, g, NULL) : NULL;
 	free(key);
 	bc_case_free(&h);
 	const bc_rmetric *hm = g ? bc_primary_metric(g) : NULL;

@@ -33,6 +33,10 @@ const bc_setting bc_settings[] = {
 	  BC_SCOPE_GLOBAL, BC_ST_STRING, CFG(output) },
 	{ { "csv", BENCH_OPT_STRING, NULL, "CSV results file (like --csv)" },
 	  BC_SCOPE_GLOBAL, BC_ST_STRING, CFG(csv) },
+	{ { "baseline", BENCH_OPT_STRING, NULL, "repeat = auto: a results file (another machine's run of "
+	    "this config) to decide against: a case stops repeating once its verdict against that file's case "
+	    "is known (win, loss or tie), not only once it is precise" },
+	  BC_SCOPE_GLOBAL, BC_ST_STRING, CFG(baseline) },
 	{ { "report", BENCH_OPT_STRING, NULL, "HTML report of the run, written from the results file at the "
 	    "end (like --report; needs an output file)" },
 	  BC_SCOPE_GLOBAL, BC_ST_STRING, CFG(report) },

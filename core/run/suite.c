@@ -366,10 +366,30 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 		free(csv);
 		goto out;
 	}
+	bc_results *base = NULL;
+	if (cfg->baseline) {
+		char why[512];
+		base = bc_xcalloc(1, sizeof(*base));
+		if (bc_results_load(cfg->baseline, base, why, sizeof(why))) {
+			char *sh = bc_printable(cfg->baseline);
+			fprintf(stderr, "benchcore: error: baseline \"%s\": %s\n", sh, why);
+			free(sh);
+			free(base);
+			bc_unlock_output(out, lock);
+			free(out);
+			free(csv);
+			goto out;
+		}
+	}
 	bc_runner_init(&r, cfg, config_json(cfg, plans, n), io_path_of(plans, n));
+	r.baseline = base;
 	if (c->resume && bc_runner_resume(&r, out, plans, n, &e)) {
 		bc_err_print(&e);
 		bc_runner_free(&r);
+		if (base) {
+			bc_results_free(base);
+			free(base);
+		}
 		bc_unlock_output(out, lock);
 		free(out);
 		free(csv);
@@ -387,6 +407,10 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 	rc = bc_runner_run(&r, plans, n);
 	bc_service_stop_all();	/* the runner stops them already: this is the backstop */
 	bc_runner_free(&r);
+	if (base) {
+		bc_results_free(base);
+		free(base);
+	}
 	bc_unlock_output(out, lock);
 	if (want_rep && rc != 3) {
 		c->done_json = out;

@@ -55,7 +55,7 @@ static int trust_stat(const char *shown, const char *real, const struct stat *st
 }
 
 /* path's real path, then every directory above it up to /. */
-static int trust_walk(const char *shown, const char *path, int strict_parent, const char *what, bc_err *e)
+int bc_trust_walk(const char *shown, const char *path, int strict_parent, const char *what, bc_err *e)
 {
 	char real[PATH_MAX];
 	struct stat st;
@@ -91,7 +91,7 @@ int bc_check_trust(const char *path, int is_dir, bc_err *e)
 {
 	/* a module file's own directory is as strict as the file: whoever can
 	   add files there can add a module */
-	return trust_walk(path, path, !is_dir, is_dir ? "module directory" : "module file", e);
+	return bc_trust_walk(path, path, !is_dir, is_dir ? "module directory" : "module file", e);
 }
 
 /* A RUNPATH/RPATH entry with $ORIGIN expanded; other $TOKENs cut the entry
@@ -129,7 +129,7 @@ static int check_runpath_dir(const char *path, const char *origin, const char *e
 			*sl = '\0';
 	}
 	bc_err sub;
-	if (trust_walk(dir, dir, 0, "directory", &sub) == 0)
+	if (bc_trust_walk(dir, dir, 0, "directory", &sub) == 0)
 		return 0;
 	bc_err_set(e, "refusing to load module \"%s\": its %s entry \"%s\" is not safe", path, kind, entry);
 	bc_err_detail(e, "The dynamic linker looks for the module's libraries there: %s.", sub.msg);
@@ -141,9 +141,9 @@ static int check_runpath_dir(const char *path, const char *origin, const char *e
 /* The module's RUNPATH/RPATH, read from the file (nothing of it runs). */
 static int check_runpath(const char *path, bc_err *e)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	struct stat st;
-	if (fd < 0 || fstat(fd, &st) != 0 || st.st_size <= 0) {
+	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
 		if (fd >= 0)
 			close(fd);
 		return 0;	/* dlopen says what is wrong with it */
@@ -172,9 +172,15 @@ int bc_file_sha256(const char *path, char hex[65], bc_err *e)
 {
 	unsigned char md[EVP_MAX_MD_SIZE], buf[65536];
 	unsigned mdlen = 0;
-	FILE *f = fopen(path, "rbe");
+	/* never blocks: a FIFO put in the file's place is refused, not waited on */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	FILE *f = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fdopen(fd, "rb") : NULL;
 	if (!f) {
-		bc_err_set(e, "could not read module file \"%s\": %s", path, strerror(errno));
+		bc_err_set(e, "could not read module file \"%s\": %s", path,
+			   fd >= 0 ? "not a regular file" : strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		return -1;
 	}
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
@@ -411,15 +417,34 @@ int bc_module_check_header(const char *path, const bench_module_v1 *d, bc_err *e
 	return 0;
 }
 
-/* Before any of the file's code runs: trust of it, its directories and its
-   RUNPATH; its hash. */
+/* Only a regular file is a module: anything else (a FIFO, a device, a
+   directory named x.so) is refused from its stat, never opened. */
+static int regular_file(const char *path, bc_err *e)
+{
+	struct stat st;
+	if (stat(path, &st) != 0) {
+		bc_err_set(e, "could not read module file \"%s\": %s", path, strerror(errno));
+		return -1;
+	}
+	if (S_ISREG(st.st_mode))
+		return 0;
+	bc_err_set(e, "refusing to load module file \"%s\": it is not a regular file (%s)", path,
+		   S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISDIR(st.st_mode) ? "a directory" : S_ISSOCK(st.st_mode) ?
+		   "a socket" : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : "not a file");
+	bc_err_hint(e, "remove it from the module directory, or rename it so it does not end in .so");
+	return -1;
+}
+
+/* Before any of the file's code runs: trust of it, its directories, its
+   RUNPATH and every library it would load (deps.c); its hash. */
 static int pre_checks(const char *path, char sha[65], bc_err *e)
 {
 	char *dir = bc_xstrdup(path), *slash = strrchr(dir, '/');
 	if (slash)
 		*slash = '\0';
-	int bad = bc_check_trust(slash ? (*dir ? dir : "/") : ".", 1, e) || bc_check_trust(path, 0, e) ||
-		  check_runpath(path, e) || bc_file_sha256(path, sha, e);
+	int bad = bc_check_trust(slash ? (*dir ? dir : "/") : ".", 1, e) || regular_file(path, e) ||
+		  bc_check_trust(path, 0, e) || check_runpath(path, e) || bc_check_deps(path, e) ||
+		  bc_file_sha256(path, sha, e);
 	free(dir);
 	return bad ? -1 : 0;
 }
@@ -429,7 +454,7 @@ static int post_checks(const char *path, bc_module *m, bc_err *e)
 {
 	for (const char **l = m->libs; l && *l; l++) {
 		bc_err sub;
-		if (trust_walk(*l, *l, 0, "library", &sub)) {
+		if (bc_trust_walk(*l, *l, 0, "library", &sub)) {
 			bc_err_set(e, "refusing to load module \"%s\": a library it loads is not safe", path);
 			bc_err_detail(e, "%s", sub.msg);
 			bc_err_hint(e, "%s", sub.hint[0] ? sub.hint : "fix the library's owner or mode");

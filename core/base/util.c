@@ -26,20 +26,32 @@ void bc_err_set(bc_err *e, const char *fmt, ...)
 void bc_err_detail(bc_err *e, const char *fmt, ...) { VFMT(e->detail, fmt); }
 void bc_err_hint(bc_err *e, const char *fmt, ...) { VFMT(e->hint, fmt); }
 
+/* Every line benchcore prints to stderr goes through bc_printable: its
+   parts often carry a module's text, a file name or a server's reply, none
+   of which may move the cursor, retitle the terminal or forge a line.
+   bc_printable leaves its own escapes alone, so text escaped earlier is
+   printed as it is. */
+static void print_line(const char *prefix, const char *text)
+{
+	char *p = bc_printable(text);
+	fprintf(stderr, "%s%s\n", prefix, p);
+	free(p);
+}
+
 void bc_err_print(const bc_err *e)
 {
-	fprintf(stderr, "benchcore: error: %s\n", e->msg);
+	print_line("benchcore: error: ", e->msg);
 	if (e->detail[0])
-		fprintf(stderr, "DETAIL: %s\n", e->detail);
+		print_line("DETAIL: ", e->detail);
 	if (e->hint[0])
-		fprintf(stderr, "HINT: %s\n", e->hint);
+		print_line("HINT: ", e->hint);
 }
 
 void bc_warn(const char *fmt, ...)
 {
 	char buf[2048];
 	VFMT(buf, fmt);
-	fprintf(stderr, "benchcore: warning: %s\n", buf);
+	print_line("benchcore: warning: ", buf);
 }
 
 void bc_info(const char *fmt, ...)
@@ -48,7 +60,7 @@ void bc_info(const char *fmt, ...)
 	if (bc_quiet)
 		return;
 	VFMT(buf, fmt);
-	fprintf(stderr, "%s\n", buf);
+	print_line("", buf);
 }
 
 void bc_sleep_until(uint64_t t)
@@ -308,6 +320,26 @@ char *bc_printable(const char *s)
 		p++;
 	}
 	return out;
+}
+
+void bc_text_copy(char *dst, size_t n, const char *src)
+{
+	char *u = bc_xstrdup(src ? src : "");
+	bc_utf8_fix(u);
+	char *p = bc_printable(u);
+	snprintf(dst, n, "%s", p);
+	bc_utf8_fix(dst);	/* a cut may split a character */
+	free(p);
+	free(u);
+}
+
+char *bc_text_dup(const char *src)
+{
+	char *u = bc_xstrdup(src ? src : "");
+	bc_utf8_fix(u);
+	char *p = bc_printable(u);
+	free(u);
+	return p;
 }
 
 int bc_open_regular(const char *path, off_t max, char *err, size_t n)

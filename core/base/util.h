@@ -55,6 +55,13 @@ void bc_csv_cell(FILE *f, const char *s);
    characters as \xNN, C1 controls and the bidirectional overrides and
    isolates as \uNNNN, everything else kept (malloc'd). */
 char *bc_printable(const char *s);
+/* A module's text (a summary, an option's help, a unit, error(),
+   set_error(), log(), a server's reply) as benchcore keeps and shows it:
+   valid UTF-8 (other bytes become '?') and bc_printable, cut to n bytes.
+   The one escaping every module-provided text goes through. */
+void bc_text_copy(char *dst, size_t n, const char *src);
+/* The same, malloc'd and uncut. */
+char *bc_text_dup(const char *src);
 /* 1 when s is valid UTF-8 (what JSON results can hold). */
 int bc_utf8_valid(const char *s);
 /* Replaces each byte that is not part of valid UTF-8 with '?', in place:

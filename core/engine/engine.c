@@ -161,7 +161,11 @@ void bc_case_header(const bc_case *c, const char *status, const char *reason, bc
 	r->threads = c->threads;
 	r->repeat = c->repeat;
 	bc_case_set_str(&r->status, status);
-	bc_case_set_str(&r->reason, reason);
+	if (reason) {	/* it may quote a module, a file name or a server's reply */
+		char *p = bc_text_dup(reason);
+		bc_case_set_str(&r->reason, p);
+		free(p);
+	}
 	r->warmup_s = c->run.warmup_s;
 }
 
@@ -176,7 +180,8 @@ static void set_status(bc_case_result *r, const char *status, const char *stage,
 	if (why) {
 		char *s = stage ? bc_xasprintf("%s: %s", stage, why) : bc_xstrdup(why);
 		free(r->reason);
-		r->reason = s;
+		r->reason = bc_text_dup(s);
+		free(s);
 	}
 }
 

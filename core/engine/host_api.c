@@ -281,8 +281,7 @@ static const char *api_scratch(bench_ctx *x) { return x->c->scratch; }
 /* A warning goes into the case's result as well as to stderr. */
 static void keep_warning(bench_ctx *x, const char *msg)
 {
-	char *m = bc_xstrdup(msg);
-	bc_utf8_fix(m);
+	char *m = bc_text_dup(msg);
 	pthread_mutex_lock(&x->lock);
 	bc_case_add_warning(x->res, m);
 	pthread_mutex_unlock(&x->lock);
@@ -299,7 +298,9 @@ static void api_log(bench_ctx *x, int level, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "benchcore: %s: %s: %s\n", x->d->name, names[level < 0 ? 0 : level], buf);
+	char *p = bc_text_dup(buf);	/* one line, whatever the module wrote */
+	fprintf(stderr, "benchcore: %s: %s: %s\n", x->d->name, names[level < 0 ? 0 : level], p);
+	free(p);
 	if (level <= BENCH_LOG_WARN)
 		keep_warning(x, buf);
 }
@@ -315,16 +316,18 @@ static void api_set_error(bench_ctx *x, const char *fmt, ...)
 	va_list ap;
 	pthread_mutex_lock(&x->lock);
 	va_start(ap, fmt);
-	vsnprintf(x->err, sizeof(x->err), fmt, ap);
+	char raw[sizeof(x->err)];
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
-	bc_utf8_fix(x->err);
+	bc_text_copy(x->err, sizeof(x->err), raw);
 	pthread_mutex_unlock(&x->lock);
 }
 
 static void copy_text(char *dst, size_t n, const char *src)
 {
-	snprintf(dst, n, "%s", src ? src : "");
-	bc_utf8_fix(dst);	/* a module's bytes always fit the JSON results */
+	/* a module's bytes always fit the JSON results, and never reach a
+	   terminal raw: a server's reply quoted in an error can carry escapes */
+	bc_text_copy(dst, n, src);
 }
 
 static void api_error(bench_ctx *x, bench_thread *t, const char *msg, const char *detail,

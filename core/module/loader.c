@@ -322,6 +322,14 @@ static int check_bounds(const char *path, const bench_module_v1 *d, bc_err *e)
 	return 0;
 }
 
+static int has_control(const char *s)
+{
+	for (; s && *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 1;
+	return 0;
+}
+
 /* The contents: name, callbacks, tables. Defaults must parse so help is true. */
 int bc_module_check(const char *path, bc_module *m, bc_err *e)
 {
@@ -366,6 +374,16 @@ int bc_module_check(const char *path, bc_module *m, bc_err *e)
 		    ((o->flags & BENCH_OPT_LIST) && o->type != BENCH_OPT_STRING)) {
 			bc_err_set(e, "invalid module \"%s\": option \"%s\" has a bad name, type or choices",
 				   path, o->name);
+			return -1;
+		}
+		const char *ctl = has_control(o->def) ? "default" : NULL;
+		for (const char *const *c = o->choices; c && *c && !ctl; c++)
+			ctl = has_control(*c) ? "choices" : NULL;
+		if (ctl) {
+			/* values, not only shown: escaping them would change what the module gets */
+			bc_err_set(e, "invalid module \"%s\": option \"%s\" has control characters in its %s",
+				   path, o->name, ctl);
+			bc_err_hint(e, "an option's default and choices are typed by users: use printable text");
 			return -1;
 		}
 		size_t ndef;
@@ -607,7 +625,11 @@ static void add_fail(bc_modset *set, const char *path, const bc_err *e)
 	const char *base = strrchr(path, '/');
 	f->stem = bc_xstrdup(base ? base + 1 : path);
 	f->stem[strlen(f->stem) - 3] = '\0';
-	f->err = *e;
+	/* a load error quotes file names and what a probe printed: escaped once
+	   for every place that shows it (list, help, run's warnings) */
+	bc_text_copy(f->err.msg, sizeof(f->err.msg), e->msg);
+	bc_text_copy(f->err.detail, sizeof(f->err.detail), e->detail);
+	bc_text_copy(f->err.hint, sizeof(f->err.hint), e->hint);
 	f->dup[0] = '\0';
 }
 

@@ -232,6 +232,24 @@ static int set_stub(bench_module_v1 *d, const char *name)
 	return 0;
 }
 
+/* A text of the description that is only shown (summary, version, help,
+   unit, service): escaped once here, so list, help, docs and results never
+   carry its control characters (bc_text_dup). */
+static const char *shown(bc_meta *mt, const char *s)
+{
+	if (!s)
+		return NULL;
+	char *p = bc_text_dup(s);
+	if (!strcmp(p, s)) {
+		free(p);
+		return s;
+	}
+	char *k = meta_alloc(mt, strlen(p), 1);
+	memcpy(k, p, strlen(p));
+	free(p);
+	return k;
+}
+
 /* Field readers: 0 when the field has the expected shape. */
 static int get_str(json_t *o, const char *k, const char **out)
 {
@@ -295,6 +313,7 @@ static int parse_options(bc_meta *mt, json_t *root, bench_module_v1 *d)
 		    get_int(j, "type", INT_MIN, INT_MAX, &type) || get_int(j, "flags", 0, UINT_MAX, &flags) ||
 		    get_strv(mt, j, "choices", &o[i].choices, TABLE_CAP))
 			return -1;
+		o[i].help = shown(mt, o[i].help);
 		o[i].type = (bench_opt_type)type;
 		o[i].flags = (unsigned)flags;
 		o[i].min = get_num(j, "min");
@@ -317,6 +336,7 @@ static int parse_metrics(bc_meta *mt, json_t *root, bench_module_v1 *d)
 		if (!json_is_object(j) || get_str(j, "name", &m[i].name) || !m[i].name ||
 		    get_str(j, "unit", &m[i].unit))
 			return -1;
+		m[i].unit = shown(mt, m[i].unit);
 		m[i].higher_is_better = json_is_true(json_object_get(j, "higher_is_better"));
 	}
 	d->metrics = m;
@@ -356,6 +376,8 @@ static int parse_body(bc_meta *mt, json_t *root, bc_module *m)
 	if (get_str(root, "name", &d->name) || get_str(root, "version", &d->version) ||
 	    get_str(root, "summary", &d->summary) || get_str(root, "headline_metric", &d->headline_metric))
 		return -1;
+	d->version = shown(mt, d->version);
+	d->summary = shown(mt, d->summary);
 	if (cb && !json_is_array(cb))
 		return -1;
 	for (size_t i = 0; cb && i < json_array_size(cb); i++)
@@ -378,6 +400,7 @@ static int parse_body(bc_meta *mt, json_t *root, bc_module *m)
 		d->requires.min_disk = (uint64_t)rmin[1];
 		d->requires.min_cpus = (uint32_t)rmin[2];
 		d->requires.heavy = (uint32_t)rmin[3];
+		d->requires.service = shown(mt, d->requires.service);
 	}
 	if (parse_options(mt, root, d) || parse_metrics(mt, root, d) || parse_thresholds(mt, root, d) ||
 	    get_strv(mt, root, "op_classes", &d->op_classes, BENCH_MAX_OP_CLASSES + 1) ||

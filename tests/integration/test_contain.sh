@@ -190,3 +190,55 @@ RC=$?
 if [ $RC -ne 0 ] && grep -q 'pkg-config cannot find benchcore' $T/mk.out && [ ! -e $T/dest ]; then
 	pass "module.mk stops when pkg-config cannot find benchcore (nothing installed)"
 else fail "module.mk without benchcore.pc: exit $RC"; cat $T/mk.out; fi
+
+# ===== the second round (issue 25) =====
+
+# --- 1: a library a module needs is checked before any of its code runs
+mkdir -p $T/n1/ww $T/n1/mods $T/n1/mods2 && chmod 755 $T/n1 $T/n1/mods $T/n1/mods2 && chmod 777 $T/n1/ww
+printf '#include <stdio.h>\n__attribute__((constructor)) static void m(void) { FILE *f = fopen("%s/n1-ran", "w"); if (f) fclose(f); }\nint n1_fn(void);\nint n1_fn(void) { return 1; }\n' "$T" >$T/n1/lib.c
+cc -shared -fPIC -o $T/n1/ww/libn1.so $T/n1/lib.c	# no soname: DT_NEEDED keeps the path
+cc -shared -fPIC -I"$OLDPWD/sdk/include" -o $T/n1/mods/needabs.so "$OLDPWD/tests/modules/liar.c" \
+	-Wl,--no-as-needed $T/n1/ww/libn1.so
+cc -shared -fPIC -I"$OLDPWD/sdk/include" -o $T/n1/mods2/needllp.so "$OLDPWD/tests/modules/liar.c" \
+	-L$T/n1/ww -Wl,--no-as-needed -ln1
+run_bc $T/n1a list --module-path $T/n1/mods
+expect_grep "1: DT_NEEDED in a world-writable directory: refused" $T/n1a.out \
+	"refusing to load module \"$T/n1/mods/needabs.so\": a library it loads is not safe"
+check "1: ... and the library's constructor never ran" test ! -e $T/n1-ran
+LD_LIBRARY_PATH=$T/n1/ww run_bc $T/n1b list --module-path $T/n1/mods2
+expect_grep "1: DT_NEEDED found through LD_LIBRARY_PATH in a world-writable directory: refused" $T/n1b.out \
+	"refusing to load module \"$T/n1/mods2/needllp.so\": a library it loads is not safe"
+check "1: ... and its constructor never ran" test ! -e $T/n1-ran
+mkdir -p $T/n1/empty && chmod 777 $T/n1/empty && chmod 755 $T/n1/ww
+LD_LIBRARY_PATH=$T/n1/empty:$T/n1/ww run_bc $T/n1c list --module-path $T/n1/mods2
+expect_grep "1: a world-writable LD_LIBRARY_PATH directory searched before the library's: refused, named" $T/n1c.out \
+	"would look for its library \"libn1.so\" in \"$T/n1/empty\" \(LD_LIBRARY_PATH\), which is not safe"
+check "1: ... and nothing ran" test ! -e $T/n1-ran
+LD_LIBRARY_PATH=$T/n1/ww run_bc $T/n1d list --module-path $T/n1/mods2
+expect_grep "1: the same library in a safe directory is loaded" $T/n1d.out "^liar .*$T/n1/mods2/needllp.so"
+
+# --- 2: a module's texts never reach the terminal raw
+esc=$'\033'; bel=$'\007'; cr=$'\r'
+run_bc $T/e2 list $MP
+check "2: list shows no ESC, BEL or CR" bash -c "! grep -q '[$esc$bel$cr]' $T/e2.out $T/e2.err"
+expect_grep "2: list: the escapes are shown as text" $T/e2.out '^escapes +1\.0\\x1b\[8m .*test module\)\\x1b\[2J\\x1b\]0;pwned\\x07\\x0d\\x0aforged-line'
+expect_no_grep "2: list: no forged line" $T/e2.out '^forged-line'
+run_bc $T/e2h help escapes $MP
+check "2: help shows no ESC, BEL or CR (summary, option help, metric unit)" bash -c "! grep -q '[$esc$bel$cr]' $T/e2h.out $T/e2h.err"
+expect_no_grep "2: help: no forged line" $T/e2h.out '^forged-line'
+run_bc $T/e2r run escapes $MP say=log,set_error,error --time 0.1 --warmup 0 -o $T/e2r.json
+check "2: run: no ESC, BEL or CR in stdout or stderr (log, set_error, error with detail and hint)" \
+	bash -c "! grep -q '[$esc$bel$cr]' $T/e2r.out $T/e2r.err"
+expect_no_grep "2: run: no forged line" $T/e2r.out '^forged-line'
+expect_grep "2: a log() warning is shown escaped" $T/e2r.err 'escapes: warning: a warning\\x1b\[2J'
+expect_grep "2: an error()'s hint is shown escaped" $T/e2r.out 'hint: hint\\x1b\[2J\\x1b\]0;pwned\\x07'
+expect_py "2: results hold the reasons and the unit escaped" $T/e2r.json \
+	'all("\x1b" not in json.dumps(c, ensure_ascii=False) and "\r" not in json.dumps(c, ensure_ascii=False) for c in d["cases"]) and d["cases"][1]["reason"].startswith("init: set_error\\x1b[2J")'
+
+# --- 4: a FIFO named x.so freezes nothing
+mkdir -p $T/f4 && chmod 755 $T/f4 && mkfifo $T/f4/x.so && chmod 644 $T/f4/x.so
+t0=$(date +%s%N)
+"$BC" list --module-path $T/f4 >$T/f4.out 2>$T/f4.err </dev/null & pid=$!
+for _ in $(seq 50); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+if kill -0 $pid 2>/dev/null; then kill -9 $pid; fail "4: list froze on a FIFO"; else wait $pid; RC=$?; t1=$(date +%s%N); pass "4: list ends beside a FIFO named x.so ($(( (t1 - t0) / 1000000 )) ms)"; fi
+expect_grep "4: the FIFO is refused as not a regular file" $T/f4.out "refusing to load module file \"$T/f4/x.so\": it is not a regular file \(a FIFO\)"

@@ -501,8 +501,10 @@ done:
 		phase_note(c, "cleanup");	/* the runner: this data point owes no cleanup */
 		x->d->cleanup(x->state);
 	}
-	if (inited && x->d->destroy && !leaked)
+	if (inited && x->d->destroy && !leaked) {
+		phase_note(c, "destroy");	/* a hang here is named "in destroy", with its own bound */
 		x->d->destroy(x->state);
+	}
 	if (x->first.set)
 		first_error(&x->first, cj);
 	compare_hints(x->d, cj);

@@ -6,14 +6,19 @@
  * pair, and "S <spec>" when its module asks for a private server, which the
  * runner starts (it outlives the case) and answers "OK" or "E <reason>".
  * The runner enforces a watchdog per phase (init_timeout, prepare_timeout,
- * thread_init_timeout + grace, warmup + grace, warmup + time + grace for the
- * measured window, a fixed limit for finish and cleanup) and turns a crash,
- * an exit or a hang into a failed case that names the phase. The first stop
- * request (Ctrl-C, SIGTERM) is forwarded to the case, which gets STOP_GRACE_S
- * to stop and report before it is killed. Each case runs in a process group
- * of its own and is the child subreaper of what its module starts; whatever
- * is left when it ends is killed (by the case, or by the runner, which is a
- * subreaper too, when the case itself died) and the case says so. Prepared data is made once per data point (the module's
+ * thread_init_timeout + grace, warmup + grace, time + grace for the measured
+ * window, cleanup_timeout or warmup + time + grace for each of finish,
+ * cleanup and destroy) and turns a crash, an exit, a hang or a lost channel
+ * into a failed case that names the phase; what timed out in cleanup or
+ * destroy is never run again. The first stop request (Ctrl-C, SIGTERM) is
+ * forwarded to the case, and everything still running, the case and any
+ * cleanup after it, gets STOP_GRACE_S in all before it is killed. A signal
+ * the module sends its own process group is its fault, not a stop request.
+ * Each case runs in a session of its own (its stdout a pipe the runner
+ * copies, escaped, to stderr: never into benchcore's stdout) and is the
+ * child subreaper of what its module starts; whatever is left when it ends
+ * is killed (by the case, or by the runner, which is a subreaper too, when
+ * the case itself died) and the case says so. Prepared data is made once per data point (the module's
  * data_options) and cleaned up after the last case that uses it, whatever
  * happened to that case. A module directory and the module's servers live
  * for all of its cases and are removed and stopped after its last one, on
@@ -42,8 +47,10 @@
 #include "strays.h"
 #include "sysinfo.h"
 
-#define CLEANUP_LIMIT_S	120	/* a cleanup-only child; finish; cleanup */
 #define STOP_GRACE_S	2	/* after a stop request, before the case is killed */
+#define LOST_STATUS	121	/* a case child whose report could not be sent */
+#define LOST_WAIT_MS	1000	/* a channel closed without a report: how long the child may take to end */
+#define STDOUT_LINES	200	/* lines of a case's stdout copied to stderr */
 #define EVENTS_LIMIT_S	1800	/* a case bounded by events, not time, once measuring */
 
 volatile sig_atomic_t bc_signals;
@@ -51,8 +58,10 @@ volatile sig_atomic_t bc_signals;
 /* What a case's callbacks need from the runner and tell it back. */
 typedef struct case_link {
 	const char *module, *dir;	/* for private servers */
+	int prepare_started;		/* the case began prepare: its data point may be dirty */
 	int prepared;			/* the case got past prepare: its data point is ready */
 	int cleaned;			/* the case ran the module's cleanup */
+	int timed_out;			/* the case was killed by its watchdog */
 } case_link;
 
 static void now_iso(char *buf, size_t n)
@@ -96,6 +105,9 @@ void bc_runner_init(bc_runner *r, const bc_config *cfg, json_t *config_json, con
 }
 void bc_runner_free(bc_runner *r)
 {
+	if (r->json_out)
+		fclose(r->json_out);
+	r->json_out = NULL;
 	json_decref(r->doc);
 	r->doc = NULL;
 	for (size_t i = 0; i < r->ncases; i++)
@@ -120,10 +132,17 @@ int bc_runner_write(bc_runner *r, int final)
 	if (r->out_json && !strcmp(r->out_json, "-")) {
 		if (final) {	/* stdout takes one document, at the end */
 			char *s = json_dumps(r->doc, JSON_INDENT(1));
-			fputs(s, stdout);
-			fputc('\n', stdout);
+			FILE *o = r->json_out ? r->json_out : stdout;
+			fputs(s, o);
+			fputc('\n', o);
 			free(s);
-			rc = bc_stdout_done("run");
+			if (r->json_out && (fflush(o) != 0 || ferror(o))) {
+				fprintf(stderr, "benchcore: error: run: could not write the results to stdout: %s\n",
+					strerror(errno));
+				rc = -1;
+			} else if (!r->json_out) {
+				rc = bc_stdout_done("run");
+			}
 		}
 	} else if (r->out_json) {
 		char *s = json_dumps(r->doc, JSON_INDENT(1));
@@ -175,15 +194,57 @@ void bc_runner_show_plan(bc_runner *r, bc_modplan *plans, size_t n)
 /* ------------------------------------------------------------ isolation */
 
 static int child_fd = -1;
+static pid_t child_runner;			/* the runner: the only one whose signal is a stop */
+static const char *volatile child_at = "init";	/* the phase now (a string literal) */
+static volatile sig_atomic_t child_self_sig;	/* a signal the module sent itself */
+static const char *volatile child_self_at;
 
 static void write_all(int fd, const char *s, size_t n)
 {
 	(void)bc_write_all(fd, s, n);	/* a runner gone away: nothing to tell */
 }
 
+/* In the case child. A stop request comes from the runner; a signal from a
+   process of the case's own session (kill(0, SIGTERM), raise()) is the
+   module's doing: the case stops and fails, nobody interrupted the run. */
+static void child_on_signal(int sig, siginfo_t *si, void *u)
+{
+	(void)u;
+	if (si->si_code == SI_USER && si->si_pid != child_runner && si->si_pid > 0 &&
+	    getsid(si->si_pid) == getsid(0) && !child_self_sig) {
+		child_self_sig = sig;
+		child_self_at = child_at;
+	}
+	bc_stop_requested = 1;
+}
+
+static void child_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = child_on_signal;
+	sa.sa_flags = SA_SIGINFO;	/* no SA_RESTART, like the runner's */
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+/* The phase names the engine passes (literals), kept for the signal handler. */
+static const char *phase_literal(const char *phase)
+{
+	static const char *const names[] = { "init", "prepare", "prepared", "warmup", "measure", "finish",
+					     "cleanup", "destroy", NULL };
+	for (size_t i = 0; names[i]; i++)
+		if (!strcmp(names[i], phase))
+			return names[i];
+	return "the case";
+}
+
 static void child_phase(void *arg, const char *phase)
 {
 	(void)arg;
+	child_at = phase_literal(phase);
 	char buf[64];
 	int n = snprintf(buf, sizeof(buf), "P %s\n", phase);
 	write_all(child_fd, buf, (size_t)n);
@@ -235,7 +296,7 @@ static const char *json_line(const char *buf)
 	return j ? j + 1 : NULL;
 }
 
-static void reap(const bc_case *c, pid_t pid, const char *buf, int timed_out, const char *phase,
+static void reap(const bc_case *c, pid_t pid, const char *buf, int timed_out, int lost, const char *phase,
 		 double limit, bc_case_result *cr)
 {
 	int st = 0;
@@ -263,6 +324,10 @@ static void reap(const bc_case *c, pid_t pid, const char *buf, int timed_out, co
 	}
 	if (timed_out)
 		snprintf(why, sizeof(why), "timed out after %g s in %s (killed)", limit, phase);
+	else if (lost || (WIFEXITED(st) && WEXITSTATUS(st) == LOST_STATUS))
+		snprintf(why, sizeof(why), "lost contact with the case's process in %s: its channel to benchcore "
+			 "was closed before it reported%s (a module must not close descriptors it did not open)",
+			 phase, lost ? ", and it did not end (killed)" : "");
 	else if (WIFSIGNALED(st))
 		snprintf(why, sizeof(why), "crashed in %s: killed by signal %d (%s)", phase,
 			 WTERMSIG(st), strsignal(WTERMSIG(st)));
@@ -339,13 +404,15 @@ static void handle_lines(const bc_case *c, case_link *l, int fd, watch *w)
 		w->scan += n + 1;
 		/* each phase gets its own bound, from when it starts */
 		const char *ph = NULL;
-		double lim = 0;
+		double lim = 0, end = c->run.cleanup_timeout > 0 ? c->run.cleanup_timeout :
+			c->run.warmup_s + (c->run.time_s > 0 ? c->run.time_s : 60) + c->run.grace;
 		if (is_line(line, n, "P measure")) {
 			ph = "the measured window";
 			lim = c->run.time_s > 0 ? c->run.time_s + c->run.grace : EVENTS_LIMIT_S;
 		} else if (is_line(line, n, "P init")) {
 			ph = "init", lim = c->run.init_timeout;
 		} else if (is_line(line, n, "P prepare")) {
+			l->prepare_started = c->do_prepare;
 			ph = "prepare", lim = c->run.prepare_timeout;
 		} else if (is_line(line, n, "P prepared")) {
 			l->prepared = 1;
@@ -353,10 +420,12 @@ static void handle_lines(const bc_case *c, case_link *l, int fd, watch *w)
 		} else if (is_line(line, n, "P warmup")) {
 			ph = "warmup", lim = c->run.warmup_s + c->run.grace;
 		} else if (is_line(line, n, "P finish")) {
-			ph = "finish", lim = CLEANUP_LIMIT_S;
+			ph = "finish", lim = end;
 		} else if (is_line(line, n, "P cleanup")) {
 			l->cleaned = 1;
-			ph = "cleanup", lim = CLEANUP_LIMIT_S;
+			ph = "cleanup", lim = end;
+		} else if (is_line(line, n, "P destroy")) {
+			ph = "destroy", lim = end;
 		} else if (n > 2 && !memcmp(line, "S ", 2)) {
 			serve(l, fd, line + 2, n - 2, w);
 			w->nkeep = bc_children_of(getpid(), w->keep, BC_MAX_KIDS);	/* its server is no stray */
@@ -369,14 +438,32 @@ static void handle_lines(const bc_case *c, case_link *l, int fd, watch *w)
 	}
 }
 
+/* The module signalled its own process group or itself: failed, named. */
+static void self_signalled(bc_case_result *cr)
+{
+	char why[300];
+	const char *at = child_self_at;
+	snprintf(why, sizeof(why), "the module sent signal %d (%s) to its own process group or process in %s "
+		 "(kill(0, ...)?); nobody asked benchcore to stop, so the case failed: a module never signals "
+		 "benchcore's processes", (int)child_self_sig, strsignal((int)child_self_sig),
+		 !strcmp(at, "measure") ? "the measured window" : at);
+	bc_case_set_str(&cr->status, "failed");
+	bc_case_set_str(&cr->reason, why);
+}
+
 /* In the forked child: runs the case, reports, never returns. */
-static void case_child(bc_case *c, int fd, pid_t parent)
+static void case_child(bc_case *c, int fd, int out, pid_t parent)
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);	/* benchcore killed: the case goes with it */
 	if (getppid() != parent)
 		_exit(1);
-	setpgid(0, 0);		/* Ctrl-C reaches the runner, which decides */
+	setsid();		/* a session of its own: Ctrl-C reaches the runner, which decides,
+				   and kill(0, ...) reaches only the case */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);	/* what the module starts stays ours */
+	child_runner = parent;
+	child_signals();
+	dup2(out, 1);		/* a banner never reaches benchcore's stdout (-o - is JSON) */
+	close(out);
 	child_fd = fd;
 	c->on_phase = child_phase;
 	c->start_server = child_start_server;
@@ -394,11 +481,14 @@ static void case_child(bc_case *c, int fd, pid_t parent)
 		bc_case_run(c, &cr);
 	}
 	note_strays(&cr, bc_kill_strays(NULL, 0));
+	if (child_self_sig)
+		self_signalled(&cr);
 	json_t *cj = bc_case_to_json(&cr);	/* the one writer; the runner reads it back */
 	char *s = json_dumps(cj, JSON_COMPACT);
-	write_all(child_fd, "J ", 2);
-	write_all(child_fd, s, strlen(s));
-	write_all(child_fd, "\n", 1);
+	fflush(stdout);
+	/* a module that closed benchcore's descriptors: the runner says so */
+	if (bc_write_all(child_fd, "J ", 2) || bc_write_all(child_fd, s, strlen(s)) || bc_write_all(child_fd, "\n", 1))
+		_exit(LOST_STATUS);
 	_exit(0);
 }
 
@@ -425,15 +515,142 @@ static int take(int fd, watch *w)
 	return 1;
 }
 
+/* A case's stdout, copied line by line to benchcore's stderr, escaped:
+   a constructor's banner must not break `-o -` JSON. */
+typedef struct relay {
+	int fd;				/* -1 once at EOF */
+	const char *module;
+	char line[1024];
+	size_t len;
+	unsigned lines;
+} relay;
+
+static void relay_emit(relay *o)
+{
+	o->line[o->len] = '\0';
+	if (o->lines < STDOUT_LINES) {
+		char *p = bc_text_dup(o->line);
+		fprintf(stderr, "benchcore: %s: printed: %s\n", o->module, p);
+		free(p);
+	} else if (o->lines == STDOUT_LINES) {
+		fprintf(stderr, "benchcore: %s: printed more than %d lines; the rest is not shown "
+			"(a module never prints: it logs through the host API)\n", o->module, STDOUT_LINES);
+	}
+	o->lines++;
+	o->len = 0;
+}
+
+/* Copies what is there; at_end: the case is over, a partial line too. */
+static void relay_read(relay *o, int at_end)
+{
+	char buf[4096];
+	while (o->fd >= 0) {
+		ssize_t n = read(o->fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN && !at_end)
+			return;
+		if (n <= 0) {	/* EOF, or nothing more while the case is over (a stray holds it) */
+			close(o->fd);
+			o->fd = -1;
+			break;
+		}
+		for (ssize_t i = 0; i < n; i++) {
+			if (buf[i] == '\n') {
+				relay_emit(o);
+				continue;
+			}
+			if (o->len == sizeof(o->line) - 1)
+				relay_emit(o);
+			o->line[o->len++] = buf[i];
+		}
+	}
+	if (o->len)
+		relay_emit(o);
+}
+
+/* The first stop request gives everything still running STOP_GRACE_S in
+   all: the case, and any cleanup after it. 0 while no stop was asked for. */
+static uint64_t stop_deadline(void)
+{
+	static uint64_t at;
+	if (bc_stop_requested && !at)
+		at = bc_now_ns() + STOP_GRACE_S * 1000000000ull;
+	return at;
+}
+
+/* The channel closed with no report: the child has a moment to end (a
+   crash); 1 when it did not (it closed benchcore's descriptor) and was killed. */
+static int lost_child(pid_t pid)
+{
+	uint64_t until = bc_now_ns() + LOST_WAIT_MS * 1000000ull;
+	while (!child_ended(pid)) {
+		if (bc_now_ns() >= until) {
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+			return 1;
+		}
+		bc_sleep_until(bc_now_ns() + 10000000u);
+	}
+	return 0;
+}
+
+enum { END_REPORTED, END_TIMEOUT, END_STOPPED, END_EOF };
+
+/* The runner's side of a case child until it ends, times out or is stopped. */
+static int watch_child(bc_case *c, case_link *l, pid_t pid, int fd, relay *o, watch *w)
+{
+	int forwarded = 0;
+	for (;;) {
+		uint64_t now = bc_now_ns(), stop_at = stop_deadline();
+		if (stop_at && !forwarded) {
+			kill(pid, SIGINT);	/* the child stops cleanly and still reports */
+			forwarded = 1;
+			if (now < stop_at)
+				bc_warn("stopping: the case in %s has %.1f s to stop", w->phase, (double)(stop_at - now) / 1e9);
+		}
+		if (bc_signals >= 2 || (stop_at && now >= stop_at)) {
+			kill(pid, SIGKILL);	/* a second signal, or the case ignored the first: any phase */
+			return END_STOPPED;
+		}
+		if (now >= w->deadline) {
+			kill(pid, SIGKILL);
+			return END_TIMEOUT;
+		}
+		struct pollfd pfd[2] = { { .fd = fd, .events = POLLIN }, { .fd = o->fd, .events = POLLIN } };
+		uint64_t wait_ms = (w->deadline - now) / 1000000u;
+		int pr = poll(pfd, 2, wait_ms > 200 ? 200 : (int)wait_ms + 1), got = 0;
+		if (pr > 0 && pfd[1].revents)
+			relay_read(o, 0);
+		if (pr > 0 && pfd[0].revents && (got = take(fd, w)) < 0)
+			return END_EOF;
+		if (got > 0) {
+			handle_lines(c, l, fd, w);
+		} else if (child_ended(pid)) {
+			/* ended, but something it started holds the socket open */
+			while (take(fd, w) > 0)
+				;
+			handle_lines(c, l, fd, w);
+			return END_REPORTED;
+		}
+	}
+}
+
 /* Runs c in a child into cr; *crashed is set when it did not report normally. */
 static void run_isolated(bc_case *c, case_link *l, int *crashed, bc_case_result *cr)
 {
 	static int subreaper;
-	int fds[2];
+	int fds[2], outp[2];
 	if (!subreaper)	/* orphans of a case that died come to the runner, not to init */
 		subreaper = prctl(PR_SET_CHILD_SUBREAPER, 1) == 0;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
 		failed_case(c, "could not create a socket pair", cr);
+		return;
+	}
+	if (pipe2(outp, O_CLOEXEC) != 0) {
+		close(fds[0]);
+		close(fds[1]);
+		failed_case(c, "could not create a pipe", cr);
 		return;
 	}
 	watch w = { .cap = 65536, .phase = "init" };
@@ -442,65 +659,37 @@ static void run_isolated(bc_case *c, case_link *l, int *crashed, bc_case_result 
 	fflush(stdout);
 	fflush(stderr);
 	pid_t parent = getpid(), pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		close(outp[0]);
+		case_child(c, fds[1], outp[1], parent);
+	}
+	close(fds[1]);
+	close(outp[1]);
 	if (pid < 0) {
 		close(fds[0]);
-		close(fds[1]);
+		close(outp[0]);
 		free(w.keep);
 		failed_case(c, "could not fork", cr);
 		return;
 	}
-	if (pid == 0) {
-		close(fds[0]);
-		case_child(c, fds[1], parent);
-	}
-	setpgid(pid, pid);	/* also here: no signal can come before the group exists */
-	close(fds[1]);
+	/* no setpgid here: the child makes its own session (setsid fails for a
+	   group leader); until then a kill of its group misses, so it gets its own */
 	fcntl(fds[0], F_SETFL, O_NONBLOCK);
+	fcntl(outp[0], F_SETFL, O_NONBLOCK);
+	relay o = { .fd = outp[0], .module = c->mod->desc.name };
 	w.buf = bc_xcalloc(w.cap, 1);
-	w.limit = c->cleanup_only ? CLEANUP_LIMIT_S : c->run.init_timeout;
+	w.limit = c->run.init_timeout;	/* a cleanup-only child starts with init too */
 	w.deadline = bc_now_ns() + (uint64_t)(w.limit * 1e9);
-	int timed_out = 0, forwarded = 0, stop_killed = 0;
-	uint64_t stop_by = 0;
-	for (;;) {
-		uint64_t now = bc_now_ns();
-		if (c->cleanup_only) {
-			/* cleanup is short and must not be cut short by a signal */
-		} else if (bc_stop_requested && !forwarded) {
-			kill(pid, SIGINT);	/* the child stops cleanly and still reports */
-			forwarded = 1;
-			stop_by = now + STOP_GRACE_S * 1000000000ull;
-			bc_warn("stopping: the case in %s has %d s to stop", w.phase, STOP_GRACE_S);
-		}
-		if (!c->cleanup_only && (bc_signals >= 2 ||
-		    (forwarded && now >= stop_by && strcmp(w.phase, "cleanup")))) {
-			kill(pid, SIGKILL);	/* a second signal, or the case ignored the first */
-			stop_killed = 1;
-			break;
-		}
-		struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
-		if (now >= w.deadline) {
-			kill(pid, SIGKILL);
-			timed_out = 1;
-			break;
-		}
-		uint64_t wait_ms = (w.deadline - now) / 1000000u;
-		int pr = poll(&pfd, 1, wait_ms > 200 ? 200 : (int)wait_ms + 1), got = 0;
-		if (pr > 0 && (got = take(fds[0], &w)) < 0)
-			break;
-		if (got > 0) {
-			handle_lines(c, l, fds[0], &w);
-		} else if (child_ended(pid)) {
-			/* ended, but something it started holds the socket open */
-			while (take(fds[0], &w) > 0)
-				;
-			handle_lines(c, l, fds[0], &w);
-			break;
-		}
-	}
+	int end = watch_child(c, l, pid, fds[0], &o, &w), lost = 0;
+	if (end == END_EOF && !json_line(w.buf))
+		lost = lost_child(pid);
 	close(fds[0]);
-	reap(c, pid, w.buf, timed_out, w.phase, w.limit, cr);
+	relay_read(&o, 1);
+	reap(c, pid, w.buf, end == END_TIMEOUT, lost, w.phase, w.limit, cr);
 	*crashed = !json_line(w.buf);
-	if (stop_killed && *crashed) {
+	l->timed_out = end == END_TIMEOUT;
+	if (end == END_STOPPED && *crashed) {
 		char why[200];
 		snprintf(why, sizeof(why), "interrupted in %s: the case did not stop within %d s of the stop "
 			 "request (killed)", w.phase, STOP_GRACE_S);
@@ -512,18 +701,35 @@ static void run_isolated(bc_case *c, case_link *l, int *crashed, bc_case_result 
 	free(w.buf);
 }
 
+/* isolate = false: what an exit() of the module would leave (see here_exit). */
+static struct {
+	struct bc_runner *r;
+	struct modrun *m;
+	const char *label, *point;	/* of the case being run; NULL for a cleanup */
+	unsigned round;
+	const bc_case *c;		/* set while the module's code runs */
+} here;
+
+static void here_exit(int status, void *arg);
+static void keep_stdout(struct bc_runner *r);
+
 /* In this process (isolate = false): the module is opened here (once), and
    the same callbacks run without a channel. */
 static void run_here(bc_case *c, bc_case_result *cr)
 {
+	static int guarded;
 	bc_err e;
+	if (!guarded)
+		guarded = on_exit(here_exit, NULL) == 0;
+	here.c = c;
 	if (bc_module_open((bc_module *)c->mod, &e)) {
 		char why[1200];
 		snprintf(why, sizeof(why), "load: %s", e.msg);
 		failed_case(c, why, cr);
-		return;
+	} else {
+		bc_case_run(c, cr);
 	}
-	bc_case_run(c, cr);
+	here.c = NULL;
 }
 
 /* A case, isolated in a child process or here. */
@@ -539,7 +745,9 @@ static void run_one(bc_case *c, case_link *l, int isolate, int *crashed, bc_case
 static void local_phase(void *arg, const char *phase)
 {
 	case_link *l = arg;
-	if (!strcmp(phase, "prepared"))
+	if (!strcmp(phase, "prepare"))
+		l->prepare_started = 1;
+	else if (!strcmp(phase, "prepared"))
 		l->prepared = 1;
 	else if (!strcmp(phase, "cleanup"))
 		l->cleaned = 1;
@@ -852,7 +1060,11 @@ static void record(bc_runner *r, bc_case_result *cr, const char *label, const ch
    this one, isolate = false), like case c; nothing is measured. */
 static void cleanup_data(modrun *m, const bc_case *c, datapt *d)
 {
-	if (d->dirty && m->p->mod->desc.cleanup && !m->p->run.keep) {
+	uint64_t stop_at = stop_deadline();
+	if (stop_at && bc_now_ns() >= stop_at && d->dirty && m->p->mod->desc.cleanup && !m->p->run.keep) {
+		bc_warn("%s: cleanup not run: the %d s after the stop request are over (its prepared data "
+			"may be left behind)", m->p->mod->desc.name, STOP_GRACE_S);
+	} else if (d->dirty && m->p->mod->desc.cleanup && !m->p->run.keep) {
 		bc_case cc = *c;
 		int crashed;
 		bc_case_result cr;
@@ -890,10 +1102,18 @@ static void run_case(bc_runner *r, modrun *m, bc_case *c, const char *label, con
 		return;
 	}
 	c->scratch = scratch;
+	if (!m->p->run.isolate)
+		keep_stdout(r);
 	int crashed = 0;
-	m->link.prepared = m->link.cleaned = 0;
+	m->link.prepared = m->link.cleaned = m->link.prepare_started = m->link.timed_out = 0;
+	here.r = r;
+	here.m = m;
+	here.label = label;
+	here.point = m->labels[s->point];
+	here.round = s->rep;
 	run_one(c, &m->link, m->p->run.isolate, &crashed, &cr);
-	if (c->do_prepare)
+	here.label = NULL;	/* a cleanup after it is no case of its own */
+	if (c->do_prepare && m->link.prepare_started)
 		d->dirty = 1;
 	if (m->link.prepared)
 		d->prepared = 1;
@@ -902,14 +1122,72 @@ static void run_case(bc_runner *r, modrun *m, bc_case *c, const char *label, con
 	if (m->link.cleaned)
 		d->prepared = d->dirty = 0;
 	record(r, &cr, label, m->labels[s->point], s->rep);
-	if (crashed) {
+	if (crashed && !m->link.cleaned && (d->dirty || m->link.prepare_started)) {
 		/* the module died holding what it prepared: a fresh process removes
-		   it, and the next case of this data point prepares again */
+		   it, and the next case of this data point prepares again. Once its
+		   cleanup began (it crashed or timed out in cleanup or destroy) it
+		   is never run again: a hang would only hang again. */
 		d->dirty = 1;
 		cleanup_data(m, c, d);
+	} else if (crashed) {
+		d->prepared = 0;
 	}
 	bc_rmtree(scratch);
 	free(scratch);
+}
+
+/* isolate = false with -o -: the module prints (a constructor's banner)
+   into this process's stdout, which must hold only the JSON. The JSON keeps
+   a copy of the descriptor; fd 1 becomes stderr for everything else. */
+static void keep_stdout(bc_runner *r)
+{
+	if (r->json_out || !r->out_json || strcmp(r->out_json, "-"))
+		return;
+	fflush(stdout);
+	int fd = fcntl(1, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0 || !(r->json_out = fdopen(fd, "w"))) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	dup2(2, 1);
+}
+
+/* isolate = false and a module called exit() (from any thread): its status
+   must not become benchcore's (3 means "results could not be written"),
+   and OUT.lock and the run's temp dirs must not stay. The case fails, the
+   results so far are written, the servers stopped, the dirs and the lock
+   removed, and benchcore exits 1 at once: the run cannot go on, the process
+   is on its way out. */
+static void here_exit(int status, void *arg)
+{
+	(void)arg;
+	if (!here.c)
+		return;	/* benchcore's own exit */
+	const bc_case *c = here.c;
+	bc_runner *r = here.r;
+	char why[300];
+	here.c = NULL;
+	snprintf(why, sizeof(why), "the module called exit(%d) in benchcore's process (isolate = false): a "
+		 "module never exits; the run stopped here", status);
+	fprintf(stderr, "benchcore: error: module \"%s\" called exit(%d); the run stops (isolate = false)\n",
+		c->mod->desc.name, status);
+	if (r && here.label) {
+		bc_case_result cr;
+		failed_case(c, why, &cr);
+		record(r, &cr, here.label, here.point, here.round);
+	}
+	int wf = r ? bc_runner_write(r, 1) != 0 : 0;
+	bc_service_stop_all();
+	if (c->scratch)
+		bc_rmtree(c->scratch);
+	if (here.m && here.m->dir)
+		bc_rmtree(here.m->dir);
+	if (r)
+		bc_unlock_output(r->out_json, r->lock_fd);
+	fflush(stdout);
+	fflush(stderr);
+	_exit(wf ? 3 : 1);
 }
 
 static void run_slot(bc_runner *r, modrun *m, size_t i)
@@ -946,6 +1224,9 @@ static void settle(bc_runner *r, modrun *m, size_t k)
 	}
 	bc_case c = case_of(r, m, d->last);
 	c.scratch = scratch;
+	here.r = r;
+	here.m = m;
+	here.label = NULL;
 	cleanup_data(m, &c, d);
 	bc_rmtree(scratch);
 	free(scratch);

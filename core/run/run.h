@@ -22,6 +22,8 @@ typedef struct bc_runner {
 	FILE *text;			/* where the human text goes: stdout, or stderr with -o - */
 	int write_failed;		/* the last write of the results failed */
 	int spilled;			/* OUT.intervals.jsonl started by this run */
+	int lock_fd;			/* OUT.lock (bc_lock_output), or -1 */
+	FILE *json_out;			/* -o - with isolate = false: the real stdout (fd 1 is stderr) */
 	bc_case_result *cases;		/* every case so far (the summary, CSV) */
 	size_t ncases, ccases;
 	bc_results groups;		/* the cases grouped as compare groups them */

@@ -255,6 +255,7 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 	bc_runner_init(&r, cfg, config_json(cfg, plans, n), io_path_of(plans, n));
 	r.out_json = out;
 	r.out_csv = csv;
+	r.lock_fd = lock;
 	if (out && !strcmp(out, "-"))
 		r.text = stderr;	/* stdout carries the JSON */
 	r.force_module = c->force_module;

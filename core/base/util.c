@@ -33,7 +33,7 @@ void bc_err_hint(bc_err *e, const char *fmt, ...) { VFMT(e->hint, fmt); }
    printed as it is. */
 static void print_line(const char *prefix, const char *text)
 {
-	char *p = bc_printable(text);
+	char *p = bc_text_dup(text);
 	fprintf(stderr, "%s%s\n", prefix, p);
 	free(p);
 }
@@ -322,24 +322,37 @@ char *bc_printable(const char *s)
 	return out;
 }
 
-void bc_text_copy(char *dst, size_t n, const char *src)
-{
-	char *u = bc_xstrdup(src ? src : "");
-	bc_utf8_fix(u);
-	char *p = bc_printable(u);
-	snprintf(dst, n, "%s", p);
-	bc_utf8_fix(dst);	/* a cut may split a character */
-	free(p);
-	free(u);
-}
+#define QUOTE_NL "\n    | "	/* how benchcore quotes a log's lines under a message */
 
 char *bc_text_dup(const char *src)
 {
-	char *u = bc_xstrdup(src ? src : "");
+	char *u = bc_xstrdup(src ? src : ""), *out = bc_xcalloc(1, 1);
 	bc_utf8_fix(u);
-	char *p = bc_printable(u);
+	/* every control character is escaped, except the newlines benchcore
+	   itself puts before a quoted line ("\n    | "): indented and marked,
+	   such a line cannot pass for one of benchcore's */
+	for (char *seg = u;;) {
+		char *nl = strstr(seg, QUOTE_NL);
+		if (nl)
+			*nl = '\0';
+		char *p = bc_printable(seg), *j = bc_xasprintf("%s%s%s", out, p, nl ? QUOTE_NL : "");
+		free(p);
+		free(out);
+		out = j;
+		if (!nl)
+			break;
+		seg = nl + strlen(QUOTE_NL);
+	}
 	free(u);
-	return p;
+	return out;
+}
+
+void bc_text_copy(char *dst, size_t n, const char *src)
+{
+	char *p = bc_text_dup(src);
+	snprintf(dst, n, "%s", p);
+	bc_utf8_fix(dst);	/* a cut may split a character */
+	free(p);
 }
 
 int bc_open_regular(const char *path, off_t max, char *err, size_t n)

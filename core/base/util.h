@@ -57,8 +57,10 @@ void bc_csv_cell(FILE *f, const char *s);
 char *bc_printable(const char *s);
 /* A module's text (a summary, an option's help, a unit, error(),
    set_error(), log(), a server's reply) as benchcore keeps and shows it:
-   valid UTF-8 (other bytes become '?') and bc_printable, cut to n bytes.
-   The one escaping every module-provided text goes through. */
+   valid UTF-8 (other bytes become '?') and bc_printable, cut to n bytes;
+   only the newlines of benchcore's own quoting ("\n    | " before a line of
+   a server's log) stay. The one escaping every module-provided text goes
+   through. */
 void bc_text_copy(char *dst, size_t n, const char *src);
 /* The same, malloc'd and uncut. */
 char *bc_text_dup(const char *src);

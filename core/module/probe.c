@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "probe.h"
+#include "strays.h"
 #include "util.h"
 
 #define TABLE_CAP	4096		/* entries before a table counts as unterminated */
@@ -450,13 +451,21 @@ static void send_all(const char *s)
 	(void)bc_write_all(probe_fd, s, strlen(s));
 }
 
+/* The probe ends: whatever the constructors started (a setsid daemon, a
+   double fork) came to it, a subreaper, and goes with it. */
+static void probe_exit(void)
+{
+	bc_kill_strays(NULL, 0);
+	_exit(0);
+}
+
 static void send_error(const bc_err *e)
 {
 	json_t *j = json_pack("{s:{s:s?, s:s?, s:s?}}", "error", "msg", e->msg, "detail",
 			      e->detail[0] ? e->detail : NULL, "hint", e->hint[0] ? e->hint : NULL);
 	char *s = j ? json_dumps(j, JSON_COMPACT) : NULL;
 	send_all(s ? s : "{\"error\":{\"msg\":\"the module's load error is not valid UTF-8\"}}");
-	_exit(0);
+	probe_exit();
 }
 
 typedef struct objlist {
@@ -546,7 +555,7 @@ static void probe_child(const char *path)
 	json_object_set_new(root, "libs", new_libs(&before, path));
 	char *out = json_dumps(root, JSON_COMPACT);
 	send_all(out ? out : s);
-	_exit(0);
+	probe_exit();
 }
 
 /* ------------------------------------------------------- parent: run */
@@ -588,7 +597,9 @@ static int start_probe(active *a, bc_probe *p, double timeout)
 	fflush(stderr);
 	pid_t pid = fork();
 	if (pid == 0) {
-		setpgid(0, 0);	/* what it starts is killed with it */
+		setsid();	/* a session of its own: what it starts is killed with it, and
+				   kill(0, ...) in a constructor reaches only the probe */
+		prctl(PR_SET_CHILD_SUBREAPER, 1);	/* a daemon it starts stays its child */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		dup2(err[1], 1);	/* its prints never reach benchcore's stdout */
 		dup2(err[1], 2);
@@ -603,7 +614,7 @@ static int start_probe(active *a, bc_probe *p, double timeout)
 		close(err[0]);
 		return -1;
 	}
-	setpgid(pid, pid);
+	/* no setpgid here: setsid in the child would fail for a group leader */
 	fcntl(out[0], F_SETFL, O_NONBLOCK);
 	fcntl(err[0], F_SETFL, O_NONBLOCK);
 	a->pid = pid;
@@ -753,6 +764,11 @@ void bc_probe_files(bc_probe *p, size_t n)
 	double timeout = probe_timeout();
 	active act[PROBES_AT_ONCE];
 	size_t nact = 0, next = 0;
+	/* a probe killed at its timeout leaves its orphans to benchcore (a
+	   subreaper), which kills them below; its children before stay */
+	pid_t *keep = bc_xcalloc(BC_MAX_KIDS, sizeof(pid_t));
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	size_t nkeep = bc_children_of(getpid(), keep, BC_MAX_KIDS);
 	while (next < n || nact) {
 		while (next < n && nact < PROBES_AT_ONCE) {
 			memset(&p[next].m, 0, sizeof(p[next].m));
@@ -790,4 +806,6 @@ void bc_probe_files(bc_probe *p, size_t n)
 			}
 		}
 	}
+	bc_kill_strays(keep, nkeep);
+	free(keep);
 }

@@ -6,11 +6,17 @@
  *                like a server's helper that outlives a polite stop
  * --ignore-term  ignores SIGTERM itself (the host must escalate to SIGKILL)
  * --never-ready  never listens, and says so in its log
- * --crash-after  exits with status 3 after N connections (a server that died) */
+ * --crash-after  exits with status 3 after N connections (a server that died)
+ * --daemonize    forks, and the parent exits 0 at once; the child makes a
+ *                session of its own and serves, named bcstandin-dmn (like
+ *                redis-server --daemonize yes)
+ * --setsid-child starts a helper in a session of its own, named bcstandin-sid,
+ *                which outlives a kill of the server's process group */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -18,7 +24,7 @@
 int main(int argc, char **argv)
 {
 	const char *path = NULL;
-	int child = 0, ignore = 0, never = 0;
+	int child = 0, ignore = 0, never = 0, daemonize = 0, sid_child = 0;
 	long crash_after = -1;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--child"))
@@ -27,6 +33,10 @@ int main(int argc, char **argv)
 			ignore = 1;
 		else if (!strcmp(argv[i], "--never-ready"))
 			never = 1;
+		else if (!strcmp(argv[i], "--daemonize"))
+			daemonize = 1;
+		else if (!strcmp(argv[i], "--setsid-child"))
+			sid_child = 1;
 		else if (!strncmp(argv[i], "--crash-after=", 14))
 			crash_after = atol(argv[i] + 14);
 		else
@@ -38,6 +48,21 @@ int main(int argc, char **argv)
 	if (!path) {
 		printf("standin: no socket path given\n");
 		return 2;
+	}
+	if (daemonize) {
+		pid_t d = fork();
+		if (d != 0) {
+			printf("standin: daemonized as pid %d\n", (int)d);
+			return d > 0 ? 0 : 1;
+		}
+		setsid();
+		prctl(PR_SET_NAME, "bcstandin-dmn");
+	}
+	if (sid_child && fork() == 0) {
+		setsid();
+		prctl(PR_SET_NAME, "bcstandin-sid");
+		for (;;)
+			pause();
 	}
 	if (child) {
 		pid_t w = fork();

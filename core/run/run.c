@@ -54,6 +54,7 @@
 #define EVENTS_LIMIT_S	1800	/* a case bounded by events, not time, once measuring */
 
 volatile sig_atomic_t bc_signals;
+volatile sig_atomic_t bc_in_module, bc_self_signal;
 
 /* What a case's callbacks need from the runner and tell it back. */
 typedef struct case_link {
@@ -722,6 +723,8 @@ static void run_here(bc_case *c, bc_case_result *cr)
 	if (!guarded)
 		guarded = on_exit(here_exit, NULL) == 0;
 	here.c = c;
+	bc_self_signal = 0;
+	bc_in_module = 1;
 	if (bc_module_open((bc_module *)c->mod, &e)) {
 		char why[1200];
 		snprintf(why, sizeof(why), "load: %s", e.msg);
@@ -729,7 +732,17 @@ static void run_here(bc_case *c, bc_case_result *cr)
 	} else {
 		bc_case_run(c, cr);
 	}
+	bc_in_module = 0;
 	here.c = NULL;
+	if (bc_self_signal) {
+		char why[300];
+		snprintf(why, sizeof(why), "the module sent signal %d (%s) to benchcore's process (isolate = false; "
+			 "kill(0, ...)?): nobody asked benchcore to stop, so the case failed", (int)bc_self_signal,
+			 strsignal((int)bc_self_signal));
+		bc_case_set_str(&cr->status, "failed");
+		bc_case_set_str(&cr->reason, why);
+		bc_self_signal = 0;
+	}
 }
 
 /* A case, isolated in a child process or here. */

@@ -7,6 +7,7 @@
 #include "case.h"
 #include "results.h"
 #include <jansson.h>
+#include <signal.h>
 #include "config.h"
 #include "plan.h"
 
@@ -28,6 +29,11 @@ typedef struct bc_runner {
 	size_t ncases, ccases;
 	bc_results groups;		/* the cases grouped as compare groups them */
 } bc_runner;
+
+/* isolate = false: set while a module's code runs in this process, and the
+   signal it sent this process meanwhile (suite.c's handler), which fails
+   its case instead of stopping the run. */
+extern volatile sig_atomic_t bc_in_module, bc_self_signal;
 
 /* Creates r->doc (schema, version, host, config, schedule) and draws the
    seed when the config gives none. */

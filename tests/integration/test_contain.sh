@@ -314,6 +314,13 @@ expect_rc "8: kill(0, SIGTERM) in a case: exit 1, not 130" 1
 expect_py "8: ... the case failed saying what the module did; the run is not interrupted" $T/k8.json \
 	'd["cases"][0]["status"]=="failed" and "the module sent signal 15" in d["cases"][0]["reason"] and "measured window" in d["cases"][0]["reason"] and not d["interrupted"]'
 
+# in benchcore's own process (a session of its own here: kill(0) reaches its whole group)
+setsid "$BC" run unruly $MP fault=kill_group,none --no-isolate --time 0.3 --warmup 0 -q -o $T/k8n.json >/dev/null 2>&1 </dev/null
+RC=$?
+expect_rc "8: --no-isolate: kill(0, SIGTERM) in a case: exit 1, not 130" 1
+expect_py "8: ... that case failed saying so, the next one ran" $T/k8n.json \
+	'[c["status"] for c in d["cases"]]==["failed","ok"] and "the module sent signal 15" in d["cases"][0]["reason"] and not d["interrupted"]'
+
 # --- 9: closed descriptors and exit(): told truthfully, never benchcore's exit code
 run_bc $T/f9 run unruly $MP fault=close_fds,close_fds_hang,exit3 --time 0.2 --warmup 0 -q -o $T/f9.json
 expect_py "9: closing every descriptor: lost contact, not 'exited with status 0'" $T/f9.json \

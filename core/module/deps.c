@@ -7,13 +7,13 @@
  *   a name with a slash as it is; the RPATH of the object (when it has no
  *   RUNPATH) and of its loaders; LD_LIBRARY_PATH; the object's RUNPATH;
  *   /etc/ld.so.cache; the system directories
- * each directory with its glibc-hwcaps subdirectories first. Every file
+ * each directory with its glibc-hwcaps and legacy HWCAP subdirectories
+ * (tls, the platform) first. Every file
  * found is trust-checked with every directory above it; every directory the
  * linker searches before the one that holds the file is trust-checked too,
  * since whoever can write there could put a library of that name in front.
  * Names already loaded in this process (libc, ...) are not searched again,
- * like ld.so matches them by name. Legacy HWCAP subdirectories (tls,
- * x86_64) are not searched. Main thread only. */
+ * like ld.so matches them by name. Main thread only. */
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
@@ -32,15 +32,18 @@
 
 #define MAX_OBJS	512	/* libraries in one module's closure */
 
+/* Subdirectories ld.so tries in each directory before the directory itself
+   (ld.so --help lists them), most specific first; "" is the directory. */
 #if defined(__x86_64__)
 #define MULTIARCH "x86_64-linux-gnu"
-static const char *const deps_hwcaps[] = { "x86-64-v4", "x86-64-v3", "x86-64-v2", NULL };
+static const char *const deps_subdirs[] = { "glibc-hwcaps/x86-64-v4/", "glibc-hwcaps/x86-64-v3/",
+	"glibc-hwcaps/x86-64-v2/", "tls/x86_64/", "tls/", "x86_64/", "", NULL };
 #elif defined(__aarch64__)
 #define MULTIARCH "aarch64-linux-gnu"
-static const char *const deps_hwcaps[] = { NULL };
+static const char *const deps_subdirs[] = { "tls/aarch64/", "tls/", "aarch64/", "", NULL };
 #else
 #define MULTIARCH ""
-static const char *const deps_hwcaps[] = { NULL };
+static const char *const deps_subdirs[] = { "tls/", "", NULL };
 #endif
 static const char *const deps_sysdirs[] = { "/lib/" MULTIARCH, "/usr/lib/" MULTIARCH, "/lib64", "/usr/lib64",
 					   "/lib", "/usr/lib", NULL };
@@ -238,15 +241,12 @@ static char *expand(const char *entry, const char *origin)
 	return bc_xstrdup(dir);
 }
 
-/* name in dir (or one of its glibc-hwcaps subdirectories) as a usable object
-   of the module's machine: 1 with out filled. */
+/* name in dir (or one of the subdirectories ld.so tries first) as a usable
+   object of the module's machine: 1 with out filled. */
 static int find_in(const char *dir, const char *name, unsigned machine, char *out, size_t n)
 {
-	for (size_t i = 0;; i++) {
-		if (deps_hwcaps[i])
-			snprintf(out, n, "%s/glibc-hwcaps/%s/%s", *dir ? dir : ".", deps_hwcaps[i], name);
-		else
-			snprintf(out, n, "%s/%s", *dir ? dir : ".", name);
+	for (size_t i = 0; deps_subdirs[i]; i++) {
+		snprintf(out, n, "%s/%s%s", *dir ? dir : ".", deps_subdirs[i], name);
 		bc_elf_dyn d;
 		if (read_dyn(out, &d) == 0) {
 			int fits = d.machine == machine;
@@ -254,9 +254,8 @@ static int find_in(const char *dir, const char *name, unsigned machine, char *ou
 			if (fits)
 				return 1;	/* ld.so skips a file of another machine */
 		}
-		if (!deps_hwcaps[i])
-			return 0;
 	}
+	return 0;
 }
 
 /* Searches the directories of one source in order; each searched one

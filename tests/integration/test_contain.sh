@@ -209,6 +209,11 @@ LD_LIBRARY_PATH=$T/n1/ww run_bc $T/n1b list --module-path $T/n1/mods2
 expect_grep "1: DT_NEEDED found through LD_LIBRARY_PATH in a world-writable directory: refused" $T/n1b.out \
 	"refusing to load module \"$T/n1/mods2/needllp.so\": a library it loads is not safe"
 check "1: ... and its constructor never ran" test ! -e $T/n1-ran
+mkdir -p $T/n1/lib/tls && chmod 755 $T/n1/lib && chmod 777 $T/n1/lib/tls && cp $T/n1/ww/libn1.so $T/n1/lib/tls/
+LD_LIBRARY_PATH=$T/n1/lib run_bc $T/n1t list --module-path $T/n1/mods2
+expect_grep "1: a library in a subdirectory ld.so tries first (LD_LIBRARY_PATH/tls): found and refused" $T/n1t.out \
+	"refusing to load from library \"$T/n1/lib/tls/libn1.so\": directory \"$T/n1/lib/tls\" above it is writable by others"
+check "1: ... and its constructor never ran" test ! -e $T/n1-ran
 mkdir -p $T/n1/empty && chmod 777 $T/n1/empty && chmod 755 $T/n1/ww
 LD_LIBRARY_PATH=$T/n1/empty:$T/n1/ww run_bc $T/n1c list --module-path $T/n1/mods2
 expect_grep "1: a world-writable LD_LIBRARY_PATH directory searched before the library's: refused, named" $T/n1c.out \

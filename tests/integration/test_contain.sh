@@ -95,9 +95,10 @@ diskopt|requires.disk_path_option names "dir", which is not a STRING option
 nodiskopt|requires.disk_path_option names "path", which is not one of its options
 bounds|option "depth" has reversed bounds \(min 64 > max 1\)
 nullentry|its entry function returned NULL
+ctlchoice|option "mode" has control characters in its choices
 EOF
 n=$(grep -A3 '^meta_' $T/cl.out | grep -c 'HINT:')
-if [ "$n" -eq 9 ]; then pass "each metadata refusal has a hint"; else fail "$n of 9 metadata refusals have a hint"; fi
+if [ "$n" -eq 10 ]; then pass "each metadata refusal has a hint"; else fail "$n of 10 metadata refusals have a hint"; fi
 run_bc $T/md run meta_dupopt $MP --time 0.1
 expect_rc "running a refused module is a module error" 2
 expect_grep "... naming the file" $T/md.err "meta_dupopt.so\": option \"size\" is declared twice"

@@ -536,6 +536,9 @@ void bc_run_isolated(bc_case *c, case_link *l, int *crashed, bc_case_result *cr)
 		bc_case_set_str(&cr->status, "interrupted");
 		bc_case_set_str(&cr->reason, why);
 	}
+	/* the servers' processes too: a daemon adopted only after its server
+	   was ready is no stray of this case */
+	w.nkeep += bc_service_pids(w.keep + w.nkeep, BC_MAX_KIDS - w.nkeep);
 	note_strays(cr, bc_kill_strays(w.keep, w.nkeep));
 	free(w.keep);
 	free(w.buf);

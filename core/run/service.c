@@ -45,6 +45,18 @@ size_t bc_service_count(void)
 	return owner == getpid() ? nsvcs : 0;
 }
 
+size_t bc_service_pids(pid_t *out, size_t cap)
+{
+	size_t n = 0;
+	for (size_t i = 0; owner == getpid() && i < nsvcs; i++) {
+		if (n < cap)
+			out[n++] = svcs[i].pid;
+		for (size_t k = 0; k < svcs[i].nextra && n < cap; k++)
+			out[n++] = svcs[i].extra[k];
+	}
+	return n;
+}
+
 static svc *find(const char *module, const char *name)
 {
 	for (size_t i = 0; i < nsvcs; i++)
@@ -158,6 +170,24 @@ static size_t adopted(const pid_t *before, size_t nbefore, pid_t leader, pid_t *
 			out[k++] = kids[i];
 	}
 	return k;
+}
+
+/* root's descendants (children, their children, ...), at most cap: what a
+   leader that is still running has started, before it may exit and leave
+   them (a daemon after its fork) to the runner. */
+static size_t descendants(pid_t root, pid_t *out, size_t cap)
+{
+	size_t n = 0;
+	pid_t kids[BC_MAX_KIDS];
+	for (size_t at = 0, k; ; at++) {
+		pid_t p = at == 0 ? root : out[at - 1];
+		size_t nk = bc_children_of(p, kids, BC_MAX_KIDS);
+		for (k = 0; k < nk && n < cap; k++)
+			out[n++] = kids[k];
+		if (at >= n)
+			break;
+	}
+	return n;
 }
 
 /* Polls the readiness check. 0 ready; -1 with err set (*reaped when the
@@ -288,12 +318,20 @@ static int check_spec(const bench_server_spec_v1 *spec, const char *dir, char *e
 	return 0;
 }
 
-/* A registered server that has exited meanwhile is dropped (its group killed). */
+/* A registered server that has exited meanwhile is dropped (its group killed);
+   one whose leader exited 0 after it was ready while a process it started
+   lives on daemonized late: that process is the server now. */
 static int still_running(svc *s)
 {
 	int st;
 	if (waitpid(s->pid, &st, WNOHANG) != s->pid)
 		return 1;
+	for (size_t k = 0; WIFEXITED(st) && WEXITSTATUS(st) == 0 && k < s->nextra; k++)
+		if (kill(s->extra[k], 0) == 0) {
+			s->pid = s->extra[k];
+			s->extra[k] = s->extra[--s->nextra];
+			return 1;
+		}
 	kill(-s->pid, SIGKILL);	/* whatever it left in its group */
 	bc_warn("%s: private server \"%s\" (pid %d) had exited; starting it again (its log: %s)",
 		s->module, s->name, (int)s->pid, s->log);
@@ -322,7 +360,11 @@ int bc_service_start(const char *module, const bench_server_spec_v1 *spec, const
 			owner = getpid();
 			atexit(bc_service_stop_all);	/* exit paths that skip the runner's own stop */
 		}
+		/* orphans it left already, or what the leader runs besides itself
+		   (a daemon ready before its parent has exited) */
 		size_t nx = adopted(before, nbefore, pid, extra, MAX_EXTRA), k = 0;
+		if (!reaped)
+			nx += descendants(pid, extra + nx, MAX_EXTRA - nx);
 		svcs = realloc(svcs, (nsvcs + 1) * sizeof(*svcs));
 		svc *s2 = &svcs[nsvcs++];
 		*s2 = (svc){ bc_xstrdup(module), bc_xstrdup(spec->name), log, bc_xstrdup(spec->argv[0]), pid,

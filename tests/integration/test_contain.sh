@@ -266,10 +266,17 @@ expect_rc "3: a private server that daemonizes (like redis --daemonize yes) serv
 expect_py "3: ... both cases reach the one daemon" $T/s3.json \
 	'len(d["cases"])==2 and d["cases"][0]["info"]["server_pid"]==d["cases"][1]["info"]["server_pid"]'
 check "3: ... and the daemon is stopped at the run's end" test "$(alive bcstandin-dmn)" -eq 0
+run_bc $T/s3l run svc $MP server=$SRV flags=--daemonize-late --repeat 2 --time 0.2 --warmup 0 -q -o $T/s3l.json
+expect_py "3: a server whose parent exits only after the daemon is ready: one daemon for both cases" $T/s3l.json \
+	'[c["status"] for c in d["cases"]]==["ok","ok"] and d["cases"][0]["info"]["server_pid"]==d["cases"][1]["info"]["server_pid"] and not any(c.get("strays_killed") for c in d["cases"])'
+check "3: ... and it is stopped at the run's end" test "$(alive bcstandin-dmn)" -eq 0
 run_bc $T/s3b run svc $MP server=$SRV flags=--setsid-child --time 0.2 --warmup 0 -q -o $T/s3b.json
 expect_rc "3: a private server with a setsid helper serves" 0
-check "3: ... and the helper, in a session of its own, does not outlive the run" test "$(alive bcstandin-sid)" -eq 0
-expect_grep "3: ... and the run says it was killed" $T/s3b.err 'private servers left 1 process running after they stopped \(killed\)'
+check "3: ... and the helper, in a session of its own, is stopped with its server" test "$(alive bcstandin-sid)" -eq 0
+run_bc $T/s3c run svc $MP server=$SRV flags=--setsid-child-late --time 0.2 --warmup 0 -q -o $T/s3c.json
+expect_rc "3: a private server that starts a setsid helper while it serves" 0
+check "3: ... the helper does not outlive the run" test "$(alive bcstandin-sid)" -eq 0
+expect_grep "3: ... and the run says it was killed" $T/s3c.err 'private servers left 1 process running after they stopped \(killed\)'
 
 # --- 5: finish, cleanup and destroy: a deadline that follows the case, run once, named
 for ph in finish cleanup destroy; do

@@ -10,8 +10,12 @@
  * --daemonize    forks, and the parent exits 0 at once; the child makes a
  *                session of its own and serves, named bcstandin-dmn (like
  *                redis-server --daemonize yes)
+ * --daemonize-late  the same, but the parent exits only 0.5 s later, when the
+ *                child is already serving (ready before its parent is gone)
  * --setsid-child starts a helper in a session of its own, named bcstandin-sid,
- *                which outlives a kill of the server's process group */
+ *                which outlives a kill of the server's process group
+ * --setsid-child-late  the same, started at the first connection (after the
+ *                server was found ready) */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +24,17 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
+
+/* A helper in a session of its own (--setsid-child). */
+static void standin_helper(void)
+{
+	if (fork() != 0)
+		return;
+	setsid();
+	prctl(PR_SET_NAME, "bcstandin-sid");
+	for (;;)
+		pause();
+}
 
 int main(int argc, char **argv)
 {
@@ -35,8 +50,12 @@ int main(int argc, char **argv)
 			never = 1;
 		else if (!strcmp(argv[i], "--daemonize"))
 			daemonize = 1;
+		else if (!strcmp(argv[i], "--daemonize-late"))
+			daemonize = 2;
 		else if (!strcmp(argv[i], "--setsid-child"))
 			sid_child = 1;
+		else if (!strcmp(argv[i], "--setsid-child-late"))
+			sid_child = 2;
 		else if (!strncmp(argv[i], "--crash-after=", 14))
 			crash_after = atol(argv[i] + 14);
 		else
@@ -53,17 +72,15 @@ int main(int argc, char **argv)
 		pid_t d = fork();
 		if (d != 0) {
 			printf("standin: daemonized as pid %d\n", (int)d);
+			if (daemonize == 2)
+				usleep(500000);
 			return d > 0 ? 0 : 1;
 		}
 		setsid();
 		prctl(PR_SET_NAME, "bcstandin-dmn");
 	}
-	if (sid_child && fork() == 0) {
-		setsid();
-		prctl(PR_SET_NAME, "bcstandin-sid");
-		for (;;)
-			pause();
-	}
+	if (sid_child == 1)
+		standin_helper();
 	if (child) {
 		pid_t w = fork();
 		if (w == 0) {
@@ -97,6 +114,8 @@ int main(int argc, char **argv)
 		int c = accept(fd, NULL, NULL);
 		if (c < 0)
 			continue;
+		if (sid_child == 2 && n == 1)	/* n 0: the readiness probe */
+			standin_helper();
 		dprintf(c, "pid=%d\n", (int)getpid());
 		close(c);
 	}

@@ -31,10 +31,22 @@ void bc_err_hint(bc_err *e, const char *fmt, ...) { VFMT(e->hint, fmt); }
    of which may move the cursor, retitle the terminal or forge a line.
    bc_printable leaves its own escapes alone, so text escaped earlier is
    printed as it is. */
+static FILE *bc_term;
+
+FILE *bc_stderr(void)
+{
+	return bc_term ? bc_term : stderr;
+}
+
+void bc_stderr_set(FILE *f)
+{
+	bc_term = f;
+}
+
 static void print_line(const char *prefix, const char *text)
 {
 	char *p = bc_text_dup(text);
-	fprintf(stderr, "%s%s\n", prefix, p);
+	fprintf(bc_stderr(), "%s%s\n", prefix, p);
 	free(p);
 }
 

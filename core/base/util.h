@@ -24,6 +24,11 @@ void bc_err_hint(bc_err *e, const char *fmt, ...) __attribute__((format(printf, 
 void bc_err_print(const bc_err *e);
 
 void bc_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Where benchcore's own messages and progress go: stderr, except in a case's
+   process, whose fd 2 is a pipe the runner copies escaped (what a module
+   writes to stderr) while benchcore keeps the terminal (bc_stderr_set). */
+FILE *bc_stderr(void);
+void bc_stderr_set(FILE *f);
 void bc_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern int bc_quiet;	/* -q: no info lines */
 

@@ -359,7 +359,7 @@ static void measure(bench_ctx *x, bc_case_result *cj)
 	set_phase(x, c->run.warmup_s > 0 ? PH_WARMUP : PH_MEASURE);
 	if (c->run.warmup_s > 0) {
 		if (c->progress == 2 && !bc_quiet)
-			fprintf(stderr, "\r[ warmup %gs ] thds: %u", c->run.warmup_s, x->nthreads);
+			fprintf(bc_stderr(), "\r[ warmup %gs ] thds: %u", c->run.warmup_s, x->nthreads);
 		wait_until(x, bc_now_ns() + (uint64_t)(c->run.warmup_s * 1e9));
 		set_phase(x, PH_MEASURE);
 	}

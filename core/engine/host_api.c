@@ -238,7 +238,7 @@ static const bench_option_v1 *find_opt(bench_ctx *x, const char *name, const bc_
 			*v = &x->c->vals[i];
 			return &o[i];
 		}
-	fprintf(stderr, "benchcore: %s: asked for unknown option \"%s\"\n", x->d->name, name);
+	fprintf(bc_stderr(), "benchcore: %s: asked for unknown option \"%s\"\n", x->d->name, name);
 	return NULL;
 }
 
@@ -299,7 +299,7 @@ static void api_log(bench_ctx *x, int level, const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	char *p = bc_text_dup(buf);	/* one line, whatever the module wrote */
-	fprintf(stderr, "benchcore: %s: %s: %s\n", x->d->name, names[level < 0 ? 0 : level], p);
+	fprintf(bc_stderr(), "benchcore: %s: %s: %s\n", x->d->name, names[level < 0 ? 0 : level], p);
 	free(p);
 	if (level <= BENCH_LOG_WARN)
 		keep_warning(x, buf);
@@ -307,7 +307,7 @@ static void api_log(bench_ctx *x, int level, const char *fmt, ...)
 
 void bc_ctx_warn(bench_ctx *x, const char *msg)
 {
-	fprintf(stderr, "benchcore: warning: %s\n", msg);
+	fprintf(bc_stderr(), "benchcore: warning: %s\n", msg);
 	keep_warning(x, msg);
 }
 
@@ -425,10 +425,10 @@ void bc_prep_print(bench_ctx *x, uint64_t now, int final)
 		 (unsigned long long)p->done, (unsigned long long)p->total, p->unit,
 		 p->total ? 100.0 * p->done / p->total : 0.0, rate, p->unit, eta);
 	if (x->c->progress == 2) {
-		fprintf(stderr, "\r\033[K%s%s", line, final ? "\n" : "");
+		fprintf(bc_stderr(), "\r\033[K%s%s", line, final ? "\n" : "");
 		p->open = !final;
 	} else {
-		fprintf(stderr, "%s\n", line);
+		fprintf(bc_stderr(), "%s\n", line);
 	}
 }
 

@@ -14,7 +14,9 @@
  * into benchcore's stdout) and is the child subreaper of what its module
  * starts; whatever is left when it ends is killed (by the case, or by the
  * runner, which is a subreaper too, when the case itself died) and the case
- * says so. Main thread. */
+ * says so. What the module writes to stderr is copied too, escaped, while
+ * benchcore's own messages and progress in the child keep the terminal
+ * (bc_stderr). Main thread. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -294,8 +296,55 @@ static void self_signalled(bc_case_result *cr)
 	bc_case_set_str(&cr->reason, why);
 }
 
+/* The descriptors between the runner and a case child: [0] the runner's
+   end, [1] the child's. */
+typedef struct chan {
+	int sock[2];			/* phases, server requests, the report */
+	int out[2], err[2];		/* the child's stdout and stderr */
+} chan;
+
+static int open_chan(chan *ch)
+{
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ch->sock) != 0)
+		return -1;
+	if (pipe2(ch->out, O_CLOEXEC) == 0) {
+		if (pipe2(ch->err, O_CLOEXEC) == 0)
+			return 0;
+		close(ch->out[0]);
+		close(ch->out[1]);
+	}
+	close(ch->sock[0]);
+	close(ch->sock[1]);
+	return -1;
+}
+
+static void close_side(chan *ch, int side)
+{
+	close(ch->sock[side]);
+	close(ch->out[side]);
+	close(ch->err[side]);
+}
+
+/* In the child: fd 1 and 2 become the pipes; benchcore's own messages go
+   to a copy of the real stderr. */
+static void child_fds(chan *ch)
+{
+	int term = fcntl(2, F_DUPFD_CLOEXEC, 3);
+	FILE *t = term >= 0 ? fdopen(term, "w") : NULL;
+	if (t) {
+		setvbuf(t, NULL, _IONBF, 0);	/* progress lines end in \r, not \n */
+		bc_stderr_set(t);
+		dup2(ch->err[1], 2);
+	} else if (term >= 0) {
+		close(term);
+	}
+	dup2(ch->out[1], 1);	/* a banner never reaches benchcore's stdout (-o - is JSON) */
+	close(ch->out[1]);
+	close(ch->err[1]);
+}
+
 /* In the forked child: runs the case, reports, never returns. */
-static void case_child(bc_case *c, int fd, int out, pid_t parent)
+static void case_child(bc_case *c, chan *ch, pid_t parent)
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);	/* benchcore killed: the case goes with it */
 	if (getppid() != parent)
@@ -305,9 +354,8 @@ static void case_child(bc_case *c, int fd, int out, pid_t parent)
 	prctl(PR_SET_CHILD_SUBREAPER, 1);	/* what the module starts stays ours */
 	child_runner = parent;
 	child_signals();
-	dup2(out, 1);		/* a banner never reaches benchcore's stdout (-o - is JSON) */
-	close(out);
-	child_fd = fd;
+	child_fds(ch);
+	child_fd = ch->sock[1];
 	c->on_phase = child_phase;
 	c->start_server = child_start_server;
 	/* the module is opened here, never in the runner: its constructors run
@@ -358,11 +406,12 @@ static int take(int fd, watch *w)
 	return 1;
 }
 
-/* A case's stdout, copied line by line to benchcore's stderr, escaped:
-   a constructor's banner must not break `-o -` JSON. */
+/* A case's stdout or stderr, copied line by line to benchcore's stderr,
+   escaped: a constructor's banner must not break `-o -` JSON, a module's
+   stderr must not reach the terminal raw. */
 typedef struct relay {
 	int fd;				/* -1 once at EOF */
-	const char *module;
+	const char *module, *what;	/* "printed", "wrote to stderr" */
 	char line[1024];
 	size_t len;
 	unsigned lines;
@@ -373,11 +422,11 @@ static void relay_emit(relay *o)
 	o->line[o->len] = '\0';
 	if (o->lines < STDOUT_LINES) {
 		char *p = bc_text_dup(o->line);
-		fprintf(stderr, "benchcore: %s: printed: %s\n", o->module, p);
+		fprintf(stderr, "benchcore: %s: %s: %s\n", o->module, o->what, p);
 		free(p);
 	} else if (o->lines == STDOUT_LINES) {
-		fprintf(stderr, "benchcore: %s: printed more than %d lines; the rest is not shown "
-			"(a module never prints: it logs through the host API)\n", o->module, STDOUT_LINES);
+		fprintf(stderr, "benchcore: %s: %s more than %d lines; the rest is not shown "
+			"(a module never prints: it logs through the host API)\n", o->module, o->what, STDOUT_LINES);
 	}
 	o->lines++;
 	o->len = 0;
@@ -439,7 +488,7 @@ static int lost_child(pid_t pid)
 enum { END_REPORTED, END_TIMEOUT, END_STOPPED, END_EOF };
 
 /* The runner's side of a case child until it ends, times out or is stopped. */
-static int watch_child(bc_case *c, case_link *l, pid_t pid, int fd, relay *o, watch *w)
+static int watch_child(bc_case *c, case_link *l, pid_t pid, int fd, relay o[2], watch *w)
 {
 	int forwarded = 0;
 	for (;;) {
@@ -458,11 +507,13 @@ static int watch_child(bc_case *c, case_link *l, pid_t pid, int fd, relay *o, wa
 			kill(pid, SIGKILL);
 			return END_TIMEOUT;
 		}
-		struct pollfd pfd[2] = { { .fd = fd, .events = POLLIN }, { .fd = o->fd, .events = POLLIN } };
+		struct pollfd pfd[3] = { { .fd = fd, .events = POLLIN }, { .fd = o[0].fd, .events = POLLIN },
+					 { .fd = o[1].fd, .events = POLLIN } };
 		uint64_t wait_ms = (w->deadline - now) / 1000000u;
-		int pr = poll(pfd, 2, wait_ms > 200 ? 200 : (int)wait_ms + 1), got = 0;
-		if (pr > 0 && pfd[1].revents)
-			relay_read(o, 0);
+		int pr = poll(pfd, 3, wait_ms > 200 ? 200 : (int)wait_ms + 1), got = 0;
+		for (int i = 0; i < 2; i++)
+			if (pr > 0 && pfd[i + 1].revents)
+				relay_read(&o[i], 0);
 		if (pr > 0 && pfd[0].revents && (got = take(fd, w)) < 0)
 			return END_EOF;
 		if (got > 0) {
@@ -480,17 +531,11 @@ static int watch_child(bc_case *c, case_link *l, pid_t pid, int fd, relay *o, wa
 void bc_run_isolated(bc_case *c, case_link *l, int *crashed, bc_case_result *cr)
 {
 	static int subreaper;
-	int fds[2], outp[2];
+	chan ch;
 	if (!subreaper)	/* orphans of a case that died come to the runner, not to init */
 		subreaper = prctl(PR_SET_CHILD_SUBREAPER, 1) == 0;
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
-		failed_case(c, "could not create a socket pair", cr);
-		return;
-	}
-	if (pipe2(outp, O_CLOEXEC) != 0) {
-		close(fds[0]);
-		close(fds[1]);
-		failed_case(c, "could not create a pipe", cr);
+	if (open_chan(&ch) != 0) {
+		failed_case(c, "could not create the case's socket pair and pipes", cr);
 		return;
 	}
 	watch w = { .cap = 65536, .phase = "init" };
@@ -500,32 +545,33 @@ void bc_run_isolated(bc_case *c, case_link *l, int *crashed, bc_case_result *cr)
 	fflush(stderr);
 	pid_t parent = getpid(), pid = fork();
 	if (pid == 0) {
-		close(fds[0]);
-		close(outp[0]);
-		case_child(c, fds[1], outp[1], parent);
+		close_side(&ch, 0);
+		case_child(c, &ch, parent);
 	}
-	close(fds[1]);
-	close(outp[1]);
+	close_side(&ch, 1);
 	if (pid < 0) {
-		close(fds[0]);
-		close(outp[0]);
+		close_side(&ch, 0);
 		free(w.keep);
 		failed_case(c, "could not fork", cr);
 		return;
 	}
 	/* no setpgid here: the child makes its own session (setsid fails for a
 	   group leader); until then a kill of its group misses, so it gets its own */
-	fcntl(fds[0], F_SETFL, O_NONBLOCK);
-	fcntl(outp[0], F_SETFL, O_NONBLOCK);
-	relay o = { .fd = outp[0], .module = c->mod->desc.name };
+	int fd = ch.sock[0];
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	fcntl(ch.out[0], F_SETFL, O_NONBLOCK);
+	fcntl(ch.err[0], F_SETFL, O_NONBLOCK);
+	relay o[2] = { { .fd = ch.out[0], .module = c->mod->desc.name, .what = "printed" },
+		       { .fd = ch.err[0], .module = c->mod->desc.name, .what = "wrote to stderr" } };
 	w.buf = bc_xcalloc(w.cap, 1);
 	w.limit = c->run.init_timeout;	/* a cleanup-only child starts with init too */
 	w.deadline = bc_now_ns() + (uint64_t)(w.limit * 1e9);
-	int end = watch_child(c, l, pid, fds[0], &o, &w), lost = 0;
+	int end = watch_child(c, l, pid, fd, o, &w), lost = 0;
 	if (end == END_EOF && !json_line(w.buf))
 		lost = lost_child(pid);
-	close(fds[0]);
-	relay_read(&o, 1);
+	close(fd);
+	relay_read(&o[0], 1);
+	relay_read(&o[1], 1);
 	reap(c, pid, w.buf, end == END_TIMEOUT, lost, w.phase, w.limit, cr);
 	*crashed = !json_line(w.buf);
 	l->timed_out = end == END_TIMEOUT;

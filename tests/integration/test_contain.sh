@@ -318,6 +318,9 @@ expect_py "7: -o - stays valid JSON with a banner-printing constructor and a mod
 expect_grep "7: the banner goes to stderr, named" $T/j7.err '^benchcore: unruly: printed: unruly: banner from my constructor$'
 expect_grep "7: what the module printed goes to stderr, escaped" $T/j7.err \
 	'^benchcore: unruly: printed: \\x1b\]0;title\\x07no newline at the end$'
+expect_grep "7: what the module wrote to stderr is copied escaped" $T/j7.err \
+	'^benchcore: unruly: wrote to stderr: unruly: to stderr \\x1b\[31mred\\x0d$'
+check "7: ... and no ESC, BEL or CR reaches stderr" bash -c "! grep -q '[$esc$bel$cr]' $T/j7.err"
 "$BC" run unruly $MP fault=print --no-isolate --time 0.1 --warmup 0 -o - >$T/j7n.out 2>$T/j7n.err </dev/null
 expect_py "7: ... and with --no-isolate" $T/j7n.out 'd["cases"][0]["status"]=="ok"'
 

@@ -3,7 +3,7 @@
  * `fault` says: finish, cleanup or destroy hangs deaf to signals; the case
  * sends SIGTERM to its own process group (kill(0, ...)) while measuring;
  * init closes every descriptor above stderr (then returns, or hangs); init
- * calls exit(3); init prints to stdout. Its constructor prints a banner to
+ * calls exit(3); init prints to stdout and stderr. Its constructor prints a banner to
  * stdout (what a library's constructor might do). Every init appends a line
  * to the file `count` names, so a test can tell how often it ran.
  * tests/integration/test_contain.sh. */
@@ -74,6 +74,7 @@ static int unruly_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **stat
 	if (s->fault == U_PRINT) {
 		printf("unruly: {\"not\": \"json\"}\n\033]0;title\007no newline at the end");
 		fflush(stdout);
+		fprintf(stderr, "unruly: to stderr \033[31mred\r\n");
 	}
 	return BENCH_OK;
 }

@@ -78,8 +78,10 @@ static void child_signals(void)
 /* The phase names the engine passes (literals), kept for the signal handler. */
 static const char *phase_literal(const char *phase)
 {
-	static const char *const names[] = { "init", "prepare", "prepared", "warmup", "measure", "finish",
-					     "cleanup", "destroy", NULL };
+	static const char *const names[] = { "init", "prepare", "warmup", "measure", "finish", "cleanup",
+					     "destroy", NULL };
+	if (!strcmp(phase, "prepared"))
+		return "thread_init";	/* what follows prepare */
 	for (size_t i = 0; names[i]; i++)
 		if (!strcmp(names[i], phase))
 			return names[i];

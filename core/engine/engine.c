@@ -177,7 +177,11 @@ void bc_case_header(const bc_case *c, const char *status, const char *reason, bc
 	r->threads = c->threads;
 	r->repeat = c->repeat;
 	bc_case_set_str(&r->status, status);
-	bc_case_set_str(&r->reason, reason);
+	if (reason) {	/* it may quote a module, a file name or a server's reply */
+		char *p = bc_text_dup(reason);
+		bc_case_set_str(&r->reason, p);
+		free(p);
+	}
 	r->warmup_s = c->run.warmup_s;
 }
 
@@ -192,7 +196,8 @@ static void set_status(bc_case_result *r, const char *status, const char *stage,
 	if (why) {
 		char *s = stage ? bc_xasprintf("%s: %s", stage, why) : bc_xstrdup(why);
 		free(r->reason);
-		r->reason = s;
+		r->reason = bc_text_dup(s);
+		free(s);
 	}
 }
 
@@ -505,7 +510,7 @@ static void measure(bench_ctx *x, bc_case_result *cj)
 		auto_warmup(x, cj);
 	} else if (c->run.warmup_s > 0) {
 		if (c->progress == 2 && !bc_quiet)
-			fprintf(stderr, "\r[ warmup %gs ] thds: %u", c->run.warmup_s, x->nthreads);
+			fprintf(bc_stderr(), "\r[ warmup %gs ] thds: %u", c->run.warmup_s, x->nthreads);
 		wait_until(x, bc_now_ns() + (uint64_t)(c->run.warmup_s * 1e9));
 	}
 	if (c->run.warmup_s > 0) {
@@ -672,6 +677,7 @@ done:
 		phase_done(cj, BC_PH_CLEANUP, tp);
 	}
 	if (inited && x->d->destroy && !leaked) {
+		phase_note(c, "destroy");	/* a hang here is named "in destroy", with its own bound */
 		tp = bc_now_ns();
 		x->d->destroy(x->state);
 		phase_done(cj, BC_PH_DESTROY, tp);

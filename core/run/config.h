@@ -19,6 +19,7 @@ typedef struct bc_runset {
 	double time_s, warmup_s, report_interval, rate, grace, thread_init_timeout;
 	double prepare_timeout;		/* prepare of one case */
 	double init_timeout;		/* init of one case */
+	double cleanup_timeout;		/* finish, cleanup, destroy each; 0 = warmup + time + grace */
 	double max_error_rate;		/* share of operations that may fail (0 .. 1) */
 	double scale;			/* 0 < scale <= 1: a quick try of a long study (plan.c) */
 	int repeat_auto;		/* repeat = "auto": rounds go on while a case is undecided */

@@ -19,9 +19,16 @@
 
 extern volatile sig_atomic_t bc_signals;
 
-static void on_signal(int sig)
+static void on_signal(int sig, siginfo_t *si, void *u)
 {
-	(void)sig;
+	(void)u;
+	/* isolate = false: a module in this process that signals it (kill(0,
+	   ...), raise()) is not a stop request; run.c fails its case */
+	if (bc_in_module && si && si->si_code == SI_USER && si->si_pid == getpid()) {
+		if (!bc_self_signal)
+			bc_self_signal = sig;
+		return;
+	}
 	bc_stop_requested = 1;
 	bc_signals++;
 }
@@ -30,7 +37,8 @@ static void install_signals(void)
 {
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;	/* no SA_RESTART: sleeps and polls wake up */
+	sa.sa_sigaction = on_signal;	/* no SA_RESTART: sleeps and polls wake up */
+	sa.sa_flags = SA_SIGINFO;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -397,6 +405,7 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 	}
 	r.out_json = out;
 	r.out_csv = csv;
+	r.lock_fd = lock;
 	if (out && !strcmp(out, "-"))
 		r.text = stderr;	/* stdout carries the JSON */
 	r.force_module = c->force_module;

@@ -192,8 +192,8 @@ else
 	expect_rc "study 1 (centos6-vs-centos7.conf) at --scale 0.001" 0
 	expect_py "study 1: cpu, mem (6 points), io (4 points) and oltp ran, each at its first thread count" $T/st/s1.json \
 		'sorted(set((c["module"], c["threads"]) for c in d["cases"])) == [("cpu", 1), ("io", 1), ("mem", 1), ("oltp", 16)] and sum(c["module"] == "mem" for c in d["cases"]) == 12 and all(c["status"] == "ok" for c in d["cases"])'
-	expect_py "study 1: the scaled sizes were used (io 100M, 1 warehouse) and said" $T/st/s1.json \
-		'all(c["params"]["file_size"] == 100 << 20 for c in d["cases"] if c["module"] == "io") and all(c["params"]["warehouses"] == 1 for c in d["cases"] if c["module"] == "oltp")'
+	expect_py "study 1: the scaled sizes were used (io 100G x 0.001 = 102.4M, in whole MiB: 102M; 1 warehouse)" $T/st/s1.json \
+		'all(c["params"]["file_size"] == 102 << 20 for c in d["cases"] if c["module"] == "io") and all(c["params"]["warehouses"] == 1 for c in d["cases"] if c["module"] == "oltp")'
 	expect_grep "study 1: scale says what it changed" $T/st/s1.err 'scale 0\.001, module oltp: time 1800 -> 1\.8 s, warmup 300 -> 0\.3 s, threads 7 -> 1 counts \(16\), warehouses 100 -> 1'
 	run_bc $T/st/t1 compare --summary-table $T/st/s1.json $T/st/s1.json
 	expect_grep "study 1's closing table from its run: a row per module's headline" $T/st/t1.out '^io iops +'

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "abi.h"
-#include "config.h"
+#include "runset.h"
 #include "loader.h"
 #include "settings.h"
 #include "options.h"

@@ -8,7 +8,7 @@
 #include "results.h"
 #include <jansson.h>
 #include <signal.h>
-#include "config.h"
+#include "runset.h"
 #include "plan.h"
 
 typedef struct bc_runner {

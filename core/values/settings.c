@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include "config.h"
+#include "runset.h"
 #include "options.h"
 #include "settings.h"
 

@@ -328,11 +328,10 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 				     !strcmp(c->module->desc.name, mc->name) ? c->module : NULL;
 		if (!m) {
 			bc_modset_missing(&set, mc->name, &e);
-			fprintf(stderr, "benchcore: error: %s: %s\n", mc->where, e.msg);
-			if (e.detail[0])
-				fprintf(stderr, "DETAIL: %s\n", e.detail);
-			if (e.hint[0])
-				fprintf(stderr, "HINT: %s\n", e.hint);
+			char *msg = bc_xasprintf("%s: %s", mc->where, e.msg);
+			snprintf(e.msg, sizeof(e.msg), "%s", msg);	/* the entry's file:line first */
+			free(msg);
+			bc_err_print(&e);
 			goto out;
 		}
 		if (bc_plan_module(mc, m, &plans[n], &e)) {

@@ -134,7 +134,7 @@ int bc_runner_write(bc_runner *r, int final)
 		free(s);
 	}
 	if (r->out_csv) {
-		char *s = bc_csv(r->cases, r->ncases);
+		char *s = bc_csv(r->cases, r->ncases, &r->groups);
 		if (bc_write_atomic(r->out_csv, s, strlen(s), &e)) {
 			bc_err_print(&e);
 			rc = -1;

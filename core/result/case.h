@@ -149,6 +149,11 @@ typedef struct bc_case_result {
 		int set;
 		double user_s, sys_s;
 		double utilization, steal_pct, other_pct;	/* NAN: absent */
+		/* the run's own processes (declared, private servers): their CPU
+		   seconds, share of the machine, per operation; NAN / NULL when
+		   the case had none. other_pct leaves them out. */
+		double server_s, server_pct, server_us_per_op;
+		char *servers;		/* "redis-server (pid 4242, its process group)" */
 	} cpu;
 	int has_intervals;	/* "intervals" present (even empty) */
 	bc_cr_interval *intervals;

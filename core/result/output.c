@@ -67,7 +67,17 @@ void bc_print_case(FILE *f, const bc_case_result *c, const char *label)
 			isnan(c->cpu.utilization) ? 0.0 : c->cpu.utilization);
 		if (!isnan(c->cpu.steal_pct))
 			fprintf(f, "; steal %.1f%%", c->cpu.steal_pct);
+		if (!isnan(c->cpu.other_pct))
+			fprintf(f, "; other processes %.1f%%", c->cpu.other_pct);
 		fputc('\n', f);
+		if (!isnan(c->cpu.server_s)) {
+			fprintf(f, "    server cpu: %.2f s", c->cpu.server_s);
+			if (!isnan(c->cpu.server_pct))
+				fprintf(f, " (%.1f%% of the machine)", c->cpu.server_pct);
+			if (!isnan(c->cpu.server_us_per_op))
+				fprintf(f, ", %.2f us per operation", c->cpu.server_us_per_op);
+			fprintf(f, ": %s\n", c->cpu.servers ? c->cpu.servers : "");
+		}
 	}
 	if (c->stability.set && !isnan(c->stability.interval_cv))
 		fprintf(f, "    stability: per-interval events/s cv %.2f%%\n", 100 * c->stability.interval_cv);

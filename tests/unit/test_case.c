@@ -164,6 +164,10 @@ static void eq_case(const bc_case_result *a, const bc_case_result *b)
 		EQ_D(a->cpu.utilization, b->cpu.utilization);
 		EQ_D(a->cpu.steal_pct, b->cpu.steal_pct);
 		EQ_D(a->cpu.other_pct, b->cpu.other_pct);
+		EQ_D(a->cpu.server_s, b->cpu.server_s);
+		EQ_D(a->cpu.server_pct, b->cpu.server_pct);
+		EQ_D(a->cpu.server_us_per_op, b->cpu.server_us_per_op);
+		EQ_S(a->cpu.servers, b->cpu.servers);
 	}
 	EQ_I(a->has_intervals, b->has_intervals);
 	EQ_I(a->nintervals, b->nintervals);
@@ -336,6 +340,10 @@ static void full_case(bc_case_result *r)
 	r->cpu.utilization = 7.975;
 	r->cpu.steal_pct = 6;
 	r->cpu.other_pct = 0.5;
+	r->cpu.server_s = 61.5;	/* a local server declared (issue 26): its CPU apart */
+	r->cpu.server_pct = 48.25;
+	r->cpu.server_us_per_op = 12.125;
+	bc_case_set_str(&r->cpu.servers, "redis-server (pid 4242, its process group)");
 	set_intervals(r);
 }
 
@@ -720,6 +728,9 @@ static const struct { const char *path, *value, *msg; } hostile[] = {
 	{ "thresholds/x", "\"5\"", "cases[7].thresholds.x: wants a percentage >= 0" },
 	{ "cpu/steal_pct", "\"x\"", "cases[7].cpu.steal_pct: not a number" },
 	{ "cpu/other_pct", "[]", "cases[7].cpu.other_pct: not a number" },
+	{ "cpu/server_pct", "\"x\"", "cases[7].cpu.server_pct: not a number" },
+	{ "cpu/server_us_per_op", "{}", "cases[7].cpu.server_us_per_op: not a number" },
+	{ "cpu/servers", "3", "cases[7].cpu.servers: not a string" },
 	/* fields today's reader did not check */
 	{ "id", "\"4\"", "cases[7].id: not an integer >= 0" },
 	{ "repeat", "-1", "cases[7].repeat: not an integer >= 0" },

@@ -306,9 +306,10 @@ static void judge_row(const bc_cmp_opts *o, bc_cmp_row *r)
 			 "needs >=%d repeats on each side", ch, t * 100, bc_kind_name(r->kind),
 			 BC_TIE_MIN_N);
 	else if (!(r->p_adj < o->alpha))
-		snprintf(r->reason, sizeof(r->reason), "not significant (p adj %.3g >= %g): %s "
-			 "reaches across the %g%% %s threshold; needs %s repeats", r->p_adj, o->alpha,
-			 ch, t * 100, bc_kind_name(r->kind), more);
+		snprintf(r->reason, sizeof(r->reason), "not significant (p adj %.3g >= %g): %s%s%g%% "
+			 "%s threshold; needs %s repeats", r->p_adj, o->alpha, ch,
+			 beyond ? " beyond the " : " reaches across the ", t * 100,
+			 bc_kind_name(r->kind), more);
 	else
 		snprintf(r->reason, sizeof(r->reason), "%s reaches across the %g%% %s threshold; "
 			 "needs %s repeats", ch, t * 100, bc_kind_name(r->kind), more);

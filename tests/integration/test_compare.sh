@@ -149,6 +149,20 @@ expect_py "busy: cpu declares 20% for event.p99_ms: +11% is a tie by the module'
 	'all(r["threshold_source"] == "module" and r["threshold_pct"] == 20 and r["verdict"] == "tie" for r in d["comparisons"][0]["rows"] if r["metric"] == "event.p99_ms" and r["module"] == "cpu")'
 run_bc "$T/busytxt" compare $FX/cmp-v11-quiet.json $FX/cmp-v11-busy.json
 expect_grep "busy text: says why" "$T/busytxt.out" 'suspect \(loss on a busy machine: steal or other processes took 12% of the CPU\)'
+# --- the run's own server is not "other" (issue 26) ---------------------------
+run_bc "$T/srv" compare --json $FX/cmp-v11-quiet.json $FX/cmp-v13-server.json
+expect_py "a local server at 45% of the CPU (cpu.server_pct), others 1%: 10% slower is a loss, not suspect" "$T/srv.out" \
+	'(lambda s: (s["losses"] >= 5, s["suspect"], s["headline"]["losses"]))(d["comparisons"][0]["summary"]) == (True, 0, 5) and not any(r["busy"] for r in d["comparisons"][0]["rows"])'
+
+# --- the study's row: +128% at 3 noisy repeats is never a tie -----------------
+run_bc "$T/study" compare $FX/cmp-study-a.json $FX/cmp-study-b.json
+expect_grep "study: io iops +128% at 3 repeats is inconclusive with the repeats it needs, not a tie" "$T/study.out" \
+	'^ +2  iops .*\+128\.1% \[\+51\.3% \.\. \+248\.5%\] .* inconclusive \(not significant \(p adj 0\.0761 >= 0\.05\): .* needs ~5 repeats\)$'
+expect_grep "study: the summary counts it as inconclusive, headline apart" "$T/study.out" \
+	'^centos7: headline 0 wins, 0 losses, 0 ties \(equivalent\), 1 inconclusive, 0 suspect;'
+expect_grep "study: and lists it among the largest headline differences with its interval" "$T/study.out" \
+	'^  io +block_size=4096 rw=randread threads=2 iops \+128\.1% \[\+51\.3% \.\. \+248\.5%\] inconclusive \(needs ~5 repeats\)$'
+
 run_bc "$T/mixed" compare $FX/cmp-a.json $FX/cmp-v11-quiet.json
 expect_rc "an old file (benchcore/1 without the 1.1 fields) against a new one" 0
 expect_grep "old against new: all ties" "$T/mixed.out" '^sysE-quiet: headline 0 wins, 0 losses, 5 ties \(equivalent\)'

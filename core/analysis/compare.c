@@ -272,7 +272,7 @@ static void judge_row(const bc_cmp_opts *o, bc_cmp_row *r)
 	size_t n = r->sa.n < r->sb.n ? r->sa.n : r->sb.n;
 	int inside = r->has_ci && (isnan(r->ci_lo) || (r->ci_lo > -t && r->ci_hi < t));
 	int beyond = r->has_ci && (r->ci_lo > t || r->ci_hi < -t);
-	char ch[96], more[32] = "";
+	char ch[160], more[24] = "";
 
 	change_text(o, r, ch, sizeof(ch));
 	r->verdict = BC_V_INCONCLUSIVE;

@@ -103,7 +103,7 @@ typedef struct bc_cmp_row {
 	size_t need_n;		/* inconclusive: repeats per side likely to resolve it (1000: more) */
 	int verdict;		/* BC_V_* from B's point of view */
 	int direction;		/* BC_V_WIN / BC_V_LOSS the data point to (SUSPECT rows) */
-	char reason[224];	/* why tie/inconclusive/suspect, empty for win/loss */
+	char reason[384];	/* why tie/inconclusive/suspect, empty for win/loss */
 } bc_cmp_row;
 
 typedef struct bc_cmp {

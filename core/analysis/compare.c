@@ -429,7 +429,8 @@ bc_cmp_item *bc_cmp_items(const bc_cmp *c, size_t *n)
 			       v[BC_V_LOSS] && !v[BC_V_WIN] ? BC_ITEM_A_WINS :
 			       v[BC_V_WIN] ? BC_ITEM_MIXED :
 			       v[BC_V_SUSPECT] ? BC_ITEM_SUSPECT :
-			       v[BC_V_TIE] ? BC_ITEM_TIE : BC_ITEM_INCONCLUSIVE;
+			       /* "the same" only when every case of it is */
+			       v[BC_V_TIE] && !v[BC_V_INCONCLUSIVE] ? BC_ITEM_TIE : BC_ITEM_INCONCLUSIVE;
 	}
 	return it;
 }

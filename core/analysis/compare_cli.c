@@ -234,7 +234,7 @@ static void print_items(FILE *f, const bc_cmp *c)
 		case BC_ITEM_B_WINS: fprintf(f, "%s wins", c->b->label); break;
 		case BC_ITEM_A_WINS: fprintf(f, "%s wins", c->a->label); break;
 		case BC_ITEM_MIXED: fputs("mixed", f); break;
-		case BC_ITEM_TIE: fputs("tie", f); break;
+		case BC_ITEM_TIE: fputs("tie (equivalent)", f); break;
 		case BC_ITEM_SUSPECT: fputs("suspect", f); break;
 		default: fputs("inconclusive", f);
 		}

@@ -154,6 +154,7 @@ static void interval(const bc_cmp_opts *o, bc_cmp_row *r)
 	if (!r->w_log && (scale = fabs(r->sa.mean)) == 0 && (scale = fabs(r->sb.mean)) == 0) {
 		/* nothing to scale by: only "identical" can be said (fairness 0) */
 		r->has_ci = va == 0 && vb == 0 && ma == mb;
+		r->ci_lo = r->ci_hi = 0;
 		return;
 	}
 	ea = va / a->n;
@@ -270,7 +271,7 @@ static void judge_row(const bc_cmp_opts *o, bc_cmp_row *r)
 {
 	double t = r->threshold;
 	size_t n = r->sa.n < r->sb.n ? r->sa.n : r->sb.n;
-	int inside = r->has_ci && (isnan(r->ci_lo) || (r->ci_lo > -t && r->ci_hi < t));
+	int inside = r->has_ci && r->ci_lo > -t && r->ci_hi < t;
 	int beyond = r->has_ci && (r->ci_lo > t || r->ci_hi < -t);
 	char ch[160], more[24] = "";
 
@@ -278,11 +279,8 @@ static void judge_row(const bc_cmp_opts *o, bc_cmp_row *r)
 	r->verdict = BC_V_INCONCLUSIVE;
 	if (inside && n >= BC_TIE_MIN_N) {
 		r->verdict = BC_V_TIE;
-		if (isnan(r->ci_lo))
-			snprintf(r->reason, sizeof(r->reason), "equivalent: identical values");
-		else
-			snprintf(r->reason, sizeof(r->reason), "equivalent: %s within the %g%% %s "
-				 "threshold", ch, t * 100, bc_kind_name(r->kind));
+		snprintf(r->reason, sizeof(r->reason), "equivalent: %s within the %g%% %s threshold",
+			 ch, t * 100, bc_kind_name(r->kind));
 		return;
 	}
 	if (!r->tested)

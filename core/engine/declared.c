@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "engine_int.h"
 #include "util.h"
 
@@ -20,6 +21,10 @@ int bc_declare(bench_ctx *x, int pid, int group, const char *name, char *err, si
 
 	if (pid <= 0) {
 		snprintf(err, n, "declare_process: pid %d is not a process id", pid);
+		return -1;
+	}
+	if (pid == (int)getpid()) {	/* counted as the case's own CPU already */
+		snprintf(err, n, "declare_process: pid %d is the case's own process", pid);
 		return -1;
 	}
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);

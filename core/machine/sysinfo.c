@@ -18,8 +18,9 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
+#include "freq.h"
 #include "sysinfo.h"
-#include "flags.h"
+#include "sysinfo_int.h"
 #include "util.h"
 
 #ifndef BC_BUILD_CFLAGS
@@ -27,7 +28,7 @@
 #endif
 
 /* First line of a small file, trailing newline removed. */
-static int read_line(const char *path, char *buf, size_t len)
+int bc_si_read_line(const char *path, char *buf, size_t len)
 {
 	FILE *f = fopen(path, "re");
 	int ok;
@@ -42,7 +43,7 @@ static int read_line(const char *path, char *buf, size_t len)
 	return 0;
 }
 
-static void set_str(json_t *o, const char *key, const char *v)
+void bc_si_set_str(json_t *o, const char *key, const char *v)
 {
 	if (v && *v)
 		json_object_set_new(o, key, json_string(v));
@@ -51,8 +52,8 @@ static void set_str(json_t *o, const char *key, const char *v)
 static void set_file(json_t *o, const char *key, const char *path)
 {
 	char buf[4096];
-	if (read_line(path, buf, sizeof(buf)) == 0)
-		set_str(o, key, buf);
+	if (bc_si_read_line(path, buf, sizeof(buf)) == 0)
+		bc_si_set_str(o, key, buf);
 }
 
 /* The word in brackets of "always [madvise] never" (THP, I/O scheduler). */
@@ -60,7 +61,7 @@ static int bracketed(const char *path, char *out, size_t len)
 {
 	char buf[512], *a, *b;
 
-	if (read_line(path, buf, sizeof(buf)) < 0 || !(a = strchr(buf, '[')) ||
+	if (bc_si_read_line(path, buf, sizeof(buf)) < 0 || !(a = strchr(buf, '[')) ||
 	    !(b = strchr(a, ']')))
 		return -1;
 	*b = 0;
@@ -69,18 +70,18 @@ static int bracketed(const char *path, char *out, size_t len)
 }
 
 /* A file under the CPU sysfs tree (BENCHCORE_SYSFS_CPU in tests). */
-static int read_cpu_file(const char *rel, char *buf, size_t len)
+int bc_si_read_cpu_file(const char *rel, char *buf, size_t len)
 {
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/%s", bc_sysinfo_cpu_root(), rel);
-	return read_line(path, buf, len);
+	return bc_si_read_line(path, buf, len);
 }
 
 static double read_khz(int cpu, const char *file)
 {
 	char path[128], buf[64];
 	snprintf(path, sizeof(path), "cpu%d/cpufreq/%s", cpu, file);
-	return read_cpu_file(path, buf, sizeof(buf)) == 0 ? atof(buf) / 1000 : 0;
+	return bc_si_read_cpu_file(path, buf, sizeof(buf)) == 0 ? atof(buf) / 1000 : 0;
 }
 
 /* Mean "cpu MHz" of /proc/cpuinfo: x86 without cpufreq (most VMs). */
@@ -104,12 +105,16 @@ static double cpuinfo_mhz(void)
 	return n ? sum / n : 0;
 }
 
-double bc_sysinfo_cpu_mhz(void)
+double bc_sysinfo_cpuinfo_mhz(void)
+{
+	return cpuinfo_mhz();
+}
+
+double bc_sysinfo_cpufreq_mhz(void)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
 	double sum = 0;
 	int n = 0;
-
 	for (int i = 0; i < ncpu && i < 4096; i++) {
 		double v = read_khz(i, "scaling_cur_freq");
 		if (v > 0) {
@@ -117,7 +122,13 @@ double bc_sysinfo_cpu_mhz(void)
 			n++;
 		}
 	}
-	return n ? sum / n : cpuinfo_mhz();
+	return n ? sum / n : 0;
+}
+
+double bc_sysinfo_cpu_mhz(void)
+{
+	double v = bc_sysinfo_cpufreq_mhz();
+	return v > 0 ? v : cpuinfo_mhz();
 }
 
 /* Sockets and physical cores from the topology of online CPUs. A VM may
@@ -131,15 +142,15 @@ static void cpu_topology(json_t *h)
 	for (int i = 0; i < ncpu && i < 4096; i++) {
 		char path[128], buf[32], buf2[32];
 		snprintf(path, sizeof(path), "cpu%d/online", i);
-		if (read_cpu_file(path, buf, sizeof(buf)) == 0 && buf[0] == '0')
+		if (bc_si_read_cpu_file(path, buf, sizeof(buf)) == 0 && buf[0] == '0')
 			continue;
 		snprintf(path, sizeof(path), "cpu%d/topology/physical_package_id", i);
-		if (read_cpu_file(path, buf, sizeof(buf)) < 0) {
+		if (bc_si_read_cpu_file(path, buf, sizeof(buf)) < 0) {
 			npk = nco = 0;		/* partial topology: say nothing */
 			break;
 		}
 		snprintf(path, sizeof(path), "cpu%d/topology/core_id", i);
-		if (read_cpu_file(path, buf2, sizeof(buf2)) < 0) {
+		if (bc_si_read_cpu_file(path, buf2, sizeof(buf2)) < 0) {
 			npk = nco = 0;
 			break;
 		}
@@ -181,7 +192,7 @@ static void cpu_model(json_t *h)
 		while (isspace((unsigned char)*c))
 			c++;
 		c[strcspn(c, "\n")] = 0;
-		set_str(h, "cpu_model", c);
+		bc_si_set_str(h, "cpu_model", c);
 		break;
 	}
 	fclose(f);
@@ -191,9 +202,9 @@ static const char *boost_state(void)
 {
 	char buf[16];
 
-	if (read_cpu_file("cpufreq/boost", buf, sizeof(buf)) == 0)
+	if (bc_si_read_cpu_file("cpufreq/boost", buf, sizeof(buf)) == 0)
 		return buf[0] == '1' ? "on" : "off";
-	if (read_cpu_file("intel_pstate/no_turbo", buf, sizeof(buf)) == 0)
+	if (bc_si_read_cpu_file("intel_pstate/no_turbo", buf, sizeof(buf)) == 0)
 		return buf[0] == '1' ? "off" : "on";
 	return "unknown";
 }
@@ -213,14 +224,22 @@ static void cpu_freq(json_t *h)
 		json_object_set_new(m, "current", json_real(cur));
 		json_object_set_new(m, "source", json_string("cpuinfo"));
 	}
+	bc_freq_probe fp;
+	if (bc_freq_probe_cpus(64, &fp) == 0) {
+		/* what the cores really ran at (freq.c), beside what the kernel says */
+		json_object_set_new(m, "measured", json_real(fp.mean_mhz));
+		json_object_set_new(m, "measured_min", json_real(fp.min_mhz));
+		json_object_set_new(m, "measured_max", json_real(fp.max_mhz));
+		json_object_set_new(m, "measured_source", json_string("probe"));
+	}
 	if (json_object_size(m))
 		json_object_set_new(h, "cpu_mhz", m);
 	else
 		json_decref(m);
-	if (read_cpu_file("cpu0/cpufreq/scaling_driver", buf, sizeof(buf)) == 0)
-		set_str(h, "scaling_driver", buf);
-	if (read_cpu_file("cpu0/cpufreq/scaling_governor", buf, sizeof(buf)) == 0)
-		set_str(h, "governor", buf);
+	if (bc_si_read_cpu_file("cpu0/cpufreq/scaling_driver", buf, sizeof(buf)) == 0)
+		bc_si_set_str(h, "scaling_driver", buf);
+	if (bc_si_read_cpu_file("cpu0/cpufreq/scaling_governor", buf, sizeof(buf)) == 0)
+		bc_si_set_str(h, "governor", buf);
 	json_object_set_new(h, "boost", json_string(boost_state()));
 }
 
@@ -315,7 +334,7 @@ static void os_release(json_t *h)
 				v[vl - 1] = 0;
 				v++;
 			}
-			set_str(h, map[i].field, v);
+			bc_si_set_str(h, map[i].field, v);
 		}
 	}
 	fclose(f);
@@ -364,7 +383,67 @@ static void io_scheduler(json_t *io, dev_t dev)
 		if (bracketed(path, sched, sizeof(sched)) < 0)
 			return;
 	}
-	set_str(io, "scheduler", sched);
+	bc_si_set_str(io, "scheduler", sched);
+}
+
+/* The per-mount options ("rw,relatime") followed by the superblock's
+   options not already there ("discard,errors=remount-ro"): the file system's
+   own settings (discard matters to write benchmarks) live in the latter. */
+static void merge_super(char *opts, size_t len, const char *after_dash)
+{
+	char super[2048];
+	if (sscanf(after_dash, "%*s %*s %2047s", super) != 1)
+		return;
+	char **have = bc_split(opts, ','), **add = bc_split(super, ',');
+	for (char **a = add; *a; a++) {
+		int dup = 0;
+		for (char **h = have; *h && !dup; h++)
+			dup = !strcmp(*h, *a);
+		size_t l = strlen(opts);
+		if (!dup && l + strlen(*a) + 2 < len)
+			snprintf(opts + l, len - l, ",%s", *a);
+	}
+	bc_strv_free(have);
+	bc_strv_free(add);
+}
+
+/* The disk behind dev (a partition's parent holds the queue): model, size,
+   rotational, queue depth. Left out where sysfs does not say (virtio,
+   device mapper without a model). */
+static void disk_facts(json_t *io, dev_t dev)
+{
+	static const char *const ups[] = { "", "/.." };
+	char base[PATH_MAX], path[PATH_MAX + 64], buf[256];
+	json_t *d = json_object();
+
+	for (size_t u = 0; u < 2; u++) {
+		snprintf(base, sizeof(base), "/sys/dev/block/%u:%u%s", major(dev), minor(dev), ups[u]);
+		snprintf(path, sizeof(path), "%s/queue/rotational", base);
+		if (bc_si_read_line(path, buf, sizeof(buf)) < 0)
+			continue;
+		json_object_set_new(d, "rotational", json_boolean(buf[0] == '1'));
+		snprintf(path, sizeof(path), "%s/device/model", base);
+		if (bc_si_read_line(path, buf, sizeof(buf)) == 0) {
+			for (size_t l = strlen(buf); l && buf[l - 1] == ' '; l--)
+				buf[l - 1] = 0;
+			bc_si_set_str(d, "model", buf);
+		}
+		snprintf(path, sizeof(path), "%s/size", base);
+		if (bc_si_read_line(path, buf, sizeof(buf)) == 0)
+			json_object_set_new(d, "size_bytes", json_integer(atoll(buf) * 512));
+		snprintf(path, sizeof(path), "%s/queue/nr_requests", base);
+		if (bc_si_read_line(path, buf, sizeof(buf)) == 0)
+			json_object_set_new(d, "queue_depth", json_integer(atoll(buf)));
+		if (realpath(base, path)) {
+			const char *name = strrchr(path, '/');
+			bc_si_set_str(d, "name", name ? name + 1 : path);
+		}
+		break;
+	}
+	if (json_object_size(d))
+		json_object_set_new(io, "disk", d);
+	else
+		json_decref(d);
 }
 
 /* File system of io_path: the mountinfo entry with the longest mount point
@@ -394,19 +473,21 @@ static void io_target(json_t *h, const char *io_path)
 	}
 	fclose(f);
 	json_t *io = json_object();
-	set_str(io, "path", real);
+	bc_si_set_str(io, "path", real);
 	char mp[4096], opts[2048], fstype[256], src[1024], super[2048];
 	char *dash = strstr(best, " - ");
 	if (dash && sscanf(best, "%*s %*s %*s %*s %4095s %2047s", mp, opts) == 2 &&
 	    sscanf(dash + 3, "%255s %1023s %2047s", fstype, src, super) >= 2) {
 		unescape(mp);
 		unescape(src);
-		set_str(io, "mount_point", mp);
-		set_str(io, "fs_type", fstype);
-		set_str(io, "mount_options", opts);
-		set_str(io, "device", src);
+		bc_si_set_str(io, "mount_point", mp);
+		bc_si_set_str(io, "fs_type", fstype);
+		merge_super(opts, sizeof(opts), dash + 3);
+		bc_si_set_str(io, "mount_options", opts);
+		bc_si_set_str(io, "device", src);
 	}
 	io_scheduler(io, st.st_dev);
+	disk_facts(io, st.st_dev);
 	json_object_set_new(h, "io", io);
 }
 
@@ -479,7 +560,12 @@ static void warnings(json_t *h)
 	const char *boost = json_string_value(json_object_get(h, "boost"));
 	char buf[256];
 
-	if (gov && strcmp(gov, "performance") != 0) {
+	double fmin = json_real_value(json_object_get(json_object_get(h, "cpu_mhz"), "min"));
+	double fmax = json_real_value(json_object_get(json_object_get(h, "cpu_mhz"), "max"));
+	int fixed = gov && (!strcmp(gov, "userspace") || (fmin > 0 && fmin == fmax));
+	if (fixed) {
+		;	/* a frequency set by hand (cpupower frequency-set): exactly what a frequency study wants */
+	} else if (gov && strcmp(gov, "performance") != 0) {
 		snprintf(buf, sizeof(buf), "cpufreq governor is '%s', not 'performance': the frequency "
 			 "follows the load and results vary", gov);
 		json_array_append_new(w, json_string(buf));
@@ -503,28 +589,30 @@ json_t *bc_sysinfo_host(const char *io_path)
 	char buf[256];
 
 	if (uname(&u) == 0) {
-		set_str(h, "hostname", u.nodename);
-		set_str(h, "kernel", u.release);
-		set_str(h, "arch", u.machine);
+		bc_si_set_str(h, "hostname", u.nodename);
+		bc_si_set_str(h, "kernel", u.release);
+		bc_si_set_str(h, "arch", u.machine);
 	}
 	cpu_model(h);
+	bc_si_cpu_identity(h);
 	cpu_topology(h);
+	bc_si_limits(h);
 	cpu_freq(h);
 	caches(h);
-	set_str(h, "virtualization", hypervisor_vendor());
-	set_str(h, "container", container_kind());
+	bc_si_set_str(h, "virtualization", hypervisor_vendor());
+	bc_si_set_str(h, "container", container_kind());
 	memory(h);
 	set_file(h, "kernel_cmdline", "/proc/cmdline");
 	os_release(h);
-	set_str(h, "libc", gnu_get_libc_version());
+	bc_si_set_str(h, "libc", gnu_get_libc_version());
 	if (bracketed("/sys/kernel/mm/transparent_hugepage/enabled", buf, sizeof(buf)) == 0)
-		set_str(h, "thp", buf);
+		bc_si_set_str(h, "thp", buf);
 #ifdef __clang__
-	set_str(h, "compiler", "clang " __clang_version__);
+	bc_si_set_str(h, "compiler", "clang " __clang_version__);
 #else
-	set_str(h, "compiler", "gcc " __VERSION__);
+	bc_si_set_str(h, "compiler", "gcc " __VERSION__);
 #endif
-	set_str(h, "cflags", BC_BUILD_CFLAGS);
+	bc_si_set_str(h, "cflags", BC_BUILD_CFLAGS);
 	libraries(h);
 	if (io_path)
 		io_target(h, io_path);
@@ -532,156 +620,3 @@ json_t *bc_sysinfo_host(const char *io_path)
 	return h;
 }
 
-/* "L1d 32K (sysfs), ..., L3 unknown (sysconf said 508M: implausible)" */
-static void print_caches(json_t *o)
-{
-	const char *k;
-	json_t *e;
-	char sz[32];
-	int first = 1;
-
-	json_object_foreach(o, k, e) {
-		json_t *b = json_object_get(e, "bytes"), *r = json_object_get(e, "rejected_bytes");
-		printf("%s%s ", first ? "" : ", ", k);
-		first = 0;
-		if (b) {
-			bc_format_size((uint64_t)json_integer_value(b), sz, sizeof(sz));
-			printf("%s (%s)", sz, json_string_value(json_object_get(e, "source")));
-		} else {
-			fputs("unknown", stdout);
-		}
-		if (r) {
-			bc_format_size((uint64_t)json_integer_value(r), sz, sizeof(sz));
-			printf(" [%s said %s: implausible]", json_string_value(json_object_get(e,
-			       "rejected_source")), sz);
-		}
-	}
-	putchar('\n');
-}
-
-static void print_text(json_t *h)
-{
-	static const struct { const char *key, *title; } rows[] = {
-		{ "hostname", "host" }, { "cpu_model", "cpu" }, { "arch", "architecture" },
-		{ "sockets", "sockets" }, { "cores", "cores" }, { "threads", "threads" },
-		{ "smt", "smt" }, { "cpu_mhz", "cpu MHz" }, { "scaling_driver", "scaling driver" },
-		{ "governor", "governor" }, { "boost", "turbo/boost" }, { "caches", "caches" },
-		{ "virtualization", "virtualization" }, { "container", "container" },
-		{ "memory_bytes", "memory" }, { "kernel", "kernel" }, { "kernel_cmdline", "cmdline" },
-		{ "os", "os" }, { "libc", "libc" }, { "thp", "transparent hugepages" },
-		{ "compiler", "compiler" }, { "cflags", "cflags" }, { "libraries", "libraries" },
-		{ "io", "io target" },
-	};
-	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		json_t *v = json_object_get(h, rows[i].key), *x;
-		const char *k;
-		if (!v)
-			continue;
-		printf("%-22s ", rows[i].title);
-		if (strcmp(rows[i].key, "caches") == 0) {
-			print_caches(v);
-		} else if (json_is_string(v)) {
-			printf("%s\n", json_string_value(v));
-		} else if (json_is_integer(v) && strcmp(rows[i].key, "memory_bytes") == 0) {
-			printf("%.1f GiB\n", json_integer_value(v) / 1073741824.0);
-		} else if (json_is_object(v)) {
-			int first = 1;
-			json_object_foreach(v, k, x) {
-				printf("%s%s=", first ? "" : ", ", k);
-				first = 0;
-				if (json_is_string(x))
-					fputs(json_string_value(x), stdout);
-				else if (json_is_real(x))
-					printf("%.0f", json_real_value(x));
-				else
-					json_dumpf(x, stdout, JSON_ENCODE_ANY);
-			}
-			putchar('\n');
-		} else {
-			json_dumpf(v, stdout, JSON_ENCODE_ANY);
-			putchar('\n');
-		}
-	}
-	size_t i;
-	json_t *w;
-	json_array_foreach(json_object_get(h, "warnings"), i, w)
-		printf("warning: %s\n", json_string_value(w));
-}
-
-static const char sysinfo_help[] =
-"usage: benchcore sysinfo [--json] [--io-path PATH]\n"
-"\n"
-"Prints the machine fingerprint that every result file records as \"host\":\n"
-"CPU model and topology, frequencies, governor, turbo/boost, cache sizes\n"
-"(and where each came from), virtualization,\n"
-"memory, kernel and command line, OS, libc, transparent hugepages, compiler\n"
-"and flags of this benchcore, the core's library versions (jansson, libconfig;\n"
-"modules record their own libraries and servers in each case's info), and the\n"
-"file system, mount options and I/O scheduler of PATH. Ends with warnings about settings that make results\n"
-"vary (governor not 'performance', turbo/boost) or facts it cannot know\n"
-"(a last-level cache size hidden or implausible).\n"
-"\n"
-"Options:\n";
-
-enum { F_JSON = 1, F_IO_PATH, F_HELP };
-static const bc_flag sysinfo_flags[] = {
-	{ "json", 0, NULL, F_JSON, "the JSON object (schema: docs/results.md, \"host\")" },
-	{ "io-path", 0, "PATH", F_IO_PATH, "describe the file system holding PATH (default: .)" },
-	{ "help", 'h', NULL, F_HELP, "this text" },
-	{ NULL }
-};
-
-typedef struct sysinfo_args {
-	const char *io;
-	int json, help;
-} sysinfo_args;
-
-static int on_sysinfo_flag(void *arg, const bc_flag *f, const char *val, char *err, size_t n)
-{
-	sysinfo_args *a = arg;
-	(void)err, (void)n;
-	if (f->code == F_JSON)
-		a->json = 1;
-	else if (f->code == F_IO_PATH)
-		a->io = val;
-	else
-		a->help = 1;
-	return 0;
-}
-
-int bc_cmd_sysinfo(int argc, char **argv)
-{
-	sysinfo_args a = { .io = "." };
-	char **rest;
-	json_t *h;
-
-	if (bc_flags_parse("sysinfo", sysinfo_flags, 0, argc - 1, argv + 1, on_sysinfo_flag, &a, &rest))
-		return 2;
-	if (rest[0] && !a.help) {
-		fprintf(stderr, "benchcore sysinfo: unexpected argument \"%s\"\n"
-			"Try 'benchcore sysinfo --help'.\n", rest[0]);
-		free(rest);
-		return 2;
-	}
-	free(rest);
-	if (a.help) {
-		fputs(sysinfo_help, stdout);
-		bc_flags_help(stdout, sysinfo_flags, 0);
-		return 0;
-	}
-	const char *io = a.io;
-	int json = a.json;
-	if (access(io, F_OK) < 0) {
-		fprintf(stderr, "benchcore sysinfo: --io-path %s: does not exist\n", io);
-		return 2;
-	}
-	h = bc_sysinfo_host(io);
-	if (json) {
-		json_dumpf(h, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
-		putchar('\n');
-	} else {
-		print_text(h);
-	}
-	json_decref(h);
-	return bc_stdout_done("sysinfo") ? 2 : 0;
-}

@@ -14,6 +14,17 @@ json_t *bc_sysinfo_host(const char *io_path);
 /* Mean current frequency of the online CPUs in MHz, 0 when unknown. Cheap
    enough to call once per report interval. */
 double bc_sysinfo_cpu_mhz(void);
+/* cpufreq's mean scaling_cur_freq alone (0: no cpufreq), /proc/cpuinfo's
+   mean "cpu MHz" alone (0: none): the kernel's two claims, kept beside the
+   measured clock (freq.h). */
+double bc_sysinfo_cpufreq_mhz(void);
+double bc_sysinfo_cpuinfo_mhz(void);
+
+/* CPUs this process may use: the affinity mask's count, lowered to the
+   cgroup CPU quota rounded up (v2 cpu.max, v1 cfs_quota_us / period).
+   *quota gets the quota in CPUs (0: none), *affinity the mask's count;
+   either may be NULL. At least 1. */
+unsigned bc_sysinfo_usable_cpus(double *quota, unsigned *affinity);
 
 /* Caches (core/sysinfo_cache.c). Sources in order of trust: sysfs
    (BENCHCORE_SYSFS_CPU/cpu0/cache), CPUID, sysconf; a figure that fails
@@ -57,6 +68,4 @@ uint64_t bc_cpuid_cache_decode(uint32_t eax, uint32_t ebx, uint32_t ecx, unsigne
    /sys/devices/system/cpu. */
 const char *bc_sysinfo_cpu_root(void);
 
-/* `benchcore sysinfo [--json]`: returns the exit code. */
-int bc_cmd_sysinfo(int argc, char **argv);
 #endif

@@ -114,7 +114,7 @@ static int set_from(const bc_setting *st, void *base, const config_setting_t *s,
 
 bc_modconf *bc_config_add_module(bc_config *c, const char *name, const char *where)
 {
-	c->mods = realloc(c->mods, (c->nmods + 1) * sizeof(*c->mods));
+	c->mods = bc_xrealloc(c->mods, c->nmods + 1, sizeof(*c->mods));
 	bc_modconf *m = &c->mods[c->nmods++];
 	memset(m, 0, sizeof(*m));
 	m->name = bc_xstrdup(name);
@@ -134,7 +134,7 @@ void bc_modconf_give(bc_modconf *m, const char *key, char **texts, const char *w
 			m->given[i].where = bc_xstrdup(where);
 			return;
 		}
-	m->given = realloc(m->given, (m->ngiven + 1) * sizeof(*m->given));
+	m->given = bc_xrealloc(m->given, m->ngiven + 1, sizeof(*m->given));
 	m->given[m->ngiven++] = (bc_given){ bc_xstrdup(key), texts, bc_xstrdup(where) };
 }
 
@@ -245,32 +245,37 @@ out:
 /* A config file, and every file it @includes, must be a regular file of at
    most 1 MiB: a FIFO would block libconfig forever, /dev/zero would be read
    without end, and a config this large is a mistake. */
-static int check_input(const char *file, const char *from, int level, bc_err *e)
+static int check_input(const char *file, const char *from, int from_line, int level, bc_err *e)
 {
 	char why[256], line[4096];
 	if (level > 8) {
-		bc_err_set(e, "%s: @include nested more than 8 deep (a file including itself?)", from);
+		bc_err_set(e, "%s:%d: @include nested more than 8 deep (a file including itself?)", from,
+			   from_line);
 		return -1;
 	}
 	int fd = bc_open_regular(file, MAX_CONFIG, why, sizeof(why));
 	if (fd < 0) {
-		bc_err_set(e, "could not read config file \"%s\": %s", file, why);
-		if (strcmp(file, from))
-			bc_err_detail(e, "It is included by %s.", from);
+		if (level == 0) {
+			bc_err_set(e, "could not read config file \"%s\": %s", file, why);
+		} else {
+			bc_err_set(e, "%s:%d: @include \"%s\": %s", from, from_line, file, why);
+			bc_err_hint(e, "a relative @include path is read from the current directory, as libconfig does");
+		}
 		return -1;
 	}
 	FILE *f = fdopen(fd, "r");
-	int rc = 0, depth = 0;
+	int rc = 0, depth = 0, lineno = 0;
 	while (f && !rc && fgets(line, sizeof(line), f)) {
 		char *p = line + strspn(line, " \t"), *q, *end;
+		lineno++;
 		if (strncmp(p, "@include", 8) || !(q = strchr(p + 8, '"')) || !(end = strchr(q + 1, '"')))
 			continue;
 		*end = '\0';
 		if (++depth > 32) {
-			bc_err_set(e, "%s: too many @include lines", file);
+			bc_err_set(e, "%s:%d: too many @include lines", file, lineno);
 			rc = -1;
 		} else {
-			rc = check_input(q + 1, file, level + 1, e);
+			rc = check_input(q + 1, file, lineno, level + 1, e);
 		}
 	}
 	if (f)
@@ -284,7 +289,7 @@ int bc_config_load(bc_config *c, const char *file, bc_err *e)
 {
 	config_t cfg;
 	int rc = -1;
-	if (check_input(file, file, 0, e))
+	if (check_input(file, file, 0, 0, e))
 		return -1;
 	config_init(&cfg);
 	if (!config_read_file(&cfg, file)) {
@@ -333,6 +338,8 @@ void bc_config_free(bc_config *c)
 	free(c->label);
 	free(c->output);
 	free(c->csv);
+	free(c->report);
+	free(c->baseline);
 	bc_strv_free(c->module_path);
 	memset(c, 0, sizeof(*c));
 }

@@ -3,6 +3,8 @@
 # Firecracker guest hides cpu0/cache, cpufreq and more) and on fake trees
 # that show a known topology, frequency, governor, boost and caches, through
 # the BENCHCORE_SYSFS_CPU / BENCHCORE_NO_CPUID test hooks (docs/results.md).
+# CPU identity, NUMA, mitigations and cgroup limits come from fake files too
+# (BENCHCORE_PROC_CPUINFO, BENCHCORE_SYSFS_NODE, BENCHCORE_CGROUP_DIR).
 # Nothing here depends on what the machine running the tests shows.
 . "$(dirname "$0")/lib.sh"
 
@@ -60,7 +62,7 @@ si $T/f "BENCHCORE_SYSFS_CPU=$F BENCHCORE_NO_CPUID=1" --json
 expect_py "fake tree: 1 socket, $cores cores for $ncpu threads, smt as threads > cores" $T/f.out \
 	"d['sockets'] == 1 and d['cores'] == $cores and d['threads'] == $ncpu and d['smt'] == ($ncpu > $cores)"
 expect_py "fake tree: cpu_mhz from cpufreq (current 2000, min 800, max 3500)" $T/f.out \
-	"d['cpu_mhz'] == {'current': 2000.0, 'min': 800.0, 'max': 3500.0, 'source': 'cpufreq'}"
+	"{k: d['cpu_mhz'][k] for k in ('current', 'min', 'max', 'source')} == {'current': 2000.0, 'min': 800.0, 'max': 3500.0, 'source': 'cpufreq'} and set(d['cpu_mhz']) - {'current', 'min', 'max', 'source'} <= {'measured', 'measured_min', 'measured_max', 'measured_source'}"
 expect_py "fake tree: governor, driver and boost read from it" $T/f.out \
 	"d['governor'] == 'powersave' and d['scaling_driver'] == 'intel_pstate' and d['boost'] == 'on'"
 expect_py "fake tree: warnings name the governor and the boost" $T/f.out \
@@ -91,3 +93,113 @@ RC=$?
 expect_rc "cpu case with the fake tree" 0
 expect_py "cpu_mhz_mean of the case is the fake 2000 MHz" $T/c.json \
 	"d['cases'][0]['cpu_mhz_mean'] == 2000 and d['host']['cpu_mhz']['current'] == 2000"
+
+# --- a fixed frequency is what a frequency study sets: no "varies" warning ----
+for d in $F/cpu[0-9]*; do echo userspace >$d/cpufreq/scaling_governor; done
+si $T/fu "BENCHCORE_SYSFS_CPU=$F BENCHCORE_NO_CPUID=1" --json
+expect_py "governor userspace: recorded, and not warned about as a varying frequency" $T/fu.out \
+	"d['governor'] == 'userspace' and not any('governor is' in w for w in d['warnings'])"
+for d in $F/cpu[0-9]*; do echo powersave >$d/cpufreq/scaling_governor; cp $d/cpufreq/cpuinfo_max_freq $d/cpufreq/cpuinfo_min_freq; done
+si $T/fm "BENCHCORE_SYSFS_CPU=$F BENCHCORE_NO_CPUID=1" --json
+expect_py "governor powersave with min = max: a fixed frequency, not warned about" $T/fm.out \
+	"d['cpu_mhz']['min'] == d['cpu_mhz']['max'] and not any('governor is' in w for w in d['warnings'])"
+
+# --- CPU identity, NUMA, mitigations, limits from fake files -----------------
+cat >$T/cpuinfo <<'CPU'
+processor	: 0
+vendor_id	: GenuineIntel
+cpu family	: 6
+model		: 85
+model name	: Intel(R) Xeon(R) Fake CPU @ 2.00GHz
+stepping	: 7
+microcode	: 0x5003604
+flags		: fpu sse4_2 avx avx2 avx512f aes sha_ni hypervisor avx512_vnni
+
+processor	: 1
+vendor_id	: OtherVendor
+CPU
+mkdir -p $F/vulnerabilities $T/node/node0 $T/node/node1 $T/cg
+echo "Mitigation: PTI" >$F/vulnerabilities/meltdown
+echo "Vulnerable" >$F/vulnerabilities/mds
+echo "Not affected" >$F/vulnerabilities/l1tf
+echo 0 >$T/node/node0/cpulist; echo 1 >$T/node/node1/cpulist
+echo "Node 0 MemTotal:       1024 kB" >$T/node/node0/meminfo
+echo "50000 100000" >$T/cg/cpu.max; echo 536870912 >$T/cg/memory.max
+si $T/id "BENCHCORE_SYSFS_CPU=$F BENCHCORE_NO_CPUID=1 BENCHCORE_PROC_CPUINFO=$T/cpuinfo BENCHCORE_SYSFS_NODE=$T/node BENCHCORE_CGROUP_DIR=$T/cg" --json
+expect_py "cpu_id: vendor, family/model/stepping as numbers, microcode, the first processor only" $T/id.out \
+	"d['cpu_id']['vendor'] == 'GenuineIntel' and (d['cpu_id']['family'], d['cpu_id']['model'], d['cpu_id']['stepping']) == (6, 85, 7) and d['cpu_id']['microcode'] == '0x5003604'"
+expect_py "cpu_id.flags: only listed flags, whole words (avx512_vnni is not avx512f twice)" $T/id.out \
+	"d['cpu_id']['flags'] == ['sse4_2', 'avx', 'avx2', 'avx512f', 'aes', 'sha_ni', 'hypervisor']"
+expect_py "mitigations: each of the kernel's sentences by name" $T/id.out \
+	"d['mitigations'] == {'meltdown': 'Mitigation: PTI', 'mds': 'Vulnerable', 'l1tf': 'Not affected'}"
+expect_py "numa: two nodes with their CPUs, node 0's memory" $T/id.out \
+	"sorted((n['node'], n['cpus']) for n in d['numa']) == [(0, '0'), (1, '1')] and [n for n in d['numa'] if n['node'] == 0][0]['memory_bytes'] == 1048576"
+expect_py "cgroup v2 quota of half a CPU: usable_cpus 1 from the quota; memory limit 512M" $T/id.out \
+	"d['usable_cpus']['count'] == 1 and d['usable_cpus']['quota'] == 0.5 and d['usable_cpus']['source'] == ('cgroup quota' if $ncpu > 1 else 'affinity') and d['memory_limit_bytes'] == 536870912"
+si $T/idt "BENCHCORE_SYSFS_CPU=$F BENCHCORE_NO_CPUID=1 BENCHCORE_PROC_CPUINFO=$T/cpuinfo BENCHCORE_SYSFS_NODE=$T/node BENCHCORE_CGROUP_DIR=$T/cg"
+expect_grep "text: mitigations summed up, the vulnerable one named" $T/idt.out '^mitigations +1 not affected, 1 mitigated, 1 vulnerable \(mds\)$'
+rm $T/cg/cpu.max $T/cg/memory.max
+echo 200000 >$T/cg/cpu.cfs_quota_us; echo 100000 >$T/cg/cpu.cfs_period_us; echo 9223372036854771712 >$T/cg/memory.limit_in_bytes
+si $T/v1 "BENCHCORE_CGROUP_DIR=$T/cg BENCHCORE_SYSFS_NODE=$T/none BENCHCORE_PROC_CPUINFO=$T/none" --json
+expect_py "cgroup v1: quota 2 CPUs; v1's 'no limit' is no memory limit; hidden cpuinfo and nodes: absent" $T/v1.out \
+	"d['usable_cpus']['quota'] == 2.0 and 'memory_limit_bytes' not in d and 'numa' not in d and 'cpu_id' not in d"
+si $T/hid "BENCHCORE_SYSFS_CPU=$T/hidden BENCHCORE_SYSFS_NODE=$T/none BENCHCORE_PROC_CPUINFO=$T/none"
+expect_rc "everything hidden: text sysinfo still works" 0
+
+# --- the io target: superblock options and the disk -------------------------
+si $T/io "" --json --io-path $T
+mi=$(awk -v mp="$(jget $T/io.out "d['io']['mount_point']")" '$5 == mp { split($0, a, " - "); split(a[2], b, " "); print b[3] }' /proc/self/mountinfo | tail -1)
+expect_py "io.mount_options holds the superblock's options too ($mi)" $T/io.out \
+	"set('$mi'.split(',')) <= set(d['io']['mount_options'].split(','))"
+
+# --- threads beyond usable CPUs are warned about ----------------------------
+if command -v taskset >/dev/null; then
+	taskset -c 0 "$BC" run cpu max_prime=500 --threads 2 --time 0.2 --warmup 0 -q -o $T/ts.json >$T/ts.out 2>$T/ts.err </dev/null
+	RC=$?
+	expect_rc "taskset -c 0, 2 threads: the case runs" 0
+	expect_grep "taskset -c 0, 2 threads: warned that threads share a CPU" $T/ts.err \
+		'up to 2 worker threads but this process may use 1 CPU \(CPU affinity\)'
+	expect_py "taskset -c 0: the fingerprint says 1 usable CPU" $T/ts.json "d['host']['usable_cpus']['count'] == 1"
+else
+	echo "SKIP: taskset missing: the affinity warning is not checked"
+fi
+
+# --- --only / --skip typos and a missing @include ---------------------------
+printf 'modules = ({ name = "cpu"; max_prime = 500; });\ntime = 0.2;\nwarmup = 0;\n' >$T/o.conf
+run_bc $T/only -c $T/o.conf --only cpu,mme -q
+expect_rc "--only cpu,mme (a typo): refused" 2
+expect_grep "--only typo: names the bad name and the valid ones" $T/only.err '^benchcore: error: --only mme: no module of that name'
+expect_grep "--only typo: the config's and the installed modules listed" $T/only.err "^DETAIL: the config's modules: cpu; installed: .*cpu"
+run_bc $T/skip -c $T/o.conf --skip cpuu -q
+expect_rc "--skip with a typo: refused" 2
+run_bc $T/only2 -c $T/o.conf --only rsa -q
+expect_rc "--only rsa, installed but not in the config: refused" 2
+expect_grep "--only of an installed module not in the config says how to add it" $T/only2.err 'add { name = "rsa"; } to modules'
+printf 'label = "x";\n\n@include "%s/missing.conf"\n' $T >$T/inc.conf
+run_bc $T/inc -c $T/inc.conf
+expect_rc "a missing @include: refused" 2
+expect_grep "a missing @include names the including file and line" $T/inc.err "^benchcore: error: $T/inc.conf:3: @include \"$T/missing.conf\": cannot open"
+
+# --- the measured clock (core/machine/freq.c) --------------------------------
+arch=$(uname -m)
+if [ "$arch" = x86_64 ] || [ "$arch" = aarch64 ]; then
+	taskset -c 0 "$BC" sysinfo --json >$T/p1.out 2>/dev/null </dev/null
+	taskset -c 0 "$BC" sysinfo --json >$T/p2.out 2>/dev/null </dev/null
+	expect_py "probe: plausible (within cpufreq's min and max where stated, else 100 MHz .. 10 GHz)" $T/p1.out \
+		"(lambda m: (m['min'] * 0.9 <= m['measured'] <= m['max'] * 1.1) if m.get('min') and m.get('max') else 100 < m['measured'] < 10000)(d['cpu_mhz'])"
+	m1=$(jget $T/p1.out "d['cpu_mhz']['measured']")
+	expect_py "probe: two probes agree within 5% ($m1 MHz and this)" $T/p2.out \
+		"abs(d['cpu_mhz']['measured'] - $m1) / $m1 < 0.05"
+	taskset -c 0 sh -c 'while :; do :; done' &
+	hog=$!
+	sleep 0.3
+	taskset -c 0 "$BC" sysinfo --json >$T/p3.out 2>/dev/null </dev/null
+	kill $hog; wait $hog 2>/dev/null
+	expect_py "probe: a busy loop on the same CPU changes it by less than 10% (the clock, not a share of it)" $T/p3.out \
+		"abs(d['cpu_mhz']['measured'] - $m1) / $m1 < 0.10"
+	env BENCHCORE_SYSFS_CPU=$F "$BC" run cpu max_prime=2000 --threads 2 --time 0.3 --warmup 0.2 -q -o $T/pc.json >/dev/null 2>&1 </dev/null
+	expect_py "a case's cpu_freq: before and after the window, 2 CPUs probed, cpufreq's claim beside it" $T/pc.json \
+		"(lambda f: f['source'] == 'probe' and f['cpus'] == min(2, $ncpu) and f['before_mhz'] > 100 and f['after_mhz'] > 100 and f['cpufreq_mhz'] == 2000)(d['cases'][0]['cpu_freq'])"
+else
+	echo "SKIP: no clock probe on $arch"
+fi

@@ -1,0 +1,20 @@
+/* Shared by the fingerprint's files (sysinfo.c, sysinfo_cpu.c); not for
+   other groups. Main thread only, like the fingerprint. */
+#ifndef BC_SYSINFO_INT_H
+#define BC_SYSINFO_INT_H
+#include <jansson.h>
+#include <stddef.h>
+
+/* First line of a small file, newline removed: 0, or -1 when unreadable. */
+int bc_si_read_line(const char *path, char *buf, size_t len);
+/* o[key] = v when v is a non-empty string. */
+void bc_si_set_str(json_t *o, const char *key, const char *v);
+/* bc_si_read_line() of a file under bc_sysinfo_cpu_root(). */
+int bc_si_read_cpu_file(const char *rel, char *buf, size_t len);
+
+/* CPU identity (vendor, family/model/stepping, microcode, flags that change
+   results), NUMA nodes, mitigations: sysinfo_cpu.c. */
+void bc_si_cpu_identity(json_t *h);
+/* usable_cpus {count, online, affinity, quota, source}, memory_limit_bytes. */
+void bc_si_limits(json_t *h);
+#endif

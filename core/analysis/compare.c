@@ -79,13 +79,15 @@ static double pick_threshold(const bc_cmp_opts *o, const bc_rgroup *g, const bc_
    instead of reporting a meaningless p. For MWU the best possible two-sided
    p with n1, n2 values is 2 / C(n1+n2, n1) (all of one sample above the
    other), so 3 against 3 can never go below 0.1. */
-static int too_few(const bc_cmp_opts *o, size_t na, size_t nb, char *why, size_t len)
+static int too_few(const bc_cmp_opts *o, bc_cmp_row *r, size_t na, size_t nb)
 {
 	size_t need = o->test == BC_TEST_WELCH ? 2 : bc_mwu_needed_n(o->alpha);
 
 	if (na >= 2 && nb >= 2 && (o->test == BC_TEST_WELCH || bc_mwu_min_p(na, nb) <= o->alpha))
 		return 0;
-	snprintf(why, len, "needs >=%zu repeats on each side (has %zu and %zu)", need, na, nb);
+	r->need_n = need;
+	snprintf(r->reason, sizeof(r->reason), "needs >=%zu repeats on each side (has %zu and %zu)",
+		 need, na, nb);
 	return 1;
 }
 
@@ -111,21 +113,66 @@ static void run_welch(bc_cmp_row *r)
 	free(lb);
 }
 
-/* How far apart the means may be by noise alone: the 95% half-width of the
-   difference of means (Welch-Satterthwaite degrees of freedom), relative to
-   A's mean. At 5 repeats a side it is 1.2-1.5 times the larger CV, so a
-   difference smaller than the spread of single repeats is never a verdict. */
-static double noise_margin(const bc_summary *sa, const bc_summary *sb)
+static int all_positive(const bc_rmetric *m)
 {
-	double va = sa->stddev * sa->stddev / sa->n, vb = sb->stddev * sb->stddev / sb->n;
-	double base = sa->mean != 0 ? fabs(sa->mean) : fabs(sb->mean), df;
+	for (size_t i = 0; i < m->n; i++)
+		if (!(m->values[i] > 0))
+			return 0;
+	return 1;
+}
 
-	if (sa->n < 2 || sb->n < 2)
-		return INFINITY;
-	if (va + vb == 0 || base == 0)
-		return 0;
-	df = (va + vb) * (va + vb) / (va * va / (sa->n - 1) + vb * vb / (sb->n - 1));
-	return bc_t_quantile_two_sided(0.05, df) * sqrt(va + vb) / base;
+/* Mean and sample variance of the values, or of their logs. */
+static void moments(const bc_rmetric *m, int logs, double *mean, double *var)
+{
+	double s = 0, q = 0;
+
+	for (size_t i = 0; i < m->n; i++)
+		s += logs ? log(m->values[i]) : m->values[i];
+	*mean = s / m->n;
+	for (size_t i = 0; i < m->n; i++) {
+		double x = (logs ? log(m->values[i]) : m->values[i]) - *mean;
+		q += x * x;
+	}
+	*var = m->n > 1 ? q / (m->n - 1) : 0;
+}
+
+/* The confidence interval of the change B/A - 1 at o->level, Welch-type:
+   on the logs when every value is positive (the exp of the interval of the
+   difference of the log means is an interval of the ratio of the geometric
+   means, and multiplicative noise is symmetric there), else the difference
+   of the means as a fraction of |mean A| (A's mean taken as exact).
+   Satterthwaite's degrees of freedom: the two sides may differ in spread. */
+static void interval(const bc_cmp_opts *o, bc_cmp_row *r)
+{
+	const bc_rmetric *a = r->ma, *b = r->mb;
+	double ma, va, mb, vb, scale = 1, ea, eb, t;
+
+	if (a->n < 2 || b->n < 2)
+		return;
+	r->w_log = all_positive(a) && all_positive(b);
+	moments(a, r->w_log, &ma, &va);
+	moments(b, r->w_log, &mb, &vb);
+	if (!r->w_log && (scale = fabs(r->sa.mean)) == 0 && (scale = fabs(r->sb.mean)) == 0) {
+		/* nothing to scale by: only "identical" can be said (fairness 0) */
+		r->has_ci = va == 0 && vb == 0 && ma == mb;
+		r->ci_lo = r->ci_hi = 0;
+		return;
+	}
+	ea = va / a->n;
+	eb = vb / b->n;
+	r->w_d = (mb - ma) / scale;
+	r->w_s = sqrt((va + vb) / 2) / scale;
+	r->w_se = sqrt(ea + eb) / scale;
+	r->w_df = ea + eb > 0 ? (ea + eb) * (ea + eb) / (ea * ea / (a->n - 1) + eb * eb / (b->n - 1))
+			      : (double)(a->n + b->n - 2);
+	t = r->w_se > 0 ? bc_t_quantile_two_sided(1 - o->level, r->w_df) : 0;
+	r->ci_lo = r->w_d - t * r->w_se;
+	r->ci_hi = r->w_d + t * r->w_se;
+	if (r->w_log) {
+		r->ci_lo = expm1(r->ci_lo);
+		r->ci_hi = expm1(r->ci_hi);
+	}
+	r->has_ci = 1;
 }
 
 /* First pass: everything that does not depend on the other rows. */
@@ -136,6 +183,7 @@ static void measure_row(const bc_cmp_opts *o, bc_cmp_row *r)
 	bc_stats_summary(a->values, a->n, &r->sa);
 	bc_stats_summary(b->values, b->n, &r->sb);
 	r->p_adj = NAN;
+	r->ci_lo = r->ci_hi = NAN;
 	if (r->sa.mean != 0) {
 		r->ratio = r->sb.mean / r->sa.mean;
 		r->change = r->ratio - 1;
@@ -146,16 +194,13 @@ static void measure_row(const bc_cmp_opts *o, bc_cmp_row *r)
 		r->change = r->sb.mean > 0 ? INFINITY : r->sb.mean < 0 ? -INFINITY : 0;
 	}
 	r->kind = metric_kind(a);
-	/* the declared headline; a group that does not report it (net's rr tests
-	   declare gbit_per_sec and report transactions/s): its primary metric */
-	const bc_rmetric *pm = bc_group_metric(r->ga, r->ga->headline) ? NULL : bc_primary_metric(r->ga);
-	r->headline = strcmp(a->name, pm ? pm->name : r->ga->headline) == 0;
+	r->headline = a == bc_primary_metric(r->ga);
 	r->threshold = pick_threshold(o, r->ga, a, r->kind, &r->threshold_src);
-	r->noise = noise_margin(&r->sa, &r->sb);
+	interval(o, r);
 	r->busy_pct = fmax(fmax(r->ga->steal_max, r->ga->other_max),
 			   fmax(r->gb->steal_max, r->gb->other_max));
 	r->busy = r->busy_pct >= o->busy_pct;
-	if (too_few(o, a->n, b->n, r->reason, sizeof(r->reason)))
+	if (too_few(o, r, a->n, b->n))
 		return;
 	if (o->test == BC_TEST_WELCH)
 		run_welch(r);
@@ -165,43 +210,108 @@ static void measure_row(const bc_cmp_opts *o, bc_cmp_row *r)
 		snprintf(r->reason, sizeof(r->reason), "test failed");
 }
 
-/* Second pass, after the adjustment: the verdict. Each rule can only turn a
-   win or loss into something weaker, never the reverse. */
+/* A change's place on the interval's working scale. */
+static double on_scale(const bc_cmp_row *r, double change)
+{
+	if (!r->w_log)
+		return change;
+	return change > -1 ? log1p(change) : -INFINITY;
+}
+
+/* Repeats per side that would likely resolve an inconclusive row, from its
+   own estimate and spread: enough that the interval clears the threshold
+   (or fits inside it) with 80% probability, and for a difference also
+   that the test reaches alpha. The usual sample-size formula
+   n = 2 s^2 (q + z_0.8)^2 / gap^2, with q refined twice for the t
+   quantile at the new degrees of freedom. */
+static size_t repeats_needed(const bc_cmp_opts *o, const bc_cmp_row *r)
+{
+	double hi = on_scale(r, r->threshold), lo = on_scale(r, -r->threshold), d = r->w_d;
+	double gap, nn = 2, z80 = 0.8416;
+	int inside = d > lo && d < hi;
+	size_t n = r->sa.n < r->sb.n ? r->sa.n : r->sb.n;
+
+	if (!r->has_ci || !(r->w_s > 0))
+		return n < BC_TIE_MIN_N ? BC_TIE_MIN_N : n + 1;
+	gap = inside ? fmin(hi - d, d - lo) : d >= hi ? d - hi : lo - d;
+	for (int i = 0; i < 3 && gap > 0; i++) {
+		double df = fmax(1, 2 * nn - 2);
+		double q = bc_t_quantile_two_sided(1 - o->level, df) + z80;
+		nn = 2 * r->w_s * r->w_s * q * q / (gap * gap);
+		if (!inside) {	/* the test too, unadjusted: a lower bound */
+			double qs = bc_t_quantile_two_sided(o->alpha, df) + z80;
+			nn = fmax(nn, 2 * r->w_s * r->w_s * qs * qs / (d * d));
+		}
+		if (!(nn < 1000))
+			return 1000;
+	}
+	if (!(gap > 0))
+		return 1000;
+	nn = ceil(nn);
+	if (nn <= n)
+		nn = n + 1;
+	if (nn < BC_TIE_MIN_N)
+		nn = BC_TIE_MIN_N;
+	return (size_t)nn;
+}
+
+/* "+1.2% (90% CI +0.3% .. +2.1%)" */
+static void change_text(const bc_cmp_opts *o, const bc_cmp_row *r, char *buf, size_t n)
+{
+	if (!isfinite(r->change))
+		snprintf(buf, n, "change n/a");
+	else if (r->has_ci && isfinite(r->ci_lo))
+		snprintf(buf, n, "%+.1f%% (%g%% CI %+.1f%% .. %+.1f%%)", r->change * 100,
+			 o->level * 100, r->ci_lo * 100, r->ci_hi * 100);
+	else
+		snprintf(buf, n, "%+.1f%% (no interval)", r->change * 100);
+}
+
+/* Second pass, after the adjustment: the verdict from the interval. */
 static void judge_row(const bc_cmp_opts *o, bc_cmp_row *r)
 {
-	double d = fabs(r->change);
+	double t = r->threshold;
+	size_t n = r->sa.n < r->sb.n ? r->sa.n : r->sb.n;
+	int inside = r->has_ci && r->ci_lo > -t && r->ci_hi < t;
+	int beyond = r->has_ci && (r->ci_lo > t || r->ci_hi < -t);
+	char ch[160], more[24] = "";
 
+	change_text(o, r, ch, sizeof(ch));
 	r->verdict = BC_V_INCONCLUSIVE;
+	if (inside && n >= BC_TIE_MIN_N) {
+		r->verdict = BC_V_TIE;
+		snprintf(r->reason, sizeof(r->reason), "equivalent: %s within the %g%% %s threshold",
+			 ch, t * 100, bc_kind_name(r->kind));
+		return;
+	}
 	if (!r->tested)
-		return;		/* reason set by measure_row() */
-	r->verdict = BC_V_TIE;
-	if (!(r->p_adj < o->alpha)) {
-		snprintf(r->reason, sizeof(r->reason), "not significant (p adj %.3g >= %g)",
-			 r->p_adj, o->alpha);
+		return;		/* too few repeats: reason and need_n set by measure_row() */
+	if (r->p_adj < o->alpha && beyond) {
+		r->direction = (r->ma->higher_is_better ? r->change > 0 : r->change < 0) ?
+			       BC_V_WIN : BC_V_LOSS;
+		r->verdict = r->direction;
+		if (r->busy)
+			snprintf(r->reason, sizeof(r->reason), "%s on a busy machine: steal or other "
+				 "processes took %.0f%% of the CPU", bc_verdict_name(r->direction),
+				 r->busy_pct);
+		if (r->busy)
+			r->verdict = BC_V_SUSPECT;
 		return;
 	}
-	if (d < r->threshold) {
-		snprintf(r->reason, sizeof(r->reason), "significant but below the %g%% %s threshold",
-			 r->threshold * 100, bc_kind_name(r->kind));
-		return;
-	}
-	if (!(d > r->noise)) {
-		size_t n = r->sa.n < r->sb.n ? r->sa.n : r->sb.n;
-		double need = ceil(n * (r->noise / d) * (r->noise / d)) + 1;
-		r->need_n = need > 1000 || !isfinite(need) ? 1000 : (size_t)need;
-		r->verdict = BC_V_INCONCLUSIVE;
-		snprintf(r->reason, sizeof(r->reason), "noisy: %.1f%% is within the repeats' "
-			 "+-%.1f%%, needs ~%s%zu repeats", d * 100, r->noise * 100,
-			 r->need_n >= 1000 ? ">" : "", r->need_n);
-		return;
-	}
-	r->direction = (r->ma->higher_is_better ? r->change > 0 : r->change < 0) ? BC_V_WIN : BC_V_LOSS;
-	r->verdict = r->direction;
-	if (r->busy) {
-		r->verdict = BC_V_SUSPECT;
-		snprintf(r->reason, sizeof(r->reason), "%s on a busy machine: steal or other "
-			 "processes took %.0f%% of the CPU", bc_verdict_name(r->direction), r->busy_pct);
-	}
+	r->need_n = repeats_needed(o, r);
+	snprintf(more, sizeof(more), "%s%zu", r->need_n >= 1000 ? ">" : "~", r->need_n);
+	if (inside)
+		snprintf(r->reason, sizeof(r->reason), "%s within the %g%% %s threshold, but a tie "
+			 "needs >=%d repeats on each side", ch, t * 100, bc_kind_name(r->kind),
+			 BC_TIE_MIN_N);
+	else if (!(r->p_adj < o->alpha))
+		snprintf(r->reason, sizeof(r->reason), "not significant (p adj %.3g >= %g): %s%s%g%% "
+			 "%s threshold; needs %s repeats", r->p_adj, o->alpha, ch,
+			 beyond ? " beyond the " : " reaches across the ", t * 100,
+			 bc_kind_name(r->kind), more);
+	else
+		snprintf(r->reason, sizeof(r->reason), "%s reaches across the %g%% %s threshold; "
+			 "needs %s repeats", ch, t * 100, bc_kind_name(r->kind), more);
 }
 
 static void add_row(bc_cmp *c, const bc_rgroup *ga, const bc_rgroup *gb,
@@ -318,9 +428,35 @@ bc_cmp_item *bc_cmp_items(const bc_cmp *c, size_t *n)
 			       v[BC_V_LOSS] && !v[BC_V_WIN] ? BC_ITEM_A_WINS :
 			       v[BC_V_WIN] ? BC_ITEM_MIXED :
 			       v[BC_V_SUSPECT] ? BC_ITEM_SUSPECT :
-			       v[BC_V_TIE] ? BC_ITEM_TIE : BC_ITEM_INCONCLUSIVE;
+			       /* "the same" only when every case of it is */
+			       v[BC_V_TIE] && !v[BC_V_INCONCLUSIVE] ? BC_ITEM_TIE : BC_ITEM_INCONCLUSIVE;
 	}
 	return it;
+}
+
+static double magnitude(const bc_cmp_row *r)
+{
+	return r->ratio > 0 ? fabs(log(r->ratio)) : fabs(r->change);
+}
+
+size_t bc_cmp_largest(const bc_cmp *c, size_t *idx, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->nrows; i++) {
+		const bc_cmp_row *r = &c->rows[i];
+		size_t k;
+		if (!r->headline || !isfinite(r->change) || r->change == 0)
+			continue;
+		for (k = n; k > 0 && magnitude(&c->rows[idx[k - 1]]) < magnitude(r); k--)
+			if (k < max)
+				idx[k] = idx[k - 1];
+		if (k < max) {
+			idx[k] = i;
+			n += n < max;
+		}
+	}
+	return n;
 }
 
 void bc_cmp_free(bc_cmp *c)

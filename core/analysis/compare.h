@@ -15,8 +15,12 @@ int bc_cmd_compare(int argc, char **argv);
 int bc_cmd_report(int argc, char **argv);
 
 enum { BC_TEST_MWU, BC_TEST_WELCH };
-/* Verdicts for B. SUSPECT: the data say win or loss, but a case of either
-   side ran while steal or other processes took >= busy_pct of the CPU. */
+/* Verdicts for B, decided by the confidence interval of the ratio B/A
+   (compare.c): WIN/LOSS significant after the adjustment and the interval
+   wholly beyond the practical threshold on one side; TIE (equivalent) the
+   interval wholly inside +-threshold; INCONCLUSIVE anything else.
+   SUSPECT: the data say win or loss, but a case of either side ran while
+   steal or other processes took >= busy_pct of the CPU. */
 enum { BC_V_WIN, BC_V_LOSS, BC_V_TIE, BC_V_INCONCLUSIVE, BC_V_SUSPECT, BC_V_N };
 
 /* Metric kinds, each with its own practical threshold: run-to-run spread
@@ -35,6 +39,7 @@ typedef struct bc_cmp_opts {
 	int test;		/* BC_TEST_MWU or BC_TEST_WELCH */
 	int adjust;		/* BC_ADJ_BH (default), BC_ADJ_HOLM or BC_ADJ_NONE */
 	double busy_pct;	/* steal or other share that makes a verdict suspect: 5 */
+	double level;		/* confidence of the interval of B/A: 0.80 (see compare --help) */
 	bc_threshold_for over[BC_CMP_MAX_OVERRIDES];	/* --threshold-for, in order */
 	size_t nover;
 	/* --match-ignore: options left out when matching cases across files
@@ -46,14 +51,17 @@ typedef struct bc_cmp_opts {
 
 #define BC_CMP_OPTS_DEFAULT ((bc_cmp_opts){ .alpha = 0.05, \
 	.kind_threshold = { 0.02, 0.05, 0.15, 0.50 }, .test = BC_TEST_WELCH, \
-	.adjust = BC_ADJ_BH, .busy_pct = 5 })
+	.adjust = BC_ADJ_BH, .busy_pct = 5, .level = 0.80 })
+/* A tie needs this many repeats on each side: an interval from two values
+   rests on one degree of freedom per side, its width is itself a guess. */
+#define BC_TIE_MIN_N	3
 
 /* The verdict options of compare and report: rows of their flag tables
    (flags.h), parsed by one function so the two commands accept and refuse
    exactly the same values. Put BC_CMP_FLAGS in the command's table and hand
-   every code in BC_OPT_THRESHOLD .. BC_OPT_ADJUST to bc_cmp_option(). */
+   every code in BC_OPT_THRESHOLD .. BC_OPT_LEVEL to bc_cmp_option(). */
 enum { BC_OPT_THRESHOLD = 0x1000, BC_OPT_THRESHOLD_FOR, BC_OPT_ALPHA, BC_OPT_TEST, BC_OPT_ADJUST,
-       BC_OPT_MATCH_IGNORE };
+       BC_OPT_MATCH_IGNORE, BC_OPT_LEVEL };
 #define BC_CMP_FLAGS \
 	{ "threshold", 0, "PCT", BC_OPT_THRESHOLD, "practical threshold of throughput metrics in percent " \
 	  "(default 2; \"2%\" accepted; 0 to 1000)" }, \
@@ -61,6 +69,8 @@ enum { BC_OPT_THRESHOLD = 0x1000, BC_OPT_THRESHOLD_FOR, BC_OPT_ALPHA, BC_OPT_TES
 	  "of a kind (throughput, latency, tail, fairness); repeatable; beats the module's own declaration " \
 	  "and the defaults" }, \
 	{ "alpha", 0, "A", BC_OPT_ALPHA, "significance level of the adjusted p (default 0.05)" }, \
+	{ "level", 0, "PCT", BC_OPT_LEVEL, "confidence of the interval of B/A that decides win, loss " \
+	  "and tie (default 80: a tie is then +-threshold with 90% confidence on each side; 50 to 99.9)" }, \
 	{ "test", 0, "welch|mwu", BC_OPT_TEST, "Welch's t test (default; on the logs of the values when all " \
 	  "are positive) or two-sided Mann-Whitney U (exact distribution without ties and up to 60 values, " \
 	  "else normal approximation with tie and continuity correction)" }, \
@@ -90,13 +100,18 @@ typedef struct bc_cmp_row {
 	int headline;		/* the group's headline metric */
 	double threshold;	/* practical threshold applied, fraction */
 	const char *threshold_src;	/* "default", "module", "--threshold-for" */
-	double noise;		/* 95% half-width of the difference of means / |mean A| */
+	int has_ci;		/* ci_lo, ci_hi hold the interval */
+	double ci_lo, ci_hi;	/* interval of change (B/A - 1) at opts.level */
+	/* the interval's working scale (logs of the values, or fractions of
+	   |mean A|): estimate, per-repeat spread, standard error; for need_n */
+	double w_d, w_s, w_se, w_df;
+	int w_log;		/* the working scale is logs */
 	int busy;		/* a case of either side ran with steal/other >= busy_pct */
 	double busy_pct;	/* the larger of those shares, percent (-1 unknown) */
-	size_t need_n;		/* inconclusive for noise: repeats per side to resolve it */
+	size_t need_n;		/* inconclusive: repeats per side likely to resolve it (1000: more) */
 	int verdict;		/* BC_V_* from B's point of view */
 	int direction;		/* BC_V_WIN / BC_V_LOSS the data point to (SUSPECT rows) */
-	char reason[128];	/* why tie/inconclusive/suspect, empty for win/loss */
+	char reason[384];	/* why tie/inconclusive/suspect, empty for win/loss */
 } bc_cmp_row;
 
 typedef struct bc_cmp {
@@ -132,9 +147,14 @@ typedef struct bc_cmp_item {
 
 /* New array of items in row order, *n set; free() it. */
 bc_cmp_item *bc_cmp_items(const bc_cmp *c, size_t *n);
+/* The largest headline differences (by |log B/A|, verdict aside), at most
+   max of them: their row indexes into idx, largest first; returns how many. */
+#define BC_CMP_LARGEST 5
+size_t bc_cmp_largest(const bc_cmp *c, size_t *idx, size_t max);
 const char *bc_verdict_name(int v);
 const char *bc_kind_name(int kind);	/* "throughput", "latency", "tail", "fairness" */
-/* "headline 0 wins, 0 losses, 6 ties, ...; secondary ..." without a newline. */
+/* "headline 0 wins, 0 losses, 6 ties (equivalent), ...; secondary ..."
+   without a newline. */
 void bc_cmp_summary_text(FILE *f, const bc_cmp *c);
 /* "mwu-exact", "mwu-normal", "welch" or "welch-log" for a tested row. */
 const char *bc_row_test_name(const bc_cmp *c, const bc_cmp_row *r);

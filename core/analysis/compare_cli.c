@@ -24,31 +24,41 @@ static const char compare_help[] =
 "interval_cv (stability.interval_cv, lower is better) and OP.p50_ms, OP.p99_ms\n"
 "(ops.OP.latency_ns, lower is better).\n"
 "\n"
-"Verdict for B against A, per case and metric, decided in this order:\n"
-"  inconclusive  too few repeats for the test to ever reach p < alpha\n"
-"                (Welch: 2 on each side; Mann-Whitney U at alpha 0.05: 4)\n"
-"  tie           the adjusted p >= alpha: every test of the comparison (all\n"
-"                cases x metrics of B against A) is one family, adjusted with\n"
-"                weighted Benjamini-Hochberg so that at most alpha of the\n"
-"                verdicts are expected to be false discoveries (48 tests at\n"
-"                alpha 0.05 would otherwise give 2-3 wins or losses by chance\n"
-"                alone); headline metrics get half of the budget, the\n"
-"                secondary ones the other half\n"
-"  tie           |B/A - 1| below the metric's practical threshold, by kind:\n"
-"                throughput 2% (--threshold), latency (mean, p50) 5%, tail\n"
-"                (p90 and above) 15%, fairness and stability 50%; a module\n"
-"                may declare its own per metric, --threshold-for beats both\n"
-"  inconclusive  the difference is within the noise of the repeats: the 95%\n"
-"                half-width of the difference of the means (about 1.5 times\n"
-"                the larger CV at 5 repeats); says how many repeats would\n"
-"                resolve it\n"
+"Verdict for B against A, per case and metric, from the confidence interval\n"
+"of the ratio B/A (--level, default 80%): Welch-type, on the logs of the\n"
+"values when all are positive (else the difference of the means as a\n"
+"fraction of A's mean), with Satterthwaite's degrees of freedom. Each metric\n"
+"has a practical threshold T, by kind: throughput 2% (--threshold), latency\n"
+"(mean, p50) 5%, tail (p90 and above) 15%, fairness and stability 50%; a\n"
+"module may declare its own per metric, --threshold-for beats both.\n"
+"  win / loss    the difference is significant after the false-discovery\n"
+"                adjustment AND its interval lies wholly beyond T on one\n"
+"                side: in B's favour / against it. Every test of the\n"
+"                comparison (all cases x metrics of B against A) is one\n"
+"                family, adjusted with weighted Benjamini-Hochberg so that at\n"
+"                most alpha of the wins and losses are expected to be false\n"
+"                (48 tests at alpha 0.05 would otherwise give 2-3 by chance\n"
+"                alone); headline metrics get half of the budget\n"
+"  tie           equivalent: the interval lies wholly inside +-T (two one-\n"
+"                sided tests, each at (1 - level) / 2: at 80%, B is within T\n"
+"                of A with 90% confidence on either side), with >= 3 repeats\n"
+"                on each side. A tie says \"the same\", never \"could not\n"
+"                tell\": a +127% difference at 3 noisy repeats is no tie\n"
+"  inconclusive  anything else: too few repeats (Welch: 2 on each side;\n"
+"                Mann-Whitney U at alpha 0.05: 4), not significant, or an\n"
+"                interval that reaches across T; says how many repeats per\n"
+"                side would likely resolve it\n"
 "  suspect       it would be a win or loss, but a case of either side ran\n"
 "                while the hypervisor (cpu.steal_pct) or other processes\n"
 "                (cpu.other_pct) took >= 5% of the machine's CPU: counted\n"
-"                apart, never as a win or loss\n"
-"  win / loss    otherwise, in B's favour / against it\n"
-"The summary counts each module's headline metric (case.headline, e.g.\n"
-"events_per_sec) apart from the secondary ones.\n"
+"                apart, never as a win or loss. The CPU time of the run's own\n"
+"                servers (private servers benchcore started, processes a\n"
+"                module declared) is cpu.server_pct, not \"other\"\n"
+"The summary line of each file counts each module's headline metric (its\n"
+"declared headline_metric, e.g. io iops, mem mib_per_sec, redis\n"
+"requests_per_sec; the run summary, report and CSV use the same) apart from\n"
+"the secondary ones, then lists the largest headline differences with their\n"
+"intervals.\n"
 "\n"
 "Options:\n";
 
@@ -177,6 +187,12 @@ int bc_cmp_option(bc_cmp_opts *o, int code, const char *arg, char *err, size_t e
 			return 0;
 		snprintf(err, errlen, "--alpha %s: wants a number between 0 and 1", arg);
 		return -1;
+	case BC_OPT_LEVEL:
+		if (parse_pct(arg, &o->level) == 0 && o->level >= 0.5 && o->level <= 0.999)
+			return 0;
+		snprintf(err, errlen, "--level %s: wants a confidence in percent from 50 to 99.9, "
+			 "e.g. 90", arg);
+		return -1;
 	case BC_OPT_TEST:
 		if (!strcmp(arg, "mwu") || !strcmp(arg, "welch")) {
 			o->test = strcmp(arg, "welch") == 0 ? BC_TEST_WELCH : BC_TEST_MWU;
@@ -249,6 +265,8 @@ static void print_row(FILE *f, const bc_cmp *c, const bc_cmp_row *r)
 		fprintf(f, " %s", r->ma->unit);
 	if (isfinite(r->change))
 		fprintf(f, "  %+.1f%%", r->change * 100);
+	if (r->has_ci && isfinite(r->ci_lo))
+		fprintf(f, " [%+.1f%% .. %+.1f%%]", r->ci_lo * 100, r->ci_hi * 100);
 	fprintf(f, "  n=%zu/%zu", r->sa.n, r->sb.n);
 	if (r->tested)
 		fprintf(f, "  %s %s=%.4g p=%.4f p_adj=%.4f", bc_row_test_name(c, r),
@@ -272,7 +290,7 @@ static void print_items(FILE *f, const bc_cmp *c)
 		case BC_ITEM_B_WINS: fprintf(f, "%s wins", c->b->label); break;
 		case BC_ITEM_A_WINS: fprintf(f, "%s wins", c->a->label); break;
 		case BC_ITEM_MIXED: fputs("mixed", f); break;
-		case BC_ITEM_TIE: fputs("tie", f); break;
+		case BC_ITEM_TIE: fputs("tie (equivalent)", f); break;
 		case BC_ITEM_SUSPECT: fputs("suspect", f); break;
 		default: fputs("inconclusive", f);
 		}
@@ -304,16 +322,39 @@ static void print_method(FILE *f, const bc_cmp *c)
 		fprintf(f, "%s %s %g%%", k ? "," : "", bc_kind_name(k), o->kind_threshold[k] * 100);
 	for (size_t i = 0; i < o->nover; i++)
 		fprintf(f, ", %s %g%%", o->over[i].name, o->over[i].frac * 100);
-	fprintf(f, "; noisy differences are inconclusive; steal or other >= %g%% makes a "
-		"verdict suspect\n", o->busy_pct);
+	fprintf(f, "\nverdicts: [..] is the %g%% interval of B/A - 1; win/loss: significant and "
+		"wholly beyond the threshold; tie (equivalent): wholly inside +-threshold; "
+		"inconclusive: anything else; steal or other processes >= %g%% makes a would-be "
+		"win or loss suspect\n", o->level * 100, o->busy_pct);
 	bc_cmp_matching_note(f, o);
 	fputc('\n', f);
 }
 
 static void summary_part(FILE *f, const char *what, const size_t *v)
 {
-	fprintf(f, "%s %zu wins, %zu losses, %zu ties, %zu inconclusive, %zu suspect", what,
-		v[BC_V_WIN], v[BC_V_LOSS], v[BC_V_TIE], v[BC_V_INCONCLUSIVE], v[BC_V_SUSPECT]);
+	fprintf(f, "%s %zu wins, %zu losses, %zu ties (equivalent), %zu inconclusive, %zu suspect",
+		what, v[BC_V_WIN], v[BC_V_LOSS], v[BC_V_TIE], v[BC_V_INCONCLUSIVE], v[BC_V_SUSPECT]);
+}
+
+/* "cpu threads=2 events_per_sec -10.0% [-10.6% .. -9.4%] loss" */
+static void print_largest(FILE *f, const bc_cmp *c)
+{
+	size_t idx[BC_CMP_LARGEST], n = bc_cmp_largest(c, idx, BC_CMP_LARGEST);
+
+	if (!n)
+		return;
+	fprintf(f, "largest headline differences (%g%% interval of B/A - 1):\n", c->opts.level * 100);
+	for (size_t i = 0; i < n; i++) {
+		const bc_cmp_row *r = &c->rows[idx[i]];
+		fprintf(f, "  %-8s %s%sthreads=%ld %s %+.1f%%", r->ga->module, r->ga->params_text,
+			*r->ga->params_text ? " " : "", r->ga->threads, r->ma->name, r->change * 100);
+		if (r->has_ci && isfinite(r->ci_lo))
+			fprintf(f, " [%+.1f%% .. %+.1f%%]", r->ci_lo * 100, r->ci_hi * 100);
+		fprintf(f, " %s", bc_verdict_name(r->verdict));
+		if (r->need_n)
+			fprintf(f, " (needs %s%zu repeats)", r->need_n >= 1000 ? ">" : "~", r->need_n);
+		fputc('\n', f);
+	}
 }
 
 void bc_cmp_summary_text(FILE *f, const bc_cmp *c)
@@ -358,6 +399,7 @@ void bc_compare_print_text(FILE *f, const bc_cmp *c)
 	fprintf(f, "%s: ", c->b->label);
 	bc_cmp_summary_text(f, c);
 	fprintf(f, " (over %zu case x metric comparisons)\n", c->nrows);
+	print_largest(f, c);
 }
 
 static json_t *num_or_null(double v)
@@ -383,7 +425,9 @@ static json_t *row_json(const bc_cmp *c, const bc_cmp_row *r)
 	json_object_set_new(j, "kind", json_string(bc_kind_name(r->kind)));
 	json_object_set_new(j, "threshold_pct", num_or_null(r->threshold * 100));
 	json_object_set_new(j, "threshold_source", json_string(r->threshold_src));
-	json_object_set_new(j, "noise_pct", num_or_null(r->noise * 100));
+	json_object_set_new(j, "ci_level_pct", json_real(c->opts.level * 100));
+	json_object_set_new(j, "ci_low_pct", r->has_ci ? num_or_null(r->ci_lo * 100) : json_null());
+	json_object_set_new(j, "ci_high_pct", r->has_ci ? num_or_null(r->ci_hi * 100) : json_null());
 	json_object_set_new(j, "busy", json_boolean(r->busy));
 	json_object_set_new(j, "busy_pct", r->busy_pct >= 0 ? json_real(r->busy_pct) : json_null());
 	if (r->need_n)
@@ -430,6 +474,20 @@ json_t *bc_compare_json(const bc_cmp *c)
 	json_object_set_new(sum, "headline", counts_json(c->count_head));
 	json_object_set_new(sum, "secondary", counts_json(c->count_sec));
 	json_object_set_new(sum, "tests", json_integer((json_int_t)c->ntested));
+	json_t *big = json_array();
+	size_t idx[BC_CMP_LARGEST], nbig = bc_cmp_largest(c, idx, BC_CMP_LARGEST);
+	for (size_t i = 0; i < nbig; i++) {
+		const bc_cmp_row *r = &c->rows[idx[i]];
+		json_t *params = json_loads(r->ga->params_key, 0, NULL);
+		json_array_append_new(big, json_pack("{s:s, s:o, s:I, s:s, s:o, s:o, s:o, s:s}",
+			"module", r->ga->module, "params", params ? params : json_object(),
+			"threads", (json_int_t)r->ga->threads, "metric", r->ma->name,
+			"change_pct", num_or_null(r->change * 100),
+			"ci_low_pct", r->has_ci ? num_or_null(r->ci_lo * 100) : json_null(),
+			"ci_high_pct", r->has_ci ? num_or_null(r->ci_hi * 100) : json_null(),
+			"verdict", bc_verdict_name(r->verdict)));
+	}
+	json_object_set_new(sum, "largest_headline", big);
 	return json_pack("{s:s, s:s, s:s, s:O, s:o, s:o, s:o, s:o}",
 		"file", c->b->path, "label", c->b->label,
 		"baseline", c->a->label, "host_differences", c->host_diff, "rows", rows,
@@ -464,15 +522,23 @@ void bc_compare_print_csv(FILE *f, const bc_cmp *c)
 		fputc(',', f);
 		if (r->tested)
 			fprintf(f, "%.6g", r->p_adj);
-		fprintf(f, ",%s,%g,%d,%d\n", bc_kind_name(r->kind), r->threshold * 100,
+		fprintf(f, ",%s,%g,%d,%d,", bc_kind_name(r->kind), r->threshold * 100,
 			r->headline, r->busy);
+		if (r->has_ci && isfinite(r->ci_lo))
+			fprintf(f, "%.6g,%.6g", r->ci_lo * 100, r->ci_hi * 100);
+		else
+			fputc(',', f);
+		fprintf(f, ",%g,", c->opts.level * 100);
+		if (r->need_n)
+			fprintf(f, "%zu", r->need_n);
+		fputc('\n', f);
 	}
 }
 
 static const char csv_header[] =
 	"baseline,candidate,module,params,threads,metric,unit,higher_is_better,"
 	"a_n,a_mean,a_stddev,b_n,b_mean,b_stddev,ratio,test,statistic,p,verdict,reason,"
-	"p_adj,kind,threshold_pct,headline,busy\n";
+	"p_adj,kind,threshold_pct,headline,busy,ci_low_pct,ci_high_pct,ci_level_pct,needs_repeats\n";
 
 /* Scaling view: every higher-is-better module metric of every (module,
    params) thread sweep. */
@@ -585,13 +651,14 @@ static int run_compare(bc_results *res, int nres, const bc_cmp_opts *o, int fmt)
 			json_object_set_new(th, bc_kind_name(k), json_real(o->kind_threshold[k] * 100));
 		for (size_t k = 0; k < o->nover; k++)
 			json_object_set_new(th, o->over[k].name, json_real(o->over[k].frac * 100));
-		json_t *doc = json_pack("{s:s, s:{s:s, s:s}, s:s, s:s, s:f, s:f, s:o, s:f, s:o}",
+		json_t *doc = json_pack("{s:s, s:{s:s, s:s}, s:s, s:s, s:f, s:f, s:o, s:f, s:f, s:o}",
 			"schema", "benchcore-compare/1",
 			"baseline", "file", res[0].path, "label", res[0].label,
 			"test", o->test == BC_TEST_WELCH ? "welch" : "mann-whitney-u",
 			"adjust", o->adjust == BC_ADJ_BH ? "bh" : o->adjust == BC_ADJ_HOLM ? "holm" : "none",
 			"alpha", o->alpha, "threshold", o->kind_threshold[BC_KIND_THROUGHPUT],
-			"thresholds_pct", th, "busy_pct", o->busy_pct, "comparisons", all);
+			"thresholds_pct", th, "busy_pct", o->busy_pct, "level_pct", o->level * 100,
+			"comparisons", all);
 		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
 		putchar('\n');
 		json_decref(doc);

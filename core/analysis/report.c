@@ -322,7 +322,8 @@ static void verdict_table(FILE *f, const bc_cmp *c)
 {
 	fputs("<table><tr><th>module</th><th>params</th><th>threads</th><th>metric</th>"
 	      "<th>better</th><th>A mean</th><th>B mean</th><th>change</th><th>n A/B</th>"
-	      "<th>test</th><th>p</th><th>p adj</th><th>threshold</th><th>verdict</th></tr>\n", f);
+	      "<th>interval</th><th>test</th><th>p</th><th>p adj</th><th>threshold</th>"
+	      "<th>verdict</th></tr>\n", f);
 	for (size_t i = 0; i < c->nrows; i++) {
 		const bc_cmp_row *r = &c->rows[i];
 		fputs("<tr><td>", f);
@@ -343,8 +344,13 @@ static void verdict_table(FILE *f, const bc_cmp *c)
 			fprintf(f, "<td class='num'>%+.1f%%</td>", r->change * 100);
 		else
 			fputs("<td class='num'>n/a</td>", f);
-		fprintf(f, "<td class='num'>%zu/%zu</td><td>%s</td>", r->sa.n, r->sb.n,
-			bc_row_test_name(c, r));
+		fprintf(f, "<td class='num'>%zu/%zu</td>", r->sa.n, r->sb.n);
+		if (r->has_ci && isfinite(r->ci_lo))
+			fprintf(f, "<td class='num'>%+.1f%% .. %+.1f%%</td>", r->ci_lo * 100,
+				r->ci_hi * 100);
+		else
+			fputs("<td></td>", f);
+		fprintf(f, "<td>%s</td>", bc_row_test_name(c, r));
 		if (r->tested)
 			fprintf(f, "<td class='num'>%.4f</td><td class='num'>%.4f</td>", r->test.p, r->p_adj);
 		else
@@ -363,6 +369,35 @@ static void verdict_table(FILE *f, const bc_cmp *c)
 	fputs("</table>\n", f);
 }
 
+/* The summary's second half: the largest headline differences, each with
+   its interval, so a large noisy one and a small certain one differ. */
+static void largest_note(FILE *f, const bc_cmp *c)
+{
+	size_t idx[BC_CMP_LARGEST], n = bc_cmp_largest(c, idx, BC_CMP_LARGEST);
+
+	if (!n)
+		return;
+	fprintf(f, "<p class='note'>Largest headline differences (%g%% interval of B/A &minus; 1):",
+		c->opts.level * 100);
+	for (size_t i = 0; i < n; i++) {
+		const bc_cmp_row *r = &c->rows[idx[i]];
+		fputs(i ? "; " : " ", f);
+		esc(f, r->ga->module);
+		fputc(' ', f);
+		esc(f, r->ga->params_text);
+		fprintf(f, " threads=%ld ", r->ga->threads);
+		esc(f, r->ma->name);
+		fprintf(f, " %+.1f%%", r->change * 100);
+		if (r->has_ci && isfinite(r->ci_lo))
+			fprintf(f, " [%+.1f%% .. %+.1f%%]", r->ci_lo * 100, r->ci_hi * 100);
+		fprintf(f, " <span class='%s'>%s</span>", bc_verdict_name(r->verdict),
+			bc_verdict_name(r->verdict));
+		if (r->need_n)
+			fprintf(f, " (needs %s%zu repeats)", r->need_n >= 1000 ? "&gt;" : "~", r->need_n);
+	}
+	fputs("</p>\n", f);
+}
+
 static void item_table(FILE *f, const bc_cmp *c)
 {
 	size_t n;
@@ -375,12 +410,13 @@ static void item_table(FILE *f, const bc_cmp *c)
 	fputs(": ", f);
 	bc_cmp_summary_text(f, c);
 	fputs("</h3>\n", f);
+	largest_note(f, c);
 	if (json_array_size(c->host_diff) > 1)
 		fprintf(f, "<p class='warn'>The fingerprints differ in %zu fields, not only in the "
 			"thing compared: see the highlighted rows under Machines.</p>\n",
 			json_array_size(c->host_diff));
 	fputs("<table><tr><th>module</th><th>metric</th><th>result</th><th>wins</th>"
-	      "<th>losses</th><th>ties</th><th>inconclusive</th><th>suspect</th></tr>\n", f);
+	      "<th>losses</th><th>ties (equivalent)</th><th>inconclusive</th><th>suspect</th></tr>\n", f);
 	for (size_t i = 0; i < n; i++) {
 		static const char *const cls[] = { "win", "loss", "tie", "tie", "inconclusive",
 						   "suspect" };
@@ -424,11 +460,17 @@ static void method_note(FILE *f, bc_results *res, const bc_cmp_opts *o)
 		esc(f, o->over[i].name);
 		fprintf(f, " %g%%", o->over[i].frac * 100);
 	}
-	fprintf(f, " (a module may declare its own). win/loss: adjusted p below &alpha;, the "
-		"difference beyond the threshold and beyond the noise of the repeats; tie: not "
-		"significant or below the threshold; inconclusive: too few or too noisy repeats; "
-		"suspect: would be a win or loss, but steal or other processes took &ge; %g%% of the "
-		"CPU during a case. Headline: each module's headline metric.</p>\n", o->busy_pct);
+	fprintf(f, " (a module may declare its own). Each verdict is decided by the %g%% "
+		"confidence interval of the ratio B/A (Welch-type, on the logs of the values): "
+		"<b>win / loss</b>: the difference is significant after the false-discovery "
+		"adjustment and its interval lies wholly beyond the practical threshold on one side; "
+		"<b>tie (equivalent)</b>: the interval lies wholly inside &plusmn;threshold (two "
+		"one-sided tests; at least %d repeats a side): the two are the same, not merely "
+		"indistinguishable; <b>inconclusive</b>: anything else, with the number of repeats "
+		"that would likely resolve it; <b>suspect</b>: would be a win or loss, but steal or "
+		"other processes took &ge; %g%% of the CPU during a case (the run's own servers "
+		"are cpu.server_pct, not other processes). Headline: each module's declared "
+		"headline metric.</p>\n", o->level * 100, BC_TIE_MIN_N, o->busy_pct);
 	fputs("<p class='note'>", f);
 	bc_cmp_matching_note(f, o);	/* option names: [a-z0-9_], nothing to escape */
 	fputs("</p>\n", f);

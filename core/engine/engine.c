@@ -521,7 +521,7 @@ static void measure(bench_ctx *x, bc_case_result *cj)
 	x->t0 = m.last_t = bc_now_ns();
 	if (c->run.warmup_s > 0)
 		phase_done(cj, BC_PH_WARMUP, tw);
-	bc_meas_cpu(&m.cpu0);
+	bc_meas_cpu(&m.cpu0, x);
 	bc_meas_sample_mhz(&m);
 	uint64_t end = c->run.time_s > 0 ? x->t0 + (uint64_t)(c->run.time_s * 1e9) : UINT64_MAX;
 	uint64_t step = (uint64_t)(c->run.report_interval * 1e9), next = step ? x->t0 + step : UINT64_MAX;
@@ -539,7 +539,7 @@ static void measure(bench_ctx *x, bc_case_result *cj)
 	}
 	set_phase(x, PH_STOP);
 	x->t1 = bc_now_ns();
-	bc_meas_cpu(&m.cpu1);
+	bc_meas_cpu(&m.cpu1, x);
 	if (all_done) {		/* events limit: the window ends with the last worker */
 		x->t1 = x->t0;
 		for (unsigned i = 0; i < x->nthreads; i++)

@@ -31,8 +31,9 @@ typedef struct bc_case {
 	void (*on_phase)(void *arg, const char *phase);	/* "prepare", "measure" (watchdog) */
 	void *arg;
 	/* Starts (or finds) a private server for the module: runs in the runner
-	   process, reached over the case child's channel when isolated. 0 when
-	   it answers its readiness check; else -1 with a reason in err. */
+	   process, reached over the case child's channel when isolated. Its pid
+	   (also its process group; 0 when unknown) once it answers its
+	   readiness check; else -1 with a reason in err. */
 	int (*start_server)(void *arg, const bench_server_spec_v1 *spec, char *err, size_t n);
 } bc_case;
 

@@ -30,6 +30,15 @@ typedef struct bc_dist {
 	char *name;
 } bc_dist;
 
+/* A local process whose CPU time is the workload's (ABI 1.3
+   declare_process(), and every private server: group = its process group). */
+#define BC_MAX_DECLARED 16
+typedef struct bc_declared {
+	int pid;
+	int group;			/* count every process of process group pid */
+	char name[48];
+} bc_declared;
+
 /* The first error() of a case: its reason. */
 typedef struct bc_first_err {
 	int set;
@@ -75,6 +84,8 @@ struct bench_ctx {
 	int in_init, in_prepare, in_finish;	/* which callback runs (main-thread calls) */
 	int stop_fd;			/* eventfd: readable once phase is PH_STOP */
 	bc_first_err first;
+	bc_declared declared[BC_MAX_DECLARED];	/* main thread, init and prepare only */
+	unsigned ndeclared;
 	struct bc_prep {		/* prepare progress */
 		uint64_t t0, last_print, done, total;
 		char unit[24];
@@ -119,6 +130,7 @@ typedef struct bc_meas {
 	struct bc_cpu_snap {		/* CPU accounting at the window's start, end */
 		double user_s, sys_s;	/* this process (getrusage) */
 		unsigned long long steal, total, busy;	/* the machine's ticks (/proc/stat) */
+		unsigned long long server;	/* ticks of the declared processes (/proc/PID/stat) */
 		int have_stat;
 	} cpu0, cpu1;
 } bc_meas;
@@ -132,8 +144,17 @@ void bc_meas_finish(bc_meas *m, bench_ctx *x, bc_case_result *r);
 void bc_meas_free(bc_meas *m);
 /* A warning of the core about this case: to stderr and into its warnings. */
 void bc_ctx_warn(bench_ctx *x, const char *msg);
-/* CPU time of this process and the machine's steal ticks, now. */
-void bc_meas_cpu(struct bc_cpu_snap *c);
+/* CPU time of this process, of the declared processes, and the machine's
+   ticks, now. */
+void bc_meas_cpu(struct bc_cpu_snap *c, const bench_ctx *x);
+/* Records a declared process (0; -1 with a reason in err when pid is not
+   a visible process or the table is full). Repeats are merged. */
+int bc_declare(bench_ctx *x, int pid, int group, const char *name, char *err, size_t n);
+/* CPU ticks (user + system, with reaped children) of the declared processes
+   and groups, each process once; 0 when none. */
+unsigned long long bc_declared_ticks(const bench_ctx *x);
+/* "name (pid N[, its process group]), ...", malloc'd. */
+char *bc_declared_names(const bench_ctx *x);
 void bc_meas_sample_mhz(bc_meas *m);
 /* One distribution (count, min, mean, max, stddev, percentiles) of slot k
    of the threads' ops[] (an op class, or nops + a dist id). */

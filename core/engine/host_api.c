@@ -673,8 +673,28 @@ static int api_server_start(bench_ctx *x, const bench_server_spec_v1 *spec)
 		api_set_error(x, "server_start: private servers are not available here");
 		return BENCH_ERR;
 	}
-	if (x->c->start_server(x->c->arg, spec, err, sizeof(err)) != 0) {
+	int pid = x->c->start_server(x->c->arg, spec, err, sizeof(err));
+	if (pid < 0) {
 		api_set_error(x, "%s", err[0] ? err : "the private server did not start");
+		return BENCH_ERR;
+	}
+	/* the run's own server: its whole process group is the workload's CPU,
+	   not "other processes" (a pid that vanished meanwhile: nothing to count) */
+	if (pid > 0)
+		(void)bc_declare(x, pid, 1, spec->name, err, sizeof(err));
+	return BENCH_OK;
+}
+
+static int api_declare_process(bench_ctx *x, int pid, const char *name)
+{
+	char err[256];
+	if (!x->in_init && !x->in_prepare) {
+		api_set_error(x, "declare_process: only in init or prepare (the measured window's "
+			      "accounting starts after them)");
+		return BENCH_ERR;
+	}
+	if (bc_declare(x, pid, 0, name, err, sizeof(err)) != 0) {
+		api_set_error(x, "%s", err);
 		return BENCH_ERR;
 	}
 	return BENCH_OK;
@@ -729,5 +749,6 @@ const bench_host_api_v1 bc_host_api = {
 	.options = api_options,
 	.errorf = api_errorf,
 	.record_unfinished = api_record_unfinished,
+	.declare_process = api_declare_process,
 };
 

@@ -35,10 +35,12 @@ void bc_meas_free(bc_meas *m)
 	bc_case_drop_intervals(&left);
 }
 
-void bc_meas_cpu(struct bc_cpu_snap *c)
+void bc_meas_cpu(struct bc_cpu_snap *c, const bench_ctx *x)
 {
 	struct rusage ru;
 	memset(c, 0, sizeof(*c));
+	if (x && x->ndeclared)
+		c->server = bc_declared_ticks(x);
 	if (getrusage(RUSAGE_SELF, &ru) == 0) {
 		c->user_s = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
 		c->sys_s = (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
@@ -59,25 +61,48 @@ void bc_meas_cpu(struct bc_cpu_snap *c)
 }
 
 /* The share of the machine's CPU time that processes other than this one
-   used in the window: its busy ticks less our own CPU time. */
+   and the run's own (declared processes, private servers) used in the
+   window: its busy ticks less our own CPU time and theirs. */
 static double other_pct(const struct bc_cpu_snap *a, const struct bc_cpu_snap *b)
 {
 	double hz = (double)sysconf(_SC_CLK_TCK);
 	double total = (double)(b->total - a->total);
 	double own = (b->user_s - a->user_s + b->sys_s - a->sys_s) * (hz > 0 ? hz : 100);
-	double other = (double)(b->busy - a->busy) - own;
+	double server = b->server > a->server ? (double)(b->server - a->server) : 0;
+	double other = (double)(b->busy - a->busy) - own - server;
 	if (total <= 0 || other <= 0)
 		return 0;
 	return 100.0 * other / total;
 }
 
+/* The declared processes' CPU over the window: seconds, share of the
+   machine, and per operation of the case (server CPU per request, per
+   transaction: what a local server costs besides the client). */
+static void server_figures(const struct bc_cpu_snap *a, const struct bc_cpu_snap *b,
+			   const bench_ctx *x, uint64_t ops, bc_case_result *r)
+{
+	double hz = (double)sysconf(_SC_CLK_TCK);
+	double ticks = b->server > a->server ? (double)(b->server - a->server) : 0;
+	if (!x->ndeclared)
+		return;
+	r->cpu.server_s = ticks / (hz > 0 ? hz : 100);
+	if (a->have_stat && b->have_stat && b->total > a->total)
+		r->cpu.server_pct = 100.0 * ticks / (double)(b->total - a->total);
+	if (ops)
+		r->cpu.server_us_per_op = r->cpu.server_s * 1e6 / (double)ops;
+	char *names = bc_declared_names(x);
+	bc_case_set_str(&r->cpu.servers, names);
+	free(names);
+}
+
 /* What the window cost in CPU time, and what the hypervisor took (steal):
    rates divided by wall-clock time fall when a host preempts the guest,
    rates per CPU second (what some reference tools print) do not. */
-static void cpu_figures(bc_meas *m, bench_ctx *x, double secs, bc_case_result *r)
+static void cpu_figures(bc_meas *m, bench_ctx *x, double secs, uint64_t ops, bc_case_result *r)
 {
 	const struct bc_cpu_snap *a = &m->cpu0, *b = &m->cpu1;
 	r->cpu.set = 1;
+	server_figures(a, b, x, ops, r);
 	r->cpu.user_s = b->user_s - a->user_s;
 	r->cpu.sys_s = b->sys_s - a->sys_s;
 	if (secs > 0)
@@ -93,11 +118,13 @@ static void cpu_figures(bc_meas *m, bench_ctx *x, double secs, bc_case_result *r
 			bc_ctx_warn(x, w);
 		}
 		r->cpu.other_pct = other_pct(a, b);
-		if (other_pct(a, b) >= 5) {
-			char w[256];
+		if (r->cpu.other_pct >= 5) {
+			char w[300];
 			snprintf(w, sizeof(w), "other processes used %.1f%% of the machine's CPU time "
 				 "during the measured window: this case competed with them, and a "
-				 "comparison of it is suspect", other_pct(a, b));
+				 "comparison of it is suspect%s", r->cpu.other_pct, x->ndeclared ? "" :
+				 " (a local server of the workload counts as other unless its module "
+				 "declares it)");
 			bc_ctx_warn(x, w);
 		}
 	}
@@ -371,7 +398,7 @@ void bc_meas_finish(bc_meas *m, bench_ctx *x, bc_case_result *r)
 		open_loop(x, r);
 	if (m->mhz_n)
 		r->cpu_mhz_mean = m->mhz_sum / m->mhz_n;
-	cpu_figures(m, x, secs, r);
+	cpu_figures(m, x, secs, total, r);
 	r->intervals = m->iv;	/* moved: the result owns the series now */
 	r->nintervals = m->niv;
 	r->has_intervals = 1;

@@ -22,6 +22,7 @@ void bc_case_init(bc_case_result *r)
 	r->fairness.events_min = r->fairness.events_max = NAN;
 	r->stability.interval_cv = NAN;
 	r->cpu.utilization = r->cpu.steal_pct = r->cpu.other_pct = NAN;
+	r->cpu.server_s = r->cpu.server_pct = r->cpu.server_us_per_op = NAN;
 	for (int i = 0; i < BC_NPHASES; i++)
 		r->phases.s[i] = NAN;
 }
@@ -47,6 +48,7 @@ void bc_case_free(bc_case_result *r)
 	free(r->reason);
 	free(r->repeat_stop);
 	free(r->headline);
+	free(r->cpu.servers);
 	for (size_t i = 0; i < r->nthresholds; i++)
 		free(r->thresholds[i].metric);
 	free(r->thresholds);
@@ -387,6 +389,10 @@ json_t *bc_case_to_json(const bc_case_result *r)
 		put_real(c, "utilization", r->cpu.utilization);
 		put_real(c, "steal_pct", r->cpu.steal_pct);
 		put_real(c, "other_pct", r->cpu.other_pct);
+		put_real(c, "server_s", r->cpu.server_s);
+		put_real(c, "server_pct", r->cpu.server_pct);
+		put_real(c, "server_us_per_op", r->cpu.server_us_per_op);
+		put_str(c, "servers", r->cpu.servers);
 		json_object_set_new(o, "cpu", c);
 	}
 	if (r->peak_rss_bytes)

@@ -168,6 +168,11 @@ typedef struct bc_case_result {
 		int set;
 		double user_s, sys_s;
 		double utilization, steal_pct, other_pct;	/* NAN: absent */
+		/* the run's own processes (declared, private servers): their CPU
+		   seconds, share of the machine, per operation; NAN / NULL when
+		   the case had none. other_pct leaves them out. */
+		double server_s, server_pct, server_us_per_op;
+		char *servers;		/* "redis-server (pid 4242, its process group)" */
 	} cpu;
 	uint64_t peak_rss_bytes;	/* the case process's peak resident memory; 0: absent */
 	struct {		/* phase_s: seconds each phase took; NAN: not run (absent) */

@@ -483,9 +483,11 @@ out:
 
 static int read_cpu(rd *d, bc_case_result *r, json_t *c, const char *where)
 {
-	static const char *const keys[] = { "user_s", "sys_s", "utilization", "steal_pct", "other_pct" };
+	static const char *const keys[] = { "user_s", "sys_s", "utilization", "steal_pct", "other_pct",
+					    "server_s", "server_pct", "server_us_per_op" };
 	double *vals[] = { &r->cpu.user_s, &r->cpu.sys_s, &r->cpu.utilization, &r->cpu.steal_pct,
-			   &r->cpu.other_pct };
+			   &r->cpu.other_pct, &r->cpu.server_s, &r->cpu.server_pct,
+			   &r->cpu.server_us_per_op };
 	json_t *cpu;
 
 	if (num(d, c, "cpu_mhz_mean", &r->cpu_mhz_mean, 0, where) < 0 ||
@@ -494,14 +496,16 @@ static int read_cpu(rd *d, bc_case_result *r, json_t *c, const char *where)
 	if (!cpu)
 		return 0;
 	r->cpu.set = 1;
-	for (int i = 0; i < 5; i++) {
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		double x;
 		int rc = get_num(cpu, keys[i], &x);
 		*vals[i] = rc > 0 ? x : NAN;
 		if (rc < 0)
 			return fail(d, "%s.cpu.%s: not a number", where, keys[i]);
 	}
-	return 0;
+	char at[96];
+	snprintf(at, sizeof(at), "%s.cpu", where);
+	return str(d, cpu, "servers", &r->cpu.servers, at);
 }
 
 static int read_freq(rd *d, bc_case_result *r, json_t *c, const char *where)

@@ -77,7 +77,17 @@ void bc_print_case(FILE *f, const bc_case_result *c, const char *label)
 			isnan(c->cpu.utilization) ? 0.0 : c->cpu.utilization);
 		if (!isnan(c->cpu.steal_pct))
 			fprintf(f, "; steal %.1f%%", c->cpu.steal_pct);
+		if (!isnan(c->cpu.other_pct))
+			fprintf(f, "; other processes %.1f%%", c->cpu.other_pct);
 		fputc('\n', f);
+		if (!isnan(c->cpu.server_s)) {
+			fprintf(f, "    server cpu: %.2f s", c->cpu.server_s);
+			if (!isnan(c->cpu.server_pct))
+				fprintf(f, " (%.1f%% of the machine)", c->cpu.server_pct);
+			if (!isnan(c->cpu.server_us_per_op))
+				fprintf(f, ", %.2f us per operation", c->cpu.server_us_per_op);
+			fprintf(f, ": %s\n", c->cpu.servers ? c->cpu.servers : "");
+		}
 	}
 	if (c->freq.set && !isnan(c->freq.measured_mhz)) {
 		fprintf(f, "    clock: %.0f MHz measured on %ld CPU%s", c->freq.measured_mhz, c->freq.cpus,
@@ -102,7 +112,7 @@ void bc_print_summary(FILE *f, const bc_case_result *cases, size_t n, const bc_r
 	char nb[64];
 	size_t ok = 0;
 	fprintf(f, "\nSummary\n%-5s %-8s %-34s %4s %4s %-11s %14s  %s\n", "case", "module", "point",
-		"thr", "rep", "status", "events/s", "primary metric");
+		"thr", "rep", "status", "events/s", "headline metric");
 	for (size_t i = 0; i < n; i++) {
 		const bc_case_result *c = &cases[i];
 		/* the swept parameters; files from before "point" existed: all of them */
@@ -118,7 +128,9 @@ void bc_print_summary(FILE *f, const bc_case_result *cases, size_t n, const bc_r
 			strcpy(p + 31, "...");
 		fprintf(f, "%-5lld %-8s %-34s %4ld %4ld %-11s %14.2f  ", c->id, c->module, p, c->threads,
 			c->repeat, c->status, eps ? eps->value : 0.0);
-		int shown = pv && strcmp(pm->name, "events_per_sec");
+		/* the headline, named even when it is events_per_sec: the one
+		   compare's summary, the report and the CSV use */
+		int shown = pv != NULL;
 		if (shown)
 			fprintf(f, "%s %s %s", pm->name, num(nb, sizeof(nb), 0, pv->value), pv->unit);
 		if (c->error_rate > 0)
@@ -130,7 +142,8 @@ void bc_print_summary(FILE *f, const bc_case_result *cases, size_t n, const bc_r
 	fprintf(f, "%zu of %zu cases ok\n", ok, n);
 }
 
-static void csv_row(FILE *f, const bc_case_result *c, const char *params, const bc_cr_metric *m)
+static void csv_row(FILE *f, const bc_case_result *c, const char *params, const bc_cr_metric *m,
+		    const char *headline)
 {
 	fprintf(f, "%lld,", c->id);
 	bc_csv_cell(f, c->module);
@@ -145,12 +158,25 @@ static void csv_row(FILE *f, const bc_case_result *c, const char *params, const 
 	else
 		fputs(",,", f);
 	bc_csv_cell(f, m ? m->unit : "");
-	fprintf(f, ",%s\n", !m ? "" : m->higher_is_better ? "true" : "false");
+	fprintf(f, ",%s,%s\n", !m ? "" : m->higher_is_better ? "true" : "false",
+		!m ? "" : headline && !strcmp(m->name, headline) ? "true" : "false");
 }
 
-char *bc_csv(const bc_case_result *cases, size_t n)
+/* The case's headline metric as its group (compare's grouping) names it. */
+static const char *case_headline(const bc_case_result *c, const bc_results *groups)
 {
-	static const char *head = "case,module,params,threads,repeat,status,metric,value,unit,higher_is_better\n";
+	char *pk = json_dumps(c->params, JSON_COMPACT | JSON_SORT_KEYS);
+	const bc_rgroup *g = groups ? bc_results_find(groups, c->module, pk ? pk : "{}", c->threads) : NULL;
+	const bc_rmetric *pm = g ? bc_primary_metric(g) : NULL;
+
+	free(pk);
+	return pm ? pm->name : NULL;
+}
+
+char *bc_csv(const bc_case_result *cases, size_t n, const bc_results *groups)
+{
+	static const char *head = "case,module,params,threads,repeat,status,metric,value,unit,"
+				  "higher_is_better,headline\n";
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -160,10 +186,11 @@ char *bc_csv(const bc_case_result *cases, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		const bc_case_result *c = &cases[i];
 		char *p = bc_params_text(c->params);
+		const char *hl = case_headline(c, groups);
 		if (!c->nmetrics)	/* a failed or skipped case: one row, so it is seen */
-			csv_row(f, c, p, NULL);
+			csv_row(f, c, p, NULL, hl);
 		for (size_t k = 0; k < c->nmetrics; k++)
-			csv_row(f, c, p, &c->metrics[k]);
+			csv_row(f, c, p, &c->metrics[k], hl);
 		free(p);
 	}
 	fclose(f);

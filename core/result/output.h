@@ -12,6 +12,8 @@ void bc_print_case(FILE *f, const bc_case_result *c, const char *label);
 /* The table of the cases; groups (the same cases, grouped) names each
    case's primary metric. */
 void bc_print_summary(FILE *f, const bc_case_result *cases, size_t n, const bc_results *groups);
-/* One row per case x metric (a row for a case without metrics). */
-char *bc_csv(const bc_case_result *cases, size_t n);
+/* One row per case x metric (a row for a case without metrics); the last
+   column says which metric is the case's headline (groups: the same cases,
+   grouped; bc_primary_metric() decides, as for compare and report). */
+char *bc_csv(const bc_case_result *cases, size_t n, const bc_results *groups);
 #endif

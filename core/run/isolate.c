@@ -1,7 +1,7 @@
 /* A case in a forked child (isolate.h). The child sends "P <phase>" lines
  * and finally "J <json>" over a socket pair, and "S <spec>" when its module
  * asks for a private server, which the runner starts (it outlives the case)
- * and answers "OK" or "E <reason>". The runner enforces a watchdog per phase
+ * and answers "OK <pid>" or "E <reason>". The runner enforces a watchdog per phase
  * (init_timeout, prepare_timeout, thread_init_timeout + grace, warmup +
  * grace, time + grace for the measured window, cleanup_timeout or warmup +
  * time + grace for each of finish, cleanup and destroy) and turns a crash, an
@@ -121,8 +121,10 @@ static int child_start_server(void *arg, const bench_server_spec_v1 *spec, char 
 			break;
 	}
 	line[len] = '\0';
-	if (!strcmp(line, "OK"))
+	if (!strcmp(line, "OK"))	/* a runner that does not say the pid */
 		return 0;
+	if (!strncmp(line, "OK ", 3))
+		return atoi(line + 3) > 0 ? atoi(line + 3) : 0;
 	json_t *m = strncmp(line, "E ", 2) ? NULL : json_loads(line + 2, JSON_DECODE_ANY, NULL);
 	snprintf(err, n, "%s", json_is_string(m) ? json_string_value(m) : "private server: no answer from the runner");
 	json_decref(m);
@@ -215,15 +217,19 @@ static void serve(case_link *l, int fd, const char *js, size_t n, watch *w)
 	uint64_t t0 = bc_now_ns();
 	json_t *j = json_loadb(js, n, 0, NULL);
 	bench_server_spec_v1 *spec = j ? bc_service_spec_parse(j) : NULL;
-	int rc = -1;
+	int rc = -1, pid = 0;
 	if (spec)
 		rc = bc_service_start(l->module, spec, l->dir, err, sizeof(err));
 	else
 		snprintf(err, sizeof(err), "private server: malformed request from the case's process");
+	if (rc == 0)	/* told to the case, which declares it (its CPU is the workload's) */
+		pid = bc_service_pid(l->module, spec->name);
 	bc_service_spec_free(spec);
 	json_decref(j);
 	if (rc == 0) {
-		write_all(fd, "OK\n", 3);
+		char ok[32];
+		int len = snprintf(ok, sizeof(ok), "OK %d\n", pid);
+		write_all(fd, ok, (size_t)len);
 	} else {
 		json_t *m = json_string(err);
 		char *s = m ? json_dumps(m, JSON_ENCODE_ANY) : NULL;

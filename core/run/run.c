@@ -182,7 +182,7 @@ int bc_runner_write(bc_runner *r, int final)
 		free(s);
 	}
 	if (r->out_csv) {
-		char *s = bc_csv(r->cases, r->ncases);
+		char *s = bc_csv(r->cases, r->ncases, &r->groups);
 		if (bc_write_atomic(r->out_csv, s, strlen(s), &e)) {
 			bc_err_print(&e);
 			rc = -1;
@@ -294,7 +294,9 @@ static void local_phase(void *arg, const char *phase)
 static int local_start_server(void *arg, const bench_server_spec_v1 *spec, char *err, size_t n)
 {
 	case_link *l = arg;
-	return bc_service_start(l->module, spec, l->dir, err, n);
+	if (bc_service_start(l->module, spec, l->dir, err, n) != 0)
+		return -1;
+	return bc_service_pid(l->module, spec->name);
 }
 
 /* ---------------------------------------------------------- requirements */

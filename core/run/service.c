@@ -393,6 +393,12 @@ int bc_service_start(const char *module, const bench_server_spec_v1 *spec, const
 	return -1;
 }
 
+int bc_service_pid(const char *module, const char *name)
+{
+	svc *s = owner == getpid() ? find(module, name) : NULL;
+	return s ? (int)s->pid : 0;
+}
+
 /* ------------------------------------------------------------------ stop */
 
 /* What the stopped servers started in sessions of their own (a setsid

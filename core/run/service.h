@@ -23,6 +23,9 @@
    and the tail of its log in err (the server is then gone). */
 int bc_service_start(const char *module, const bench_server_spec_v1 *spec, const char *dir,
 		     char *err, size_t n);
+/* The pid (= process group) of the running server (module, name), or 0:
+   the case declares it so its CPU is the workload's, not other processes'. */
+int bc_service_pid(const char *module, const char *name);
 /* Stops the module's servers: stop_signal to each group, up to 5 s (cut
    short by a second Ctrl-C), then SIGKILL to the group; reaps them. */
 void bc_service_stop_module(const char *module);

@@ -340,6 +340,7 @@ static const bench_module_v1 io_module = {
 	.opts_size	= sizeof(struct io_opts),
 	.op_classes	= io_op_classes,
 	.metrics	= io_metrics,
+	.headline_metric = "iops",
 	.requires	= { .disk_path_option = "path" },
 	.init		= io_init,
 	.prepare	= io_prepare,

@@ -553,6 +553,7 @@ static const bench_module_v1 mem_module = {
 	.opts_size	= sizeof(struct mem_opts),
 	.op_classes	= mem_oper_names,
 	.metrics	= mem_metrics,
+	.headline_metric = "mib_per_sec",
 	.init		= mem_init,
 	.thread_init	= mem_thread_init,
 	.thread_run	= mem_thread_run,

@@ -9,8 +9,12 @@ FX=tests/fixtures
 # --- same system twice: every comparison a tie ------------------------------
 run_bc "$T/same" compare $FX/cmp-a.json $FX/cmp-a2.json
 expect_rc "compare same system" 0
-expect_grep "same system: headline and secondary counted apart, all ties" "$T/same.out" \
-	'^sysA-again: headline 0 wins, 0 losses, 5 ties, 0 inconclusive, 0 suspect; secondary 0 wins, 0 losses, 22 ties, 0 inconclusive, 0 suspect'
+expect_grep "same system: headline and secondary counted apart, all ties (equivalent)" "$T/same.out" \
+	'^sysA-again: headline 0 wins, 0 losses, 5 ties \(equivalent\), 0 inconclusive, 0 suspect; secondary 0 wins, 0 losses, 22 ties \(equivalent\), 0 inconclusive, 0 suspect'
+expect_grep "same system: the largest headline differences are listed with their intervals" "$T/same.out" \
+	'^  cpu +cpu_max_prime=10000 threads=1 events_per_sec \+0\.1% \[-[0-9.]+% \.\. \+[0-9.]+%\] tie$'
+expect_grep "same system: a tie says why: equivalent, interval inside the threshold" "$T/same.out" \
+	'tie \(equivalent: [-+0-9.]+% \(80% CI [-+0-9.]+% \.\. [-+0-9.]+%\) within the 2% throughput threshold\)'
 expect_grep "text: raw and adjusted p side by side" "$T/same.out" 'welch-log t=[-0-9.e]+ p=[0-9.]+ p_adj=[0-9.]+ +tie'
 expect_grep "text: the adjustment and the thresholds are stated" "$T/same.out" \
 	'adjusted over 27 tests \(Benjamini-Hochberg\)'
@@ -61,18 +65,22 @@ expect_py "identical distributions: exact p = 0.8413 (U=11 of 25)" "$T/order.out
 
 # --- practical threshold ----------------------------------------------------
 run_bc "$T/small" compare --json $FX/cmp-a.json $FX/cmp-faster-small.json
-expect_py "1.5% faster, significant: tie below the 2% throughput threshold" "$T/small.out" \
-	'[(r["verdict"], r["p_adj"] < 0.05, r["reason"]) for r in d["comparisons"][0]["rows"] if r["module"] == "cpu" and r["threads"] == 1 and r["metric"] == "events_per_sec"] == [("tie", True, "significant but below the 2% throughput threshold")]'
-run_bc "$T/small1" compare --json --threshold 1% $FX/cmp-a.json $FX/cmp-faster-small.json
-expect_py "--threshold 1%: the same difference is a win" "$T/small1.out" \
-	'[r["verdict"] for r in d["comparisons"][0]["rows"] if r["module"] == "cpu" and r["threads"] == 1 and r["metric"] == "events_per_sec"] == ["win"] and d["threshold"] == 0.01'
+# significant, but its interval reaches past 2%: neither "the same" nor a win
+expect_py "1.5% faster, significant, interval across 2%: inconclusive with the repeats it needs" "$T/small.out" \
+	'[(r["verdict"], r["p_adj"] < 0.05, "reaches across the 2% throughput threshold" in r["reason"], r["ci_low_pct"] < 2 < r["ci_high_pct"], r["needs_repeats"] > 5) for r in d["comparisons"][0]["rows"] if r["module"] == "cpu" and r["threads"] == 1 and r["metric"] == "events_per_sec"] == [("inconclusive", True, True, True, True)]'
+run_bc "$T/small1" compare --json --threshold 0.5% $FX/cmp-a.json $FX/cmp-faster-small.json
+expect_py "--threshold 0.5%: the same difference, its interval wholly beyond 0.5%, is a win" "$T/small1.out" \
+	'[(r["verdict"], r["ci_low_pct"] > 0.5) for r in d["comparisons"][0]["rows"] if r["module"] == "cpu" and r["threads"] == 1 and r["metric"] == "events_per_sec"] == [("win", True)] and d["threshold"] == 0.005'
+run_bc "$T/small2" compare --json --threshold 10% $FX/cmp-a.json $FX/cmp-faster-small.json
+expect_py "--threshold 10%: the same difference is a tie (equivalent within 10%)" "$T/small2.out" \
+	'[r["verdict"] for r in d["comparisons"][0]["rows"] if r["module"] == "cpu" and r["threads"] == 1 and r["metric"] == "events_per_sec"] == ["tie"]'
 
 # --- too few repeats ---------------------------------------------------------
 run_bc "$T/two" compare --test mwu $FX/cmp-a.json $FX/cmp-two.json
 expect_rc "compare with 2 repeats (a verdict is not an error)" 0
 expect_grep "2 repeats: inconclusive, says how many are needed" "$T/two.out" \
 	'events_per_sec .*inconclusive \(needs >=4 repeats on each side \(has 5 and 2\)\)'
-expect_grep "2 repeats: totals" "$T/two.out" '^sysD-2rep: headline 0 wins, 0 losses, 0 ties, 5 inconclusive, 0 suspect; secondary 0 wins, 0 losses, 0 ties, 22 inconclusive'
+expect_grep "2 repeats: totals" "$T/two.out" '^sysD-2rep: headline 0 wins, 0 losses, 0 ties \(equivalent\), 5 inconclusive, 0 suspect; secondary 0 wins, 0 losses, 0 ties \(equivalent\), 22 inconclusive'
 
 # --- Welch ------------------------------------------------------------------
 run_bc "$T/welch" compare --json --test welch $FX/cmp-a.json $FX/cmp-two.json
@@ -86,7 +94,7 @@ expect_py_csv() {
 	if [ "$r" = True ]; then pass "$1"; else fail "$1: $3 -> $r"; fi
 }
 expect_py_csv "CSV: one row per case x metric, parseable" "$T/csv.out" \
-	'len(rows) == 21 and rows[0]["baseline"] == "sysA" and rows[0]["verdict"] == "loss" and rows[0]["test"] == "mwu-exact" and float(rows[0]["p_adj"]) >= float(rows[0]["p"]) / 2 and rows[0]["headline"] == "1"'
+	'len(rows) == 21 and rows[0]["baseline"] == "sysA" and rows[0]["verdict"] == "loss" and rows[0]["test"] == "mwu-exact" and float(rows[0]["p_adj"]) >= float(rows[0]["p"]) / 2 and rows[0]["headline"] == "1" and float(rows[0]["ci_high_pct"]) < -5 and rows[0]["ci_level_pct"] == "80"'
 
 # --- scaling view -----------------------------------------------------------
 run_bc "$T/scale" compare $FX/cmp-sweep.json
@@ -116,7 +124,7 @@ expect_grep "bad field type: names the field" "$T/thr.err" 'cases\[0\]\.threads:
 run_bc "$T/thresh" compare --threshold abc $FX/cmp-a.json $FX/cmp-a2.json
 expect_rc "bad --threshold" 2
 # compare and report share one parser: the same values are refused by both
-for bad in "--threshold 1500" "--threshold-for read.p99_ms" "--threshold-for x=-1" "--adjust fdr" "--alpha 1"; do
+for bad in "--threshold 1500" "--threshold-for read.p99_ms" "--threshold-for x=-1" "--adjust fdr" "--alpha 1" "--level 40" "--level 100"; do
 	run_bc "$T/badc" compare $bad $FX/cmp-a.json $FX/cmp-a2.json
 	expect_rc "compare refuses $bad" 2
 	run_bc "$T/badr" report $bad $FX/cmp-a.json $FX/cmp-a2.json -o "$T/bad.html"
@@ -141,9 +149,23 @@ expect_py "busy: cpu declares 20% for event.p99_ms: +11% is a tie by the module'
 	'all(r["threshold_source"] == "module" and r["threshold_pct"] == 20 and r["verdict"] == "tie" for r in d["comparisons"][0]["rows"] if r["metric"] == "event.p99_ms" and r["module"] == "cpu")'
 run_bc "$T/busytxt" compare $FX/cmp-v11-quiet.json $FX/cmp-v11-busy.json
 expect_grep "busy text: says why" "$T/busytxt.out" 'suspect \(loss on a busy machine: steal or other processes took 12% of the CPU\)'
+# --- the run's own server is not "other" (issue 26) ---------------------------
+run_bc "$T/srv" compare --json $FX/cmp-v11-quiet.json $FX/cmp-v13-server.json
+expect_py "a local server at 45% of the CPU (cpu.server_pct), others 1%: 10% slower is a loss, not suspect" "$T/srv.out" \
+	'(lambda s: (s["losses"] >= 5, s["suspect"], s["headline"]["losses"]))(d["comparisons"][0]["summary"]) == (True, 0, 5) and not any(r["busy"] for r in d["comparisons"][0]["rows"])'
+
+# --- the study's row: +128% at 3 noisy repeats is never a tie -----------------
+run_bc "$T/study" compare $FX/cmp-study-a.json $FX/cmp-study-b.json
+expect_grep "study: io iops +128% at 3 repeats is inconclusive with the repeats it needs, not a tie" "$T/study.out" \
+	'^ +2  iops .*\+128\.1% \[\+51\.3% \.\. \+248\.5%\] .* inconclusive \(not significant \(p adj 0\.0761 >= 0\.05\): .* needs ~5 repeats\)$'
+expect_grep "study: the summary counts it as inconclusive, headline apart" "$T/study.out" \
+	'^centos7: headline 0 wins, 0 losses, 0 ties \(equivalent\), 1 inconclusive, 0 suspect;'
+expect_grep "study: and lists it among the largest headline differences with its interval" "$T/study.out" \
+	'^  io +block_size=4096 rw=randread threads=2 iops \+128\.1% \[\+51\.3% \.\. \+248\.5%\] inconclusive \(needs ~5 repeats\)$'
+
 run_bc "$T/mixed" compare $FX/cmp-a.json $FX/cmp-v11-quiet.json
 expect_rc "an old file (benchcore/1 without the 1.1 fields) against a new one" 0
-expect_grep "old against new: all ties" "$T/mixed.out" '^sysE-quiet: headline 0 wins, 0 losses, 5 ties'
+expect_grep "old against new: all ties" "$T/mixed.out" '^sysE-quiet: headline 0 wins, 0 losses, 5 ties \(equivalent\)'
 
 run_bc "$T/none" compare
 expect_rc "no files" 2
@@ -155,7 +177,7 @@ bad=""
 for opt in $(grep -oE -- '--[a-z][a-z-]*[a-z]' "$T/help.out" | sort -u); do
 	case $opt in --help) continue;; esac
 	arg=""; case $opt in --threshold) arg=3;; --alpha) arg=0.1;; --test) arg=welch;;
-		--threshold-for) arg=tail=20;; --adjust) arg=holm;; --format) arg=markdown;;
+		--threshold-for) arg=tail=20;; --adjust) arg=holm;; --format) arg=markdown;; --level) arg=90;;
 		--match-ignore) arg=max_prime;; --by) arg=cpu.max_prime;; --metric) arg=events_per_sec;; esac
 	"$BC" compare $opt $arg $FX/cmp-a.json $FX/cmp-a2.json >/dev/null 2>&1 || bad="$bad $opt"
 done

@@ -22,8 +22,13 @@ EOF
 run_bc "$T/rep" report $FX/cmp-a.json "$T/evil.json" $FX/cmp-two.json -o "$T/report.html"
 expect_rc "report of three files" 0
 H=$T/report.html
-expect_grep "report: a verdict summary per file, headline apart" "$H" 'B &amp; &quot;co&quot;</bdi> vs <bdi>sysA</bdi>: headline 0 wins, 4 losses, 0 ties, 0 inconclusive, 0 suspect; secondary 0 wins, 10 losses, 7 ties'
+expect_grep "report: a verdict summary per file, headline apart" "$H" 'B &amp; &quot;co&quot;</bdi> vs <bdi>sysA</bdi>: headline 0 wins, 4 losses, 0 ties \(equivalent\), 0 inconclusive, 0 suspect; secondary 0 wins, 10 losses, 7 ties \(equivalent\)'
 expect_grep "report: verdict table shows raw and adjusted p and the threshold" "$H" "<th>p</th><th>p adj</th><th>threshold</th><th>verdict</th>"
+expect_grep "report: verdict table shows each row's interval" "$H" "<th>interval</th><th>test</th>"
+expect_grep "report: legend says tie means equivalent, decided by the interval" "$H" \
+	'<b>tie \(equivalent\)</b>: the interval lies wholly inside &plusmn;threshold'
+expect_grep "report: the largest headline differences with their intervals" "$H" \
+	"Largest headline differences \(80% interval of B/A &minus; 1\): cpu .* threads=[0-9]+ events_per_sec -10\.0% \[-[0-9.]+% \.\. -[0-9.]+%\] <span class='loss'>loss</span>"
 expect_grep "report: a p99 row with its tail threshold" "$H" "<td class='num'>15% <small>tail</small></td><td class='tie'>tie"
 expect_grep "report: says how verdicts are decided" "$H" 'p adjusted over all tests of a comparison \(Benjamini-Hochberg\)'
 run_bc "$T/rep11" report --threshold-for tail=5 $FX/cmp-v11-quiet.json $FX/cmp-v11-busy.json -o "$T/v11.html"

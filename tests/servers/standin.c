@@ -1,9 +1,11 @@
 /* A stand-in for a private server, for tests/integration/test_service.sh:
  * listens on a unix socket and answers every connection with "pid=N\n"
  * (its own pid), so a module can tell which server it reached.
- *   standin_server SOCKET [--child] [--ignore-term] [--never-ready] [--crash-after=N]
+ *   standin_server SOCKET [--child] [--burn] [--ignore-term] [--never-ready] [--crash-after=N]
  * --child        forks a worker into its process group that ignores SIGTERM,
  *                like a server's helper that outlives a polite stop
+ * --burn         like --child, and the worker burns CPU instead of sleeping: a
+ *                server whose work the case's measurement must count as its own
  * --ignore-term  ignores SIGTERM itself (the host must escalate to SIGKILL)
  * --never-ready  never listens, and says so in its log
  * --crash-after  exits with status 3 after N connections (a server that died)
@@ -39,11 +41,13 @@ static void standin_helper(void)
 int main(int argc, char **argv)
 {
 	const char *path = NULL;
-	int child = 0, ignore = 0, never = 0, daemonize = 0, sid_child = 0;
+	int child = 0, ignore = 0, never = 0, daemonize = 0, sid_child = 0, burn = 0;
 	long crash_after = -1;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--child"))
 			child = 1;
+		else if (!strcmp(argv[i], "--burn"))
+			burn = child = 1;
 		else if (!strcmp(argv[i], "--ignore-term"))
 			ignore = 1;
 		else if (!strcmp(argv[i], "--never-ready"))
@@ -84,7 +88,10 @@ int main(int argc, char **argv)
 	if (child) {
 		pid_t w = fork();
 		if (w == 0) {
+			volatile unsigned long spin = 0;
 			signal(SIGTERM, SIG_IGN);
+			while (burn)
+				spin++;
 			for (;;)
 				pause();
 		}

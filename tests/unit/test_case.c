@@ -164,6 +164,10 @@ static void eq_case(const bc_case_result *a, const bc_case_result *b)
 		EQ_D(a->cpu.utilization, b->cpu.utilization);
 		EQ_D(a->cpu.steal_pct, b->cpu.steal_pct);
 		EQ_D(a->cpu.other_pct, b->cpu.other_pct);
+		EQ_D(a->cpu.server_s, b->cpu.server_s);
+		EQ_D(a->cpu.server_pct, b->cpu.server_pct);
+		EQ_D(a->cpu.server_us_per_op, b->cpu.server_us_per_op);
+		EQ_S(a->cpu.servers, b->cpu.servers);
 	}
 	EQ_I(a->freq.set, b->freq.set);
 	if (a->freq.set) {
@@ -349,6 +353,10 @@ static void full_case(bc_case_result *r)
 	r->cpu.utilization = 7.975;
 	r->cpu.steal_pct = 6;
 	r->cpu.other_pct = 0.5;
+	r->cpu.server_s = 61.5;	/* a local server declared (issue 26): its CPU apart */
+	r->cpu.server_pct = 48.25;
+	r->cpu.server_us_per_op = 12.125;
+	bc_case_set_str(&r->cpu.servers, "redis-server (pid 4242, its process group)");
 	r->freq.set = 1;
 	r->freq.measured_mhz = 4100.5;
 	r->freq.before_mhz = 4110.25;
@@ -745,6 +753,9 @@ static const struct { const char *path, *value, *msg; } hostile[] = {
 	{ "thresholds/x", "\"5\"", "cases[7].thresholds.x: wants a percentage >= 0" },
 	{ "cpu/steal_pct", "\"x\"", "cases[7].cpu.steal_pct: not a number" },
 	{ "cpu/other_pct", "[]", "cases[7].cpu.other_pct: not a number" },
+	{ "cpu/server_pct", "\"x\"", "cases[7].cpu.server_pct: not a number" },
+	{ "cpu/server_us_per_op", "{}", "cases[7].cpu.server_us_per_op: not a number" },
+	{ "cpu/servers", "3", "cases[7].cpu.servers: not a string" },
 	{ "cpu_freq", "5", "cases[7].cpu_freq: not an object" },
 	{ "cpu_freq/measured_mhz", "-1", "cases[7].cpu_freq.measured_mhz: not a frequency in MHz" },
 	{ "cpu_freq/before_mhz", "\"4G\"", "cases[7].cpu_freq.before_mhz: not a frequency in MHz" },

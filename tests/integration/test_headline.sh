@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# One headline everywhere (issue 26): for every in-tree module, the metric
+# the run's summary table names, the run's CSV marks, groups[] records,
+# compare's summary counts (--json and --csv headline flags) and the
+# report's verdict table tags "(headline)" is one and the same: the
+# module's declared headline metric. Cheap runs (0.5 s, 2 repeats); redis
+# and oltp with benchcore's private server when the binary is installed.
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+D=/var/tmp
+[ "$(stat -f -c %T "$D" 2>/dev/null)" = tmpfs ] && D=$PWD/$BUILD
+D=$(mktemp -d "$D/bc-headline.XXXXXX")
+trap 'rm -rf "$T" "$D"' EXIT
+S=(--time 0.5 --warmup 0 --repeat 2 --report-interval 0 -q --force)
+
+# name | expected headline | module and options
+RUNS=(
+	"cpu|events_per_sec|cpu max_prime=2000"
+	"mem|mib_per_sec|mem block_size=4K oper=read"
+	"io|iops|io path=$D file_size=8M rw=randread block_size=4K"
+	"rsa|sign_per_sec|rsa"
+	"net-stream|gbit_per_sec|net test=tcp_stream --no-isolate"
+	"net-rr|transactions_per_sec|net test=tcp_rr --no-isolate"
+)
+if command -v redis-server >/dev/null; then
+	RUNS+=("redis|requests_per_sec|redis tests=SET,GET")
+else
+	echo "SKIP: redis: no redis-server installed"
+fi
+if command -v mariadbd >/dev/null || command -v mysqld >/dev/null; then
+	RUNS+=("oltp|tpmc|oltp warehouses=1 --threads 1")
+else
+	echo "SKIP: oltp: no mariadbd installed"
+fi
+
+for r in "${RUNS[@]}"; do
+	IFS='|' read -r name want args <<<"$r"
+	# shellcheck disable=SC2086
+	run_bc "$T/$name" run $args "${S[@]}" -o "$T/$name.json" --csv "$T/$name.csv"
+	if [ "$RC" -ne 0 ] || [ ! -s "$T/$name.json" ]; then
+		fail "$name: benchcore run failed (exit $RC): $(tail -3 "$T/$name.err")"
+		continue
+	fi
+	run_bc "$T/$name-cj" compare --json "$T/$name.json" "$T/$name.json"
+	run_bc "$T/$name-cc" compare --csv "$T/$name.json" "$T/$name.json"
+	run_bc "$T/$name-ct" compare "$T/$name.json" "$T/$name.json"
+	run_bc "$T/$name-rp" report "$T/$name.json" "$T/$name.json" -o "$T/$name.html"
+	python3 - "$T/$name" "$want" <<'PY'
+import csv, json, re, sys
+p, want = sys.argv[1], sys.argv[2]
+name = p.rsplit("/", 1)[1]
+def say(ok, what, got):
+    print("%s: %s: %s%s" % ("PASS" if ok else "FAIL", name, what, "" if ok else " (got %s, wanted %s)" % (got, want)))
+d = json.load(open(p + ".json"))
+ok = [c for c in d["cases"] if c["status"] == "ok"]
+say(len(ok) == len(d["cases"]) and ok, "every case ok", [c["status"] for c in d["cases"]])
+got = sorted({g["headline"] for g in d["groups"]})
+say(got == [want], "groups[].headline is the declared headline", got)
+rows = [l for l in open(p + ".out") if re.match(r"^\d+ ", l) and " cases ok" not in l]
+got = sorted({(re.search(r" ok +[0-9.]+ +(\S+)", l) or re.match("()", "")).group(1) for l in rows})
+say(len(rows) == len(d["cases"]) and got == [want], "the run summary's headline column names it", got)
+rows = list(csv.DictReader(open(p + ".csv")))
+got = sorted({r["metric"] for r in rows if r["headline"] == "true"})
+n = sum(r["headline"] == "true" for r in rows)
+say(got == [want] and n == len(d["cases"]), "the run CSV marks it once per case", (got, n))
+cj = json.load(open(p + "-cj.out"))["comparisons"][0]
+got = sorted({r["metric"] for r in cj["rows"] if r["headline"]})
+say(got == [want], "compare --json counts it as the headline", got)
+s = cj["summary"]["headline"]
+say(sum(s.values()) == len(d["groups"]), "compare's headline counts: one row per case group", s)
+got = sorted({r["metric"] for r in csv.DictReader(open(p + "-cc.out")) if r["headline"] == "1"})
+say(got == [want], "compare --csv flags it", got)
+txt = open(p + "-ct.out").read()
+got = sorted(set(re.findall(r"^  \S+ +(?:\S+ )?threads=\d+ (\S+) ", txt.split("largest headline differences")[-1], re.M)))
+say(got in ([], [want]), "compare's largest headline differences are of it", got)
+html = open(p + ".html").read()
+got = sorted(set(re.findall(r"<td>([a-z_.0-9]+)(?: \([^<]*\))?</td><td>(?:higher|lower)</td>(?:(?!</tr>).)*\(headline\)", html)))
+say(got == [want], "the report tags it (headline)", got)
+PY
+done

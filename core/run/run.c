@@ -35,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "engine.h"
+#include "identity.h"
 #include "output.h"
 #include "run.h"
 #include "results.h"
@@ -83,8 +84,12 @@ void bc_runner_init(bc_runner *r, const bc_config *cfg, json_t *config_json, con
 	bc_results_init(&r->groups, "run");
 	r->text = stdout;
 	r->seed = cfg->run.seed_set ? cfg->run.seed : random_seed();
-	r->doc = json_pack("{s:s, s:s, s:s, s:s, s:b, s:s, s:o, s:o, s:{s:s, s:I}, s:[], s:[]}", "schema",
-			   "benchcore/1", "benchcore_version", BC_VERSION, "started_at", ts, "finished_at", ts,
+	char run_id[BC_ID_HEX], host_id[BC_ID_HEX];
+	bc_run_id_new(run_id);
+	bc_host_id(host_id);
+	r->doc = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:s, s:o, s:o, s:{s:s, s:I}, s:[], s:[]}", "schema",
+			   "benchcore/1", "benchcore_version", BC_VERSION, "run_id", run_id, "host_id", host_id,
+			   "started_at", ts, "finished_at", ts,
 			   "interrupted", 0, "label", cfg->label ? cfg->label : host,
 			   "host", bc_sysinfo_host(io_path), "config", config_json, "schedule",
 			   "repeat_order", cfg->run.back_to_back ? "back_to_back" : "rounds",

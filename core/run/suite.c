@@ -13,6 +13,7 @@
 #include "plan.h"
 #include "run.h"
 #include "service.h"
+#include "start_at.h"
 #include "suite.h"
 #include "sysinfo.h"
 #include "util.h"
@@ -308,6 +309,14 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 	int lock = -1;
 	if (out && strcmp(out, "-") && (lock = bc_lock_output(out, &e)) < 0) {
 		bc_err_print(&e);
+		free(out);
+		free(csv);
+		goto out;
+	}
+	/* after every check (a bad config fails now, not at TIME), before the
+	   fingerprint and started_at (they describe the run, not the wait) */
+	if (c->start_at && (rc = bc_start_at_wait(c->start_epoch, c->start_at)) != 0) {
+		bc_unlock_output(out, lock);
 		free(out);
 		free(csv);
 		goto out;

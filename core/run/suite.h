@@ -9,6 +9,8 @@
 typedef struct bc_suite_opts {
 	const char *config, *out, *csv, *only, *skip, *label, *modpath;
 	int force, force_module, quiet;
+	const char *start_at;		/* --start-at as given; start_epoch is its time */
+	double start_epoch;
 	bc_runset *rs;			/* where run-setting flags land */
 } bc_suite_opts;
 

@@ -182,7 +182,10 @@ check_results() {	# what both modes must show: HOSTS are the hosts that must del
 
 mode=ssh
 write_cfg
-if ! setup_ssh; then
+if [ -n "${BC_FLEET_LOCAL:-}" ]; then	# the fallback on purpose (to test it)
+	echo "SKIP: BC_FLEET_LOCAL is set: the playbook runs with Ansible's local connection"
+	mode=local
+elif ! setup_ssh; then
 	echo "SKIP: no network namespaces with sshd here ($why): the playbook runs with Ansible's local connection instead"
 	mode=local
 fi
@@ -221,7 +224,7 @@ fi
 
 playbook "$T/play.log"
 [ -s "$T/results/alpha.json" ] || tail -40 "$T/play.log"
-[ -n "${BC_FLEET_LOGS:-}" ] && cp "$T/play.log" "$BC_FLEET_LOGS/"	# for debugging the playbook
+[ -n "${BC_FLEET_LOGS:-}" ] && cp -r "$T/play.log" "$T/results" "$BC_FLEET_LOGS/"	# for debugging the playbook
 check_results
 if [ "$mode" = ssh ]; then
 	a=$T/results/alpha.json b=$T/results/beta.json
@@ -236,6 +239,10 @@ if [ "$mode" = ssh ]; then
 	expect_grep "a clock 5 s ahead (delta's, made so) is warned about, by name" "$T/play.log" \
 		"WARNING: the hosts' clocks differ by more than 1 s \(delta;"
 	expect_no_grep "the hosts on one clock are not" "$T/play.log" "WARNING: the hosts' clocks differ by more than 1 s \([^;]*(alpha|beta)[^;]*;"
+fi
+if [ "$mode" = local ]; then
+	expect_py "alpha measured the net module against beta's serve (127.0.0.1:$port)" "$T/results/alpha.json" \
+		"[c for c in d['cases'] if c['module'] == 'net' and c['status'] == 'ok' and c['params']['server'] == '127.0.0.1:$port']"
 fi
 check "benchcore serve was stopped by the playbook" sh -c "! pgrep -f '$T/hosts/beta/benchcore/bin/[b]enchcore serve' >/dev/null"
 

@@ -14,7 +14,7 @@ REF="sysbench fio redis-tools openssl iperf3 sockperf qperf coreutils"
 # Packaging and fleet runs: the Debian package build and its lintian check, man pages and
 # completion, Ansible driving sshd in network namespaces (tests/integration/test_fleet.sh).
 FLEET="debhelper dpkg-dev fakeroot lintian man-db groff bash-completion ansible-core
-       openssh-server openssh-client util-linux"
+       openssh-server openssh-client util-linux python3-apt"
 
 want="$BUILD $TEST $REF $FLEET"
 missing=""

@@ -182,5 +182,28 @@ expect_py "and runs it" "$T/hello.json" "d['cases'] and all(c['status'] == 'ok' 
 dpkg --purge $ours > "$T/purge.log" 2>&1
 check "dpkg --purge removes the packages" sh -c "! dpkg-query -W -f='\${Status}\n' $ours 2>/dev/null | grep -q 'ok installed'"
 check "nothing of them is left in /usr" test ! -e /usr/bin/benchcore -a ! -e /usr/lib/benchcore -a ! -e /usr/share/benchcore
+
+# the playbook's default install (benchcore_install=deb) on one local host
+if command -v ansible-playbook >/dev/null; then
+	mkdir -p "$T/ahome" "$T/fleet" "$T/rtmp"
+	printf '[benchcore_hosts]\nsolo ansible_connection=local ansible_python_interpreter=/usr/bin/python3\n' > "$T/inv.ini"
+	printf 'modules = ( { name = "cpu"; time = 0.2; warmup = 0; } );\n' > "$T/solo.conf.j2"
+	env ANSIBLE_HOME="$T/ahome" ANSIBLE_LOCAL_TEMP="$T/ahome/tmp" ANSIBLE_REMOTE_TEMP="$T/rtmp" \
+	    ANSIBLE_ASYNC_DIR="$T/ahome/async" ANSIBLE_NOCOLOR=1 ANSIBLE_RETRY_FILES_ENABLED=0 \
+	    ansible-playbook -i "$T/inv.ini" "$REPO/contrib/ansible/fleet.yml" \
+	    -e "{\"benchcore_debs\": [\"$deb\"], \"benchcore_version\": \"$version\", \"benchcore_workdir\": \"$T/work\",
+	         \"benchcore_results\": \"$T/fleet\", \"benchcore_conf\": \"$T/solo.conf.j2\",
+	         \"benchcore_controller_bin\": \"$BC\", \"benchcore_start_delay\": 3, \"benchcore_poll\": 1}" \
+	    > "$T/play.log" 2>&1 </dev/null
+	RC=$?
+	check "the playbook installs the .deb (benchcore_install=deb) and runs (exit $RC)" test "$RC" = 0
+	[ "$RC" = 0 ] || tail -20 "$T/play.log"
+	check "  the package is installed" sh -c "dpkg-query -W -f='\${Status}' benchcore | grep -q 'ok installed'"
+	expect_py "  the run used the packaged benchcore" "$T/fleet/solo.json" \
+		"d['cases'][0]['status'] == 'ok' and d['benchcore_version'] == '$version'"
+	check "  the fleet report and an empty failure list" test -s "$T/fleet/fleet.html" -a ! -s "$T/fleet/FAILED.txt"
+	dpkg --purge $ours > "$T/purge2.log" 2>&1
+	check "  purged again" sh -c "! dpkg-query -W -f='\${Status}\n' benchcore 2>/dev/null | grep -q 'ok installed'"
+fi
 dpkg-query -W -f='${Package}\n' | sort > "$T/pkgs.after"
 check "no other package was added or removed" cmp -s "$T/pkgs.before" "$T/pkgs.after"

@@ -222,7 +222,19 @@ else
 	} > "$T/inventory.ini"
 fi
 
+# While alpha runs, its ssh connections are dropped (its sshd's session
+# processes killed, the listener kept): the run must survive that.
+dropper() {
+	local a_sshd=${sshd_pids%% *} n=0 i
+	a_sshd=${sshd_pids# }; a_sshd=${a_sshd%% *}
+	for _ in $(seq 600); do pgrep -f "$T/hosts/alpha/benchcore/bin/[b]enchcore -c" >/dev/null && break; sleep 0.1; done
+	sleep 0.5
+	for i in $(seq 30); do pkill -TERM -P "$a_sshd" 2>/dev/null && n=$((n + 1)); sleep 0.1; done
+	echo "$n" > "$T/dropped"
+}
+[ "$mode" = ssh ] && { dropper & dropper_pid=$!; }
 playbook "$T/play.log"
+[ -n "${dropper_pid:-}" ] && wait "$dropper_pid"
 [ -s "$T/results/alpha.json" ] || tail -40 "$T/play.log"
 [ -n "${BC_FLEET_LOGS:-}" ] && cp -r "$T/play.log" "$T/results" "$BC_FLEET_LOGS/"	# for debugging the playbook
 check_results
@@ -234,6 +246,10 @@ if [ "$mode" = ssh ]; then
 		test "$(jget "$a" "d['host_id']")" != "$(jget "$b" "d['host_id']")"
 	expect_py "alpha measured the net module against beta's serve" "$a" \
 		"[c for c in d['cases'] if c['module'] == 'net' and c['status'] == 'ok' and c['metrics'].get('mbit_per_sec', {}).get('value', c['metrics'].get('mbit_per_sec', 0)) and '$ADDR_B:5301' in str(d['config'])]"
+	check "alpha's ssh connections were dropped during its run ($(cat "$T/dropped" 2>/dev/null) times)" \
+		test "$(cat "$T/dropped" 2>/dev/null || echo 0)" -gt 0
+	check "  and its run survived: its results arrived (checked above), all cases ok" \
+		"$PY" -c "import json,sys; d=json.load(open('$a')); sys.exit(not all(c['status'] == 'ok' for c in d['cases']))"
 	expect_grep "the report shows both host names" "$T/results/fleet.html" "fleet-a"
 	expect_grep "  (fleet-b too)" "$T/results/fleet.html" "fleet-b"
 	expect_grep "a clock 5 s ahead (delta's, made so) is warned about, by name" "$T/play.log" \

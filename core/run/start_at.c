@@ -203,6 +203,12 @@ int bc_start_at_wait(double epoch, const char *text)
 		if (s > 0)
 			sig = s;
 	}
+	/* time() reads the coarse clock, a tick behind: started_at (from time())
+	   must not name the second before TIME */
+	while (!sig && (double)time(NULL) < floor(epoch)) {
+		struct timespec tick = { 0, 1000000 };
+		nanosleep(&tick, NULL);
+	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (sig) {
 		fprintf(stderr, "benchcore: interrupted (%s) while waiting to start: nothing ran, no results written\n",

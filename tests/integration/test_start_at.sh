@@ -33,7 +33,7 @@ printf 'modules = ( { name = "cpu"; time = 0.2; warmup = 0; } );\n' > s.conf
 for sig in INT TERM; do
 	"$BC" -c s.conf -q -o "$sig.json" --start-at "@$(( $(date +%s) + 60 ))" >"$sig.out" 2>"$sig.err" &
 	pid=$!
-	for _ in $(seq 50); do grep -q waiting "$sig.err" && break; sleep 0.1; done
+	for _ in $(seq 50); do grep -q waiting "$sig.err" 2>/dev/null && break; sleep 0.1; done
 	kill -"$sig" "$pid"
 	wait "$pid"; RC=$?
 	expect_rc "SIG$sig during the wait exits 130" 130

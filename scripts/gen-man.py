@@ -93,10 +93,13 @@ def roff_prose(lines):
             continue
         if not block:
             continue
-        if all(not b.startswith(" ") for b in block) and not block[0].startswith("usage:"):
+        if block[0].startswith("usage:"):
+            pass	# in SYNOPSIS already
+        elif all(not b.startswith(" ") for b in block):
             out += [".PP", esc(" ".join(b.strip() for b in block))]
         else:
-            out += [".PP", ".nf"] + [esc(b) for b in block] + [".fi"]
+            # laid out for 80 columns at --help's indent of 2: less of the page's 7
+            out += [".PP", ".in -4n", ".nf"] + [esc(b) for b in block] + [".fi", ".in +4n"]
         block = []
     return out
 

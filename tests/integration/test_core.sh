@@ -17,7 +17,8 @@ for f in $(grep -oE -- '--[a-z-]+' $T/h.out | sort -u); do
 	if grep -qE -- "$f [A-Za-z0-9,|._]+( |$)" $T/h.out; then val=(1); else val=(); fi
 	case $f in --output|--csv) val=($T/flag.out);; --arrival) val=(fixed);; --label) val=(x);;
 		--module-path) val=($TESTMODS);; --threads) val=(1);; --time|--warmup|--grace) val=(0.2);;
-		--report-interval) val=(0.1);; --events) val=(5);; --rate) val=(100);; --repeat-order) val=(back_to_back);; esac
+		--report-interval) val=(0.1);; --events) val=(5);; --rate) val=(100);; --repeat-order) val=(back_to_back);;
+		--start-at) val=("@$(date +%s)");; esac
 	"$BC" run cpu max_prime=100 --time 0.2 --warmup 0 "$f" "${val[@]}" -q >/dev/null 2>$T/flag.err
 	rc=$?; [ $rc -eq 2 ] && { bad=1; echo "flag $f ${val[*]}: rc $rc: $(cat $T/flag.err)"; }
 done

@@ -105,6 +105,30 @@ make -C "$REPO" --no-print-directory -s BUILD="$BUILD" PREFIX=/usr DESTDIR="$T/i
 left=$(find "$T/inst" -type f | sed "s|$T/inst||")
 check "make uninstall removes every installed file (left: ${left:-none})" test -z "$left"
 
+# --- the playbook's source install (benchcore_install=source) on one local host
+ansible_env=(env ANSIBLE_HOME="$T/ahome" ANSIBLE_LOCAL_TEMP="$T/ahome/tmp" ANSIBLE_REMOTE_TEMP="$T/rtmp"
+	     ANSIBLE_ASYNC_DIR="$T/ahome/async" ANSIBLE_NOCOLOR=1 ANSIBLE_RETRY_FILES_ENABLED=0)
+version=$("$BC" --version | awk '{print $2}')
+printf '[benchcore_hosts]\nsolo ansible_connection=local ansible_python_interpreter=/usr/bin/python3\n' > "$T/inv.ini"
+printf 'modules = ( { name = "cpu"; time = 0.2; warmup = 0; } );\n' > "$T/solo.conf.j2"
+if command -v ansible-playbook >/dev/null; then
+	mkdir -p "$T/ahome" "$T/rtmp" "$T/srcfleet"
+	tar -C "$REPO" --exclude=./build --exclude='./build-*' --exclude=./.git --transform 's|^\.|benchcore|' \
+	    -czf "$T/src.tar.gz" .
+	"${ansible_env[@]}" ansible-playbook -i "$T/inv.ini" "$REPO/contrib/ansible/fleet.yml" \
+	    -e "{\"benchcore_install\": \"source\", \"benchcore_src_tarball\": \"$T/src.tar.gz\",
+	         \"benchcore_prefix\": \"$T/srcprefix\", \"benchcore_version\": \"$version\",
+	         \"benchcore_workdir\": \"$T/srcwork\", \"benchcore_results\": \"$T/srcfleet\",
+	         \"benchcore_conf\": \"$T/solo.conf.j2\", \"benchcore_controller_bin\": \"$BC\",
+	         \"benchcore_start_delay\": 3, \"benchcore_poll\": 1}" > "$T/play-src.log" 2>&1 </dev/null
+	RC=$?
+	check "the playbook builds benchcore from source on the host and runs it (exit $RC)" test "$RC" = 0
+	[ "$RC" = 0 ] || tail -20 "$T/play-src.log"
+	check "  installed under benchcore_prefix, man pages too" \
+		test -x "$T/srcprefix/bin/benchcore" -a -s "$T/srcprefix/share/man/man1/benchcore.1"
+	expect_py "  its run delivered" "$T/srcfleet/solo.json" "d['cases'][0]['status'] == 'ok'"
+fi
+
 # --- the Debian packages
 if [ "${BC_TEST_DEB:-1}" = 0 ] || [ "$(id -u)" -ne 0 ]; then
 	echo "SKIP: the Debian package build and install (BC_TEST_DEB=0, or not root): it installs packages on this machine"
@@ -186,11 +210,7 @@ check "nothing of them is left in /usr" test ! -e /usr/bin/benchcore -a ! -e /us
 # the playbook's default install (benchcore_install=deb) on one local host
 if command -v ansible-playbook >/dev/null; then
 	mkdir -p "$T/ahome" "$T/fleet" "$T/rtmp"
-	printf '[benchcore_hosts]\nsolo ansible_connection=local ansible_python_interpreter=/usr/bin/python3\n' > "$T/inv.ini"
-	printf 'modules = ( { name = "cpu"; time = 0.2; warmup = 0; } );\n' > "$T/solo.conf.j2"
-	env ANSIBLE_HOME="$T/ahome" ANSIBLE_LOCAL_TEMP="$T/ahome/tmp" ANSIBLE_REMOTE_TEMP="$T/rtmp" \
-	    ANSIBLE_ASYNC_DIR="$T/ahome/async" ANSIBLE_NOCOLOR=1 ANSIBLE_RETRY_FILES_ENABLED=0 \
-	    ansible-playbook -i "$T/inv.ini" "$REPO/contrib/ansible/fleet.yml" \
+	"${ansible_env[@]}" ansible-playbook -i "$T/inv.ini" "$REPO/contrib/ansible/fleet.yml" \
 	    -e "{\"benchcore_debs\": [\"$deb\"], \"benchcore_version\": \"$version\", \"benchcore_workdir\": \"$T/work\",
 	         \"benchcore_results\": \"$T/fleet\", \"benchcore_conf\": \"$T/solo.conf.j2\",
 	         \"benchcore_controller_bin\": \"$BC\", \"benchcore_start_delay\": 3, \"benchcore_poll\": 1}" \

@@ -3,14 +3,16 @@
 #   make                  build build/benchcore and build/modules/*.so
 #   make check            unit + integration tests, then the same under ASan+UBSan,
 #                         and the unit tests under valgrind; ends with "N passed, N failed"
-#   make install PREFIX=/usr/local DESTDIR=   install binary, modules, SDK, pkg-config file
+#   make install PREFIX=/usr/local DESTDIR=   install binary, modules, SDK, pkg-config file,
+#                         docs (DATADIR/doc/benchcore: sdk.md and docs/*.md)
 #   make uninstall
 #   make man              build/man/benchcore.1, benchcore.conf.5 and build/completion/benchcore
 #                         (generated from the flag, settings and options tables: scripts/gen-man.py)
 #
 # Every folder under modules/ is a module: its *.c files become modules/NAME.so.
 # A module's extra link flags go in modules/NAME/build.mk as  LIBS_NAME := -lfoo
-# modules/*.h are header-only helpers shared by the modules of this tree.
+# Helpers the modules share are SDK headers (sdk/include/benchcore/*.h, installed
+# with module.h), so a third party gets them too.
 
 VERSION		:= 0.1.0
 PREFIX		?= /usr/local
@@ -54,7 +56,8 @@ MODULE_SO	:= $(MODULES:%=$(BUILD)/modules/%.so)
 
 # Deliberately broken modules used by the loader and robustness tests.
 TESTMOD_SRC	:= $(wildcard tests/modules/*.c)
-TESTMOD_SO	:= $(TESTMOD_SRC:tests/modules/%.c=$(BUILD)/testmods/%.so) $(BUILD)/testmods/old10.so
+TESTMOD_SO	:= $(TESTMOD_SRC:tests/modules/%.c=$(BUILD)/testmods/%.so) $(BUILD)/testmods/old10.so \
+		   $(BUILD)/testmods/old12.so
 
 # A stand-in for a private server (tests/integration/test_service.sh).
 STANDIN		:= $(BUILD)/testmods/standin_server
@@ -86,7 +89,7 @@ $(BUILD)/benchcore: $(MAIN_OBJ) $(CORE_OBJ)
 # -B: this rule already decided the module is out of date (module.mk alone
 # would only compare the .so with its .c files, not with the headers).
 define module_rule
-$(BUILD)/modules/$(1).so: $(wildcard modules/$(1)/*.c) $(wildcard modules/$(1)/*.h) $(wildcard modules/*.h) \
+$(BUILD)/modules/$(1).so: $(wildcard modules/$(1)/*.c) $(wildcard modules/$(1)/*.h) $(wildcard sdk/include/benchcore/*.h) \
 		sdk/include/benchcore/module.h sdk/module.mk $(BUILD)/sdk/benchcore.pc
 	@mkdir -p $$(@D)
 	$$(MAKE) --no-print-directory -B -C $$(@D) -f $(CURDIR)/sdk/module.mk MODULE=$(1) \
@@ -104,6 +107,11 @@ $(BUILD)/testmods/%.so: tests/modules/%.c sdk/include/benchcore/module.h
 $(BUILD)/testmods/old10.so: tests/abi10/old10.c tests/abi10/benchcore/module.h
 	@mkdir -p $(@D)
 	$(CC) -Itests/abi10 $(MOD_CFLAGS) $(MOD_LDFLAGS) -o $@ $< -lpthread
+
+# ... and one against the frozen 1.2 header (options[] without offset).
+$(BUILD)/testmods/old12.so: tests/abi12/old12.c tests/abi12/benchcore/module.h
+	@mkdir -p $(@D)
+	$(CC) -Itests/abi12 $(MOD_CFLAGS) $(MOD_LDFLAGS) -o $@ $< -lpthread
 
 $(STANDIN): tests/servers/standin.c
 	@mkdir -p $(@D)
@@ -149,36 +157,51 @@ $(BUILD)/sdk/benchcore.pc: sdk/benchcore.pc.in
 	    -e 's|@INCLUDEDIR@|$(CURDIR)/sdk/include|g' -e 's|@MODULEDIR@|$(CURDIR)/$(BUILD)/modules|g' \
 	    -e 's|@DATADIR@/benchcore/module.mk|$(CURDIR)/sdk/module.mk|g' $< > $@.tmp && mv $@.tmp $@
 
-# regenerated every time: it depends on PREFIX, which make cannot see change
+# regenerated every time: it depends on PREFIX, which make cannot see change.
+# Relocatable: paths under PREFIX are written relative to the .pc file's own
+# directory (${pcfiledir}), so a tree installed with DESTDIR (a package being
+# built, a copy under /opt) builds modules where it lies, as the installed
+# binary finds its modules relative to itself.
+PC_REL		:= $(patsubst $(PREFIX)/%,%,$(PKGCONFIGDIR))
+PC_PREFIX	:= $(if $(filter $(PC_REL),$(PKGCONFIGDIR)),$(PREFIX),$${pcfiledir}/$(subst $(eval) ,/,$(patsubst %,..,$(subst /, ,$(PC_REL)))))
+pc_path		= $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
 $(BUILD)/benchcore.pc: sdk/benchcore.pc.in FORCE
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@MODULEDIR@|$(MODULEDIR)|g' \
-	    -e 's|@DATADIR@|$(DATADIR)|g' $< > $@.tmp && mv $@.tmp $@
+	sed -e 's|@PREFIX@|$(PC_PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
+	    -e 's|@INCLUDEDIR@|$(call pc_path,$(INCLUDEDIR))|g' -e 's|@MODULEDIR@|$(call pc_path,$(MODULEDIR))|g' \
+	    -e 's|@DATADIR@|$(call pc_path,$(DATADIR))|g' $< > $@.tmp && mv $@.tmp $@
+
+# What a module author reads: the SDK's README and the reference pages.
+DOCDIR		?= $(DATADIR)/doc/benchcore
+DOCS		:= $(wildcard docs/*.md)
+SDK_HEADERS	:= $(wildcard sdk/include/benchcore/*.h)
 
 install: all man $(BUILD)/benchcore.pc
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MODULEDIR) $(DESTDIR)$(INCLUDEDIR)/benchcore \
-		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(DATADIR)/benchcore \
+		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(DATADIR)/benchcore $(DESTDIR)$(DOCDIR) \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(BASHCOMPDIR)
 	install -m 644 $(BUILD)/man/benchcore.1 $(DESTDIR)$(MANDIR)/man1/benchcore.1
 	install -m 644 $(BUILD)/man/benchcore.conf.5 $(DESTDIR)$(MANDIR)/man5/benchcore.conf.5
 	install -m 644 $(COMPLETION) $(DESTDIR)$(BASHCOMPDIR)/benchcore
 	install -m 755 $(BUILD)/benchcore $(DESTDIR)$(BINDIR)/benchcore
 	for so in $(MODULE_SO); do install -m 755 $$so $(DESTDIR)$(MODULEDIR)/; done
-	install -m 644 sdk/include/benchcore/module.h $(DESTDIR)$(INCLUDEDIR)/benchcore/module.h
+	install -m 644 $(SDK_HEADERS) $(DESTDIR)$(INCLUDEDIR)/benchcore/
 	install -m 644 $(BUILD)/benchcore.pc $(DESTDIR)$(PKGCONFIGDIR)/benchcore.pc
 	install -m 644 sdk/module.mk $(DESTDIR)$(DATADIR)/benchcore/module.mk
 	install -d $(DESTDIR)$(DATADIR)/benchcore/examples/hello
 	install -m 644 sdk/examples/hello/* $(DESTDIR)$(DATADIR)/benchcore/examples/hello/
+	install -m 644 sdk/README.md $(DESTDIR)$(DOCDIR)/sdk.md
+	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)/
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/benchcore $(DESTDIR)$(INCLUDEDIR)/benchcore/module.h \
-	      $(DESTDIR)$(PKGCONFIGDIR)/benchcore.pc $(DESTDIR)$(DATADIR)/benchcore/module.mk
+	rm -f $(DESTDIR)$(BINDIR)/benchcore $(SDK_HEADERS:sdk/include/%=$(DESTDIR)$(INCLUDEDIR)/%) \
+	      $(DESTDIR)$(PKGCONFIGDIR)/benchcore.pc $(DESTDIR)$(DATADIR)/benchcore/module.mk \
+	      $(DESTDIR)$(DOCDIR)/sdk.md $(DOCS:docs/%=$(DESTDIR)$(DOCDIR)/%)
 	rm -rf $(DESTDIR)$(DATADIR)/benchcore/examples
 	rm -f $(MODULES:%=$(DESTDIR)$(MODULEDIR)/%.so)
 	rm -f $(DESTDIR)$(MANDIR)/man1/benchcore.1 $(DESTDIR)$(MANDIR)/man5/benchcore.conf.5 \
 	      $(DESTDIR)$(BASHCOMPDIR)/benchcore
 	-rmdir $(DESTDIR)$(MODULEDIR) $(DESTDIR)$(LIBDIR)/benchcore \
-	       $(DESTDIR)$(INCLUDEDIR)/benchcore $(DESTDIR)$(DATADIR)/benchcore 2>/dev/null
+	       $(DESTDIR)$(INCLUDEDIR)/benchcore $(DESTDIR)$(DATADIR)/benchcore $(DESTDIR)$(DOCDIR) 2>/dev/null
 
 clean:
 	rm -rf build build-asan

@@ -1,18 +1,21 @@
 # benchcore module build fragment (installed with the SDK; PGXS style).
-# A module's Makefile:
+# A module's Makefile (sdk/examples/hello/Makefile):
 #
 #   MODULE = hello
 #   SRCS = hello.c
-#   include $(shell pkg-config --variable=modulemk benchcore)
+#   include $(or $(shell PKG_CONFIG_PATH='$(PKG_CONFIG_PATH)' pkg-config --variable=modulemk benchcore),$(error ...))
 #
 # Optional: LIBS (extra link flags), CFLAGS, LDFLAGS. Targets: all, install, clean.
 # install copies MODULE.so into the moduledir of the benchcore found by pkg-config.
 #
 # A benchcore installed under a PREFIX that pkg-config does not search: give
 # PKG_CONFIG_PATH=PREFIX/lib/pkgconfig in the environment, on make's command
-# line, or as a variable in the Makefile before the include: module.mk hands
-# it to pkg-config itself (make 4.3 does not pass a Makefile's exports to
-# $(shell)). Without benchcore's pkg-config file the build stops here.
+# line, or as a variable in the Makefile before the include. The include
+# line above and this fragment both hand the variable to pkg-config
+# themselves: make 4.3 does not pass a Makefile's variables (even exported
+# ones) to $(shell), so `include $(shell pkg-config ...)` alone would see
+# only the environment's. Without benchcore's pkg-config file the build
+# stops with that message.
 
 ifndef MODULE
 $(error set MODULE = name before including module.mk)

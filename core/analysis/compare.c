@@ -6,8 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "compare.h"
+#include "util.h"
 
-static json_t *facts_diff(json_t *fa, json_t *fb);
+static json_t *facts_diff(const bc_results *a, const bc_results *b);
 
 const char *bc_verdict_name(int v)
 {
@@ -208,9 +209,7 @@ static void add_row(bc_cmp *c, const bc_rgroup *ga, const bc_rgroup *gb,
 {
 	if (c->nrows == *cap) {
 		*cap = *cap ? *cap * 2 : 16;
-		c->rows = realloc(c->rows, *cap * sizeof(*c->rows));
-		if (!c->rows)
-			abort();
+		c->rows = bc_xrealloc(c->rows, *cap, sizeof(*c->rows));
 	}
 	bc_cmp_row *r = &c->rows[c->nrows++];
 	*r = (bc_cmp_row){ .ga = ga, .gb = gb, .ma = ma, .mb = mb };
@@ -257,9 +256,7 @@ static void adjust_and_judge(bc_cmp *c)
 
 static const bc_rgroup **push_group(const bc_rgroup **v, size_t *n, const bc_rgroup *g)
 {
-	v = realloc(v, (*n + 1) * sizeof(*v));
-	if (!v)
-		abort();
+	v = bc_xrealloc(v, *n + 1, sizeof(*v));
 	v[(*n)++] = g;
 	return v;
 }
@@ -268,11 +265,14 @@ void bc_compare_pair(const bc_results *a, const bc_results *b,
 		     const bc_cmp_opts *o, bc_cmp *out)
 {
 	size_t cap = 0;
+	char *ignore[BC_CMP_MAX_OVERRIDES + 1] = { NULL };
 
 	*out = (bc_cmp){ .a = a, .b = b, .opts = *o };
+	for (size_t i = 0; i < o->nignore; i++)
+		ignore[i] = (char *)o->ignore[i];
 	for (size_t i = 0; i < a->ngroups; i++) {
 		const bc_rgroup *ga = &a->groups[i];
-		const bc_rgroup *gb = bc_results_find(b, ga->module, ga->params_key, ga->threads);
+		const bc_rgroup *gb = bc_results_match(b, a, ga, ignore);
 		if (!gb) {
 			out->only_a = push_group(out->only_a, &out->nonly_a, ga);
 			continue;
@@ -280,19 +280,20 @@ void bc_compare_pair(const bc_results *a, const bc_results *b,
 		for (size_t j = 0; j < ga->nmetrics; j++) {
 			const bc_rmetric *ma = &ga->metrics[j];
 			const bc_rmetric *mb = bc_group_metric(gb, ma->name);
-			if (ma->compared && mb && ma->n && mb->n)
+			int judged = ma->compared || (o->compare_means && ma->pct && !strcmp(ma->pct, "mean"));
+			if (judged && mb && ma->n && mb->n)
 				add_row(out, ga, gb, ma, mb, &cap);
 		}
 	}
 	for (size_t i = 0; i < b->ngroups; i++) {
 		const bc_rgroup *gb = &b->groups[i];
-		if (!bc_results_find(a, gb->module, gb->params_key, gb->threads))
+		if (!bc_results_match(a, b, gb, ignore))
 			out->only_b = push_group(out->only_b, &out->nonly_b, gb);
 	}
 	adjust_and_judge(out);
 	/* the machines and what the modules recorded about their libraries,
 	   servers and targets (MODULE.KEY from each case's info) */
-	out->host_diff = facts_diff(bc_facts(a), bc_facts(b));
+	out->host_diff = facts_diff(a, b);
 }
 
 bc_cmp_item *bc_cmp_items(const bc_cmp *c, size_t *n)
@@ -331,12 +332,22 @@ void bc_cmp_free(bc_cmp *c)
 	*c = (bc_cmp){ 0 };
 }
 
+void bc_cmp_matching_note(FILE *f, const bc_cmp_opts *o)
+{
+	fputs("matching: module, params and threads; options that say where a workload ran "
+	      "(placement: server, path, socket...) are left out when that leaves one case to match", f);
+	for (size_t i = 0; i < o->nignore; i++)
+		fprintf(f, "%s%s", i ? ", " : "; left out too (--match-ignore): ", o->ignore[i]);
+	fputc('\n', f);
+}
+
 /* Fields that differ between any two runs on one machine, or that only
    restate others: never a reason to doubt a comparison. */
 int bc_host_field_ignored(const char *f)
 {
 	static const char *const skip[] = {
-		"hostname", "cpu_mhz.current", "warnings", "io.path", NULL
+		"hostname", "cpu_mhz.current", "cpu_mhz.measured", "cpu_mhz.measured_min",
+		"cpu_mhz.measured_max", "warnings", "io.path", NULL
 	};
 	for (int i = 0; skip[i]; i++)
 		if (strcmp(f, skip[i]) == 0)
@@ -366,15 +377,31 @@ static void flatten(json_t *dst, const char *prefix, json_t *v, int depth)
 	}
 }
 
-static void diff_one(json_t *out, const char *k, json_t *va, json_t *vb)
+static void diff_one(json_t *out, const char *k, json_t *va, json_t *vb, const char *kind)
 {
 	if (bc_host_field_ignored(k))
 		return;
 	if (va && vb && json_equal(va, vb))
 		return;
-	json_array_append_new(out, json_pack("{s:s, s:o, s:o}", "field", k,
+	json_array_append_new(out, json_pack("{s:s, s:o, s:o, s:s}", "field", k,
 		"a", va ? json_incref(va) : json_null(),
-		"b", vb ? json_incref(vb) : json_null()));
+		"b", vb ? json_incref(vb) : json_null(), "kind", kind));
+}
+
+/* A module fact that is a figure of this run rather than a fact about the
+   machine or the module: its value differs between the file's cases (a
+   random seed, a check's measured p90), or it is a fractional number (a
+   layout rate). Versions and settings stay. */
+static int per_run(const bc_results *r, const char *k, json_t *v)
+{
+	const char *s = json_string_value(v);
+	char *end;
+	if (json_object_get(r->info_varies, k))
+		return 1;
+	if (!s || !*s)
+		return 0;
+	double d = strtod(s, &end);
+	return !*end && isfinite(d) && d != floor(d);
 }
 
 json_t *bc_host_flatten(json_t *host)
@@ -391,25 +418,115 @@ json_t *bc_facts(const bc_results *r)
 	return o;
 }
 
-/* Differences of two flattened fact objects; takes both references. */
-static json_t *facts_diff(json_t *fa, json_t *fb)
+/* Differences of two flattened fact objects into out, each marked kind;
+   takes both references. */
+static void diff_into(json_t *out, json_t *fa, json_t *fb, const char *kind)
 {
-	json_t *out = json_array(), *v;
+	json_t *v;
 	const char *k;
 
 	json_object_foreach(fa, k, v)
-		diff_one(out, k, v, json_object_get(fb, k));
+		diff_one(out, k, v, json_object_get(fb, k), kind);
 	json_object_foreach(fb, k, v)
 		if (!json_object_get(fa, k))
-			diff_one(out, k, NULL, v);
+			diff_one(out, k, NULL, v, kind);
 	json_decref(fa);
 	json_decref(fb);
+}
+
+/* The module facts of r (MODULE.KEY from cases' info) that are facts: not
+   per-run figures of either file, not host fields. New object. */
+static json_t *module_facts(const bc_results *r, const bc_results *other, json_t *host)
+{
+	json_t *o = json_object(), *v;
+	const char *k;
+	json_object_foreach(r->info, k, v)
+		if (!json_object_get(host, k) && !per_run(r, k, v) &&
+		    !per_run(other, k, json_object_get(other->info, k)))
+			json_object_set(o, k, v);
+	return o;
+}
+
+/* Host facts first, then the modules': [{field, a, b, kind}]. */
+static json_t *facts_diff(const bc_results *a, const bc_results *b)
+{
+	json_t *out = json_array(), *ha = bc_host_flatten(a->host), *hb = bc_host_flatten(b->host);
+	json_t *ma = module_facts(a, b, ha), *mb = module_facts(b, a, hb);
+	diff_into(out, ha, hb, "host");
+	diff_into(out, ma, mb, "module");
 	return out;
 }
 
 json_t *bc_host_diff(json_t *ha, json_t *hb)
 {
-	return facts_diff(bc_host_flatten(ha), bc_host_flatten(hb));
+	json_t *out = json_array();
+	diff_into(out, bc_host_flatten(ha), bc_host_flatten(hb), "host");
+	return out;
+}
+
+/* What most often explains a difference between two machines, most
+   fundamental first: each entry names the facts (a dotted prefix matches
+   every field below it) and what to call them. */
+static const struct { const char *what; const char *const fields[6]; } causes[] = {
+	{ "CPU", { "cpu_model", "cpu_id.vendor", "cpu_id.family", "cpu_id.model", "cpu_id.stepping" } },
+	{ "usable CPUs", { "usable_cpus.count", "threads", "cores", "sockets" } },
+	{ "clock", { "governor", "cpu_mhz.max", "cpu_mhz.min", "boost", "scaling_driver" } },
+	{ "kernel", { "kernel" } },
+	{ "mitigations", { "mitigations." } },
+	{ "microcode", { "cpu_id.microcode" } },
+	{ "file system", { "io.fs_type", "io.mount_options", "io.disk.", "io.scheduler", "io.device" } },
+	{ "OS", { "os", "os_version", "libc", "kernel_cmdline" } },
+	{ "memory", { "memory_bytes", "memory_limit_bytes", "numa", "thp" } },
+	{ "virtualization", { "virtualization", "container" } },
+};
+
+static int field_of(const char *field, const char *pat)
+{
+	size_t l = strlen(pat);
+	return pat[l - 1] == '.' ? !strncmp(field, pat, l) : !strcmp(field, pat);
+}
+
+/* The clock the two runs measured, when they differ by more than 3%. */
+static int clock_differs(const bc_cmp *c, double *ma, double *mb)
+{
+	*ma = json_number_value(json_object_get(json_object_get(c->a->host, "cpu_mhz"), "measured"));
+	*mb = json_number_value(json_object_get(json_object_get(c->b->host, "cpu_mhz"), "measured"));
+	return *ma > 0 && *mb > 0 && fabs(*mb / *ma - 1) > 0.03;
+}
+
+void bc_cmp_explain(FILE *f, const bc_cmp *c)
+{
+	int said = 0;
+	double ma, mb;
+	for (size_t i = 0; i < sizeof(causes) / sizeof(causes[0]) && said < 2; i++) {
+		size_t k, hits = 0;
+		json_t *d, *first = NULL;
+		json_array_foreach(c->host_diff, k, d) {
+			const char *fld = json_string_value(json_object_get(d, "field"));
+			for (int j = 0; j < 6 && causes[i].fields[j]; j++)
+				if (field_of(fld, causes[i].fields[j])) {
+					hits++;
+					first = first ? first : d;
+				}
+		}
+		int clk = !strcmp(causes[i].what, "clock") && clock_differs(c, &ma, &mb);
+		if (!hits && !clk)
+			continue;
+		fprintf(f, "%s%s", said ? "; " : "what differs, most likely to explain a difference: ", causes[i].what);
+		if (clk) {
+			fprintf(f, " (%.0f -> %.0f MHz measured)", ma, mb);
+		} else {
+			char *fs = bc_printable(json_string_value(json_object_get(first, "field")));
+			json_t *a = json_object_get(first, "a"), *b = json_object_get(first, "b");
+			char *as = bc_printable(json_is_string(a) ? json_string_value(a) : "(absent)");
+			char *bs = bc_printable(json_is_string(b) ? json_string_value(b) : "(absent)");
+			fprintf(f, " (%s: %.40s -> %.40s%s)", fs, as, bs, hits > 1 ? ", and more" : "");
+			free(fs), free(as), free(bs);
+		}
+		said++;
+	}
+	if (said)
+		fputc('\n', f);
 }
 
 static int cmp_point(const void *x, const void *y)

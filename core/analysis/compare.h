@@ -37,6 +37,11 @@ typedef struct bc_cmp_opts {
 	double busy_pct;	/* steal or other share that makes a verdict suspect: 5 */
 	bc_threshold_for over[BC_CMP_MAX_OVERRIDES];	/* --threshold-for, in order */
 	size_t nover;
+	/* --match-ignore: options left out when matching cases across files
+	   (besides each module's placement options) */
+	char ignore[BC_CMP_MAX_OVERRIDES][64];
+	size_t nignore;
+	int compare_means;	/* judge OP.mean_ms too (compare --summary-table) */
 } bc_cmp_opts;
 
 #define BC_CMP_OPTS_DEFAULT ((bc_cmp_opts){ .alpha = 0.05, \
@@ -47,7 +52,8 @@ typedef struct bc_cmp_opts {
    (flags.h), parsed by one function so the two commands accept and refuse
    exactly the same values. Put BC_CMP_FLAGS in the command's table and hand
    every code in BC_OPT_THRESHOLD .. BC_OPT_ADJUST to bc_cmp_option(). */
-enum { BC_OPT_THRESHOLD = 0x1000, BC_OPT_THRESHOLD_FOR, BC_OPT_ALPHA, BC_OPT_TEST, BC_OPT_ADJUST };
+enum { BC_OPT_THRESHOLD = 0x1000, BC_OPT_THRESHOLD_FOR, BC_OPT_ALPHA, BC_OPT_TEST, BC_OPT_ADJUST,
+       BC_OPT_MATCH_IGNORE };
 #define BC_CMP_FLAGS \
 	{ "threshold", 0, "PCT", BC_OPT_THRESHOLD, "practical threshold of throughput metrics in percent " \
 	  "(default 2; \"2%\" accepted; 0 to 1000)" }, \
@@ -61,7 +67,10 @@ enum { BC_OPT_THRESHOLD = 0x1000, BC_OPT_THRESHOLD_FOR, BC_OPT_ALPHA, BC_OPT_TES
 	{ "adjust", 0, "bh|holm|none", BC_OPT_ADJUST, "multiple-comparison adjustment over all rows of one " \
 	  "comparison, headline and secondary weighted as above: Benjamini-Hochberg (default, false " \
 	  "discovery rate), Holm (family-wise error rate: no false verdict at all with probability " \
-	  "1 - alpha; fewer real ones found) or none" }
+	  "1 - alpha; fewer real ones found) or none" }, \
+	{ "match-ignore", 0, "OPTION", BC_OPT_MATCH_IGNORE, "leave this module option out when matching " \
+	  "cases across files (repeatable, or a,b); options that say where a workload ran (server, path, " \
+	  "socket, secrets...) are left out already when that leaves one case to match" }
 /* 0 when applied; -1 with a message "--flag ARG: wants ..." in err. */
 int bc_cmp_option(bc_cmp_opts *o, int code, const char *arg, char *err, size_t errlen);
 
@@ -100,7 +109,9 @@ typedef struct bc_cmp {
 	size_t ntested;		/* size of the adjustment family */
 	const bc_rgroup **only_a, **only_b;	/* groups without a partner */
 	size_t nonly_a, nonly_b;
-	json_t *host_diff;	/* [{field, a, b}] of host fields that differ */
+	json_t *host_diff;	/* [{field, a, b, kind}] of facts that differ: kind "host"
+				   (the fingerprint), then "module" (cases' info: versions,
+				   settings; per-run figures left out) */
 } bc_cmp;
 
 /* Match groups by module, params and threads, test every metric present
@@ -154,10 +165,20 @@ size_t bc_scaling(const bc_results *r, const char *module, const char *params_ke
 		  const char *metric, bc_scale_point *pts, size_t max);
 
 
+/* One line, when anything: the one or two differing facts of the two
+   machines that most likely explain a difference (CPU, usable CPUs, the
+   measured clock, kernel, mitigations, microcode, file system, ...). */
+void bc_cmp_explain(FILE *f, const bc_cmp *c);
+/* One line: how cases were matched across files (placement, --match-ignore). */
+void bc_cmp_matching_note(FILE *f, const bc_cmp_opts *o);
+
 /* Output forms, also driven by the fuzz target (tests/fuzz). */
 void bc_compare_print_text(FILE *f, const bc_cmp *c);
 void bc_compare_print_csv(FILE *f, const bc_cmp *c);
 json_t *bc_compare_json(const bc_cmp *c);
+/* One file's report (benchcore -c ... --report): json_path read, the page
+   written to path atomically. 0, or -1 after a message on stderr. */
+int bc_report_file(const char *path, const char *json_path, const char *title);
 /* The whole HTML page for res[0..n) to f; -1 on a write error. */
 int bc_report_write(FILE *f, bc_results *res, int n, const bc_cmp_opts *o, const char *title);
 #endif

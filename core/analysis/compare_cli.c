@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "compare.h"
+#include "tables.h"
 #include "util.h"
 
 #define MAX_FILES	16
@@ -51,9 +52,27 @@ static const char compare_help[] =
 "\n"
 "Options:\n";
 
-enum { F_JSON = 1, F_CSV, F_SCALING, F_HELP };
+enum { F_JSON = 1, F_CSV, F_SCALING, F_HELP, F_TABLE, F_SUMMARY_TABLE, F_PER_GHZ, F_INDEX, F_BY,
+       F_METRIC, F_FORMAT };
 static const bc_flag compare_flags[] = {
 	BC_CMP_FLAGS,
+	{ "table", 0, NULL, F_TABLE, "a table of cases x files: each case's headline (or --metric), "
+	  "mean ±95% interval, and every file's verdict against the first (the studies' tables)" },
+	{ "by", 0, "MODULE.OPTION", F_BY, "with --table or --per-ghz: one row per value of the option, in "
+	  "the order first met (e.g. --by redis.tests: tests x files)" },
+	{ "metric", 0, "NAME", F_METRIC, "with --table or --per-ghz: this metric instead of each case's "
+	  "headline (e.g. fairness_events_stddev, read.p99_ms)" },
+	{ "summary-table", 0, NULL, F_SUMMARY_TABLE, "one row per module's headline, its fairness (stddev of "
+	  "events per thread) and the mean latency of the op classes it records; per file: who wins, or tie "
+	  "(the first study's closing table)" },
+	{ "per-ghz", 0, NULL, F_PER_GHZ, "throughput per GHz of the clock measured during each case, and "
+	  "for each file the ratio of throughputs against the ratio of clocks: proportional within 5% or not "
+	  "(the frequency study's conclusion)" },
+	{ "index", 0, NULL, F_INDEX, "a UnixBench-style index of every file against the first (100): per "
+	  "module and overall, the geometric mean of the headline ratios, with a 95% interval and the cases "
+	  "it covers" },
+	{ "format", 0, "text|markdown|csv", F_FORMAT, "the form of --table, --summary-table, --per-ghz and "
+	  "--index (default text)" },
 	{ "json", 0, NULL, F_JSON, "JSON on stdout instead of text" },
 	{ "csv", 0, NULL, F_CSV, "CSV on stdout, one line per case and metric" },
 	{ "scaling", 0, NULL, F_SCALING, "for each file: speedup and efficiency of every higher-is-better "
@@ -111,6 +130,34 @@ static int set_override(bc_cmp_opts *o, const char *arg, char *err, size_t errle
 	return 0;
 }
 
+/* --match-ignore a,b: option names ([a-z0-9_]+), each kept once. */
+static int add_ignore(bc_cmp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	char **v = bc_split(arg, ',');
+	int rc = 0;
+	for (char **p = v; *p && !rc; p++) {
+		size_t l = strlen(*p), dup = 0;
+		if (!l || l >= sizeof(o->ignore[0]) || strspn(*p, "abcdefghijklmnopqrstuvwxyz0123456789_") != l) {
+			snprintf(err, errlen, "--match-ignore %s: wants option names (lower case, digits, _), "
+				 "e.g. server or path,socket", arg);
+			rc = -1;
+			break;
+		}
+		for (size_t i = 0; i < o->nignore; i++)
+			dup |= !strcmp(o->ignore[i], *p);
+		if (dup)
+			continue;
+		if (o->nignore == BC_CMP_MAX_OVERRIDES) {
+			snprintf(err, errlen, "--match-ignore: at most %d options", BC_CMP_MAX_OVERRIDES);
+			rc = -1;
+			break;
+		}
+		snprintf(o->ignore[o->nignore++], sizeof(o->ignore[0]), "%s", *p);
+	}
+	bc_strv_free(v);
+	return rc;
+}
+
 int bc_cmp_option(bc_cmp_opts *o, int code, const char *arg, char *err, size_t errlen)
 {
 	char *end;
@@ -145,6 +192,8 @@ int bc_cmp_option(bc_cmp_opts *o, int code, const char *arg, char *err, size_t e
 		}
 		snprintf(err, errlen, "--adjust %s: wants bh, holm or none", arg);
 		return -1;
+	case BC_OPT_MATCH_IGNORE:
+		return add_ignore(o, arg, err, errlen);
 	}
 	snprintf(err, errlen, "unknown option");
 	return -1;
@@ -169,8 +218,15 @@ static void print_host_diff(FILE *f, json_t *diff)
 		return;
 	fprintf(f, "warning: the fingerprints differ in %zu fields, not just the one being "
 		"compared:\n", json_array_size(diff));
+	const char *kind = "";
 	json_array_foreach(diff, i, d) {
 		json_t *a = json_object_get(d, "a"), *b = json_object_get(d, "b");
+		const char *k = json_string_value(json_object_get(d, "kind"));
+		if (k && strcmp(k, kind)) {
+			fputs(strcmp(k, "host") ? " the modules (versions, settings they recorded):\n" :
+			      " the machine:\n", f);
+			kind = k;
+		}
 		char *fs = bc_printable(json_string_value(json_object_get(d, "field")));
 		char *as = bc_printable(json_is_string(a) ? json_string_value(a) : "(absent)");
 		char *bs = bc_printable(json_is_string(b) ? json_string_value(b) : "(absent)");
@@ -249,7 +305,9 @@ static void print_method(FILE *f, const bc_cmp *c)
 	for (size_t i = 0; i < o->nover; i++)
 		fprintf(f, ", %s %g%%", o->over[i].name, o->over[i].frac * 100);
 	fprintf(f, "; noisy differences are inconclusive; steal or other >= %g%% makes a "
-		"verdict suspect\n\n", o->busy_pct);
+		"verdict suspect\n", o->busy_pct);
+	bc_cmp_matching_note(f, o);
+	fputc('\n', f);
 }
 
 static void summary_part(FILE *f, const char *what, const size_t *v)
@@ -269,6 +327,7 @@ void bc_compare_print_text(FILE *f, const bc_cmp *c)
 	const char *mod = NULL, *par = NULL;
 
 	fprintf(f, "A: %s (%s)\nB: %s (%s)\n", c->a->label, c->a->path, c->b->label, c->b->path);
+	bc_cmp_explain(f, c);
 	print_method(f, c);
 	print_host_diff(f, c->host_diff);
 	for (size_t i = 0; i < c->nrows; i++) {
@@ -540,6 +599,8 @@ static int run_compare(bc_results *res, int nres, const bc_cmp_opts *o, int fmt)
 typedef struct compare_args {
 	bc_cmp_opts o;
 	int fmt, scaling, help;
+	int view;		/* F_TABLE, F_SUMMARY_TABLE, F_PER_GHZ, F_INDEX or 0 */
+	bc_tab_opts tab;
 } compare_args;
 
 static int on_compare_flag(void *arg, const bc_flag *f, const char *val, char *err, size_t n)
@@ -550,8 +611,48 @@ static int on_compare_flag(void *arg, const bc_flag *f, const char *val, char *e
 	case F_CSV: a->fmt = FMT_CSV; return 0;
 	case F_SCALING: a->scaling = 1; return 0;
 	case F_HELP: a->help = 1; return 0;
+	case F_TABLE: case F_SUMMARY_TABLE: case F_PER_GHZ: case F_INDEX:
+		if (a->view && a->view != f->code) {
+			snprintf(err, n, "--%s: give one of --table, --summary-table, --per-ghz and --index", f->lng);
+			return -1;
+		}
+		a->view = f->code;
+		return 0;
+	case F_BY:
+		if (!strchr(val, '.')) {
+			snprintf(err, n, "--by %s: wants MODULE.OPTION, e.g. redis.tests", val);
+			return -1;
+		}
+		a->tab.by = val;
+		return 0;
+	case F_METRIC: a->tab.metric = val; return 0;
+	case F_FORMAT:
+		a->tab.format = !strcmp(val, "text") ? BC_TAB_TEXT : !strcmp(val, "markdown") ? BC_TAB_MARKDOWN :
+				!strcmp(val, "csv") ? BC_TAB_CSV : -1;
+		if (a->tab.format < 0) {
+			snprintf(err, n, "--format %s: wants text, markdown or csv", val);
+			return -1;
+		}
+		return 0;
 	}
 	return bc_cmp_option(&a->o, f->code, val, err, n);
+}
+
+/* --table, --summary-table, --per-ghz, --index (tables.c). */
+static int run_view(const compare_args *a, bc_results *res, int n)
+{
+	if (n < 2 && a->view != F_TABLE) {
+		fprintf(stderr, "benchcore compare: --%s wants two or more result files (the first is the "
+			"baseline)\n", a->view == F_SUMMARY_TABLE ? "summary-table" : a->view == F_PER_GHZ ?
+			"per-ghz" : "index");
+		return 2;
+	}
+	switch (a->view) {
+	case F_TABLE: return bc_table(stdout, res, n, &a->o, &a->tab);
+	case F_SUMMARY_TABLE: return bc_summary_table(stdout, res, n, &a->o, &a->tab);
+	case F_PER_GHZ: return bc_per_ghz(stdout, res, n, &a->o, &a->tab);
+	default: return bc_index(stdout, res, n, &a->o, &a->tab);
+	}
 }
 
 int bc_cmd_compare(int argc, char **argv)
@@ -581,7 +682,10 @@ int bc_cmd_compare(int argc, char **argv)
 		free(files);
 		return 2;
 	}
-	rc = a.scaling || nfiles == 1 ? run_scaling(res, nfiles, a.fmt) : run_compare(res, nfiles, &a.o, a.fmt);
+	if (a.view)
+		rc = run_view(&a, res, nfiles);
+	else
+		rc = a.scaling || nfiles == 1 ? run_scaling(res, nfiles, a.fmt) : run_compare(res, nfiles, &a.o, a.fmt);
 	if (bc_stdout_done("compare"))
 		rc = 2;
 	for (int i = 0; i < nfiles; i++)

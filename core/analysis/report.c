@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "compare.h"
+#include "report_study.h"
 #include "svg.h"
 #include "util.h"
 
@@ -230,7 +231,8 @@ static void chart_latency(FILE *f, bc_results *res, int n, const skey *k)
 		if (!first)
 			continue;
 		for (size_t j = m; j < g0->nmetrics && nc < MAX_PCT; j++)
-			if (g0->metrics[j].kind == BC_MK_LATENCY && !strcmp(g0->metrics[j].op, lm->op))
+			if (g0->metrics[j].kind == BC_MK_LATENCY && !strcmp(g0->metrics[j].op, lm->op) &&
+			    strcmp(g0->metrics[j].pct, "mean"))	/* a percentile chart */
 				cats[nc++] = g0->metrics[j].pct;
 		for (int i = 0; i < n; i++) {
 			const bc_rgroup *g = bc_results_find(&res[i], k->module, k->params_key, t);
@@ -427,6 +429,9 @@ static void method_note(FILE *f, bc_results *res, const bc_cmp_opts *o)
 		"significant or below the threshold; inconclusive: too few or too noisy repeats; "
 		"suspect: would be a win or loss, but steal or other processes took &ge; %g%% of the "
 		"CPU during a case. Headline: each module's headline metric.</p>\n", o->busy_pct);
+	fputs("<p class='note'>", f);
+	bc_cmp_matching_note(f, o);	/* option names: [a-z0-9_], nothing to escape */
+	fputs("</p>\n", f);
 }
 
 /* detail = 0: the summaries per module and metric; 1: every row. */
@@ -548,6 +553,7 @@ int bc_report_write(FILE *f, bc_results *res, int n, const bc_cmp_opts *o, const
 	fputs("<h2>Charts</h2>\n<p class='note'>One line per system. Charts against threads "
 	      "show the mean over the repeats.</p>\n", f);
 	module_sections(f, res, n);
+	bc_report_study(f, res, n, o);
 	fingerprints(f, res, n);
 	if (n > 1)
 		verdicts(f, res, n, o, 1);
@@ -566,6 +572,10 @@ static const char report_help[] =
 "    file, 95% confidence bars), the fairness stddev against threads, latency\n"
 "    percentiles per op class at the largest thread count all files ran, and\n"
 "    the scaling efficiency against the smallest thread count;\n"
+"  - the studies' views: the index of every file against the first, a bar\n"
+"    chart across a module's cases when every file ran it at one thread count,\n"
+"    the headline against a module's one swept numeric option, and against the\n"
+"    clock measured in each file;\n"
 "  - the machine fingerprints side by side, differing fields highlighted.\n"
 "Systems are named by each file's label (else host name, else file name).\n"
 "\n"
@@ -612,6 +622,22 @@ static int output(const char *path, bc_results *res, int n, const bc_cmp_opts *o
 	}
 	free(buf);
 	return rc;
+}
+
+int bc_report_file(const char *path, const char *json_path, const char *title)
+{
+	bc_results r;
+	char err[512];
+	if (bc_results_load(json_path, &r, err, sizeof(err)) < 0) {
+		fprintf(stderr, "benchcore: error: report: %s: %s\n", json_path, err);
+		return -1;
+	}
+	bc_cmp_opts o = BC_CMP_OPTS_DEFAULT;
+	int rc = output(path, &r, 1, &o, title);
+	if (rc == -1)
+		fprintf(stderr, "benchcore: error: report: could not write %s\n", path);
+	bc_results_free(&r);
+	return rc ? -1 : 0;
 }
 
 typedef struct report_args {

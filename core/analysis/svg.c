@@ -128,9 +128,14 @@ static void axes(FILE *f, const bc_chart *c, const scale *s)
 	}
 	/* x ticks: categories, or the x values that occur (thread counts) */
 	if (c->xcats) {
+		int tilt = c->ncat > 6;	/* many categories (19 redis tests): labels slanted */
 		for (size_t i = 0; i < c->ncat; i++) {
-			fprintf(f, "<text x='%.1f' y='%d' text-anchor='middle' class='tick'>",
-				sx(s, (double)i), MT + PH + 16);
+			if (tilt)
+				fprintf(f, "<text transform='translate(%.1f,%d) rotate(-35)' text-anchor='end' "
+					"class='tick'>", sx(s, (double)i), MT + PH + 12);
+			else
+				fprintf(f, "<text x='%.1f' y='%d' text-anchor='middle' class='tick'>",
+					sx(s, (double)i), MT + PH + 16);
 			bc_html_escape(f, c->xcats[i]);
 			fputs("</text>\n", f);
 		}
@@ -196,6 +201,26 @@ static void series(FILE *f, const bc_series *r, const scale *s, int idx)
 	fputs("</g>\n", f);
 }
 
+/* Series idx of ns as bars: each category's slot split between the series. */
+static void bars(FILE *f, const bc_series *r, const scale *s, int idx, size_t ns, size_t ncat)
+{
+	double slot = (double)PW / (double)(ncat ? ncat : 1), w = slot * 0.8 / (double)(ns ? ns : 1);
+	fputs("<g class='series'>", f);
+	for (size_t k = 0; k < r->n; k++) {
+		if (!isfinite(r->x[k]) || !isfinite(r->y[k]))
+			continue;
+		double x = sx(s, r->x[k]) - slot * 0.4 + w * idx, y = sy(s, r->y[k]), y0 = sy(s, fmax(s->y0, 0));
+		fprintf(f, "<rect x='%.1f' y='%.1f' width='%.1f' height='%.1f' fill='%s'><title>", x, fmin(y, y0),
+			w, fabs(y0 - y), palette[idx % 8]);
+		bc_html_escape(f, r->name);
+		fprintf(f, ": %g</title></rect>", r->y[k]);
+		if (r->ylo && r->yhi && isfinite(r->ylo[k]) && isfinite(r->yhi[k]) && r->yhi[k] > r->ylo[k])
+			fprintf(f, "<line x1='%.1f' x2='%.1f' y1='%.1f' y2='%.1f' stroke='#333'/>", x + w / 2,
+				x + w / 2, sy(s, r->ylo[k]), sy(s, r->yhi[k]));
+	}
+	fputs("</g>\n", f);
+}
+
 static void legend(FILE *f, const bc_chart *c)
 {
 	int x = ML + PW + 14, y = MT + 10;
@@ -233,7 +258,10 @@ void bc_svg_chart(FILE *f, const bc_chart *c)
 		fprintf(f, "<line x1='%d' x2='%d' y1='%.1f' y2='%.1f' stroke='#555' stroke-dasharray='4 4'/>\n",
 			ML, ML + PW, sy(&s, c->ref_y), sy(&s, c->ref_y));
 	for (size_t i = 0; i < c->ns; i++)
-		series(f, &c->s[i], &s, (int)i);
+		if (c->bars && c->xcats)
+			bars(f, &c->s[i], &s, (int)i, c->ns, c->ncat);
+		else
+			series(f, &c->s[i], &s, (int)i);
 	legend(f, c);
 	fputs("</svg>", f);
 	if (c->note) {

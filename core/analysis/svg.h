@@ -22,6 +22,7 @@ typedef struct bc_chart {
 	const char *ref_label;
 	const bc_series *s;
 	size_t ns;
+	int bars;			/* with xcats: grouped bars, one per series in each category */
 } bc_chart;
 
 /* Writes text with & < > " ' escaped for HTML content and attributes. */

@@ -103,6 +103,21 @@ void bc_format_size(uint64_t v, char *buf, size_t len)
 		snprintf(buf, len, "%llu%c", (unsigned long long)v, suf[i]);
 }
 
+const char *bc_human_size(double bytes, char *buf, size_t len)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	int i = 0;
+	while (i < 6 && (bytes >= 1024 || bytes <= -1024)) {
+		bytes /= 1024;
+		i++;
+	}
+	if (i == 0)
+		snprintf(buf, len, "%.0f B", bytes);
+	else
+		snprintf(buf, len, "%.1f %s", bytes, units[i]);
+	return buf;
+}
+
 int bc_parse_double(const char *s, double *out)
 {
 	char *end;
@@ -192,6 +207,16 @@ void *bc_xmalloc(size_t n)
 void *bc_xcalloc(size_t n, size_t sz)
 {
 	void *p = calloc(n ? n : 1, sz ? sz : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+void *bc_xrealloc(void *p, size_t n, size_t sz)
+{
+	if (sz && n > SIZE_MAX / sz)
+		oom();	/* a count that overflows is no allocation anyone can make */
+	p = realloc(p, n && sz ? n * sz : 1);
 	if (!p)
 		oom();
 	return p;

@@ -40,6 +40,9 @@ void bc_sleep_until(uint64_t t);
 int bc_parse_size(const char *s, uint64_t *out);
 /* Formats bytes as "4K"/"2M" when exact, else a plain number. */
 void bc_format_size(uint64_t v, char *buf, size_t len);
+/* Bytes for people: "512 B", "1.0 MiB", "2.5 GiB" (the largest unit of
+   1024 that keeps the figure at least 1). Returns buf. */
+const char *bc_human_size(double bytes, char *buf, size_t len);
 int bc_parse_double(const char *s, double *out);
 int bc_parse_int64(const char *s, int64_t *out);
 
@@ -83,6 +86,8 @@ size_t bc_strv_len(char *const *v);
 
 void *bc_xmalloc(size_t n);
 void *bc_xcalloc(size_t n, size_t sz);
+/* realloc of n items of sz bytes (the product checked for overflow). */
+void *bc_xrealloc(void *p, size_t n, size_t sz);
 char *bc_xstrdup(const char *s);
 char *bc_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -13,15 +13,16 @@
 
 static void print_requirements(FILE *f, const bench_requirements_v1 *r)
 {
+	char sz[32];
 	fprintf(f, "    requires:");
 	if (!r->min_memory && !r->min_disk && !r->min_cpus && !r->heavy && !r->service)
 		fprintf(f, " nothing special");
 	if (r->min_cpus)
 		fprintf(f, " %u CPUs;", r->min_cpus);
 	if (r->min_memory)
-		fprintf(f, " %.1f GiB memory;", r->min_memory / 1073741824.0);
+		fprintf(f, " %s memory;", bc_human_size((double)r->min_memory, sz, sizeof(sz)));
 	if (r->min_disk)
-		fprintf(f, " %.1f GiB disk at option %s;", r->min_disk / 1073741824.0,
+		fprintf(f, " %s disk at option %s;", bc_human_size((double)r->min_disk, sz, sizeof(sz)),
 			r->disk_path_option ? r->disk_path_option : "?");
 	if (r->service)
 		fprintf(f, " service %s;", r->service);
@@ -146,13 +147,18 @@ static void option_line(FILE *f, const bench_option_v1 *o, int md)
 	if (o->flags & BENCH_OPT_SWEEP_DEFAULT)
 		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
 			 " The default is a sweep: one case per item.");
+	/* ABI 1.3 flags: where the workload runs (not matched across machines),
+	   and what the host may scale down */
+	const char *where = (o->flags & BENCH_OPT_PLACEMENT) ? " (placement)" : "";
+	const char *scales = (o->flags & BENCH_OPT_SCALES) ? " (scales)" : "";
 	if (md)
-		fprintf(f, "| `%s` | %s | `%s` | %s%s%s |\n", o->name, bc_opt_type_name(o->type), def,
-			o->help ? o->help : "", extra, (o->flags & BENCH_OPT_NOSWEEP) ? " Not sweepable." : "");
+		fprintf(f, "| `%s` | %s | `%s` | %s%s%s%s%s |\n", o->name, bc_opt_type_name(o->type), def,
+			o->help ? o->help : "", extra, (o->flags & BENCH_OPT_NOSWEEP) ? " Not sweepable." : "",
+			where, scales);
 	else
-		fprintf(f, "  %-16s %-7s %-12s %s%s%s\n", o->name, bc_opt_type_name(o->type),
+		fprintf(f, "  %-16s %-7s %-12s %s%s%s%s%s\n", o->name, bc_opt_type_name(o->type),
 			*def ? def : "\"\"", o->help ? o->help : "", extra,
-			(o->flags & BENCH_OPT_SECRET) ? " (secret: never shown)" : "");
+			(o->flags & BENCH_OPT_SECRET) ? " (secret: never shown)" : "", where, scales);
 }
 
 /* help's words: MODULE [--markdown] [--module-path DIR] [-c FILE]; the
@@ -191,7 +197,7 @@ int bc_cmd_help(int argc, char **argv)
 			return 2;
 		}
 		size_t na = bc_strv_len(dirs), nb = bc_strv_len(cfg.module_path);
-		dirs = realloc(dirs, (na + nb + 1) * sizeof(char *));
+		dirs = bc_xrealloc(dirs, na + nb + 1, sizeof(char *));
 		for (size_t i = 0; i <= nb; i++)
 			dirs[na + i] = i < nb ? bc_xstrdup(cfg.module_path[i]) : NULL;
 		bc_config_free(&cfg);

@@ -1,6 +1,7 @@
 /* benchcore: the command line's entry. Each subcommand lives in its own
  * file with its flag table (flags.h): run_cli.c (-c, run), help_cli.c (list,
- * help), serve_cli.c, compare_cli.c and report.c (analysis), sysinfo_cli.c. */
+ * help), check_cli.c (check-module), clean_cli.c, serve_cli.c, compare_cli.c and
+ * report.c (analysis), sysinfo_cli.c. */
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
@@ -34,6 +35,10 @@ int main(int argc, char **argv)
 		return bc_cmd_compare(argc - 1, argv + 1);
 	if (!strcmp(cmd, "serve"))
 		return bc_cmd_serve(argc - 1, argv + 1);
+	if (!strcmp(cmd, "clean"))
+		return bc_cmd_clean(argc - 1, argv + 1);
+	if (!strcmp(cmd, "check-module"))
+		return bc_cmd_check_module(argc - 1, argv + 1);
 	if (!strcmp(cmd, "report"))
 		return bc_cmd_report(argc - 1, argv + 1);
 	if (cmd[0] == '-')

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "compare.h"
 #include "config.h"
 #include "flags.h"
 #include "loader.h"
@@ -14,7 +15,7 @@
 
 enum { F_SUITE = 1, F_RUN = 2 };
 enum { C_CONFIG = 1, C_OUTPUT, C_CSV, C_FORCE, C_ONLY, C_SKIP, C_LABEL, C_FORCE_MODULE, C_QUIET,
-       C_MODPATH, C_START_AT, C_SETTING = 1000 /* + index in bc_settings */ };
+       C_MODPATH, C_REPORT, C_RESUME, C_START_AT, C_SETTING = 1000 /* + index in bc_settings */ };
 
 /* The flags of -c and run that are not run settings; the run settings'
    flags come from settings.c's table (see all_flags). */
@@ -22,6 +23,11 @@ static const bc_flag cli_flags[] = {
 	{ "config", 'c', "FILE", C_CONFIG, "run the modules configured in FILE (libconfig syntax)", F_SUITE },
 	{ "output", 'o', "OUT.json", C_OUTPUT, "write the results as JSON (schema benchcore/1)", F_SUITE | F_RUN },
 	{ "csv", 0, "OUT.csv", C_CSV, "write one CSV row per case and metric", F_SUITE | F_RUN },
+	{ "resume", 0, NULL, C_RESUME, "continue the interrupted run in -o's file (Ctrl-C, a kill, a reboot): "
+	  "cases that ended are kept, the rest run; refused when the config, benchcore, a module or the "
+	  "machine changed", F_SUITE | F_RUN },
+	{ "report", 0, "OUT.html", C_REPORT, "at the end, write the run's HTML report (benchcore report) from "
+	  "the results file; needs -o", F_SUITE | F_RUN },
 	{ "force", 0, NULL, C_FORCE, "overwrite existing result files (else a new name is chosen)", F_SUITE | F_RUN },
 	{ "only", 0, "a,b", C_ONLY, "run only these modules of the config", F_SUITE },
 	{ "skip", 0, "a,b", C_SKIP, "skip these modules of the config", F_SUITE },
@@ -56,13 +62,23 @@ static const bc_flag *all_flags(void)
 		else
 			snprintf(help[n], sizeof(help[n]), "%s (default %s)", s->opt.help,
 				 s->opt.def ? s->opt.def : "none");
-		tab[n] = (bc_flag){ s->flag, 0, s->metavar, C_SETTING + (int)(s - bc_settings), help[n], F_RUN };
+		tab[n] = (bc_flag){ s->flag, 0, s->metavar, C_SETTING + (int)(s - bc_settings), help[n],
+				    F_RUN | F_SUITE };
 		n++;
 	}
 	return tab;
 }
 
-typedef bc_suite_opts cli;
+/* The command line's options; with -c, the run-setting flags are kept
+   (defer) and applied after the file is read, over the file's top level and
+   every module entry's own run settings: `-c site.conf --repeat 5` repeats
+   every case 5 times, whatever the file says. */
+typedef struct cli {
+	bc_suite_opts o;
+	int defer;
+	size_t nover;
+	struct { const bc_setting *s; const char *val, *flag; } over[64];
+} cli;
 
 void bc_usage(FILE *f)
 {
@@ -79,8 +95,11 @@ void bc_usage(FILE *f)
 		"  benchcore compare A.json B.json [...]   verdicts: win / loss / tie / inconclusive\n"
 		"  benchcore report A.json [...] -o F.html charts and verdicts in one HTML page\n"
 		"  benchcore serve [options]               a module's server half, for runs from another machine\n"
+		"  benchcore clean [options]               remove the directories of runs that were killed\n"
+		"  benchcore check-module FILE.so [options]\n"
+		"                                          a module author's check: load, describe, run every phase\n"
 		"  benchcore --help | --version\n\n", BC_VERSION);
-	fprintf(f, "options of -c:\n");
+	fprintf(f, "options of -c (a run setting's flag overrides the file, module entries included):\n");
 	bc_flags_help(f, all_flags(), F_SUITE);
 	fprintf(f, "\noptions of run (each run setting also goes in site.conf, see benchcore help settings):\n");
 	bc_flags_help(f, all_flags(), F_RUN);
@@ -103,13 +122,33 @@ int bc_usage_error(const char *fmt, const char *a)
 	return 2;
 }
 
+/* Stores a run-setting flag's value into rs; 0, or -1 after printing why. */
+static int set_flag(const bc_setting *s, const char *flag, const char *val, bc_runset *rs)
+{
+	char *where = bc_xasprintf("command line (--%s)", flag);
+	/* a list only where the setting takes one (--threads 1,2,4) */
+	char *one[2] = { (char *)(val ? val : s->flag_value), NULL };
+	char **texts = s->store == BC_ST_THREADS ? bc_split(val, ',') : one;
+	bc_err e;
+	int bad = bc_setting_set(s, rs, texts, where, &e);
+	if (texts != one)
+		bc_strv_free(texts);
+	free(where);
+	if (bad)
+		bc_err_print(&e);
+	return bad ? -1 : 0;
+}
+
 static int on_flag(void *arg, const bc_flag *f, const char *val, char *err, size_t n)
 {
-	cli *c = arg;
+	cli *cl = arg;
+	bc_suite_opts *c = &cl->o;
 	switch (f->code) {
 	case C_CONFIG: c->config = val; return 0;
 	case C_OUTPUT: c->out = val; return 0;
 	case C_CSV: c->csv = val; return 0;
+	case C_REPORT: c->report = val; return 0;
+	case C_RESUME: c->resume = 1; return 0;
 	case C_FORCE: c->force = 1; return 0;
 	case C_ONLY: c->only = val; return 0;
 	case C_SKIP: c->skip = val; return 0;
@@ -135,20 +174,34 @@ static int on_flag(void *arg, const bc_flag *f, const char *val, char *err, size
 	}
 	}
 	const bc_setting *s = &bc_settings[f->code - C_SETTING];
-	char *where = bc_xasprintf("command line (--%s)", f->lng);
-	/* a list only where the setting takes one (--threads 1,2,4) */
-	char *one[2] = { (char *)(val ? val : s->flag_value), NULL };
-	char **texts = s->store == BC_ST_THREADS ? bc_split(val, ',') : one;
-	bc_err e;
-	int bad = bc_setting_set(s, c->rs, texts, where, &e);
 	(void)n;
-	if (texts != one)
-		bc_strv_free(texts);
-	free(where);
-	if (bad) {
-		bc_err_print(&e);
+	/* checked now (a bad value is a usage error before the file is read) */
+	if (set_flag(s, f->lng, val, c->rs)) {
 		err[0] = '\0';
 		return -1;
+	}
+	if (cl->defer) {
+		if (cl->nover == sizeof(cl->over) / sizeof(cl->over[0])) {
+			snprintf(err, n, "too many run-setting flags");
+			return -1;
+		}
+		cl->over[cl->nover].s = s;
+		cl->over[cl->nover].val = val;
+		cl->over[cl->nover++].flag = f->lng;
+	}
+	return 0;
+}
+
+/* -c: the kept run-setting flags over the file's top level and entries. */
+static int apply_overrides(const cli *cl, bc_config *cfg)
+{
+	for (size_t i = 0; i < cl->nover; i++) {
+		const bc_setting *s = cl->over[i].s;
+		if (set_flag(s, cl->over[i].flag, cl->over[i].val, &cfg->run))
+			return -1;
+		for (size_t m = 0; m < cfg->nmods; m++)
+			if (set_flag(s, cl->over[i].flag, cl->over[i].val, &cfg->mods[m].run))
+				return -1;
 	}
 	return 0;
 }
@@ -157,29 +210,50 @@ static int on_flag(void *arg, const bc_flag *f, const char *val, char *err, size
    words into rest. Returns 0, or 2 on a usage error. */
 static int parse_flags(int argc, char **argv, int scope, cli *c, bc_runset *rs, char ***rest)
 {
-	c->rs = rs;
+	c->o.rs = rs;
+	c->defer = scope == F_SUITE;
 	return bc_flags_parse("", all_flags(), (unsigned)scope, argc, argv, on_flag, c, rest);
+}
+
+/* The run's report, once its results file is final: the run's exit code,
+   or 3 when the report could not be written. */
+static int finish_report(bc_suite_opts *o, int rc)
+{
+	if (o->done_json && o->done_report) {
+		if (bc_report_file(o->done_report, o->done_json, "benchcore run") == 0)
+			fprintf(stderr, "report: %s\n", o->done_report);
+		else if (rc != 130)
+			rc = 3;
+	}
+	free(o->done_json);
+	free(o->done_report);
+	o->done_json = o->done_report = NULL;
+	return rc;
 }
 
 int bc_cmd_suite(int argc, char **argv)
 {
 	cli c = { 0 };
 	bc_config cfg;
+	bc_runset scratch;
 	bc_err e;
 	char **rest;
 	bc_config_init(&cfg);
-	int rc = parse_flags(argc, argv, F_SUITE, &c, &cfg.run, &rest);
+	scratch = cfg.run;	/* flags are checked here, applied after the file */
+	int rc = parse_flags(argc, argv, F_SUITE, &c, &scratch, &rest);
 	if (!rc && rest[0])
 		rc = bc_usage_error("unexpected argument \"%s\"", rest[0]);
-	if (!rc && !c.config)
+	if (!rc && !c.o.config)
 		rc = bc_usage_error("%s", "no config file given (-c FILE)");
-	bc_quiet = c.quiet;
-	if (!rc && bc_config_load(&cfg, c.config, &e)) {
+	bc_quiet = c.o.quiet;
+	if (!rc && bc_config_load(&cfg, c.o.config, &e)) {
 		bc_err_print(&e);
 		rc = 2;
 	}
+	if (!rc && apply_overrides(&c, &cfg))
+		rc = 2;
 	if (!rc)
-		rc = bc_run_suite(&cfg, &c);
+		rc = finish_report(&c.o, bc_run_suite(&cfg, &c.o));
 	free(rest);
 	bc_config_free(&cfg);
 	return rc;
@@ -192,7 +266,7 @@ int bc_cmd_run(int argc, char **argv)
 	char **rest;
 	bc_config_init(&cfg);
 	int rc = parse_flags(argc, argv, F_RUN, &c, &cfg.run, &rest);
-	bc_quiet = c.quiet;
+	bc_quiet = c.o.quiet;
 	if (!rc && !rest[0])
 		rc = bc_usage_error("%s", "which module? usage: benchcore run MODULE [options] [key=value ...]");
 	if (!rc) {
@@ -210,7 +284,7 @@ int bc_cmd_run(int argc, char **argv)
 		}
 	}
 	if (!rc)
-		rc = bc_run_suite(&cfg, &c);
+		rc = finish_report(&c.o, bc_run_suite(&cfg, &c.o));
 	free(rest);
 	bc_config_free(&cfg);
 	return rc;

@@ -20,7 +20,8 @@
 #include "settings.h"
 #include "util.h"
 
-enum { SV_MODULE, SV_BIND, SV_PORT, SV_ONCE, SV_MAXCL, SV_IDLE, SV_MAXDUR, SV_CONFIG, SV_MODPATH, SV_HELP };
+enum { SV_MODULE, SV_BIND, SV_PORT, SV_ONCE, SV_MAXCL, SV_IDLE, SV_MAXDUR, SV_MAXTHR, SV_MAXMEM, SV_CONFIG,
+       SV_MODPATH, SV_HELP };
 
 typedef struct serve_flag {
 	int id;
@@ -39,6 +40,8 @@ static const serve_flag serve_flags[] = {
 	{ SV_MAXCL, "max-clients", 0, "N", 1, "tests at once; a client beyond them is told \"busy\" (default 4)" },
 	{ SV_IDLE, "idle-timeout", 0, "S", 1, "drop a client whose connections are silent this long (default 30)" },
 	{ SV_MAXDUR, "max-duration", 0, "S", 1, "stop a test running longer than this (default 0 = no limit)" },
+	{ SV_MAXTHR, "max-threads", 0, "N", 1, "worker threads of all running tests together; a test beyond is refused (default 64)" },
+	{ SV_MAXMEM, "max-memory", 0, "SIZE", 1, "buffers of all running tests together, e.g. 512M; a test beyond is refused (default 512M)" },
 	{ SV_CONFIG, "config", 'c', "FILE", 0, "read serve = { secret = \"...\"; ... } (or secret_env / secret_file) from FILE" },
 	{ SV_MODPATH, "module-path", 0, "DIR", 0, "search DIR for modules first" },
 	{ SV_HELP, "help", 'h', NULL, 0, "this help" },
@@ -65,6 +68,8 @@ static void sv_on_signal(int sig)
 	errno = saved;
 }
 
+/* The module's lines quote what peers sent (a parser's error text holds
+   their bytes): escaped, so a peer cannot write to the operator's terminal. */
 static void sv_log(int level, const char *fmt, ...)
 {
 	static const char *const tags[] = { "error: ", "warning: ", "", "debug: " };
@@ -73,7 +78,9 @@ static void sv_log(int level, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "benchcore serve: %s%s\n", tags[level >= 0 && level <= 3 ? level : 2], msg);
+	char *safe = bc_printable(msg);
+	fprintf(stderr, "benchcore serve: %s%s\n", tags[level >= 0 && level <= 3 ? level : 2], safe);
+	free(safe);
 }
 
 static void sv_listening(const char *addr, int port)
@@ -196,10 +203,15 @@ static int conf_secret(serve_opts *so, const char *key, const char *text, const 
 		}
 		so->secret = bc_xstrdup(v);
 	} else if (!strcmp(key, "secret_file")) {
-		FILE *f = fopen(text, "r");
-		char line[4096] = "";
+		char line[4096] = "", why[200];
+		/* a FIFO or device is refused at once, never waited on */
+		int fd = bc_open_regular(text, 1 << 20, why, sizeof(why));
+		FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 		if (!f) {
-			bc_err_set(e, "%s: could not read \"%s\" (for the serve secret): %s", where, text, strerror(errno));
+			bc_err_set(e, "%s: could not read \"%s\" (for the serve secret): %s", where, text,
+				   fd < 0 ? why : strerror(errno));
+			if (fd >= 0)
+				close(fd);
 			return -1;
 		}
 		if (!fgets(line, sizeof(line), f))
@@ -245,7 +257,7 @@ static int conf_serve_group(serve_opts *so, const config_setting_t *g, const cha
 		} else {
 			bc_err_set(e, "%s: unknown setting \"%s\" in serve", where, key);
 			bc_err_detail(e, "serve takes: secret, secret_env, secret_file, module, bind, port, once, "
-				      "max_clients, idle_timeout, max_duration.");
+				      "max_clients, idle_timeout, max_duration, max_threads, max_memory.");
 			rc = -1;
 		}
 		if (text && (!strcmp(key, "secret") || !strcmp(key, "secret_env") || !strcmp(key, "secret_file")))
@@ -264,14 +276,23 @@ static int conf_load(serve_opts *so, const char *file, bc_err *e)
 {
 	config_t cfg;
 	int rc = -1;
+	char why[200];
+	/* a FIFO as -c would hang config_read_file: refused before a read */
+	int fd = bc_open_regular(file, 16 << 20, why, sizeof(why));
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!f) {
+		bc_err_set(e, "could not read config file \"%s\": %s", file, fd < 0 ? why : strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
 	config_init(&cfg);
-	if (!config_read_file(&cfg, file)) {
+	int ok = config_read(&cfg, f);
+	fclose(f);
+	if (!ok) {
 		const char *ef = config_error_file(&cfg);
-		if (config_error_type(&cfg) == CONFIG_ERR_FILE_IO)
-			bc_err_set(e, "could not read config file \"%s\": %s", file, strerror(errno));
-		else
-			bc_err_set(e, "%s:%d: syntax error: %s", ef ? ef : file, config_error_line(&cfg),
-				   config_error_text(&cfg));
+		bc_err_set(e, "%s:%d: syntax error: %s", ef ? ef : file, config_error_line(&cfg),
+			   config_error_text(&cfg));
 		goto out;
 	}
 	config_setting_t *root = config_root_setting(&cfg);
@@ -376,16 +397,31 @@ static void opts_free(serve_opts *so)
 	}
 }
 
+static int opt_size(const serve_opts *so, int id, const char *def, uint64_t lo, uint64_t *out, bc_err *e)
+{
+	const char *where, *text = opt_text(so, id, def, &where);
+	if (bc_parse_size(text, out) || *out < lo) {
+		bc_err_set(e, "%s: invalid value \"%s\" for %s", where ? where : "default", text, serve_flags[id].lng);
+		bc_err_detail(e, "%s takes a size of at least %lluM: a number with K, M, G or T.", serve_flags[id].lng,
+			      (unsigned long long)(lo >> 20));
+		return -1;
+	}
+	return 0;
+}
+
 static int serve_settings(const serve_opts *so, const bc_module *m, bench_serve_v1 *a, bc_err *e)
 {
-	double port, maxcl, idle, maxdur;
+	double port, maxcl, idle, maxdur, maxthr;
+	uint64_t maxmem;
 	const char *where, *once = opt_text(so, SV_ONCE, "false", &where);
 	char def_port[16];
 	snprintf(def_port, sizeof(def_port), "%d", m->desc.serve_port);
 	if (opt_num(so, SV_PORT, def_port, 0, 65535, 1, &port, e) ||
 	    opt_num(so, SV_MAXCL, "4", 1, 4096, 1, &maxcl, e) ||
 	    opt_num(so, SV_IDLE, "30", 0.1, 86400, 0, &idle, e) ||
-	    opt_num(so, SV_MAXDUR, "0", 0, 1e7, 0, &maxdur, e))
+	    opt_num(so, SV_MAXDUR, "0", 0, 1e7, 0, &maxdur, e) ||
+	    opt_num(so, SV_MAXTHR, "64", 1, 1024, 1, &maxthr, e) ||
+	    opt_size(so, SV_MAXMEM, "512M", 1 << 20, &maxmem, e))
 		return -1;
 	if (strcmp(once, "true") && strcmp(once, "false")) {
 		bc_err_set(e, "%s: invalid value \"%s\" for once", where, once);
@@ -399,6 +435,8 @@ static int serve_settings(const serve_opts *so, const bc_module *m, bench_serve_
 	a->max_clients = (unsigned)maxcl;
 	a->idle_timeout_s = idle;
 	a->max_duration_s = maxdur;
+	a->max_threads = (unsigned)maxthr;
+	a->max_memory = maxmem;
 	a->secret = so->secret;
 	a->log = sv_log;
 	a->listening = sv_listening;
@@ -427,8 +465,9 @@ static int serve_run(bc_module *m, bench_serve_v1 *a)
 	sigaction(SIGPIPE, &ign, NULL);	/* a client vanishing must not end the server */
 	if (!a->secret && strcmp(a->bind, "127.0.0.1") && strcmp(a->bind, "::1") && strcmp(a->bind, "localhost"))
 		sv_log(1, "no secret set: anyone who reaches %s can run tests (serve = { secret_file = ...; })", a->bind);
-	sv_log(2, "module %s %s, %s, max %u clients", m->desc.name, m->desc.version ? m->desc.version : "",
-	       a->secret ? "clients must prove the secret" : "no authentication", a->max_clients);
+	sv_log(2, "module %s %s, %s, max %u clients, %u threads, %llu MiB", m->desc.name,
+	       m->desc.version ? m->desc.version : "", a->secret ? "clients must prove the secret" : "no authentication",
+	       a->max_clients, a->max_threads, (unsigned long long)(a->max_memory >> 20));
 	int rc = m->desc.serve(a);
 	sv_log(2, "stopped");
 	close(sv_stop_fd);

@@ -5,10 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include "engine_int.h"
 #include "hist.h"
+#include "freq.h"
 #include "sysinfo.h"
 #include "util.h"
 
@@ -150,8 +153,18 @@ void bc_case_header(const bc_case *c, const char *status, const char *reason, bc
 {
 	bc_case_init(r);
 	const bench_option_v1 *o = c->mod->desc.options;
-	for (size_t i = 0; o && o[i].name; i++)
+	size_t npl = 0;
+	for (size_t i = 0; o && o[i].name; i++) {
 		json_object_set_new(r->params, o[i].name, bc_val_json(&o[i], &c->vals[i]));
+		npl += (o[i].flags & BENCH_OPT_PLACEMENT) != 0;
+	}
+	if (npl) {	/* where it ran: compare matches machines without these */
+		r->placement = bc_xcalloc(npl + 1, sizeof(char *));
+		npl = 0;
+		for (size_t i = 0; o[i].name; i++)
+			if (o[i].flags & BENCH_OPT_PLACEMENT)
+				r->placement[npl++] = bc_xstrdup(o[i].name);
+	}
 	r->id = c->id;
 	r->module = bc_xstrdup(c->mod->desc.name);
 	r->module_version = bc_xstrdup(c->mod->desc.version ? c->mod->desc.version : "");
@@ -177,6 +190,49 @@ static void set_status(bc_case_result *r, const char *status, const char *stage,
 		char *s = stage ? bc_xasprintf("%s: %s", stage, why) : bc_xstrdup(why);
 		free(r->reason);
 		r->reason = s;
+	}
+}
+
+/* Phase ph ran from t0 until now: its seconds go into the result's
+   phase_s. Returns now, the next phase's start. */
+static uint64_t phase_done(bc_case_result *r, int ph, uint64_t t0)
+{
+	uint64_t now = bc_now_ns();
+	r->phases.set = 1;
+	r->phases.s[ph] = (double)(now - t0) / 1e9;
+	return now;
+}
+
+/* The peak resident memory of this process, from VmHWM (reset when the
+   case started, see peak_reset) or else getrusage's ru_maxrss. */
+static uint64_t peak_rss(void)
+{
+	char line[256];
+	unsigned long long kb = 0;
+	FILE *f = fopen("/proc/self/status", "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmHWM: %llu kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	struct rusage ru;
+	if (!kb && getrusage(RUSAGE_SELF, &ru) == 0 && ru.ru_maxrss > 0)
+		kb = (unsigned long long)ru.ru_maxrss;
+	return (uint64_t)kb * 1024;
+}
+
+/* A case process is forked from the runner, so its high-water mark starts
+   at the runner's; "5" to clear_refs (Linux 4.0+) restarts it at what the
+   process holds now. With isolate = false the case runs in benchcore's own
+   process, whose peak this resets too: nothing else reads it. */
+static void peak_reset(void)
+{
+	int fd = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (write(fd, "5", 1) < 0) {
+			/* an older kernel: the peak includes the runner's */
+		}
+		close(fd);
 	}
 }
 
@@ -213,6 +269,24 @@ static void first_error(const bc_first_err *f, bc_case_result *r)
 	r->error.thread = f->thread >= 0 ? f->thread : -1;
 }
 
+/* error() in a case that still ended ok (no callback returned BENCH_ERR,
+   the error budget held): not the case's reason, which an ok case has
+   none of, but a warning in its result, with the detail and hint. */
+static void error_went_on(bench_ctx *x)
+{
+	const bc_first_err *f = &x->first;
+	char thr[32] = "", more[64] = "";
+	if (f->thread >= 0)
+		snprintf(thr, sizeof(thr), "thread %d: ", f->thread);
+	if (f->count > 1)
+		snprintf(more, sizeof(more), " (%llu errors reported in all)", (unsigned long long)f->count);
+	char *w = bc_xasprintf("%s: error() reported, but no callback returned BENCH_ERR and the case went on: "
+			       "%s%s%s%s%s%s%s", x->d->name, thr, f->msg, f->detail[0] ? " DETAIL: " : "", f->detail,
+			       f->hint[0] ? " HINT: " : "", f->hint, more);
+	bc_ctx_warn(x, w);
+	free(w);
+}
+
 /* What compare needs to judge this module's metrics (ABI 1.1 fields). */
 static void compare_hints(const bench_module_v1 *d, bc_case_result *cj)
 {
@@ -228,6 +302,16 @@ static void compare_hints(const bench_module_v1 *d, bc_case_result *cj)
 		cj->nthresholds = n;
 		cj->has_thresholds = 1;
 	}
+}
+
+/* A by-name getter the module misused (host_api.c): the case fails with
+   the option's name, whatever the callback returned. */
+static int opt_misused(bench_ctx *x, bc_case_result *cj, const char *stage)
+{
+	if (!x->bad_opt[0] || !is_ok(cj))
+		return 0;
+	set_status(cj, "failed", stage, x->bad_opt);
+	return 1;
 }
 
 static void phase_note(const bc_case *c, const char *ph)
@@ -339,6 +423,30 @@ static void error_budget(bench_ctx *x, bc_case_result *cj)
 	}
 }
 
+/* The clock the cores ran at (core/machine/freq.c), probed on up to as many
+   CPUs as the case has threads (8 at most: ~4 ms each), once as the window
+   opens (workers running: the probe keeps its figure under their load) and
+   once after it, beside what cpufreq and /proc/cpuinfo claim. */
+static void probe_freq(bench_ctx *x, bc_case_result *cj, int after)
+{
+	bc_freq_probe p;
+	if (bc_freq_probe_cpus(x->nthreads < 8 ? x->nthreads : 8, &p) < 0)
+		return;
+	if (!cj->freq.set) {
+		cj->freq.set = 1;
+		double f = bc_sysinfo_cpufreq_mhz(), i = bc_sysinfo_cpuinfo_mhz();
+		cj->freq.cpufreq_mhz = f > 0 ? f : NAN;
+		cj->freq.cpuinfo_mhz = i > 0 ? i : NAN;
+	}
+	if (after)
+		cj->freq.after_mhz = p.mean_mhz;
+	else
+		cj->freq.before_mhz = p.mean_mhz;
+	cj->freq.cpus = p.cpus;
+	double b = cj->freq.before_mhz, a = cj->freq.after_mhz;
+	cj->freq.measured_mhz = isnan(b) ? a : isnan(a) ? b : (a + b) / 2;
+}
+
 /* Warmup, then the measured window with interval reports. */
 static void measure(bench_ctx *x, bc_case_result *cj)
 {
@@ -351,15 +459,21 @@ static void measure(bench_ctx *x, bc_case_result *cj)
 	x->lat_cap = bc_now_ns() - x->case_t0 + (uint64_t)(left * 1e9);
 	if (c->run.warmup_s > 0)
 		phase_note(c, "warmup");
+	uint64_t tw = bc_now_ns();
 	set_phase(x, c->run.warmup_s > 0 ? PH_WARMUP : PH_MEASURE);
 	if (c->run.warmup_s > 0) {
 		if (c->progress == 2 && !bc_quiet)
 			fprintf(stderr, "\r[ warmup %gs ] thds: %u", c->run.warmup_s, x->nthreads);
 		wait_until(x, bc_now_ns() + (uint64_t)(c->run.warmup_s * 1e9));
+	}
+	if (c->run.warmup_s > 0) {
+		probe_freq(x, cj, 0);	/* the end of warmup: the cores at the load's clock */
 		set_phase(x, PH_MEASURE);
 	}
 	phase_note(c, "measure");
 	x->t0 = m.last_t = bc_now_ns();
+	if (c->run.warmup_s > 0)
+		phase_done(cj, BC_PH_WARMUP, tw);
 	bc_meas_cpu(&m.cpu0);
 	bc_meas_sample_mhz(&m);
 	uint64_t end = c->run.time_s > 0 ? x->t0 + (uint64_t)(c->run.time_s * 1e9) : UINT64_MAX;
@@ -387,6 +501,7 @@ static void measure(bench_ctx *x, bc_case_result *cj)
 	}
 	for (unsigned i = 0; i < x->nthreads; i++)
 		pthread_join(x->t[i]->tid, NULL);
+	probe_freq(x, cj, 1);
 	bc_meas_tick(&m, x, x->t1, 1);
 	cj->duration_s = (double)(x->t1 - x->t0) / 1e9;
 	for (unsigned i = 0; i < x->nthreads; i++)
@@ -397,14 +512,19 @@ static void measure(bench_ctx *x, bc_case_result *cj)
 	judge_threads(x, cj);
 	if (bc_stop_requested)
 		set_status(cj, "interrupted", NULL, "interrupted by signal");
+	cj->phases.s[BC_PH_MEASURE] = cj->duration_s;	/* the window itself, not the join after it */
 	phase_note(c, "finish");
+	uint64_t tf = bc_now_ns();
 	x->in_finish = 1;
 	int frc = x->d->finish ? x->d->finish(x->state) : BENCH_OK;
 	x->in_finish = 0;
+	if (x->d->finish)
+		phase_done(cj, BC_PH_FINISH, tf);
 	if (frc != BENCH_OK && !bc_stop_requested)
 		set_status(cj, "failed", "finish", why(x, "failed"));
 	if (x->bad_metric[0] && is_ok(cj))
 		set_status(cj, "failed", "finish", x->bad_metric);
+	opt_misused(x, cj, "options");
 	bc_meas_finish(&m, x, cj);
 	error_budget(x, cj);
 	bc_meas_free(&m);
@@ -430,6 +550,8 @@ static int run_prepare(bench_ctx *x, bc_case_result *cj)
 		bc_prep_print(x, t1, 1);
 	cj->prepare.set = 1;
 	cj->prepare.seconds = (double)(t1 - t0) / 1e9;
+	cj->phases.set = 1;
+	cj->phases.s[BC_PH_PREPARE] = cj->prepare.seconds;
 	if (x->prep.t0) {
 		cj->prepare.has_progress = 1;
 		cj->prepare.done = x->prep.done;
@@ -456,13 +578,18 @@ void bc_case_run(const bc_case *c, bc_case_result *cj)
 	x->events_left = c->run.events;
 	x->gap_ns = c->run.rate > 0 ? 1e9 * c->threads / c->run.rate : 0;
 	x->res = cj;
+	x->opts = bc_opts_block(x->d, c->vals);
 	pthread_mutex_init(&x->lock, NULL);
 	pthread_cond_init(&x->cond, NULL);
 
+	peak_reset();
 	phase_note(c, "init");
+	uint64_t tp = bc_now_ns();
 	x->in_init = 1;
 	rc = x->d->init ? x->d->init(&bc_host_api, x, &x->state) : BENCH_OK;
 	x->in_init = 0;
+	if (x->d->init)
+		phase_done(cj, BC_PH_INIT, tp);
 	if (rc == BENCH_SKIP) {
 		set_status(cj, "skipped", NULL, why(x, "the module skipped this case"));
 		goto done;
@@ -471,19 +598,23 @@ void bc_case_run(const bc_case *c, bc_case_result *cj)
 		goto done;
 	}
 	inited = 1;
-	if (c->cleanup_only)
+	if (opt_misused(x, cj, "init") || c->cleanup_only)
 		goto done;
 	phase_note(c, "prepare");
 	if (c->do_prepare && x->d->prepare && run_prepare(x, cj) != BENCH_OK) {
 		set_status(cj, bc_stop_requested ? "interrupted" : "failed", "prepare", why(x, "failed"));
 		goto done;
 	}
+	if (opt_misused(x, cj, "prepare"))
+		goto done;
 	if (bc_stop_requested) {
 		set_status(cj, "interrupted", NULL, "interrupted by signal");
 		goto done;
 	}
 	phase_note(c, "prepared");	/* the runner: later cases of this data point skip prepare */
+	tp = bc_now_ns();
 	rc = start_threads(x, cj);
+	phase_done(cj, BC_PH_THREAD_INIT, tp);
 	if (rc == 0) {
 		measure(x, cj);
 	} else {
@@ -494,11 +625,19 @@ done:
 	if (inited && (c->do_cleanup || c->cleanup_only || bc_stop_requested) && !c->run.keep &&
 	    x->d->cleanup && !leaked) {
 		phase_note(c, "cleanup");	/* the runner: this data point owes no cleanup */
+		tp = bc_now_ns();
 		x->d->cleanup(x->state);
+		phase_done(cj, BC_PH_CLEANUP, tp);
 	}
-	if (inited && x->d->destroy && !leaked)
+	if (inited && x->d->destroy && !leaked) {
+		tp = bc_now_ns();
 		x->d->destroy(x->state);
-	if (x->first.set)
+		phase_done(cj, BC_PH_DESTROY, tp);
+	}
+	cj->peak_rss_bytes = peak_rss();
+	if (x->first.set && is_ok(cj))
+		error_went_on(x);
+	else if (x->first.set)
 		first_error(&x->first, cj);
 	compare_hints(x->d, cj);
 	if (leaked) {
@@ -521,6 +660,7 @@ done:
 			free(x->dists[i].name);
 		free(x->dists);
 		free(x->fin_hist);
+		free(x->opts);
 		free(x);
 	}
 }

@@ -44,6 +44,10 @@ extern volatile sig_atomic_t bc_stop_requested;
    The engine fills in the rest; the runner uses it alone for a case that
    never reported (crashed, killed, skipped before it ran). */
 void bc_case_header(const bc_case *c, const char *status, const char *reason, bc_case_result *r);
+/* The typed options struct (ABI 1.3) of module d for vals (one per option,
+   in table order): opts_size bytes, malloc'd; NULL when d sets no
+   opts_size. Its strings point into vals: free it before them. */
+void *bc_opts_block(const bench_module_v1 *d, const bc_val *vals);
 /* Runs the case into r (initialised here; the caller frees it). */
 void bc_case_run(const bc_case *c, bc_case_result *r);
 #endif

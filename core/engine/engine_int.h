@@ -80,6 +80,8 @@ struct bench_ctx {
 		int open;		/* a \r line is on the terminal */
 	} prep;
 	bc_hist *fin_hist;		/* finish(): scratch for percentile() */
+	void *opts;			/* the typed options struct (ABI 1.3), or NULL */
+	char bad_opt[400];		/* the first misuse of a by-name getter: fails the case */
 	void *state;
 	int phase __attribute__((aligned(64)));	/* read by every worker: own cache line */
 	uint64_t events_left __attribute__((aligned(64)));
@@ -93,6 +95,7 @@ struct bench_ctx {
 	char err[1024];
 	char reason[1100];
 	char bad_metric[160];		/* the first non-finite report_metric() */
+	unsigned info_dropped;		/* set_info() keys beyond BC_MAX_INFO (under lock) */
 	bc_case_result *res;		/* what the case reports; metrics/info/warnings under lock */
 	uint64_t t0, t1;		/* the measured window */
 	uint64_t case_t0;		/* bc_case_run started */

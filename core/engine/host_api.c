@@ -115,6 +115,15 @@ static void api_record_n(bench_thread *t, unsigned op, uint64_t n, uint64_t lat,
 	op_add_n(&t->ops[op], n, lat, bytes);
 }
 
+/* Only between the stop and the worker's return: the final interval,
+   read after every worker is joined, includes it. */
+static void api_record_unfinished(bench_thread *t, unsigned op, uint64_t waited)
+{
+	if (LD(t->ctx->phase) != PH_STOP || !record_ok(t, op, 1, waited, 0))
+		return;
+	op_add(&t->ops[op], waited, 0);
+}
+
 static void api_record_error(bench_thread *t, unsigned op, const char *kind)
 {
 	if (LD(t->ctx->phase) != PH_MEASURE)
@@ -230,48 +239,91 @@ static int api_measuring(bench_thread *t)
 
 /* --------------------------------------------------------------- options */
 
-static const bench_option_v1 *find_opt(bench_ctx *x, const char *name, const bc_val **v)
+/* A by-name getter that cannot answer (no such option, or a getter that
+   does not read its type) is a bug in the module: the case fails, naming
+   the option, rather than run with a 0 nobody asked for. The first one is
+   the reason; any thread. */
+static void __attribute__((format(printf, 2, 3))) opt_misuse(bench_ctx *x, const char *fmt, ...)
+{
+	va_list ap;
+	pthread_mutex_lock(&x->lock);
+	if (!x->bad_opt[0]) {
+		va_start(ap, fmt);
+		vsnprintf(x->bad_opt, sizeof(x->bad_opt), fmt, ap);
+		va_end(ap);
+		bc_utf8_fix(x->bad_opt);
+	}
+	pthread_mutex_unlock(&x->lock);
+}
+
+#define T(type) (1u << (type))
+
+/* What reads an option of type t, for the message. */
+static const char *readers(bench_opt_type t)
+{
+	switch (t) {
+	case BENCH_OPT_BOOL: return "opt_bool() or opt_int()";
+	case BENCH_OPT_INT:
+	case BENCH_OPT_SIZE: return "opt_int() or opt_double()";
+	case BENCH_OPT_DOUBLE: return "opt_double()";
+	case BENCH_OPT_STRING: return "opt_string()";
+	case BENCH_OPT_ENUM: return "opt_enum() or opt_string()";
+	}
+	return "?";
+}
+
+/* The value of option name, when getter reads its type (types: a T() mask). */
+static const bc_val *get_opt(bench_ctx *x, const char *name, unsigned types, const char *getter)
 {
 	const bench_option_v1 *o = x->d->options;
-	for (size_t i = 0; o && o[i].name; i++)
+	for (size_t i = 0; name && o && o[i].name; i++)
 		if (!strcmp(o[i].name, name)) {
-			*v = &x->c->vals[i];
-			return &o[i];
+			if (types & T(o[i].type))
+				return &x->c->vals[i];
+			opt_misuse(x, "%s(\"%s\"): option \"%s\" is of type %s; read it with %s", getter, name, name,
+				   bc_opt_type_name(o[i].type), readers(o[i].type));
+			return NULL;
 		}
-	fprintf(stderr, "benchcore: %s: asked for unknown option \"%s\"\n", x->d->name, name);
+	opt_misuse(x, "%s(\"%.100s\"): module \"%s\" has no option \"%.100s\"", getter, name ? name : "(null)",
+		   x->d->name, name ? name : "(null)");
 	return NULL;
 }
 
 static int64_t api_opt_int(bench_ctx *x, const char *name)
 {
-	const bc_val *v;
-	const bench_option_v1 *o = find_opt(x, name, &v);
-	return o && o->type != BENCH_OPT_DOUBLE ? v->i : o ? (int64_t)v->d : 0;
+	const bc_val *v = get_opt(x, name, T(BENCH_OPT_INT) | T(BENCH_OPT_SIZE) | T(BENCH_OPT_BOOL), "opt_int");
+	return v ? v->i : 0;
 }
 
 static double api_opt_double(bench_ctx *x, const char *name)
 {
-	const bc_val *v;
-	return find_opt(x, name, &v) ? v->d : 0;
+	const bc_val *v = get_opt(x, name, T(BENCH_OPT_DOUBLE) | T(BENCH_OPT_INT) | T(BENCH_OPT_SIZE),
+				  "opt_double");
+	return v ? v->d : 0;
 }
 
 static int api_opt_bool(bench_ctx *x, const char *name)
 {
-	const bc_val *v;
-	return find_opt(x, name, &v) ? v->i != 0 : 0;
+	const bc_val *v = get_opt(x, name, T(BENCH_OPT_BOOL), "opt_bool");
+	return v ? v->i != 0 : 0;
 }
 
 static const char *api_opt_string(bench_ctx *x, const char *name)
 {
-	const bc_val *v;
-	return find_opt(x, name, &v) && v->s ? v->s : "";
+	const bc_val *v = get_opt(x, name, T(BENCH_OPT_STRING) | T(BENCH_OPT_ENUM), "opt_string");
+	return v && v->s ? v->s : "";
 }
 
 static int api_opt_enum(bench_ctx *x, const char *name)
 {
-	const bc_val *v;
-	return find_opt(x, name, &v) ? (int)v->i : 0;
+	const bc_val *v = get_opt(x, name, T(BENCH_OPT_ENUM), "opt_enum");
+	return v ? (int)v->i : 0;
 }
+
+#undef T
+
+/* ABI 1.3: the struct bc_opts_block() filled before init. */
+static const void *api_options(bench_ctx *x) { return x->opts; }
 
 static unsigned api_threads(bench_ctx *x) { return x->nthreads; }
 static const char *api_scratch(bench_ctx *x) { return x->c->scratch; }
@@ -342,6 +394,31 @@ static void api_error(bench_ctx *x, bench_thread *t, const char *msg, const char
 	pthread_mutex_unlock(&x->lock);
 }
 
+/* ABI 1.3: error() with a format; its text splits at the first two
+   newlines into message, detail and hint (the rest). */
+static void api_errorf(bench_ctx *x, bench_thread *t, const char *fmt, ...)
+{
+	char buf[1600] = "";
+	char *detail = NULL, *hint = NULL, *nl;
+	va_list ap;
+	if (fmt) {
+		va_start(ap, fmt);
+		vsnprintf(buf, sizeof(buf), fmt, ap);
+		va_end(ap);
+	}
+	if ((nl = strchr(buf, '\n'))) {
+		*nl = '\0';
+		detail = nl + 1;
+		if ((nl = strchr(detail, '\n'))) {
+			*nl = '\0';
+			hint = nl + 1;
+			for (size_t n = strlen(hint); n && hint[n - 1] == '\n'; n--)
+				hint[n - 1] = '\0';
+		}
+	}
+	api_error(x, t, buf, detail, hint);
+}
+
 /* Op class and distribution names: what results and compare key on. */
 static int valid_op_name(const char *s)
 {
@@ -402,9 +479,7 @@ static int api_dist(bench_ctx *x, unsigned op, const char *name)
 	for (unsigned i = 0; i < x->ndists; i++)
 		if (x->dists[i].op == op && !strcmp(x->dists[i].name, name))
 			return (int)i;
-	x->dists = realloc(x->dists, (x->ndists + 1) * sizeof(*x->dists));
-	if (!x->dists)
-		abort();
+	x->dists = bc_xrealloc(x->dists, x->ndists + 1, sizeof(*x->dists));
 	x->dists[x->ndists].op = op;
 	x->dists[x->ndists].name = bc_xstrdup(name);
 	return (int)x->ndists++;
@@ -529,14 +604,38 @@ static void api_report_metric(bench_ctx *x, const char *name, double value)
 	api_log(x, BENCH_LOG_ERROR, "reported undeclared metric \"%s\" (ignored)", name);
 }
 
+/* set_info keeps facts (versions, file systems): a few dozen. Beyond this
+   many keys a case's info is a data dump that would make every later step
+   (the report to the runner, the results file, compare) slow: further new
+   keys are dropped and the case warns once, naming the first. */
+#define BC_MAX_INFO	256
+
+static int has_info(const bc_case_result *r, const char *key)
+{
+	for (size_t i = 0; i < r->ninfo; i++)
+		if (!strcmp(r->info[i].key, key))
+			return 1;
+	return 0;
+}
+
 static void api_set_info(bench_ctx *x, const char *key, const char *value)
 {
 	char *k = bc_xstrdup(key ? key : "?"), *v = bc_xstrdup(value ? value : "");
 	bc_utf8_fix(k);
 	bc_utf8_fix(v);
 	pthread_mutex_lock(&x->lock);
-	bc_case_set_info(x->res, k, v);
+	int drop = x->res->ninfo >= BC_MAX_INFO && !has_info(x->res, k);
+	if (!drop)
+		bc_case_set_info(x->res, k, v);
+	unsigned first_drop = drop && !x->info_dropped++;
 	pthread_mutex_unlock(&x->lock);
+	if (first_drop) {
+		char *w = bc_xasprintf("%s: set_info: more than %d keys; \"%s\" and every later new key are "
+				       "dropped (info holds facts such as versions, not data)", x->d->name,
+				       BC_MAX_INFO, k);
+		bc_ctx_warn(x, w);
+		free(w);
+	}
 	free(k);
 	free(v);
 }
@@ -616,5 +715,8 @@ const bench_host_api_v1 bc_host_api = {
 	.progress = api_progress,
 	.percentile = api_percentile,
 	.dist_percentile = api_dist_percentile,
+	.options = api_options,
+	.errorf = api_errorf,
+	.record_unfinished = api_record_unfinished,
 };
 

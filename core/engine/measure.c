@@ -144,9 +144,7 @@ void bc_meas_tick(bc_meas *m, bench_ctx *x, uint64_t now, int final)
 	size_t o = 0;
 	if (m->niv == m->civ) {
 		m->civ = m->civ ? 2 * m->civ : 16;
-		m->iv = realloc(m->iv, m->civ * sizeof(*m->iv));
-		if (!m->iv)
-			abort();
+		m->iv = bc_xrealloc(m->iv, m->civ, sizeof(*m->iv));
 	}
 	bc_cr_interval *iv = &m->iv[m->niv];
 	*iv = (bc_cr_interval){ .ops = bc_xcalloc(x->nops ? x->nops : 1, sizeof(bc_cr_iop)), .nops = x->nops };
@@ -247,9 +245,7 @@ static void add_kind(bc_cr_op *o, const char *kind, uint64_t n)
 			o->kinds[i].n += n;
 			return;
 		}
-	o->kinds = realloc(o->kinds, (o->nkinds + 1) * sizeof(*o->kinds));
-	if (!o->kinds)
-		abort();
+	o->kinds = bc_xrealloc(o->kinds, o->nkinds + 1, sizeof(*o->kinds));
 	o->kinds[o->nkinds++] = (bc_cr_count){ bc_xstrdup(kind), n };
 }
 
@@ -288,9 +284,7 @@ static void op_figures(bench_ctx *x, unsigned k, double secs, bc_hist *h, bc_cr_
 	for (unsigned d = 0; d < x->ndists; d++) {
 		if (x->dists[d].op != k)
 			continue;
-		o->dists = realloc(o->dists, (o->ndists + 1) * sizeof(*o->dists));
-		if (!o->dists)
-			abort();
+		o->dists = bc_xrealloc(o->dists, o->ndists + 1, sizeof(*o->dists));
 		bc_cr_dist *dd = &o->dists[o->ndists++];
 		*dd = (bc_cr_dist){ .name = bc_xstrdup(x->dists[d].name) };
 		bc_meas_latency(x, x->nops + d, h, &dd->count, &dd->lat);

@@ -18,6 +18,7 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
+#include "freq.h"
 #include "sysinfo.h"
 #include "sysinfo_int.h"
 #include "util.h"
@@ -104,12 +105,16 @@ static double cpuinfo_mhz(void)
 	return n ? sum / n : 0;
 }
 
-double bc_sysinfo_cpu_mhz(void)
+double bc_sysinfo_cpuinfo_mhz(void)
+{
+	return cpuinfo_mhz();
+}
+
+double bc_sysinfo_cpufreq_mhz(void)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
 	double sum = 0;
 	int n = 0;
-
 	for (int i = 0; i < ncpu && i < 4096; i++) {
 		double v = read_khz(i, "scaling_cur_freq");
 		if (v > 0) {
@@ -117,7 +122,13 @@ double bc_sysinfo_cpu_mhz(void)
 			n++;
 		}
 	}
-	return n ? sum / n : cpuinfo_mhz();
+	return n ? sum / n : 0;
+}
+
+double bc_sysinfo_cpu_mhz(void)
+{
+	double v = bc_sysinfo_cpufreq_mhz();
+	return v > 0 ? v : cpuinfo_mhz();
 }
 
 /* Sockets and physical cores from the topology of online CPUs. A VM may
@@ -212,6 +223,14 @@ static void cpu_freq(json_t *h)
 	} else if ((cur = cpuinfo_mhz()) > 0) {
 		json_object_set_new(m, "current", json_real(cur));
 		json_object_set_new(m, "source", json_string("cpuinfo"));
+	}
+	bc_freq_probe fp;
+	if (bc_freq_probe_cpus(64, &fp) == 0) {
+		/* what the cores really ran at (freq.c), beside what the kernel says */
+		json_object_set_new(m, "measured", json_real(fp.mean_mhz));
+		json_object_set_new(m, "measured_min", json_real(fp.min_mhz));
+		json_object_set_new(m, "measured_max", json_real(fp.max_mhz));
+		json_object_set_new(m, "measured_source", json_string("probe"));
 	}
 	if (json_object_size(m))
 		json_object_set_new(h, "cpu_mhz", m);

@@ -14,6 +14,11 @@ json_t *bc_sysinfo_host(const char *io_path);
 /* Mean current frequency of the online CPUs in MHz, 0 when unknown. Cheap
    enough to call once per report interval. */
 double bc_sysinfo_cpu_mhz(void);
+/* cpufreq's mean scaling_cur_freq alone (0: no cpufreq), /proc/cpuinfo's
+   mean "cpu MHz" alone (0: none): the kernel's two claims, kept beside the
+   measured clock (freq.h). */
+double bc_sysinfo_cpufreq_mhz(void);
+double bc_sysinfo_cpuinfo_mhz(void);
 
 /* CPUs this process may use: the affinity mask's count, lowered to the
    cgroup CPU quota rounded up (v2 cpu.max, v1 cfs_quota_us / period).

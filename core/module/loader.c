@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "abi.h"
 #include "config.h"
 #include "loader.h"
 #include "settings.h"
@@ -382,7 +383,8 @@ int bc_module_check(const char *path, bc_module *m, bc_err *e)
 			bc_err_set(e, "invalid module \"%s\": metric name \"%s\" is not [a-z0-9_]+", path, mt->name);
 			return -1;
 		}
-	return check_names(path, m, e) || check_bounds(path, d, e) || check_v11(path, d, e) ? -1 : 0;
+	return check_names(path, m, e) || check_bounds(path, d, e) || check_v11(path, d, e) ||
+	       bc_abi_check_options(path, d, e) ? -1 : 0;
 }
 
 int bc_module_check_header(const char *path, const bench_module_v1 *d, bc_err *e)
@@ -496,16 +498,9 @@ int bc_module_open(bc_module *m, bc_err *e)
 	memset(&c, 0, sizeof(c));
 	memcpy(&c, d, d->struct_size < sizeof(c) ? d->struct_size : sizeof(c));
 	/* the tables stay the checked copies; the callbacks become the real ones */
-	m->desc.init = c.init;
-	m->desc.prepare = c.prepare;
-	m->desc.thread_init = c.thread_init;
-	m->desc.event = c.event;
-	m->desc.thread_run = c.thread_run;
-	m->desc.thread_done = c.thread_done;
-	m->desc.finish = c.finish;
-	m->desc.cleanup = c.cleanup;
-	m->desc.destroy = c.destroy;
-	m->desc.serve = c.serve;
+#define REAL(f, stub) m->desc.f = c.f;
+	BC_ABI_CALLBACKS(REAL)
+#undef REAL
 	m->handle = h;
 	return 0;
 }
@@ -576,7 +571,7 @@ static int cmp_str(const void *a, const void *b)
 
 static void add_fail(bc_modset *set, const char *path, const bc_err *e)
 {
-	set->fails = realloc(set->fails, (set->nfails + 1) * sizeof(*set->fails));
+	set->fails = bc_xrealloc(set->fails, set->nfails + 1, sizeof(*set->fails));
 	bc_loadfail *f = &set->fails[set->nfails++];
 	f->path = bc_xstrdup(path);
 	const char *base = strrchr(path, '/');
@@ -605,13 +600,13 @@ static void list_dir(const char *dir, size_t di, cand **cs, size_t *nc)
 	struct dirent *de;
 	while ((de = readdir(d)))
 		if (is_so(de->d_name)) {
-			names = realloc(names, (n + 1) * sizeof(*names));
+			names = bc_xrealloc(names, n + 1, sizeof(*names));
 			names[n++] = bc_xstrdup(de->d_name);
 		}
 	closedir(d);
 	if (n)
 		qsort(names, n, sizeof(*names), cmp_str);
-	*cs = realloc(*cs, (*nc + n + 1) * sizeof(**cs));
+	*cs = bc_xrealloc(*cs, *nc + n + 1, sizeof(**cs));
 	for (size_t i = 0; i < n; i++) {
 		cand *c = &(*cs)[(*nc)++];
 		memset(c, 0, sizeof(*c));
@@ -647,7 +642,7 @@ static void add_module(bc_modset *set, bc_module *m, const cand *c, const size_t
 		note_shadow(prev, c->path);	/* the earlier directory of the search path wins */
 		bc_module_free(m);
 	} else {
-		set->mods = realloc(set->mods, (set->nmods + 1) * sizeof(*set->mods));
+		set->mods = bc_xrealloc(set->mods, set->nmods + 1, sizeof(*set->mods));
 		set->mods[set->nmods++] = *m;
 	}
 }

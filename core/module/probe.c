@@ -16,6 +16,7 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "abi.h"
 #include "probe.h"
 #include "util.h"
 
@@ -63,6 +64,25 @@ static json_t *jstrv(wr *w, const char *const *v, const char *what, size_t cap)
 	return a;
 }
 
+/* Scalar fields by kind (abi.h's tables); past 2^63 a U64 or SIZE turns
+   negative, which the parse refuses. */
+#define PUT_NUM(kind, type) \
+	static json_t *put_##kind(wr *w, const type *v, const char *what) \
+	{ (void)w, (void)what; return json_integer((json_int_t)*v); }
+PUT_NUM(U32, uint32_t)
+PUT_NUM(INT, int)
+PUT_NUM(SIZE, size_t)
+PUT_NUM(U64, uint64_t)
+#undef PUT_NUM
+static json_t *put_STR(wr *w, const char *const *v, const char *what) { return jstr(w, *v, what); }
+static json_t *put_TYPE(wr *w, const bench_opt_type *v, const char *what)
+{
+	(void)w, (void)what;
+	return json_integer((json_int_t)*v);
+}
+static json_t *put_NUM(wr *w, const double *v, const char *what) { (void)w, (void)what; return jnum(*v); }
+static json_t *put_BOOL(wr *w, const int *v, const char *what) { (void)w, (void)what; return json_boolean(*v); }
+
 static json_t *options_json(wr *w, const bench_option_v1 *o, bc_err *e)
 {
 	if (!o)
@@ -76,10 +96,12 @@ static json_t *options_json(wr *w, const bench_option_v1 *o, bc_err *e)
 			json_decref(a);
 			return NULL;
 		}
-		json_array_append_new(a, json_pack("{s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:I}",
-			"name", jstr(w, o[i].name, "an option name"), "type", (int)o[i].type,
-			"def", jstr(w, o[i].def, "an option default"), "help", jstr(w, o[i].help, "an option's help"),
-			"choices", ch, "min", jnum(o[i].min), "max", jnum(o[i].max), "flags", (json_int_t)o[i].flags));
+		json_t *j = json_object();
+#define PUT(kind, f, what) json_object_set_new(j, #f, put_##kind(w, &o[i].f, what));
+		BC_ABI_OPTION(PUT)
+#undef PUT
+		json_object_set_new(j, "choices", ch);
+		json_array_append_new(a, j);
 	}
 	return a;
 }
@@ -94,8 +116,11 @@ static json_t *metrics_json(wr *w, const bench_metric_v1 *m)
 			json_decref(a);
 			return NULL;
 		}
-		json_array_append_new(a, json_pack("{s:o, s:o, s:b}", "name", jstr(w, m[i].name, "a metric name"),
-			"unit", jstr(w, m[i].unit, "a metric unit"), "higher_is_better", m[i].higher_is_better != 0));
+		json_t *j = json_object();
+#define PUT(kind, f, what) json_object_set_new(j, #f, put_##kind(w, &m[i].f, what));
+		BC_ABI_METRIC(PUT)
+#undef PUT
+		json_array_append_new(a, j);
 	}
 	return a;
 }
@@ -110,20 +135,34 @@ static json_t *thresholds_json(wr *w, const bench_threshold_v1 *t)
 			json_decref(a);
 			return NULL;
 		}
-		json_array_append_new(a, json_pack("{s:o, s:o}", "metric", jstr(w, t[i].metric, "a threshold"),
-						   "pct", jnum(t[i].pct)));
+		json_t *j = json_object();
+#define PUT(kind, f, what) json_object_set_new(j, #f, put_##kind(w, &t[i].f, what));
+		BC_ABI_THRESHOLD(PUT)
+#undef PUT
+		json_array_append_new(a, j);
 	}
 	return a;
+}
+
+static void put_scalars(wr *w, json_t *root, const bench_module_v1 *d)
+{
+	json_t *rq = json_object(), *cb = json_array();
+#define PUT(kind, f, what) json_object_set_new(root, #f, put_##kind(w, &d->f, what));
+	BC_ABI_SCALARS(PUT)
+#undef PUT
+#define PUT(kind, f, what) json_object_set_new(rq, #f, put_##kind(w, &d->requires.f, what));
+	BC_ABI_REQUIRES(PUT)
+#undef PUT
+#define PUT(f, stub) if (d->f) json_array_append_new(cb, json_string(#f));
+	BC_ABI_CALLBACKS(PUT)
+#undef PUT
+	json_object_set_new(root, "requires", rq);
+	json_object_set_new(root, "callbacks", cb);
 }
 
 char *bc_probe_describe(const bench_module_v1 *d, bc_err *e)
 {
 	wr w = { 0 };
-	json_t *cb = json_array();
-#define CB(f) if (d->f) json_array_append_new(cb, json_string(#f))
-	CB(init); CB(prepare); CB(thread_init); CB(event); CB(thread_run); CB(thread_done);
-	CB(finish); CB(cleanup); CB(destroy); CB(serve);
-#undef CB
 	int reserved = -1;
 	for (int i = 7; i >= 0; i--)
 		if (d->reserved[i])
@@ -139,24 +178,13 @@ char *bc_probe_describe(const bench_module_v1 *d, bc_err *e)
 				   "has no terminator within %d entries", TABLE_CAP);
 		else if (opts)
 			bc_err_set(e, "op_classes has no terminator within %d entries", BENCH_MAX_OP_CLASSES + 1);
-		json_decref(cb); json_decref(opts); json_decref(ops); json_decref(mets);
+		json_decref(opts); json_decref(ops); json_decref(mets);
 		json_decref(dopts); json_decref(ths);
 		return NULL;
 	}
-	const bench_requirements_v1 *rq = &d->requires;
-	json_t *root = json_pack("{s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o, "
-				 "s:{s:I, s:I, s:o, s:I, s:I, s:o}, s:o, s:o, s:o, s:i}",
-		"magic", (json_int_t)d->magic, "abi_major", (json_int_t)d->abi_major,
-		"abi_minor", (json_int_t)d->abi_minor, "struct_size", (json_int_t)d->struct_size,
-		"name", jstr(&w, d->name, "the name"), "version", jstr(&w, d->version, "the version"),
-		"summary", jstr(&w, d->summary, "the summary"), "callbacks", cb, "reserved", reserved,
-		"options", opts, "op_classes", ops, "metrics", mets,
-		"requires", "min_memory", (json_int_t)rq->min_memory, "min_disk", (json_int_t)rq->min_disk,
-		"disk_path_option", jstr(&w, rq->disk_path_option, "disk_path_option"),
-		"min_cpus", (json_int_t)rq->min_cpus, "heavy", (json_int_t)rq->heavy,
-		"service", jstr(&w, rq->service, "the service"),
-		"data_options", dopts, "headline_metric", jstr(&w, d->headline_metric, "headline_metric"),
-		"thresholds", ths, "serve_port", d->serve_port);
+	json_t *root = json_pack("{s:i, s:o, s:o, s:o, s:o, s:o}", "reserved", reserved, "options", opts,
+				 "op_classes", ops, "metrics", mets, "data_options", dopts, "thresholds", ths);
+	put_scalars(&w, root, d);
 	if (w.bad) {
 		bc_err_set(e, "%s is not valid UTF-8", w.what);
 		json_decref(root);
@@ -179,9 +207,7 @@ typedef struct bc_meta {
 static void *meta_alloc(bc_meta *mt, size_t n, size_t sz)
 {
 	void *p = bc_xcalloc(n + 1, sz);
-	mt->allocs = realloc(mt->allocs, (mt->nallocs + 1) * sizeof(void *));
-	if (!mt->allocs)
-		abort();
+	mt->allocs = bc_xrealloc(mt->allocs, mt->nallocs + 1, sizeof(void *));
 	mt->allocs[mt->nallocs++] = p;
 	return p;
 }
@@ -218,18 +244,10 @@ static int stub_serve(const bench_serve_v1 *a) { (void)a; stub_called(); return 
 
 static int set_stub(bench_module_v1 *d, const char *name)
 {
-	if (!strcmp(name, "init")) d->init = stub_init;
-	else if (!strcmp(name, "prepare")) d->prepare = stub_state;
-	else if (!strcmp(name, "thread_init")) d->thread_init = stub_thread_init;
-	else if (!strcmp(name, "event")) d->event = stub_event;
-	else if (!strcmp(name, "thread_run")) d->thread_run = stub_state;
-	else if (!strcmp(name, "thread_done")) d->thread_done = stub_void;
-	else if (!strcmp(name, "finish")) d->finish = stub_state;
-	else if (!strcmp(name, "cleanup")) d->cleanup = stub_void;
-	else if (!strcmp(name, "destroy")) d->destroy = stub_void;
-	else if (!strcmp(name, "serve")) d->serve = stub_serve;
-	else return -1;
-	return 0;
+#define STUB(f, stub) if (!strcmp(name, #f)) return d->f = stub, 0;
+	BC_ABI_CALLBACKS(STUB)
+#undef STUB
+	return -1;
 }
 
 /* Field readers: 0 when the field has the expected shape. */
@@ -279,6 +297,23 @@ static int get_strv(bc_meta *mt, json_t *o, const char *k, const char *const **o
 	return 0;
 }
 
+/* Scalar fields by kind (abi.h's tables); a missing one reads as 0 / NULL. */
+#define GET_NUM(kind, type, lo, hi) \
+	static int get_##kind(json_t *o, const char *k, type *out) \
+	{ long long v; return get_int(o, k, lo, hi, &v) ? -1 : (*out = (type)v, 0); }
+GET_NUM(U32, uint32_t, 0, UINT32_MAX)
+GET_NUM(INT, int, INT_MIN, INT_MAX)
+GET_NUM(SIZE, size_t, 0, LLONG_MAX)
+GET_NUM(U64, uint64_t, 0, LLONG_MAX)
+GET_NUM(TYPE, bench_opt_type, INT_MIN, INT_MAX)
+#undef GET_NUM
+#define get_STR get_str
+static int get_NUM(json_t *o, const char *k, double *out) { return *out = get_num(o, k), 0; }
+static int get_BOOL(json_t *o, const char *k, int *out)
+{
+	return *out = json_is_true(json_object_get(o, k)), 0;
+}
+
 static int parse_options(bc_meta *mt, json_t *root, bench_module_v1 *d)
 {
 	json_t *v = json_object_get(root, "options");
@@ -289,16 +324,13 @@ static int parse_options(bc_meta *mt, json_t *root, bench_module_v1 *d)
 	bench_option_v1 *o = meta_alloc(mt, json_array_size(v), sizeof(*o));
 	for (size_t i = 0; i < json_array_size(v); i++) {
 		json_t *j = json_array_get(v, i);
-		long long type, flags;
-		if (!json_is_object(j) || get_str(j, "name", &o[i].name) || !o[i].name ||
-		    get_str(j, "def", &o[i].def) || get_str(j, "help", &o[i].help) ||
-		    get_int(j, "type", INT_MIN, INT_MAX, &type) || get_int(j, "flags", 0, UINT_MAX, &flags) ||
-		    get_strv(mt, j, "choices", &o[i].choices, TABLE_CAP))
+		if (!json_is_object(j))
 			return -1;
-		o[i].type = (bench_opt_type)type;
-		o[i].flags = (unsigned)flags;
-		o[i].min = get_num(j, "min");
-		o[i].max = get_num(j, "max");
+#define GET(kind, f, what) if (get_##kind(j, #f, &o[i].f)) return -1;
+		BC_ABI_OPTION(GET)
+#undef GET
+		if (!o[i].name || get_strv(mt, j, "choices", &o[i].choices, TABLE_CAP))
+			return -1;
 	}
 	d->options = o;
 	return 0;
@@ -314,10 +346,13 @@ static int parse_metrics(bc_meta *mt, json_t *root, bench_module_v1 *d)
 	bench_metric_v1 *m = meta_alloc(mt, json_array_size(v), sizeof(*m));
 	for (size_t i = 0; i < json_array_size(v); i++) {
 		json_t *j = json_array_get(v, i);
-		if (!json_is_object(j) || get_str(j, "name", &m[i].name) || !m[i].name ||
-		    get_str(j, "unit", &m[i].unit))
+		if (!json_is_object(j))
 			return -1;
-		m[i].higher_is_better = json_is_true(json_object_get(j, "higher_is_better"));
+#define GET(kind, f, what) if (get_##kind(j, #f, &m[i].f)) return -1;
+		BC_ABI_METRIC(GET)
+#undef GET
+		if (!m[i].name)
+			return -1;
 	}
 	d->metrics = m;
 	return 0;
@@ -333,52 +368,43 @@ static int parse_thresholds(bc_meta *mt, json_t *root, bench_module_v1 *d)
 	bench_threshold_v1 *t = meta_alloc(mt, json_array_size(v), sizeof(*t));
 	for (size_t i = 0; i < json_array_size(v); i++) {
 		json_t *j = json_array_get(v, i);
-		if (!json_is_object(j) || get_str(j, "metric", &t[i].metric) || !t[i].metric)
+		if (!json_is_object(j))
 			return -1;
-		t[i].pct = get_num(j, "pct");
+#define GET(kind, f, what) if (get_##kind(j, #f, &t[i].f)) return -1;
+		BC_ABI_THRESHOLD(GET)
+#undef GET
+		if (!t[i].metric)
+			return -1;
 	}
 	d->thresholds = t;
+	return 0;
+}
+
+static int parse_scalars(json_t *root, bench_module_v1 *d)
+{
+	json_t *rq = json_object_get(root, "requires"), *cb = json_object_get(root, "callbacks");
+	if ((rq && !json_is_object(rq)) || (cb && !json_is_array(cb)))
+		return -1;
+#define GET(kind, f, what) if (get_##kind(root, #f, &d->f)) return -1;
+	BC_ABI_SCALARS(GET)
+#undef GET
+#define GET(kind, f, what) if (get_##kind(rq, #f, &d->requires.f)) return -1;
+	BC_ABI_REQUIRES(GET)
+#undef GET
+	for (size_t i = 0; cb && i < json_array_size(cb); i++)
+		if (!json_is_string(json_array_get(cb, i)) || set_stub(d, json_string_value(json_array_get(cb, i))))
+			return -1;
 	return 0;
 }
 
 static int parse_body(bc_meta *mt, json_t *root, bc_module *m)
 {
 	bench_module_v1 *d = &m->desc;
-	long long v[4], rmin[6];
-	json_t *cb = json_object_get(root, "callbacks"), *rq = json_object_get(root, "requires");
-	if (get_int(root, "magic", 0, UINT32_MAX, &v[0]) || get_int(root, "abi_major", 0, UINT32_MAX, &v[1]) ||
-	    get_int(root, "abi_minor", 0, UINT32_MAX, &v[2]) || get_int(root, "struct_size", 0, UINT32_MAX, &v[3]))
-		return -1;
-	d->magic = (uint32_t)v[0];
-	d->abi_major = (uint32_t)v[1];
-	d->abi_minor = (uint32_t)v[2];
-	d->struct_size = (uint32_t)v[3];
-	if (get_str(root, "name", &d->name) || get_str(root, "version", &d->version) ||
-	    get_str(root, "summary", &d->summary) || get_str(root, "headline_metric", &d->headline_metric))
-		return -1;
-	if (cb && !json_is_array(cb))
-		return -1;
-	for (size_t i = 0; cb && i < json_array_size(cb); i++)
-		if (!json_is_string(json_array_get(cb, i)) || set_stub(d, json_string_value(json_array_get(cb, i))))
-			return -1;
 	long long res;
-	if (get_int(root, "reserved", -1, 7, &res) || get_int(root, "serve_port", INT_MIN, INT_MAX, &v[0]))
+	if (parse_scalars(root, d) || get_int(root, "reserved", -1, 7, &res))
 		return -1;
 	if (res >= 0)
 		d->reserved[res] = d;	/* any non-NULL value: check_contents names the slot */
-	d->serve_port = (int)v[0];
-	if (rq && (!json_is_object(rq) || get_int(rq, "min_memory", 0, LLONG_MAX, &rmin[0]) ||
-		   get_int(rq, "min_disk", 0, LLONG_MAX, &rmin[1]) || get_int(rq, "min_cpus", 0, UINT32_MAX, &rmin[2]) ||
-		   get_int(rq, "heavy", 0, UINT32_MAX, &rmin[3]) ||
-		   get_str(rq, "disk_path_option", &d->requires.disk_path_option) ||
-		   get_str(rq, "service", &d->requires.service)))
-		return -1;
-	if (rq) {
-		d->requires.min_memory = (uint64_t)rmin[0];
-		d->requires.min_disk = (uint64_t)rmin[1];
-		d->requires.min_cpus = (uint32_t)rmin[2];
-		d->requires.heavy = (uint32_t)rmin[3];
-	}
 	if (parse_options(mt, root, d) || parse_metrics(mt, root, d) || parse_thresholds(mt, root, d) ||
 	    get_strv(mt, root, "op_classes", &d->op_classes, BENCH_MAX_OP_CLASSES + 1) ||
 	    get_strv(mt, root, "data_options", &d->data_options, TABLE_CAP) ||
@@ -508,12 +534,19 @@ static void probe_child(const char *path)
 		bc_err_hint(&e, "define the entry with BENCH_MODULE(descriptor); a descriptor is a static const bench_module_v1");
 		send_error(&e);
 	}
-	if (bc_module_check_header(path, d, &e))
+	if (bc_module_check_header(path, d, &e) || bc_abi_check_newer(path, d, &e))
 		send_error(&e);
 	bench_module_v1 copy;
 	memset(&copy, 0, sizeof(copy));
 	memcpy(&copy, d, d->struct_size < sizeof(copy) ? d->struct_size : sizeof(copy));
+	/* the one walk of the module's own options[]: by its option_size, into
+	   this host's layout; everything after reads the host's */
+	bench_option_v1 *opts;
+	if (bc_abi_host_options(path, d, &opts, &e))
+		send_error(&e);
+	copy.options = opts;
 	char *s = bc_probe_describe(&copy, &e);
+	free(opts);
 	if (!s) {
 		bc_err_set(&e, "invalid module \"%s\": %s", path, strdup(e.msg));
 		bc_err_hint(&e, "terminate every table of the descriptor; use UTF-8 strings");
@@ -608,9 +641,7 @@ static int drain(active *a)
 			continue;
 		}
 		while (a->len + (size_t)n + 1 > a->cap)
-			a->buf = realloc(a->buf, a->cap *= 2);
-		if (!a->buf)
-			abort();
+			a->buf = bc_xrealloc(a->buf, a->cap *= 2, 1);
 		memcpy(a->buf + a->len, tmp, (size_t)n);
 		a->len += (size_t)n;
 	}

@@ -6,16 +6,24 @@
 #include "case.h"
 #include "util.h"
 
+const char *const bc_phase_names[BC_NPHASES] = { "init", "prepare", "thread_init", "warmup", "measure",
+						  "finish", "cleanup", "destroy" };
+
 void bc_case_init(bc_case_result *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->params = json_object();
 	r->error_rate = NAN;
 	r->cpu_mhz_mean = NAN;
+	r->warmup_steady = -1;
+	r->freq.measured_mhz = r->freq.before_mhz = r->freq.after_mhz = NAN;
+	r->freq.cpufreq_mhz = r->freq.cpuinfo_mhz = NAN;
 	r->error.thread = -1;
 	r->fairness.events_min = r->fairness.events_max = NAN;
 	r->stability.interval_cv = NAN;
 	r->cpu.utilization = r->cpu.steal_pct = r->cpu.other_pct = NAN;
+	for (int i = 0; i < BC_NPHASES; i++)
+		r->phases.s[i] = NAN;
 }
 
 static void free_latency(bc_cr_latency *l)
@@ -33,9 +41,11 @@ void bc_case_free(bc_case_result *r)
 	free(r->module_sha256);
 	free(r->module_shadows);
 	json_decref(r->params);
+	bc_strv_free(r->placement);
 	free(r->point);
 	free(r->status);
 	free(r->reason);
+	free(r->repeat_stop);
 	free(r->headline);
 	for (size_t i = 0; i < r->nthresholds; i++)
 		free(r->thresholds[i].metric);
@@ -96,9 +106,7 @@ void bc_case_set_str(char **field, const char *value)
 
 void bc_case_add_warning(bc_case_result *r, const char *msg)
 {
-	r->warnings = realloc(r->warnings, (r->nwarnings + 2) * sizeof(char *));
-	if (!r->warnings)
-		abort();
+	r->warnings = bc_xrealloc(r->warnings, r->nwarnings + 2, sizeof(char *));
 	r->warnings[r->nwarnings++] = bc_xstrdup(msg);
 	r->warnings[r->nwarnings] = NULL;
 }
@@ -116,9 +124,7 @@ void bc_case_set_metric(bc_case_result *r, const char *name, const char *unit,
 {
 	bc_cr_metric *m = (bc_cr_metric *)bc_case_metric(r, name);
 	if (!m) {
-		r->metrics = realloc(r->metrics, (r->nmetrics + 1) * sizeof(*r->metrics));
-		if (!r->metrics)
-			abort();
+		r->metrics = bc_xrealloc(r->metrics, r->nmetrics + 1, sizeof(*r->metrics));
 		m = &r->metrics[r->nmetrics++];
 		*m = (bc_cr_metric){ .name = bc_xstrdup(name) };
 	}
@@ -134,9 +140,7 @@ void bc_case_set_info(bc_case_result *r, const char *key, const char *value)
 			bc_case_set_str(&r->info[i].value, value ? value : "");
 			return;
 		}
-	r->info = realloc(r->info, (r->ninfo + 1) * sizeof(*r->info));
-	if (!r->info)
-		abort();
+	r->info = bc_xrealloc(r->info, r->ninfo + 1, sizeof(*r->info));
 	r->info[r->ninfo++] = (bc_cr_info){ bc_xstrdup(key), bc_xstrdup(value ? value : "") };
 }
 
@@ -267,6 +271,12 @@ json_t *bc_case_to_json(const bc_case_result *r)
 	put_str(o, "module_sha256", r->module_sha256);
 	put_str(o, "module_shadows", r->module_shadows);
 	json_object_set_new(o, "params", r->params ? json_incref(r->params) : json_object());
+	if (r->placement && r->placement[0]) {
+		json_t *pl = json_array();
+		for (char **p = r->placement; *p; p++)
+			json_array_append_new(pl, str_json(*p));
+		json_object_set_new(o, "placement", pl);
+	}
 	put_str(o, "point", r->point);
 	json_object_set_new(o, "threads", json_integer(r->threads));
 	json_object_set_new(o, "repeat", json_integer(r->repeat));
@@ -297,6 +307,9 @@ json_t *bc_case_to_json(const bc_case_result *r)
 		put_count(o, "strays_killed", r->strays_killed);
 	put_real(o, "duration_s", r->duration_s);	/* NAN: absent (an old file's failed case) */
 	put_real(o, "warmup_s", r->warmup_s);
+	if (r->warmup_steady >= 0)
+		json_object_set_new(o, "warmup_steady", json_boolean(r->warmup_steady));
+	put_str(o, "repeat_stop", r->repeat_stop);
 	if (r->prepare.set) {
 		json_t *p = json_object();
 		put_real(p, "seconds", r->prepare.seconds);
@@ -356,6 +369,17 @@ json_t *bc_case_to_json(const bc_case_result *r)
 		json_object_set_new(info, r->info[i].key, str_json(r->info[i].value));
 	json_object_set_new(o, "info", info);
 	put_real(o, "cpu_mhz_mean", r->cpu_mhz_mean);
+	if (r->freq.set) {
+		json_t *f = json_object();
+		put_real(f, "measured_mhz", r->freq.measured_mhz);
+		put_real(f, "before_mhz", r->freq.before_mhz);
+		put_real(f, "after_mhz", r->freq.after_mhz);
+		json_object_set_new(f, "cpus", json_integer(r->freq.cpus));
+		json_object_set_new(f, "source", json_string("probe"));
+		put_real(f, "cpufreq_mhz", r->freq.cpufreq_mhz);
+		put_real(f, "cpuinfo_mhz", r->freq.cpuinfo_mhz);
+		json_object_set_new(o, "cpu_freq", f);
+	}
 	if (r->cpu.set) {
 		json_t *c = json_object();
 		put_real(c, "user_s", r->cpu.user_s);
@@ -364,6 +388,14 @@ json_t *bc_case_to_json(const bc_case_result *r)
 		put_real(c, "steal_pct", r->cpu.steal_pct);
 		put_real(c, "other_pct", r->cpu.other_pct);
 		json_object_set_new(o, "cpu", c);
+	}
+	if (r->peak_rss_bytes)
+		put_count(o, "peak_rss_bytes", r->peak_rss_bytes);
+	if (r->phases.set) {
+		json_t *p = json_object();
+		for (int i = 0; i < BC_NPHASES; i++)
+			put_real(p, bc_phase_names[i], r->phases.s[i]);
+		json_object_set_new(o, "phase_s", p);
 	}
 	if (r->intervals_file) {
 		json_object_set_new(o, "intervals_file", json_string(r->intervals_file));

@@ -86,11 +86,18 @@ typedef struct {
 	double pct;		/* >= 0 */
 } bc_cr_threshold;
 
+/* The phases of a case in the process that ran it, in order (phase_s). */
+enum { BC_PH_INIT, BC_PH_PREPARE, BC_PH_THREAD_INIT, BC_PH_WARMUP, BC_PH_MEASURE, BC_PH_FINISH,
+       BC_PH_CLEANUP, BC_PH_DESTROY, BC_NPHASES };
+extern const char *const bc_phase_names[BC_NPHASES];	/* "init", ..., "destroy" */
+
 typedef struct bc_case_result {
 	long long id;
 	char *module, *module_version, *module_path, *module_sha256;
 	char *module_shadows;	/* NULL when absent */
 	json_t *params;		/* an object (never NULL after the reader or the engine) */
+	char **placement;	/* names of params that say where it ran (BENCH_OPT_PLACEMENT),
+				   NULL-terminated; NULL: none (or an older file) */
 	char *point;		/* NULL when absent */
 	long threads;
 	long repeat;
@@ -98,6 +105,10 @@ typedef struct bc_case_result {
 	char *status;		/* "ok", "failed", "skipped", "interrupted" */
 	char *reason;		/* NULL: JSON null */
 	double duration_s, warmup_s;
+	int warmup_steady;	/* warmup = auto: 1 reached a steady state, 0 ran to max_warmup;
+				   -1 absent (a fixed warmup) */
+	char *repeat_stop;	/* repeat = auto, on a case's last repeat: "precise", "decided",
+				   "max_repeat" or "budget"; NULL absent */
 	double error_rate;	/* NAN: absent */
 	uint64_t records_refused, strays_killed;	/* 0: absent */
 	char *headline;		/* NULL: absent */
@@ -145,11 +156,24 @@ typedef struct bc_case_result {
 		double max_lag_ms;
 	} open_loop;
 	double cpu_mhz_mean;	/* NAN: absent */
+	struct {		/* "cpu_freq": the clock measured around the window */
+		int set;
+		double measured_mhz;		/* mean of before and after; NAN: absent */
+		double before_mhz, after_mhz;	/* probe (core/machine/freq.c); NAN: absent */
+		double cpufreq_mhz;		/* cpufreq's scaling_cur_freq mean; NAN: absent */
+		double cpuinfo_mhz;		/* /proc/cpuinfo's "cpu MHz" mean; NAN: absent */
+		long cpus;			/* CPUs probed */
+	} freq;
 	struct {
 		int set;
 		double user_s, sys_s;
 		double utilization, steal_pct, other_pct;	/* NAN: absent */
 	} cpu;
+	uint64_t peak_rss_bytes;	/* the case process's peak resident memory; 0: absent */
+	struct {		/* phase_s: seconds each phase took; NAN: not run (absent) */
+		int set;
+		double s[BC_NPHASES];
+	} phases;
 	int has_intervals;	/* "intervals" present (even empty) */
 	bc_cr_interval *intervals;
 	size_t nintervals;

@@ -504,6 +504,53 @@ static int read_cpu(rd *d, bc_case_result *r, json_t *c, const char *where)
 	return 0;
 }
 
+static int read_freq(rd *d, bc_case_result *r, json_t *c, const char *where)
+{
+	static const char *const keys[] = { "measured_mhz", "before_mhz", "after_mhz", "cpufreq_mhz",
+					    "cpuinfo_mhz" };
+	double *vals[] = { &r->freq.measured_mhz, &r->freq.before_mhz, &r->freq.after_mhz,
+			   &r->freq.cpufreq_mhz, &r->freq.cpuinfo_mhz };
+	json_t *f, *n;
+
+	if (object(d, c, "cpu_freq", &f, where) < 0)
+		return -1;
+	if (!f)
+		return 0;
+	r->freq.set = 1;
+	for (int i = 0; i < 5; i++) {
+		double x;
+		int rc = get_num(f, keys[i], &x);
+		*vals[i] = rc > 0 ? x : NAN;
+		if (rc < 0 || (rc > 0 && !(x >= 0 && x < 1e6)))
+			return fail(d, "%s.cpu_freq.%s: not a frequency in MHz", where, keys[i]);
+	}
+	n = json_object_get(f, "cpus");
+	if (n && (!json_is_integer(n) || json_integer_value(n) < 0 || json_integer_value(n) > 1 << 20))
+		return fail(d, "%s.cpu_freq.cpus: not an integer >= 0", where);
+	r->freq.cpus = n ? (long)json_integer_value(n) : 0;
+	return 0;
+}
+
+/* peak_rss_bytes and phase_s (check-module's figures; absent in older files). */
+static int read_footprint(rd *d, bc_case_result *r, json_t *c, const char *where)
+{
+	json_t *ph;
+	if (count(d, c, "peak_rss_bytes", &r->peak_rss_bytes, NULL, where) < 0 ||
+	    object(d, c, "phase_s", &ph, where) < 0)
+		return -1;
+	if (!ph)
+		return 0;
+	r->phases.set = 1;
+	for (int i = 0; i < BC_NPHASES; i++) {
+		double x;
+		int rc = get_num(ph, bc_phase_names[i], &x);
+		if (rc < 0 || (rc > 0 && !(x >= 0)))
+			return fail(d, "%s.phase_s.%s: not a number >= 0", where, bc_phase_names[i]);
+		r->phases.s[i] = rc > 0 ? x : NAN;
+	}
+	return 0;
+}
+
 static int read_interval(rd *d, json_t *iv, bc_cr_interval *out, const char *at)
 {
 	static const char *const keys[] = { "t", "events_per_sec", "p95_ms", "errors_per_sec" };
@@ -565,6 +612,24 @@ static int read_intervals(rd *d, bc_case_result *r, json_t *c, const char *where
 	return 0;
 }
 
+/* "placement": names of params, each a string that is a key of params. */
+static int read_placement(rd *d, bc_case_result *r, json_t *c, const char *where)
+{
+	json_t *pl = json_object_get(c, "placement"), *e;
+	size_t i;
+	if (!pl)
+		return 0;
+	if (!json_is_array(pl) || json_array_size(pl) > 4096)
+		return fail(d, "%s.placement: not an array of option names", where);
+	r->placement = bc_xcalloc(json_array_size(pl) + 1, sizeof(char *));
+	json_array_foreach(pl, i, e) {
+		if (!json_is_string(e) || !json_object_get(r->params, json_string_value(e)))
+			return fail(d, "%s.placement[%zu]: not the name of one of params", where, i);
+		r->placement[i] = bc_xstrdup(json_string_value(e));
+	}
+	return 0;
+}
+
 static int read_header(rd *d, bc_case_result *r, json_t *c, const char *where)
 {
 	json_t *module = json_object_get(c, "module"), *status = json_object_get(c, "status");
@@ -584,6 +649,8 @@ static int read_header(rd *d, bc_case_result *r, json_t *c, const char *where)
 		if (!r->params)
 			abort();
 	}
+	if (read_placement(d, r, c, where) < 0)
+		return -1;
 	if (!json_is_integer(threads) || json_integer_value(threads) < 1 ||
 	    json_integer_value(threads) > MAX_THREADS)
 		return fail(d, "%s.threads: not an integer in 1..%d", where, MAX_THREADS);
@@ -601,8 +668,12 @@ static int read_header(rd *d, bc_case_result *r, json_t *c, const char *where)
 	    str(d, c, "module_path", &r->module_path, where) < 0 ||
 	    str(d, c, "module_sha256", &r->module_sha256, where) < 0 ||
 	    str(d, c, "module_shadows", &r->module_shadows, where) < 0 ||
-	    str(d, c, "point", &r->point, where) < 0)
+	    str(d, c, "point", &r->point, where) < 0 || str(d, c, "repeat_stop", &r->repeat_stop, where) < 0)
 		return -1;
+	json_t *ws = json_object_get(c, "warmup_steady");
+	if (ws && !json_is_boolean(ws))
+		return fail(d, "%s.warmup_steady: not a bool", where);
+	r->warmup_steady = ws ? json_is_true(ws) : -1;
 	if (!absent(reason) && !json_is_string(reason))
 		return fail(d, "%s.reason: not a string or null", where);
 	if (json_is_string(reason))
@@ -636,10 +707,11 @@ int bc_case_from_json(json_t *c, size_t idx, bc_case_result *r, char *err, size_
 	/* the fields compare reads first, in the order it always checked them */
 	if (read_header(&d, r, c, where) < 0 || read_metrics(&d, r, c, where) < 0 ||
 	    read_spread(&d, r, c, where) < 0 || read_ops(&d, r, c, where) < 0 ||
-	    read_hints(&d, r, c, where) < 0 || read_cpu(&d, r, c, where) < 0 ||
+	    read_hints(&d, r, c, where) < 0 || read_cpu(&d, r, c, where) < 0 || read_freq(&d, r, c, where) < 0 ||
 	    read_info(&d, r, c, where) < 0 || read_warnings(&d, r, c, where) < 0 ||
 	    read_prepare(&d, r, c, where) < 0 || read_error(&d, r, c, where) < 0 ||
-	    read_open_loop(&d, r, c, where) < 0 || read_intervals(&d, r, c, where) < 0) {
+	    read_open_loop(&d, r, c, where) < 0 || read_footprint(&d, r, c, where) < 0 ||
+	    read_intervals(&d, r, c, where) < 0) {
 		bc_case_free(r);
 		return -1;
 	}

@@ -42,9 +42,11 @@ void bc_print_case(FILE *f, const bc_case_result *c, const char *label)
 	fprintf(f, "\n[case %lld] %s: %s\n", c->id, label, c->status);
 	if (c->reason)
 		fprintf(f, "    reason: %s\n", c->reason);
-	if (c->error.set && c->error.detail)
+	/* detail and hint belong to a reason (an older file may hold them
+	   for an ok case: nothing to explain there) */
+	if (c->reason && c->error.set && c->error.detail)
 		fprintf(f, "    detail: %s\n", c->error.detail);
-	if (c->error.set && c->error.hint)
+	if (c->reason && c->error.set && c->error.hint)
 		fprintf(f, "    hint: %s\n", c->error.hint);
 	if (strcmp(c->status, "ok") && strcmp(c->status, "interrupted"))
 		return;
@@ -67,6 +69,15 @@ void bc_print_case(FILE *f, const bc_case_result *c, const char *label)
 			isnan(c->cpu.utilization) ? 0.0 : c->cpu.utilization);
 		if (!isnan(c->cpu.steal_pct))
 			fprintf(f, "; steal %.1f%%", c->cpu.steal_pct);
+		fputc('\n', f);
+	}
+	if (c->freq.set && !isnan(c->freq.measured_mhz)) {
+		fprintf(f, "    clock: %.0f MHz measured on %ld CPU%s", c->freq.measured_mhz, c->freq.cpus,
+			c->freq.cpus == 1 ? "" : "s");
+		if (!isnan(c->freq.cpufreq_mhz))
+			fprintf(f, "; cpufreq says %.0f MHz", c->freq.cpufreq_mhz);
+		if (!isnan(c->freq.cpuinfo_mhz))
+			fprintf(f, "; /proc/cpuinfo says %.0f MHz", c->freq.cpuinfo_mhz);
 		fputc('\n', f);
 	}
 	if (c->stability.set && !isnan(c->stability.interval_cv))

@@ -31,6 +31,8 @@ typedef struct bc_rmetric {
 typedef struct bc_rgroup {
 	char *module;
 	char *params_key;	/* compact JSON, sorted keys: the matching key */
+	json_t *placement;	/* params that say where it ran (case.placement): an array of
+				   names, matched across machines only when unambiguous */
 	char *params_text;	/* "block_size=4096 oper=read" (empty when no params) */
 	long threads;
 	size_t repeats;		/* ok cases */
@@ -42,6 +44,8 @@ typedef struct bc_rgroup {
 	double steal_max, other_max;
 	double cpu_mhz_sum;	/* sum over repeats that reported cpu_mhz_mean */
 	size_t cpu_mhz_n;
+	double freq_sum;	/* sum over repeats of cpu_freq.measured_mhz (the probe) */
+	size_t freq_n;
 	bc_rmetric *metrics;
 	size_t nmetrics, cap;
 } bc_rgroup;
@@ -52,7 +56,12 @@ typedef struct bc_results {
 	char *started_at;	/* may be NULL */
 	int interrupted;
 	json_t *host;		/* the host object (a reference), or an empty object */
+	json_t *config;		/* the config object as written (a reference, unvalidated: read
+				   with care), or an empty object */
 	json_t *info;		/* "module.key" -> value from cases[].info, first seen */
+	json_t *info_varies;	/* "module.key" -> true: its value differs between the file's
+				   cases, so it is a per-run figure (a random seed, a measured
+				   layout rate), not a fact about the machine or module */
 	size_t ncases, nok, nfailed;
 	bc_rgroup *groups;	/* in order of first appearance */
 	size_t ngroups, cap;
@@ -100,5 +109,13 @@ const bc_rgroup *bc_results_find(const bc_results *r, const char *module,
 				 const char *params_key, long threads);
 
 /* The metric called name in g, or NULL. */
+/* The group of r that matches g of another file: the same module, threads
+   and params; else, ignoring g's placement params and the names in ignore
+   (NULL-terminated; --match-ignore), the one group of r that agrees on the
+   rest, when g is also the only one of its file that does (a sweep over
+   two paths in one file stays two groups). NULL when none. gfile is g's
+   file. */
+const bc_rgroup *bc_results_match(const bc_results *r, const bc_results *gfile, const bc_rgroup *g,
+				  char *const *ignore);
 const bc_rmetric *bc_group_metric(const bc_rgroup *g, const char *name);
 #endif

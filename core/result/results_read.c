@@ -44,21 +44,11 @@ static char *xstrdup(const char *s)
 	return d;
 }
 
-static void *xrealloc(void *p, size_t n, size_t size)
-{
-	if (size && n > SIZE_MAX / size)
-		abort();
-	p = realloc(p, n && size ? n * size : 1);
-	if (!p)
-		abort();
-	return p;
-}
-
 static void push_value(bc_rmetric *m, double v)
 {
 	if (m->n == m->cap) {
 		m->cap = m->cap ? m->cap * 2 : 4;
-		m->values = xrealloc(m->values, m->cap, sizeof(*m->values));
+		m->values = bc_xrealloc(m->values, m->cap, sizeof(*m->values));
 	}
 	m->values[m->n++] = v;
 }
@@ -75,7 +65,7 @@ static bc_rmetric *group_metric(bc_rgroup *g, const char *name, const char *unit
 	free(nm);
 	if (g->nmetrics == g->cap) {
 		g->cap = g->cap ? g->cap * 2 : 8;
-		g->metrics = xrealloc(g->metrics, g->cap, sizeof(*g->metrics));
+		g->metrics = bc_xrealloc(g->metrics, g->cap, sizeof(*g->metrics));
 	}
 	bc_rmetric *m = &g->metrics[g->nmetrics++];
 	*m = (bc_rmetric){ .name = shown(name), .unit = shown(unit),
@@ -113,7 +103,7 @@ char *bc_params_text(json_t *params)
 static char *group_key(const char *module, const char *params_key, long threads)
 {
 	size_t n = strlen(module) + strlen(params_key) + 32;
-	char *k = xrealloc(NULL, n, 1);
+	char *k = bc_xrealloc(NULL, n, 1);
 	snprintf(k, n, "%s\n%ld\n%s", module, threads, params_key);
 	return k;
 }
@@ -126,7 +116,7 @@ static char *params_shown(json_t *params)
 }
 
 static bc_rgroup *find_or_add_group(bc_results *r, const char *module,
-				    json_t *params, long threads)
+				    json_t *params, char *const *placement, long threads)
 {
 	char *key = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS);
 
@@ -145,12 +135,15 @@ static bc_rgroup *find_or_add_group(bc_results *r, const char *module,
 	free(ik);
 	if (r->ngroups == r->cap) {
 		r->cap = r->cap ? r->cap * 2 : 8;
-		r->groups = xrealloc(r->groups, r->cap, sizeof(*r->groups));
+		r->groups = bc_xrealloc(r->groups, r->cap, sizeof(*r->groups));
 	}
 	bc_rgroup *g = &r->groups[r->ngroups++];
 	*g = (bc_rgroup){ .module = shown(module), .params_key = key,
 			  .params_text = params_shown(params), .threads = threads,
-			  .thresholds = json_object(), .steal_max = -1, .other_max = -1 };
+			  .thresholds = json_object(), .steal_max = -1, .other_max = -1,
+			  .placement = json_array() };
+	for (char *const *p = placement; p && *p; p++)
+		json_array_append_new(g->placement, json_string(*p));
 	return g;
 }
 
@@ -169,6 +162,19 @@ static void add_latency(bc_rgroup *g, const bc_cr_op *o)
 			m->compared = strcmp(m->pct, "p50") == 0 || strcmp(m->pct, "p99") == 0;
 		}
 		push_value(m, o->lat.pct[i].ns / 1e6);
+	}
+	if (!isnan(o->lat.mean)) {
+		/* the mean (fio's clat mean, the first study's io chart): kept for
+		   compare --summary-table, not judged by default */
+		char *name = bc_xasprintf("%s.mean_ms", o->name);
+		bc_rmetric *m = group_metric(g, name, "ms", 0, BC_MK_LATENCY);
+		free(name);
+		if (!m->op) {
+			m->op = shown(o->name);
+			m->pct = xstrdup("mean");
+			m->compared = 0;
+		}
+		push_value(m, o->lat.mean / 1e6);
 	}
 }
 
@@ -193,8 +199,11 @@ static void add_info(bc_results *r, const bc_case_result *c)
 	for (size_t i = 0; i < c->ninfo; i++) {
 		char key[512];
 		snprintf(key, sizeof(key), "%s.%s", c->module, c->info[i].key);
-		if (!json_object_get(r->info, key))
+		json_t *had = json_object_get(r->info, key);
+		if (!had)
 			json_object_set_new(r->info, key, json_string(c->info[i].value));
+		else if (strcmp(json_string_value(had), c->info[i].value) != 0)
+			json_object_set_new(r->info_varies, key, json_true());
 	}
 }
 
@@ -206,7 +215,7 @@ void bc_results_add_case(bc_results *r, const bc_case_result *c)
 		return;
 	}
 	r->nok++;
-	bc_rgroup *g = find_or_add_group(r, c->module, c->params, c->threads);
+	bc_rgroup *g = find_or_add_group(r, c->module, c->params, c->placement, c->threads);
 	g->repeats++;
 	for (size_t i = 0; i < c->nmetrics; i++)
 		push_value(group_metric(g, c->metrics[i].name, c->metrics[i].unit,
@@ -222,6 +231,10 @@ void bc_results_add_case(bc_results *r, const bc_case_result *c)
 	if (!isnan(c->cpu_mhz_mean) && c->cpu_mhz_mean > 0) {
 		g->cpu_mhz_sum += c->cpu_mhz_mean;
 		g->cpu_mhz_n++;
+	}
+	if (c->freq.set && !isnan(c->freq.measured_mhz) && c->freq.measured_mhz > 0) {
+		g->freq_sum += c->freq.measured_mhz;
+		g->freq_n++;
 	}
 	add_info(r, c);
 }
@@ -253,6 +266,8 @@ static int read_top(bc_results *r, json_t *root, char *err, size_t errlen)
 		return -1;
 	}
 	r->host = host ? json_incref(host) : json_object();
+	json_t *cfg = json_object_get(root, "config");
+	r->config = json_is_object(cfg) ? json_incref(cfg) : json_object();
 	label = json_object_get(root, "label");
 	if (json_is_string(label) && json_string_length(label))
 		r->label = shown(json_string_value(label));
@@ -276,7 +291,8 @@ static int read_top(bc_results *r, json_t *root, char *err, size_t errlen)
 
 void bc_results_init(bc_results *r, const char *name)
 {
-	*r = (bc_results){ .path = xstrdup(name), .info = json_object(), .host = json_object(),
+	*r = (bc_results){ .path = xstrdup(name), .info = json_object(), .info_varies = json_object(),
+			   .host = json_object(),
 			   .label = xstrdup(name) };
 }
 
@@ -347,7 +363,7 @@ int bc_results_parse(const char *buf, size_t len, const char *name,
 	json_t *root;
 	int rc;
 
-	*r = (bc_results){ .path = xstrdup(name), .info = json_object() };
+	*r = (bc_results){ .path = xstrdup(name), .info = json_object(), .info_varies = json_object() };
 	/* a key given twice would let one file say two things */
 	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
 	if (!root) {
@@ -383,7 +399,7 @@ int bc_results_load(const char *path, bc_results *r, char *err, size_t errlen)
 			close(fd);
 		return -1;
 	}
-	buf = xrealloc(NULL, 1 << 16, 1);
+	buf = bc_xrealloc(NULL, 1 << 16, 1);
 	for (size_t cap = 1 << 16;; ) {
 		n = fread(buf + len, 1, cap - len, f);
 		len += n;
@@ -396,7 +412,7 @@ int bc_results_load(const char *path, bc_results *r, char *err, size_t errlen)
 			return -1;
 		}
 		cap *= 2;
-		buf = xrealloc(buf, cap, 1);
+		buf = bc_xrealloc(buf, cap, 1);
 	}
 	if (ferror(f)) {
 		seterr(err, errlen, "read error: %s", strerror(errno));
@@ -426,6 +442,7 @@ void bc_results_free(bc_results *r)
 		json_decref(g->thresholds);
 		free(g->module);
 		free(g->params_key);
+		json_decref(g->placement);
 		free(g->params_text);
 	}
 	free(r->groups);
@@ -433,7 +450,9 @@ void bc_results_free(bc_results *r)
 	free(r->label);
 	free(r->started_at);
 	json_decref(r->host);
+	json_decref(r->config);
 	json_decref(r->info);
+	json_decref(r->info_varies);
 	json_decref(r->index);
 	*r = (bc_results){ 0 };
 }
@@ -452,6 +471,53 @@ const bc_rgroup *bc_results_find(const bc_results *r, const char *module,
 	json_t *at = json_object_get(r->index, ik);
 	free(ik);
 	return at ? &r->groups[json_integer_value(at)] : NULL;
+}
+
+/* g's params without its placement params and the ignored names. */
+static json_t *reduced(const bc_rgroup *g, char *const *ignore)
+{
+	json_t *p = json_loads(g->params_key, 0, NULL), *e;
+	size_t i;
+	if (!p)
+		return json_object();
+	json_array_foreach(g->placement, i, e)
+		json_object_del(p, json_string_value(e));
+	for (char *const *n = ignore; n && *n; n++)
+		json_object_del(p, *n);
+	return p;
+}
+
+/* How many groups of r agree with want (module, threads, reduced params);
+   *one gets the last of them. */
+static size_t agreeing(const bc_results *r, const bc_rgroup *want, json_t *wp, char *const *ignore,
+		       const bc_rgroup **one)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->ngroups; i++) {
+		const bc_rgroup *h = &r->groups[i];
+		if (h->threads != want->threads || strcmp(h->module, want->module))
+			continue;
+		json_t *hp = reduced(h, ignore);
+		if (json_equal(hp, wp)) {
+			n++;
+			*one = h;
+		}
+		json_decref(hp);
+	}
+	return n;
+}
+
+const bc_rgroup *bc_results_match(const bc_results *r, const bc_results *gfile, const bc_rgroup *g,
+				  char *const *ignore)
+{
+	const bc_rgroup *exact = bc_results_find(r, g->module, g->params_key, g->threads), *hit = NULL,
+			*self = NULL;
+	if (exact || (!json_array_size(g->placement) && !(ignore && *ignore)))
+		return exact;
+	json_t *gp = reduced(g, ignore);
+	size_t there = agreeing(r, g, gp, ignore, &hit), here = agreeing(gfile, g, gp, ignore, &self);
+	json_decref(gp);
+	return there == 1 && here == 1 ? hit : NULL;
 }
 
 const bc_rmetric *bc_group_metric(const bc_rgroup *g, const char *name)

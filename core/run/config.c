@@ -114,7 +114,7 @@ static int set_from(const bc_setting *st, void *base, const config_setting_t *s,
 
 bc_modconf *bc_config_add_module(bc_config *c, const char *name, const char *where)
 {
-	c->mods = realloc(c->mods, (c->nmods + 1) * sizeof(*c->mods));
+	c->mods = bc_xrealloc(c->mods, c->nmods + 1, sizeof(*c->mods));
 	bc_modconf *m = &c->mods[c->nmods++];
 	memset(m, 0, sizeof(*m));
 	m->name = bc_xstrdup(name);
@@ -134,7 +134,7 @@ void bc_modconf_give(bc_modconf *m, const char *key, char **texts, const char *w
 			m->given[i].where = bc_xstrdup(where);
 			return;
 		}
-	m->given = realloc(m->given, (m->ngiven + 1) * sizeof(*m->given));
+	m->given = bc_xrealloc(m->given, m->ngiven + 1, sizeof(*m->given));
 	m->given[m->ngiven++] = (bc_given){ bc_xstrdup(key), texts, bc_xstrdup(where) };
 }
 
@@ -338,6 +338,7 @@ void bc_config_free(bc_config *c)
 	free(c->label);
 	free(c->output);
 	free(c->csv);
+	free(c->report);
 	bc_strv_free(c->module_path);
 	memset(c, 0, sizeof(*c));
 }

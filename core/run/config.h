@@ -20,6 +20,12 @@ typedef struct bc_runset {
 	double prepare_timeout;		/* prepare of one case */
 	double init_timeout;		/* init of one case */
 	double max_error_rate;		/* share of operations that may fail (0 .. 1) */
+	double scale;			/* 0 < scale <= 1: a quick try of a long study (plan.c) */
+	int repeat_auto;		/* repeat = "auto": rounds go on while a case is undecided */
+	unsigned min_repeat, max_repeat;
+	double time_budget;		/* repeat = auto: no new round after this many seconds (0: none) */
+	int warmup_auto;		/* warmup = "auto": until the throughput is steady */
+	double max_warmup;		/* warmup = auto: the longest warmup */
 	uint64_t max_cases;		/* the plan's size that runs without confirmation */
 	uint64_t events;
 	unsigned repeat;
@@ -47,7 +53,7 @@ typedef struct bc_modconf {
 
 typedef struct bc_config {
 	char *file;
-	char *label, *output, *csv;
+	char *label, *output, *csv, *report;
 	char **module_path;		/* NULL-terminated */
 	double pct[BC_MAX_PCT];
 	size_t npct;

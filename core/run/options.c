@@ -93,7 +93,7 @@ static int list_parse(const bench_option_v1 *o, const char *text, bc_val *v, cha
 		}
 		if (len + strlen(word) + 2 > cap) {
 			cap = (len + strlen(word) + 2) * 2;
-			out = realloc(out, cap);
+			out = bc_xrealloc(out, cap, 1);
 		}
 		len += (size_t)sprintf(out + len, "%s%s", len ? "," : "", word);
 	}

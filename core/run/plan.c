@@ -1,12 +1,17 @@
 /* Resolving module options into a parameter matrix. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "plan.h"
 #include "settings.h"
+
+/* a secret file is one line; anything larger is not one */
+#define MAX_SECRET_FILE (64 * 1024)
 
 static void valid_keys(const bc_module *m, char *buf, size_t n)
 {
@@ -51,11 +56,18 @@ static const bench_option_v1 *secret_source(const bc_module *m, const bc_given *
 			*text = bc_xstrdup(v);
 		return o;
 	}
-	FILE *f = fopen(gv->texts[0], "re");
-	char line[4096] = "";
+	/* a FIFO, device or directory would block or never end: refused at once */
+	char line[4096] = "", why[256];
+	int fd = bc_open_regular(gv->texts[0], MAX_SECRET_FILE, why, sizeof(why));
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	if (!f) {
+		if (fd >= 0) {
+			snprintf(why, sizeof(why), "%s", strerror(errno));
+			close(fd);
+		}
 		bc_err_set(e, "%s: could not read \"%s\" (for option \"%s\"): %s", gv->where,
-			   gv->texts[0], o->name, strerror(errno));
+			   gv->texts[0], o->name, why);
+		bc_err_hint(e, "%s_file names a regular file whose first line is the secret", o->name);
 		return o;
 	}
 	if (!fgets(line, sizeof(line), f))
@@ -86,6 +98,86 @@ static void warn_readable(const bc_given *gv, const bench_option_v1 *o)
 		bc_warn("%s holds the secret option \"%s\" and is readable by others; "
 			"chmod o-r it, or use %s_file or %s_env instead", file, o->name, o->name, o->name);
 	free(file);
+}
+
+/* About share of a sweep's values, evenly spaced, the first and last kept. */
+static size_t keep_share(size_t n, double share, size_t *idx)
+{
+	size_t k = (size_t)ceil(share * (double)n - 1e-9);
+	if (k < 1)
+		k = 1;
+	if (k >= n) {
+		for (size_t i = 0; i < n; i++)
+			idx[i] = i;
+		return n;
+	}
+	for (size_t i = 0; i < k; i++)
+		idx[i] = k == 1 ? 0 : (size_t)llround((double)i * (double)(n - 1) / (double)(k - 1));
+	return k;
+}
+
+/* scale < 1: shorter cases, fewer thread counts, smaller scalable sizes;
+   every change said once, on stderr, before anything runs. */
+static void scale_plan(bc_modplan *p)
+{
+	double f = p->run.scale;
+	char said[1024] = "";
+	size_t l = 0;
+	if (f <= 0 || f >= 1)
+		return;
+	if (p->run.time_s > 0) {
+		l += (size_t)snprintf(said + l, sizeof(said) - l, " time %g -> %g s,", p->run.time_s,
+				      p->run.time_s * f);
+		p->run.time_s *= f;
+	}
+	if (p->run.warmup_s > 0) {
+		l += (size_t)snprintf(said + l, sizeof(said) - l, " warmup %g -> %g s,", p->run.warmup_s,
+				      p->run.warmup_s * f);
+		p->run.warmup_s *= f;
+	}
+	size_t idx[64], n = p->run.nthreads, k = keep_share(n, f, idx);
+	if (k < n) {
+		unsigned kept[64];
+		for (size_t i = 0; i < k; i++)
+			kept[i] = p->run.threads[idx[i]];
+		l += (size_t)snprintf(said + l, sizeof(said) - l, " threads %zu -> %zu counts (", n, k);
+		for (size_t i = 0; i < k && l < sizeof(said); i++)
+			l += (size_t)snprintf(said + l, sizeof(said) - l, "%s%u", i ? "," : "", kept[i]);
+		l += (size_t)snprintf(said + l, sizeof(said) - l, "),");
+		memcpy(p->run.threads, kept, k * sizeof(kept[0]));
+		p->run.nthreads = k;
+	}
+	for (size_t i = 0; i < p->nopts; i++) {
+		const bench_option_v1 *o = &p->mod->desc.options[i];
+		if (!(o->flags & BENCH_OPT_SCALES) || (o->type != BENCH_OPT_INT && o->type != BENCH_OPT_SIZE))
+			continue;
+		for (size_t j = 0; j < p->nvals[i]; j++) {
+			bc_val *v = &p->vals[i][j];
+			double to = floor((double)v->i * f);
+			if (o->min < o->max && to < o->min)
+				to = o->min;
+			if (to < 1)
+				to = 1;
+			if ((int64_t)to == v->i)
+				continue;
+			char a[32], b[32];
+			if (o->type == BENCH_OPT_SIZE) {
+				bc_format_size((uint64_t)v->i, a, sizeof(a));
+				bc_format_size((uint64_t)to, b, sizeof(b));
+			} else {
+				snprintf(a, sizeof(a), "%lld", (long long)v->i);
+				snprintf(b, sizeof(b), "%lld", (long long)to);
+			}
+			if (l < sizeof(said))
+				l += (size_t)snprintf(said + l, sizeof(said) - l, " %s %s -> %s,", o->name, a, b);
+			v->i = (int64_t)to;
+			v->d = to;
+		}
+	}
+	if (l && l < sizeof(said))
+		said[l - 1] = '\0';
+	if (l)
+		bc_info("scale %g, module %s:%s", f, p->mod->desc.name, said);
 }
 
 int bc_plan_module(const bc_modconf *mc, const bc_module *m, bc_modplan *p, bc_err *e)
@@ -170,6 +262,16 @@ int bc_plan_module(const bc_modconf *mc, const bc_module *m, bc_modplan *p, bc_e
 		bc_err_hint(e, "set time (seconds) or events (a count), or both");
 		goto fail;
 	}
+	if (p->run.repeat_auto) {
+		if (p->run.min_repeat > p->run.max_repeat) {
+			bc_err_set(e, "%s: module \"%s\": min_repeat (%u) is larger than max_repeat (%u)", mc->where,
+				   m->desc.name, p->run.min_repeat, p->run.max_repeat);
+			goto fail;
+		}
+		/* the schedule holds every round a case may need; undecided cases
+		   alone run the rounds past min_repeat (run.c) */
+		p->run.repeat = p->run.max_repeat;
+	}
 	p->npoints = 1;
 	for (size_t i = 0; i < p->nopts; i++) {
 		if (!p->nvals[i]) {
@@ -184,6 +286,7 @@ int bc_plan_module(const bc_modconf *mc, const bc_module *m, bc_modplan *p, bc_e
 		}
 		p->npoints *= p->nvals[i];
 	}
+	scale_plan(p);
 	return 0;
 fail:
 	bc_plan_free(p);
@@ -211,7 +314,7 @@ char *bc_plan_point_label(const bc_modplan *p, const bc_val *point)
 		size_t need = strlen(o->name) + strlen(v) + 3;
 		if (len + need >= cap) {
 			cap = (len + need) * 2;
-			s = realloc(s, cap);
+			s = bc_xrealloc(s, cap, 1);
 		}
 		len += (size_t)sprintf(s + len, "%s%s=%s", len ? " " : "", o->name, v);
 		free(v);

@@ -36,7 +36,10 @@
 #include <unistd.h>
 #include "engine.h"
 #include "identity.h"
+#include "leftover.h"
 #include "output.h"
+#include "resume.h"
+#include "steady.h"
 #include "run.h"
 #include "results.h"
 #include "service.h"
@@ -99,8 +102,58 @@ void bc_runner_init(bc_runner *r, const bc_config *cfg, json_t *config_json, con
 	json_array_foreach(json_object_get(json_object_get(r->doc, "host"), "warnings"), i, w)
 		bc_warn("%s", json_string_value(w));	/* e.g. the governor: say it before measuring */
 }
+int bc_runner_resume(bc_runner *r, const char *path, const bc_modplan *plans, size_t n, bc_err *e)
+{
+	bc_resume *rs = bc_xcalloc(1, sizeof(*rs));
+	if (bc_resume_open(path, json_object_get(r->doc, "config"), json_object_get(r->doc, "host"), plans, n,
+			   rs, e)) {
+		free(rs);
+		return -1;
+	}
+	char ts[32], err[512];
+	size_t i;
+	json_t *c;
+	now_iso(ts, sizeof(ts));
+	/* the file ends as if the run had not stopped: its start, its order */
+	json_object_set(r->doc, "started_at", json_object_get(rs->doc, "started_at"));
+	if (json_is_string(json_object_get(rs->doc, "run_id")))	/* one run, resumed: one id */
+		json_object_set(r->doc, "run_id", json_object_get(rs->doc, "run_id"));
+	if (!r->cfg->run.seed_set) {
+		r->seed = rs->seed;
+		json_object_set_new(json_object_get(r->doc, "schedule"), "seed", json_integer(r->seed));
+	}
+	json_object_set_new(r->doc, "resumed", bc_resume_record(rs, ts));
+	json_array_foreach(rs->kept, i, c) {
+		bc_case_result cr;
+		if (bc_case_from_json(c, i, &cr, err, sizeof(err))) {
+			bc_err_set(e, "cannot resume from \"%s\": %s", path, err);
+			bc_resume_free(rs);
+			free(rs);
+			return -1;
+		}
+		json_array_append(json_object_get(r->doc, "cases"), c);
+		bc_results_add_case(&r->groups, &cr);
+		bc_case_drop_intervals(&cr);
+		if (r->ncases == r->ccases) {
+			r->ccases = r->ccases ? 2 * r->ccases : 16;
+			r->cases = bc_xrealloc(r->cases, r->ccases, sizeof(*r->cases));
+		}
+		r->cases[r->ncases++] = cr;
+		if (!strcmp(cr.status, "failed"))
+			r->failed = 1;
+	}
+	r->next_id = rs->max_id + 1;
+	r->resume = rs;
+	return 0;
+}
+
 void bc_runner_free(bc_runner *r)
 {
+	if (r->resume) {
+		bc_resume_free(r->resume);
+		free(r->resume);
+		r->resume = NULL;
+	}
 	json_decref(r->doc);
 	r->doc = NULL;
 	for (size_t i = 0; i < r->ncases; i++)
@@ -166,6 +219,13 @@ void bc_runner_show_plan(bc_runner *r, bc_modplan *plans, size_t n)
 			plans[i].mod->desc.name, plans[i].npoints, plans[i].npoints == 1 ? "" : "s",
 			plans[i].run.nthreads, plans[i].run.nthreads == 1 ? "" : "s", plans[i].run.repeat,
 			plans[i].run.repeat == 1 ? "" : "s", c, c == 1 ? "" : "s");
+	}
+	size_t kept = r->resume ? json_array_size(r->resume->kept) : 0;
+	if (kept) {
+		double share = total ? (double)(total > kept ? total - kept : 0) / (double)total : 0;
+		bc_info("plan: resuming %s: %zu case%s kept, %zu to run (%zu interrupted, run again); about %.0f s left",
+			r->out_json ? r->out_json : "", kept, kept == 1 ? "" : "s", total > kept ? total - kept : 0,
+			r->resume->interrupted, secs * share);
 	}
 	bc_info("plan: %zu case%s, about %.0f s of warmup and measurement (plus prepare time)",
 		total, total == 1 ? "" : "s", secs);
@@ -419,7 +479,7 @@ static int child_ended(pid_t pid)
 static int take(int fd, watch *w)
 {
 	if (w->len + 4096 > w->cap)
-		w->buf = realloc(w->buf, w->cap *= 2);
+		w->buf = bc_xrealloc(w->buf, w->cap *= 2, 1);
 	ssize_t n = read(fd, w->buf + w->len, w->cap - w->len - 1);
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
 		return 0;
@@ -558,10 +618,35 @@ static int local_start_server(void *arg, const bench_server_spec_v1 *spec, char 
 
 /* ---------------------------------------------------------- requirements */
 
+/* Free space for a path that may not exist yet (prepare creates it): that
+   of its nearest existing parent, where it will be made. *at gets the
+   directory measured (static storage: main thread only). */
+static int disk_avail(const char *path, double *avail, const char **at)
+{
+	static char dir[4096];
+	struct statvfs vfs;
+	snprintf(dir, sizeof(dir), "%s", *path ? path : ".");
+	while (statvfs(dir, &vfs) != 0) {
+		char *sl = strrchr(dir, '/');
+		if ((errno != ENOENT && errno != ENOTDIR) || !strcmp(dir, ".") || !strcmp(dir, "/"))
+			return -1;
+		if (!sl)
+			snprintf(dir, sizeof(dir), ".");
+		else if (sl == dir)
+			dir[1] = '\0';
+		else
+			*sl = '\0';
+	}
+	*avail = (double)vfs.f_bavail * vfs.f_frsize;
+	*at = dir;
+	return 0;
+}
+
 static int unmet(const bc_modplan *p, const bc_val *point, char *why, size_t n)
 {
 	const bench_requirements_v1 *rq = &p->mod->desc.requires;
 	struct sysinfo si;
+	char need[32], have[32];
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	if (rq->min_cpus && cpus > 0 && (uint32_t)cpus < rq->min_cpus) {
 		snprintf(why, n, "%s needs %u CPUs, this machine has %ld", p->mod->desc.name, rq->min_cpus, cpus);
@@ -570,21 +655,24 @@ static int unmet(const bc_modplan *p, const bc_val *point, char *why, size_t n)
 	if (rq->min_memory && sysinfo(&si) == 0) {
 		double avail = (double)(si.freeram + si.bufferram) * si.mem_unit;
 		if (avail < (double)rq->min_memory) {
-			snprintf(why, n, "%s needs %.1f GiB free memory, this machine has %.1f GiB",
-				 p->mod->desc.name, rq->min_memory / 1073741824.0, avail / 1073741824.0);
+			snprintf(why, n, "%s needs %s free memory, this machine has %s", p->mod->desc.name,
+				 bc_human_size((double)rq->min_memory, need, sizeof(need)),
+				 bc_human_size(avail, have, sizeof(have)));
 			return 1;
 		}
 	}
 	const bench_option_v1 *o = rq->disk_path_option ? bc_opt_find(p->mod->desc.options, rq->disk_path_option) : NULL;
-	struct statvfs vfs;
-	if (rq->min_disk && o && point[o - p->mod->desc.options].s &&
-	    statvfs(point[o - p->mod->desc.options].s, &vfs) == 0) {
-		double avail = (double)vfs.f_bavail * vfs.f_frsize;
-		if (avail < (double)rq->min_disk) {
-			snprintf(why, n, "%s needs %.1f GiB free at %s, it has %.1f GiB", p->mod->desc.name,
-				 rq->min_disk / 1073741824.0, point[o - p->mod->desc.options].s, avail / 1073741824.0);
-			return 1;
-		}
+	const char *path = o ? point[o - p->mod->desc.options].s : NULL, *at;
+	double avail;
+	if (rq->min_disk && path && disk_avail(path, &avail, &at) == 0 && avail < (double)rq->min_disk) {
+		int same = !strcmp(at, path);
+		char *w = bc_xasprintf("%s needs %s free at %s, it has %s%s%s%s", p->mod->desc.name,
+				       bc_human_size((double)rq->min_disk, need, sizeof(need)), path,
+				       bc_human_size(avail, have, sizeof(have)), same ? "" : " (measured at ",
+				       same ? "" : at, same ? "" : ", the nearest existing directory)");
+		snprintf(why, n, "%s", w);
+		free(w);
+		return 1;
 	}
 	return 0;
 }
@@ -614,6 +702,8 @@ typedef struct modrun {
 	char **labels;			/* each point: its swept options */
 	slot *sched;
 	size_t nsched;
+	const char **stopped;		/* repeat = auto, per point x thread count: why no more
+					   rounds run (static strings), or NULL */
 	int reuse;			/* data_options declared: prepare once per data point */
 	char *dir;			/* module_dir, for all of its cases */
 	case_link link;
@@ -628,8 +718,12 @@ static char *make_tmpdir(const char *what, char **why)
 {
 	const char *tmpdir = getenv("TMPDIR");
 	char *tmpl = bc_xasprintf("%s/benchcore%s.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp", what);
-	if (mkdtemp(tmpl))
+	if (mkdtemp(tmpl)) {
+		/* the record lets a later run remove it if this one is killed
+		   outright; without it the directory is only never cleaned by others */
+		bc_owner_mark(tmpl);
 		return tmpl;
+	}
 	*why = bc_xasprintf("could not create a directory %s: %s", tmpl, strerror(errno));
 	free(tmpl);
 	return NULL;
@@ -750,6 +844,7 @@ static void modrun_init(modrun *m, bc_runner *r, const bc_modplan *p)
 	}
 	find_data_points(m);
 	build_schedule(m, p->run.seed_set ? p->run.seed : r->seed);
+	m->stopped = bc_xcalloc(p->npoints * p->run.nthreads + 1, sizeof(*m->stopped));
 	char *why = NULL;
 	size_t n = strlen(p->mod->desc.name) + 2;
 	char *tag = bc_xasprintf("-%.*s", (int)(n > 24 ? 22 : n - 2), p->mod->desc.name);
@@ -773,6 +868,7 @@ static void modrun_free(modrun *m)
 		free(m->skip[pt]);
 	}
 	free(m->labels);
+	free(m->stopped);
 	free(m->skip);
 	free(m->vals);
 	free(m->dp);
@@ -844,9 +940,7 @@ static void record(bc_runner *r, bc_case_result *cr, const char *label, const ch
 	bc_case_drop_intervals(cr);	/* in the document now; the summary and CSV do not need them */
 	if (r->ncases == r->ccases) {
 		r->ccases = r->ccases ? 2 * r->ccases : 16;
-		r->cases = realloc(r->cases, r->ccases * sizeof(*r->cases));
-		if (!r->cases)
-			abort();
+		r->cases = bc_xrealloc(r->cases, r->ccases, sizeof(*r->cases));
 	}
 	r->cases[r->ncases++] = *cr;
 	memset(cr, 0, sizeof(*cr));
@@ -917,12 +1011,85 @@ static void run_case(bc_runner *r, modrun *m, bc_case *c, const char *label, con
 	free(scratch);
 }
 
+/* repeat = auto: the practical threshold of group g's headline m, as
+   compare would judge it: the module's declaration, else 2%. */
+static double auto_threshold(const bc_rgroup *g, const bc_rmetric *m)
+{
+	json_t *t = json_object_get(g->thresholds, m->name);
+	return json_is_number(t) && json_number_value(t) > 0 ? json_number_value(t) / 100 : 0.02;
+}
+
+/* repeat = auto: why the case of slot s (c) need not run, or NULL. */
+static const char *auto_stop(bc_runner *r, modrun *m, const slot *s, const bc_case *c)
+{
+	const bc_modplan *p = m->p;
+	size_t k = s->point * p->run.nthreads + s->ti;
+	if (!p->run.repeat_auto || s->rep <= p->run.min_repeat)
+		return NULL;
+	if (m->stopped[k])
+		return m->stopped[k];
+	if (p->run.time_budget > 0 && (double)(bc_now_ns() - r->t0) / 1e9 > p->run.time_budget)
+		return "budget";
+	bc_case_result h;
+	bc_case_header(c, "ok", NULL, &h);
+	char *key = json_dumps(h.params, JSON_COMPACT | JSON_SORT_KEYS);
+	const bc_rgroup *g = key ? bc_results_find(&r->groups, p->mod->desc.name, key, (long)c->threads) : NULL;
+	const bc_rgroup *gb = key && r->baseline ? bc_results_find(r->baseline, p->mod->desc.name, key,
+								     (long)c->threads) : NULL;
+	free(key);
+	bc_case_free(&h);
+	const bc_rmetric *hm = g ? bc_primary_metric(g) : NULL;
+	if (!hm)
+		return NULL;	/* no ok repeat yet: nothing known */
+	double thr = auto_threshold(g, hm);
+	const bc_rmetric *bm = gb ? bc_group_metric(gb, hm->name) : NULL;
+	if (bm && bm->n >= 2)	/* decided against the baseline's case */
+		return bc_decided(bm->values, bm->n, hm->values, hm->n, thr) ? "decided" : NULL;
+	return bc_precise(hm->values, hm->n, p->run.min_repeat, thr, BC_PRECISE_FRACTION) ? "precise" : NULL;
+}
+
+/* The last case run of point x thread count of m records why its repeats
+   stopped (in the struct and in the document written so far). */
+static void mark_stop(bc_runner *r, modrun *m, size_t pt, size_t ti, const char *why)
+{
+	const bc_modplan *p = m->p;
+	m->stopped[pt * p->run.nthreads + ti] = why;
+	bc_case_result h;
+	bc_case c = { .mod = p->mod, .vals = m->vals + pt * stride(p), .threads = p->run.threads[ti] };
+	bc_case_header(&c, "ok", NULL, &h);
+	json_t *cases = json_object_get(r->doc, "cases");
+	for (size_t i = r->ncases; i-- > 0;) {
+		bc_case_result *cr = &r->cases[i];
+		if (cr->threads != (long)c.threads || strcmp(cr->module, p->mod->desc.name) ||
+		    !json_equal(cr->params, h.params))
+			continue;
+		bc_case_set_str(&cr->repeat_stop, why);
+		json_object_set_new(json_array_get(cases, i), "repeat_stop", json_string(why));
+		break;
+	}
+	bc_case_free(&h);
+}
+
 static void run_slot(bc_runner *r, modrun *m, size_t i)
 {
 	const bc_modplan *p = m->p;
 	const slot *s = &m->sched[i];
 	const char *pl = m->labels[s->point];
 	bc_case c = case_of(r, m, i);
+	const char *stop = auto_stop(r, m, s, &c);
+	if (stop) {
+		if (!m->stopped[s->point * p->run.nthreads + s->ti])
+			mark_stop(r, m, s->point, s->ti, stop);
+		return;
+	}
+	if (r->resume) {	/* a case the interrupted run finished: kept, not run */
+		bc_case_result h;
+		bc_case_header(&c, "ok", NULL, &h);
+		int kept = bc_resume_has(r->resume, p->mod->desc.name, h.params, (long)c.threads, (long)s->rep);
+		bc_case_free(&h);
+		if (kept)
+			return;
+	}
 	c.id = r->next_id++;
 	char *label = bc_xasprintf("%s%s%s threads=%u %s %u/%u", p->mod->desc.name, *pl ? " " : "", pl,
 				   c.threads, p->run.back_to_back ? "repeat" : "round", s->rep, p->run.repeat);
@@ -969,6 +1136,12 @@ static void run_module(bc_runner *r, const bc_modplan *p)
 	}
 	for (size_t k = 0; k < m.ndp; k++)	/* interrupted: data points not finished */
 		settle(r, &m, k);
+	for (size_t pt = 0; p->run.repeat_auto && !bc_stop_requested && pt < p->npoints; pt++)
+		for (size_t ti = 0; ti < p->run.nthreads; ti++)
+			if (!m.stopped[pt * p->run.nthreads + ti] && !m.skip[pt])
+				mark_stop(r, &m, pt, ti, "max_repeat");
+	if (p->run.repeat_auto)
+		r->write_failed = bc_runner_write(r, 0) != 0;
 	bc_service_stop_module(p->mod->desc.name);
 	if (m.dir)
 		bc_rmtree(m.dir);
@@ -977,6 +1150,9 @@ static void run_module(bc_runner *r, const bc_modplan *p)
 
 int bc_runner_run(bc_runner *r, bc_modplan *plans, size_t n)
 {
+	r->t0 = bc_now_ns();
+	/* what runs killed outright left (their owner is gone): see leftover.h */
+	bc_clean_leftovers(bc_leftover_parent(), 0, 0);
 	for (size_t i = 0; i < n && !bc_stop_requested; i++)
 		run_module(r, &plans[i]);
 	bc_service_stop_all();

@@ -25,11 +25,18 @@ typedef struct bc_runner {
 	bc_case_result *cases;		/* every case so far (the summary, CSV) */
 	size_t ncases, ccases;
 	bc_results groups;		/* the cases grouped as compare groups them */
+	struct bc_resume *resume;	/* --resume: the kept cases of the interrupted run */
+	bc_results *baseline;		/* baseline = "A.json": repeat = auto decides against it */
+	uint64_t t0;			/* the run's start (repeat = auto's time_budget) */
 } bc_runner;
 
 /* Creates r->doc (schema, version, host, config, schedule) and draws the
    seed when the config gives none. */
 void bc_runner_init(bc_runner *r, const bc_config *cfg, json_t *config_json, const char *io_path);
+/* --resume: takes over the cases of the interrupted run in path that ended
+   (resume.h checks config, version, modules and machine first); they are
+   kept in the document and not run again. 0, or -1 with e set. */
+int bc_runner_resume(bc_runner *r, const char *path, const bc_modplan *plans, size_t n, bc_err *e);
 /* Prints the plan: cases and estimated time. */
 void bc_runner_show_plan(bc_runner *r, bc_modplan *plans, size_t n);
 /* Runs all cases, module after module; stops every private server and

@@ -184,7 +184,7 @@ static void add_log_tail(const char *log, char *err, size_t n)
 	close(fd);
 	size_t len = strlen(err);
 	if (got <= 0) {
-		snprintf(err + len, n - len, "; its log %s is empty", log);
+		snprintf(err + len, n - len, "; its log is empty");
 		return;
 	}
 	buf[got] = '\0';
@@ -196,7 +196,7 @@ static void add_log_tail(const char *log, char *err, size_t n)
 	for (int lines = 0; p > buf && lines < LOG_TAIL_LINES; )
 		if (*--p == '\n' && ++lines == LOG_TAIL_LINES)
 			p++;
-	size_t frame = strlen(log) + 48 + 7 * (LOG_TAIL_LINES + 1);	/* the text around the lines */
+	size_t frame = 64 + 7 * (LOG_TAIL_LINES + 1);	/* the text around the lines */
 	if (len + frame + 32 >= n)
 		return;
 	size_t room = n - len - frame;
@@ -204,7 +204,9 @@ static void add_log_tail(const char *log, char *err, size_t n)
 		p = strchr(p, '\n') + 1;
 	if (strlen(p) > room)
 		p += strlen(p) - room;
-	len += (size_t)snprintf(err + len, n - len, "; last lines of its log %s:", log);
+	/* the lines themselves, not the log's path: it lies in the module
+	   directory, which is removed at the end of the run */
+	len += (size_t)snprintf(err + len, n - len, "; last lines of its log:");
 	/* one "| " line each, under the reason; bytes that are not printable
 	   ASCII become '?', so the reason stays valid JSON text */
 	for (int bol = 1; *p && len + 8 < n; p++) {
@@ -268,8 +270,10 @@ static int still_running(svc *s)
 	if (waitpid(s->pid, &st, WNOHANG) != s->pid)
 		return 1;
 	kill(-s->pid, SIGKILL);	/* whatever it left in its group */
-	bc_warn("%s: private server \"%s\" (pid %d) had exited; starting it again (its log: %s)",
-		s->module, s->name, (int)s->pid, s->log);
+	char tail[1024] = "";
+	add_log_tail(s->log, tail, sizeof(tail));
+	bc_warn("%s: private server \"%s\" (pid %d) had exited; starting it again%s", s->module, s->name,
+		(int)s->pid, tail);
 	drop(s);
 	return 0;
 }
@@ -290,7 +294,7 @@ int bc_service_start(const char *module, const bench_server_spec_v1 *spec, const
 			owner = getpid();
 			atexit(bc_service_stop_all);	/* exit paths that skip the runner's own stop */
 		}
-		svcs = realloc(svcs, (nsvcs + 1) * sizeof(*svcs));
+		svcs = bc_xrealloc(svcs, nsvcs + 1, sizeof(*svcs));
 		svcs[nsvcs++] = (svc){ bc_xstrdup(module), bc_xstrdup(spec->name), log,
 				       bc_xstrdup(spec->argv[0]), pid, spec->stop_signal > 0 ? spec->stop_signal : SIGTERM, 0 };
 		return 0;

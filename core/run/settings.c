@@ -2,6 +2,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "config.h"
 #include "options.h"
 #include "settings.h"
@@ -32,6 +33,9 @@ const bc_setting bc_settings[] = {
 	  BC_SCOPE_GLOBAL, BC_ST_STRING, CFG(output) },
 	{ { "csv", BENCH_OPT_STRING, NULL, "CSV results file (like --csv)" },
 	  BC_SCOPE_GLOBAL, BC_ST_STRING, CFG(csv) },
+	{ { "report", BENCH_OPT_STRING, NULL, "HTML report of the run, written from the results file at the "
+	    "end (like --report; needs an output file)" },
+	  BC_SCOPE_GLOBAL, BC_ST_STRING, CFG(report) },
 	{ { "percentiles", BENCH_OPT_DOUBLE, "50,90,95,99,99.9,99.99", "latency percentiles to report (at most 16)",
 	    .min = 0.0001, .max = 100 },
 	  BC_SCOPE_GLOBAL, BC_ST_PCTS, CFG(pct) },
@@ -47,14 +51,27 @@ const bc_setting bc_settings[] = {
 	  BC_SCOPE_RUN, BC_ST_THREADS, RUN(threads), "threads", "1,2,4" },
 	{ { "time", BENCH_OPT_DOUBLE, "10", "measured seconds per case; 0 = until events are done", .min = 0, .max = 1e7 },
 	  BC_SCOPE_RUN, BC_ST_DOUBLE, RUN(time_s), "time", "S" },
-	{ { "warmup", BENCH_OPT_DOUBLE, "1", "seconds run before measuring; nothing from them is reported",
-	    .min = 0, .max = 1e7 },
-	  BC_SCOPE_RUN, BC_ST_DOUBLE, RUN(warmup_s), "warmup", "S" },
+	{ { "warmup", BENCH_OPT_DOUBLE, "1", "seconds run before measuring; nothing from them is reported; "
+	    "\"auto\": until the throughput is steady (its fitted line drifts <= 2% and every value is "
+	    "within 10% of the mean over the last 5 intervals), at most max_warmup", .min = 0, .max = 1e7 },
+	  BC_SCOPE_RUN, BC_ST_DOUBLE, RUN(warmup_s), "warmup", "S|auto", .auto_offset = RUN(warmup_auto) },
+	{ { "max_warmup", BENCH_OPT_DOUBLE, "300", "warmup = auto: the longest warmup, seconds", .min = 0.1,
+	    .max = 1e7 },
+	  BC_SCOPE_RUN, BC_ST_DOUBLE, RUN(max_warmup), "max-warmup", "S" },
 	{ { "events", BENCH_OPT_INT, "0", "stop after this many events (0 = no limit)", .min = 0, .max = 9.2e18 },
 	  BC_SCOPE_RUN, BC_ST_U64, RUN(events), "events", "N" },
-	{ { "repeat", BENCH_OPT_INT, "1", "repeats of every case (compare: 2 or more per side for a test, 5 or more to resolve small differences)",
-	    .min = 1, .max = 10000 },
-	  BC_SCOPE_RUN, BC_ST_UNSIGNED, RUN(repeat), "repeat", "N" },
+	{ { "repeat", BENCH_OPT_INT, "1", "repeats of every case (compare: 2 or more per side for a test, 5 or more "
+	    "to resolve small differences); \"auto\": rounds go on, min_repeat to max_repeat, only for the "
+	    "cases whose headline is not yet known to half the practical threshold (95% interval of its "
+	    "mean; against baseline's cases when set)", .min = 1, .max = 10000 },
+	  BC_SCOPE_RUN, BC_ST_UNSIGNED, RUN(repeat), "repeat", "N|auto", .auto_offset = RUN(repeat_auto) },
+	{ { "min_repeat", BENCH_OPT_INT, "3", "repeat = auto: repeats every case gets", .min = 2, .max = 10000 },
+	  BC_SCOPE_RUN, BC_ST_UNSIGNED, RUN(min_repeat), "min-repeat", "N" },
+	{ { "max_repeat", BENCH_OPT_INT, "20", "repeat = auto: repeats no case goes beyond", .min = 2, .max = 10000 },
+	  BC_SCOPE_RUN, BC_ST_UNSIGNED, RUN(max_repeat), "max-repeat", "N" },
+	{ { "time_budget", BENCH_OPT_DOUBLE, "0", "repeat = auto: seconds after which no new round starts "
+	    "(0 = none); cases left undecided say so", .min = 0, .max = 1e9 },
+	  BC_SCOPE_RUN, BC_ST_DOUBLE, RUN(time_budget), "time-budget", "S" },
 	{ { "report_interval", BENCH_OPT_DOUBLE, "1", "seconds between interval reports (sub-second allowed; 0 = off)",
 	    .min = 0, .max = 1e6 },
 	  BC_SCOPE_RUN, BC_ST_DOUBLE, RUN(report_interval), "report-interval", "S", .check = interval_rule },
@@ -93,6 +110,11 @@ const bc_setting bc_settings[] = {
 	{ { "max_cases", BENCH_OPT_INT, "10000", "the most cases a run starts without being asked to: a plan "
 	    "beyond it is refused with its size and duration (raise it to confirm)", .min = 1, .max = 1e12 },
 	  BC_SCOPE_RUN, BC_ST_U64, RUN(max_cases), "max-cases", "N" },
+	{ { "scale", BENCH_OPT_DOUBLE, "1", "a quick try of a long study: multiplies time, warmup and the "
+	    "sizes a module marks as scalable (io file size, oltp warehouses...) by it and keeps about that share "
+	    "of a thread sweep (its first and last counts kept); each change is said at the start and the "
+	    "cases record what ran", .min = 0.001, .max = 1 },
+	  BC_SCOPE_RUN, BC_ST_DOUBLE, RUN(scale), "scale", "F" },
 	/* a module entry only */
 	{ { "name", BENCH_OPT_STRING, NULL, "the module's name (see benchcore list); required" },
 	  BC_SCOPE_ENTRY, BC_ST_NONE, 0 },
@@ -137,6 +159,12 @@ int bc_setting_set(const bc_setting *s, void *base, char *const *texts, const ch
 	if (n == 0) {
 		bc_err_set(e, "%s: \"%s\" is an empty list", where, name);
 		return -1;
+	}
+	if (s->auto_offset && n == 1) {
+		int is_auto = !strcasecmp(texts[0], "auto");
+		*(int *)((char *)base + s->auto_offset) = is_auto;
+		if (is_auto)
+			return 0;
 	}
 	if (n > 1 && !takes_list(s)) {
 		bc_err_set(e, "%s: \"%s\" takes one value, not a list", where, name);

@@ -48,6 +48,9 @@ typedef struct bc_setting {
 	const char *flag_help;	/* when the flag reads differently from the setting (--no-isolate) */
 	/* A rule beyond type and bounds, or NULL: 0, or -1 with err set. */
 	int (*check)(const bc_val *v, char *err, size_t n);
+	/* Nonzero: the setting also takes "auto", which sets the int at this
+	   offset of the base to 1 (and a number sets it to 0). */
+	size_t auto_offset;
 } bc_setting;
 
 extern const bc_setting bc_settings[];

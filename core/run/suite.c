@@ -244,6 +244,43 @@ static void warn_threads(const bc_modplan *plans, size_t n)
 			quota > 0 && usable < aff ? "cgroup CPU quota" : "CPU affinity", usable);
 }
 
+/* --report (or report = ...): made from the results file, so it needs one;
+   a path that can be written and is neither results file. */
+static int report_ok(const char *rep, const char *out, const char *csv)
+{
+	char why[512];
+	if (!rep)
+		return 0;
+	if (!out || !strcmp(out, "-")) {
+		fprintf(stderr, "benchcore: error: --report: the report is made from the results file: give "
+			"-o FILE.json too\n");
+		return 1;
+	}
+	if (!strcmp(rep, "-") || bc_output_ok(rep, NULL, why, sizeof(why))) {
+		fprintf(stderr, "benchcore: error: --report %s\n", strcmp(rep, "-") ? why : "-: give a file");
+		return 1;
+	}
+	if (!strcmp(rep, out) || (csv && !strcmp(rep, csv))) {
+		fprintf(stderr, "benchcore: error: --report names the same file as %s (%s)\n",
+			!strcmp(rep, out) ? "-o" : "--csv", rep);
+		return 1;
+	}
+	return 0;
+}
+
+/* A directory the user named (module_path, --module-path,
+   $BENCHCORE_MODULE_PATH) that is not there loads nothing: said, not
+   ignored, since a typo there makes a module "not found" or, worse, lets
+   one of the same name later on the path run instead. */
+static void warn_missing_dirs(char *const *dirs)
+{
+	struct stat st;
+	for (size_t i = 0; dirs && dirs[i]; i++)
+		if (stat(dirs[i], &st) != 0 || !S_ISDIR(st.st_mode))
+			bc_warn("module_path entry \"%s\" %s: no modules are loaded from it", dirs[i],
+				stat(dirs[i], &st) != 0 ? "does not exist" : "is not a directory");
+}
+
 /* Loads modules, plans every enabled entry, runs. */
 int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 {
@@ -264,14 +301,24 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 		bc_strv_free(extra);
 		cfg->module_path = all;
 	}
-	bc_modset_load(&set, bc_module_search_path(cfg->module_path));
+	if (c->module) {
+		memset(&set, 0, sizeof(set));
+	} else {
+		warn_missing_dirs(cfg->module_path);
+		const char *env = getenv("BENCHCORE_MODULE_PATH");
+		char **envdirs = env && *env ? bc_split(env, ':') : NULL;
+		warn_missing_dirs(envdirs);
+		bc_strv_free(envdirs);
+		bc_modset_load(&set, bc_module_search_path(cfg->module_path));
+	}
 	if (!filter_names_ok(cfg, &set, "--only", c->only) || !filter_names_ok(cfg, &set, "--skip", c->skip))
 		goto out;
 	for (size_t i = 0; i < cfg->nmods; i++) {
 		bc_modconf *mc = &cfg->mods[i];
 		if (!mc->enabled || (c->only && !in_list(c->only, mc->name)) || in_list(c->skip, mc->name))
 			continue;
-		const bc_module *m = bc_modset_find(&set, mc->name);
+		const bc_module *m = !c->module ? bc_modset_find(&set, mc->name) :
+				     !strcmp(c->module->desc.name, mc->name) ? c->module : NULL;
 		if (!m) {
 			bc_modset_missing(&set, mc->name, &e);
 			fprintf(stderr, "benchcore: error: %s: %s\n", mc->where, e.msg);
@@ -302,9 +349,16 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 	bc_runner r;
 	memset(&r, 0, sizeof(r));
 	const char *want_out = c->out ? c->out : cfg->output, *want_csv = c->csv ? c->csv : cfg->csv;
-	if (outputs_ok(want_out, want_csv))
+	const char *want_rep = c->report ? c->report : cfg->report;
+	if (outputs_ok(want_out, want_csv) || report_ok(want_rep, want_out, want_csv))
 		goto out;
-	char *out = unique_path(want_out, c->force);
+	if (c->resume && (!want_out || !strcmp(want_out, "-"))) {
+		fprintf(stderr, "benchcore: error: --resume continues the run whose results file -o names: give -o "
+			"FILE.json\n");
+		goto out;
+	}
+	/* resuming writes on in the same file; a new run never overwrites one */
+	char *out = c->resume ? bc_xstrdup(want_out) : unique_path(want_out, c->force);
 	char *csv = unique_path(want_csv, c->force);
 	int lock = -1;
 	if (out && strcmp(out, "-") && (lock = bc_lock_output(out, &e)) < 0) {
@@ -322,6 +376,14 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 		goto out;
 	}
 	bc_runner_init(&r, cfg, config_json(cfg, plans, n), io_path_of(plans, n));
+	if (c->resume && bc_runner_resume(&r, out, plans, n, &e)) {
+		bc_err_print(&e);
+		bc_runner_free(&r);
+		bc_unlock_output(out, lock);
+		free(out);
+		free(csv);
+		goto out;
+	}
 	r.out_json = out;
 	r.out_csv = csv;
 	if (out && !strcmp(out, "-"))
@@ -335,6 +397,11 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 	bc_service_stop_all();	/* the runner stops them already: this is the backstop */
 	bc_runner_free(&r);
 	bc_unlock_output(out, lock);
+	if (want_rep && rc != 3) {
+		c->done_json = out;
+		out = NULL;
+		c->done_report = unique_path(want_rep, c->force);
+	}
 	free(out);
 	free(csv);
 out:

@@ -5,13 +5,22 @@
 #ifndef BC_SUITE_H
 #define BC_SUITE_H
 #include "config.h"
+#include "loader.h"
 
 typedef struct bc_suite_opts {
-	const char *config, *out, *csv, *only, *skip, *label, *modpath;
+	const char *config, *out, *csv, *only, *skip, *label, *modpath, *report;
 	int force, force_module, quiet;
+	int resume;			/* --resume: continue the run in out */
 	const char *start_at;		/* --start-at as given; start_epoch is its time */
 	double start_epoch;
 	bc_runset *rs;			/* where run-setting flags land */
+	/* Set by bc_run_suite when a report is wanted and the results were
+	   written: the results file and the (unused) path for the report, both
+	   malloc'd, the caller frees them. The command line writes the report
+	   (analysis sits above the run). */
+	char *done_json, *done_report;
+	const bc_module *module;	/* check-module: every entry names this module, loaded
+					   already (no search path is read) */
 } bc_suite_opts;
 
 /* Runs cfg's modules (only/skip filtered); returns the exit code. */

@@ -13,21 +13,31 @@ typedef struct cpu_state {
 	unsigned long long max_prime;
 } cpu_state;
 
+/* The options as the host fills them for each case (ABI 1.3). */
+typedef struct cpu_opts {
+	int64_t max_prime;
+} cpu_opts;
+
 static const bench_option_v1 cpu_options[] = {
 	{ .name = "max_prime", .type = BENCH_OPT_INT, .def = "10000",
 	  .help = "test numbers below this for primality in each event (sysbench --cpu-max-prime)",
-	  .min = 3, .max = 1e9 },
+	  .min = 3, .max = 1e9, BENCH_OPT_AT(cpu_opts, max_prime) },
 	{ 0 }
 };
 
 static int cpu_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
 {
+	const cpu_opts *o = BENCH_HOST_HAS(api, options) ? api->options(ctx) : NULL;
+	if (!o) {
+		api->set_error(ctx, "cpu needs a benchcore of ABI 1.3 or later (typed options)");
+		return BENCH_ERR;
+	}
 	cpu_state *s = calloc(1, sizeof(*s));
 	if (!s) {
 		api->set_error(ctx, "out of memory");
 		return BENCH_ERR;
 	}
-	s->max_prime = (unsigned long long)api->opt_int(ctx, "max_prime");
+	s->max_prime = (unsigned long long)o->max_prime;
 	*state = s;
 	return BENCH_OK;
 }
@@ -71,6 +81,7 @@ static const bench_module_v1 cpu_module = {
 	.version	= "1.0",
 	.summary	= "prime-number trial division (sysbench cpu)",
 	.options	= cpu_options,
+	.opts_size	= sizeof(cpu_opts),
 	.init		= cpu_init,
 	.thread_init	= cpu_thread_init,
 	.event		= cpu_event,

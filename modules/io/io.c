@@ -18,43 +18,56 @@ static const char *const io_rw_choices[] = {
 static const char *const io_engine_choices[] = { "libaio", "psync", NULL };
 static const char *const io_files_choices[] = { "per_thread", "shared", NULL };
 
+/* The options as the host fills them for each case (ABI 1.3): enums as
+   their index into the choices above. */
+struct io_opts {
+	const char *path;
+	int64_t file_size, rwmix_read, block_size, iodepth, iodepth_batch, iodepth_batch_complete;
+	int64_t fsync_every;
+	int files, rw, engine, direct, buffer_hugepages, verify, allow_device;
+};
+
 static const bench_option_v1 io_options[] = {
 	{ "path", BENCH_OPT_STRING, "/var/tmp",
 	  "directory on the file system under test (or a kept benchcore file, or a block device)",
-	  NULL, 0, 0, BENCH_OPT_NOSWEEP },
+	  NULL, 0, 0, BENCH_OPT_NOSWEEP | BENCH_OPT_PLACEMENT, BENCH_OPT_AT(struct io_opts, path) },
 	{ "file_size", BENCH_OPT_SIZE, "1G", "size of each data file", NULL,
-	  64 * 1024.0, 1125899906842624.0, 0 },
+	  64 * 1024.0, 1125899906842624.0, BENCH_OPT_SCALES, BENCH_OPT_AT(struct io_opts, file_size) },
 	{ "files", BENCH_OPT_ENUM, "per_thread",
 	  "one file per thread (like fio numjobs), or one file shared by all threads",
-	  io_files_choices, 0, 0, 0 },
+	  io_files_choices, 0, 0, 0, BENCH_OPT_AT(struct io_opts, files) },
 	{ "rw", BENCH_OPT_ENUM, "randread",
-	  "access pattern: random or sequential (read/write) reads and writes", io_rw_choices, 0, 0, 0 },
-	{ "rwmix_read", BENCH_OPT_INT, "50", "percent of reads with rw = randrw", NULL, 0, 100, 0 },
+	  "access pattern: random or sequential (read/write) reads and writes", io_rw_choices, 0, 0, 0,
+	  BENCH_OPT_AT(struct io_opts, rw) },
+	{ "rwmix_read", BENCH_OPT_INT, "50", "percent of reads with rw = randrw", NULL, 0, 100, 0,
+	  BENCH_OPT_AT(struct io_opts, rwmix_read) },
 	{ "block_size", BENCH_OPT_SIZE, "4K", "bytes per I/O (a multiple of 512 with direct = true)",
-	  NULL, 512, 64 * 1024 * 1024.0, 0 },
+	  NULL, 512, 64 * 1024 * 1024.0, 0, BENCH_OPT_AT(struct io_opts, block_size) },
 	{ "iodepth", BENCH_OPT_INT, "16", "I/Os kept in flight per thread (engine = libaio)",
-	  NULL, 1, 4096, 0 },
+	  NULL, 1, 4096, 0, BENCH_OPT_AT(struct io_opts, iodepth) },
 	{ "iodepth_batch", BENCH_OPT_INT, "1",
 	  "I/Os per io_submit call (0 = all that are ready; 1 = each at once, like fio)",
-	  NULL, 0, 4096, 0 },
+	  NULL, 0, 4096, 0, BENCH_OPT_AT(struct io_opts, iodepth_batch) },
 	{ "iodepth_batch_complete", BENCH_OPT_INT, "1",
 	  "most completions reaped per io_getevents call (0 = all done; 1 = like fio)",
-	  NULL, 0, 4096, 0 },
-	{ "direct", BENCH_OPT_BOOL, "true", "O_DIRECT: bypass the page cache", NULL, 0, 0, 0 },
+	  NULL, 0, 4096, 0, BENCH_OPT_AT(struct io_opts, iodepth_batch_complete) },
+	{ "direct", BENCH_OPT_BOOL, "true", "O_DIRECT: bypass the page cache", NULL, 0, 0, 0,
+	  BENCH_OPT_AT(struct io_opts, direct) },
 	{ "buffer_hugepages", BENCH_OPT_BOOL, "true",
 	  "I/O buffers on transparent huge pages, so a block is one DMA segment wherever memory "
 	  "lands (fio --mem=mmaphuge); false = 4 KiB pages (fio's default --mem=malloc)",
-	  NULL, 0, 0, 0 },
+	  NULL, 0, 0, 0, BENCH_OPT_AT(struct io_opts, buffer_hugepages) },
 	{ "engine", BENCH_OPT_ENUM, "libaio",
 	  "libaio (asynchronous, iodepth in flight) or psync (pread/pwrite, one at a time)",
-	  io_engine_choices, 0, 0, 0 },
+	  io_engine_choices, 0, 0, 0, BENCH_OPT_AT(struct io_opts, engine) },
 	{ "fsync_every", BENCH_OPT_INT, "0", "fsync after every N writes per thread (0 = never)",
-	  NULL, 0, 1e9, 0 },
+	  NULL, 0, 1e9, 0, BENCH_OPT_AT(struct io_opts, fsync_every) },
 	{ "verify", BENCH_OPT_BOOL, "false",
-	  "stamp written blocks with offset and checksum, check them on read", NULL, 0, 0, 0 },
+	  "stamp written blocks with offset and checksum, check them on read", NULL, 0, 0, 0,
+	  BENCH_OPT_AT(struct io_opts, verify) },
 	{ "allow_device", BENCH_OPT_BOOL, "false",
 	  "allow path to be an unmounted block device (its data is overwritten)", NULL, 0, 0,
-	  BENCH_OPT_NOSWEEP },
+	  BENCH_OPT_NOSWEEP, BENCH_OPT_AT(struct io_opts, allow_device) },
 	{ NULL }
 };
 
@@ -91,25 +104,25 @@ void io_error(const struct io_state *s, bench_thread *t, const char *detail, con
 	s->api->error(s->ctx, t, msg, detail, hint);
 }
 
-static int io_read_options(struct io_state *s)
+static int io_read_options(struct io_state *s, const struct io_opts *o)
 {
 	const bench_host_api_v1 *api = s->api;
 	bench_ctx *ctx = s->ctx;
 
-	s->file_size = (uint64_t)api->opt_int(ctx, "file_size");
-	s->block_size = (uint64_t)api->opt_int(ctx, "block_size");
-	s->per_thread = api->opt_enum(ctx, "files") == 0;
-	s->rw = (enum io_rw)api->opt_enum(ctx, "rw");
-	s->rwmix_read = (int)api->opt_int(ctx, "rwmix_read");
-	s->iodepth = (unsigned)api->opt_int(ctx, "iodepth");
-	s->iodepth_batch = (unsigned)api->opt_int(ctx, "iodepth_batch");
-	s->iodepth_batch_complete = (unsigned)api->opt_int(ctx, "iodepth_batch_complete");
-	s->direct = api->opt_bool(ctx, "direct");
-	s->engine = (enum io_engine)api->opt_enum(ctx, "engine");
-	s->fsync_every = api->opt_int(ctx, "fsync_every");
-	s->verify = api->opt_bool(ctx, "verify");
-	s->buffer_hugepages = api->opt_bool(ctx, "buffer_hugepages");
-	s->allow_device = api->opt_bool(ctx, "allow_device");
+	s->file_size = (uint64_t)o->file_size;
+	s->block_size = (uint64_t)o->block_size;
+	s->per_thread = o->files == 0;
+	s->rw = (enum io_rw)o->rw;
+	s->rwmix_read = (int)o->rwmix_read;
+	s->iodepth = (unsigned)o->iodepth;
+	s->iodepth_batch = (unsigned)o->iodepth_batch;
+	s->iodepth_batch_complete = (unsigned)o->iodepth_batch_complete;
+	s->direct = o->direct;
+	s->engine = (enum io_engine)o->engine;
+	s->fsync_every = o->fsync_every;
+	s->verify = o->verify;
+	s->buffer_hugepages = o->buffer_hugepages;
+	s->allow_device = o->allow_device;
 
 	if ((s->direct || s->verify) && s->block_size % IO_SECTOR) {
 		api->set_error(ctx, "block_size %llu is not a multiple of 512, which %s requires",
@@ -127,15 +140,16 @@ static int io_read_options(struct io_state *s)
 
 /* io is built on host API 1.1: the host keeps slat (dist), ends the run
    without eating the --events budget (claim, stopping), and takes run-time
-   failures from any worker (error). */
+   failures from any worker (error); and on 1.3 for its typed options. */
 static int io_host_ok(const bench_host_api_v1 *api, bench_ctx *ctx)
 {
 	if (BENCH_HOST_HAS(api, error) && BENCH_HOST_HAS(api, claim) &&
 	    BENCH_HOST_HAS(api, stopping) && BENCH_HOST_HAS(api, dist) &&
-	    BENCH_HOST_HAS(api, record_dist) && BENCH_HOST_HAS(api, dist_percentile))
+	    BENCH_HOST_HAS(api, record_dist) && BENCH_HOST_HAS(api, dist_percentile) &&
+	    BENCH_HOST_HAS(api, options) && api->options(ctx))
 		return 1;
-	api->set_error(ctx, "io needs benchcore's host API 1.1 (error, claim, stopping, dist, "
-		       "record_dist, dist_percentile); this benchcore speaks %u.%u: update it",
+	api->set_error(ctx, "io needs benchcore's host API 1.3 (error, claim, stopping, dist, "
+		       "record_dist, dist_percentile, options); this benchcore speaks %u.%u: update it",
 		       (unsigned)api->abi_major, (unsigned)api->abi_minor);
 	return 0;
 }
@@ -173,9 +187,10 @@ static int io_init_state(struct io_state *s)
 	s->verify_first = calloc(s->threads, sizeof(*s->verify_first));
 	if (!s->verify_bad || !s->verify_first)
 		return api->set_error(ctx, "out of memory"), BENCH_ERR;
-	if (io_read_options(s) != BENCH_OK || io_declare_slat(s) != BENCH_OK)
+	const struct io_opts *o = api->options(ctx);
+	if (io_read_options(s, o) != BENCH_OK || io_declare_slat(s) != BENCH_OK)
 		return BENCH_ERR;
-	int rc = io_target_init(s, api->opt_string(ctx, "path"));
+	int rc = io_target_init(s, o->path);
 	if (s->files && s->nfiles)
 		io_fs_info(s);
 	/* A device may have shrunk file_size to its capacity. */
@@ -322,6 +337,7 @@ static const bench_module_v1 io_module = {
 	.version	= "1.0.0",
 	.summary	= "storage I/O: random/sequential, libaio iodepth, O_DIRECT (fio, dd)",
 	.options	= io_options,
+	.opts_size	= sizeof(struct io_opts),
 	.op_classes	= io_op_classes,
 	.metrics	= io_metrics,
 	.requires	= { .disk_path_option = "path" },

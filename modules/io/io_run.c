@@ -33,7 +33,7 @@
 #include <unistd.h>
 
 #include "io.h"
-#include "../hugepage.h"
+#include <benchcore/hugepage.h>
 
 struct io_thread {
 	struct io_state *s;
@@ -365,7 +365,7 @@ static int io_thread_alloc(struct io_thread *w)
 	   segment per I/O instead of one per 4 KiB page. Mapped by us, 2 MiB
 	   aligned, not taken from malloc (whose arenas differ by allocator). */
 	if (s->buffer_hugepages) {
-		void *m = mod_thp_map(len, &w->bufs_map);
+		void *m = bench_thp_map(len, &w->bufs_map);
 		if (m == MAP_FAILED)
 			return -1;
 		w->bufs = m;
@@ -379,7 +379,7 @@ static int io_thread_alloc(struct io_thread *w)
 		uint64_t x = io_rand(w);
 		memcpy(w->bufs + i, &x, 8);
 	}
-	if (mod_thp_backed(w->bufs))
+	if (bench_thp_backed(w->bufs))
 		__atomic_add_fetch(&w->s->huge_threads, 1, __ATOMIC_RELAXED);
 	if (s->engine != IO_ENGINE_LIBAIO)
 		return 0;

@@ -28,7 +28,7 @@
 #include <sys/mman.h>
 #include <benchcore/module.h>
 #include "mem_kernels.h"
-#include "../hugepage.h"
+#include <benchcore/hugepage.h>
 
 #define MEM_HUGE_PAGE	(2u << 20)
 #define MEM_BATCH_NS	20000u		/* target length of one timed batch */
@@ -44,32 +44,40 @@ static const char *const mem_access_names[] = { "seq", "rnd", NULL };
 static const char *const mem_scope_names[] = { "global", "local", NULL };
 static const char *const mem_width_names[] = { "auto", "vector", "word", NULL };
 
+/* The options as the host fills them for each case (ABI 1.3): enums as
+   their index into the names above. */
+struct mem_opts {
+	int64_t block_size, total_size, buffer_size;
+	int oper, access, scope, width, hugepages;
+};
+
 static const bench_option_v1 mem_options[] = {
 	{ "block_size", BENCH_OPT_SIZE, "1K",
 	  "bytes touched by one event (sysbench --memory-block-size; default as sysbench)",
-	  NULL, 8, 1024.0 * 1024 * 1024, 0 },
+	  NULL, 8, 1024.0 * 1024 * 1024, 0, BENCH_OPT_AT(struct mem_opts, block_size) },
 	{ "total_size", BENCH_OPT_SIZE, "0",
 	  "bytes to transfer in all, split evenly across threads; 0 = until time/events end",
-	  NULL, 0, 0, 0 },
+	  NULL, 0, 0, 0, BENCH_OPT_AT(struct mem_opts, total_size) },
 	{ "oper", BENCH_OPT_ENUM, "write",
 	  "read, write, copy (block to a second buffer) or none (loop only)",
-	  mem_oper_names, 0, 0, 0 },
+	  mem_oper_names, 0, 0, 0, BENCH_OPT_AT(struct mem_opts, oper) },
 	{ "access", BENCH_OPT_ENUM, "seq",
 	  "seq: one pass over the block; rnd: block_size/8 random 8-byte words",
-	  mem_access_names, 0, 0, 0 },
+	  mem_access_names, 0, 0, 0, BENCH_OPT_AT(struct mem_opts, access) },
 	{ "scope", BENCH_OPT_ENUM, "global",
 	  "global: one buffer shared by all threads; local: one buffer per thread",
-	  mem_scope_names, 0, 0, 0 },
+	  mem_scope_names, 0, 0, 0, BENCH_OPT_AT(struct mem_opts, scope) },
 	{ "buffer_size", BENCH_OPT_SIZE, "0",
 	  "bytes walked block by block (per thread when local); 0 = one block, as sysbench",
-	  NULL, 0, 64.0 * 1024 * 1024 * 1024, 0 },
+	  NULL, 0, 64.0 * 1024 * 1024 * 1024, BENCH_OPT_SCALES,
+	  BENCH_OPT_AT(struct mem_opts, buffer_size) },
 	{ "width", BENCH_OPT_ENUM, "auto",
 	  "seq access size: vector (32-byte, what memcpy does), word (8-byte, as sysbench), "
 	  "auto: word for writes into one block shared by several threads, else vector",
-	  mem_width_names, 0, 0, 0 },
+	  mem_width_names, 0, 0, 0, BENCH_OPT_AT(struct mem_opts, width) },
 	{ "hugepages", BENCH_OPT_BOOL, "false",
 	  "back buffers with HugeTLB pages, else transparent huge pages (madvise)",
-	  NULL, 0, 0, 0 },
+	  NULL, 0, 0, 0, BENCH_OPT_AT(struct mem_opts, hugepages) },
 	{ NULL, 0, NULL, NULL, NULL, 0, 0, 0 }
 };
 
@@ -168,7 +176,7 @@ static int mem_map(struct mem_state *s, size_t len, struct mem_region *r)
 		s->page_kind = "thp";
 	}
 	if (s->hugepages) {
-		p = mod_thp_map(len, &r->map_len);
+		p = bench_thp_map(len, &r->map_len);
 		if (p == MAP_FAILED)
 			goto fail;
 		r->map = r->src = p;
@@ -310,26 +318,31 @@ static void mem_destroy(void *state)
 
 static int mem_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
 {
-	struct mem_state *s = calloc(1, sizeof(*s));
+	const struct mem_opts *o = BENCH_HOST_HAS(api, options) ? api->options(ctx) : NULL;
+	struct mem_state *s;
 	uint64_t total;
 
-	if (!s) {
+	if (!o) {
+		api->set_error(ctx, "mem needs a benchcore of ABI 1.3 or later (typed options)");
+		return BENCH_ERR;
+	}
+	if (!(s = calloc(1, sizeof(*s)))) {
 		api->set_error(ctx, "out of memory");
 		return BENCH_ERR;
 	}
 	*state = s;
 	s->api = api;
 	s->ctx = ctx;
-	s->block = (size_t)api->opt_int(ctx, "block_size");
-	s->buffer = (size_t)api->opt_int(ctx, "buffer_size");
-	s->oper = api->opt_enum(ctx, "oper");
-	s->access = api->opt_enum(ctx, "access");
-	s->scope = api->opt_enum(ctx, "scope");
-	s->width = api->opt_enum(ctx, "width");
-	s->hugepages = api->opt_bool(ctx, "hugepages");
+	s->block = (size_t)o->block_size;
+	s->buffer = (size_t)o->buffer_size;
+	s->oper = o->oper;
+	s->access = o->access;
+	s->scope = o->scope;
+	s->width = o->width;
+	s->hugepages = o->hugepages;
 	s->threads = api->threads(ctx);
 	s->page_kind = "default";
-	total = (uint64_t)api->opt_int(ctx, "total_size");
+	total = (uint64_t)o->total_size;
 
 	if (s->buffer == 0)
 		s->buffer = s->block;
@@ -537,6 +550,7 @@ static const bench_module_v1 mem_module = {
 	.version	= "1.0",
 	.summary	= "memory throughput by block size (sysbench memory)",
 	.options	= mem_options,
+	.opts_size	= sizeof(struct mem_opts),
 	.op_classes	= mem_oper_names,
 	.metrics	= mem_metrics,
 	.init		= mem_init,

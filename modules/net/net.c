@@ -10,6 +10,7 @@
  * the first higher-is-better one they do report: transactions_per_sec. */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,7 +109,9 @@ static void *net_inproc_main(void *arg)
 static int net_inproc_start(net_state *s)
 {
 	char err[200];
+	/* no limits beyond the client's own: this case is its only client */
 	net_server_cfg cfg = { .bind = "127.0.0.1", .port = 0, .max_clients = 1, .idle_timeout_s = 60,
+			       .max_threads = NET_MAX_THREADS, .max_memory = UINT64_MAX / 2,
 			       .log = net_inproc_log, .log_u = s, .secret = s->secret[0] ? s->secret : NULL };
 	s->srv_stop = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	cfg.stop_fd = s->srv_stop;
@@ -212,6 +215,10 @@ static void net_refused(net_state *s, const net_msg *m)
 	} else if (!strcmp(m->code, "auth_failed")) {
 		snprintf(d, sizeof(d), "The server at %s refused the secret given: it does not match its own.", s->where);
 		net_fail(s, "authentication failed", d, "check secret (or secret_env / secret_file)");
+	} else if (!strcmp(m->code, "limit")) {
+		snprintf(d, sizeof(d), "%s: %s.", s->where, m->message[0] ? m->message : "over a limit of the server");
+		net_fail(s, "the net server refused the test: over its limits", d,
+			 "lower threads, flows or msg_size, or raise the server's --max-threads / --max-memory");
 	} else {
 		snprintf(d, sizeof(d), "%s: %s (%s).", s->where, m->message[0] ? m->message : "no reason given", m->code);
 		net_fail(s, "the net server refused the test", d, NULL);
@@ -529,6 +536,11 @@ static int net_serve(const bench_serve_v1 *a)
 		.max_duration_s = a->max_duration_s, .secret = a->secret && a->secret[0] ? a->secret : NULL,
 		.stop_fd = a->stop_fd, .log = net_serve_log,
 	};
+	/* an older host passes no limits: the defaults hold then */
+	if (a->struct_size >= offsetof(bench_serve_v1, max_memory) + sizeof(a->max_memory)) {
+		cfg.max_threads = a->max_threads;
+		cfg.max_memory = a->max_memory;
+	}
 	net_serve_args = a;
 	net_server *srv = net_server_open(&cfg, err, sizeof(err));
 	if (!srv) {

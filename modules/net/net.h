@@ -67,13 +67,20 @@ typedef struct net_server_cfg {
 	const char *bind;
 	int port;
 	int once;
-	unsigned max_clients;
+	unsigned max_clients;		/* authenticated tests at once */
 	double idle_timeout_s, max_duration_s;
+	/* What all running tests together may take (0: the defaults below): a
+	   test that would pass one is refused with the limit named. */
+	unsigned max_threads;		/* worker threads */
+	uint64_t max_memory;		/* bytes of buffers the server allocates */
 	const char *secret;		/* NULL = no authentication */
 	int stop_fd;
 	void (*log)(void *u, int level, const char *msg);
 	void *log_u;
 } net_server_cfg;
+
+#define NET_DEF_MAX_THREADS	64
+#define NET_DEF_MAX_MEMORY	(512ull << 20)
 
 /* Listens (so the port is known when it returns); NULL with err. */
 net_server *net_server_open(const net_server_cfg *cfg, char *err, size_t errlen);

@@ -580,7 +580,7 @@ static int run_udp_stream(net_cthread *ct)
 			earliest = f->next_ns < earliest ? f->next_ns : earliest;
 		}
 		if (count) {
-			api->record_n(ct->t, 0, count, 0, count * n);
+			api->record_n(ct->t, 0, count, 0, n);	/* bytes per datagram */
 			ct->ts->udp_sent += count;
 		}
 		if (!ct->budget)

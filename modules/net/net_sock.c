@@ -133,6 +133,9 @@ int net_recv_msg(int fd, net_msg *m, int timeout_ms, int stop_fd, char *err, siz
 	unsigned char hdr[4];
 	uint32_t len;
 	memset(m, 0, sizeof(*m));
+	/* one deadline for header and body: a peer trickling the length and
+	   then the body gets timeout_ms in all, not twice */
+	uint64_t end = mono_ms() + (uint64_t)(timeout_ms < 0 ? 0 : timeout_ms);
 	int rc = net_read_full(fd, hdr, 4, timeout_ms, stop_fd);
 	if (rc)
 		return rc;
@@ -143,7 +146,8 @@ int net_recv_msg(int fd, net_msg *m, int timeout_ms, int stop_fd, char *err, siz
 	char *body = malloc(len);
 	if (!body)
 		return NET_E_IO;
-	rc = net_read_full(fd, body, len, timeout_ms, stop_fd);
+	uint64_t now = mono_ms();
+	rc = net_read_full(fd, body, len, timeout_ms < 0 ? -1 : now >= end ? 0 : (int)(end - now), stop_fd);
 	if (rc == NET_OK && net_msg_parse(body, len, m, err, errlen))
 		rc = NET_E_PARSE;
 	free(body);

@@ -1,1 +1,1 @@
-LIBS_oltp := $(shell mariadb_config --libs)
+LIBS_oltp := $(shell mariadb_config --libs) -lcrypto

@@ -32,7 +32,8 @@ static const bench_option_v1 oltp_options[] = {
 	{ "password", BENCH_OPT_STRING, NULL, "password (never printed or recorded)", NULL, 0, 0,
 	  BENCH_OPT_SECRET | BENCH_OPT_NOSWEEP },
 	{ "database", BENCH_OPT_STRING, "benchcore_tpcc",
-	  "database to load and use; only a database with benchcore's marker table is ever dropped",
+	  "database to load and use; only one whose benchcore marker verifies, holding only the tables "
+	  "benchcore created, is ever dropped",
 	  NULL, 0, 0, 0 },
 	{ "warehouses", BENCH_OPT_INT, "1", "TPC-C scale: warehouses (about 100 MiB each)", NULL, 1, 100000, 0 },
 	{ "load_threads", BENCH_OPT_INT, "0", "connections loading in parallel (0 = online CPUs, at least 2)",
@@ -192,6 +193,7 @@ static int oltp_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
 		return BENCH_ERR;
 	}
 	oltp_server_info(s, m);
+	oltp_declare_server(s, m);
 	/* a case whose data point is already prepared skips prepare: C_load
 	   comes from the marker */
 	if (oltp_marker_read(s, m, why, sizeof(why)) == MARK_OK)
@@ -207,10 +209,10 @@ static int oltp_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
 
 static int oltp_drop(oltp_state *s, MYSQL *m)
 {
-	char sql[128], err[512];
-	snprintf(sql, sizeof(sql), "DROP DATABASE `%s`", s->db);
-	if (oltp_exec(m, sql, err, sizeof(err))) {
-		oltp_fail(s, NULL, err, NULL, "cannot drop the database %s", s->db);
+	char err[512];
+	if (oltp_drop_ours(s, m, err, sizeof(err))) {
+		oltp_fail(s, NULL, err, "benchcore drops only a database whose marker it wrote and verifies, "
+			  "holding only the tables it created", "database %s is not dropped", s->db);
 		return -1;
 	}
 	return 0;
@@ -251,8 +253,15 @@ static int oltp_prepare(void *state)
 		api->set_info(s->ctx, "data", "reused");
 		break;
 	case MARK_FOREIGN:
-		oltp_fail(s, NULL, why, "benchcore never drops a database it did not create: set database "
-			  "to another name, or drop it yourself", "database %s is not benchcore's", s->db);
+		oltp_fail(s, NULL, why, "benchcore never drops, loads into or reuses a database it did not "
+			  "create: set database to another name, or drop it yourself", "database %s is not "
+			  "benchcore's", s->db);
+		rc = BENCH_ERR;
+		break;
+	case MARK_DAMAGED:
+		oltp_fail(s, NULL, why, "benchcore neither reuses nor drops it: drop it yourself (DROP "
+			  "DATABASE) for a fresh load, or set database to another name",
+			  "database %s is not a complete TPC-C load", s->db);
 		rc = BENCH_ERR;
 		break;
 	case MARK_REDO:
@@ -367,8 +376,9 @@ static int oltp_finish(void *state)
 	return rc;
 }
 
-/* Drops the database when it is benchcore's (marker) on a server of the
-   user's; a private server's data goes with the module directory. */
+/* Drops the database when its marker verifies (benchcore's, holding only
+   what it created) on a server of the user's; a private server's data goes
+   with the module directory. */
 static void oltp_cleanup(void *state)
 {
 	oltp_state *s = state;
@@ -379,9 +389,12 @@ static void oltp_cleanup(void *state)
 	MYSQL *m = oltp_connect(s, NULL, 0, err, sizeof(err), &hint);
 	if (!m)
 		return;
+	/* only a verified marker's database, and in it only what it lists */
 	int mark = oltp_marker_read(s, m, why, sizeof(why));
-	if ((mark == MARK_OK || mark == MARK_REDO) && oltp_drop(s, m) == 0)
+	if (mark == MARK_OK && oltp_drop(s, m) == 0)
 		s->api->log(s->ctx, BENCH_LOG_INFO, "dropped %s (keep = true keeps it for the next run)", s->db);
+	else if (mark == MARK_REDO && oltp_drop(s, m) == 0)
+		s->api->log(s->ctx, BENCH_LOG_INFO, "dropped %s: %s", s->db, why);
 	mysql_close(m);
 }
 

@@ -3,7 +3,8 @@
  *
  * Files of this module:
  *   oltp.c         module table, options, init/prepare/finish/cleanup, metrics, spec checks
- *   oltp_db.c      connections, the private server, the marker table
+ *   oltp_db.c      connections, the private server, server facts, a local server's pid
+ *   oltp_marker.c  the marker: what makes a database benchcore's, and the only drops
  *   oltp_load.c    schema and the parallel loader (prepare), consistency conditions
  *   oltp_txn.c     prepared statements, the five transactions, the worker loop
  *
@@ -46,6 +47,7 @@ typedef struct oltp_state {
 	char *password;			/* secret: never printed; wiped in destroy */
 	unsigned port;
 	int private_server;		/* started through api->server_start */
+	char marker_id[33];		/* the load's random id (hex), from or for the marker */
 
 	unsigned warehouses, load_threads, threads;
 	int mode, foreign_keys, check;
@@ -113,11 +115,29 @@ int oltp_exec(MYSQL *m, const char *sql, char *err, size_t errn);
 /* One integer from a one-row, one-column query; 0 on success. */
 int oltp_query_int(MYSQL *m, const char *sql, int64_t *out);
 int oltp_start_private(oltp_state *s, uint64_t data_bytes);
-/* The marker: 1 complete and same scale, 0 none, 2 ours but incomplete or of
-   another scale, 3 database exists without marker (not ours), -1 error. */
-enum { MARK_NONE, MARK_OK, MARK_REDO, MARK_FOREIGN };
+/* ----- oltp_marker.c */
+/* What the database is (see oltp_marker.c): MARK_NONE no such database;
+   MARK_OK benchcore's, complete, of this scale (seed and C_load read);
+   MARK_REDO benchcore's but incomplete or of another scale (drop and load
+   again); MARK_FOREIGN not benchcore's, or holding something it did not
+   create; MARK_DAMAGED benchcore's marker says complete but tables are
+   missing; -1 the server could not be asked. why says which. */
+enum { MARK_NONE, MARK_OK, MARK_REDO, MARK_FOREIGN, MARK_DAMAGED };
 int oltp_marker_read(oltp_state *s, MYSQL *m, char *why, size_t whyn);
+/* Creates the marker table with its row (complete = 0, a new random id);
+   the database exists. 0, or -1 with err. */
+int oltp_marker_create(oltp_state *s, MYSQL *m, char *err, size_t errn);
+/* Marks this load (s->marker_id) complete. 0, or -1 with err. */
+int oltp_marker_complete(oltp_state *s, MYSQL *m, char *err, size_t errn);
+/* Drops the database when the marker verifies: the listed tables one by one,
+   the marker, then the database if nothing else is in it. 0 (also when
+   there is no database), or -1 with err (nothing of another's dropped). */
+int oltp_drop_ours(oltp_state *s, MYSQL *m, char *err, size_t errn);
+/* Drops the database only when it holds nothing at all. 0, or -1 with err. */
+int oltp_drop_if_empty(oltp_state *s, MYSQL *m, char *err, size_t errn);
 void oltp_server_info(oltp_state *s, MYSQL *m);
+/* Declares a server on this machine to the host (ABI 1.3 declare_process). */
+void oltp_declare_server(oltp_state *s, MYSQL *m);
 
 /* ----- oltp_load.c */
 int oltp_load(oltp_state *s, MYSQL *m);

@@ -1,10 +1,11 @@
-/* Connections, the private server, the marker table, server facts. */
+/* Connections, the private server, server facts, a local server's pid. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -214,56 +215,6 @@ int oltp_start_private(oltp_state *s, uint64_t data_bytes)
 	return BENCH_OK;
 }
 
-/* ------------------------------------------------------------ the marker */
-
-/* What benchcore knows about a database: it made it if and only if the
-   marker table is there. complete = 0 until the load committed its last row. */
-int oltp_marker_read(oltp_state *s, MYSQL *m, char *why, size_t whyn)
-{
-	char sql[512];
-	int64_t n;
-	snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM information_schema.schemata WHERE schema_name = '%s'",
-		 s->db);
-	if (oltp_query_int(m, sql, &n)) {
-		snprintf(why, whyn, "%s", mysql_error(m));
-		return -1;
-	}
-	if (n == 0)
-		return MARK_NONE;
-	snprintf(sql, sizeof(sql), "SELECT warehouses, seed, c_last, c_id, ol_i_id, complete "
-		 "FROM `%s`.benchcore_marker", s->db);
-	if (mysql_real_query(m, sql, strlen(sql))) {
-		if (mysql_errno(m) == 1146) {	/* no such table */
-			snprintf(why, whyn, "database %s exists and has no benchcore marker table", s->db);
-			return MARK_FOREIGN;
-		}
-		snprintf(why, whyn, "%s", mysql_error(m));
-		return -1;
-	}
-	MYSQL_RES *r = mysql_store_result(m);
-	MYSQL_ROW row = r ? mysql_fetch_row(r) : NULL;
-	int rc;
-	if (!row || !row[0] || !row[5]) {
-		snprintf(why, whyn, "its marker is empty (a load was interrupted at its start)");
-		rc = MARK_REDO;
-	} else if (strtoul(row[0], NULL, 10) != s->warehouses) {
-		snprintf(why, whyn, "it holds %s warehouses, not %u", row[0], s->warehouses);
-		rc = MARK_REDO;
-	} else if (strcmp(row[5], "1")) {
-		snprintf(why, whyn, "its load did not complete (interrupted)");
-		rc = MARK_REDO;
-	} else {
-		s->seed = strtoull(row[1], NULL, 10);
-		s->c_load.c_last = (unsigned)strtoul(row[2], NULL, 10);
-		s->c_load.c_id = (unsigned)strtoul(row[3], NULL, 10);
-		s->c_load.ol_i_id = (unsigned)strtoul(row[4], NULL, 10);
-		rc = MARK_OK;
-	}
-	if (r)
-		mysql_free_result(r);
-	return rc;
-}
-
 /* Server version and the settings that shape TPC-C results. */
 void oltp_server_info(oltp_state *s, MYSQL *m)
 {
@@ -284,4 +235,80 @@ void oltp_server_info(oltp_state *s, MYSQL *m)
 		if (r)
 			mysql_free_result(r);
 	}
+}
+
+/* ------------------------------------------- a local server's process */
+
+/* 1 when the process pid is a MySQL/MariaDB server (by its name). */
+static int oltp_is_server(int pid)
+{
+	char path[64], comm[32] = "";
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, comm, sizeof(comm) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return 0;
+	comm[n] = '\0';
+	comm[strcspn(comm, "\n")] = '\0';
+	return !strcmp(comm, "mariadbd") || !strcmp(comm, "mysqld");
+}
+
+/* The server's pid from its @@pid_file (a TCP connection to this machine). */
+static int oltp_pid_from_file(MYSQL *m)
+{
+	static const char q[] = "SELECT @@GLOBAL.pid_file, @@GLOBAL.datadir";
+	char path[1024] = "", buf[32];
+	if (mysql_real_query(m, q, strlen(q)))
+		return -1;
+	MYSQL_RES *r = mysql_store_result(m);
+	MYSQL_ROW row = r ? mysql_fetch_row(r) : NULL;
+	if (row && row[0] && row[0][0] == '/')
+		snprintf(path, sizeof(path), "%s", row[0]);
+	else if (row && row[0] && row[1])	/* relative: to the data directory */
+		snprintf(path, sizeof(path), "%s/%s", row[1], row[0]);
+	if (r)
+		mysql_free_result(r);
+	/* O_NONBLOCK and a regular file only: a FIFO there must not hang us */
+	int fd = path[0] ? open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY) : -1;
+	struct stat st;
+	ssize_t n = -1;
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		n = read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return atoi(buf);
+}
+
+static int oltp_host_local(const char *h)
+{
+	return !*h || !strcmp(h, "localhost") || !strncmp(h, "127.", 4) || !strcmp(h, "::1") ||
+	       !strcmp(h, "[::1]");
+}
+
+/* A server on this machine (its unix socket, or loopback) does the
+   workload's work: declare it, so its CPU is not "other processes". A
+   private server is declared by the host already; a remote one never is. */
+void oltp_declare_server(oltp_state *s, MYSQL *m)
+{
+	const bench_host_api_v1 *api = s->api;
+	int pid = -1;
+	if (s->private_server || !BENCH_HOST_HAS(api, declare_process))
+		return;
+	if (s->sock[0]) {	/* the peer of our socket is the server, in our pid namespace */
+		struct ucred cr;
+		socklen_t len = sizeof(cr);
+		int fd = (int)mysql_get_socket(m);
+		if (fd >= 0 && getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0)
+			pid = (int)cr.pid;
+	} else if (oltp_host_local(s->host)) {
+		pid = oltp_pid_from_file(m);
+	}
+	if (pid > 0 && oltp_is_server(pid) && api->declare_process(s->ctx, pid, "mariadbd") == BENCH_OK)
+		api->log(s->ctx, BENCH_LOG_DEBUG, "the server (pid %d) runs on this machine: its CPU time "
+			 "is the workload's", pid);
 }

@@ -550,24 +550,24 @@ static void *load_thread(void *arg)
 	return NULL;
 }
 
-static int load_ddl(oltp_state *s, MYSQL *m, char *err, size_t errn)
+/* The database, the marker, the nine tables. *made: 0 nothing created, 1
+   the database (empty), 2 the database with its marker. */
+static int load_ddl(oltp_state *s, MYSQL *m, int *made, char *err, size_t errn)
 {
 	char sql[768];
+	*made = 0;
 	snprintf(sql, sizeof(sql), "CREATE DATABASE `%s`", s->db);
 	if (oltp_exec(m, sql, err, errn))
 		return -1;
+	*made = 1;
 	/* the marker first: from here on the database is recognisably ours */
-	snprintf(sql, sizeof(sql), "CREATE TABLE `%s`.benchcore_marker (warehouses INT NOT NULL, "
-		 "seed BIGINT UNSIGNED NOT NULL, c_last INT NOT NULL, c_id INT NOT NULL, "
-		 "ol_i_id INT NOT NULL, complete TINYINT NOT NULL, loaded_at DATETIME, "
-		 "loader VARCHAR(64))", s->db);
-	if (oltp_exec(m, sql, err, errn))
+	if (oltp_marker_create(s, m, err, errn))
 		return -1;
-	snprintf(sql, sizeof(sql), "INSERT INTO `%s`.benchcore_marker VALUES (%u, %" PRIu64 ", %u, %u, %u, "
-		 "0, NOW(), 'benchcore oltp')", s->db, s->warehouses, s->seed, s->c_load.c_last,
-		 s->c_load.c_id, s->c_load.ol_i_id);
-	if (oltp_exec(m, sql, err, errn) || mysql_select_db(m, s->db))
+	*made = 2;
+	if (mysql_select_db(m, s->db)) {
+		snprintf(err, errn, "%s (error %u)", mysql_error(m), mysql_errno(m));
 		return -1;
+	}
 	snprintf(sql, sizeof(sql), "SET SESSION default_storage_engine = '%s'", s->engine);
 	if (oltp_exec(m, sql, err, errn))
 		return -1;
@@ -575,6 +575,47 @@ static int load_ddl(oltp_state *s, MYSQL *m, char *err, size_t errn)
 		if (oltp_exec(m, *t, err, errn))
 			return -1;
 	return 0;
+}
+
+/* What a failed load left, as a hint that says it truly: asked again on a
+   fresh connection (the load's may be the reason it failed). made: as
+   load_ddl's. */
+static void load_left(oltp_state *s, MYSQL *m, int made, char *hint, size_t n)
+{
+	char err[256], why[256];
+	const char *h;
+	if (s->private_server) {
+		snprintf(hint, n, "the private server's data directory is removed at the end of the run");
+		return;
+	}
+	if (made == 0) {
+		snprintf(hint, n, "nothing was created: database %s was not made", s->db);
+		return;
+	}
+	if (made == 1) {	/* created a moment ago and still empty: ours without a marker */
+		if (oltp_drop_if_empty(s, m, err, sizeof(err)) == 0)
+			snprintf(hint, n, "the empty database %s it had created was dropped again: nothing is "
+				 "left", s->db);
+		else
+			snprintf(hint, n, "database %s was created but not marked as benchcore's, so benchcore "
+				 "never drops it (%s): drop it yourself", s->db, err);
+		return;
+	}
+	MYSQL *c = oltp_connect(s, NULL, 0, err, sizeof(err), &h);
+	int mark = c ? oltp_marker_read(s, c, why, sizeof(why)) : -1;
+	if (c)
+		mysql_close(c);
+	if (mark == MARK_NONE)
+		snprintf(hint, n, "database %s is gone (dropped): nothing of the load is left", s->db);
+	else if (mark == MARK_REDO)
+		snprintf(hint, n, "the marker says the load of %s is incomplete: benchcore's cleanup drops it "
+			 "at the end of this run; kept (keep = true), the next run drops and reloads it", s->db);
+	else if (mark < 0)
+		snprintf(hint, n, "benchcore could not see what is left of %s (%s); a database whose marker "
+			 "says incomplete is dropped and reloaded by the next run", s->db, c ? why : err);
+	else
+		snprintf(hint, n, "database %s now holds what benchcore did not create (%s): it is left as "
+			 "it is", s->db, why);
 }
 
 /* Runs the loader threads and waits for every one of them (the barrier),
@@ -626,7 +667,7 @@ int oltp_load(oltp_state *s, MYSQL *m)
 	L.njobs = ITEM_PARTS + s->warehouses * (STOCK_PARTS + 2 * OLTP_DISTRICTS);
 	pthread_mutex_init(&L.lock, NULL);
 	uint64_t t0 = s->api->now_ns();
-	int rc = load_ddl(s, m, err, sizeof(err));
+	int made, rc = load_ddl(s, m, &made, err, sizeof(err));
 	if (rc == 0 && (rc = load_parallel(s, &L)))
 		snprintf(err, sizeof(err), "%s", L.err[0] ? L.err : "interrupted");
 	pthread_mutex_destroy(&L.lock);
@@ -640,15 +681,14 @@ int oltp_load(oltp_state *s, MYSQL *m)
 		rc = oltp_exec(m, "ANALYZE TABLE warehouse, district, customer, history, new_orders, orders, "
 			       "order_line, item, stock", err, sizeof(err));
 	if (rc == 0)
-		rc = oltp_exec(m, "UPDATE benchcore_marker SET complete = 1, loaded_at = NOW()", err,
-			       sizeof(err));
+		rc = oltp_marker_complete(s, m, err, sizeof(err));
 	if (rc) {
+		char hint[768];
+		load_left(s, m, made, hint, sizeof(hint));
 		if (s->api->cancelled(s->ctx))
-			s->api->set_error(s->ctx, "load interrupted: the next run drops and reloads %s", s->db);
+			oltp_fail(s, NULL, NULL, hint, "load of %s interrupted", s->db);
 		else
-			oltp_fail(s, NULL, err, "the marker says the load is incomplete: the next run "
-				  "drops and reloads it", "loading %u warehouses into %s failed",
-				  s->warehouses, s->db);
+			oltp_fail(s, NULL, err, hint, "loading %u warehouses into %s failed", s->warehouses, s->db);
 		return BENCH_ERR;
 	}
 	double secs = (double)(s->api->now_ns() - t0) / 1e9;

@@ -11,8 +11,11 @@
  *
  * With no server set, the module starts a private redis-server on a unix
  * socket in its module directory (once for all of its cases, through the
- * host, which always stops it). Keys live under "benchcore:"; cleanup deletes
- * them (SCAN + UNLINK), and flushes only the private server it started.
+ * host, which always stops it). Keys live under the run's own prefix
+ * "benchcore:<run id>:" (redis_guard.c); cleanup deletes only those (SCAN +
+ * UNLINK), and flushes only the private server it started. Nothing else on
+ * a server is touched: custom commands are checked, a fill or bounded write
+ * that would pass maxmemory is refused, and an eviction fails the case.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -59,6 +62,9 @@ static const bench_option_v1 rd_options[] = {
 	{ .name = "tls_key", .type = BENCH_OPT_STRING, .help = "client key (PEM)" },
 	{ .name = "cluster", .type = BENCH_OPT_BOOL, .def = "false",
 	  .help = "Redis Cluster: route by CLUSTER SLOTS, follow MOVED/ASK" },
+	{ .name = "allow_foreign", .type = BENCH_OPT_BOOL, .def = "false",
+	  .help = "let the run touch data it did not create: custom commands unchecked, "
+		  "unbounded writes on a server that evicts (recorded in the case's info)" },
 	{ 0 }
 };
 
@@ -120,7 +126,7 @@ static int rd_start_private(rd_state *s)
 }
 
 /* "field:value" of an INFO text into out. */
-static void rd_info_field(const char *info, const char *field, char *out, size_t n)
+void rd_info_field(const char *info, const char *field, char *out, size_t n)
 {
 	size_t fl = strlen(field);
 	snprintf(out, n, "unknown");
@@ -143,6 +149,24 @@ static void rd_config(rd_main *m, const char *name, char *out, size_t n)
 		snprintf(out, n, "%s", r->element[1]->str);
 	if (r)
 		freeReplyObject(r);
+}
+
+/* A server on this machine (a unix socket, a loopback address) does the
+   workload's work: its CPU is declared as the server's share (ABI 1.3),
+   not as other processes'. The private server the host started is declared
+   by the host already. */
+static void rd_declare_local(rd_state *s, const char *info)
+{
+	const char *h = s->srv.host;
+	int local = !s->srv.port || !strncmp(h, "127.", 4) || !strcmp(h, "::1") || !strcmp(h, "localhost");
+	char pid[32];
+	rd_info_field(info, "process_id", pid, sizeof(pid));
+	long p = strtol(pid, NULL, 10);
+	if (s->private_server || !local || p <= 0 || !BENCH_HOST_HAS(s->api, declare_process))
+		return;
+	if (s->api->declare_process(s->ctx, (int)p, "redis-server") != BENCH_OK)
+		s->api->log(s->ctx, BENCH_LOG_INFO, "the server's process_id %ld is not a process here "
+			    "(a container, or another machine behind the address): its CPU is not told apart", p);
 }
 
 static int rd_record_info(rd_main *m)
@@ -171,6 +195,7 @@ static int rd_record_info(rd_main *m)
 	rd_info_field(r->str, "aof_enabled", aof, sizeof(aof));
 	rd_info_field(r->str, "role", v, sizeof(v));
 	api->set_info(s->ctx, "role", v);
+	rd_declare_local(s, r->str);
 	freeReplyObject(r);
 	rd_config(m, "io-threads", v, sizeof(v));
 	api->set_info(s->ctx, "io_threads", v);
@@ -182,6 +207,8 @@ static int rd_record_info(rd_main *m)
 	snprintf(v, sizeof(v), "%d.%d.%d", HIREDIS_MAJOR, HIREDIS_MINOR, HIREDIS_PATCH);
 	api->set_info(s->ctx, "hiredis_version", v);
 	api->set_info(s->ctx, "tls", s->tls ? "on" : "off");
+	api->set_info(s->ctx, "key_prefix", s->prefix);
+	api->set_info(s->ctx, "allow_foreign", s->allow_foreign ? "true" : "false");
 	return 0;
 }
 
@@ -203,6 +230,7 @@ static int rd_read_options(rd_state *s)
 	s->cluster = api->opt_bool(ctx, "cluster");
 	s->user = api->opt_string(ctx, "user");
 	s->password = api->opt_string(ctx, "password");
+	s->allow_foreign = api->opt_bool(ctx, "allow_foreign");
 	if (s->clients < s->threads) {
 		char d[160];
 		snprintf(d, sizeof(d), "clients = %u connections in total cannot be split across %u threads",
@@ -236,6 +264,59 @@ static int rd_read_options(rd_state *s)
 	return 0;
 }
 
+/* The set-up connections of the servers holding the test's keys: the one
+   server, or every master of a cluster. NULL past the last (or on error). */
+static rd_sock *rd_server_ctl(rd_main *m, unsigned i)
+{
+	if (!m->s.cluster)
+		return i == 0 ? &m->ctl : NULL;
+	return i < m->s.nnodes ? rd_node_ctl(m, i) : NULL;
+}
+
+static unsigned rd_nservers(const rd_main *m)
+{
+	return m->s.cluster ? m->s.nnodes : 1;
+}
+
+/* INFO stats evicted_keys summed over the servers; -1 when one does not say. */
+static int rd_evicted(rd_main *m, uint64_t *out)
+{
+	*out = 0;
+	for (unsigned i = 0; i < rd_nservers(m); i++) {
+		rd_sock *k = rd_server_ctl(m, i);
+		uint64_t v;
+		if (!k || rd_info_u64(&m->s, k, "stats", "evicted_keys", &v) != 0)
+			return -1;
+		*out += v;
+	}
+	return 0;
+}
+
+/* A test whose writes grow with the requests (LPUSH, XADD, custom) on a
+   server that evicts when full could evict keys of others: refused unless
+   allow_foreign. Then the eviction count before the case. */
+static int rd_guard_server(rd_main *m)
+{
+	rd_state *s = &m->s;
+	char why[200], d[400];
+	for (unsigned i = 0; s->grows && !s->allow_foreign && i < rd_nservers(m); i++) {
+		rd_sock *k = rd_server_ctl(m, i);
+		int ev = k ? rd_server_evicts(s, k, why, sizeof(why)) : -1;
+		if (ev < 0)
+			return -1;
+		if (ev) {
+			snprintf(d, sizeof(d), "%s writes more with every request, and the server evicts keys when "
+				 "full (%s): the test could evict keys this run did not create", s->test, why);
+			s->api->error(s->ctx, NULL, "redis: the test could make the server evict others' keys", d,
+				      "run it on a server with maxmemory-policy noeviction (or no maxmemory), or set "
+				      "allow_foreign = true to run it anyway (an eviction still fails the case)");
+			return -1;
+		}
+	}
+	s->evicted_known = rd_evicted(m, &s->evicted0) == 0;
+	return 0;
+}
+
 static int rd_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
 {
 	if (!BENCH_HOST_HAS(api, dist_percentile) || !BENCH_HOST_HAS(api, server_start)) {
@@ -243,6 +324,10 @@ static int rd_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
 		return BENCH_ERR;
 	}
 	rd_main *m = calloc(1, sizeof(*m));
+	if (!m) {
+		api->set_error(ctx, "redis: out of memory");
+		return BENCH_ERR;
+	}
 	rd_state *s = &m->s;
 	m->ctl.fd = -1;
 	for (int i = 0; i < RD_MAX_NODES; i++)
@@ -251,7 +336,9 @@ static int rd_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
 	s->ctx = ctx;
 	s->uncorrected[0] = s->uncorrected[1] = s->first_byte[0] = s->first_byte[1] = -1;
 	*state = m;
-	if (rd_read_options(s) != 0)
+	/* the command's checks come first: a refused command needs no server */
+	if (rd_read_options(s) != 0 || rd_run_prefix(s) != 0 ||
+	    rd_test_setup(s, api->opt_string(ctx, "command")) != 0)
 		return BENCH_ERR;
 	if (!*api->opt_string(ctx, "server")) {
 		int rc = rd_start_private(s);
@@ -268,7 +355,7 @@ static int rd_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
 		api->set_error(ctx, "redis: MSET is not run on a cluster: its 10 random keys fall in different slots");
 		return BENCH_SKIP;
 	}
-	if (rd_test_setup(s, api->opt_string(ctx, "command")) != 0)
+	if (rd_guard_server(m) != 0)
 		return BENCH_ERR;
 	const char *one[] = { s->test, NULL }, *two[] = { "SET", "GET", NULL };
 	if (api->set_op_classes(ctx, s->nops > 1 ? two : one) != BENCH_OK)
@@ -284,40 +371,74 @@ static int rd_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
 	return BENCH_OK;
 }
 
-/* Sends total commands built by gen(i, ...) in pipelined chunks, with progress. */
-typedef void (*rd_gen_fn)(rd_state *s, uint64_t i, char **buf, size_t *len, size_t *cap);
+/* A fill is sent in batches of at most RD_FILL_BATCH bytes (or one
+   command, when one value is larger), each command carrying at most
+   RD_FILL_CMD bytes of values (and RD_PER_CMD of them): what is buffered
+   at once does not grow with keyspace x data_size. */
+#define RD_PER_CMD	100
+#define RD_FILL_CMD	(1u << 20)
+#define RD_FILL_BATCH	(4u << 20)
 
-static int rd_fill_run(rd_main *m, uint64_t total, rd_gen_fn gen, uint64_t units_per_cmd, const char *unit)
+/* Appends the command of units i .. i+per-1 to *buf; -1 when out of memory. */
+typedef int (*rd_gen_fn)(rd_state *s, uint64_t i, uint64_t per, char **buf, size_t *len, size_t *cap);
+
+static int rd_fill_oom(rd_state *s, size_t bytes)
+{
+	char d[128];
+	snprintf(d, sizeof(d), "a batch of the fill of about %zu bytes could not be allocated", bytes);
+	s->api->error(s->ctx, NULL, "redis: out of memory", d, "use a smaller data_size");
+	return -1;
+}
+
+/* Cluster: appends the command in one (olen bytes) to node's batch. */
+static int rd_fill_route(rd_state *s, char **buf, size_t *len, size_t *cap, const char *one, size_t olen)
+{
+	int slot = rd_resp_slot(one, olen);
+	unsigned node = slot < 0 ? 0 : s->slot_node[slot];
+	if (len[node] + olen > cap[node]) {
+		size_t ncap = (len[node] + olen) * 2;
+		char *nb = realloc(buf[node], ncap);
+		if (!nb)
+			return -1;
+		buf[node] = nb;
+		cap[node] = ncap;
+	}
+	memcpy(buf[node] + len[node], one, olen);
+	len[node] += olen;
+	return (int)node;
+}
+
+/* Sends total units built by gen in pipelined batches, with progress. */
+static int rd_fill_run(rd_main *m, uint64_t total, rd_gen_fn gen, uint64_t per, const char *unit)
 {
 	rd_state *s = &m->s;
-	unsigned nn = s->cluster ? s->nnodes : 1, ncmd[RD_MAX_NODES];
+	unsigned nn = rd_nservers(m), ncmd[RD_MAX_NODES];
 	char *buf[RD_MAX_NODES] = { 0 }, *one = NULL;
-	size_t len[RD_MAX_NODES], cap[RD_MAX_NODES] = { 0 }, olen, ocap = 0;
+	size_t len[RD_MAX_NODES], cap[RD_MAX_NODES] = { 0 }, olen, ocap = 0, all;
 	uint64_t done = 0;
 	int rc = 0;
 	while (done < total && rc == 0) {
 		memset(ncmd, 0, sizeof(ncmd));
 		memset(len, 0, sizeof(len));
-		for (unsigned n = 0; n < 256 && done < total; n++, done += units_per_cmd) {
+		for (all = 0; all < RD_FILL_BATCH && done < total && rc == 0; done += per) {
 			if (!s->cluster) {
-				gen(s, done, &buf[0], &len[0], &cap[0]);
+				size_t before = len[0];
+				rc = gen(s, done, per, &buf[0], &len[0], &cap[0]) ? rd_fill_oom(s, cap[0]) : 0;
+				all += len[0] - before;
 				ncmd[0]++;
 				continue;
 			}
 			olen = 0;	/* a cluster: each command to the master of its key */
-			gen(s, done, &one, &olen, &ocap);
-			int slot = rd_resp_slot(one, olen);
-			unsigned node = slot < 0 ? 0 : s->slot_node[slot];
-			if (len[node] + olen > cap[node]) {
-				cap[node] = (len[node] + olen) * 2;
-				buf[node] = realloc(buf[node], cap[node]);
-			}
-			memcpy(buf[node] + len[node], one, olen);
-			len[node] += olen;
-			ncmd[node]++;
+			int node = gen(s, done, per, &one, &olen, &ocap) ? -1 :
+				   rd_fill_route(s, buf, len, cap, one, olen);
+			if (node < 0)
+				rc = rd_fill_oom(s, olen);
+			else
+				ncmd[node]++;
+			all += olen;
 		}
 		for (unsigned i = 0; i < nn && rc == 0; i++) {
-			rd_sock *k = s->cluster ? rd_node_ctl(m, i) : &m->ctl;
+			rd_sock *k = rd_server_ctl(m, i);
 			if (ncmd[i] && (!k || rd_pipeline(s, k, buf[i], len[i], ncmd[i]) != 0))
 				rc = -1;
 		}
@@ -331,55 +452,61 @@ static int rd_fill_run(rd_main *m, uint64_t total, rd_gen_fn gen, uint64_t units
 	return rc;
 }
 
+/* A key of the run (under its prefix), or an element name (a member of a
+   set: not a key, no prefix). */
 static void rd_key_text(const rd_state *s, const char *what, uint64_t i, char *out, size_t n)
 {
+	const char *pre = strcmp(what, "element") ? s->prefix : "";
 	if (s->keyspace)
-		snprintf(out, n, "%s%s:%012llu", strcmp(what, "element") ? RD_PREFIX : "", what, (unsigned long long)i);
+		snprintf(out, n, "%s%s:%012llu", pre, what, (unsigned long long)i);
 	else
-		snprintf(out, n, "%s%s:__rand_int__", strcmp(what, "element") ? RD_PREFIX : "", what);
+		snprintf(out, n, "%s%s:__rand_int__", pre, what);
 }
 
-#define RD_PER_CMD 100
-static void rd_gen_keys(rd_state *s, uint64_t i, char **buf, size_t *len, size_t *cap)
+static int rd_gen_keys(rd_state *s, uint64_t i, uint64_t per, char **buf, size_t *len, size_t *cap)
 {
 	const char *argv[1 + 2 * RD_PER_CMD];
 	size_t lens[1 + 2 * RD_PER_CMD];
-	char keys[RD_PER_CMD][64];
+	char keys[RD_PER_CMD][96];
 	uint64_t total = s->keyspace ? s->keyspace : 1;
 	int argc = 1;
 	argv[0] = s->cluster ? "SET" : "MSET";	/* a cluster: one key per command */
 	lens[0] = strlen(argv[0]);
-	for (uint64_t k = i; k < i + (s->cluster ? 1 : RD_PER_CMD) && k < total; k++) {
+	for (uint64_t k = i; k < i + (s->cluster ? 1 : per) && k < total; k++) {
 		rd_key_text(s, "key", k, keys[k - i], sizeof(keys[0]));
 		argv[argc] = keys[k - i];
 		lens[argc++] = strlen(keys[k - i]);
 		argv[argc] = s->data;
 		lens[argc++] = s->data_size;
 	}
-	rd_resp_append(buf, len, cap, argc, argv, lens);
+	return rd_resp_append(buf, len, cap, argc, argv, lens);
 }
 
-static void rd_gen_list(rd_state *s, uint64_t i, char **buf, size_t *len, size_t *cap)
+static int rd_gen_list(rd_state *s, uint64_t i, uint64_t per, char **buf, size_t *len, size_t *cap)
 {
-	const char *argv[2 + RD_PER_CMD] = { "LPUSH", RD_PREFIX "mylist" };
-	size_t lens[2 + RD_PER_CMD] = { 5, strlen(RD_PREFIX "mylist") };
+	char key[96];
+	const char *argv[2 + RD_PER_CMD] = { "LPUSH", key };
+	snprintf(key, sizeof(key), "%smylist", s->prefix);
+	size_t lens[2 + RD_PER_CMD] = { 5, strlen(key) };
 	int argc = 2;
-	for (uint64_t k = i; k < i + RD_PER_CMD && k < s->fill; k++) {
+	for (uint64_t k = i; k < i + per && k < s->fill; k++) {
 		argv[argc] = s->data;
 		lens[argc++] = s->data_size;
 	}
-	rd_resp_append(buf, len, cap, argc, argv, lens);
+	return rd_resp_append(buf, len, cap, argc, argv, lens);
 }
 
-static void rd_gen_members(rd_state *s, uint64_t i, char **buf, size_t *len, size_t *cap)
+static int rd_gen_members(rd_state *s, uint64_t i, uint64_t per, char **buf, size_t *len, size_t *cap)
 {
 	int zset = s->fill_kind == RD_FILL_ZSET;
-	const char *argv[2 + 2 * RD_PER_CMD] = { zset ? "ZADD" : "SADD", zset ? RD_PREFIX "myzset" : RD_PREFIX "myset" };
-	size_t lens[2 + 2 * RD_PER_CMD] = { 4, strlen(argv[1]) };
+	char key[96];
+	snprintf(key, sizeof(key), "%s%s", s->prefix, zset ? "myzset" : "myset");
+	const char *argv[2 + 2 * RD_PER_CMD] = { zset ? "ZADD" : "SADD", key };
+	size_t lens[2 + 2 * RD_PER_CMD] = { 4, strlen(key) };
 	char el[RD_PER_CMD][48], sc[RD_PER_CMD][24];
 	uint64_t total = s->keyspace ? s->keyspace : 1;
 	int argc = 2;
-	for (uint64_t k = i; k < i + RD_PER_CMD && k < total; k++) {
+	for (uint64_t k = i; k < i + per && k < total; k++) {
 		if (zset) {
 			snprintf(sc[k - i], sizeof(sc[0]), "%llu", s->keyspace ? (unsigned long long)k : 0ull);
 			argv[argc] = sc[k - i];
@@ -389,45 +516,119 @@ static void rd_gen_members(rd_state *s, uint64_t i, char **buf, size_t *len, siz
 		argv[argc] = el[k - i];
 		lens[argc++] = strlen(el[k - i]);
 	}
-	rd_resp_append(buf, len, cap, argc, argv, lens);
+	return rd_resp_append(buf, len, cap, argc, argv, lens);
 }
 
-/* Puts in place what the test reads: the state redis-benchmark's earlier
-   tests leave behind (GET after SET, LPOP after LPUSH, LRANGE after its LPUSH
-   fill, SPOP after SADD, ZPOPMIN after ZADD). Untimed. */
-static int rd_prepare(void *state)
+/* Deletes the test's fixed keys (an earlier case of this run may have left
+   them); one key per command: they may live on different masters. */
+static int rd_unlink_fixed(rd_main *m)
 {
-	rd_main *m = state;
 	rd_state *s = &m->s;
 	static const char *const fixed[] = { "mylist", "myset", "myzset", "myhash", "mystream", NULL };
-	for (int i = 0; fixed[i]; i++) {	/* one key per command: they may live on different masters */
-		char key[64];
-		snprintf(key, sizeof(key), RD_PREFIX "%s", fixed[i]);
+	for (int i = 0; fixed[i]; i++) {
+		char key[96];
+		snprintf(key, sizeof(key), "%s%s", s->prefix, fixed[i]);
 		const char *argv[] = { "UNLINK", key };
 		size_t lens[] = { 6, strlen(key) };
 		rd_sock *k = s->cluster ? rd_node_ctl(m, s->slot_node[rd_key_slot(key, lens[1])]) : &m->ctl;
 		redisReply *r = k ? rd_command(s, k, 2, argv, lens) : NULL;
 		if (!r)
-			return BENCH_ERR;
+			return -1;
 		if (r->type == REDIS_REPLY_ERROR) {
 			s->api->error(s->ctx, NULL, "redis: cannot delete the test's keys", r->str,
 				      !strncmp(r->str, "MOVED", 5) ? "the server is a cluster node: set cluster = true" : NULL);
 			freeReplyObject(r);
-			return BENCH_ERR;
+			return -1;
 		}
 		freeReplyObject(r);
 	}
+	return 0;
+}
+
+/* Evictions since the baseline fail the case (or its prepare): a key
+   evicted is data lost, maybe someone else's. */
+static int rd_check_evictions(rd_main *m, const char *when)
+{
+	rd_state *s = &m->s;
+	uint64_t now;
+	if (!s->evicted_known || rd_evicted(m, &now) != 0 || now <= s->evicted0)
+		return 0;
+	char d[300];
+	snprintf(d, sizeof(d), "INFO stats evicted_keys rose by %llu %s: the server hit maxmemory and removed keys "
+		 "(maybe ones this run did not create)", (unsigned long long)(now - s->evicted0), when);
+	s->api->error(s->ctx, NULL, "redis: the server evicted keys", d,
+		      "use a smaller keyspace, fill or data_size, or a server with more maxmemory or "
+		      "maxmemory-policy noeviction");
+	return -1;
+}
+
+/* Puts in place what the test reads: the state redis-benchmark's earlier
+   tests leave behind (GET after SET, LPOP after LPUSH, LRANGE after its LPUSH
+   fill, SPOP after SADD, ZPOPMIN after ZADD). Untimed. What it (or a test
+   with bounded writes) will put on the server is checked against maxmemory
+   first. */
+static int rd_prepare(void *state)
+{
+	rd_main *m = state;
+	rd_state *s = &m->s;
+	if (rd_unlink_fixed(m) != 0)
+		return BENCH_ERR;
+	for (unsigned i = 0; s->footprint && i < rd_nservers(m); i++) {
+		rd_sock *k = rd_server_ctl(m, i);
+		char what[160];
+		snprintf(what, sizeof(what), "%s %s", s->fill_kind ? "the fill of" : "the keys of", s->test);
+		if (!k || rd_memory_check(s, k, s->footprint / rd_nservers(m), what) != 0)
+			return BENCH_ERR;
+	}
 	uint64_t members = s->keyspace ? s->keyspace : 1;
+	uint64_t per = RD_FILL_CMD / (s->data_size + 64);
+	per = per < 1 ? 1 : per > RD_PER_CMD ? RD_PER_CMD : per;
+	int rc = 0;
 	switch (s->fill_kind) {
 	case RD_FILL_KEYS:
-		return rd_fill_run(m, members, rd_gen_keys, s->cluster ? 1 : RD_PER_CMD, "keys") ? BENCH_ERR : BENCH_OK;
+		rc = rd_fill_run(m, members, rd_gen_keys, s->cluster ? 1 : per, "keys");
+		break;
 	case RD_FILL_LIST:
-		return rd_fill_run(m, s->fill, rd_gen_list, RD_PER_CMD, "elements") ? BENCH_ERR : BENCH_OK;
+		rc = rd_fill_run(m, s->fill, rd_gen_list, per, "elements");
+		break;
 	case RD_FILL_SET:
 	case RD_FILL_ZSET:
-		return rd_fill_run(m, members, rd_gen_members, RD_PER_CMD, "members") ? BENCH_ERR : BENCH_OK;
+		rc = rd_fill_run(m, members, rd_gen_members, RD_PER_CMD, "members");
+		break;
 	}
-	return BENCH_OK;
+	if (rc == 0 && rd_check_evictions(m, "during the fill") != 0)
+		rc = -1;
+	if (rc == 0 && s->evicted_known)	/* the case's baseline */
+		s->evicted_known = rd_evicted(m, &s->evicted0) == 0;
+	return rc ? BENCH_ERR : BENCH_OK;
+}
+
+/* A case is ok only if the work happened: no request answered in the
+   window, or requests still waiting at the stop for longer than the whole
+   window (a server that stopped answering), fail it; so does an eviction. */
+static int rd_judge(rd_main *m, uint64_t all, double secs)
+{
+	rd_state *s = &m->s;
+	char d[400];
+	if (s->thread_failed)
+		return BENCH_OK;	/* failed already: a worker's error is the reason */
+	if (!all) {
+		snprintf(d, sizeof(d), "no request of %s was answered in the window (%.3f s); %llu still waiting "
+			 "at its end, the oldest for %.3f s", s->test, secs, (unsigned long long)s->unfinished,
+			 (double)s->unfinished_max_ns / 1e9);
+		s->api->error(s->ctx, NULL, "redis: no request completed", d,
+			      "check that the server answers (redis-cli PING): stopped, swapping, or blocked");
+		return BENCH_ERR;
+	}
+	if (secs > 0 && (double)s->unfinished_max_ns > secs * 1e9) {
+		snprintf(d, sizeof(d), "requests were still waiting for a reply when the window closed, the "
+			 "oldest for %.3f s, longer than the window (%.3f s); %llu answered in it",
+			 (double)s->unfinished_max_ns / 1e9, secs, (unsigned long long)all);
+		s->api->error(s->ctx, NULL, "redis: the server stopped answering", d,
+			      "check the server (stopped, swapping, blocked by a slow command or a full disk)");
+		return BENCH_ERR;
+	}
+	return rd_check_evictions(m, "during the case") ? BENCH_ERR : BENCH_OK;
 }
 
 static int rd_finish(void *state)
@@ -443,6 +644,7 @@ static int rd_finish(void *state)
 			all += t.count;
 			secs = t.seconds;
 		}
+	all = all > s->unfinished_recorded ? all - s->unfinished_recorded : 0;	/* answered ones only */
 	double rps = secs > 0 ? (double)all / secs : 0;
 	api->report_metric(s->ctx, "requests_per_sec", rps);
 	uint64_t p50;
@@ -452,56 +654,74 @@ static int rd_finish(void *state)
 		api->report_metric(s->ctx, "requested_per_sec", s->req_rate);
 		api->report_metric(s->ctx, "achieved_pct", 100 * rps / s->req_rate);
 	}
-	char v[32];
+	char v[64];
 	snprintf(v, sizeof(v), "%llu", (unsigned long long)s->nil_replies);
 	api->set_info(s->ctx, "nil_replies", v);
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)s->unfinished);
+	api->set_info(s->ctx, "unfinished", v);
+	snprintf(v, sizeof(v), "%.3f", (double)s->unfinished_max_ns / 1e6);
+	api->set_info(s->ctx, "unfinished_max_ms", v);
 	if (s->cluster) {
 		snprintf(v, sizeof(v), "%llu", (unsigned long long)s->moved);
 		api->set_info(s->ctx, "redirects", v);
 	}
-	if (s->nil_replies && (s->fill_kind == RD_FILL_LIST || s->fill_kind == RD_FILL_SET || s->fill_kind == RD_FILL_ZSET))
+	if (s->nil_replies && (s->fill_kind == RD_FILL_LIST || s->fill_kind == RD_FILL_SET || s->fill_kind == RD_FILL_ZSET) &&
+	    !s->tmpl[0].expect_hits)
 		api->log(s->ctx, BENCH_LOG_WARN, "%s: %llu of %llu replies were empty (nothing left to pop): "
 			 "raise fill or keyspace, or limit the requests with --events", s->test,
 			 (unsigned long long)s->nil_replies, (unsigned long long)all);
-	return BENCH_OK;
+	return rd_judge(m, all, secs);
 }
 
-/* SCAN + UNLINK of the prefix on one server; one key per UNLINK, so a
-   cluster master's keys of different slots go too. */
+/* SCAN + UNLINK of this run's prefix on one server; one key per UNLINK, so
+   a cluster master's keys of different slots go too. A key SCAN returns
+   outside the prefix (a server that ignores MATCH) is never deleted. */
+static int rd_cleanup_batch(rd_state *s, rd_sock *k, const redisReply *keys, char **buf, size_t *cap)
+{
+	size_t len = 0;
+	unsigned n = 0;
+	for (size_t i = 0; i < keys->elements; i++) {
+		const redisReply *e = keys->element[i];
+		if (e->type != REDIS_REPLY_STRING || e->len < s->prefix_len || memcmp(e->str, s->prefix, s->prefix_len))
+			continue;
+		const char *kv[] = { "UNLINK", e->str };
+		size_t kl[] = { 6, e->len };
+		if (rd_resp_append(buf, &len, cap, 2, kv, kl) != 0)
+			return -1;
+		n++;
+	}
+	return n ? rd_pipeline(s, k, *buf, len, n) : 0;
+}
+
 static void rd_cleanup_on(rd_state *s, rd_sock *k)
 {
-	char cursor[32] = "0", *buf = NULL;
+	char cursor[32] = "0", *buf = NULL, match[64];
 	size_t cap = 0;
+	snprintf(match, sizeof(match), "%s*", s->prefix);
 	do {
-		const char *argv[] = { "SCAN", cursor, "MATCH", RD_PREFIX "*", "COUNT", "1000" };
-		size_t lens[6], len = 0;
+		const char *argv[] = { "SCAN", cursor, "MATCH", match, "COUNT", "1000" };
+		size_t lens[6];
 		for (int i = 0; i < 6; i++)
 			lens[i] = strlen(argv[i]);
 		redisReply *r = rd_command(s, k, 6, argv, lens);
-		if (!r || r->type != REDIS_REPLY_ARRAY || r->elements != 2) {
-			if (r)
-				freeReplyObject(r);
-			s->api->log(s->ctx, BENCH_LOG_WARN, "cleanup: SCAN failed: keys under %s may remain", RD_PREFIX);
-			break;
+		int ok = r && r->type == REDIS_REPLY_ARRAY && r->elements == 2 &&
+			 r->element[0]->type == REDIS_REPLY_STRING && r->element[1]->type == REDIS_REPLY_ARRAY;
+		if (ok) {
+			snprintf(cursor, sizeof(cursor), "%s", r->element[0]->str);
+			ok = rd_cleanup_batch(s, k, r->element[1], &buf, &cap) == 0;
 		}
-		snprintf(cursor, sizeof(cursor), "%s", r->element[0]->str);
-		redisReply *keys = r->element[1];
-		for (size_t i = 0; i < keys->elements; i++) {
-			const char *kv[] = { "UNLINK", keys->element[i]->str };
-			size_t kl[] = { 6, keys->element[i]->len };
-			rd_resp_append(&buf, &len, &cap, 2, kv, kl);
-		}
-		if (keys->elements && rd_pipeline(s, k, buf, len, (unsigned)keys->elements) != 0) {
+		if (r)
 			freeReplyObject(r);
+		if (!ok) {
+			s->api->log(s->ctx, BENCH_LOG_WARN, "cleanup: SCAN failed: keys under %s may remain", s->prefix);
 			break;
 		}
-		freeReplyObject(r);
 	} while (strcmp(cursor, "0") && !s->api->cancelled(s->ctx));
 	free(buf);
 }
 
-/* Deletes every key under the prefix; the private server, which benchcore
-   started, is flushed instead. */
+/* Deletes every key under the run's prefix; the private server, which
+   benchcore started, is flushed instead. */
 static void rd_cleanup(void *state)
 {
 	rd_main *m = state;
@@ -514,12 +734,8 @@ static void rd_cleanup(void *state)
 			freeReplyObject(r);
 		return;
 	}
-	if (!s->cluster) {
-		rd_cleanup_on(s, &m->ctl);
-		return;
-	}
-	for (unsigned i = 0; i < s->nnodes; i++) {
-		rd_sock *k = rd_node_ctl(m, i);
+	for (unsigned i = 0; i < rd_nservers(m); i++) {
+		rd_sock *k = rd_server_ctl(m, i);
 		if (k)
 			rd_cleanup_on(s, k);
 	}

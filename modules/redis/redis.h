@@ -6,6 +6,7 @@
  *   redis_cmd.c    the tests: request templates, keys, values
  *   redis_run.c    worker threads: one epoll loop per thread
  *   redis_cluster.c  cluster slot map (CLUSTER SLOTS), MOVED/ASK
+ *   redis_guard.c  the run's key prefix, custom command checks, maxmemory
  * Threads: rd_state is written by init/prepare on the main thread and only
  * read by the workers; each rd_thread belongs to one worker.
  */
@@ -17,7 +18,7 @@
 #include <openssl/ssl.h>
 #include "benchcore/module.h"
 
-#define RD_PREFIX	"benchcore:"
+#define RD_PREFIX	"benchcore:"	/* + the run id + ":" (redis_guard.c) */
 #define RD_DIGITS	12		/* __rand_int__ is 12 digits, as redis-benchmark writes it */
 #define RD_MAX_ARGS	32
 #define RD_MAX_PATCH	24
@@ -43,6 +44,7 @@ typedef struct rd_tmpl {
 	int key_arg;			/* RESP offset of the routing key (cluster), -1 = none */
 	uint32_t key_off, key_len;
 	unsigned op;			/* its op class */
+	int expect_hits;		/* a nil or empty reply is an error: the key was there */
 } rd_tmpl;
 
 typedef struct rd_server {
@@ -61,6 +63,11 @@ typedef struct rd_state {
 	int key_pattern, data_random, db, tls, cluster;
 	unsigned ratio_set, ratio_get;
 	const char *user, *password;
+	int allow_foreign;		/* custom commands unchecked, unbounded writes on an evicting server */
+
+	/* the run's namespace: "benchcore:<run id>:" */
+	char prefix[48];
+	size_t prefix_len;
 
 	/* where */
 	rd_server srv;
@@ -74,6 +81,12 @@ typedef struct rd_state {
 	int fill_kind;
 	char *data;			/* data_size bytes, the value reused for every key */
 	double zipf_theta, zipf_zetan, zipf_eta, zipf_alpha;
+	int grows;			/* the test's writes grow without bound (LPUSH, XADD, custom) */
+	uint64_t footprint;		/* bytes its fill or bounded writes may take on the server */
+	uint64_t reply_max;		/* the largest reply the test can get, bytes */
+	uint64_t elems_max;		/* most elements of a reply */
+	uint64_t evicted0;		/* INFO stats evicted_keys before the case */
+	int evicted_known;
 	int uncorrected[2];		/* secondary distributions (rate mode), -1 = none */
 	int first_byte[2];		/* redis-benchmark's stamp (pipeline > 1), -1 = none */
 
@@ -84,6 +97,10 @@ typedef struct rd_state {
 
 	/* results gathered from the threads (under lock at thread_done) */
 	uint64_t nil_replies, moved, asked;
+	uint64_t unfinished;		/* counted requests still in flight at the stop */
+	uint64_t unfinished_max_ns;	/* the longest wait of any request in flight at the stop */
+	uint64_t unfinished_recorded;	/* of them, entered in the histogram (record_unfinished) */
+	int thread_failed;		/* a worker returned BENCH_ERR (its error is the reason) */
 	double gap_sum;			/* rate mode: sum of intended inter-arrival gaps */
 	uint64_t gap_n;
 	double req_rate;		/* requested rate estimated from the gaps, per thread summed */
@@ -111,14 +128,17 @@ ssize_t rd_write(rd_sock *k, const void *buf, size_t n);
 int rd_parse_server(const char *spec, rd_server *out);
 int rd_tls_init(rd_state *s);
 void rd_describe(const rd_server *srv, char *buf, size_t n);
+/* Most bytes and elements a set-up reply (INFO, SCAN, CLUSTER SLOTS) may have. */
+#define RD_SETUP_MAX	(16u << 20)
+#define RD_SETUP_ELEMS	(1u << 20)
 
 /* ---- redis_cmd.c */
 extern const char *const rd_test_names[];
 extern const char rd_default_tests[];
 int rd_test_setup(rd_state *s, const char *custom);
 void rd_test_free(rd_state *s);
-/* Appends the RESP encoding of argv to *buf (len/cap grow). */
-void rd_resp_append(char **buf, size_t *len, size_t *cap, int argc, const char **argv, const size_t *lens);
+/* Appends the RESP encoding of argv to *buf (len/cap grow); -1 when out of memory. */
+int rd_resp_append(char **buf, size_t *len, size_t *cap, int argc, const char **argv, const size_t *lens);
 /* Key numbers and values. */
 uint64_t rd_next_key(const rd_state *s, uint64_t *rng, uint64_t *seq);
 void rd_zipf_init(rd_state *s);
@@ -131,6 +151,16 @@ static inline uint64_t rd_rand(uint64_t *x)
 	*x = v;
 	return v * 0x2545F4914F6CDD1Dull;
 }
+
+/* ---- redis.c */
+void rd_info_field(const char *info, const char *field, char *out, size_t n);
+
+/* ---- redis_guard.c */
+int rd_run_prefix(rd_state *s);
+int rd_custom_check(rd_state *s, const char *line);
+int rd_info_u64(rd_state *s, rd_sock *k, const char *section, const char *field, uint64_t *out);
+int rd_memory_check(rd_state *s, rd_sock *k, uint64_t need, const char *what);
+int rd_server_evicts(rd_state *s, rd_sock *k, char *why, size_t n);
 
 /* ---- redis_run.c */
 int rd_thread_init(void *state, bench_thread *t, void **tstate);

@@ -1,11 +1,12 @@
 /*
  * The tests: what each sends (the commands redis-benchmark 7.0 sends, with
- * keys under the benchcore: prefix), as RESP templates with patch points.
+ * keys under the run's prefix benchcore:<run id>:), as RESP templates with
+ * patch points.
  *
  * "__rand_int__" is 12 characters and a key number is written as 12 digits,
  * as redis-benchmark does, so a template has the same length whether or not
  * its numbers are patched: with keyspace = 0 the literal key
- * "benchcore:key:__rand_int__" is sent (redis-benchmark without -r), and a
+ * "benchcore:<run id>:key:__rand_int__" is sent (redis-benchmark without -r), and a
  * batch of requests is a copy of bytes prepared once.
  */
 #include <math.h>
@@ -15,38 +16,45 @@
 
 #include "redis.h"
 
+/* What a test's writes do to the server's memory, and what its replies are. */
+enum { RD_T_HITS = 1,		/* reads keys its fill put there: nil is an error */
+       RD_T_BOUNDED = 2,	/* writes at most keyspace keys (or members) */
+       RD_T_GROWS = 4 };	/* writes grow with the number of requests */
+
 typedef struct rd_testdef {
 	const char *name;
-	const char *cmd;	/* words; __rand_int__, __data__ and __score__ are placeholders */
+	const char *cmd;	/* words; ^ is the run's prefix; __rand_int__, __data__, __score__ placeholders */
 	int fill;
+	int flags;
+	unsigned elems;		/* LRANGE_N: N elements per reply */
 } rd_testdef;
 
-#define K RD_PREFIX "key:__rand_int__"
+#define K "^key:__rand_int__"
 #define KD K " __data__ "
 static const rd_testdef rd_tests[] = {
-	{ "PING_INLINE", NULL, RD_FILL_NONE },
-	{ "PING_MBULK", "PING", RD_FILL_NONE },
-	{ "SET", "SET " K " __data__", RD_FILL_NONE },
-	{ "GET", "GET " K, RD_FILL_KEYS },
-	{ "INCR", "INCR " RD_PREFIX "counter:__rand_int__", RD_FILL_NONE },
-	{ "LPUSH", "LPUSH " RD_PREFIX "mylist __data__", RD_FILL_NONE },
-	{ "RPUSH", "RPUSH " RD_PREFIX "mylist __data__", RD_FILL_NONE },
-	{ "LPOP", "LPOP " RD_PREFIX "mylist", RD_FILL_LIST },
-	{ "RPOP", "RPOP " RD_PREFIX "mylist", RD_FILL_LIST },
-	{ "SADD", "SADD " RD_PREFIX "myset element:__rand_int__", RD_FILL_NONE },
-	{ "HSET", "HSET " RD_PREFIX "myhash element:__rand_int__ __data__", RD_FILL_NONE },
-	{ "SPOP", "SPOP " RD_PREFIX "myset", RD_FILL_SET },
-	{ "ZADD", "ZADD " RD_PREFIX "myzset __score__ element:__rand_int__", RD_FILL_NONE },
-	{ "ZPOPMIN", "ZPOPMIN " RD_PREFIX "myzset", RD_FILL_ZSET },
-	{ "LRANGE_100", "LRANGE " RD_PREFIX "mylist 0 99", RD_FILL_LIST },
-	{ "LRANGE_300", "LRANGE " RD_PREFIX "mylist 0 299", RD_FILL_LIST },
-	{ "LRANGE_500", "LRANGE " RD_PREFIX "mylist 0 499", RD_FILL_LIST },
-	{ "LRANGE_600", "LRANGE " RD_PREFIX "mylist 0 599", RD_FILL_LIST },
-	{ "MSET", "MSET " KD KD KD KD KD KD KD KD KD K " __data__", RD_FILL_NONE },
-	{ "XADD", "XADD " RD_PREFIX "mystream * myfield __data__", RD_FILL_NONE },
-	{ "custom", NULL, RD_FILL_NONE },
-	{ "SET_GET", NULL, RD_FILL_KEYS },
-	{ NULL, NULL, 0 }
+	{ "PING_INLINE", NULL, RD_FILL_NONE, 0, 0 },
+	{ "PING_MBULK", "PING", RD_FILL_NONE, 0, 0 },
+	{ "SET", "SET " K " __data__", RD_FILL_NONE, RD_T_BOUNDED, 0 },
+	{ "GET", "GET " K, RD_FILL_KEYS, RD_T_HITS, 0 },
+	{ "INCR", "INCR ^counter:__rand_int__", RD_FILL_NONE, RD_T_BOUNDED, 0 },
+	{ "LPUSH", "LPUSH ^mylist __data__", RD_FILL_NONE, RD_T_GROWS, 0 },
+	{ "RPUSH", "RPUSH ^mylist __data__", RD_FILL_NONE, RD_T_GROWS, 0 },
+	{ "LPOP", "LPOP ^mylist", RD_FILL_LIST, 0, 0 },
+	{ "RPOP", "RPOP ^mylist", RD_FILL_LIST, 0, 0 },
+	{ "SADD", "SADD ^myset element:__rand_int__", RD_FILL_NONE, RD_T_BOUNDED, 0 },
+	{ "HSET", "HSET ^myhash element:__rand_int__ __data__", RD_FILL_NONE, RD_T_BOUNDED, 0 },
+	{ "SPOP", "SPOP ^myset", RD_FILL_SET, 0, 0 },
+	{ "ZADD", "ZADD ^myzset __score__ element:__rand_int__", RD_FILL_NONE, RD_T_BOUNDED, 0 },
+	{ "ZPOPMIN", "ZPOPMIN ^myzset", RD_FILL_ZSET, 0, 2 },
+	{ "LRANGE_100", "LRANGE ^mylist 0 99", RD_FILL_LIST, RD_T_HITS, 100 },
+	{ "LRANGE_300", "LRANGE ^mylist 0 299", RD_FILL_LIST, RD_T_HITS, 300 },
+	{ "LRANGE_500", "LRANGE ^mylist 0 499", RD_FILL_LIST, RD_T_HITS, 500 },
+	{ "LRANGE_600", "LRANGE ^mylist 0 599", RD_FILL_LIST, RD_T_HITS, 600 },
+	{ "MSET", "MSET " KD KD KD KD KD KD KD KD KD K " __data__", RD_FILL_NONE, RD_T_BOUNDED, 0 },
+	{ "XADD", "XADD ^mystream * myfield __data__", RD_FILL_NONE, RD_T_GROWS, 0 },
+	{ "custom", NULL, RD_FILL_NONE, RD_T_GROWS, 0 },
+	{ "SET_GET", NULL, RD_FILL_KEYS, RD_T_BOUNDED, 0 },
+	{ NULL, NULL, 0, 0, 0 }
 };
 #undef KD
 #undef K
@@ -61,14 +69,18 @@ const char *const rd_test_names[] = {
 const char rd_default_tests[] = "PING_INLINE,PING_MBULK,SET,GET,INCR,LPUSH,RPUSH,LPOP,RPOP,SADD,"
 	"HSET,SPOP,ZADD,ZPOPMIN,LRANGE_100,LRANGE_300,LRANGE_500,LRANGE_600,MSET";
 
-void rd_resp_append(char **buf, size_t *len, size_t *cap, int argc, const char **argv, const size_t *lens)
+int rd_resp_append(char **buf, size_t *len, size_t *cap, int argc, const char **argv, const size_t *lens)
 {
 	size_t need = 32;
 	for (int i = 0; i < argc; i++)
 		need += lens[i] + 32;
 	if (*len + need > *cap) {
-		*cap = (*len + need) * 2;
-		*buf = realloc(*buf, *cap);
+		size_t ncap = (*len + need) * 2;
+		char *nb = realloc(*buf, ncap);
+		if (!nb)
+			return -1;	/* *buf stays as it was: the caller frees it */
+		*buf = nb;
+		*cap = ncap;
 	}
 	char *p = *buf + *len;
 	p += sprintf(p, "*%d\r\n", argc);
@@ -80,57 +92,44 @@ void rd_resp_append(char **buf, size_t *len, size_t *cap, int argc, const char *
 		*p++ = '\n';
 	}
 	*len = (size_t)(p - *buf);
+	return 0;
 }
 
-/* Builds the template of a command line; -1 with a reason in why. */
-static int rd_tmpl_build(rd_state *s, rd_tmpl *t, const char *line, unsigned op, char *why, size_t wn)
+/* A word of a command line as sent: __data__ is the value, __score__ a key
+   number (or 0), __key__ (also inside a word) the run's prefix + "key:"
+   + the key number, and in a built-in test's line a leading ^ the prefix.
+   *owned is set when the word was built (the caller frees it); NULL with
+   why when out of memory. */
+static const char *rd_word(rd_state *s, const char *w, int builtin, char **owned, size_t *len)
 {
-	char *copy = strdup(line), *words[RD_MAX_ARGS * 2];
-	int argc = 0;
-	for (char *save = NULL, *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-		if (argc == RD_MAX_ARGS * 2) {
-			snprintf(why, wn, "more than %d words", RD_MAX_ARGS * 2);
-			free(copy);
-			return -1;
-		}
-		words[argc++] = w;
+	*owned = NULL;
+	if (!strcmp(w, "__data__")) {
+		*len = s->data_size;
+		return s->data;
 	}
-	if (!argc) {
-		snprintf(why, wn, "the command is empty");
-		free(copy);
-		return -1;
+	if (!strcmp(w, "__score__"))
+		w = s->keyspace ? "__rand_int__" : "0";
+	const char *k = strstr(w, "__key__");
+	if (k || (builtin && w[0] == '^')) {
+		size_t n = strlen(w) + s->prefix_len + 32;
+		if (!(*owned = malloc(n)))
+			return NULL;
+		if (k)
+			snprintf(*owned, n, "%.*s%skey:__rand_int__%s", (int)(k - w), w, s->prefix, k + 7);
+		else
+			snprintf(*owned, n, "%s%s", s->prefix, w + 1);
+		w = *owned;
 	}
-	/* expand words: __key__ -> the prefixed key, __data__ -> the value, __score__ */
-	const char *argv[RD_MAX_ARGS * 2];
-	size_t lens[RD_MAX_ARGS * 2];
-	char *owned[RD_MAX_ARGS * 2] = { 0 };
-	for (int i = 0; i < argc; i++) {
-		const char *w = words[i];
-		if (!strcmp(w, "__data__")) {
-			argv[i] = s->data;
-			lens[i] = s->data_size;
-			continue;
-		}
-		if (!strcmp(w, "__score__"))
-			w = s->keyspace ? "__rand_int__" : "0";
-		char *k = strstr(w, "__key__");
-		if (k) {
-			owned[i] = malloc(strlen(w) + 64);
-			sprintf(owned[i], "%.*s%skey:__rand_int__%s", (int)(k - w), w, RD_PREFIX, k + 7);
-			w = owned[i];
-		}
-		argv[i] = w;
-		lens[i] = strlen(w);
-	}
-	size_t len = 0, cap = 0;
-	t->buf = NULL;
-	rd_resp_append(&t->buf, &len, &cap, argc, argv, lens);
-	t->len = (uint32_t)len;
-	t->op = op;
-	t->npatch = 0;
-	t->key_arg = argc > 1 ? 1 : -1;
-	/* patch points: walk the encoded words */
+	*len = strlen(w);
+	return w;
+}
+
+/* Patch points of template t, whose argc words are argv/lens: -1 when
+   there are more than RD_MAX_PATCH. */
+static int rd_tmpl_patches(rd_state *s, rd_tmpl *t, int argc, const char **argv, const size_t *lens)
+{
 	char *p = t->buf + strcspn(t->buf, "\n") + 1;
+	t->npatch = 0;
 	for (int i = 0; i < argc; i++) {
 		p = strchr(p, '\n') + 1;	/* past "$len\r\n" */
 		uint32_t off = (uint32_t)(p - t->buf);
@@ -140,61 +139,174 @@ static int rd_tmpl_build(rd_state *s, rd_tmpl *t, const char *line, unsigned op,
 		}
 		if (argv[i] == s->data && s->data_random) {
 			if (t->npatch == RD_MAX_PATCH)
-				goto many;
+				return -1;
 			t->patch[t->npatch++] = (rd_patch){ off, 1 };
 		} else if (argv[i] != s->data && s->keyspace) {
 			for (const char *r = argv[i]; (r = strstr(r, "__rand_int__")); r += RD_DIGITS) {
 				if (t->npatch == RD_MAX_PATCH)
-					goto many;
+					return -1;
 				t->patch[t->npatch++] = (rd_patch){ off + (uint32_t)(r - argv[i]), 0 };
 			}
 		}
 		p += lens[i] + 2;
 	}
-	for (int i = 0; i < argc; i++)
-		free(owned[i]);
-	free(copy);
 	return 0;
-many:
+}
+
+/* Builds the template of a command line; -1 with a reason in why. */
+static int rd_tmpl_build(rd_state *s, rd_tmpl *t, const char *line, unsigned op, int builtin,
+			 char *why, size_t wn)
+{
+	char *copy = strdup(line), *words[RD_MAX_ARGS * 2];
+	const char *argv[RD_MAX_ARGS * 2];
+	size_t lens[RD_MAX_ARGS * 2], len = 0, cap = 0;
+	char *owned[RD_MAX_ARGS * 2] = { 0 };
+	int argc = 0, rc = -1;
+	t->buf = NULL;
+	if (!copy) {
+		snprintf(why, wn, "out of memory");
+		return -1;
+	}
+	for (char *save = NULL, *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+		if (argc == RD_MAX_ARGS * 2) {
+			snprintf(why, wn, "more than %d words", RD_MAX_ARGS * 2);
+			goto out;
+		}
+		words[argc++] = w;
+	}
+	if (!argc) {
+		snprintf(why, wn, "the command is empty");
+		goto out;
+	}
+	for (int i = 0; i < argc; i++)
+		if (!(argv[i] = rd_word(s, words[i], builtin, &owned[i], &lens[i]))) {
+			snprintf(why, wn, "out of memory");
+			goto out;
+		}
+	if (rd_resp_append(&t->buf, &len, &cap, argc, argv, lens) != 0 || len > UINT32_MAX / 2) {
+		snprintf(why, wn, len > UINT32_MAX / 2 ? "a request of more than 2 GiB" :
+			 "out of memory for a request of about %zu bytes", cap);
+		goto out;
+	}
+	t->len = (uint32_t)len;
+	t->op = op;
+	t->key_arg = argc > 1 ? 1 : -1;
+	if (rd_tmpl_patches(s, t, argc, argv, lens) != 0) {
+		snprintf(why, wn, "more than %d placeholders", RD_MAX_PATCH);
+		goto out;
+	}
+	rc = 0;
+out:
 	for (int i = 0; i < argc; i++)
 		free(owned[i]);
 	free(copy);
-	snprintf(why, wn, "more than %d placeholders", RD_MAX_PATCH);
-	return -1;
+	if (rc) {
+		free(t->buf);
+		t->buf = NULL;
+	}
+	return rc;
+}
+
+/* a x b, or UINT64_MAX when it does not fit (keyspace 1e12 x data_size 512M) */
+static uint64_t rd_mul(uint64_t a, uint64_t b)
+{
+	uint64_t r;
+	return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+/* What the test's replies can be (a larger one is a protocol error, so a
+   server cannot make the client buffer without bound), and what its data
+   takes on the server (checked against maxmemory before it is written). */
+static void rd_test_bounds(rd_state *s, const rd_testdef *d)
+{
+	uint64_t ds = s->data_size, n = s->keyspace ? s->keyspace : 1;
+	uint64_t keylen = s->prefix_len + 20;
+	s->reply_max = 4096 + 2 * ds;
+	s->elems_max = 16;
+	if (d->elems > 2) {
+		s->reply_max = rd_mul(d->elems, ds + 24) + 4096;
+		s->elems_max = d->elems;
+	}
+	if (!strcmp(d->name, "custom")) {	/* unknown: generous, but bounded */
+		s->reply_max = (16u << 20) + 4 * ds;
+		s->elems_max = 1u << 20;
+	}
+	/* per key about 100 bytes of the server's own (dict entry, object,
+	   sds headers, jemalloc's rounding); per list element 16 */
+	s->grows = (d->flags & RD_T_GROWS) != 0;
+	switch (d->fill) {
+	case RD_FILL_KEYS:
+		s->footprint = rd_mul(n, keylen + ds + 100);
+		break;
+	case RD_FILL_LIST:
+		s->footprint = rd_mul(s->fill, ds + 16);
+		break;
+	case RD_FILL_SET:
+	case RD_FILL_ZSET:
+		s->footprint = rd_mul(n, 24 + 120);
+		break;
+	default:
+		s->footprint = (d->flags & RD_T_BOUNDED) ? rd_mul(n, keylen + ds + 100) : 0;
+	}
+}
+
+/* One value for every key, like redis-benchmark's: printable, not all the
+   same byte. -1 after api->error() when it does not fit in memory. */
+static int rd_value(rd_state *s)
+{
+	if (!(s->data = malloc(s->data_size + 1))) {
+		char d[128];
+		snprintf(d, sizeof(d), "a value of data_size = %llu bytes could not be allocated",
+			 (unsigned long long)s->data_size);
+		s->api->error(s->ctx, NULL, "redis: out of memory", d, "use a smaller data_size");
+		return -1;
+	}
+	uint64_t x = 0x9E3779B97F4A7C15ull;
+	for (uint64_t i = 0; i < s->data_size; i++)
+		s->data[i] = (char)('A' + rd_rand(&x) % 26);
+	s->data[s->data_size] = '\0';
+	return 0;
+}
+
+static const rd_testdef *rd_find_test(const char *name)
+{
+	const rd_testdef *d = rd_tests;
+	while (d->name && strcmp(d->name, name))
+		d++;
+	return d->name ? d : NULL;
 }
 
 int rd_test_setup(rd_state *s, const char *custom)
 {
 	const bench_host_api_v1 *api = s->api;
-	const rd_testdef *d = rd_tests;
-	while (d->name && strcmp(d->name, s->test))
-		d++;
-	if (!d->name) {
+	const rd_testdef *d = rd_find_test(s->test);
+	if (!d) {
 		api->error(s->ctx, NULL, "redis: unknown test", s->test, "see benchcore help redis");
 		return -1;
 	}
 	s->fill_kind = d->fill;
-	s->data = malloc(s->data_size + 1);
-	/* one value for every key, like redis-benchmark's: printable, not all the same byte */
-	uint64_t x = 0x9E3779B97F4A7C15ull;
-	for (uint64_t i = 0; i < s->data_size; i++)
-		s->data[i] = (char)('A' + rd_rand(&x) % 26);
-	s->data[s->data_size] = '\0';
+	rd_test_bounds(s, d);
+	if (rd_value(s) != 0)
+		return -1;
 	char why[128];
 	const char *what = d->cmd;
 	int rc = 0;
 	s->nops = s->ntmpl = 1;
 	if (!strcmp(d->name, "PING_INLINE")) {
 		s->tmpl[0] = (rd_tmpl){ .buf = strdup("PING\r\n"), .len = 6, .key_arg = -1 };
-		return 0;
+		if (!s->tmpl[0].buf)
+			api->error(s->ctx, NULL, "redis: out of memory", "the PING_INLINE request", NULL);
+		return s->tmpl[0].buf ? 0 : -1;
 	} else if (!strcmp(d->name, "SET_GET")) {
 		s->nops = s->ntmpl = 2;
-		rc = rd_tmpl_build(s, &s->tmpl[0], "SET __key__ __data__", 0, why, sizeof(why));
+		rc = rd_tmpl_build(s, &s->tmpl[0], "SET __key__ __data__", 0, 1, why, sizeof(why));
 		if (!rc)
-			rc = rd_tmpl_build(s, &s->tmpl[1], "GET __key__", 1, why, sizeof(why));
+			rc = rd_tmpl_build(s, &s->tmpl[1], "GET __key__", 1, 1, why, sizeof(why));
+		s->tmpl[1].expect_hits = 1;
 		what = "SET/GET";
 	} else {
-		if (!strcmp(d->name, "custom")) {
+		int is_custom = !strcmp(d->name, "custom");
+		if (is_custom) {
 			what = custom;
 			if (!*custom) {
 				api->error(s->ctx, NULL, "redis: tests=custom needs a command",
@@ -202,12 +314,15 @@ int rd_test_setup(rd_state *s, const char *custom)
 					   "set command, e.g. command=\"SET __key__ __data__\"");
 				return -1;
 			}
+			if (!s->allow_foreign && rd_custom_check(s, custom) != 0)
+				return -1;
 		}
-		rc = rd_tmpl_build(s, &s->tmpl[0], what, 0, why, sizeof(why));
+		rc = rd_tmpl_build(s, &s->tmpl[0], what, 0, !is_custom, why, sizeof(why));
+		s->tmpl[0].expect_hits = (d->flags & RD_T_HITS) != 0;
 	}
 	if (rc) {
 		char d2[256];
-		snprintf(d2, sizeof(d2), "%s: %s", what, why);
+		snprintf(d2, sizeof(d2), "%.120s: %s", what, why);
 		api->error(s->ctx, NULL, "redis: cannot build the test's command", d2, NULL);
 		return -1;
 	}
@@ -216,7 +331,7 @@ int rd_test_setup(rd_state *s, const char *custom)
 
 void rd_test_free(rd_state *s)
 {
-	for (unsigned i = 0; i < s->ntmpl; i++)
+	for (unsigned i = 0; i < 2; i++)	/* a template not built is NULL */
 		free(s->tmpl[i].buf);
 	free(s->data);
 }

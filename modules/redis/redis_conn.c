@@ -268,18 +268,120 @@ static int rd_write_all(rd_sock *k, const char *buf, size_t len)
 	return 0;
 }
 
-/* Reads replies until one is complete; the reply or NULL with *why. */
+/* Set-up replies (INFO, SCAN, CLUSTER SLOTS, a fill's +OK) are built as
+   hiredis's redisReply objects, freed with freeReplyObject(), but by
+   functions that count what one reply holds: more than RD_SETUP_MAX bytes
+   of strings or RD_SETUP_ELEMS elements is refused (NULL: the reader
+   fails), so a server cannot make the set-up allocate without bound (the
+   stock functions calloc whatever element count an array announces). */
+typedef struct rd_budget {
+	size_t bytes, elems;
+	char why[128];
+} rd_budget;
+
+static void *rd_setup_obj(const redisReadTask *task, int type)
+{
+	rd_budget *b = task->privdata;
+	redisReply *r = calloc(1, sizeof(*r));
+	if (!r) {
+		snprintf(b->why, sizeof(b->why), "out of memory");
+		return NULL;
+	}
+	r->type = type;
+	if (task->parent) {
+		redisReply *parent = task->parent->obj;
+		parent->element[task->idx] = r;
+	}
+	return r;
+}
+
+static void *rd_setup_string(const redisReadTask *task, char *str, size_t len)
+{
+	rd_budget *b = task->privdata;
+	if ((b->bytes += len) > RD_SETUP_MAX) {
+		snprintf(b->why, sizeof(b->why), "a reply of more than %u bytes", RD_SETUP_MAX);
+		return NULL;
+	}
+	char *copy = malloc(len + 1);
+	if (!copy) {
+		snprintf(b->why, sizeof(b->why), "out of memory");
+		return NULL;
+	}
+	redisReply *r = rd_setup_obj(task, task->type);
+	if (!r) {
+		free(copy);
+		return NULL;
+	}
+	memcpy(copy, str, len);
+	copy[len] = '\0';
+	r->str = copy;
+	r->len = len;
+	return r;
+}
+
+static void *rd_setup_array(const redisReadTask *task, int n)
+{
+	rd_budget *b = task->privdata;
+	if (n > 0 && (b->elems += (size_t)n) > RD_SETUP_ELEMS) {
+		snprintf(b->why, sizeof(b->why), "a reply of more than %u elements", RD_SETUP_ELEMS);
+		return NULL;
+	}
+	redisReply **el = n > 0 ? calloc((size_t)n, sizeof(*el)) : NULL;
+	if (n > 0 && !el) {
+		snprintf(b->why, sizeof(b->why), "out of memory");
+		return NULL;
+	}
+	redisReply *r = rd_setup_obj(task, REDIS_REPLY_ARRAY);
+	if (!r) {
+		free(el);
+		return NULL;
+	}
+	r->element = el;
+	r->elements = n > 0 ? (size_t)n : 0;
+	return r;
+}
+
+static void *rd_setup_integer(const redisReadTask *task, long long v)
+{
+	redisReply *r = rd_setup_obj(task, REDIS_REPLY_INTEGER);
+	if (r)
+		r->integer = v;
+	return r;
+}
+
+static void *rd_setup_nil(const redisReadTask *task)
+{
+	return rd_setup_obj(task, REDIS_REPLY_NIL);
+}
+
+static redisReplyObjectFunctions rd_setup_fns = {
+	.createString = rd_setup_string,
+	.createArray = rd_setup_array,
+	.createInteger = rd_setup_integer,
+	.createNil = rd_setup_nil,
+	.freeObject = freeReplyObject,
+};
+
+/* Reads replies until one is complete; the reply or NULL with *why. What
+   the reader buffers (one partial reply) is bounded by RD_SETUP_MAX too. */
 static void *rd_read_reply(rd_sock *k, redisReader *r, char *why, size_t n)
 {
 	void *reply = NULL;
 	char buf[16384];
+	rd_budget *b = r->privdata;
+	b->bytes = b->elems = 0;
+	b->why[0] = '\0';
 	for (;;) {
 		if (redisReaderGetReply(r, &reply) != REDIS_OK) {
-			snprintf(why, n, "protocol error: %s", r->errstr);
+			snprintf(why, n, "protocol error: %s", b->why[0] ? b->why : r->errstr);
 			return NULL;
 		}
 		if (reply)
 			return reply;
+		if (r->len - r->pos > RD_SETUP_MAX) {
+			snprintf(why, n, "protocol error: a reply still incomplete after %u bytes", RD_SETUP_MAX);
+			return NULL;
+		}
 		ssize_t got = rd_read(k, buf, sizeof(buf));
 		if (got < 0 && errno == EAGAIN && (!k->ssl || !SSL_pending(k->ssl))) {
 			if (rd_wait(k->fd, POLLIN) != 0) {
@@ -292,30 +394,38 @@ static void *rd_read_reply(rd_sock *k, redisReader *r, char *why, size_t n)
 			snprintf(why, n, "%s", got == 0 ? "the server closed the connection" : strerror(errno));
 			return NULL;
 		}
-		redisReaderFeed(r, buf, (size_t)got);
+		if (redisReaderFeed(r, buf, (size_t)got) != REDIS_OK) {
+			snprintf(why, n, "out of memory buffering a reply");
+			return NULL;
+		}
 	}
 }
 
-static redisReader *rd_reader(rd_sock *k)
+/* A reader for set-up replies, with its budget b. */
+static redisReader *rd_reader(rd_budget *b)
 {
-	/* one reader per set-up connection, kept with the socket's fd slot */
-	(void)k;
-	return redisReaderCreate();
+	redisReader *r = redisReaderCreateWithFunctions(&rd_setup_fns);
+	if (r)
+		redisReaderSetPrivdata(r, b);
+	return r;
 }
 
 void *rd_command(rd_state *s, rd_sock *k, int argc, const char **argv, const size_t *lens)
 {
 	char *buf = NULL, why[256];
 	size_t len = 0, cap = 0;
-	rd_resp_append(&buf, &len, &cap, argc, argv, lens);
-	redisReader *r = rd_reader(k);
+	rd_budget b;
+	redisReader *r = rd_reader(&b);
 	void *reply = NULL;
-	if (rd_write_all(k, buf, len) != 0)
+	if (!r || rd_resp_append(&buf, &len, &cap, argc, argv, lens) != 0)
+		snprintf(why, sizeof(why), "out of memory for %s", argv[0]);
+	else if (rd_write_all(k, buf, len) != 0)
 		snprintf(why, sizeof(why), "sending %s failed: %s", argv[0], strerror(errno));
 	else
 		reply = rd_read_reply(k, r, why, sizeof(why));
 	free(buf);
-	redisReaderFree(r);
+	if (r)
+		redisReaderFree(r);
 	if (!reply)
 		s->api->error(s->ctx, NULL, "redis: the server did not answer", why,
 			      "check that the server is up and reachable (server=...)");
@@ -339,9 +449,12 @@ void *rd_commandf(rd_state *s, rd_sock *k, const char *words)
 int rd_pipeline(rd_state *s, rd_sock *k, const char *buf, size_t len, unsigned n)
 {
 	char why[256] = "";
-	redisReader *r = rd_reader(k);
-	int rc = rd_write_all(k, buf, len);
-	if (rc != 0)
+	rd_budget b;
+	redisReader *r = rd_reader(&b);
+	int rc = r ? rd_write_all(k, buf, len) : -1;
+	if (!r)
+		snprintf(why, sizeof(why), "out of memory");
+	else if (rc != 0)
 		snprintf(why, sizeof(why), "write: %s", strerror(errno));
 	for (unsigned i = 0; i < n && rc == 0; i++) {
 		redisReply *rep = rd_read_reply(k, r, why, sizeof(why));
@@ -354,7 +467,8 @@ int rd_pipeline(rd_state *s, rd_sock *k, const char *buf, size_t len, unsigned n
 		if (rep)
 			freeReplyObject(rep);
 	}
-	redisReaderFree(r);
+	if (r)
+		redisReaderFree(r);
 	if (rc != 0)
 		s->api->error(s->ctx, NULL, "redis: preparing the test's data failed", why, NULL);
 	return rc;

@@ -24,6 +24,18 @@
  *    --events budget (claim()); a request sent during warmup is not counted.
  *  - An error reply fails the case with the server's message; a closed
  *    connection fails it at once (read() returns 0 as the server goes away).
+ *  - A nil (or empty list) reply to a test that reads what its fill put
+ *    there (GET, SET_GET's GET, LRANGE_*) is an error of its class, not a
+ *    success: the key was evicted or deleted under the run.
+ *  - Requests still in flight when the window closes are recorded with the
+ *    time they had waited (record_unfinished), so a server that stopped
+ *    answering shows in the maximum; finish fails a case in which none was
+ *    answered or one waited longer than the window.
+ *  - Memory is bounded whatever the server sends: a reply longer than the
+ *    test can get (s->reply_max, from data_size and the test) or with more
+ *    elements (s->elems_max) is a protocol error, and the reader is fed and
+ *    drained one read at a time, so its buffer never holds more than one
+ *    partial reply of at most reply_max bytes plus one read.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -68,6 +80,7 @@ typedef struct rd_conn {
 	uint64_t batch_t0;		/* closed loop: the batch's first write, until its first reply byte */
 	uint8_t batch_counted, batch_op;
 	char err[256];			/* text of the last error reply */
+	char bad[160];			/* why a reply was refused (too long, too many elements) */
 } rd_conn;
 
 struct rd_thread {
@@ -86,17 +99,27 @@ struct rd_thread {
 	char *rbuf;
 	double gap_sum;
 	uint64_t gap_n, last_arrival;
+	uint64_t unfinished, unfinished_max, unfinished_rec;
+	int failed;
 };
 
 static char rd_tag_ok, rd_tag_err, rd_tag_nil;
 
 /* redisReader reply functions that build nothing: the top-level reply is
-   one of three tags, and only an error's text is kept. */
+   one of three tags, and only an error's text is kept. A string or array
+   larger than the test can get is refused (NULL: the reader fails, and
+   c->bad says why). An empty top-level array is a nil (LRANGE of a key
+   that is gone, ZPOPMIN of an empty set). */
 static void *rd_fn_string(const redisReadTask *task, char *str, size_t len)
 {
+	rd_conn *c = task->privdata;
+	if (len > c->th->s->reply_max) {
+		snprintf(c->bad, sizeof(c->bad), "a string of %zu bytes, more than the %llu this test can get",
+			 len, (unsigned long long)c->th->s->reply_max);
+		return NULL;
+	}
 	if (task->parent || task->type != REDIS_REPLY_ERROR)
 		return &rd_tag_ok;
-	rd_conn *c = task->privdata;
 	size_t n = len < sizeof(c->err) - 1 ? len : sizeof(c->err) - 1;
 	memcpy(c->err, str, n);
 	c->err[n] = '\0';
@@ -104,9 +127,13 @@ static void *rd_fn_string(const redisReadTask *task, char *str, size_t len)
 }
 static void *rd_fn_array(const redisReadTask *task, int n)
 {
-	(void)task;
-	(void)n;
-	return &rd_tag_ok;
+	rd_conn *c = task->privdata;
+	if (n > 0 && (uint64_t)n > c->th->s->elems_max) {
+		snprintf(c->bad, sizeof(c->bad), "an array of %d elements, more than the %llu this test can get",
+			 n, (unsigned long long)c->th->s->elems_max);
+		return NULL;
+	}
+	return !task->parent && n == 0 ? &rd_tag_nil : &rd_tag_ok;
 }
 static void *rd_fn_integer(const redisReadTask *task, long long v)
 {
@@ -130,62 +157,98 @@ static redisReplyObjectFunctions rd_fns = {
 	.freeObject = rd_fn_free,
 };
 
+static int rd_oom(rd_thread *th, const char *what, size_t bytes)
+{
+	char d[200];
+	snprintf(d, sizeof(d), "%s: %zu bytes could not be allocated", what, bytes);
+	th->api->error(th->s->ctx, th->t, "redis: out of memory", d,
+		       "use a smaller data_size, pipeline or clients");
+	return -1;
+}
+
+/* One connection of the thread: connected, with its reader, ring and write
+   buffer (room for a batch of `pipeline` of the largest request). */
+static int rd_conn_init(rd_thread *th, rd_conn *c, unsigned i, size_t maxreq)
+{
+	rd_state *s = th->s;
+	c->th = th;
+	c->idx = i;
+	c->client = i / th->nnodes;
+	c->node = i % th->nnodes;
+	if (rd_connect(s, th->t, s->cluster ? &s->nodes[c->node] : &s->srv, &c->k) != 0)
+		return -1;
+	if (!(c->rd = redisReaderCreateWithFunctions(&rd_fns)))
+		return rd_oom(th, "a reply reader", sizeof(redisReader));
+	c->rd->maxbuf = 0;	/* keep the buffer: no free/alloc churn on big replies */
+	redisReaderSetPrivdata(c->rd, c);
+	c->qcap = s->cluster ? 2 * s->pipeline : s->pipeline;	/* room for ASKINGs */
+	if (!(c->q = calloc(c->qcap, sizeof(rd_req))))
+		return rd_oom(th, "the requests in flight", c->qcap * sizeof(rd_req));
+	/* the write buffer's offsets are 32-bit: a batch of more than 2 GiB is refused */
+	if (maxreq > (UINT32_MAX / 2 - 64) / s->pipeline) {
+		char d[200];
+		snprintf(d, sizeof(d), "pipeline = %u requests of %zu bytes: more than 2 GiB at once", s->pipeline, maxreq);
+		th->api->error(s->ctx, th->t, "redis: a batch of requests is too large", d,
+			       "use a smaller pipeline or data_size");
+		return -1;
+	}
+	c->wcap = maxreq * s->pipeline + 64;
+	if (!(c->wbuf = malloc(c->wcap)))
+		return rd_oom(th, "a connection's write buffer", c->wcap);
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = c };
+	if (epoll_ctl(th->ep, EPOLL_CTL_ADD, c->k.fd, &ev) != 0) {
+		th->api->error(s->ctx, th->t, "redis: epoll failed", strerror(errno), NULL);
+		return -1;
+	}
+	return 0;
+}
+
 int rd_thread_init(void *state, bench_thread *t, void **tstate)
 {
 	rd_state *s = state;
 	const bench_host_api_v1 *api = s->api;
 	rd_thread *th = calloc(1, sizeof(*th));
+	if (!th) {
+		api->error(s->ctx, t, "redis: out of memory", "a worker thread's state", NULL);
+		return BENCH_ERR;
+	}
 	th->s = s;
 	th->api = api;
 	th->t = t;
+	th->ep = -1;
 	th->idx = api->thread_index(t);
 	th->ncl = s->clients / s->threads + (th->idx < s->clients % s->threads);
 	th->nnodes = s->cluster ? s->nnodes : 1;
 	th->nconn = th->ncl * th->nnodes;
-	th->cl_inflight = calloc(th->ncl, sizeof(unsigned));
-	if (s->cluster) {
-		th->slots = malloc(sizeof(s->slot_node));
-		memcpy(th->slots, s->slot_node, sizeof(s->slot_node));
-	}
 	th->rng = 0x9E3779B97F4A7C15ull * (th->idx + 1) ^ api->now_ns();
 	th->seq = s->keyspace ? (uint64_t)th->idx * (s->keyspace / s->threads) : 0;
-	th->rbuf = malloc(RD_RBUF);
-	th->ep = epoll_create1(EPOLL_CLOEXEC);
-	th->c = calloc(th->nconn, sizeof(rd_conn));
 	*tstate = th;
+	size_t maxreq = 0;
+	for (unsigned i = 0; i < s->ntmpl; i++)
+		if (s->tmpl[i].len > maxreq)
+			maxreq = s->tmpl[i].len;
+	th->cl_inflight = calloc(th->ncl, sizeof(unsigned));
+	th->slots = s->cluster ? malloc(sizeof(s->slot_node)) : NULL;
+	th->rbuf = malloc(RD_RBUF);
+	th->scratch = malloc(maxreq);
+	th->c = calloc(th->nconn, sizeof(rd_conn));
+	if (!th->cl_inflight || (s->cluster && !th->slots) || !th->rbuf || !th->scratch || !th->c) {
+		rd_oom(th, "a worker thread's buffers", RD_RBUF + maxreq);
+		goto fail;
+	}
+	if (s->cluster)
+		memcpy(th->slots, s->slot_node, sizeof(s->slot_node));
 	for (unsigned i = 0; i < th->nconn; i++)
 		th->c[i].k.fd = -1;
+	th->ep = epoll_create1(EPOLL_CLOEXEC);
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
 	if (th->ep < 0 || epoll_ctl(th->ep, EPOLL_CTL_ADD, api->stop_fd(s->ctx), &ev) != 0) {
 		api->error(s->ctx, t, "redis: epoll failed", strerror(errno), NULL);
 		goto fail;
 	}
-	size_t maxreq = 0;
-	for (unsigned i = 0; i < s->ntmpl; i++)
-		if (s->tmpl[i].len > maxreq)
-			maxreq = s->tmpl[i].len;
-	th->scratch = malloc(maxreq);
-	for (unsigned i = 0; i < th->nconn; i++) {
-		rd_conn *c = &th->c[i];
-		c->th = th;
-		c->idx = i;
-		c->client = i / th->nnodes;
-		c->node = i % th->nnodes;
-		if (rd_connect(s, t, s->cluster ? &s->nodes[c->node] : &s->srv, &c->k) != 0)
+	for (unsigned i = 0; i < th->nconn; i++)
+		if (rd_conn_init(th, &th->c[i], i, maxreq) != 0)
 			goto fail;
-		c->rd = redisReaderCreateWithFunctions(&rd_fns);
-		c->rd->maxbuf = 0;	/* keep the buffer: no free/alloc churn on big replies */
-		redisReaderSetPrivdata(c->rd, c);
-		c->qcap = s->cluster ? 2 * s->pipeline : s->pipeline;	/* room for ASKINGs */
-		c->q = calloc(c->qcap, sizeof(rd_req));
-		c->wcap = maxreq * s->pipeline + 64;
-		c->wbuf = malloc(c->wcap);
-		ev.data.ptr = c;
-		if (epoll_ctl(th->ep, EPOLL_CTL_ADD, c->k.fd, &ev) != 0) {
-			api->error(s->ctx, t, "redis: epoll failed", strerror(errno), NULL);
-			goto fail;
-		}
-	}
 	return BENCH_OK;
 fail:
 	rd_thread_done(th);	/* the host calls thread_done only after a successful thread_init */
@@ -202,12 +265,17 @@ static void rd_digits(char *p, uint64_t v)
 	}
 }
 
-static void rd_reserve(rd_conn *c, size_t more)
+static int rd_reserve(rd_conn *c, size_t more)
 {
 	if (c->wlen + more > c->wcap) {
-		c->wcap = (c->wlen + more) * 2;
-		c->wbuf = realloc(c->wbuf, c->wcap);
+		size_t ncap = (c->wlen + more) * 2;
+		char *nb = ncap < UINT32_MAX ? realloc(c->wbuf, ncap) : NULL;
+		if (!nb)
+			return rd_oom(c->th, "a connection's write buffer", ncap);
+		c->wbuf = nb;
+		c->wcap = ncap;
 	}
+	return 0;
 }
 
 /* Appends a request (or an ASKING) to c's ring; its bytes are already in wbuf. */
@@ -222,7 +290,8 @@ static rd_req *rd_push(rd_conn *c, const rd_req *q)
 }
 
 /* Builds one request of `client` and appends it to the connection it goes
-   to (in a cluster: the one to the master of its key's slot). */
+   to (in a cluster: the one to the master of its key's slot); NULL after
+   api->error() when out of memory. */
 static rd_conn *rd_add(rd_thread *th, unsigned client, uint64_t intended, int counted)
 {
 	rd_state *s = th->s;
@@ -250,9 +319,13 @@ static rd_conn *rd_add(rd_thread *th, unsigned client, uint64_t intended, int co
 	if (s->cluster) {
 		if (tm->key_arg >= 0)
 			c += th->slots[rd_key_slot(p + tm->key_off, tm->key_len)];
-		rd_reserve(c, tm->len);
+		if (rd_reserve(c, tm->len) != 0)
+			return NULL;
 		memcpy(c->wbuf + c->wlen, p, tm->len);
-		q.copy = malloc(tm->len);
+		if (!(q.copy = malloc(tm->len))) {
+			rd_oom(th, "a request kept to follow MOVED/ASK", tm->len);
+			return NULL;
+		}
 		memcpy(q.copy, p, tm->len);
 		q.clen = tm->len;
 	}
@@ -348,6 +421,8 @@ static int rd_send_batch(rd_thread *th, unsigned client)
 	}
 	for (uint64_t i = 0; i < k; i++) {
 		rd_conn *c = rd_add(th, client, 0, counted);
+		if (!c)
+			return -1;
 		if (c->qn == 1) {	/* the batch's first request on this connection */
 			c->batch_t0 = 0;
 			c->batch_counted = (uint8_t)counted;
@@ -391,7 +466,8 @@ static int rd_dispatch(rd_thread *th, uint64_t now, uint64_t *next_due)
 			}
 			th->last_arrival = due;
 		}
-		rd_add(th, cl, due, counted);
+		if (!rd_add(th, cl, due, counted))
+			return -1;
 	}
 	return rd_flush_dirty(th, 0, th->nconn);
 }
@@ -426,7 +502,7 @@ static int rd_error_reply(rd_thread *th, rd_conn *c, const rd_req *q)
 	else if (!strcmp(kind, "NOPERM"))
 		hint = "the ACL user may not run this command or touch benchcore:* keys";
 	else if (!strcmp(kind, "WRONGTYPE"))
-		hint = "a key under benchcore: holds another type: the previous run did not clean up";
+		hint = "the key holds another type: a custom command of this run (or, with allow_foreign, someone else) wrote it";
 	char msg[320], d[256];
 	const char *cmd = s->tmpl[q->tmpl].buf;
 	const char *name = s->ntmpl > 1 ? (q->tmpl ? "GET" : "SET") : s->test;
@@ -463,19 +539,102 @@ static int rd_redirect(rd_thread *th, rd_conn *c, rd_req *q)
 	rd_conn *to = &th->c[c->client * th->nnodes + (unsigned)node];
 	if (to->qn + 2 > to->qcap)
 		return -1;
+	if (rd_reserve(to, sizeof("*1\r\n$6\r\nASKING\r\n") - 1 + q->clen) != 0) {
+		free(q->copy);	/* not queued anywhere: the caller fails the case */
+		return 1;
+	}
 	if (ask) {
 		static const char asking[] = "*1\r\n$6\r\nASKING\r\n";
-		rd_reserve(to, sizeof(asking) - 1);
 		memcpy(to->wbuf + to->wlen, asking, sizeof(asking) - 1);
 		to->wlen += sizeof(asking) - 1;
 		rd_push(to, &(rd_req){ .skip = 1, .sent = 1 });
 	}
-	rd_reserve(to, q->clen);
 	memcpy(to->wbuf + to->wlen, q->copy, q->clen);
 	to->wlen += q->clen;
 	rd_push(to, q);
 	th->redirects++;
 	return rd_flush(th, to) ? 1 : 0;
+}
+
+static int rd_bad_reply(rd_thread *th, rd_conn *c, const char *what)
+{
+	char d[400];
+	snprintf(d, sizeof(d), "connection %u: %s", c->idx, what);
+	th->api->error(th->s->ctx, th->t, c->bad[0] ? "redis: a reply larger than the test can get" :
+		       "redis: protocol error in a reply", d,
+		       "the server answered something other than Redis's reply to the test's command");
+	return -1;
+}
+
+/* One reply of c: its request leaves the ring and is recorded. */
+static int rd_on_reply(rd_thread *th, rd_conn *c, void *reply, uint64_t now)
+{
+	const bench_host_api_v1 *api = th->api;
+	rd_state *s = th->s;
+	if (!c->qn) {
+		api->error(s->ctx, th->t, "redis: a reply nobody asked for",
+			   "the server sent more replies than requests", NULL);
+		return -1;
+	}
+	rd_req q = c->q[c->qhead];
+	c->qhead = (c->qhead + 1) % c->qcap;
+	c->qn--;
+	if (q.skip)		/* the +OK of an ASKING */
+		return reply == &rd_tag_err ? rd_error_reply(th, c, &q) : 0;
+	if (reply == &rd_tag_err && q.copy) {
+		int rc = rd_redirect(th, c, &q);
+		if (rc == 0)
+			return 0;	/* MOVED/ASK followed: still in flight */
+		if (rc > 0)
+			return -1;	/* q is queued elsewhere now (or freed): not freed here */
+	}
+	th->inflight--;
+	th->cl_inflight[c->client]--;
+	free(q.copy);
+	if (reply == &rd_tag_err)
+		return rd_error_reply(th, c, &q);
+	if (!q.counted)
+		return 0;
+	if (reply == &rd_tag_nil) {
+		th->nils++;
+		if (s->tmpl[q.tmpl].expect_hits) {	/* the fill's key is gone: not a success */
+			api->record_error(th->t, q.op, "nil");
+			return 0;
+		}
+	}
+	if (q.intended) {
+		api->record(th->t, q.op, now - q.intended, s->tmpl[q.tmpl].len);
+		api->record_dist(th->t, s->uncorrected[q.op], now - q.sent);
+	} else {
+		api->record(th->t, q.op, now - q.sent, s->tmpl[q.tmpl].len);
+	}
+	return 0;
+}
+
+/* Feeds n bytes to c's reader and takes every complete reply; what stays
+   buffered (one partial reply) may not pass the test's largest reply. */
+static int rd_parse(rd_thread *th, rd_conn *c, size_t n)
+{
+	char why[200];
+	if (redisReaderFeed(c->rd, th->rbuf, n) != REDIS_OK)
+		return rd_bad_reply(th, c, "out of memory buffering the reply");
+	for (;;) {
+		void *reply = NULL;
+		if (redisReaderGetReply(c->rd, &reply) != REDIS_OK)
+			return rd_bad_reply(th, c, c->bad[0] ? c->bad : c->rd->errstr);
+		if (!reply)
+			break;
+		if (rd_on_reply(th, c, reply, th->api->now_ns()) != 0)
+			return -1;
+	}
+	size_t left = c->rd->len - c->rd->pos;
+	if (left > th->s->reply_max) {
+		snprintf(c->bad, sizeof(c->bad), "a reply still incomplete after %zu bytes", left);
+		snprintf(why, sizeof(why), "%s, more than the %llu this test can get", c->bad,
+			 (unsigned long long)th->s->reply_max);
+		return rd_bad_reply(th, c, why);
+	}
+	return 0;
 }
 
 /* Reads what c has, parses every complete reply and records it. */
@@ -496,65 +655,50 @@ static int rd_on_read(rd_thread *th, rd_conn *c)
 				api->record_dist(th->t, s->first_byte[c->batch_op], api->now_ns() - c->batch_t0);
 			c->batch_t0 = 0;
 		}
-		redisReaderFeed(c->rd, th->rbuf, (size_t)n);
+		if (rd_parse(th, c, (size_t)n) != 0)
+			return -1;
 		if (!c->k.ssl && n < RD_RBUF)
 			break;			/* level-triggered: the rest comes with the next event */
-	}
-	for (;;) {
-		void *reply = NULL;
-		if (redisReaderGetReply(c->rd, &reply) != REDIS_OK) {
-			char d[256];
-			snprintf(d, sizeof(d), "connection %u: %s", c->idx, c->rd->errstr);
-			api->error(s->ctx, th->t, "redis: protocol error in a reply", d, NULL);
-			return -1;
-		}
-		if (!reply)
-			break;
-		uint64_t now = api->now_ns();
-		if (!c->qn) {
-			api->error(s->ctx, th->t, "redis: a reply nobody asked for",
-				   "the server sent more replies than requests", NULL);
-			return -1;
-		}
-		rd_req q = c->q[c->qhead];
-		c->qhead = (c->qhead + 1) % c->qcap;
-		c->qn--;
-		if (q.skip) {		/* the +OK of an ASKING */
-			if (reply == &rd_tag_err)
-				return rd_error_reply(th, c, &q);
-			continue;
-		}
-		if (reply == &rd_tag_err && q.copy) {
-			int rc = rd_redirect(th, c, &q);
-			if (rc == 0)
-				continue;	/* MOVED/ASK followed: still in flight */
-			if (rc > 0)
-				return -1;	/* q is queued elsewhere now: not freed here */
-		}
-		th->inflight--;
-		th->cl_inflight[c->client]--;
-		free(q.copy);
-		if (reply == &rd_tag_err)
-			return rd_error_reply(th, c, &q);
-		if (!q.counted)
-			continue;
-		if (reply == &rd_tag_nil)
-			th->nils++;
-		if (q.intended) {
-			api->record(th->t, q.op, now - q.intended, s->tmpl[q.tmpl].len);
-			api->record_dist(th->t, s->uncorrected[q.op], now - q.sent);
-		} else {
-			api->record(th->t, q.op, now - q.sent, s->tmpl[q.tmpl].len);
-		}
+		if (api->stopping(th->t))
+			return 0;		/* a server that never stops sending cannot hold the stop */
 	}
 	if (!th->rate && th->cl_inflight[c->client] == 0)
 		return rd_send_batch(th, c->client);
 	return 0;
 }
 
-int rd_thread_run(void *tstate)
+/* At the stop: the requests of the window still waiting for their reply
+   are counted, and recorded with the time they waited (at least that is
+   their latency). An unsent one (its write blocked) counts from its
+   intended start in rate mode, else only in the number. The longest wait
+   of any request, warmup's too, tells a server that stopped answering. */
+static void rd_account_unfinished(rd_thread *th)
 {
-	rd_thread *th = tstate;
+	const bench_host_api_v1 *api = th->api;
+	int rec = BENCH_HOST_HAS(api, record_unfinished);
+	uint64_t now = api->now_ns();
+	for (unsigned i = 0; i < th->nconn; i++) {
+		rd_conn *c = &th->c[i];
+		for (unsigned j = 0; j < c->qn; j++) {
+			const rd_req *q = &c->q[(c->qhead + j) % c->qcap];
+			uint64_t start = q->intended ? q->intended : q->sent;
+			if (q->skip)
+				continue;
+			if (start && start <= now && now - start > th->unfinished_max)
+				th->unfinished_max = now - start;
+			if (!q->counted)
+				continue;
+			th->unfinished++;
+			if (rec && start && start <= now) {
+				api->record_unfinished(th->t, q->op, now - start);
+				th->unfinished_rec++;
+			}
+		}
+	}
+}
+
+static int rd_loop(rd_thread *th)
+{
 	const bench_host_api_v1 *api = th->api;
 	rd_state *s = th->s;
 	struct epoll_event evs[64];
@@ -596,6 +740,17 @@ int rd_thread_run(void *tstate)
 	return BENCH_OK;
 }
 
+int rd_thread_run(void *tstate)
+{
+	rd_thread *th = tstate;
+	int rc = rd_loop(th);
+	if (rc == BENCH_OK)
+		rd_account_unfinished(th);
+	else
+		th->failed = 1;
+	return rc;
+}
+
 void rd_thread_done(void *tstate)
 {
 	rd_thread *th = tstate;
@@ -605,10 +760,15 @@ void rd_thread_done(void *tstate)
 	s->nil_replies += th->nils;
 	s->rate_mode |= th->rate;
 	s->moved += th->redirects;
+	s->unfinished += th->unfinished;
+	s->unfinished_recorded += th->unfinished_rec;
+	if (th->unfinished_max > s->unfinished_max_ns)
+		s->unfinished_max_ns = th->unfinished_max;
+	s->thread_failed |= th->failed;
 	if (th->gap_n && th->gap_sum > 0)
 		s->req_rate += (double)th->gap_n / (th->gap_sum / 1e9);
 	pthread_mutex_unlock(&lock);
-	for (unsigned i = 0; i < th->nconn; i++) {
+	for (unsigned i = 0; th->c && i < th->nconn; i++) {
 		rd_conn *c = &th->c[i];
 		if (c->rd)
 			redisReaderFree(c->rd);

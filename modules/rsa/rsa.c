@@ -46,18 +46,25 @@ static const char *const rsa_bits_names[] = { "1024", "2048", "3072", "4096", NU
 static const char *const rsa_op_names[] = { "both", "sign", "verify", NULL };
 static const char *const rsa_classes[] = { "sign", "verify", "encrypt", "digest", NULL };
 
+/* The options as the host fills them for each case (ABI 1.3): enums as
+   their index into the names above. */
+struct rsa_opts {
+	int algo, bits, op;
+	int64_t block_size;
+};
+
 static const bench_option_v1 rsa_options[] = {
 	{ "algo", BENCH_OPT_ENUM, "rsa",
 	  "rsa, ecdsa-p256, ed25519 (sign/verify) or aes-256-gcm, sha256 (bytes/s)",
-	  rsa_algo_names, 0, 0, 0 },
+	  rsa_algo_names, 0, 0, 0, BENCH_OPT_AT(struct rsa_opts, algo) },
 	{ "bits", BENCH_OPT_ENUM, "2048",
-	  "RSA modulus size (algo=rsa)", rsa_bits_names, 0, 0, 0 },
+	  "RSA modulus size (algo=rsa)", rsa_bits_names, 0, 0, 0, BENCH_OPT_AT(struct rsa_opts, bits) },
 	{ "op", BENCH_OPT_ENUM, "both",
 	  "sign, verify, or both (alternating phases; rates per time spent in each)",
-	  rsa_op_names, 0, 0, 0 },
+	  rsa_op_names, 0, 0, 0, BENCH_OPT_AT(struct rsa_opts, op) },
 	{ "block_size", BENCH_OPT_SIZE, "16K",
 	  "bytes per call for aes-256-gcm and sha256 (openssl speed -evp: 16 .. 16K)",
-	  NULL, 16, 16384, 0 },
+	  NULL, 16, 16384, 0, BENCH_OPT_AT(struct rsa_opts, block_size) },
 	{ NULL, 0, NULL, NULL, NULL, 0, 0, 0 }
 };
 
@@ -142,20 +149,25 @@ static void rsa_destroy(void *state)
 
 static int rsa_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
 {
-	struct rsa_state *s = calloc(1, sizeof(*s));
+	const struct rsa_opts *o = BENCH_HOST_HAS(api, options) ? api->options(ctx) : NULL;
+	struct rsa_state *s;
 	char err[256];
 
-	if (!s) {
+	if (!o) {
+		api->set_error(ctx, "rsa needs a benchcore of ABI 1.3 or later (typed options)");
+		return BENCH_ERR;
+	}
+	if (!(s = calloc(1, sizeof(*s)))) {
 		api->set_error(ctx, "out of memory");
 		return BENCH_ERR;
 	}
 	*state = s;
 	s->api = api;
 	s->ctx = ctx;
-	s->algo = api->opt_enum(ctx, "algo");
-	s->op = api->opt_enum(ctx, "op");
-	s->bits = (unsigned)atoi(api->opt_string(ctx, "bits"));
-	s->block = (size_t)api->opt_int(ctx, "block_size");
+	s->algo = o->algo;
+	s->op = o->op;
+	s->bits = (unsigned)atoi(rsa_bits_names[o->bits]);
+	s->block = (size_t)o->block_size;
 	s->threads = api->threads(ctx);
 	s->th = calloc(s->threads ? s->threads : 1, sizeof(*s->th));
 	if (!s->th) {
@@ -468,6 +480,7 @@ static const bench_module_v1 rsa_module = {
 	.version	= "1.0",
 	.summary	= "sign/verify and bulk crypto via OpenSSL EVP (openssl speed)",
 	.options	= rsa_options,
+	.opts_size	= sizeof(struct rsa_opts),
 	.op_classes	= rsa_classes,
 	.metrics	= rsa_metrics,
 	.init		= rsa_init,

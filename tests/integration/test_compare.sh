@@ -152,10 +152,11 @@ expect_rc "no files" 2
 run_bc "$T/help" compare --help
 expect_rc "compare --help" 0
 bad=""
-for opt in $(grep -oE -- '--[a-z]+' "$T/help.out" | sort -u); do
+for opt in $(grep -oE -- '--[a-z][a-z-]*[a-z]' "$T/help.out" | sort -u); do
 	case $opt in --help) continue;; esac
 	arg=""; case $opt in --threshold) arg=3;; --alpha) arg=0.1;; --test) arg=welch;;
-		--threshold-for) arg=tail=20;; --adjust) arg=holm;; esac
+		--threshold-for) arg=tail=20;; --adjust) arg=holm;; --format) arg=markdown;;
+		--match-ignore) arg=max_prime;; --by) arg=cpu.max_prime;; --metric) arg=events_per_sec;; esac
 	"$BC" compare $opt $arg $FX/cmp-a.json $FX/cmp-a2.json >/dev/null 2>&1 || bad="$bad $opt"
 done
 if [ -z "$bad" ]; then pass "every option in compare --help is accepted"; else fail "options in --help rejected:$bad"; fi

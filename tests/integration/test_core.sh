@@ -7,7 +7,7 @@ MP="--module-path $TESTMODS"
 # --- CLI basics
 run_bc $T/v --version
 expect_rc "--version" 0
-expect_grep "--version names the ABI" $T/v.out 'module ABI 1\.2'
+expect_grep "--version names the ABI" $T/v.out 'module ABI 1\.3'
 run_bc $T/h --help
 expect_grep "--help lists run flags" $T/h.out '--threads 1,2,4'
 # every flag that --help shows for `run` is accepted by `run`
@@ -18,6 +18,7 @@ for f in $(grep -oE -- '--[a-z-]+' $T/h.out | sort -u); do
 	case $f in --output|--csv) val=($T/flag.out);; --arrival) val=(fixed);; --label) val=(x);;
 		--module-path) val=($TESTMODS);; --threads) val=(1);; --time|--warmup|--grace) val=(0.2);;
 		--report-interval) val=(0.1);; --events) val=(5);; --rate) val=(100);; --repeat-order) val=(back_to_back);;
+		--report) val=($T/flag.html -o $T/flag-r.json);; --scale) val=(0.5);;
 		--start-at) val=("@$(date +%s)");; esac
 	"$BC" run cpu max_prime=100 --time 0.2 --warmup 0 "$f" "${val[@]}" -q >/dev/null 2>$T/flag.err
 	rc=$?; [ $rc -eq 2 ] && { bad=1; echo "flag $f ${val[*]}: rc $rc: $(cat $T/flag.err)"; }
@@ -31,7 +32,7 @@ expect_rc "unknown command" 2
 
 # --- list and help
 run_bc $T/l list
-expect_grep "list shows cpu with ABI 1.2" $T/l.out '^cpu +[^ ]+ +1\.2 '
+expect_grep "list shows cpu with ABI 1.3" $T/l.out '^cpu +[^ ]+ +1\.3 '
 run_bc $T/hc help cpu
 expect_grep "help cpu shows max_prime and its default" $T/hc.out 'max_prime +int +10000'
 run_bc $T/hm help nosuchmodule

@@ -147,6 +147,19 @@ run_bc $T/pw run faulty --module-path $TESTMODS password=hunter2 --time 0.05 --w
 expect_grep "a secret on the command line is warned about" $T/pw.err 'password" was given on the command line, where every user .* use password_env=VARIABLE or password_file=PATH'
 expect_no_grep "the warning does not repeat the secret" $T/pw.err 'hunter2'
 
+# --- a secret's _file that is a FIFO (or a directory) is refused at once, never waited on
+mkfifo $T/pw.fifo
+t0=$(date +%s%N)
+timeout 10 "$BC" run faulty --module-path $TESTMODS password_file=$T/pw.fifo --time 0.05 --warmup 0 -q \
+	>$T/pf.out 2>$T/pf.err </dev/null; RC=$?
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+expect_rc "password_file naming a FIFO: a usage error" 2
+check "password_file naming a FIFO: refused within a second (${ms} ms)" test "$ms" -lt 1000
+expect_grep "password_file naming a FIFO: the message names the file and why" $T/pf.err "could not read \"$T/pw.fifo\" \(for option \"password\"\): not a regular file \(a FIFO\)"
+run_bc $T/pd run faulty --module-path $TESTMODS password_file=$T --time 0.05 --warmup 0 -q
+expect_rc "password_file naming a directory: a usage error" 2
+expect_grep "password_file naming a directory: says so" $T/pd.err 'not a regular file \(a directory\)'
+
 # --- run: outputs checked before the first case, locked, and never claimed when lost
 run_bc $T/of run cpu max_prime=100 --time 0.05 --warmup 0 -q -o /dev/full
 expect_rc "run -o /dev/full: refused before anything runs" 2

@@ -53,6 +53,13 @@ run_net $T/zc test=tcp_stream zerocopy=true msg_size=64K
 expect_rc "zerocopy: a MSG_ZEROCOPY stream runs on loopback" 0
 expect_py "... delivers (acknowledged Gbit/s), says what the kernel did, counts no error" $T/zc.json \
 	"$M['gbit_per_sec']['value'] > 0.2 and d['cases'][0]['info']['zerocopy'] in ('zero-copy', 'kernel fell back to copying') and d['cases'][0]['ops']['send']['errors'] == 0"
+run_net $T/ubytes test=udp_stream msg_size=1000 bitrate=40 --time 0.6 --warmup 0
+expect_py "udp_stream: send bytes are datagrams x msg_size (not x the batch again)" $T/ubytes.json \
+	"d['cases'][0]['ops']['send']['count'] > 1000 and d['cases'][0]['ops']['send']['bytes'] == d['cases'][0]['ops']['send']['count'] * 1000"
+expect_py "... and the datagrams sent agree with the server's count (received + lost) within 1%" $T/ubytes.json \
+	"(lambda n, sent: abs(n - sent) <= 0.01 * sent + 3)(sum(int(x) for x in d['cases'][0]['info']['udp_datagrams'].split() if x.isdigit()), d['cases'][0]['ops']['send']['count'])"
+expect_py "... and the interval's MiB/s is the 40 Mbit/s asked for (within 15%), not 7x" $T/ubytes.json \
+	"all(abs(i['ops']['send']['mib_per_sec'] - 40e6 / 8 / 2**20) < 0.15 * 40e6 / 8 / 2**20 for i in d['cases'][0]['intervals'])"
 run_net $T/zc-rr test=tcp_rr zerocopy=true
 expect_rc "zerocopy with a test other than tcp_stream is refused" 1
 expect_grep "... saying where it applies" $T/zc-rr.out "zerocopy applies to this side's tcp_stream sends only"
@@ -65,7 +72,9 @@ expect_grep "... with the size it needs" $T/bad-udp.out "msg_size does not fit a
 # sets SPID and PORT (the port from its "listening on" line).
 start_serve() {
 	local n=$1; shift
-	"$BC" serve --port 0 "$@" >"$T/$n.out" 2>"$T/$n.err" </dev/null &
+	# NOFILE=N: the server under ulimit -n N (exec keeps $! the server's pid)
+	sh -c 'ulimit -n "$0" && exec "$@"' "${NOFILE:-$(ulimit -n)}" "$BC" serve --port 0 "$@" \
+		>"$T/$n.out" 2>"$T/$n.err" </dev/null &
 	SPID=$!
 	PORT=
 	for _ in $(seq 50); do
@@ -151,6 +160,265 @@ else
 	pass "the secret appears in no output, log or result file"
 fi
 
+# ------------------------------------------- serve held or abused (issue 24)
+# netpeer.py speaks the control protocol itself, to do what the real client never does.
+cat >"$T/netpeer.py" <<'PY'
+# A hostile or hand-driven net peer for test_net.sh: speaks the control
+# protocol itself (4-byte length + JSON) to reach what the real client never
+# does. Usage: netpeer.py SCENARIO PORT [ARGS...]; prints one line per finding.
+import hashlib, hmac, json, os, resource, socket, struct, sys, time
+
+def readn(s, n):
+    b = b""
+    while len(b) < n:
+        c = s.recv(n - len(b))
+        if not c:
+            raise EOFError("closed")
+        b += c
+    return b
+
+def send(s, obj):
+    b = json.dumps(obj).encode()
+    s.sendall(struct.pack(">I", len(b)) + b)
+
+def recv(s):
+    n = struct.unpack(">I", readn(s, 4))[0]
+    return json.loads(readn(s, n))
+
+def start(port, secret=os.environ.get("NET_TEST_SECRET"), **p):
+    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    h = recv(s)
+    m = {"type": "test", "v": 1, "test": "tcp_stream", "flows": 1, "threads": 1, "msg_size": 1024}
+    m.update(p)
+    if secret:
+        m["auth"] = hmac.new(secret.encode(), b"benchcore-net/1" + bytes.fromhex(h["challenge"]),
+                             hashlib.sha256).hexdigest()
+    send(s, m)
+    return s, recv(s)
+
+def stop(s):
+    send(s, {"type": "stop", "v": 1})
+    return recv(s)
+
+def raise_nofile(n):
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, n)), hard))
+
+def flood(port, n, hold, marker):
+    """a test's data port flooded with n connections that never send their header"""
+    raise_nofile(n + 100)
+    s, r = start(port)
+    assert r["type"] == "ready", r
+    d = socket.create_connection(("127.0.0.1", r["data_port"]))
+    d.sendall(bytes.fromhex(r["cookie"]) + struct.pack(">I", 0))
+    socks, failed = [], 0
+    for _ in range(n):
+        try:
+            c = socket.socket()
+            c.settimeout(2)
+            c.connect(("127.0.0.1", r["data_port"]))
+            socks.append(c)
+        except OSError:
+            failed += 1
+    open(marker, "w").write("flooding\n")
+    time.sleep(hold)
+    res = stop(s)
+    print("flood connected=%d failed=%d results=%s conns=%s" % (len(socks), failed, res["type"], res.get("conns")))
+
+def idle(port, n, hold):
+    """n control connections that never send a test request"""
+    socks = [socket.create_connection(("127.0.0.1", port)) for _ in range(n)]
+    time.sleep(hold)
+    print("idle held=%d" % len(socks))
+
+def trickle(port):
+    """a length header a byte every 0.4 s, then body bytes: one deadline from accept"""
+    s = socket.create_connection(("127.0.0.1", port), timeout=30)
+    t0 = time.time()
+    recv(s)
+    how = "?"
+    try:
+        for b in struct.pack(">I", 200) + b"x" * 200:
+            s.send(bytes([b]))
+            time.sleep(0.4)
+        how = "never"
+    except OSError:
+        how = "reset"
+    # the server's error message, or the close
+    try:
+        s.settimeout(5)
+        m = recv(s)
+        how = m.get("code")
+    except Exception:
+        pass
+    print("trickle closed after %.1f s (%s)" % (time.time() - t0, how))
+
+def udp_dgram(cookie, seq, size):
+    return (bytes.fromhex(cookie)[:8] + struct.pack(">II", 0, 0) + struct.pack(">QQ", seq, 0)).ljust(size, b"u")
+
+def udp(port, test, spoof):
+    """datagrams with the right cookie from spoof (not the control's address) and from 127.0.0.1"""
+    s, r = start(port, test=test, msg_size=64)
+    assert r["type"] == "ready", r
+    dst = ("127.0.0.1", r["udp_port"])
+    bad = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    bad.bind((spoof, 0))
+    good = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    good.bind(("127.0.0.1", 0))
+    for i in range(500):
+        bad.sendto(udp_dgram(r["cookie"], i, 64), dst)
+    for i in range(40):
+        good.sendto(udp_dgram(r["cookie"], i, 64), dst)
+        time.sleep(0.002)
+    def answers(sock):
+        n = 0
+        sock.settimeout(0.5)
+        try:
+            while True:
+                sock.recv(2048)
+                n += 1
+        except socket.timeout:
+            return n
+    nb, ng = answers(bad), answers(good)
+    res = stop(s)
+    print("%s spoofed_answers=%d own_answers=%d transactions=%d packets=%d bytes_rx=%d" %
+          (test, nb, ng, res["transactions"], res["packets"], res["bytes_rx"]))
+
+def stale(port, secs):
+    """a test whose client went quiet while strangers keep connecting to its data port"""
+    s, r = start(port)
+    assert r["type"] == "ready", r
+    t0, socks, how = time.time(), [], "still running"
+    s.settimeout(0.1)
+    while time.time() - t0 < secs:
+        try:
+            socks.append(socket.create_connection(("127.0.0.1", r["data_port"]), timeout=1))
+        except OSError:
+            pass
+        try:
+            how = recv(s).get("code")
+            break
+        except socket.timeout:
+            pass
+        except Exception:
+            how = "closed"
+            break
+    print("stale %s after %.1f s" % (how, time.time() - t0))
+
+def limit(port, threads, flows, msg_size):
+    s, r = start(port, threads=threads, flows=flows, msg_size=msg_size)
+    print("limit %s %s: %s" % (r["type"], r.get("code"), r.get("message")), flush=True)
+    time.sleep(1.5)	# an admitted test holds its buffers meanwhile
+
+def body(port, raw):
+    """a test request whose body is raw bytes (escapes in the server's log)"""
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    recv(s)
+    b = raw.encode().decode("unicode_escape").encode("latin-1")
+    s.sendall(struct.pack(">I", len(b)) + b)
+    try:
+        m = recv(s)
+        print("body %s" % m.get("code"))
+    except Exception as e:
+        print("body closed")
+
+if __name__ == "__main__":
+    cmd, port = sys.argv[1], int(sys.argv[2])
+    a = sys.argv[3:]
+    if cmd == "flood": flood(port, int(a[0]), float(a[1]), a[2])
+    elif cmd == "idle": idle(port, int(a[0]), float(a[1]))
+    elif cmd == "trickle": trickle(port)
+    elif cmd == "udp": udp(port, a[0], a[1])
+    elif cmd == "stale": stale(port, float(a[0]))
+    elif cmd == "limit": limit(port, int(a[0]), int(a[1]), int(a[2]))
+    elif cmd == "body": body(port, a[0])
+PY
+peer() { python3 "$T/netpeer.py" "$@"; }
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+cat >"$T/att.conf" <<CONF
+serve = { secret_env = "NET_TEST_SECRET"; max_clients = 4; };
+CONF
+NOFILE=1024 start_serve att -c "$T/att.conf"
+peer flood "$PORT" 1100 4 "$T/flooding" >"$T/flood.out" 2>&1 &
+FPID=$!
+for _ in $(seq 100); do [ -e "$T/flooding" ] && break; sleep 0.1; done
+c0=$(cpu_ticks "$SPID"); sleep 1.5; c1=$(cpu_ticks "$SPID")
+fds=$(ls "/proc/$SPID/fd" | wc -l)
+echo "1,100 header-less data connections: server $fds descriptors (ulimit -n 1024), $(( (c1 - c0) * 100 / $(getconf CLK_TCK) * 2 / 3 ))% of a CPU"
+check "1,100 header-less data connections: the server holds under 200 descriptors (ulimit -n 1024)" test "$fds" -lt 200
+check "... and does not spin (under 40% of a CPU over 1.5 s)" test $(( (c1 - c0) * 100 )) -lt $(( 40 * 3 / 2 * $(getconf CLK_TCK) ))
+run_net $T/flood-c server=127.0.0.1:$PORT secret_env=NET_TEST_SECRET test=tcp_rr
+expect_rc "... and an authenticated client still runs a test meanwhile" 0
+wait $FPID
+expect_grep "... the flooded test itself ends with its results (its one real data connection)" $T/flood.out \
+	"^flood connected=1100 failed=0 results=results conns=1$"
+expect_grep "... and the server says it closed the flood at accept and dropped the header-less ones" $T/att.err \
+	"data connections closed at accept .*dropped without a header within 1000 ms"
+run_net $T/many server=127.0.0.1:$PORT secret_env=NET_TEST_SECRET flows=200 --threads 2
+expect_rc "... while the places for header-less connections still let a 2 x 200-flow stream open every flow" 0
+expect_py "... its flows all opened and counted (a refused or dropped one fails the case)" $T/many.json \
+	"len(d['cases'][0]['info']['per_flow_mbit_first32'].split(',')) == 32 and $M['gbit_per_sec']['value'] > 0.2"
+peer udp "$PORT" udp_rr 127.0.0.77 >"$T/udp-rr.out" 2>&1
+expect_grep "udp_rr: 500 datagrams with the cookie from 127.0.0.77 get no answer; the control address's 40 do" \
+	$T/udp-rr.out "^udp_rr spoofed_answers=0 own_answers=40 transactions=40 "
+peer udp "$PORT" udp_stream 127.0.0.77 >"$T/udp-st.out" 2>&1
+expect_grep "udp_stream: datagrams from another address are not counted" $T/udp-st.out \
+	"^udp_stream spoofed_answers=0 own_answers=0 transactions=0 packets=40 "
+expect_grep "... and the server says it ignored them" $T/att.err "500 datagrams with the test's cookie from another address ignored"
+peer limit "$PORT" 1024 65536 $((64 << 20)) >"$T/limit.out" 2>&1 &
+LPID=$!
+sleep 0.8
+rss=$(awk '/^VmRSS/ {print $2}' "/proc/$SPID/status")
+wait $LPID
+expect_grep "threads=1024 flows=64 per thread msg_size=64M is refused, naming --max-threads" $T/limit.out \
+	"^limit error limit: the test asks for 1024 worker threads .*at most 64 \(--max-threads\)"
+check "... and the server's RSS stays small ($rss kB < 40 MB)" test "$rss" -lt 40000
+peer body "$PORT" '\x1b[2J' >"$T/esc.out" 2>&1
+peer body "$PORT" '{"type":"\x1b[31mred\x07","v":1}' >>"$T/esc.out" 2>&1
+expect_grep "a body of escape sequences is refused" $T/esc.out "^body bad_request"
+check "... and no escape or bell byte from a peer reaches serve's log raw" \
+	python3 -c "import sys; b = open(sys.argv[1], 'rb').read(); sys.exit(b'\\x1b' in b or b'\\x07' in b)" "$T/att.err"
+expect_grep "... it is shown escaped" $T/att.err "refused a bad control message: .*\\\\x1b"
+stop_serve
+
+# unauthenticated connections hold no --max-clients slot, and have a short deadline
+cat >"$T/one.conf" <<CONF
+serve = { secret_env = "NET_TEST_SECRET"; max_clients = 1; idle_timeout = 30; };
+CONF
+start_serve one -c "$T/one.conf"
+peer idle "$PORT" 100 3 >"$T/idle.out" 2>&1 &
+IPID=$!
+sleep 0.3
+peer trickle "$PORT" >"$T/trickle.out" 2>&1 &	# newer than the idle ones: not the one dropped for a newcomer
+TPID=$!
+sleep 0.3
+run_net $T/idle-c server=127.0.0.1:$PORT secret_env=NET_TEST_SECRET test=tcp_rr
+expect_rc "100 idle connections on a --max-clients 1 server: an authenticated client still runs" 0
+expect_grep "... the oldest of more than 64 waiting ones gave up its place, and the server says so" $T/one.err \
+	"dropped [0-9]+ unauthenticated connections \(more than 64 waiting"
+wait $IPID $TPID
+expect_grep "a length header trickled a byte at a time is dropped about 3 s after accept, not renewed to --idle-timeout 30" \
+	$T/trickle.out "^trickle closed after [34]\.[0-9] s"
+expect_grep "... the server says the handshake's deadline passed" $T/one.err "no test request: timed out \(the handshake's deadline\)"
+stop_serve
+start_serve stale --idle-timeout 1.5
+peer stale "$PORT" 6 >"$T/stale.out" 2>&1
+expect_grep "a stranger's connections to a test's data port do not keep it from --idle-timeout" $T/stale.out \
+	"^stale idle after (1|2)\.[0-9] s"
+stop_serve
+start_serve lim --max-threads 4 --max-memory 2M
+peer limit "$PORT" 2 2 $((1 << 20)) >"$T/limit2.out" 2>&1
+expect_grep "2 workers x 1 MiB messages beyond --max-memory 2M: refused, naming --max-memory" $T/limit2.out \
+	"^limit error limit: the test needs 2.3 MiB of server buffers .*2.0 MiB \(--max-memory\)"
+run_net $T/lim-c server=127.0.0.1:$PORT --threads 8
+expect_rc "a client with 8 threads against --max-threads 4 fails" 1
+expect_grep "... saying the server refused it over its limits, naming --max-threads" $T/lim-c.out \
+	"over its limits.*|at most 4 \(--max-threads\)"
+expect_grep "... with the limit named" $T/lim-c.out "at most 4 \(--max-threads\)"
+run_net $T/lim-ok server=127.0.0.1:$PORT --threads 2
+expect_rc "... while a test within the limits runs" 0
+stop_serve
+
 # --------------------------------------------------- faults of the peer
 run_bc $T/unreach run net server=127.0.0.1:1 --time 0.3 --warmup 0 -q --no-isolate
 expect_rc "an unreachable server fails the case" 1
@@ -199,6 +467,20 @@ expect_grep "... named with file and line" $T/u4.err "bad.conf:3: unknown settin
 printf 'serve = { secret_file = "%s/nope"; };\n' "$T" >"$T/bad2.conf"
 run_bc $T/u5 serve -c "$T/bad2.conf"
 expect_grep "serve: an unreadable secret_file is named" $T/u5.err "bad2.conf:1: could not read .*nope"
+mkfifo "$T/fifo.conf"
+start=$(date +%s)
+run_bc $T/u7 serve -c "$T/fifo.conf"
+expect_rc "serve -c FIFO is refused" 2
+check "... at once, not waiting for a writer" test $(( $(date +%s) - start )) -le 2
+expect_grep "... saying it is a FIFO" $T/u7.err "fifo.conf.*not a regular file \(a FIFO\)"
+printf 'serve = { secret_file = "%s/fifo.conf"; };\n' "$T" >"$T/bad3.conf"
+run_bc $T/u8 serve -c "$T/bad3.conf"
+expect_rc "serve: a FIFO as secret_file is refused" 2
+expect_grep "... saying it is a FIFO" $T/u8.err "bad3.conf:1: could not read .*not a regular file \(a FIFO\)"
+run_bc $T/u9 serve --max-memory lots
+expect_rc "serve: --max-memory takes a size" 2
+expect_grep "serve --help lists --max-threads" $T/help.out "--max-threads N +worker threads of all running tests"
+expect_grep "serve --help lists --max-memory" $T/help.out "--max-memory SIZE +buffers of all running tests"
 run_bc $T/u6 serve --module cpu
 expect_rc "serve: a module without a server half" 2
 expect_grep "... is refused by name" $T/u6.err "module \"cpu\" has no server half"

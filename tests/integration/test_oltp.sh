@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # oltp module (TPC-C) against a real MariaDB: one server started here for most
 # checks (a user with a password), and once benchcore's own private server.
-# An interrupted load (a marker with complete = 0) is dropped and reloaded; the
+# An interrupted load (benchcore's marker with complete = 0) is dropped and reloaded; the
 # run's tpmC, NOPM, mix, spec checks and consistency conditions; a second run
 # reuses the data; a wrong password fails clearly without printing it; a
-# database without benchcore's marker is never dropped.
+# database without benchcore's marker, with a forged or edited marker, with a
+# table benchcore did not create, or whose marker claims a load its tables do
+# not hold, is refused and never dropped (the user's table CHECKSUM-identical);
+# a failed load's hint says what is left. benchcore SIGKILLed on its private server leaves
+# the data directory, which the next run removes (the leftovers rule).
 # BC_QUICK=1 (tests/run.sh's [asan] pass) leaves out the private-server case.
 # If the first run fails, its reason and the server log's tail are printed.
 . "$(dirname "$0")/lib.sh"
@@ -32,11 +36,23 @@ sql "CREATE USER bc@localhost IDENTIFIED BY 'Pw-s3cret-77'; GRANT ALL ON *.* TO 
 CONN=(socket=$SOCK user=bc password=Pw-s3cret-77)
 Q=(-q --force)	# -q hides the INFO lines: runs that check them go without
 
-# --- what an interrupted load leaves: benchcore's marker with complete = 0
-sql "CREATE DATABASE benchcore_tpcc; CREATE TABLE benchcore_tpcc.benchcore_marker (warehouses INT, seed BIGINT UNSIGNED,
-     c_last INT, c_id INT, ol_i_id INT, complete TINYINT, loaded_at DATETIME, loader VARCHAR(64));
-     INSERT INTO benchcore_tpcc.benchcore_marker VALUES (1, 1, 1, 1, 1, 0, NOW(), 'benchcore oltp');
-     CREATE TABLE benchcore_tpcc.half_loaded (x INT)"
+# marker DB ID WAREHOUSES COMPLETE: the SQL of the marker benchcore writes (its
+# row checksummed as modules/oltp/oltp_marker.c does), to stage what a run finds
+TABLES=benchcore_marker,warehouse,district,customer,history,new_orders,orders,order_line,item,stock
+marker() {
+	local sum; sum=$(printf 'benchcore-oltp-marker/2|%s|%s|%s|7|1|2|3|%s|%s' "$1" "$2" "$3" "$4" "$TABLES" | sha256sum | cut -c1-64)
+	echo "CREATE TABLE $1.benchcore_marker (id CHAR(32), warehouses INT, seed BIGINT UNSIGNED, c_last INT,
+	      c_id INT, ol_i_id INT, complete TINYINT, tables VARCHAR(255), checksum CHAR(64), loaded_at DATETIME,
+	      loader VARCHAR(64));
+	      INSERT INTO $1.benchcore_marker VALUES ('$2', $3, 7, 1, 2, 3, $4, '$TABLES', '$sum', NOW(), 'benchcore oltp');"
+}
+# the user's own table beside: CHECKSUM TABLE before and after each attack
+precious() { sql "CREATE TABLE $1.precious (id INT PRIMARY KEY, v VARCHAR(40)); INSERT INTO $1.precious VALUES (1, 'keep me'), (2, 'and me')"; }
+csum() { sql "CHECKSUM TABLE $1.precious" 2>&1; }
+
+# --- what an interrupted load leaves: benchcore's own marker with complete = 0, a listed table
+sql "CREATE DATABASE benchcore_tpcc; $(marker benchcore_tpcc 0123456789abcdef0123456789abcdef 1 0)
+     CREATE TABLE benchcore_tpcc.history (x INT)"
 # --- and a database that is not benchcore's
 sql "CREATE DATABASE notours; CREATE TABLE notours.precious (x INT); INSERT INTO notours.precious VALUES (42)"
 
@@ -50,8 +66,10 @@ fi
 expect_grep "the interrupted load is detected and redone" $T/a.err 'dropping and reloading benchcore_tpcc: its load did not complete'
 expect_py "data: reloaded, ~600k rows through the host's progress" $T/a.json \
 	'(lambda c: c["info"]["data"] == "reloaded" and c["prepare"]["unit"] == "rows" and 590000 < c["prepare"]["done"] < 610000)(d["cases"][0])'
-check "the half-loaded leftovers are gone" test "$(sql "SHOW TABLES FROM benchcore_tpcc LIKE 'half_loaded'")" = ""
-check "the marker now says complete, 1 warehouse" test "$(sql 'SELECT warehouses, complete FROM benchcore_tpcc.benchcore_marker')" = "$(printf '1\t1')"
+check "the half-loaded leftovers are gone" test "$(sql 'SELECT COUNT(*) FROM benchcore_tpcc.history')" -gt 0
+check "the marker now says complete, 1 warehouse, with a new id" test "$(sql 'SELECT warehouses, complete, id <> "0123456789abcdef0123456789abcdef", LENGTH(checksum) FROM benchcore_tpcc.benchcore_marker')" = "$(printf '1\t1\t1\t64')"
+check "the marker's checksum verifies as written" test "$(sql 'SELECT checksum FROM benchcore_tpcc.benchcore_marker')" = \
+	"$(printf 'benchcore-oltp-marker/2|benchcore_tpcc|%s|1|%s|%s|%s|%s|1|%s' $(sql 'SELECT id, seed, c_last, c_id, ol_i_id FROM benchcore_tpcc.benchcore_marker') "$TABLES" | sha256sum | cut -c1-64)"
 expect_py "tpmC > 0 and equals the New-Order count per minute of the window" $T/a.json \
 	'(lambda c: c["metrics"]["tpmc"]["value"] > 0 and abs(c["metrics"]["tpmc"]["value"] - c["ops"]["new_order"]["count"] * 60 / c["duration_s"]) < 1e-6 * c["metrics"]["tpmc"]["value"] + 1e-9)(d["cases"][0])'
 expect_py "NOPM (districts' next order ids) within 5% of tpmC" $T/a.json \
@@ -78,12 +96,64 @@ expect_py "second run: data reused, prepare took under 3 s" $T/b.json \
 expect_grep "second run: says it reuses" $T/b.err 'reusing benchcore_tpcc: 1 warehouse, loaded and complete'
 check "without --keep, benchcore's own database is dropped at the end" test "$(sql "SHOW DATABASES LIKE 'benchcore_tpcc'")" = ""
 
+# --- Ctrl-C during the load: the hint says what is left (incomplete, dropped by this run's cleanup)
+"$BC" run oltp "${CONN[@]}" warehouses=1 --threads 1 --time 1 --warmup 0 --force -o $T/i.json >$T/i.out 2>$T/i.err </dev/null &
+IPID=$!
+for _ in $(seq 300); do [ "$(sql "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'benchcore_tpcc'")" -ge 10 ] 2>/dev/null && break; sleep 0.1; done
+sleep 1; kill -INT $IPID; wait $IPID; RC=$?
+expect_rc "Ctrl-C during the load" 130
+expect_py "Ctrl-C during the load: the hint says incomplete, dropped by this run's cleanup" $T/i.json \
+	'(lambda c: "interrupted" in c["reason"] and "cleanup drops it at the end of this run" in c["error"]["hint"])(d["cases"][0])'
+expect_grep "Ctrl-C during the load: cleanup says it dropped the incomplete database" $T/i.err 'dropped benchcore_tpcc: its load did not complete'
+check "Ctrl-C during the load: and it is gone" test "$(sql "SHOW DATABASES LIKE 'benchcore_tpcc'")" = ""
+
 # --- a database benchcore did not create is never dropped (nor loaded into)
 run_bc $T/f run oltp "${CONN[@]}" database=notours --threads 1 --time 0.5 --warmup 0 "${Q[@]}" -o $T/f.json
 expect_rc "a foreign database: the case fails" 1
 expect_py "a foreign database: the reason says so, with the hint" $T/f.json \
 	'(lambda c: "database notours is not benchcore" in c["reason"] and "never drops" in c["error"]["hint"])(d["cases"][0])'
 check "a foreign database: its table and row are still there" test "$(sql 'SELECT x FROM notours.precious')" = 42
+
+# --- attacks on the marker: each database holds a table of the user's, whose CHECKSUM must not change
+# forged: a 6-column benchcore_marker claiming warehouses=5, incomplete (an old or another program's)
+sql "CREATE DATABASE forged; CREATE TABLE forged.benchcore_marker (warehouses INT, seed BIGINT, c_last INT,
+     c_id INT, ol_i_id INT, complete TINYINT); INSERT INTO forged.benchcore_marker VALUES (5, 1, 1, 1, 1, 0)"
+precious forged
+# a marker that verifies, of an incomplete load, beside a table benchcore does not create
+sql "CREATE DATABASE mixed; $(marker mixed 00112233445566778899aabbccddeeff 1 0)"; precious mixed
+# a marker that verifies claiming a complete load, but no TPC-C table in the database
+sql "CREATE DATABASE hollow; $(marker hollow ffeeddccbbaa99887766554433221100 1 1)"
+# a marker whose row was changed after benchcore wrote it (complete 0 -> 1)
+sql "CREATE DATABASE edited; $(marker edited 0f1e2d3c4b5a69788796a5b4c3d2e1f0 1 0)
+     UPDATE edited.benchcore_marker SET complete = 1"
+for db in forged mixed; do eval "sum_$db=\$(csum $db)"; done
+for db in forged mixed hollow edited; do
+	run_bc $T/x_$db run oltp "${CONN[@]}" database=$db --threads 1 --time 0.5 --warmup 0 "${Q[@]}" -o $T/x_$db.json
+	expect_rc "marker attack $db: the case fails, nothing runs" 1
+	check "marker attack $db: the database is still there" test "$(sql "SHOW DATABASES LIKE '$db'")" = $db
+	check "marker attack $db: nothing was loaded into it" test "$(sql "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = '$db' AND table_name = 'warehouse'")" = 0
+done
+check "forged marker: precious is byte-identical (CHECKSUM TABLE)" test "$(csum forged)" = "$sum_forged"
+check "marker beside a foreign table: precious is byte-identical (CHECKSUM TABLE)" test "$(csum mixed)" = "$sum_mixed"
+expect_py "forged marker: refused as not written by benchcore" $T/x_forged.json \
+	'(lambda c: "database forged is not benchcore" in c["reason"] and "benchcore_marker table that benchcore did not write" in c["error"]["detail"] and "never drops" in c["error"]["hint"])(d["cases"][0])'
+expect_no_grep "forged marker: no 'dropping and reloading'" $T/x_forged.err 'dropping|reloading|dropped'
+expect_py "marker beside a foreign table: refused, naming the table" $T/x_mixed.json \
+	'(lambda c: "is not benchcore" in c["reason"] and "holds table precious, which benchcore did not create" in c["error"]["detail"])(d["cases"][0])'
+expect_py "a complete marker with no TPC-C tables: refused, not reused" $T/x_hollow.json \
+	'(lambda c: "not a complete TPC-C load" in c["reason"] and "table warehouse is missing" in c["error"]["detail"] and c["info"].get("data") != "reused")(d["cases"][0])'
+expect_no_grep "a complete marker with no TPC-C tables: never 'reusing'" $T/x_hollow.err 'reusing'
+check "a complete marker with no TPC-C tables: its marker is still there" test "$(sql 'SELECT COUNT(*) FROM hollow.benchcore_marker')" = 1
+expect_py "an edited marker row: does not verify" $T/x_edited.json \
+	'(lambda c: "does not verify" in c["error"]["detail"])(d["cases"][0])'
+sql "DROP DATABASE forged; DROP DATABASE mixed; DROP DATABASE hollow; DROP DATABASE edited"
+
+# --- hints tell what is left: no right to create the database (error 1044): nothing was made
+sql "CREATE USER ro@localhost IDENTIFIED BY 'Ro-pw-51'; GRANT SELECT ON *.* TO ro@localhost"
+run_bc $T/e run oltp socket=$SOCK user=ro password=Ro-pw-51 database=bc_denied --threads 1 --time 0.5 --warmup 0 "${Q[@]}" -o $T/e.json
+expect_rc "no CREATE privilege: the case fails" 1
+expect_py "no CREATE privilege: error 1044 named, the hint says nothing was created (no 'next run drops')" $T/e.json \
+	'(lambda e: "1044" in e["detail"] and "nothing was created" in e["hint"] and "next run" not in e["hint"])(d["cases"][0]["error"])'
 
 # --- a wrong password: clear failure, never printed
 run_bc $T/p run oltp socket=$SOCK user=bc password=Wrong-pw-913 --threads 1 --time 0.5 --warmup 0 "${Q[@]}" -o $T/p.json
@@ -97,7 +167,23 @@ if [ "${BC_QUICK:-0}" = 1 ]; then
 	echo "QUICK: private-server case left out (a second 1-warehouse load through the loader run above; starting and stopping a private server is the core's server_start, which test_service runs)"
 	exit 0
 fi
+# --- benchcore SIGKILLed (as the OOM killer does) during a case on its private server: the server
+# dies with it, its data directory stays; the next run's start removes it and says so
+mysqld_of_ours() { pgrep -f -- "$TMPDIR/benchcore-oltp" >/dev/null; }
+no_mysqld() { ! mysqld_of_ours; }
+"$BC" run oltp warehouses=1 --threads 2 --time 60 --warmup 0 -q -o $T/k.json >$T/k.out 2>$T/k.err </dev/null &
+KPID=$!
+for _ in $(seq 600); do [ -n "$(ls -d $TMPDIR/benchcore-oltp.*/data/benchcore_tpcc 2>/dev/null)" ] && break; sleep 0.1; done
+sleep 2
+kill -KILL $KPID; wait $KPID 2>/dev/null
+for _ in $(seq 100); do mysqld_of_ours || break; sleep 0.1; done
+KDIR=$(ls -d $TMPDIR/benchcore-oltp.* 2>/dev/null | head -1)
+check "SIGKILL: the private mariadbd died with benchcore" no_mysqld
+check "SIGKILL: its data directory stays ($(du -sm $KDIR 2>/dev/null | cut -f1) MiB)" test -n "$KDIR" -a -d "$KDIR/data"
 run_bc $T/v run oltp warehouses=1 --threads 2 --time 1 --warmup 0 "${Q[@]}" -o $T/v.json
+expect_grep "the next run removes the dead run's data directory and says so, with its size" $T/v.err \
+	"removed $KDIR \([0-9]+\.[0-9] MiB\), left by benchcore pid $KPID, which is no longer running"
+check "the dead run's directory is gone" test ! -e "$KDIR"
 expect_rc "private server: runs with nothing configured" 0
 expect_py "private server: ok, recorded as private with its settings" $T/v.json \
 	'(lambda c: c["status"] == "ok" and c["info"]["server"] == "private" and c["info"]["server.innodb_flush_log_at_trx_commit"] == "2" and c["info"]["server.log_bin"] == "0" and c["metrics"]["tpmc"]["value"] > 0)(d["cases"][0])'

@@ -5,6 +5,9 @@
 # an ACL user), error replies failing the case with the server's message,
 # per-request latency under a pipeline, a server killed mid-run, rate mode,
 # TLS with a CA made here, a 3-node cluster. Skips what is not installed.
+# Issue 24: a run keeps to its own prefix, refuses custom commands that reach outside it and fills that would
+# evict, fails a case whose work did not happen, and stays bounded in
+# memory against a server that sends without end (tests/servers/fake_redis.py).
 . "$(dirname "$0")/lib.sh"
 if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null; then
 	echo "SKIP: redis-server / redis-cli not installed (scripts/deps.sh)"
@@ -60,17 +63,198 @@ check "external server: no benchcore: keys left" test "$(cli a --scan --pattern 
 expect_py "external server: SET_GET records SET and GET, 1:10" $T/keep.json \
 	'all(8 <= c["ops"]["GET"]["count"] / c["ops"]["SET"]["count"] <= 12 for c in d["cases"] if c["params"]["tests"] == "SET_GET")'
 
+# ===== issue 24: a run never harms what it did not create, and never calls a dead server ok
+SRV=$(cd "$(dirname "$0")/../servers" && pwd)
+data() { python3 $SRV/redis_data.py "$@"; }
+# someone else's server with someone else's data: 2000 keys and a user's own
+# benchcore:user-owned-config; every attack below ends with a DUMP of each of them
+start_redis f
+data fill $T/f.sock 2000 100
+FOREIGN=$(data digest $T/f.sock)
+foreign_kept() { test "$(data digest $T/f.sock)" = "$FOREIGN"; }
+check "issue 24: 2001 foreign keys on the server (2000 user:N, benchcore:user-owned-config)" test "${FOREIGN%% *}" = 2001
+# wait_runkeys N: until the run in the background has its N keys in place (its fill done)
+wait_runkeys() { for _ in $(seq 200); do [ "$(data runkeys $T/f.sock)" -ge "$1" ] && return 0; sleep 0.05; done; }
+# wait_clients N: until N clients are connected to f (a run's workers are, once its window is near)
+wait_clients() {
+	for _ in $(seq 200); do
+		[ "$(cli f INFO clients | tr -d '\r' | sed -n 's/^connected_clients://p')" -ge "$1" ] && return 0
+		sleep 0.05
+	done
+}
+
+# 1. custom commands reaching outside the run's keys: refused at init, before connecting
+cli f CONFIG RESETSTAT >/dev/null
+i=0
+for cmd in FLUSHDB 'SET user:1 __data__' 'DEL __key__ user:2' 'SET benchcore:user-owned-config __data__' \
+	FLUSHALL 'KEYS *' 'CONFIG SET maxmemory 1' 'EVAL return 1 0' 'DEBUG SLEEP 1' PING; do
+	[ "${BC_QUICK:-0}" = 1 ] && [ $i -ge 4 ] && { echo "QUICK: custom: 6 of the 10 refused commands left out"; break; }
+	i=$((i + 1))
+	run_bc $T/cu$i run redis server=$T/f.sock tests=custom "command=$cmd" --time 0.2 $Q -o $T/cu$i.json
+	expect_rc "custom \"$cmd\": the run fails" 1
+	expect_py "custom \"$cmd\": refused at init, saying why and naming allow_foreign" $T/cu$i.json \
+		'd["cases"][0]["reason"].startswith("init: redis: custom command refused") and "allow_foreign" in d["cases"][0]["error"]["hint"] and d["cases"][0].get("ops", {}) == {}'
+done
+check "custom: none of those commands reached the server (INFO commandstats)" \
+	bash -c "! redis-cli -s $T/f.sock INFO commandstats | grep -Eq 'cmdstat_(flushdb|flushall|keys|eval|del|debug|set):'"
+check "custom: the foreign keys are byte-identical (DUMP of each)" foreign_kept
+run_bc $T/cok run redis server=$T/f.sock tests=custom 'command=hset __key__:h f __data__' keyspace=100 --time 0.2 $Q -o $T/cok.json
+expect_rc "custom HSET __key__:h f __data__: ok" 0
+expect_py "custom: the run's own prefix benchcore:<16 hex>: recorded, allow_foreign false" $T/cok.json \
+	'__import__("re").fullmatch("benchcore:[0-9a-f]{16}:", d["cases"][0]["info"]["key_prefix"]) and d["cases"][0]["info"]["allow_foreign"] == "false"'
+# ABI 1.3 declare_process: a server on a unix socket runs on this machine, its CPU is the
+# workload's (INFO's process_id); the host's side is another branch's: fails on a host without it
+expect_py "a local server (unix socket) declared: its CPU recorded as cpu.server_pct" $T/cok.json \
+	'd["cases"][0]["cpu"].get("server_pct", 0) > 0'
+check "custom: the run's keys deleted, the foreign ones byte-identical" \
+	bash -c "test \$(python3 $SRV/redis_data.py runkeys $T/f.sock) = 0 && test \"\$(python3 $SRV/redis_data.py digest $T/f.sock)\" = '$FOREIGN'"
+
+# 3. two runs on one server: the second one's cleanup (after each of its cases)
+#    deletes only its own keys, while the first reads its own
+"$BC" run redis server=$T/f.sock tests=GET keyspace=2000 clients=4 --time 2 $Q -o $T/twoA.json \
+	>$T/twoA.out 2>$T/twoA.err </dev/null &
+apid=$!
+wait_runkeys 2000
+sleep 0.2
+run_bc $T/twoB run redis server=$T/f.sock tests=SET,LPUSH,GET keyspace=500 clients=4 --time 0.2 $Q -o $T/twoB.json
+wait $apid; RC=$?
+expect_rc "two runs: the first run ok" 0
+expect_py "two runs: the first read every key it filled (0 nil replies, 0 errors)" $T/twoA.json \
+	'd["cases"][0]["status"] == "ok" and d["cases"][0]["info"]["nil_replies"] == "0" and d["cases"][0]["ops"]["GET"]["errors"] == 0'
+expect_py "two runs: the second run's cases ok, under another prefix" $T/twoB.json \
+	'all(c["status"] == "ok" for c in d["cases"]) and d["cases"][0]["info"]["key_prefix"] != json.load(open(sys.argv[1].replace("twoB", "twoA")))["cases"][0]["info"]["key_prefix"]'
+check "two runs: no run keys left, the foreign ones (benchcore:user-owned-config too) byte-identical" \
+	bash -c "test \$(python3 $SRV/redis_data.py runkeys $T/f.sock) = 0 && test \"\$(python3 $SRV/redis_data.py digest $T/f.sock)\" = '$FOREIGN'"
+
+# nil replies where the test expects hits are errors: the run's keys deleted mid-window
+"$BC" run redis server=$T/f.sock tests=GET keyspace=1000 clients=4 --time 1.5 $Q -o $T/nil.json \
+	>$T/nil.out 2>$T/nil.err </dev/null &
+apid=$!
+wait_runkeys 1000
+sleep 0.5
+data delrun $T/f.sock >/dev/null
+wait $apid; RC=$?
+expect_rc "keys gone mid-window: the run fails" 1
+expect_py "keys gone mid-window: the nil replies are errors of GET, beyond max_error_rate" $T/nil.json \
+	'd["cases"][0]["status"] == "failed" and "operations failed" in d["cases"][0]["reason"] and d["cases"][0]["ops"]["GET"]["errors"] > 0 and d["cases"][0]["ops"]["GET"]["error_kinds"] == {"nil": d["cases"][0]["ops"]["GET"]["errors"]}'
+
+# 2. maxmemory 20mb, allkeys-lru: a fill that would evict is refused with the figures
+start_redis g --maxmemory 20mb --maxmemory-policy allkeys-lru
+data fill $T/g.sock 2000 1000
+GFOREIGN=$(data digest $T/g.sock)
+run_bc $T/mm run redis server=$T/g.sock tests=GET keyspace=20000 data_size=1000 --time 0.2 $Q -o $T/mm.json
+expect_rc "maxmemory: GET's fill of 20000 x 1000 bytes refused" 1
+expect_py "maxmemory: refused before the fill, with maxmemory, used_memory and the policy" $T/mm.json \
+	'"would make the server evict keys" in d["cases"][0]["reason"] and "maxmemory 20971520" in d["cases"][0]["error"]["detail"] and "allkeys-lru" in d["cases"][0]["error"]["detail"] and "uses " in d["cases"][0]["error"]["detail"]'
+run_bc $T/mml run redis server=$T/g.sock tests=LPUSH --time 0.2 $Q -o $T/mml.json
+expect_py "maxmemory: LPUSH (writes without bound) refused on a server that evicts" $T/mml.json \
+	'"could make the server evict" in d["cases"][0]["reason"] and "allow_foreign" in d["cases"][0]["error"]["hint"]'
+run_bc $T/mmok run redis server=$T/g.sock tests=GET keyspace=1000 data_size=100 --time 0.2 $Q -o $T/mmok.json
+expect_rc "maxmemory: a fill that fits runs" 0
+check "maxmemory: nothing evicted (evicted_keys 0), the foreign keys byte-identical" \
+	bash -c "redis-cli -s $T/g.sock INFO stats | grep -q '^evicted_keys:0' && test \"\$(python3 $SRV/redis_data.py digest $T/g.sock)\" = '$GFOREIGN'"
+run_bc $T/mmev run redis server=$T/g.sock tests=LPUSH allow_foreign=true data_size=10K --time 1 $Q -o $T/mmev.json
+expect_py "maxmemory, allow_foreign: the server evicted keys during the case: it fails, saying so" $T/mmev.json \
+	'd["cases"][0]["status"] == "failed" and "evicted keys" in d["cases"][0]["reason"] and "evicted_keys rose by" in d["cases"][0]["error"]["detail"]'
+
+# 4. a server that stops answering (SIGSTOP): not ok, and the stuck requests are in the histogram
+PID_F=$(cli f INFO server | tr -d '\r' | sed -n 's/^process_id://p')
+"$BC" run redis server=$T/f.sock tests=SET clients=4 --time 2 $Q -o $T/stop1.json >$T/stop1.out 2>$T/stop1.err </dev/null &
+apid=$!
+wait_clients 6	# 4 workers, the run's set-up connection, redis-cli
+sleep 0.8; kill -STOP $PID_F; sleep 2.2; kill -CONT $PID_F
+wait $apid; RC=$?
+expect_py "SIGSTOP for the last second: the 4 requests in flight at the stop counted, max latency >= 0.8 s" $T/stop1.json \
+	'd["cases"][0]["info"]["unfinished"] == "4" and d["cases"][0]["ops"]["SET"]["latency_ns"]["max"] >= 8e8 and float(d["cases"][0]["info"]["unfinished_max_ms"]) >= 800'
+expect_py "SIGSTOP for the last second: requests_per_sec counts answered requests only" $T/stop1.json \
+	'abs(d["cases"][0]["metrics"]["requests_per_sec"]["value"] * d["cases"][0]["duration_s"] - (d["cases"][0]["ops"]["SET"]["count"] - 4)) < 2'
+"$BC" run redis server=$T/f.sock tests=SET clients=4 --warmup 1 --time 0.5 -q -o $T/stop2.json >$T/stop2.out 2>$T/stop2.err </dev/null &
+apid=$!
+wait_clients 6
+sleep 0.3; kill -STOP $PID_F; sleep 1.8; kill -CONT $PID_F
+wait $apid; RC=$?
+expect_rc "SIGSTOP before the window: the run fails" 1
+expect_py "SIGSTOP before the window: no request completed, said so with the wait" $T/stop2.json \
+	'd["cases"][0]["status"] == "failed" and "no request completed" in d["cases"][0]["reason"] and "still waiting" in d["cases"][0]["error"]["detail"]'
+check "SIGSTOP: the foreign keys byte-identical" foreign_kept
+
+# 5, 6. a peer that is not Redis: tests/servers/fake_redis.py MODE
+fake() {	# fake MODE: a fake server on $T/fake.sock
+	rm -f $T/fake.sock
+	"$PY" $SRV/fake_redis.py "$1" $T/fake.sock $T/unlink.log >$T/fake.log 2>&1 &	# not the python3 function: $! is the server
+	FAKE_PID=$!; PIDS="$PIDS $FAKE_PID"
+	for _ in $(seq 100); do [ -S $T/fake.sock ] && return 0; sleep 0.05; done
+}
+unfake() { kill $FAKE_PID 2>/dev/null; wait $FAKE_PID 2>/dev/null; }
+RSS_MAX=150000; [ "${BC_QUICK:-0}" = 1 ] && RSS_MAX=400000	# KiB; ASan's own heap is larger
+fake silent
+run_bc $T/fs run redis server=$T/fake.sock tests=SET clients=2 --time 0.3 $Q -o $T/fs.json
+unfake
+expect_rc "silent server: the run fails" 1
+expect_py "silent server: no request completed, the 2 waiting ones in the histogram (>= 0.25 s)" $T/fs.json \
+	'"no request completed" in d["cases"][0]["reason"] and d["cases"][0]["ops"]["SET"]["count"] == 2 and d["cases"][0]["ops"]["SET"]["latency_ns"]["min"] >= 2.5e8'
+for mode in huge bigarray infohuge; do
+	fake $mode
+	read -r rc rss < <(data peakrss "$BC" run redis server=$T/fake.sock tests=SET clients=2 --time 0.5 $Q -o $T/f$mode.json)
+	unfake
+	check "$mode reply: exit 1, peak RSS ${rss} KiB < $RSS_MAX KiB (600 MB sent)" test "$rc" = 1 -a "$rss" -lt $RSS_MAX
+	expect_py "$mode reply: a protocol error naming the bound" $T/f$mode.json \
+		'd["cases"][0]["status"] == "failed" and ("larger than the test can get" in d["cases"][0]["reason"] or "more than 16777216 bytes" in d["cases"][0]["error"]["detail"] or "incomplete after" in d["cases"][0]["error"]["detail"])'
+done
+fake err
+run_bc $T/fe run redis server=$T/fake.sock tests=SET clients=2 --time 0.3 $Q -o $T/fe.json
+unfake
+expect_py "escapes in an error reply: the case fails with the server's message" $T/fe.json \
+	'd["cases"][0]["status"] == "failed" and "red alert" in d["cases"][0]["reason"]'
+# (the host escapes every text a module passes on: in the merged tree, not in this branch alone)
+check "escapes in an error reply: no raw ESC or BEL printed (stdout, stderr)" \
+	bash -c "! grep -q \$'[\\x1b\\x07]' $T/fe.out $T/fe.err"
+expect_py "escapes in an error reply: no raw ESC or BEL in the reason written" $T/fe.json \
+	'not any(ch in d["cases"][0]["reason"] + str(d["cases"][0]["error"]) for ch in "\x1b\x07")'
+rm -f $T/unlink.log
+fake scanall
+run_bc $T/fsc run redis server=$T/fake.sock tests=SET clients=2 --time 0.2 $Q -o $T/fsc.json
+unfake
+expect_rc "a server whose SCAN ignores MATCH: the case ok" 0
+check "a server whose SCAN ignores MATCH: cleanup unlinked only the run's keys (not user:1, not benchcore:user-owned-config)" \
+	bash -c "test -s $T/unlink.log && ! grep -qv '^benchcore:[0-9a-f]\{16\}:' $T/unlink.log"
+check "fake servers: none left running" bash -c "! pgrep -f '[f]ake_redis.py .* $T/fake.sock' >/dev/null"
+
+if [ "${BC_QUICK:-0}" = 1 ]; then
+	echo "QUICK: the 490 MB fill and data_size=64M under ulimit -v left out (ASan cannot run under ulimit -v)"
+else
+	# the fill is sent in batches of a few MB, whatever keyspace x data_size
+	read -r rc rss < <(data peakrss "$BC" run redis server=$T/f.sock tests=GET keyspace=30000 data_size=16K --events 1000 --time 0 $Q -o $T/big.json)
+	check "fill of 30000 x 16K (490 MB): exit $rc, peak RSS ${rss} KiB < 100000 KiB" test "$rc" = 0 -a "$rss" -lt 100000
+	# data_size=64M under a memory limit: allocations checked, no crash
+	(ulimit -v 400000; "$BC" run redis server=$T/f.sock tests=GET data_size=64M keyspace=4 clients=1 --time 1 $Q \
+		-o $T/u64.json >$T/u64.out 2>$T/u64.err </dev/null)
+	expect_py "data_size=64M under ulimit -v 400 MB: prepared and measured, not crashed" $T/u64.json \
+		'd["cases"][0]["status"] == "ok" and d["cases"][0]["prepare"]["done"] == 4'
+	(ulimit -v 2000000; "$BC" run redis server=$T/f.sock tests=SET data_size=64M clients=50 --time 0.2 $Q \
+		-o $T/u64t.json >$T/u64t.out 2>$T/u64t.err </dev/null)
+	expect_py "data_size=64M x 50 clients under ulimit -v 2 GB: out of memory is an error, not a crash" $T/u64t.json \
+		'd["cases"][0]["status"] == "failed" and "out of memory" in d["cases"][0]["reason"] and "write buffer" in d["cases"][0]["error"]["detail"]'
+fi
+check "issue 24: after all of it, the foreign keys byte-identical, no run keys left" \
+	bash -c "test \$(python3 $SRV/redis_data.py runkeys $T/f.sock) = 0 && test \"\$(python3 $SRV/redis_data.py digest $T/f.sock)\" = '$FOREIGN'"
+
 # --- errors: an error reply fails the case with the server's message
-cli a SET 'benchcore:key:__rand_int__' astring >/dev/null
-run_bc $T/wt run redis server=$T/a.sock tests=custom 'command=LPUSH __key__ __data__' --time 0.3 $Q -o $T/wt.json
+# (a key of the user's, reached only with allow_foreign = true, which the case records)
+cli a SET wt:str astring >/dev/null
+run_bc $T/wt run redis server=$T/a.sock tests=custom allow_foreign=true 'command=LPUSH wt:str __data__' --time 0.3 $Q -o $T/wt.json
 expect_rc "WRONGTYPE: the run fails" 1
 expect_py "WRONGTYPE: the reason is the server's message, counted as an error" $T/wt.json \
 	'"WRONGTYPE Operation against a key holding the wrong kind of value" in d["cases"][0]["reason"] and d["cases"][0]["ops"]["custom"]["count"] == 0'
+expect_py "allow_foreign = true: recorded in the case's info" $T/wt.json 'd["cases"][0]["info"]["allow_foreign"] == "true"'
+check "WRONGTYPE: the user's key is still the string it was" test "$(cli a GET wt:str)" = astring
 cli a CONFIG SET maxmemory 1 >/dev/null
-run_bc $T/oom run redis server=$T/a.sock tests=SET,PING_MBULK keyspace=100000 --time 0.3 $Q -o $T/oom.json
+run_bc $T/oom run redis server=$T/a.sock tests=LPUSH,PING_MBULK,SET keyspace=100000 --time 0.3 $Q -o $T/oom.json
 cli a CONFIG SET maxmemory 0 >/dev/null
-expect_py "OOM: SET fails with the server's message and a hint, PING still runs" $T/oom.json \
+expect_py "OOM: LPUSH fails with the server's message and a hint, PING still runs" $T/oom.json \
 	'd["cases"][0]["status"] == "failed" and "OOM command not allowed" in d["cases"][0]["reason"] and "maxmemory" in d["cases"][0]["error"]["hint"] and d["cases"][1]["status"] == "ok"'
+expect_py "OOM: SET of 100000 keys refused before it runs (maxmemory 1, noeviction), with the figures" $T/oom.json \
+	'd["cases"][2]["reason"].startswith("prepare: redis: the test") and "data does not fit" in d["cases"][2]["reason"] and "refuse the writes (OOM)" in d["cases"][2]["error"]["detail"]'
 run_bc $T/ct run redis server=$T/a.sock clients=1 --threads 2 tests=GET --time 0.1 $Q -o $T/ct.json
 expect_py "clients < threads: refused, saying clients is the total" $T/ct.json \
 	'"fewer clients than threads" in d["cases"][0]["reason"] and "in total" in d["cases"][0]["error"]["hint"]'

@@ -118,3 +118,25 @@ expect_py "prepare_timeout: a slow prepare is killed after 0.5 s" $T/pt.json '"t
 expect_py "prepare_timeout: a 1 s warmup after a quick prepare is not cut short by it" $T/pt.json 'd["cases"][1]["status"] == "ok"'
 expect_py "prepare_timeout is recorded in the config" $T/pt.json 'd["config"]["modules"][0]["prepare_timeout"] == 0.5'
 check "no module or scratch directory left in TMPDIR" test -z "$(ls -A $TMPDIR)"
+
+# --- -c FILE takes every run-setting flag, over the file and its entries ---
+printf 'repeat = 1;\ntime = 5;\nthreads = [1, 2];\nmodules = ({ name = "cpu"; max_prime = 500; repeat = 2; warmup = 0; });\n' >$T/ov.conf
+run_bc $T/ov -c $T/ov.conf --repeat 3 --time 0.2 --threads 1 -q -o $T/ov.json
+expect_rc "-c with --repeat/--time/--threads" 0
+expect_py "-c --repeat 3 overrides the entry's repeat = 2; --threads 1 the file's [1, 2]" $T/ov.json \
+	"sorted(c['repeat'] for c in d['cases']) == [1, 2, 3] and all(c['threads'] == 1 for c in d['cases'])"
+expect_py "-c --time 0.2 overrides the file's time = 5" $T/ov.json \
+	"all(abs(c['duration_s'] - 0.2) < 0.1 for c in d['cases'])"
+run_bc $T/ovbad -c $T/ov.conf --repeat x
+expect_rc "-c with a bad run-setting flag value" 2
+expect_grep "-c --repeat x: the flag is named" $T/ovbad.err 'command line \(--repeat\): invalid value "x" for "repeat"'
+
+# --- scale: shorter cases and a thinner thread sweep, said at the start ----
+printf 'time = 0.4;\nwarmup = 0.2;\nthreads = [1, 2, 3, 4];\nmodules = ({ name = "cpu"; max_prime = 500; });\n' >$T/sc.conf
+run_bc $T/sc -c $T/sc.conf --scale 0.5 -o $T/sc.json
+expect_rc "--scale 0.5" 0
+expect_py "scale 0.5: threads 1,2,3,4 -> 1,4 (first and last kept); time 0.4 -> 0.2 s, warmup 0.2 -> 0.1 s" $T/sc.json \
+	"[c['threads'] for c in d['cases']] == [1, 4] and all(abs(c['duration_s'] - 0.2) < 0.08 and abs(c['warmup_s'] - 0.1) < 0.02 for c in d['cases'])"
+expect_grep "scale: each change said before the run" $T/sc.err 'scale 0.5, module cpu: time 0.4 -> 0.2 s, warmup 0.2 -> 0.1 s, threads 4 -> 2 counts \(1,4\)'
+run_bc $T/sc0 -c $T/sc.conf --scale 0
+expect_rc "--scale 0 is refused (0 < scale <= 1)" 2

@@ -62,7 +62,7 @@ si $T/f "BENCHCORE_SYSFS_CPU=$F BENCHCORE_NO_CPUID=1" --json
 expect_py "fake tree: 1 socket, $cores cores for $ncpu threads, smt as threads > cores" $T/f.out \
 	"d['sockets'] == 1 and d['cores'] == $cores and d['threads'] == $ncpu and d['smt'] == ($ncpu > $cores)"
 expect_py "fake tree: cpu_mhz from cpufreq (current 2000, min 800, max 3500)" $T/f.out \
-	"d['cpu_mhz'] == {'current': 2000.0, 'min': 800.0, 'max': 3500.0, 'source': 'cpufreq'}"
+	"{k: d['cpu_mhz'][k] for k in ('current', 'min', 'max', 'source')} == {'current': 2000.0, 'min': 800.0, 'max': 3500.0, 'source': 'cpufreq'} and set(d['cpu_mhz']) - {'current', 'min', 'max', 'source'} <= {'measured', 'measured_min', 'measured_max', 'measured_source'}"
 expect_py "fake tree: governor, driver and boost read from it" $T/f.out \
 	"d['governor'] == 'powersave' and d['scaling_driver'] == 'intel_pstate' and d['boost'] == 'on'"
 expect_py "fake tree: warnings name the governor and the boost" $T/f.out \
@@ -179,3 +179,27 @@ printf 'label = "x";\n\n@include "%s/missing.conf"\n' $T >$T/inc.conf
 run_bc $T/inc -c $T/inc.conf
 expect_rc "a missing @include: refused" 2
 expect_grep "a missing @include names the including file and line" $T/inc.err "^benchcore: error: $T/inc.conf:3: @include \"$T/missing.conf\": cannot open"
+
+# --- the measured clock (core/machine/freq.c) --------------------------------
+arch=$(uname -m)
+if [ "$arch" = x86_64 ] || [ "$arch" = aarch64 ]; then
+	taskset -c 0 "$BC" sysinfo --json >$T/p1.out 2>/dev/null </dev/null
+	taskset -c 0 "$BC" sysinfo --json >$T/p2.out 2>/dev/null </dev/null
+	expect_py "probe: plausible (within cpufreq's min and max where stated, else 100 MHz .. 10 GHz)" $T/p1.out \
+		"(lambda m: (m['min'] * 0.9 <= m['measured'] <= m['max'] * 1.1) if m.get('min') and m.get('max') else 100 < m['measured'] < 10000)(d['cpu_mhz'])"
+	m1=$(jget $T/p1.out "d['cpu_mhz']['measured']")
+	expect_py "probe: two probes agree within 5% ($m1 MHz and this)" $T/p2.out \
+		"abs(d['cpu_mhz']['measured'] - $m1) / $m1 < 0.05"
+	taskset -c 0 sh -c 'while :; do :; done' &
+	hog=$!
+	sleep 0.3
+	taskset -c 0 "$BC" sysinfo --json >$T/p3.out 2>/dev/null </dev/null
+	kill $hog; wait $hog 2>/dev/null
+	expect_py "probe: a busy loop on the same CPU changes it by less than 10% (the clock, not a share of it)" $T/p3.out \
+		"abs(d['cpu_mhz']['measured'] - $m1) / $m1 < 0.10"
+	env BENCHCORE_SYSFS_CPU=$F "$BC" run cpu max_prime=2000 --threads 2 --time 0.3 --warmup 0.2 -q -o $T/pc.json >/dev/null 2>&1 </dev/null
+	expect_py "a case's cpu_freq: before and after the window, 2 CPUs probed, cpufreq's claim beside it" $T/pc.json \
+		"(lambda f: f['source'] == 'probe' and f['cpus'] == min(2, $ncpu) and f['before_mhz'] > 100 and f['after_mhz'] > 100 and f['cpufreq_mhz'] == 2000)(d['cases'][0]['cpu_freq'])"
+else
+	echo "SKIP: no clock probe on $arch"
+fi

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "abi.h"
 #include "loader.h"
 
 static const char *mods(void)
@@ -37,6 +38,43 @@ static void test_broken_modules(void **st)
 	expect_load_error("missing.so", "could not read module file");
 }
 
+/* ABI 1.3: a newer minor is refused only for what it uses that this host
+   does not know, named; typed offsets must fit opts_size. */
+static void test_newer_and_typed(void **st)
+{
+	(void)st;
+	expect_load_error("meta_newflag.so", "built for ABI 1.4, it sets option flag 0x40 on option \"x\", "
+			  "which benchcore 1.3 does not know");
+	expect_load_error("meta_newfield.so", "built for ABI 1.4, it sets a descriptor field at byte");
+	expect_load_error("meta_newoptfield.so", "option \"fancy\" sets a field at byte 72 of its entry");
+	expect_load_error("meta_offset.so", "option \"b\" has offset 8, outside its options struct");
+	expect_load_error("meta_overlap.so", "options \"a\" and \"b\" share bytes");
+	char path[512];
+	bc_module m;
+	bc_err e;
+	snprintf(path, sizeof(path), "%s/newer.so", mods());
+	assert_int_equal(bc_module_load(path, &m, &e), 0);
+	assert_int_equal(m.desc.abi_minor, BENCH_ABI_MINOR + 1);
+	assert_string_equal(m.desc.options[1].name, "word");
+	assert_int_equal(m.desc.options[1].flags, BENCH_OPT_PLACEMENT);
+	assert_null(m.desc.options[2].name);
+	bc_module_free(&m);
+	/* a 1.2 module's entries are shorter: each is read where it is */
+	snprintf(path, sizeof(path), "%s/old12.so", mods());
+	assert_int_equal(bc_module_load(path, &m, &e), 0);
+	assert_string_equal(m.desc.options[7].name, "ratio");
+	assert_int_equal(m.desc.options[7].type, BENCH_OPT_DOUBLE);
+	assert_int_equal(m.desc.options[3].flags, BENCH_OPT_LIST);
+	assert_string_equal(m.desc.options[3].choices[2], "blue");
+	assert_null(m.desc.options[8].name);
+	bc_module_free(&m);
+	snprintf(path, sizeof(path), "%s/typed.so", mods());
+	assert_int_equal(bc_module_load(path, &m, &e), 0);
+	assert_true(m.desc.opts_size >= 40);
+	assert_int_equal(m.desc.options[1].offset, 8);	/* count: after int on, aligned */
+	bc_module_free(&m);
+}
+
 static void test_good_module(void **st)
 {
 	(void)st;
@@ -49,6 +87,40 @@ static void test_good_module(void **st)
 	assert_int_equal(m.nops, 2);
 	assert_string_equal(m.ops[1], "set");
 	bc_module_free(&m);
+}
+
+/* The layouts abi.c reads, on descriptors made here (no .so): entries of
+   the 1.2 size, a nonsense option_size, a newer minor's oversized struct. */
+static void test_option_layouts(void **st)
+{
+	(void)st;
+	size_t old = offsetof(bench_option_v1, offset);
+	unsigned char raw[3 * sizeof(bench_option_v1)] = { 0 };
+	bench_option_v1 a = { .name = "a", .type = BENCH_OPT_INT, .flags = BENCH_OPT_SCALES };
+	bench_option_v1 b = { .name = "b", .type = BENCH_OPT_BOOL, .def = "true" };
+	memcpy(raw, &a, old);
+	memcpy(raw + old, &b, old);	/* a 1.2 table: entries of the old size */
+	bench_module_v1 d = { .abi_minor = 2, .struct_size = offsetof(bench_module_v1, opts_size),
+			      .options = (const bench_option_v1 *)raw };
+	bench_option_v1 *o;
+	bc_err e;
+	assert_int_equal(bc_abi_host_options("x.so", &d, &o, &e), 0);
+	assert_string_equal(o[0].name, "a");
+	assert_int_equal(o[0].flags, BENCH_OPT_SCALES);
+	assert_string_equal(o[1].name, "b");
+	assert_string_equal(o[1].def, "true");
+	assert_int_equal(o[1].offset, 0);
+	assert_null(o[2].name);
+	free(o);
+	d.abi_minor = 3;
+	d.struct_size = sizeof(d);
+	d.option_size = 60;	/* not a bench_option_v1 of any minor */
+	assert_int_equal(bc_abi_host_options("x.so", &d, &o, &e), -1);
+	assert_non_null(strstr(e.msg, "option_size is 60 bytes"));
+	d.abi_minor = 9;
+	d.struct_size = 1u << 30;
+	assert_int_equal(bc_abi_check_newer("x.so", &d, &e), -1);
+	assert_non_null(strstr(e.msg, "descriptor of 1073741824 bytes"));
 }
 
 static void test_duplicate_and_dirs(void **st)
@@ -100,6 +172,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_broken_modules),
 		cmocka_unit_test(test_good_module),
+		cmocka_unit_test(test_newer_and_typed),
+		cmocka_unit_test(test_option_layouts),
 		cmocka_unit_test(test_duplicate_and_dirs),
 		cmocka_unit_test(test_writable_refused),
 	};

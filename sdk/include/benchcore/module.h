@@ -16,6 +16,10 @@
  *    an older minor version reads the newer fields as NULL/0. A module must
  *    check api->struct_size before using a field added in a later minor.
  *  - reserved[] slots must be NULL.
+ *  - A module built for a newer minor than the host's loads as long as it
+ *    uses nothing the host does not know: a nonzero byte past the host's
+ *    last field of bench_module_v1 or bench_option_v1, or an option flag
+ *    outside BENCH_OPT_KNOWN_FLAGS, is refused with the field or flag named.
  *
  * Threads and memory:
  *  - init, prepare, finish, cleanup and destroy run on the host's main thread
@@ -178,8 +182,11 @@ typedef struct bench_host_api_v1 {
 	uint32_t struct_size;		/* sizeof the host's table; check before using new fields */
 
 	/* Option values of the current case (already validated against the table).
-	   Asking for a name not in the options table, or with the wrong getter,
-	   is a programming error: the host logs it and returns 0 / "". */
+	   Asking for a name not in the options table, or with a getter that does
+	   not read the option's type (the comments below), is a programming
+	   error: the getter returns 0 / "" and the case fails with a reason
+	   naming the getter and the option (before 1.3 it was only logged).
+	   Since 1.3 a module may read a typed struct instead (options()). */
 	int64_t (*opt_int)(bench_ctx *ctx, const char *name);	/* INT, SIZE, BOOL */
 	double (*opt_double)(bench_ctx *ctx, const char *name);	/* DOUBLE, INT, SIZE */
 	int (*opt_bool)(bench_ctx *ctx, const char *name);
@@ -348,6 +355,17 @@ typedef struct bench_host_api_v1 {
 	   init or prepare; BENCH_ERR (nothing recorded) when pid is not a
 	   visible process. name: short label ("redis-server"). */
 	int (*declare_process)(bench_ctx *ctx, int pid, const char *name);
+
+	/* Appended in 1.3 (issue 24). Worker thread that owns t, inside
+	   thread_run once stopping() is nonzero (the window has closed), before
+	   it returns: an operation of class op that was still in flight at the
+	   stop (sent in the measured window, no reply yet), with the time it
+	   had waited so far, a lower bound of its latency. It enters the
+	   class's count and latency histogram, so a peer that stopped answering
+	   shows in the maximum and the high percentiles instead of vanishing;
+	   a module that reports its own throughput leaves these out of it.
+	   Ignored at any other moment. */
+	void (*record_unfinished)(bench_thread *t, unsigned op, uint64_t waited_ns);
 } bench_host_api_v1;
 
 /* A private server for server_start() (ABI 1.1). */
@@ -387,6 +405,12 @@ typedef struct bench_serve_v1 {
 	void (*log)(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 	/* Called once the socket listens, with the port bound (useful with port 0). */
 	void (*listening)(const char *addr, int port);
+	/* ABI 1.3 (appended; read them only when struct_size covers them):
+	   what all running tests together may take, --max-threads and
+	   --max-memory (0: the module's defaults). A test beyond them is
+	   refused with the limit named. */
+	unsigned max_threads;		/* worker threads */
+	uint64_t max_memory;		/* bytes of buffers */
 } bench_serve_v1;
 
 /* ------------------------------------------------------------- the module */

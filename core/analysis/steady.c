@@ -1,0 +1,72 @@
+/* Stopping rules (steady.h). */
+#include <math.h>
+#include "stats.h"
+#include "steady.h"
+
+double bc_rel_halfwidth(const double *v, size_t n)
+{
+	bc_summary s;
+	if (n < 2)
+		return INFINITY;
+	bc_stats_summary(v, n, &s);
+	if (s.mean == 0 || !isfinite(s.mean))
+		return INFINITY;
+	return (s.ci95_high - s.mean) / fabs(s.mean);
+}
+
+int bc_precise(const double *v, size_t n, size_t min_n, double threshold, double fraction)
+{
+	return n >= min_n && n >= 2 && bc_rel_halfwidth(v, n) <= fraction * threshold;
+}
+
+int bc_decided(const double *a, size_t na, const double *b, size_t nb, double threshold)
+{
+	double la[4096], lb[4096];
+	bc_summary sa, sb;
+	if (na < 2 || nb < 2 || na > 4096 || nb > 4096 || !(threshold > 0 && threshold < 1))
+		return 0;
+	for (size_t i = 0; i < na; i++) {
+		if (!(a[i] > 0))
+			return 0;
+		la[i] = log(a[i]);
+	}
+	for (size_t i = 0; i < nb; i++) {
+		if (!(b[i] > 0))
+			return 0;
+		lb[i] = log(b[i]);
+	}
+	bc_stats_summary(la, na, &sa);
+	bc_stats_summary(lb, nb, &sb);
+	double va = sa.stddev * sa.stddev / (double)na, vb = sb.stddev * sb.stddev / (double)nb;
+	double d = sb.mean - sa.mean, h = 0;
+	if (va + vb > 0) {
+		double df = (va + vb) * (va + vb) / (va * va / (double)(na - 1) + vb * vb / (double)(nb - 1));
+		h = bc_t_quantile_two_sided(0.05, df) * sqrt(va + vb);
+	}
+	double up = log(1 + threshold), down = log(1 - threshold);
+	return (d - h > down && d + h < up) || d - h > up || d + h < down;
+}
+
+void bc_steady_check(const double *v, size_t n, size_t window, double max_drift_pct,
+		     double max_spread_pct, bc_steady *out)
+{
+	*out = (bc_steady){ .steady = 0, .drift_pct = INFINITY, .spread_pct = INFINITY };
+	if (window < 2 || n < window)
+		return;
+	const double *w = v + (n - window);
+	double mx = (double)(window - 1) / 2, my = 0, sxy = 0, sxx = 0, far = 0;
+	for (size_t i = 0; i < window; i++)
+		my += w[i];
+	my /= (double)window;
+	if (my == 0 || !isfinite(my))
+		return;
+	for (size_t i = 0; i < window; i++) {
+		sxy += ((double)i - mx) * (w[i] - my);
+		sxx += ((double)i - mx) * ((double)i - mx);
+		if (fabs(w[i] - my) > far)
+			far = fabs(w[i] - my);
+	}
+	out->drift_pct = fabs(sxy / sxx) * (double)(window - 1) / fabs(my) * 100;
+	out->spread_pct = far / fabs(my) * 100;
+	out->steady = out->drift_pct <= max_drift_pct && out->spread_pct <= max_spread_pct;
+}

@@ -1,0 +1,47 @@
+/* The stopping rules of long studies (repeat = "auto", warmup = "auto").
+   Pure functions over a series of values: no state, any thread.
+
+   repeat = auto: a case has enough repeats when the 95% interval of its
+   headline's mean is narrow against the practical threshold compare will
+   judge it by: half-width <= BC_PRECISE_FRACTION x threshold, relative to
+   the mean. At half the threshold, two machines measured that precisely can
+   tell a difference of the threshold from none (the interval of their ratio
+   is about sqrt(2) x half-width wide on each side, inside the threshold).
+
+   warmup = auto: the headline is steady when, over the last `window`
+   interval values, the least-squares line drifts by at most max_drift_pct
+   of the mean across the window and every value lies within
+   max_spread_pct of the mean (fio's steadystate: iops_slope and iops). */
+#ifndef BC_STEADY_H
+#define BC_STEADY_H
+#include <stddef.h>
+
+#define BC_PRECISE_FRACTION	0.5
+#define BC_STEADY_DRIFT_PCT	2.0	/* drift of the fitted line over the window */
+#define BC_STEADY_SPREAD_PCT	10.0	/* largest distance of a value from the mean */
+#define BC_STEADY_WINDOW	5	/* interval values in the window */
+
+/* Relative half-width of the 95% interval of the mean of v[0..n), or
+   INFINITY when n < 2 or the mean is 0. */
+double bc_rel_halfwidth(const double *v, size_t n);
+/* 1 when n >= min_n and bc_rel_halfwidth(v, n) <= fraction x threshold
+   (threshold a fraction: 0.02 for 2%). */
+int bc_precise(const double *v, size_t n, size_t min_n, double threshold, double fraction);
+
+/* With a baseline (repeat = auto, baseline = "A.json"): 1 when the 95%
+   interval of log(B/A) (Welch, on the logs) already lies wholly inside
+   +-threshold (a tie compare can defend) or wholly beyond it on one side (a
+   win or loss): more repeats would not change the verdict's kind. Values
+   must be > 0; fewer than 2 on a side is undecided. */
+int bc_decided(const double *a, size_t na, const double *b, size_t nb, double threshold);
+
+typedef struct bc_steady {
+	int steady;
+	double drift_pct;	/* |slope| x (window - 1) / |mean| x 100 */
+	double spread_pct;	/* max |v - mean| / |mean| x 100 */
+} bc_steady;
+
+/* Judges the last window values of v[0..n) (not steady while n < window). */
+void bc_steady_check(const double *v, size_t n, size_t window, double max_drift_pct,
+		     double max_spread_pct, bc_steady *out);
+#endif

@@ -1,0 +1,642 @@
+/* compare --table, --summary-table, --per-ghz and --index (tables.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "stats.h"
+#include "tables.h"
+#include "util.h"
+
+#define MAX_SIDES 16
+
+/* ------------------------------------------------------------ a table */
+
+typedef struct tab {
+	size_t ncols, nrows, cap;
+	char **cells;		/* row-major; row 0 is the header */
+} tab;
+
+static void tab_row(tab *t, char **row)
+{
+	if (t->nrows == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 16;
+		t->cells = bc_xrealloc(t->cells, t->cap * t->ncols, sizeof(char *));
+	}
+	memcpy(t->cells + t->nrows * t->ncols, row, t->ncols * sizeof(char *));
+	t->nrows++;
+}
+
+/* Display width of UTF-8 text: code points, not bytes. */
+static size_t width(const char *s)
+{
+	size_t w = 0;
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xc0) != 0x80;
+	return w;
+}
+
+static void tab_print(FILE *f, tab *t, int fmt)
+{
+	size_t w[64] = { 0 };
+	for (size_t r = 0; r < t->nrows; r++)
+		for (size_t c = 0; c < t->ncols && c < 64; c++) {
+			size_t l = width(t->cells[r * t->ncols + c]);
+			if (l > w[c])
+				w[c] = l;
+		}
+	for (size_t r = 0; r < t->nrows; r++) {
+		for (size_t c = 0; c < t->ncols; c++) {
+			const char *s = t->cells[r * t->ncols + c];
+			if (fmt == BC_TAB_CSV) {
+				if (c)
+					fputc(',', f);
+				bc_csv_cell(f, s);
+			} else if (fmt == BC_TAB_MARKDOWN) {
+				fputs(c ? " | " : "| ", f);
+				for (const char *p = s; *p; p++)	/* a | inside a cell ends it */
+					fputs(*p == '|' ? "\\|" : (char[]){ *p, 0 }, f);
+			} else {
+				fprintf(f, "%s%s", c ? "  " : "", s);
+				if (c + 1 < t->ncols)
+					for (size_t k = width(s); k < w[c < 64 ? c : 63]; k++)
+						fputc(' ', f);
+			}
+		}
+		fputs(fmt == BC_TAB_MARKDOWN ? " |\n" : "\n", f);
+		if (r == 0 && fmt == BC_TAB_MARKDOWN) {
+			for (size_t c = 0; c < t->ncols; c++)
+				fputs(c ? " | ---" : "| ---", f);
+			fputs(" |\n", f);
+		}
+	}
+	for (size_t i = 0; i < t->nrows * t->ncols; i++)
+		free(t->cells[i]);
+	free(t->cells);
+	*t = (tab){ 0 };
+}
+
+static char *num_text(double v)
+{
+	if (isnan(v))
+		return bc_xstrdup("n/a");
+	return fabs(v) >= 1e4 || v == floor(v) ? bc_xasprintf("%.0f", v) : bc_xasprintf("%.4g", v);
+}
+
+/* "84246 ±1.2%": the mean and the half-width of its 95% interval. */
+static char *value_text(const bc_summary *s)
+{
+	char *v = num_text(s->mean);
+	if (s->n < 2 || s->mean == 0)
+		return v;
+	char *out = bc_xasprintf("%s ±%.1f%%", v, 100 * (s->ci95_high - s->mean) / fabs(s->mean));
+	free(v);
+	return out;
+}
+
+/* ------------------------------------------------------- the sides */
+
+typedef struct sides {
+	int n;				/* files; cmp[i] for i >= 1 */
+	bc_cmp cmp[MAX_SIDES];
+} sides;
+
+static void sides_make(sides *s, const bc_results *res, int n, const bc_cmp_opts *o)
+{
+	s->n = n > MAX_SIDES ? MAX_SIDES : n;
+	for (int i = 1; i < s->n; i++)
+		bc_compare_pair(&res[0], &res[i], o, &s->cmp[i]);
+}
+
+static void sides_free(sides *s)
+{
+	for (int i = 1; i < s->n; i++)
+		bc_cmp_free(&s->cmp[i]);
+}
+
+static const bc_cmp_row *row_for(const bc_cmp *c, const bc_rgroup *g, const char *metric)
+{
+	for (size_t i = 0; i < c->nrows; i++)
+		if (c->rows[i].ga == g && !strcmp(c->rows[i].ma->name, metric))
+			return &c->rows[i];
+	return NULL;
+}
+
+static const bc_rmetric *metric_of(const bc_rgroup *g, const bc_tab_opts *t)
+{
+	return t->metric ? bc_group_metric(g, t->metric) : bc_primary_metric(g);
+}
+
+/* --------------------------------------------------------- row labels */
+
+static char *json_text(json_t *v)
+{
+	if (json_is_string(v))
+		return bc_xstrdup(json_string_value(v));
+	char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+	return s ? s : bc_xstrdup("?");
+}
+
+/* The params of g that vary among the groups of its module in r (a sweep's
+   points), as "k=v k=v", then "threads=N" when threads vary; the --by
+   option's value first, bare. Shown as the results reader escaped them. */
+char *bc_case_label(const bc_results *r, const bc_rgroup *g, const char *by_opt)
+{
+	json_t *p = json_loads(g->params_key, 0, NULL), *v;
+	const char *k;
+	char *out = bc_xstrdup(""), *tmp;
+	int vary_threads = 0;
+	if (!p)
+		p = json_object();
+	if (by_opt && (v = json_object_get(p, by_opt))) {
+		char *t = json_text(v), *sh = bc_printable(t);
+		tmp = bc_xasprintf("%s", sh);
+		free(t), free(sh), free(out);
+		out = tmp;
+	}
+	json_object_foreach(p, k, v) {
+		if (by_opt && !strcmp(k, by_opt))
+			continue;
+		int varies = 0;
+		for (size_t i = 0; i < r->ngroups && !varies; i++) {
+			const bc_rgroup *h = &r->groups[i];
+			if (strcmp(h->module, g->module))
+				continue;
+			json_t *hp = json_loads(h->params_key, 0, NULL);
+			varies = hp && !json_equal(json_object_get(hp, k), v);
+			json_decref(hp);
+		}
+		if (!varies)
+			continue;
+		char *t = json_text(v), *sh = bc_printable(t), *kk = bc_printable(k);
+		tmp = bc_xasprintf("%s%s%s=%s", out, *out ? " " : "", kk, sh);
+		free(t), free(sh), free(kk), free(out);
+		out = tmp;
+	}
+	for (size_t i = 0; i < r->ngroups; i++)
+		vary_threads |= !strcmp(r->groups[i].module, g->module) && r->groups[i].threads != g->threads;
+	if (vary_threads) {
+		tmp = bc_xasprintf("%s%sthreads=%ld", out, *out ? " " : "", g->threads);
+		free(out);
+		out = tmp;
+	}
+	json_decref(p);
+	return out;
+}
+
+/* Where g stands in its run's plan: module entry, then each option's value
+   in the order the config lists them (a sweep as written, not the shuffled
+   order the rounds ran in), then threads as listed. Unknown: last. */
+static void plan_rank(const bc_results *r, const bc_rgroup *g, const char *by_opt, double *key,
+		      size_t nkey)
+{
+	json_t *mods = json_object_get(r->config, "modules"), *m, *p = json_loads(g->params_key, 0, NULL), *e;
+	size_t i, k = 0, x;
+	for (size_t j = 0; j < nkey; j++)
+		key[j] = 1e9;
+	json_array_foreach(mods, i, m) {
+		const char *name = json_string_value(json_object_get(m, "name"));
+		if (!name || strcmp(name, g->module))
+			continue;
+		key[k++] = (double)i;
+		json_t *opts = json_object_get(m, "options"), *vals;
+		const char *o;
+		if (by_opt)	/* --by: its values' order first */
+			k++;
+		json_object_foreach(opts, o, vals) {
+			size_t at = 0;
+			json_array_foreach(vals, x, e)
+				if (p && json_equal(e, json_object_get(p, o)))
+					at = x;
+			if (by_opt && !strcmp(o, by_opt))
+				key[1] = (double)at;
+			else if (k + 1 < nkey)
+				key[k++] = (double)at;
+		}
+		json_array_foreach(json_object_get(m, "threads"), x, e)
+			if (json_integer_value(e) == g->threads && k < nkey)
+				key[k] = (double)x;
+		break;
+	}
+	json_decref(p);
+}
+
+typedef struct ranked {
+	const bc_rgroup *g;
+	size_t first;		/* first appearance, the tie-break */
+	double key[32];
+} ranked;
+
+static int cmp_ranked(const void *x, const void *y)
+{
+	const ranked *a = x, *b = y;
+	for (size_t i = 0; i < 32; i++)
+		if (a->key[i] != b->key[i])
+			return a->key[i] < b->key[i] ? -1 : 1;
+	return a->first < b->first ? -1 : a->first > b->first;
+}
+
+/* gs[0..n) in plan order (by_opt's values first, when given). */
+static void sort_plan(const bc_results *r, const bc_rgroup **gs, size_t n, const char *by_opt)
+{
+	ranked *v = bc_xcalloc(n ? n : 1, sizeof(*v));
+	for (size_t i = 0; i < n; i++) {
+		v[i].g = gs[i];
+		v[i].first = i;
+		plan_rank(r, gs[i], by_opt, v[i].key, 32);
+	}
+	qsort(v, n, sizeof(*v), cmp_ranked);
+	for (size_t i = 0; i < n; i++)
+		gs[i] = v[i].g;
+	free(v);
+}
+
+const bc_rgroup **bc_plan_groups(const bc_results *r, const char *module, size_t *n)
+{
+	const bc_rgroup **g = bc_xcalloc(r->ngroups + 1, sizeof(*g));
+	*n = 0;
+	for (size_t i = 0; i < r->ngroups; i++)
+		if (!module || !strcmp(r->groups[i].module, module))
+			g[(*n)++] = &r->groups[i];
+	sort_plan(r, g, *n, NULL);
+	return g;
+}
+
+/* --by MODULE.OPTION: the groups of MODULE in res[0] in the order of the
+   option's values as first met; -1 when the option is in no group. */
+static int by_order(const bc_results *r, const char *by, const bc_rgroup **out, size_t *n)
+{
+	const char *dot = strchr(by, '.');
+	char mod[128];
+	snprintf(mod, sizeof(mod), "%.*s", (int)(dot - by), by);
+	const char *opt = dot + 1;
+	json_t *vals = json_array();
+	*n = 0;
+	for (size_t i = 0; i < r->ngroups; i++) {
+		json_t *p = json_loads(r->groups[i].params_key, 0, NULL), *v;
+		if (!strcmp(r->groups[i].module, mod) && p && (v = json_object_get(p, opt))) {
+			size_t k, seen = 0;
+			json_t *e;
+			json_array_foreach(vals, k, e)
+				seen |= json_equal(e, v);
+			if (!seen)
+				json_array_append(vals, v);
+		}
+		json_decref(p);
+	}
+	size_t k;
+	json_t *e;
+	json_array_foreach(vals, k, e)
+		for (size_t i = 0; i < r->ngroups; i++) {
+			json_t *p = json_loads(r->groups[i].params_key, 0, NULL);
+			if (!strcmp(r->groups[i].module, mod) && p && json_equal(json_object_get(p, opt), e))
+				out[(*n)++] = &r->groups[i];
+			json_decref(p);
+		}
+	int found = json_array_size(vals) > 0;
+	json_decref(vals);
+	return found ? 0 : -1;
+}
+
+static int by_ok(const char *by)
+{
+	const char *dot = by ? strchr(by, '.') : NULL;
+	return !by || (dot && dot != by && dot[1] && (size_t)(dot - by) < 128);
+}
+
+/* The groups a table shows: res[0]'s, or --by's order. NULL after a message. */
+static const bc_rgroup **table_groups(const bc_results *res, const bc_tab_opts *t, size_t *n)
+{
+	if (!t->by)
+		return bc_plan_groups(&res[0], NULL, n);
+	const bc_rgroup **g = bc_xcalloc(res[0].ngroups + 1, sizeof(*g));
+	if (!by_ok(t->by) || by_order(&res[0], t->by, g, n) < 0) {
+		char *sh = bc_printable(t->by);
+		fprintf(stderr, "benchcore compare: --by %s: no case of %s has that option\n"
+			"HINT: --by MODULE.OPTION, e.g. --by redis.tests or --by io.block_size\n", sh,
+			res[0].path);
+		free(sh);
+		free(g);
+		return NULL;
+	}
+	sort_plan(&res[0], g, *n, strchr(t->by, '.') + 1);
+	return g;
+}
+
+static void header(tab *t, const bc_results *res, int n, const char *first)
+{
+	char *row[MAX_SIDES + 2];
+	row[0] = bc_xstrdup(first);
+	for (int i = 0; i < n; i++)
+		row[i + 1] = bc_xstrdup(res[i].label);
+	tab_row(t, row);
+}
+
+/* ------------------------------------------------------------ --table */
+
+int bc_table(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, const bc_tab_opts *t)
+{
+	size_t ng;
+	const bc_rgroup **gs = table_groups(res, t, &ng);
+	if (!gs)
+		return 2;
+	sides s;
+	sides_make(&s, res, n, o);
+	tab tb = { .ncols = (size_t)s.n + 1 };
+	const char *byopt = t->by ? strchr(t->by, '.') + 1 : NULL;
+	header(&tb, res, s.n, t->by ? t->by : "case");
+	for (size_t k = 0; k < ng; k++) {
+		const bc_rgroup *g = gs[k];
+		const bc_rmetric *m = metric_of(g, t);
+		if (!m || !m->n)
+			continue;
+		char *row[MAX_SIDES + 2], *lab = bc_case_label(&res[0], g, byopt);
+		bc_summary sa;
+		bc_stats_summary(m->values, m->n, &sa);
+		row[0] = t->by ? bc_xasprintf("%s %s", lab, m->name) :
+			     bc_xasprintf("%s%s%s %s", g->module, *lab ? " " : "", lab, m->name);
+		free(lab);
+		row[1] = value_text(&sa);
+		for (int i = 1; i < s.n; i++) {
+			const bc_cmp_row *r = row_for(&s.cmp[i], g, m->name);
+			if (!r) {
+				row[i + 1] = bc_xstrdup("-");
+				continue;
+			}
+			char *v = value_text(&r->sb);
+			row[i + 1] = bc_xasprintf("%s %s %+.1f%%", v, bc_verdict_name(r->verdict), 100 * r->change);
+			free(v);
+		}
+		tab_row(&tb, row);
+	}
+	tab_print(f, &tb, t->format);
+	if (t->format == BC_TAB_TEXT)
+		fprintf(f, "\neach cell: mean ±95%% interval of the repeats; after the first column, the verdict "
+			"against %s and the difference\n", res[0].label);
+	sides_free(&s);
+	free(gs);
+	return 0;
+}
+
+/* ---------------------------------------------------- --summary-table */
+
+/* Rows of the summary table, per module: its headline, its fairness, and
+   the mean latency of the op classes it records itself (not the core-timed
+   "event" of cpu and mem): the rows of the first study's closing table. */
+enum { SR_HEAD, SR_FAIR, SR_LAT, SR_N };
+
+static int summary_kind(const bc_cmp_row *r)
+{
+	if (r->headline)
+		return SR_HEAD;
+	if (!strcmp(r->ma->name, "fairness_events_stddev"))
+		return SR_FAIR;
+	size_t l = strlen(r->ma->name);
+	if (r->ma->kind == BC_MK_LATENCY && l > 8 && !strcmp(r->ma->name + l - 8, ".mean_ms") &&
+	    strcmp(r->ma->name, "event.mean_ms"))
+		return SR_LAT;
+	return -1;
+}
+
+static char *item_text(const size_t *v, const char *la, const char *lb)
+{
+	size_t all = 0;
+	for (int k = 0; k < BC_V_N; k++)
+		all += v[k];
+	const char *what = v[BC_V_WIN] && !v[BC_V_LOSS] ? NULL : v[BC_V_LOSS] && !v[BC_V_WIN] ? NULL :
+			   v[BC_V_WIN] ? "mixed" : v[BC_V_SUSPECT] ? "suspect" :
+			   v[BC_V_TIE] && v[BC_V_TIE] == all ? "tie" : v[BC_V_TIE] ? "tie or inconclusive" :
+			   "inconclusive";
+	if (!what)
+		return bc_xasprintf("%s wins (%zu of %zu)", v[BC_V_WIN] ? lb : la,
+				    v[BC_V_WIN] ? v[BC_V_WIN] : v[BC_V_LOSS], all);
+	return bc_xasprintf("%s (%zu tie, %zu inconclusive of %zu)", what, v[BC_V_TIE], v[BC_V_INCONCLUSIVE],
+			    all);
+}
+
+int bc_summary_table(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, const bc_tab_opts *t)
+{
+	bc_cmp_opts om = *o;
+	om.compare_means = 1;
+	sides s;
+	sides_make(&s, res, n, &om);
+	tab tb = { .ncols = (size_t)s.n };
+	char *hrow[MAX_SIDES + 1];
+	hrow[0] = bc_xstrdup("item");
+	for (int i = 1; i < s.n; i++)
+		hrow[i] = bc_xasprintf("%s vs %s", res[i].label, res[0].label);
+	tab_row(&tb, hrow);
+	/* modules in the baseline's order */
+	for (size_t gi = 0; gi < res[0].ngroups; gi++) {
+		const char *mod = res[0].groups[gi].module;
+		int first = 1;
+		for (size_t gj = 0; gj < gi && first; gj++)
+			first = strcmp(res[0].groups[gj].module, mod) != 0;
+		if (!first)
+			continue;
+		for (int kind = 0; kind < SR_N; kind++) {
+			size_t cnt[MAX_SIDES][BC_V_N] = { { 0 } }, any = 0;
+			const char *name = NULL;
+			for (int i = 1; i < s.n; i++)
+				for (size_t r = 0; r < s.cmp[i].nrows; r++) {
+					const bc_cmp_row *row = &s.cmp[i].rows[r];
+					if (strcmp(row->ga->module, mod) || summary_kind(row) != kind)
+						continue;
+					cnt[i][row->verdict]++;
+					any++;
+					if (!name)
+						name = row->ma->name;
+				}
+			if (!any)
+				continue;
+			char *row[MAX_SIDES + 1];
+			row[0] = kind == SR_HEAD ? bc_xasprintf("%s %s", mod, name) :
+				 kind == SR_FAIR ? bc_xasprintf("%s fairness (stddev of events per thread)", mod) :
+				 bc_xasprintf("%s mean latency", mod);
+			for (int i = 1; i < s.n; i++)
+				row[i] = item_text(cnt[i], res[0].label, res[i].label);
+			tab_row(&tb, row);
+		}
+	}
+	tab_print(f, &tb, t->format);
+	if (t->format == BC_TAB_TEXT)
+		fprintf(f, "\neach item over every case (params x threads) of the module: one side wins when it "
+			"wins some and loses none; tie only when every case is equivalent\n");
+	sides_free(&s);
+	return 0;
+}
+
+/* ------------------------------------------------------------ --per-ghz */
+
+static double ghz_of(const bc_rgroup *g, int *measured)
+{
+	*measured = g->freq_n > 0;
+	if (g->freq_n)
+		return g->freq_sum / (double)g->freq_n / 1000;
+	return g->cpu_mhz_n ? g->cpu_mhz_sum / (double)g->cpu_mhz_n / 1000 : NAN;
+}
+
+#define PROPORTIONAL_PCT 5.0
+
+int bc_per_ghz(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, const bc_tab_opts *t)
+{
+	size_t ng;
+	const bc_rgroup **gs = table_groups(res, t, &ng);
+	if (!gs)
+		return 2;
+	sides s;
+	sides_make(&s, res, n, o);
+	tab tb = { .ncols = (size_t)s.n + 1 };
+	size_t within[MAX_SIDES] = { 0 }, total[MAX_SIDES] = { 0 };
+	double worst[MAX_SIDES] = { 0 };
+	int nominal = 0, meas;
+	header(&tb, res, s.n, "case (value @ GHz = per GHz)");
+	for (size_t k = 0; k < ng; k++) {
+		const bc_rgroup *g = gs[k];
+		const bc_rmetric *m = metric_of(g, t);
+		if (!m || !m->n)
+			continue;
+		char *row[MAX_SIDES + 2], *lab = bc_case_label(&res[0], g, t->by ? strchr(t->by, '.') + 1 : NULL);
+		bc_summary sa;
+		bc_stats_summary(m->values, m->n, &sa);
+		double ga = ghz_of(g, &meas);
+		nominal |= !meas;
+		row[0] = bc_xasprintf("%s%s%s %s", g->module, *lab ? " " : "", lab, m->name);
+		free(lab);
+		row[1] = bc_xasprintf("%.4g @ %.2f = %.4g", sa.mean, ga, sa.mean / ga);
+		for (int i = 1; i < s.n; i++) {
+			const bc_cmp_row *r = row_for(&s.cmp[i], g, m->name);
+			if (!r) {
+				row[i + 1] = bc_xstrdup("-");
+				continue;
+			}
+			double gb = ghz_of(r->gb, &meas), rt = r->sb.mean / sa.mean, rf = gb / ga;
+			double dev = 100 * (rt / rf - 1);
+			nominal |= !meas;
+			if (isfinite(dev)) {
+				total[i]++;
+				within[i] += fabs(dev) <= PROPORTIONAL_PCT;
+				if (fabs(dev) > fabs(worst[i]))
+					worst[i] = dev;
+			}
+			row[i + 1] = bc_xasprintf("%.4g @ %.2f = %.4g; x%.3f vs clock x%.3f (%+.1f%%)", r->sb.mean, gb,
+						  r->sb.mean / gb, rt, rf, dev);
+		}
+		tab_row(&tb, row);
+	}
+	tab_print(f, &tb, t->format);
+	if (t->format == BC_TAB_TEXT) {
+		fprintf(f, "\nGHz: the clock measured during each case (cpu_freq)%s; x: ratio to %s; "
+			"(+d%%): how far the throughput ratio is from the clock ratio\n",
+			nominal ? " (some cases only had the kernel's claim, cpu_mhz_mean: not measured)" : "",
+			res[0].label);
+		for (int i = 1; i < s.n; i++)
+			fprintf(f, "%s against %s: throughput %s proportional to the clock (within %g%% in %zu of %zu "
+				"cases; largest deviation %+.1f%%)\n", res[i].label, res[0].label,
+				total[i] && within[i] == total[i] ? "is" : "is not", PROPORTIONAL_PCT, within[i],
+				total[i], worst[i]);
+	}
+	sides_free(&s);
+	free(gs);
+	return 0;
+}
+
+/* -------------------------------------------------------------- --index */
+
+static void index_part(double sum, double var, size_t k, const char *module, bc_index_part *p)
+{
+	double m = sum / (double)k, h = 1.96 * sqrt(var) / (double)k;
+	*p = (bc_index_part){ .module = module, .index = 100 * exp(m), .low = 100 * exp(m - h),
+			      .high = 100 * exp(m + h), .cases = k };
+}
+
+size_t bc_index_compute(const bc_cmp *c, bc_index_part *out, size_t max)
+{
+	size_t np = 0;
+	double gsum = 0, gvar = 0;
+	size_t gk = 0;
+	for (size_t i = 0; i < c->nrows && np + 1 < max; i++) {
+		const char *mod = c->rows[i].ga->module;
+		int first = 1;
+		for (size_t j = 0; j < i && first; j++)
+			first = !(c->rows[j].headline && !strcmp(c->rows[j].ga->module, mod));
+		if (!c->rows[i].headline || !first)
+			continue;
+		double sum = 0, var = 0;
+		size_t k = 0;
+		for (size_t j = i; j < c->nrows; j++) {
+			const bc_cmp_row *r = &c->rows[j];
+			if (!r->headline || strcmp(r->ga->module, mod) || !(r->sa.mean > 0) || !(r->sb.mean > 0))
+				continue;
+			/* log of the ratio, turned so that > 0 is better for B; its
+			   variance by the delta method from each side's repeats */
+			double l = log(r->sb.mean / r->sa.mean) * (r->ma->higher_is_better ? 1 : -1);
+			double va = r->sa.n > 1 ? r->sa.stddev * r->sa.stddev / (r->sa.n * r->sa.mean * r->sa.mean) : 0;
+			double vb = r->sb.n > 1 ? r->sb.stddev * r->sb.stddev / (r->sb.n * r->sb.mean * r->sb.mean) : 0;
+			sum += l;
+			var += va + vb;
+			k++;
+		}
+		if (!k)
+			continue;
+		index_part(sum, var, k, mod, &out[np++]);
+		/* every module weighs the same in the overall index, however many
+		   cases it has (redis's 19 tests do not outvote one cpu case) */
+		gsum += log(out[np - 1].index / 100);
+		gvar += var / ((double)k * k);
+		gk++;
+	}
+	if (gk) {
+		index_part(gsum, gvar, gk, NULL, &out[np]);
+		out[np].cases = 0;
+		for (size_t i = 0; i < np; i++)
+			out[np].cases += out[i].cases;
+		np++;
+	}
+	return np;
+}
+
+int bc_index(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, const bc_tab_opts *t)
+{
+	sides s;
+	sides_make(&s, res, n, o);
+	tab tb = { .ncols = (size_t)s.n + 1 };
+	bc_index_part parts[MAX_SIDES][65];
+	size_t np[MAX_SIDES] = { 0 };
+	header(&tb, res, s.n, "index (baseline = 100)");
+	for (int i = 1; i < s.n; i++)
+		np[i] = bc_index_compute(&s.cmp[i], parts[i], 65);
+	/* rows: the modules of the first comparison that has any, then overall */
+	int ref = 1;
+	while (ref < s.n && !np[ref])
+		ref++;
+	for (size_t p = 0; ref < s.n && p < np[ref]; p++) {
+		const char *mod = parts[ref][p].module;
+		char *row[MAX_SIDES + 2];
+		row[0] = bc_xstrdup(mod ? mod : "overall (geometric mean of the modules)");
+		row[1] = bc_xstrdup("100");
+		for (int i = 1; i < s.n; i++) {
+			const bc_index_part *x = NULL;
+			for (size_t q = 0; q < np[i]; q++)
+				if (mod ? parts[i][q].module && !strcmp(parts[i][q].module, mod) : !parts[i][q].module)
+					x = &parts[i][q];
+			row[i + 1] = x ? bc_xasprintf("%.1f [%.1f, %.1f] (%zu case%s)", x->index, x->low, x->high,
+						      x->cases, x->cases == 1 ? "" : "s") : bc_xstrdup("-");
+		}
+		tab_row(&tb, row);
+	}
+	tab_print(f, &tb, t->format);
+	if (t->format == BC_TAB_TEXT) {
+		fprintf(f, "\nper module: 100 x the geometric mean of its cases' headline ratios against %s "
+			"(lower-is-better metrics turned, so above 100 is better), 95%% interval from the repeats; "
+			"overall: the modules' geometric mean, each module weighing the same\ncases covered:\n",
+			res[0].label);
+		for (size_t r = 0; ref < s.n && r < s.cmp[ref].nrows; r++) {
+			const bc_cmp_row *row = &s.cmp[ref].rows[r];
+			if (row->headline && row->sa.mean > 0 && row->sb.mean > 0)
+				fprintf(f, "  %s %s threads=%ld %s\n", row->ga->module, row->ga->params_text,
+					row->ga->threads, row->ma->name);
+		}
+	}
+	sides_free(&s);
+	return 0;
+}

@@ -1,0 +1,46 @@
+/* The studies' own views of several result files (compare --table,
+   --summary-table, --per-ghz, --index): tables of cases x systems, the
+   win/tie table per module, throughput against the measured frequency, and
+   a UnixBench-style index against a baseline. Every verdict comes from
+   bc_compare_pair() of each file against the first; nothing here decides
+   one. Main thread only. */
+#ifndef BC_TABLES_H
+#define BC_TABLES_H
+#include <stdio.h>
+#include "compare.h"
+
+enum { BC_TAB_TEXT, BC_TAB_MARKDOWN, BC_TAB_CSV };
+
+typedef struct bc_tab_opts {
+	int format;		/* BC_TAB_* */
+	const char *by;		/* --by MODULE.OPTION, or NULL */
+	const char *metric;	/* --metric NAME, or NULL: each case's headline */
+} bc_tab_opts;
+
+/* Each prints to f and returns 0, or 2 after a message on stderr (a --by
+   that names no option of the files). res[0] is the baseline. */
+int bc_table(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, const bc_tab_opts *t);
+int bc_summary_table(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, const bc_tab_opts *t);
+int bc_per_ghz(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, const bc_tab_opts *t);
+int bc_index(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, const bc_tab_opts *t);
+
+/* The groups of module (NULL: all) in r's plan order: module entries, each
+   option's values as the config lists them, threads (not the shuffled order
+   the rounds ran in). New array, *n set; free() it. */
+const bc_rgroup **bc_plan_groups(const bc_results *r, const char *module, size_t *n);
+/* g's name within its module in r: the params that vary among the module's
+   groups ("block_size=4096 oper=read threads=2"), by_opt's value first and
+   bare. Escaped for display; malloc'd. */
+char *bc_case_label(const bc_results *r, const bc_rgroup *g, const char *by_opt);
+
+/* The index of b against a: per module and overall, the geometric mean of
+   the headline ratios (each turned so that > 1 is better for b), x 100. */
+typedef struct bc_index_part {
+	const char *module;	/* NULL for the overall index */
+	double index, low, high;	/* 100 = as good as a; 95% interval */
+	size_t cases;
+} bc_index_part;
+/* Fills up to max parts (modules in a's order, then the overall one);
+   returns how many. */
+size_t bc_index_compute(const bc_cmp *c, bc_index_part *out, size_t max);
+#endif

@@ -1,0 +1,408 @@
+/* benchcore check-module FILE.so: a module author's check (PostgreSQL's
+ * installcheck plays this part for extensions). The file goes through the
+ * loader as on a site (trust, probe, contents: the same refusals), is
+ * described, and runs through every phase under the same containment as a
+ * run: once with its defaults at 1 and N threads, then once per bound of
+ * each INT/SIZE/DOUBLE option, per choice of each ENUM and per value of
+ * each BOOL, the other options at their defaults, with short windows. Then
+ * one line per case: status, the seconds of each phase, peak memory, and the
+ * reason or warnings. Exit 0 only when every case ran ok or was skipped
+ * with a reason. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "case.h"
+#include "cli.h"
+#include "config.h"
+#include "flags.h"
+#include "loader.h"
+#include "options.h"
+#include "suite.h"
+#include "util.h"
+
+enum { K_TIME = 1, K_WARMUP, K_THREADS, K_DEFAULTS, K_OUTPUT, K_VERBOSE, K_HELP };
+static const bc_flag check_flags[] = {
+	{ "time", 0, "S", K_TIME, "measured seconds of each case (default 0.5)" },
+	{ "warmup", 0, "S", K_WARMUP, "warmup seconds of each case (default 0.2)" },
+	{ "threads", 0, "N", K_THREADS, "the second thread count of the defaults' cases (default 2, or the "
+	  "module's min_cpus when more)" },
+	{ "defaults-only", 0, NULL, K_DEFAULTS, "run the defaults only, not each option at its bounds" },
+	{ "output", 'o', "OUT.json", K_OUTPUT, "keep the results of the check (schema benchcore/1)" },
+	{ "verbose", 'v', NULL, K_VERBOSE, "also the run's own text: the plan, every case's figures, its summary" },
+	{ "help", 'h', NULL, K_HELP, "this text" },
+	{ NULL }
+};
+
+typedef struct check_args {
+	double time_s, warmup_s;
+	unsigned threads;
+	int defaults_only, verbose, help;
+	const char *out;
+} check_args;
+
+static int on_check_flag(void *arg, const bc_flag *f, const char *val, char *err, size_t n)
+{
+	check_args *a = arg;
+	double d;
+	if (f->code == K_TIME || f->code == K_WARMUP) {
+		if (bc_parse_double(val, &d) || d < (f->code == K_TIME ? 0.01 : 0) || d > 3600) {
+			snprintf(err, n, "--%s: \"%s\" is not a number of seconds in %s .. 3600", f->lng, val,
+				 f->code == K_TIME ? "0.01" : "0");
+			return -1;
+		}
+		*(f->code == K_TIME ? &a->time_s : &a->warmup_s) = d;
+	} else if (f->code == K_THREADS) {
+		int64_t t;
+		if (bc_parse_int64(val, &t) || t < 1 || t > 1024) {
+			snprintf(err, n, "--threads: \"%s\" is not a thread count in 1 .. 1024", val);
+			return -1;
+		}
+		a->threads = (unsigned)t;
+	} else if (f->code == K_DEFAULTS) {
+		a->defaults_only = 1;
+	} else if (f->code == K_OUTPUT) {
+		a->out = val;
+	} else if (f->code == K_VERBOSE) {
+		a->verbose = 1;
+	} else {
+		a->help = 1;
+	}
+	return 0;
+}
+
+/* Why an option keeps its default in the check, or NULL when it is varied. */
+static const char *kept_why(const bench_module_v1 *d, const bench_option_v1 *o)
+{
+	if (o->flags & BENCH_OPT_SECRET)
+		return "a secret: its value must be the site's";
+	if (d->requires.disk_path_option && !strcmp(d->requires.disk_path_option, o->name))
+		return "a path (requires.disk_path_option): it must name a real place";
+	if (o->flags & BENCH_OPT_PLACEMENT)
+		return "says where the workload runs (a server, socket or path): it must be a real one";
+	if (o->type == BENCH_OPT_STRING)
+		return "a string: no bounds to try, it may need a real path or server";
+	if ((o->type == BENCH_OPT_INT || o->type == BENCH_OPT_SIZE || o->type == BENCH_OPT_DOUBLE) &&
+	    !(o->min < o->max))
+		return "no bounds declared (min < max)";
+	return NULL;
+}
+
+static void print_description(const bc_module *m)
+{
+	const bench_module_v1 *d = &m->desc;
+	char *sum = bc_printable(d->summary ? d->summary : ""), sz[32];
+	printf("module %s %s (ABI %u.%u): %s\n  file: %s\n  sha256: %s\n  callbacks:", d->name,
+	       d->version ? d->version : "-", d->abi_major, d->abi_minor, sum, m->path, m->sha256);
+	free(sum);
+	const void *cbs[] = { (void *)d->init, (void *)d->prepare, (void *)d->thread_init, (void *)d->event,
+			      (void *)d->thread_run, (void *)d->thread_done, (void *)d->finish, (void *)d->cleanup,
+			      (void *)d->destroy, (void *)d->serve };
+	static const char *const names[] = { "init", "prepare", "thread_init", "event", "thread_run",
+					     "thread_done", "finish", "cleanup", "destroy", "serve" };
+	for (size_t i = 0; i < sizeof(cbs) / sizeof(*cbs); i++)
+		if (cbs[i])
+			printf(" %s", names[i]);
+	printf("\n  op classes (%u):", m->nops);
+	for (unsigned i = 0; i < m->nops && i < 8; i++)
+		printf(" %s", m->ops[i]);
+	printf("%s\n  metrics: events_per_sec", m->nops > 8 ? " ..." : "");
+	for (const bench_metric_v1 *mt = d->metrics; mt && mt->name; mt++)
+		printf(", %s", mt->name);
+	printf("\n  requires:");
+	if (d->requires.min_cpus)
+		printf(" %u CPUs", d->requires.min_cpus);
+	if (d->requires.min_memory)
+		printf(" %s memory", bc_human_size((double)d->requires.min_memory, sz, sizeof(sz)));
+	if (d->requires.min_disk)
+		printf(" %s disk at option %s", bc_human_size((double)d->requires.min_disk, sz, sizeof(sz)),
+		       d->requires.disk_path_option ? d->requires.disk_path_option : "?");
+	if (d->requires.heavy)
+		printf(" heavy");
+	printf("%s\n  options:\n", d->requires.min_cpus || d->requires.min_memory || d->requires.min_disk ||
+	       d->requires.heavy ? "" : " nothing special");
+	for (const bench_option_v1 *o = d->options; o && o->name; o++) {
+		const char *why = kept_why(d, o);
+		char *help = bc_printable(o->help ? o->help : "");
+		printf("    %-16s %-7s %s\n      %s%s\n", o->name, bc_opt_type_name(o->type), help,
+		       why ? "kept at its default: " : "varied: ", why ? why :
+		       o->type == BENCH_OPT_ENUM ? "each choice" : o->type == BENCH_OPT_BOOL ? "false, true" :
+		       "its min and its max");
+		free(help);
+	}
+}
+
+/* A number as the config would write it. */
+static char *num_text(const bench_option_v1 *o, double v)
+{
+	return o->type == BENCH_OPT_DOUBLE ? bc_xasprintf("%.17g", v) : bc_xasprintf("%.0f", v);
+}
+
+/* Is candidate (ENUM: choice index, BOOL: 0/1, else the number) the
+   option's default? Its case would repeat the defaults' case. */
+static int is_default(const bench_option_v1 *o, double candidate)
+{
+	char err[256];
+	size_t n = 0;
+	bc_val *defs = bc_val_defaults(o, &n, err, sizeof(err));
+	int same = n == 1 && (o->type == BENCH_OPT_ENUM || o->type == BENCH_OPT_BOOL ? (double)defs[0].i == candidate
+			      : defs[0].d == candidate);
+	for (size_t i = 0; i < n; i++)
+		bc_val_free(&defs[i]);
+	free(defs);
+	return same;
+}
+
+static void add_entry(bc_config *cfg, const char *name, const char *key, char *value)
+{
+	bc_modconf *mc = bc_config_add_module(cfg, name, "check-module");
+	mc->run.nthreads = 1;
+	mc->run.threads[0] = 1;
+	if (key) {
+		char **v = bc_xcalloc(2, sizeof(char *));
+		v[0] = value;
+		bc_modconf_give(mc, key, v, "check-module");
+	}
+}
+
+/* The defaults at 1 and N threads, then each varied option's values. */
+static void plan_check(bc_config *cfg, const bc_module *m, const check_args *a)
+{
+	const bench_module_v1 *d = &m->desc;
+	unsigned n = a->threads ? a->threads : d->requires.min_cpus > 2 ? d->requires.min_cpus : 2;
+	bc_modconf *mc = bc_config_add_module(cfg, d->name, "check-module");
+	mc->run.nthreads = n > 1 ? 2 : 1;
+	mc->run.threads[0] = 1;
+	mc->run.threads[1] = n;
+	for (const bench_option_v1 *o = d->options; !a->defaults_only && o && o->name; o++) {
+		if (kept_why(d, o))
+			continue;
+		if (o->type == BENCH_OPT_ENUM) {
+			for (const char *const *c = o->choices; *c; c++)
+				if (!is_default(o, (double)(c - o->choices)))
+					add_entry(cfg, d->name, o->name, bc_xstrdup(*c));
+		} else if (o->type == BENCH_OPT_BOOL) {
+			for (int b = 0; b < 2; b++)
+				if (!is_default(o, b))
+					add_entry(cfg, d->name, o->name, bc_xstrdup(b ? "true" : "false"));
+		} else {
+			if (!is_default(o, o->min))
+				add_entry(cfg, d->name, o->name, num_text(o, o->min));
+			if (!is_default(o, o->max))
+				add_entry(cfg, d->name, o->name, num_text(o, o->max));
+		}
+	}
+}
+
+/* "words=64" for the options of a case that are not at their default. */
+static char *what_of(const bc_module *m, const bc_case_result *r)
+{
+	char *out = bc_xstrdup("");
+	for (const bench_option_v1 *o = m->desc.options; o && o->name; o++) {
+		json_t *v = json_object_get(r->params, o->name);
+		size_t nd = 0;
+		char err[256];
+		bc_val *defs = bc_val_defaults(o, &nd, err, sizeof(err));
+		int dflt = 0;
+		for (size_t i = 0; i < nd; i++) {
+			json_t *dj = bc_val_json(o, &defs[i]);
+			dflt |= json_equal(dj, v);
+			json_decref(dj);
+			bc_val_free(&defs[i]);
+		}
+		free(defs);
+		if (dflt || !v)
+			continue;
+		char *t = json_is_string(v) ? bc_printable(json_string_value(v)) : json_dumps(v, JSON_ENCODE_ANY);
+		char *n = bc_xasprintf("%s%s%s=%s", out, *out ? " " : "", o->name, t ? t : "?");
+		free(t);
+		free(out);
+		out = n;
+	}
+	if (!*out) {
+		free(out);
+		out = bc_xstrdup("defaults");
+	}
+	return out;
+}
+
+static char *fails;	/* the failed cases' lines for the verdict (main thread) */
+
+static void print_case(const bc_module *m, const bc_case_result *r, int *bad)
+{
+	char *what = what_of(m, r), mem[32] = "-";
+	if (r->peak_rss_bytes)
+		bc_human_size((double)r->peak_rss_bytes, mem, sizeof(mem));
+	int ok = !strcmp(r->status, "ok") || (!strcmp(r->status, "skipped") && r->reason && *r->reason);
+	*bad |= !ok;
+	printf("%-5lld %-26s %4ld %-5s %-11s", r->id, what, r->threads, ok ? "PASS" : "FAIL", r->status);
+	for (int i = 0; i < BC_NPHASES; i++) {
+		if (r->phases.set && r->phases.s[i] == r->phases.s[i])
+			printf(" %8.3f", r->phases.s[i]);
+		else
+			printf(" %8s", "-");
+	}
+	printf(" %10s\n", mem);
+	if (r->reason) {
+		char *p = bc_printable(r->reason);
+		printf("      reason: %s\n", p);
+		if (!ok)
+			fails = bc_xasprintf("%s  case %lld (%s, %ld thread%s): %s\n", fails ? fails : "", r->id, what,
+					     r->threads, r->threads == 1 ? "" : "s", p);
+		free(p);
+	}
+	for (size_t i = 0; i < r->nwarnings; i++) {
+		char *p = bc_printable(r->warnings[i]);
+		printf("      warning: %s\n", p);
+		free(p);
+	}
+	free(what);
+}
+
+/* The check's results, read back with the one case reader. */
+static int report(const bc_module *m, const char *path, int run_rc)
+{
+	json_error_t je;
+	json_t *doc = json_load_file(path, 0, &je), *cases = json_object_get(doc, "cases");
+	int bad = run_rc != 0 && run_rc != 1;
+	size_t n = json_array_size(cases), npass = 0;
+	printf("\ncheck-module %s: %zu case%s\n%-5s %-26s %4s %-5s %-11s", m->desc.name, n, n == 1 ? "" : "s",
+	       "case", "options", "thr", "check", "status");
+	static const char *const heads[BC_NPHASES] = { "init", "prepare", "thr_init", "warmup", "measure",
+						       "finish", "cleanup", "destroy" };
+	for (int i = 0; i < BC_NPHASES; i++)
+		printf(" %8s", heads[i]);
+	printf(" %10s\n", "peak mem");
+	for (size_t i = 0; i < n; i++) {
+		bc_case_result r;
+		char err[512];
+		int was = bad;
+		if (bc_case_from_json(json_array_get(cases, i), i, &r, err, sizeof(err))) {
+			printf("      unreadable case: %s\n", err);
+			bad = 1;
+			continue;
+		}
+		print_case(m, &r, &bad);
+		npass += bad == was;
+		bc_case_free(&r);
+	}
+	json_decref(doc);
+	if (!n)
+		bad = 1;
+	printf("%s: %zu of %zu cases passed (ok, or skipped with a reason)%s\n%s", bad ? "FAIL" : "PASS", npass, n,
+	       run_rc == 130 ? "; interrupted" : "", fails ? fails : "");
+	free(fails);
+	fails = NULL;
+	return bad ? (run_rc == 130 ? 130 : run_rc == 3 ? 3 : run_rc == 2 ? 2 : 1) : 0;
+}
+
+static char *results_path(const check_args *a, char **tmpdir)
+{
+	*tmpdir = NULL;
+	if (a->out)
+		return bc_xstrdup(a->out);
+	const char *base = getenv("TMPDIR");
+	char *t = bc_xasprintf("%s/benchcore-check.XXXXXX", base && *base ? base : "/tmp");
+	if (!mkdtemp(t)) {
+		fprintf(stderr, "benchcore check-module: error: could not create a temp dir %s: %s\n", t,
+			strerror(errno));
+		free(t);
+		return NULL;
+	}
+	*tmpdir = t;
+	return bc_xasprintf("%s/check.json", t);
+}
+
+/* Runs the planned cases through the normal runner, then reports. */
+static int run_check(const bc_module *m, const check_args *a)
+{
+	bc_config cfg;
+	bc_config_init(&cfg);
+	cfg.run.time_s = a->time_s;
+	cfg.run.warmup_s = a->warmup_s;
+	cfg.run.report_interval = 0;
+	plan_check(&cfg, m, a);
+	char *tmp, *out = results_path(a, &tmp);
+	if (!out) {
+		bc_config_free(&cfg);
+		return 2;
+	}
+	bc_suite_opts so = { .out = out, .force = a->out ? 0 : 1, .quiet = 1, .module = m };
+	bc_quiet = 1;
+	printf("\nrunning %zu entr%s (time %g s, warmup %g s) under the run's containment:\n", cfg.nmods,
+	       cfg.nmods == 1 ? "y" : "ies", a->time_s, a->warmup_s);
+	fflush(stdout);
+	/* the run's own text (plan, figures, summary) only with --verbose: the
+	   check's table below says what an author needs; warnings and errors
+	   go to stderr either way */
+	int saved = a->verbose ? -1 : dup(1), devnull = saved < 0 ? -1 : open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (devnull >= 0)
+		dup2(devnull, 1);
+	int rc = bc_run_suite(&cfg, &so);
+	fflush(stdout);
+	if (devnull >= 0) {
+		dup2(saved, 1);
+		close(devnull);
+	}
+	if (saved >= 0)
+		close(saved);
+	struct stat st;
+	rc = stat(out, &st) == 0 ? report(m, out, rc) : rc ? rc : 1;
+	if (tmp) {
+		bc_rmtree(tmp);
+		free(tmp);
+	}
+	free(out);
+	bc_config_free(&cfg);
+	return rc;
+}
+
+int bc_cmd_check_module(int argc, char **argv)
+{
+	check_args a = { .time_s = 0.5, .warmup_s = 0.2 };
+	char **rest;
+	if (bc_flags_parse("check-module", check_flags, 0, argc - 1, argv + 1, on_check_flag, &a, &rest))
+		return 2;
+	if (a.help) {
+		printf("usage: benchcore check-module FILE.so [options]\n\n"
+		       "Loads FILE.so as a run would (the same trust checks and probe), describes it, and runs it\n"
+		       "through every phase: its defaults at 1 and N threads, then each INT/SIZE/DOUBLE option\n"
+		       "at its min and max, each ENUM choice and each BOOL value (other options at their\n"
+		       "defaults). Prints each case's status, phase times and peak memory.\n"
+		       "Exit status: 0 every case ok or skipped with a reason, 1 a case failed, 2 the module\n"
+		       "was refused or a usage error.\n\nOptions:\n");
+		bc_flags_help(stdout, check_flags, 0);
+		free(rest);
+		return 0;
+	}
+	if (bc_strv_len(rest) != 1) {
+		fprintf(stderr, "benchcore check-module: %s\nTry 'benchcore check-module --help'.\n",
+			rest[0] ? "give one module file" : "which module file? usage: benchcore check-module FILE.so");
+		free(rest);
+		return 2;
+	}
+	const char *file = rest[0];
+	free(rest);
+	struct stat st;
+	if (stat(file, &st) != 0 || !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "benchcore check-module: error: \"%s\" %s\n", file,
+			stat(file, &st) != 0 ? strerror(errno) : "is not a regular file");
+		return 2;
+	}
+	bc_module m;
+	bc_err e;
+	if (bc_module_load(file, &m, &e)) {
+		printf("REFUSED: %s is not loaded, as a site would not load it\n", file);
+		fflush(stdout);
+		bc_err_print(&e);
+		return 2;
+	}
+	print_description(&m);
+	int rc = run_check(&m, &a);
+	bc_module_free(&m);
+	return rc;
+}

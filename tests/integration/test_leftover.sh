@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Leftovers of a run killed outright (SIGKILL, as the OOM killer sends): its
+# private server dies with it, but its directories stay. Each carries an owner
+# record (pid, start time, boot id); the next run's start, or `benchcore
+# clean`, removes those whose owner is gone and says so with their size. A
+# live run's directory, one without a record, and one of another user's
+# process that reuses the dead owner's pid, and one of another pid namespace
+# are never mistaken for a dead run's.
+. "$(dirname "$0")/lib.sh"
+export TMPDIR=$T/tmp; mkdir -p $TMPDIR	# benchcore's module and scratch directories go here
+LIVE=
+trap '[ -n "$LIVE" ] && kill -INT $LIVE 2>/dev/null; wait 2>/dev/null; rm -rf "$T"' EXIT
+
+if ! command -v redis-server >/dev/null; then
+	pass "skipped: redis-server not installed (scripts/deps.sh installs it)"
+	exit 0
+fi
+dirs() { ls -d $TMPDIR/$1 2>/dev/null; }
+waitfor() {	# waits up to 15 s for CMD to succeed
+	for _ in $(seq 150); do "$@" && return 0; sleep 0.1; done
+	return 1
+}
+no_redis() { ! pgrep -f -- "redis-server.*$TMPDIR" >/dev/null; }
+server_up() { pgrep -f -- "redis-server.*$TMPDIR" >/dev/null && [ -n "$(ls $TMPDIR/benchcore-redis.*/*.sock 2>/dev/null)" ]; }
+
+# killed: starts a redis run with a private server, SIGKILLs benchcore mid-case
+killed() {
+	"$BC" run redis tests=SET --time 30 --warmup 0 -q -o $T/$1.json >$T/$1.out 2>$T/$1.err </dev/null &
+	local pid=$!
+	waitfor server_up || { fail "the private redis-server did not start: $(tail -3 $T/$1.err)"; }
+	sleep 0.5
+	kill -KILL $pid; wait $pid 2>/dev/null
+	waitfor no_redis
+}
+
+# a live run first (its start would clean what is dead already)
+"$BC" run cpu max_prime=100 --time 60 --warmup 0 -q -o $T/live.json >$T/live.out 2>$T/live.err </dev/null &
+LIVE=$!
+livedir() { LIVEDIR=$(dirs 'benchcore-cpu.*'); [ -n "$LIVEDIR" ] && [ -e "$LIVEDIR/.benchcore-owner" ]; }
+waitfor livedir
+killed k1
+DEAD=$(dirs 'benchcore-redis.*')
+check "SIGKILL: the private server died with benchcore" no_redis
+check "SIGKILL: its module directory stays behind ($DEAD)" test -n "$DEAD" -a -d "$DEAD"
+check "SIGKILL: with an owner record naming the dead pid" grep -q '^pid [0-9]' "$DEAD/.benchcore-owner"
+
+# --- beside it: one without a record, one whose pid was reused
+mkdir $TMPDIR/benchcore.nOrec1 && echo data >$TMPDIR/benchcore.nOrec1/f
+mkdir $TMPDIR/benchcore-old.reUse1 && head -c 300000 /dev/zero >$TMPDIR/benchcore-old.reUse1/data
+# pid $$ (this shell) lives, but started at another time than the record says
+printf 'benchcore-owner 1\npid %d\nstart 1\nboot %s\npidns %s\n' $$ "$(cat /proc/sys/kernel/random/boot_id)" "$(readlink /proc/self/ns/pid)" \
+	>$TMPDIR/benchcore-old.reUse1/.benchcore-owner
+# a run in another container sharing the directory (another pid namespace): not judged, kept
+mkdir $TMPDIR/benchcore-ns.oThEr1
+printf 'benchcore-owner 1\npid 999999\nstart 5\nboot %s\npidns pid:[1]\n' "$(cat /proc/sys/kernel/random/boot_id)" \
+	>$TMPDIR/benchcore-ns.oThEr1/.benchcore-owner
+mkdir $T/elsewhere && ln -s $T/elsewhere $TMPDIR/benchcore-lnk.sYmlk1	# a symlink is never followed
+
+run_bc $T/dry clean --dry-run
+expect_rc "clean --dry-run" 0
+expect_grep "dry run: names the dead run's directory with its size" $T/dry.err "would remove $DEAD \([0-9.]+ MiB\), left by benchcore pid [0-9]+, which is no longer running"
+expect_grep "dry run: a reused pid is not taken for the owner" $T/dry.err "would remove $TMPDIR/benchcore-old.reUse1 \(0\.[0-9] MiB\)"
+check "dry run: nothing removed" test -d "$DEAD" -a -d $TMPDIR/benchcore-old.reUse1
+
+run_bc $T/cl clean --verbose
+expect_rc "clean" 0
+expect_grep "clean: says what it removed, with its size" $T/cl.err "removed $DEAD \([0-9.]+ MiB\), left by benchcore pid [0-9]+, which is no longer running"
+expect_grep "clean: the summary counts them (the killed run's module and scratch directories, the reused pid's)" $T/cl.out "^removed 3 directories of dead runs \([0-9.]+ MiB\) in $TMPDIR; kept [1-9][0-9]* of running runs, 1 without an owner record"
+check "clean: the dead run's directory is gone" test ! -e "$DEAD"
+check "clean: the reused pid's directory is gone" test ! -e $TMPDIR/benchcore-old.reUse1
+check "clean: the live run's directory is untouched" test -e "$LIVEDIR/.benchcore-owner"
+expect_grep "clean --verbose: says why the live one stays" $T/cl.err "kept $LIVEDIR: its run \(pid $LIVE\) is still running"
+check "clean: a directory without a record is kept, with its file" test "$(cat $TMPDIR/benchcore.nOrec1/f)" = data
+check "clean: another pid namespace's directory is kept" test -e $TMPDIR/benchcore-ns.oThEr1/.benchcore-owner
+check "clean: a symlink is not followed" test -e $TMPDIR/benchcore-lnk.sYmlk1 -a -d $T/elsewhere
+
+# --- the next run's start does the same
+killed k2
+DEAD=$(dirs 'benchcore-redis.*')
+check "second SIGKILL: its directory stays behind" test -n "$DEAD" -a -d "$DEAD"
+run_bc $T/nx run cpu max_prime=100 --time 0.2 --warmup 0 -q -o $T/nx.json
+expect_rc "the next run" 0
+expect_grep "the next run removes it and says so (even with -q)" $T/nx.err "removed $DEAD \([0-9.]+ MiB\), left by benchcore pid [0-9]+, which is no longer running"
+check "the next run: the dead run's directory is gone" test ! -e "$DEAD"
+check "the next run: the live run's directory is untouched" test -e "$LIVEDIR/.benchcore-owner"
+check "the live run is still running" kill -0 $LIVE
+
+run_bc $T/h clean --help
+expect_rc "clean --help" 0
+expect_grep "clean --help lists its flags" $T/h.out '--dry-run'
+run_bc $T/bad clean --bogus
+expect_rc "clean with an unknown flag" 2
+
+kill -INT $LIVE; wait $LIVE; RC=$?; LIVE=
+expect_rc "the live run, interrupted, ends as usual" 130
+check "the live run removed its own directory" test ! -e "$LIVEDIR"
+rm -rf $TMPDIR/benchcore.nOrec1 $TMPDIR/benchcore-lnk.sYmlk1 $TMPDIR/benchcore-ns.oThEr1
+check "nothing left in TMPDIR" test -z "$(ls -A $TMPDIR)"

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# --resume: an interrupted run continues in its own results file and ends
+# with every case exactly once; a changed config, module or flag is refused
+# with the file left as it was.
+. "$(dirname "$0")/lib.sh"
+cd $T
+printf 'time = 0.3;\nwarmup = 0;\nrepeat = 2;\nthreads = [1, 2];\nreport_interval = 0;\nmodules = ({ name = "cpu"; max_prime = [300, 400]; });\n' >r.conf
+
+# count_ok FILE: "cases slots-each-once ok-count"
+slots() { jget "$1" '(len(d["cases"]), sorted(set(__import__("collections").Counter((c["params"]["max_prime"], c["threads"], c["repeat"]) for c in d["cases"]).values())), sum(c["status"] == "ok" for c in d["cases"]))'; }
+
+# killed three times at different moments, resumed each time
+"$BC" -c r.conf -o r.json -q >/dev/null 2>&1 </dev/null &
+pid=$!
+for i in $(seq 1 60); do [ -s r.json ] && break; sleep 0.05; done
+sleep 0.35; kill -KILL $pid 2>/dev/null; wait $pid 2>/dev/null
+n1=$(jget r.json 'len(d["cases"])')
+check "killed: the file holds the cases written before the kill ($n1 of 8)" test "$n1" -ge 1 -a "$n1" -lt 8
+for round in 1 2; do
+	"$BC" -c r.conf -o r.json --resume -q >/dev/null 2>k$round.err </dev/null &
+	pid=$!
+	sleep 0.5; kill -KILL $pid 2>/dev/null; wait $pid 2>/dev/null
+done
+run_bc $T/fin -c r.conf -o r.json --resume
+expect_rc "the last resume runs what is left" 0
+expect_grep "resume: the plan says how many were kept and how many run" $T/fin.err '^plan: resuming r\.json: [0-9]+ cases? kept, [0-9]+ to run'
+expect_py "after three kills: 8 cases, each exactly once, all ok" r.json \
+	'len(d["cases"]) == 8 and len(set((c["params"]["max_prime"], c["threads"], c["repeat"]) for c in d["cases"])) == 8 and all(c["status"] == "ok" for c in d["cases"])'
+expect_py "ids stay unique across the resumes" r.json 'len(set(c["id"] for c in d["cases"])) == 8'
+expect_py "resumed[] records each resume that wrote (at, kept, rerun)" r.json \
+	'len(d["resumed"]) >= 1 and all(set(x) == {"at", "kept", "rerun"} for x in d["resumed"])'
+expect_py "groups[] covers every case once (2 repeats per group)" r.json 'all(g["repeats"] == 2 for g in d["groups"])'
+
+# Ctrl-C: the interrupted case runs again
+printf 'time = 1;\nwarmup = 0;\nrepeat = 1;\nreport_interval = 0;\nmodules = ({ name = "cpu"; max_prime = [300, 400]; });\n' >i.conf
+"$BC" -c i.conf -o i.json -q >/dev/null 2>&1 </dev/null &
+pid=$!
+sleep 0.5; kill -INT $pid; wait $pid
+expect_py "Ctrl-C: the case it stopped is written as interrupted" i.json 'any(c["status"] == "interrupted" for c in d["cases"])'
+run_bc $T/ir -c i.conf -o i.json --resume -q
+expect_rc "resume after Ctrl-C" 0
+expect_py "after Ctrl-C and resume: each case once, ok (the interrupted one ran again)" i.json \
+	'sorted(c["params"]["max_prime"] for c in d["cases"]) == [300, 400] and all(c["status"] == "ok" for c in d["cases"]) and d["resumed"][-1]["rerun"] == 1'
+
+# refused: the file stays byte for byte
+cp r.json before.json
+run_bc $T/c1 -c r.conf -o r.json --resume --time 0.5
+expect_rc "resume with another --time: refused" 2
+expect_grep "refused: the config changed, and why that matters" $T/c1.err 'cannot resume: the config is not the one the run started with'
+check "refused: the results file is unchanged" cmp -s r.json before.json
+mkdir -p mods && cp "$(dirname "$BC")/modules/cpu.so" mods/ && printf 'x' >>mods/cpu.so
+run_bc $T/c2 -c r.conf -o r.json --resume --module-path $T/mods
+expect_rc "resume with another cpu.so: refused" 2
+expect_grep "refused: the module file is named" $T/c2.err 'cannot resume: module "cpu" is not the file that measured the cases so far'
+check "refused (module): the results file is unchanged" cmp -s r.json before.json
+run_bc $T/c3 -c r.conf --resume
+expect_rc "--resume without -o" 2
+run_bc $T/c4 -c r.conf -o nothere.json --resume
+expect_rc "--resume of a file that is not there" 2
+expect_grep "--resume of a missing file says so" $T/c4.err 'cannot resume from "nothere.json"'
+printf '{"schema": "benchcore/1"}' >bad.json
+run_bc $T/c5 -c r.conf -o bad.json --resume
+expect_rc "--resume of a file that is not a run" 2
+"$PY" -S -c 'import json; d = json.load(open("r.json")); d["host"]["kernel"] = "0.0-other"; json.dump(d, open("k.json", "w"))'
+run_bc $T/c6 -c r.conf -o k.json --resume
+expect_rc "--resume on another kernel: refused" 2
+expect_grep "refused: the machine changed, the fact named" $T/c6.err 'host\.kernel was "0\.0-other"'
+check "nothing left behind: no lock files" test -z "$(ls *.lock 2>/dev/null)"

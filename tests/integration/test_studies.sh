@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# The studies read the way they read (issue: "The three studies from one
+# file each"): cases of two machines match although where they ran differs
+# (placement options, --match-ignore). Result files are made from one real
+# cpu run, rewritten by python to play other machines and options.
+. "$(dirname "$0")/lib.sh"
+
+"$BC" run cpu max_prime=500 --time 0.2 --warmup 0 --repeat 3 -q -o $T/base.json >/dev/null 2>&1 </dev/null
+RC=$?
+expect_rc "a base run for the fixtures" 0
+
+# mk OUT PY: a copy of base.json with PY applied to each case c (and d, the document)
+mk() {
+	"$PY" -S - "$T/base.json" "$1" "$2" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for c in d["cases"]:
+    exec(sys.argv[3])
+json.dump(d, open(sys.argv[2], "w"))
+PYEOF
+}
+
+# --- matching across machines: placement options ------------------------
+mk $T/pa.json 'c["params"]["where"] = "/srv/a"; c["placement"] = ["where"]'
+mk $T/pb.json 'c["params"]["where"] = "/srv/b"; c["placement"] = ["where"]; d["label"] = "other"'
+run_bc $T/m1 compare $T/pa.json $T/pb.json
+expect_rc "compare of two machines whose placement option differs" 0
+expect_no_grep "placement differs: the cases still match" $T/m1.out 'no case of B matches'
+expect_grep "placement differs: the matched case has its rows" $T/m1.out 'events_per_sec .* n=3/3'
+mk $T/pn.json 'c["params"]["where"] = "/srv/b"; d["label"] = "other"'
+run_bc $T/m2 compare $T/pa.json $T/pn.json
+expect_grep "an ordinary option that differs still keeps cases apart" $T/m2.out 'no case of B matches'
+# a sweep over the placement option in one file stays two cases: never merged or guessed
+"$PY" -S - $T/pa.json $T/p2.json <<'PYEOF'
+import json, sys, copy
+d = json.load(open(sys.argv[1]))
+more = copy.deepcopy(d["cases"])
+for c in more:
+    c["params"]["where"] = "/srv/c"; c["id"] += 100
+d["cases"] += more
+json.dump(d, open(sys.argv[2], "w"))
+PYEOF
+run_bc $T/m3 compare $T/p2.json $T/pb.json
+expect_grep "two placements in A, one in B: ambiguous, not matched" $T/m3.out 'no case of B matches'
+
+# --- --match-ignore ---------------------------------------------------------
+mk $T/ia.json 'c["params"]["max_prime"] = 500'
+mk $T/ib.json 'c["params"]["max_prime"] = 600; d["label"] = "other"'
+run_bc $T/i1 compare $T/ia.json $T/ib.json
+expect_grep "without --match-ignore: max_prime 500 and 600 do not match" $T/i1.out 'no case of B matches'
+run_bc $T/i2 compare --match-ignore max_prime $T/ia.json $T/ib.json
+expect_no_grep "--match-ignore max_prime: they match" $T/i2.out 'no case of B matches'
+expect_grep "compare says what it left out of matching" $T/i2.out '^matching: .*left out too \(--match-ignore\): max_prime$'
+run_bc $T/i3 report --match-ignore max_prime -o $T/i3.html $T/ia.json $T/ib.json
+expect_rc "report --match-ignore" 0
+expect_grep "the report names what was ignored" $T/i3.html 'left out too \(--match-ignore\): max_prime'
+run_bc $T/i4 compare --match-ignore 'Max-Prime' $T/ia.json $T/ib.json
+expect_rc "--match-ignore with a bad name" 2
+# a placement name that is not one of params is refused by the reader
+mk $T/bad.json 'c["placement"] = ["nope"]'
+run_bc $T/b1 compare $T/bad.json $T/pb.json
+expect_rc "placement naming no param: refused" 2
+expect_grep "placement naming no param: the field is named" $T/b1.err 'cases\[0\]\.placement\[0\]: not the name of one of params'
+
+# --- the studies' tables, against figures worked out by hand ---------------
+# Two machines, cpu at max_prime 500 and 700, 3 repeats each. A: 100, 101, 99
+# (and 200, 202, 198) at a measured 2000 MHz; B: exactly half at 1000 MHz.
+fix() {	# fix OUT LABEL SCALE MHZ
+	"$PY" -S - "$T/base.json" "$1" "$2" "$3" "$4" <<'PYEOF'
+import json, sys, copy
+d = json.load(open(sys.argv[1])); out, label, k, mhz = sys.argv[2], sys.argv[3], float(sys.argv[4]), float(sys.argv[5])
+proto = d["cases"][0]; cases = []; i = 0
+d["config"]["modules"][0]["options"]["max_prime"] = [500, 700]
+for mp, base in ((500, 100.0), (700, 200.0)):
+    for rep, v in enumerate((base, base * 1.01, base * 0.99)):
+        c = copy.deepcopy(proto); i += 1
+        c["id"] = i; c["repeat"] = rep + 1; c["params"]["max_prime"] = mp
+        c["metrics"]["events_per_sec"]["value"] = v * k
+        c["fairness"]["events_stddev"] = 0.0
+        c["cpu_freq"] = {"measured_mhz": mhz, "cpus": 1, "source": "probe"}
+        c["cpu"]["other_pct"] = 0.0; c["cpu"]["steal_pct"] = 0.0
+        cases.append(c)
+d["cases"] = cases; d["label"] = label
+json.dump(d, open(out, "w"))
+PYEOF
+}
+fix $T/fa.json fast 1 2000
+fix $T/fb.json slow 0.5 1000
+fix $T/fc.json same 1 2000
+run_bc $T/tb compare --table $T/fa.json $T/fb.json
+expect_rc "compare --table" 0
+# mean 100, sd 1, n 3: 95% half-width t(0.975, 2) 4.303 x 1 / sqrt(3) = 2.48 -> 2.5%
+expect_grep "--table: A's cell is mean ±95% interval (100 ±2.5%, by hand)" $T/tb.out '^cpu max_prime=500 events_per_sec +100 ±2\.5% +50 ±2\.5% loss -50\.0%$'
+expect_grep "--table: rows in the plan's order (500 before 700), B's verdict and difference" $T/tb.out '^cpu max_prime=700 events_per_sec +200 ±2\.5% +100 ±2\.5% loss -50\.0%$'
+run_bc $T/tm compare --table --format markdown --by cpu.max_prime $T/fa.json $T/fb.json
+expect_grep "--table --by --format markdown: a markdown header" $T/tm.out '^\| cpu\.max_prime \| fast \| slow \|$'
+expect_grep "--table --by: the option's value heads the row" $T/tm.out '^\| 500 events_per_sec \| 100 ±2\.5% \| 50 ±2\.5% loss -50\.0% \|$'
+run_bc $T/tc compare --table --format csv $T/fa.json $T/fb.json
+expect_grep "--table --format csv: a CSV header" $T/tc.out '^case,fast,slow$'
+run_bc $T/tx compare --table --by cpu.nope $T/fa.json $T/fb.json
+expect_rc "--by an option no case has" 2
+expect_grep "--by an unknown option: says so and how to write it" $T/tx.err 'no case of .* has that option'
+run_bc $T/st compare --summary-table $T/fa.json $T/fb.json $T/fc.json
+expect_rc "compare --summary-table with three files" 0
+expect_grep "--summary-table: one column per file against the first" $T/st.out '^item +slow vs fast +same vs fast$'
+expect_grep "--summary-table: the headline row: fast wins both cases against slow" $T/st.out '^cpu events_per_sec +fast wins \(2 of 2\) +tie'
+run_bc $T/pg compare --per-ghz $T/fa.json $T/fb.json
+expect_rc "compare --per-ghz" 0
+expect_grep "--per-ghz: throughput per measured GHz (100 @ 2 GHz = 50 per GHz, 50 @ 1 GHz = 50)" $T/pg.out '^cpu max_prime=500 events_per_sec +100 @ 2\.00 = 50 +50 @ 1\.00 = 50; x0\.500 vs clock x0\.500 \(\+0\.0%\)$'
+expect_grep "--per-ghz: the study's conclusion, proportional" $T/pg.out '^slow against fast: throughput is proportional to the clock \(within 5% in 2 of 2 cases'
+fix $T/fd.json notprop 0.5 2000
+run_bc $T/pn compare --per-ghz $T/fa.json $T/fd.json
+expect_grep "--per-ghz: half the throughput at the same clock is not proportional" $T/pn.out 'throughput is not proportional to the clock \(within 5% in 0 of 2 cases; largest deviation -50\.0%\)'
+run_bc $T/ix compare --index $T/fa.json $T/fb.json $T/fc.json
+expect_rc "compare --index" 0
+# both ratios 0.5: geometric mean 0.5 -> 50; same machine: 100
+expect_grep "--index: per module, 100 x the geometric mean of the ratios (50 by hand; 100 for the same)" $T/ix.out '^cpu +100 +50\.0 \[[0-9.]+, [0-9.]+\] \(2 cases\) +100\.0 \[[0-9.]+, [0-9.]+\] \(2 cases\)$'
+expect_grep "--index: the overall index" $T/ix.out '^overall \(geometric mean of the modules\) +100 +50\.0 '
+expect_grep "--index: the cases it covers are listed" $T/ix.out '^  cpu max_prime=700 threads=1 events_per_sec$'
+run_bc $T/i1 compare --index $T/fa.json
+expect_rc "--index with one file" 2
+run_bc $T/tt compare --table --index $T/fa.json $T/fb.json
+expect_rc "--table and --index together: refused" 2
+
+# --- the report's studies' views ---------------------------------------------
+run_bc $T/rp report -o $T/rp.html $T/fa.json $T/fb.json
+expect_rc "report of the two machines" 0
+expect_grep "report: the index table, 50.0 for the slow machine (by hand)" $T/rp.html "<td>slow</td><td>cpu</td><td class='num'>50.0</td>"
+expect_grep "report: a bar chart across the cases (one thread count in every file)" $T/rp.html 'cpu: events_per_sec of every case, one bar per file'
+expect_grep "report: the bars are bars" $T/rp.html "<rect x='[0-9.]+' y='[0-9.]+' width='[0-9.]+' height='[0-9.]+' fill='#1f77b4'><title>fast: 100"
+expect_grep "report: the headline against the one swept option" $T/rp.html 'cpu: events_per_sec against max_prime, 1 thread'
+expect_grep "report: the headline against the measured clock (2 and 1 GHz)" $T/rp.html 'cpu: events_per_sec against the measured clock, one line per case'
+
+# --- a run's own report (the default suite writes report.html) -------------
+mkdir -p $T/rr && cd $T/rr
+run_bc $T/rr/a run cpu max_prime=500 --time 0.2 --warmup 0 -q -o $T/rr/a.json --report $T/rr/a.html
+expect_rc "run --report" 0
+expect_grep "run --report: says where the report is" $T/rr/a.err "^report: $T/rr/a.html$"
+expect_grep "run --report: the page shows the case" $T/rr/a.html '<h3>cpu <small>max_prime=500</small></h3>'
+run_bc $T/rr/b run cpu max_prime=500 --time 0.2 --warmup 0 -q -o $T/rr/b.json --report $T/rr/a.html
+expect_grep "an existing report is not overwritten: a new name" $T/rr/b.err "^report: $T/rr/a-1.html$"
+check "the first report is still there, unchanged" grep -q 'max_prime=500' $T/rr/a.html
+run_bc $T/rr/c run cpu --report $T/rr/c.html
+expect_rc "--report without -o: refused before running" 2
+expect_grep "--report without -o says why" $T/rr/c.err 'give -o FILE.json too'
+run_bc $T/rr/d run cpu -o $T/rr/d.json --report /proc/nope/r.html
+expect_rc "--report into a directory that cannot be written: refused before running" 2
+check "nothing ran: no results file" test ! -e $T/rr/d.json
+cd - >/dev/null
+
+# --- what differs between two machines ---------------------------------------
+"$PY" -S - $T/fa.json $T/wa.json $T/wb.json <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for out, k, mit, lib in ((sys.argv[2], "5.10", "Not affected", "FooSSL 1.0"), (sys.argv[3], "6.1", "Mitigation: PTI", "FooSSL 3.0")):
+    d["host"]["kernel"] = k
+    d["host"]["mitigations"] = {"meltdown": mit}
+    d["host"].setdefault("cpu_mhz", {})["measured"] = 4000.0 if k == "5.10" else 4010.0
+    for i, c in enumerate(d["cases"]):
+        c["info"] = {"lib": lib, "seed": str(i), "layout_mib_per_sec": "812.5"}
+    d["label"] = "k" + k
+    json.dump(d, open(out, "w"))
+PYEOF
+run_bc $T/wd compare $T/wa.json $T/wb.json
+expect_grep "what differs: the first line after A/B names the likeliest causes, most fundamental first" $T/wd.out \
+	'^what differs, most likely to explain a difference: kernel \(kernel: 5\.10 -> 6\.1\); mitigations \(mitigations\.meltdown: Not affected -> Mitigation: PTI\)$'
+expect_grep "what differs: host facts listed under the machine" $T/wd.out '^ the machine:$'
+expect_grep "what differs: module facts listed apart" $T/wd.out '^ the modules \(versions, settings they recorded\):$'
+expect_grep "what differs: a module's library version is a module fact" $T/wd.out '^  cpu\.lib +A: FooSSL 1\.0$'
+expect_no_grep "what differs: a per-run figure (differs between the cases) is left out" $T/wd.out 'cpu\.seed'
+expect_no_grep "what differs: a measured clock within 3% is not a difference" $T/wd.out 'measured'
+run_bc $T/wj compare --json $T/wa.json $T/wb.json
+expect_py "compare --json: each difference says whether it is the machine's or a module's" $T/wj.out \
+	'sorted((x["kind"], x["field"]) for x in d["comparisons"][0]["host_differences"]) == [("host", "kernel"), ("host", "mitigations.meltdown"), ("module", "cpu.lib")]'
+"$PY" -S - $T/wa.json $T/wc.json <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1])); d["host"]["cpu_mhz"]["measured"] = 2600.0; d["label"] = "slowclock"
+json.dump(d, open(sys.argv[2], "w"))
+PYEOF
+run_bc $T/wk compare $T/wa.json $T/wc.json
+expect_grep "what differs: a measured clock 35% lower is named" $T/wk.out '^what differs, most likely to explain a difference: clock \(4000 -> 2600 MHz measured\)$'

@@ -1,0 +1,13 @@
+/* Test module "ops257": 257 static op classes, one op class more than BENCH_MAX_OP_CLASSES: refused at load. */
+#include "benchcore/module.h"
+static const char *const ops257_ops[] = { "op0", "op1", "op2", "op3", "op4", "op5", "op6", "op7", "op8", "op9", "op10", "op11", "op12", "op13", "op14", "op15", "op16", "op17", "op18", "op19", "op20", "op21", "op22", "op23", "op24", "op25", "op26", "op27", "op28", "op29", "op30", "op31", "op32", "op33", "op34", "op35", "op36", "op37", "op38", "op39", "op40", "op41", "op42", "op43", "op44", "op45", "op46", "op47", "op48", "op49", "op50", "op51", "op52", "op53", "op54", "op55", "op56", "op57", "op58", "op59", "op60", "op61", "op62", "op63", "op64", "op65", "op66", "op67", "op68", "op69", "op70", "op71", "op72", "op73", "op74", "op75", "op76", "op77", "op78", "op79", "op80", "op81", "op82", "op83", "op84", "op85", "op86", "op87", "op88", "op89", "op90", "op91", "op92", "op93", "op94", "op95", "op96", "op97", "op98", "op99", "op100", "op101", "op102", "op103", "op104", "op105", "op106", "op107", "op108", "op109", "op110", "op111", "op112", "op113", "op114", "op115", "op116", "op117", "op118", "op119", "op120", "op121", "op122", "op123", "op124", "op125", "op126", "op127", "op128", "op129", "op130", "op131", "op132", "op133", "op134", "op135", "op136", "op137", "op138", "op139", "op140", "op141", "op142", "op143", "op144", "op145", "op146", "op147", "op148", "op149", "op150", "op151", "op152", "op153", "op154", "op155", "op156", "op157", "op158", "op159", "op160", "op161", "op162", "op163", "op164", "op165", "op166", "op167", "op168", "op169", "op170", "op171", "op172", "op173", "op174", "op175", "op176", "op177", "op178", "op179", "op180", "op181", "op182", "op183", "op184", "op185", "op186", "op187", "op188", "op189", "op190", "op191", "op192", "op193", "op194", "op195", "op196", "op197", "op198", "op199", "op200", "op201", "op202", "op203", "op204", "op205", "op206", "op207", "op208", "op209", "op210", "op211", "op212", "op213", "op214", "op215", "op216", "op217", "op218", "op219", "op220", "op221", "op222", "op223", "op224", "op225", "op226", "op227", "op228", "op229", "op230", "op231", "op232", "op233", "op234", "op235", "op236", "op237", "op238", "op239", "op240", "op241", "op242", "op243", "op244", "op245", "op246", "op247", "op248", "op249", "op250", "op251", "op252", "op253", "op254", "op255", "op256", NULL };
+static int ops257_event(void *t, uint64_t *b) { (void)t; (void)b; return BENCH_OK; }
+static const bench_module_v1 ops257 = {
+	BENCH_MODULE_HEADER,
+	.name		= "ops257",
+	.version	= "1.0",
+	.summary	= "test module with 257 op classes",
+	.op_classes	= ops257_ops,
+	.event		= ops257_event,
+};
+BENCH_MODULE(ops257);

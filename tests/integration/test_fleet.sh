@@ -262,9 +262,27 @@ if [ "$mode" = local ]; then
 fi
 check "benchcore serve was stopped by the playbook" sh -c "! pgrep -f '$T/hosts/beta/benchcore/bin/[b]enchcore serve' >/dev/null"
 
+# A study's config (the cloud VM study, scaled down) on the two real hosts:
+# the fleet report carries the studies' views (the index against the first host).
+study=$REPO/examples/studies/cloud-vm-quick-tests.conf
+if [ -f "$study" ]; then
+	mkdir -p "$T/results3"
+	playbook "$T/play3.log" -l alpha,beta,localhost -e benchcore_conf="$study" -e benchcore_results="$T/results3" \
+		-e '{"benchcore_run_args": ["--scale", "0.005"]}'
+	check "the study config runs on both hosts (exit $RC)" test "$RC" = 0
+	[ "$RC" = 0 ] || tail -20 "$T/play3.log"
+	[ -n "${BC_FLEET_LOGS:-}" ] && cp "$T/play3.log" "$BC_FLEET_LOGS/"
+	expect_py "  alpha ran the study's modules" "$T/results3/alpha.json" \
+		"sorted(set(c['module'] for c in d['cases'])) == ['cpu', 'io', 'mem', 'net', 'rsa']"
+	expect_grep "  the fleet report shows the studies' index table" "$T/results3/fleet.html" "<h3>Index</h3>"
+	expect_grep "  ... with beta against alpha" "$T/results3/fleet.html" "<td>beta</td>"
+else
+	echo "SKIP: no examples/studies/cloud-vm-quick-tests.conf here: the study part is left out"
+fi
+
 # A host with another version fails loudly, before anything runs.
 mkdir -p "$T/results2"
-playbook "$T/play2.log" -l alpha -e benchcore_version=9.9.9 -e benchcore_results="$T/results2"
+playbook "$T/play2.log" -l alpha,localhost -e benchcore_version=9.9.9 -e benchcore_results="$T/results2"
 check "a wrong version fails the playbook (exit $RC)" test "$RC" -ne 0
 expect_grep "naming the host, what it runs and what the fleet wants" "$T/play2.log" \
 	"alpha runs \\\\?\"benchcore $version \(module ABI $abi\)\\\\?\".*wants benchcore 9.9.9 with module ABI $abi"

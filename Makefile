@@ -35,11 +35,29 @@ CFLAGS		?= $(OPT) -g
 ifeq ($(SAN),1)
 SANFLAGS	:= -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 endif
-# core/ is grouped by job (README "Layout"); every group's headers are on the path
-CORE_DIRS	:= $(sort $(dir $(wildcard core/*/*.c core/*/*.h)))
-ALLCFLAGS	:= -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -D_GNU_SOURCE -pthread \
-		   -Isdk/include $(CORE_DIRS:%/=-I%) -DBC_VERSION='"$(VERSION)"' \
-		   -DBC_MODULEDIR='"$(MODULEDIR)"'
+# core/ is built in floors (README "Layout"): a group's files see the headers
+# of their own group and of the floors below, never above, so an include that
+# points up a floor does not build, and no two groups can need each other.
+FLOOR_0		:= base
+FLOOR_1		:= values stats
+FLOOR_2		:= machine module result
+FLOOR_3		:= engine
+FLOOR_4		:= run
+FLOOR_5		:= analysis
+FLOOR_6		:= cli
+BELOW_0		:=
+BELOW_1		:= $(FLOOR_0)
+BELOW_2		:= $(BELOW_1) $(FLOOR_1)
+BELOW_3		:= $(BELOW_2) $(FLOOR_2)
+BELOW_4		:= $(BELOW_3) $(FLOOR_3)
+BELOW_5		:= $(BELOW_4) $(FLOOR_4)
+BELOW_6		:= $(BELOW_5) $(FLOOR_5)
+$(foreach f,0 1 2 3 4 5 6,$(foreach g,$(FLOOR_$(f)),$(eval SEES_$(g) := $(g) $(BELOW_$(f)))))
+CORE_GROUPS	:= $(foreach f,0 1 2 3 4 5 6,$(FLOOR_$(f)))
+BASECFLAGS	:= -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -D_GNU_SOURCE -pthread \
+		   -Isdk/include -DBC_VERSION='"$(VERSION)"' -DBC_MODULEDIR='"$(MODULEDIR)"'
+# unit tests, fuzz targets and test modules see every group
+ALLCFLAGS	:= $(BASECFLAGS) $(CORE_GROUPS:%=-Icore/%)
 BC_CFLAGS_STR	:= $(CC) -std=gnu11 $(CFLAGS) $(SANFLAGS)
 CORE_LIBS	:= -lconfig -ljansson -lcrypto -ldl -lm -pthread
 MOD_CFLAGS	:= $(ALLCFLAGS) -fPIC -fvisibility=hidden
@@ -65,7 +83,7 @@ STANDIN		:= $(BUILD)/testmods/standin_server
 UNIT_SRC	:= $(wildcard tests/unit/test_*.c)
 UNIT_BIN	:= $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all modules testmods unit man check check-fast install uninstall clean FORCE
+.PHONY: all modules testmods unit man check check-fast install uninstall clean FORCE print-floors
 all: $(BUILD)/benchcore modules $(BUILD)/.benchcore-build
 modules: $(MODULE_SO)
 testmods: $(TESTMOD_SO) $(STANDIN)
@@ -74,10 +92,16 @@ unit: $(UNIT_BIN)
 $(BUILD)/.benchcore-build:
 	@mkdir -p $(@D) && echo "in-tree build of benchcore $(VERSION)" > $@
 
-# -MMD -MP: each object's header dependencies, tracked in a .d file beside it
+# -MMD -MP: each object's header dependencies, tracked in a .d file beside it.
+# Its include path: its group and the floors below (SEES_group).
 $(BUILD)/core/%.o: core/%.c
 	@mkdir -p $(@D)
-	$(CC) $(ALLCFLAGS) -MMD -MP -DBC_BUILD_CFLAGS='"$(BC_CFLAGS_STR)"' -c -o $@ $<
+	$(CC) $(BASECFLAGS) $(SEES_$(firstword $(subst /, ,$*)):%=-Icore/%) -MMD -MP \
+		-DBC_BUILD_CFLAGS='"$(BC_CFLAGS_STR)"' -c -o $@ $<
+
+# The floors, for tests/integration/test_floors.sh: "group: the groups it sees".
+print-floors:
+	@$(foreach g,$(CORE_GROUPS),echo "$(g): $(SEES_$(g))";)
 -include $(CORE_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)
 
 $(BUILD)/benchcore: $(MAIN_OBJ) $(CORE_OBJ)

@@ -330,6 +330,7 @@ void bc_compare_print_text(FILE *f, const bc_cmp *c)
 	bc_cmp_explain(f, c);
 	print_method(f, c);
 	print_host_diff(f, c->host_diff);
+	const bc_rgroup *last_ga = NULL;
 	for (size_t i = 0; i < c->nrows; i++) {
 		const bc_cmp_row *r = &c->rows[i];
 		if (!mod || strcmp(mod, r->ga->module) || strcmp(par, r->ga->params_key)) {
@@ -338,6 +339,10 @@ void bc_compare_print_text(FILE *f, const bc_cmp *c)
 			fprintf(f, "%s %s\n  threads  metric (^ higher / v lower is better): A -> B\n",
 				mod, r->ga->params_text);
 		}
+		if (r->ga != last_ga && (r->ga->unsteady || r->gb->unsteady))
+			fprintf(f, "  %7ld  warmup never steady in %zu case(s) of A, %zu of B: the numbers may still "
+				"have been moving\n", r->ga->threads, r->ga->unsteady, r->gb->unsteady);
+		last_ga = r->ga;
 		print_row(f, c, r);
 	}
 	for (size_t i = 0; i < c->nonly_a; i++)

@@ -26,20 +26,44 @@ void bc_err_set(bc_err *e, const char *fmt, ...)
 void bc_err_detail(bc_err *e, const char *fmt, ...) { VFMT(e->detail, fmt); }
 void bc_err_hint(bc_err *e, const char *fmt, ...) { VFMT(e->hint, fmt); }
 
+/* Every line benchcore prints to stderr goes through bc_printable: its
+   parts often carry a module's text, a file name or a server's reply, none
+   of which may move the cursor, retitle the terminal or forge a line.
+   bc_printable leaves its own escapes alone, so text escaped earlier is
+   printed as it is. */
+static FILE *bc_term;
+
+FILE *bc_stderr(void)
+{
+	return bc_term ? bc_term : stderr;
+}
+
+void bc_stderr_set(FILE *f)
+{
+	bc_term = f;
+}
+
+static void print_line(const char *prefix, const char *text)
+{
+	char *p = bc_text_dup(text);
+	fprintf(bc_stderr(), "%s%s\n", prefix, p);
+	free(p);
+}
+
 void bc_err_print(const bc_err *e)
 {
-	fprintf(stderr, "benchcore: error: %s\n", e->msg);
+	print_line("benchcore: error: ", e->msg);
 	if (e->detail[0])
-		fprintf(stderr, "DETAIL: %s\n", e->detail);
+		print_line("DETAIL: ", e->detail);
 	if (e->hint[0])
-		fprintf(stderr, "HINT: %s\n", e->hint);
+		print_line("HINT: ", e->hint);
 }
 
 void bc_warn(const char *fmt, ...)
 {
 	char buf[2048];
 	VFMT(buf, fmt);
-	fprintf(stderr, "benchcore: warning: %s\n", buf);
+	print_line("benchcore: warning: ", buf);
 }
 
 void bc_info(const char *fmt, ...)
@@ -48,7 +72,7 @@ void bc_info(const char *fmt, ...)
 	if (bc_quiet)
 		return;
 	VFMT(buf, fmt);
-	fprintf(stderr, "%s\n", buf);
+	print_line("", buf);
 }
 
 void bc_sleep_until(uint64_t t)
@@ -333,6 +357,39 @@ char *bc_printable(const char *s)
 		p++;
 	}
 	return out;
+}
+
+#define QUOTE_NL "\n    | "	/* how benchcore quotes a log's lines under a message */
+
+char *bc_text_dup(const char *src)
+{
+	char *u = bc_xstrdup(src ? src : ""), *out = bc_xcalloc(1, 1);
+	bc_utf8_fix(u);
+	/* every control character is escaped, except the newlines benchcore
+	   itself puts before a quoted line ("\n    | "): indented and marked,
+	   such a line cannot pass for one of benchcore's */
+	for (char *seg = u;;) {
+		char *nl = strstr(seg, QUOTE_NL);
+		if (nl)
+			*nl = '\0';
+		char *p = bc_printable(seg), *j = bc_xasprintf("%s%s%s", out, p, nl ? QUOTE_NL : "");
+		free(p);
+		free(out);
+		out = j;
+		if (!nl)
+			break;
+		seg = nl + strlen(QUOTE_NL);
+	}
+	free(u);
+	return out;
+}
+
+void bc_text_copy(char *dst, size_t n, const char *src)
+{
+	char *p = bc_text_dup(src);
+	snprintf(dst, n, "%s", p);
+	bc_utf8_fix(dst);	/* a cut may split a character */
+	free(p);
 }
 
 int bc_open_regular(const char *path, off_t max, char *err, size_t n)

@@ -24,6 +24,11 @@ void bc_err_hint(bc_err *e, const char *fmt, ...) __attribute__((format(printf, 
 void bc_err_print(const bc_err *e);
 
 void bc_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Where benchcore's own messages and progress go: stderr, except in a case's
+   process, whose fd 2 is a pipe the runner copies escaped (what a module
+   writes to stderr) while benchcore keeps the terminal (bc_stderr_set). */
+FILE *bc_stderr(void);
+void bc_stderr_set(FILE *f);
 void bc_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern int bc_quiet;	/* -q: no info lines */
 
@@ -58,6 +63,15 @@ void bc_csv_cell(FILE *f, const char *s);
    characters as \xNN, C1 controls and the bidirectional overrides and
    isolates as \uNNNN, everything else kept (malloc'd). */
 char *bc_printable(const char *s);
+/* A module's text (a summary, an option's help, a unit, error(),
+   set_error(), log(), a server's reply) as benchcore keeps and shows it:
+   valid UTF-8 (other bytes become '?') and bc_printable, cut to n bytes;
+   only the newlines of benchcore's own quoting ("\n    | " before a line of
+   a server's log) stay. The one escaping every module-provided text goes
+   through. */
+void bc_text_copy(char *dst, size_t n, const char *src);
+/* The same, malloc'd and uncut. */
+char *bc_text_dup(const char *src);
 /* 1 when s is valid UTF-8 (what JSON results can hold). */
 int bc_utf8_valid(const char *s);
 /* Replaces each byte that is not part of valid UTF-8 with '?', in place:

@@ -98,8 +98,10 @@ int bc_cmd_list(int argc, char **argv)
 		const bench_module_v1 *d = &set.mods[i].desc;
 		char abi[16];
 		snprintf(abi, sizeof(abi), "%u.%u", d->abi_major, d->abi_minor);
+		char *path = bc_printable(set.mods[i].path);	/* a file name can hold escapes too */
 		printf("%-10s %-8s %-5s %-44s %s\n", d->name, d->version ? d->version : "-", abi,
-		       set.mods[i].path, d->summary ? d->summary : "");
+		       path, d->summary ? d->summary : "");
+		free(path);
 		print_requirements(stdout, &d->requires);
 		if (set.mods[i].shadows)	/* a module name two files claim: say which one runs */
 			printf("    SHADOWS: %s (also named \"%s\"; the file above comes first on the search path and is used)\n",
@@ -108,7 +110,12 @@ int bc_cmd_list(int argc, char **argv)
 	if (set.nfails)
 		printf("\nnot loaded:\n");
 	for (size_t i = 0; i < set.nfails; i++) {
-		printf("%-10s %s\n    %s\n", set.fails[i].stem, set.fails[i].path, set.fails[i].err.msg);
+		char *stem = bc_printable(set.fails[i].stem), *path = bc_printable(set.fails[i].path),
+		     *msg = bc_printable(set.fails[i].err.msg);
+		printf("%-10s %s\n    %s\n", stem, path, msg);
+		free(stem);
+		free(path);
+		free(msg);
 		if (set.fails[i].err.detail[0])
 			printf("    DETAIL: %s\n", set.fails[i].err.detail);
 		if (set.fails[i].err.hint[0])

@@ -12,6 +12,7 @@
 #include "engine_int.h"
 #include "hist.h"
 #include "freq.h"
+#include "steady.h"
 #include "sysinfo.h"
 #include "util.h"
 
@@ -41,6 +42,8 @@ static void event_loop_closed(struct bench_thread *t)
 				op_add(&t->ops[0], end - start, bytes);
 			else
 				bc_host_api.record_error(t, 0, "error");
+		} else if (ph == PH_WARMUP && rc == BENCH_OK) {
+			ST(t->warm_events, t->warm_events + 1);
 		}
 		start = end;
 	}
@@ -174,7 +177,11 @@ void bc_case_header(const bc_case *c, const char *status, const char *reason, bc
 	r->threads = c->threads;
 	r->repeat = c->repeat;
 	bc_case_set_str(&r->status, status);
-	bc_case_set_str(&r->reason, reason);
+	if (reason) {	/* it may quote a module, a file name or a server's reply */
+		char *p = bc_text_dup(reason);
+		bc_case_set_str(&r->reason, p);
+		free(p);
+	}
 	r->warmup_s = c->run.warmup_s;
 }
 
@@ -189,7 +196,8 @@ static void set_status(bc_case_result *r, const char *status, const char *stage,
 	if (why) {
 		char *s = stage ? bc_xasprintf("%s: %s", stage, why) : bc_xstrdup(why);
 		free(r->reason);
-		r->reason = s;
+		r->reason = bc_text_dup(s);
+		free(s);
 	}
 }
 
@@ -447,6 +455,43 @@ static void probe_freq(bench_ctx *x, bc_case_result *cj, int after)
 	cj->freq.measured_mhz = isnan(b) ? a : isnan(a) ? b : (a + b) / 2;
 }
 
+/* warmup = auto: the workers' operations per interval (report_interval, or
+   1 s) until the last BC_STEADY_WINDOW rates are steady (steady.h) or
+   warmup_s (max_warmup) is spent; the case records what it took. */
+static void auto_warmup(bench_ctx *x, bc_case_result *cj)
+{
+	const bc_case *c = x->c;
+	double step = c->run.report_interval > 0 ? c->run.report_interval : 1;
+	uint64_t t0 = bc_now_ns(), end = t0 + (uint64_t)(c->run.warmup_s * 1e9), last = t0, prev = 0;
+	size_t n = 0, cap = 64;
+	double *rate = bc_xcalloc(cap, sizeof(*rate));
+	bc_steady st = { 0 };
+	while (!bc_stop_requested) {
+		uint64_t next = last + (uint64_t)(step * 1e9);
+		if (wait_until(x, next < end ? next : end))
+			break;		/* every worker is done */
+		uint64_t now = bc_now_ns(), ev = 0;
+		for (unsigned i = 0; i < x->nthreads; i++)
+			ev += LD(x->t[i]->warm_events);
+		if (n == cap)
+			rate = bc_xrealloc(rate, cap *= 2, sizeof(*rate));
+		rate[n++] = (double)(ev - prev) / ((double)(now - last) / 1e9);
+		prev = ev;
+		last = now;
+		bc_steady_check(rate, n, BC_STEADY_WINDOW, BC_STEADY_DRIFT_PCT, BC_STEADY_SPREAD_PCT, &st);
+		if (c->progress == 2 && !bc_quiet)
+			fprintf(stderr, "\r[ warmup %.1fs of at most %gs ] thds: %u, %.0f/s", (double)(now - t0) / 1e9,
+				c->run.warmup_s, x->nthreads, rate[n - 1]);
+		if (st.steady || now >= end)
+			break;
+	}
+	free(rate);
+	cj->warmup_s = (double)(bc_now_ns() - t0) / 1e9;
+	cj->warmup_steady = st.steady;
+	if (!st.steady && !bc_stop_requested)
+		bc_case_add_warning(cj, "warmup = auto: no steady state within max_warmup; measured anyway");
+}
+
 /* Warmup, then the measured window with interval reports. */
 static void measure(bench_ctx *x, bc_case_result *cj)
 {
@@ -461,9 +506,11 @@ static void measure(bench_ctx *x, bc_case_result *cj)
 		phase_note(c, "warmup");
 	uint64_t tw = bc_now_ns();
 	set_phase(x, c->run.warmup_s > 0 ? PH_WARMUP : PH_MEASURE);
-	if (c->run.warmup_s > 0) {
+	if (c->run.warmup_s > 0 && c->run.warmup_auto) {
+		auto_warmup(x, cj);
+	} else if (c->run.warmup_s > 0) {
 		if (c->progress == 2 && !bc_quiet)
-			fprintf(stderr, "\r[ warmup %gs ] thds: %u", c->run.warmup_s, x->nthreads);
+			fprintf(bc_stderr(), "\r[ warmup %gs ] thds: %u", c->run.warmup_s, x->nthreads);
 		wait_until(x, bc_now_ns() + (uint64_t)(c->run.warmup_s * 1e9));
 	}
 	if (c->run.warmup_s > 0) {
@@ -630,6 +677,7 @@ done:
 		phase_done(cj, BC_PH_CLEANUP, tp);
 	}
 	if (inited && x->d->destroy && !leaked) {
+		phase_note(c, "destroy");	/* a hang here is named "in destroy", with its own bound */
 		tp = bc_now_ns();
 		x->d->destroy(x->state);
 		phase_done(cj, BC_PH_DESTROY, tp);

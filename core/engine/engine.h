@@ -10,7 +10,7 @@
 #include <jansson.h>
 #include "case.h"
 #include <signal.h>
-#include "config.h"
+#include "runset.h"
 #include "loader.h"
 #include "options.h"
 

@@ -54,6 +54,7 @@ struct bench_thread {
 	uint64_t late, max_lag;
 	uint64_t end_ns;
 	int readied, vanished;		/* vanished: ended inside the module (pthread_exit) */
+	uint64_t warm_events;		/* operations done during warmup (warmup = auto watches them) */
 	uint64_t garbage;		/* records refused as impossible */
 	char garbage_why[160];		/* the first of them */
 	bc_errkind errk[MAX_ERR_KINDS];

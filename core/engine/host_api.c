@@ -103,6 +103,10 @@ static inline int record_ok(bench_thread *t, unsigned op, uint64_t n, uint64_t l
 
 static void api_record(bench_thread *t, unsigned op, uint64_t lat, uint64_t bytes)
 {
+	if (LD(t->ctx->phase) == PH_WARMUP) {
+		ST(t->warm_events, t->warm_events + 1);	/* only this thread writes it */
+		return;
+	}
 	if (LD(t->ctx->phase) != PH_MEASURE || !record_ok(t, op, 1, lat, bytes))
 		return;
 	op_add(&t->ops[op], lat, bytes);
@@ -110,6 +114,10 @@ static void api_record(bench_thread *t, unsigned op, uint64_t lat, uint64_t byte
 
 static void api_record_n(bench_thread *t, unsigned op, uint64_t n, uint64_t lat, uint64_t bytes)
 {
+	if (n && LD(t->ctx->phase) == PH_WARMUP) {
+		ST(t->warm_events, t->warm_events + n);
+		return;
+	}
 	if (!n || LD(t->ctx->phase) != PH_MEASURE || !record_ok(t, op, n, lat, bytes))
 		return;
 	op_add_n(&t->ops[op], n, lat, bytes);
@@ -333,8 +341,7 @@ static const char *api_scratch(bench_ctx *x) { return x->c->scratch; }
 /* A warning goes into the case's result as well as to stderr. */
 static void keep_warning(bench_ctx *x, const char *msg)
 {
-	char *m = bc_xstrdup(msg);
-	bc_utf8_fix(m);
+	char *m = bc_text_dup(msg);
 	pthread_mutex_lock(&x->lock);
 	bc_case_add_warning(x->res, m);
 	pthread_mutex_unlock(&x->lock);
@@ -351,14 +358,16 @@ static void api_log(bench_ctx *x, int level, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "benchcore: %s: %s: %s\n", x->d->name, names[level < 0 ? 0 : level], buf);
+	char *p = bc_text_dup(buf);	/* one line, whatever the module wrote */
+	fprintf(bc_stderr(), "benchcore: %s: %s: %s\n", x->d->name, names[level < 0 ? 0 : level], p);
+	free(p);
 	if (level <= BENCH_LOG_WARN)
 		keep_warning(x, buf);
 }
 
 void bc_ctx_warn(bench_ctx *x, const char *msg)
 {
-	fprintf(stderr, "benchcore: warning: %s\n", msg);
+	fprintf(bc_stderr(), "benchcore: warning: %s\n", msg);
 	keep_warning(x, msg);
 }
 
@@ -367,16 +376,18 @@ static void api_set_error(bench_ctx *x, const char *fmt, ...)
 	va_list ap;
 	pthread_mutex_lock(&x->lock);
 	va_start(ap, fmt);
-	vsnprintf(x->err, sizeof(x->err), fmt, ap);
+	char raw[sizeof(x->err)];
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
-	bc_utf8_fix(x->err);
+	bc_text_copy(x->err, sizeof(x->err), raw);
 	pthread_mutex_unlock(&x->lock);
 }
 
 static void copy_text(char *dst, size_t n, const char *src)
 {
-	snprintf(dst, n, "%s", src ? src : "");
-	bc_utf8_fix(dst);	/* a module's bytes always fit the JSON results */
+	/* a module's bytes always fit the JSON results, and never reach a
+	   terminal raw: a server's reply quoted in an error can carry escapes */
+	bc_text_copy(dst, n, src);
 }
 
 static void api_error(bench_ctx *x, bench_thread *t, const char *msg, const char *detail,
@@ -497,10 +508,10 @@ void bc_prep_print(bench_ctx *x, uint64_t now, int final)
 		 (unsigned long long)p->done, (unsigned long long)p->total, p->unit,
 		 p->total ? 100.0 * p->done / p->total : 0.0, rate, p->unit, eta);
 	if (x->c->progress == 2) {
-		fprintf(stderr, "\r\033[K%s%s", line, final ? "\n" : "");
+		fprintf(bc_stderr(), "\r\033[K%s%s", line, final ? "\n" : "");
 		p->open = !final;
 	} else {
-		fprintf(stderr, "%s\n", line);
+		fprintf(bc_stderr(), "%s\n", line);
 	}
 }
 

@@ -119,12 +119,12 @@ static void print_tick(bc_meas *m, bench_ctx *x, double t, const char *line)
 		return;
 	if (c->progress == 2) {
 		if (c->run.time_s > 0)
-			fprintf(stderr, "\r\033[K[ %gs/%gs ] %s", t, c->run.time_s, line);
+			fprintf(bc_stderr(), "\r\033[K[ %gs/%gs ] %s", t, c->run.time_s, line);
 		else
-			fprintf(stderr, "\r\033[K[ %gs ] %s", t, line);
+			fprintf(bc_stderr(), "\r\033[K[ %gs ] %s", t, line);
 		m->progress_open = 1;
 	} else {
-		fprintf(stderr, "[ %gs ] %s\n", t, line);
+		fprintf(bc_stderr(), "[ %gs ] %s\n", t, line);
 	}
 }
 
@@ -134,7 +134,7 @@ void bc_meas_tick(bc_meas *m, bench_ctx *x, uint64_t now, int final)
 	double dt = (double)(now - m->last_t) / 1e9, step = c->run.report_interval;
 	bc_hist *all = &m->tmp_hist[1];
 	if (final && m->progress_open) {
-		fputc('\n', stderr);
+		fputc('\n', bc_stderr());
 		m->progress_open = 0;
 	}
 	if (step <= 0 || dt <= 0 || (final && dt < 0.25 * step))

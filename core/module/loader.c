@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "abi.h"
-#include "config.h"
+#include "runset.h"
 #include "loader.h"
 #include "settings.h"
 #include "options.h"
@@ -56,7 +56,7 @@ static int trust_stat(const char *shown, const char *real, const struct stat *st
 }
 
 /* path's real path, then every directory above it up to /. */
-static int trust_walk(const char *shown, const char *path, int strict_parent, const char *what, bc_err *e)
+int bc_trust_walk(const char *shown, const char *path, int strict_parent, const char *what, bc_err *e)
 {
 	char real[PATH_MAX];
 	struct stat st;
@@ -92,7 +92,7 @@ int bc_check_trust(const char *path, int is_dir, bc_err *e)
 {
 	/* a module file's own directory is as strict as the file: whoever can
 	   add files there can add a module */
-	return trust_walk(path, path, !is_dir, is_dir ? "module directory" : "module file", e);
+	return bc_trust_walk(path, path, !is_dir, is_dir ? "module directory" : "module file", e);
 }
 
 /* A RUNPATH/RPATH entry with $ORIGIN expanded; other $TOKENs cut the entry
@@ -130,7 +130,7 @@ static int check_runpath_dir(const char *path, const char *origin, const char *e
 			*sl = '\0';
 	}
 	bc_err sub;
-	if (trust_walk(dir, dir, 0, "directory", &sub) == 0)
+	if (bc_trust_walk(dir, dir, 0, "directory", &sub) == 0)
 		return 0;
 	bc_err_set(e, "refusing to load module \"%s\": its %s entry \"%s\" is not safe", path, kind, entry);
 	bc_err_detail(e, "The dynamic linker looks for the module's libraries there: %s.", sub.msg);
@@ -142,9 +142,9 @@ static int check_runpath_dir(const char *path, const char *origin, const char *e
 /* The module's RUNPATH/RPATH, read from the file (nothing of it runs). */
 static int check_runpath(const char *path, bc_err *e)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	struct stat st;
-	if (fd < 0 || fstat(fd, &st) != 0 || st.st_size <= 0) {
+	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
 		if (fd >= 0)
 			close(fd);
 		return 0;	/* dlopen says what is wrong with it */
@@ -173,9 +173,15 @@ int bc_file_sha256(const char *path, char hex[65], bc_err *e)
 {
 	unsigned char md[EVP_MAX_MD_SIZE], buf[65536];
 	unsigned mdlen = 0;
-	FILE *f = fopen(path, "rbe");
+	/* never blocks: a FIFO put in the file's place is refused, not waited on */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	FILE *f = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fdopen(fd, "rb") : NULL;
 	if (!f) {
-		bc_err_set(e, "could not read module file \"%s\": %s", path, strerror(errno));
+		bc_err_set(e, "could not read module file \"%s\": %s", path,
+			   fd >= 0 ? "not a regular file" : strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		return -1;
 	}
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
@@ -317,6 +323,14 @@ static int check_bounds(const char *path, const bench_module_v1 *d, bc_err *e)
 	return 0;
 }
 
+static int has_control(const char *s)
+{
+	for (; s && *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 1;
+	return 0;
+}
+
 /* The contents: name, callbacks, tables. Defaults must parse so help is true. */
 int bc_module_check(const char *path, bc_module *m, bc_err *e)
 {
@@ -361,6 +375,16 @@ int bc_module_check(const char *path, bc_module *m, bc_err *e)
 		    ((o->flags & BENCH_OPT_LIST) && o->type != BENCH_OPT_STRING)) {
 			bc_err_set(e, "invalid module \"%s\": option \"%s\" has a bad name, type or choices",
 				   path, o->name);
+			return -1;
+		}
+		const char *ctl = has_control(o->def) ? "default" : NULL;
+		for (const char *const *c = o->choices; c && *c && !ctl; c++)
+			ctl = has_control(*c) ? "choices" : NULL;
+		if (ctl) {
+			/* values, not only shown: escaping them would change what the module gets */
+			bc_err_set(e, "invalid module \"%s\": option \"%s\" has control characters in its %s",
+				   path, o->name, ctl);
+			bc_err_hint(e, "an option's default and choices are typed by users: use printable text");
 			return -1;
 		}
 		size_t ndef;
@@ -413,15 +437,34 @@ int bc_module_check_header(const char *path, const bench_module_v1 *d, bc_err *e
 	return 0;
 }
 
-/* Before any of the file's code runs: trust of it, its directories and its
-   RUNPATH; its hash. */
+/* Only a regular file is a module: anything else (a FIFO, a device, a
+   directory named x.so) is refused from its stat, never opened. */
+static int regular_file(const char *path, bc_err *e)
+{
+	struct stat st;
+	if (stat(path, &st) != 0) {
+		bc_err_set(e, "could not read module file \"%s\": %s", path, strerror(errno));
+		return -1;
+	}
+	if (S_ISREG(st.st_mode))
+		return 0;
+	bc_err_set(e, "refusing to load module file \"%s\": it is not a regular file (%s)", path,
+		   S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISDIR(st.st_mode) ? "a directory" : S_ISSOCK(st.st_mode) ?
+		   "a socket" : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : "not a file");
+	bc_err_hint(e, "remove it from the module directory, or rename it so it does not end in .so");
+	return -1;
+}
+
+/* Before any of the file's code runs: trust of it, its directories, its
+   RUNPATH and every library it would load (deps.c); its hash. */
 static int pre_checks(const char *path, char sha[65], bc_err *e)
 {
 	char *dir = bc_xstrdup(path), *slash = strrchr(dir, '/');
 	if (slash)
 		*slash = '\0';
-	int bad = bc_check_trust(slash ? (*dir ? dir : "/") : ".", 1, e) || bc_check_trust(path, 0, e) ||
-		  check_runpath(path, e) || bc_file_sha256(path, sha, e);
+	int bad = bc_check_trust(slash ? (*dir ? dir : "/") : ".", 1, e) || regular_file(path, e) ||
+		  bc_check_trust(path, 0, e) || check_runpath(path, e) || bc_check_deps(path, e) ||
+		  bc_file_sha256(path, sha, e);
 	free(dir);
 	return bad ? -1 : 0;
 }
@@ -431,7 +474,7 @@ static int post_checks(const char *path, bc_module *m, bc_err *e)
 {
 	for (const char **l = m->libs; l && *l; l++) {
 		bc_err sub;
-		if (trust_walk(*l, *l, 0, "library", &sub)) {
+		if (bc_trust_walk(*l, *l, 0, "library", &sub)) {
 			bc_err_set(e, "refusing to load module \"%s\": a library it loads is not safe", path);
 			bc_err_detail(e, "%s", sub.msg);
 			bc_err_hint(e, "%s", sub.hint[0] ? sub.hint : "fix the library's owner or mode");
@@ -577,7 +620,11 @@ static void add_fail(bc_modset *set, const char *path, const bc_err *e)
 	const char *base = strrchr(path, '/');
 	f->stem = bc_xstrdup(base ? base + 1 : path);
 	f->stem[strlen(f->stem) - 3] = '\0';
-	f->err = *e;
+	/* a load error quotes file names and what a probe printed: escaped once
+	   for every place that shows it (list, help, run's warnings) */
+	bc_text_copy(f->err.msg, sizeof(f->err.msg), e->msg);
+	bc_text_copy(f->err.detail, sizeof(f->err.detail), e->detail);
+	bc_text_copy(f->err.hint, sizeof(f->err.hint), e->hint);
 	f->dup[0] = '\0';
 }
 

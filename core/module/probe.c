@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include "abi.h"
 #include "probe.h"
+#include "strays.h"
 #include "util.h"
 
 #define TABLE_CAP	4096		/* entries before a table counts as unterminated */
@@ -250,6 +251,24 @@ static int set_stub(bench_module_v1 *d, const char *name)
 	return -1;
 }
 
+/* A text of the description that is only shown (summary, version, help,
+   unit, service): escaped once here, so list, help, docs and results never
+   carry its control characters (bc_text_dup). */
+static const char *shown(bc_meta *mt, const char *s)
+{
+	if (!s)
+		return NULL;
+	char *p = bc_text_dup(s);
+	if (!strcmp(p, s)) {
+		free(p);
+		return s;
+	}
+	char *k = meta_alloc(mt, strlen(p), 1);
+	memcpy(k, p, strlen(p));
+	free(p);
+	return k;
+}
+
 /* Field readers: 0 when the field has the expected shape. */
 static int get_str(json_t *o, const char *k, const char **out)
 {
@@ -331,6 +350,7 @@ static int parse_options(bc_meta *mt, json_t *root, bench_module_v1 *d)
 #undef GET
 		if (!o[i].name || get_strv(mt, j, "choices", &o[i].choices, TABLE_CAP))
 			return -1;
+		o[i].help = shown(mt, o[i].help);
 	}
 	d->options = o;
 	return 0;
@@ -353,6 +373,7 @@ static int parse_metrics(bc_meta *mt, json_t *root, bench_module_v1 *d)
 #undef GET
 		if (!m[i].name)
 			return -1;
+		m[i].unit = shown(mt, m[i].unit);
 	}
 	d->metrics = m;
 	return 0;
@@ -405,6 +426,9 @@ static int parse_body(bc_meta *mt, json_t *root, bc_module *m)
 		return -1;
 	if (res >= 0)
 		d->reserved[res] = d;	/* any non-NULL value: check_contents names the slot */
+	d->version = shown(mt, d->version);
+	d->summary = shown(mt, d->summary);
+	d->requires.service = shown(mt, d->requires.service);
 	if (parse_options(mt, root, d) || parse_metrics(mt, root, d) || parse_thresholds(mt, root, d) ||
 	    get_strv(mt, root, "op_classes", &d->op_classes, BENCH_MAX_OP_CLASSES + 1) ||
 	    get_strv(mt, root, "data_options", &d->data_options, TABLE_CAP) ||
@@ -453,13 +477,21 @@ static void send_all(const char *s)
 	(void)bc_write_all(probe_fd, s, strlen(s));
 }
 
+/* The probe ends: whatever the constructors started (a setsid daemon, a
+   double fork) came to it, a subreaper, and goes with it. */
+static void probe_exit(void)
+{
+	bc_kill_strays(NULL, 0);
+	_exit(0);
+}
+
 static void send_error(const bc_err *e)
 {
 	json_t *j = json_pack("{s:{s:s?, s:s?, s:s?}}", "error", "msg", e->msg, "detail",
 			      e->detail[0] ? e->detail : NULL, "hint", e->hint[0] ? e->hint : NULL);
 	char *s = j ? json_dumps(j, JSON_COMPACT) : NULL;
 	send_all(s ? s : "{\"error\":{\"msg\":\"the module's load error is not valid UTF-8\"}}");
-	_exit(0);
+	probe_exit();
 }
 
 typedef struct objlist {
@@ -556,7 +588,7 @@ static void probe_child(const char *path)
 	json_object_set_new(root, "libs", new_libs(&before, path));
 	char *out = json_dumps(root, JSON_COMPACT);
 	send_all(out ? out : s);
-	_exit(0);
+	probe_exit();
 }
 
 /* ------------------------------------------------------- parent: run */
@@ -598,7 +630,9 @@ static int start_probe(active *a, bc_probe *p, double timeout)
 	fflush(stderr);
 	pid_t pid = fork();
 	if (pid == 0) {
-		setpgid(0, 0);	/* what it starts is killed with it */
+		setsid();	/* a session of its own: what it starts is killed with it, and
+				   kill(0, ...) in a constructor reaches only the probe */
+		prctl(PR_SET_CHILD_SUBREAPER, 1);	/* a daemon it starts stays its child */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		dup2(err[1], 1);	/* its prints never reach benchcore's stdout */
 		dup2(err[1], 2);
@@ -613,7 +647,7 @@ static int start_probe(active *a, bc_probe *p, double timeout)
 		close(err[0]);
 		return -1;
 	}
-	setpgid(pid, pid);
+	/* no setpgid here: setsid in the child would fail for a group leader */
 	fcntl(out[0], F_SETFL, O_NONBLOCK);
 	fcntl(err[0], F_SETFL, O_NONBLOCK);
 	a->pid = pid;
@@ -761,6 +795,11 @@ void bc_probe_files(bc_probe *p, size_t n)
 	double timeout = probe_timeout();
 	active act[PROBES_AT_ONCE];
 	size_t nact = 0, next = 0;
+	/* a probe killed at its timeout leaves its orphans to benchcore (a
+	   subreaper), which kills them below; its children before stay */
+	pid_t *keep = bc_xcalloc(BC_MAX_KIDS, sizeof(pid_t));
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	size_t nkeep = bc_children_of(getpid(), keep, BC_MAX_KIDS);
 	while (next < n || nact) {
 		while (next < n && nact < PROBES_AT_ONCE) {
 			memset(&p[next].m, 0, sizeof(p[next].m));
@@ -798,4 +837,6 @@ void bc_probe_files(bc_probe *p, size_t n)
 			}
 		}
 	}
+	bc_kill_strays(keep, nkeep);
+	free(keep);
 }

@@ -40,4 +40,18 @@ int bc_probe_parse(const char *text, size_t len, const char *path, bc_module *m,
    empty when it has none; NULL when buf is not a 64-bit ELF file. *kind gets
    "RUNPATH" or "RPATH". */
 char **bc_elf_runpath(const unsigned char *buf, size_t n, const char **kind);
+
+/* What the dynamic linker reads of an ELF shared object: its machine, its
+   DT_NEEDED names, its DT_RUNPATH and DT_RPATH entries (NULL when it has
+   none). All malloc'd; free with bc_elf_dyn_free (also after -1). */
+typedef struct bc_elf_dyn {
+	unsigned machine;		/* e_machine */
+	char **needed;
+	char **runpath;
+	char **rpath;
+} bc_elf_dyn;
+/* 0, or -1 when buf is not a 64-bit ELF file or its dynamic section is
+   broken (any bytes: a fuzz target). */
+int bc_elf_dynamic(const unsigned char *buf, size_t n, bc_elf_dyn *out);
+void bc_elf_dyn_free(bc_elf_dyn *d);
 #endif

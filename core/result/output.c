@@ -36,18 +36,26 @@ static void print_latency(FILE *f, const bc_cr_op *o)
 	fputc('\n', f);
 }
 
+static void text_line(FILE *f, const char *what, const char *text)
+{
+	char *p = bc_text_dup(text);
+	fprintf(f, "    %s: %s\n", what, p);
+	free(p);
+}
+
 void bc_print_case(FILE *f, const bc_case_result *c, const char *label)
 {
 	char nb[64];
 	fprintf(f, "\n[case %lld] %s: %s\n", c->id, label, c->status);
+	/* escaped when kept; again here for results read back from a file */
 	if (c->reason)
-		fprintf(f, "    reason: %s\n", c->reason);
+		text_line(f, "reason", c->reason);
 	/* detail and hint belong to a reason (an older file may hold them
 	   for an ok case: nothing to explain there) */
 	if (c->reason && c->error.set && c->error.detail)
-		fprintf(f, "    detail: %s\n", c->error.detail);
+		text_line(f, "detail", c->error.detail);
 	if (c->reason && c->error.set && c->error.hint)
-		fprintf(f, "    hint: %s\n", c->error.hint);
+		text_line(f, "hint", c->error.hint);
 	if (strcmp(c->status, "ok") && strcmp(c->status, "interrupted"))
 		return;
 	fprintf(f, "    measured %.2f s after %.2f s warmup\n", c->duration_s, c->warmup_s);

@@ -44,6 +44,7 @@ typedef struct bc_rgroup {
 	double steal_max, other_max;
 	double cpu_mhz_sum;	/* sum over repeats that reported cpu_mhz_mean */
 	size_t cpu_mhz_n;
+	size_t unsteady;	/* cases whose warmup = auto never reached a steady state */
 	double freq_sum;	/* sum over repeats of cpu_freq.measured_mhz (the probe) */
 	size_t freq_n;
 	bc_rmetric *metrics;

@@ -232,6 +232,7 @@ void bc_results_add_case(bc_results *r, const bc_case_result *c)
 		g->cpu_mhz_sum += c->cpu_mhz_mean;
 		g->cpu_mhz_n++;
 	}
+	g->unsteady += c->warmup_steady == 0;
 	if (c->freq.set && !isnan(c->freq.measured_mhz) && c->freq.measured_mhz > 0) {
 		g->freq_sum += c->freq.measured_mhz;
 		g->freq_n++;

@@ -1,75 +1,11 @@
-/* site.conf (libconfig syntax) and the settings that govern a run.
+/* site.conf (libconfig syntax): reading it into a bc_config (runset.h).
  *
  * Global keys and run settings are checked here; a module's own options are
  * checked against its options table in plan.c, once the module is loaded.
  * Main thread only. */
 #ifndef BC_CONFIG_H
 #define BC_CONFIG_H
-#include <libconfig.h>
-#include <stddef.h>
-#include <stdint.h>
-#include "util.h"
+#include "runset.h"
 
-#define BC_MAX_PCT 16
-
-/* Run settings: global defaults, overridable per module and on the command line. */
-typedef struct bc_runset {
-	unsigned threads[64];
-	size_t nthreads;
-	double time_s, warmup_s, report_interval, rate, grace, thread_init_timeout;
-	double prepare_timeout;		/* prepare of one case */
-	double init_timeout;		/* init of one case */
-	double max_error_rate;		/* share of operations that may fail (0 .. 1) */
-	double scale;			/* 0 < scale <= 1: a quick try of a long study (plan.c) */
-	int repeat_auto;		/* repeat = "auto": rounds go on while a case is undecided */
-	unsigned min_repeat, max_repeat;
-	double time_budget;		/* repeat = auto: no new round after this many seconds (0: none) */
-	int warmup_auto;		/* warmup = "auto": until the throughput is steady */
-	double max_warmup;		/* warmup = auto: the longest warmup */
-	uint64_t max_cases;		/* the plan's size that runs without confirmation */
-	uint64_t events;
-	unsigned repeat;
-	int arrival_fixed, keep, isolate;
-	int back_to_back;		/* repeat_order: 0 rounds (default), 1 back_to_back */
-	int seed_set;			/* seed given; else the runner draws one (and records it) */
-	uint32_t seed;			/* shuffles the order of a round's cases */
-} bc_runset;
-
-/* A module option as the user gave it: one value, or a list (a sweep). */
-typedef struct bc_given {
-	char *key;
-	char **texts;			/* values as text, NULL-terminated */
-	char *where;			/* "site.conf:12" or "command line" */
-} bc_given;
-
-typedef struct bc_modconf {
-	char *name;
-	int enabled;
-	char *where;
-	bc_runset run;
-	bc_given *given;
-	size_t ngiven;
-} bc_modconf;
-
-typedef struct bc_config {
-	char *file;
-	char *label, *output, *csv, *report;
-	char **module_path;		/* NULL-terminated */
-	double pct[BC_MAX_PCT];
-	size_t npct;
-	int skip_heavy;
-	bc_runset run;
-	bc_modconf *mods;
-	size_t nmods;
-} bc_config;
-
-/* Every setting at its default (settings.c's table). */
-void bc_config_init(bc_config *c);
 int bc_config_load(bc_config *c, const char *file, bc_err *e);
-/* Adds a module entry (for `benchcore run MODULE`). */
-bc_modconf *bc_config_add_module(bc_config *c, const char *name, const char *where);
-/* Adds key=a,b,c to a module entry. */
-void bc_modconf_give(bc_modconf *m, const char *key, char **texts, const char *where);
-int bc_is_run_key(const char *key);
-void bc_config_free(bc_config *c);
 #endif

@@ -153,7 +153,11 @@ static void scale_plan(bc_modplan *p)
 			continue;
 		for (size_t j = 0; j < p->nvals[i]; j++) {
 			bc_val *v = &p->vals[i][j];
+			if (v->i == 0)
+				continue;	/* 0 means "off" or "the module's own choice": no size to shrink */
 			double to = floor((double)v->i * f);
+			if (o->type == BENCH_OPT_SIZE && to >= 1048576)
+				to = floor(to / 1048576) * 1048576;	/* whole MiB: block sizes divide it */
 			if (o->min < o->max && to < o->min)
 				to = o->min;
 			if (to < 1)
@@ -272,6 +276,8 @@ int bc_plan_module(const bc_modconf *mc, const bc_module *m, bc_modplan *p, bc_e
 		   alone run the rounds past min_repeat (run.c) */
 		p->run.repeat = p->run.max_repeat;
 	}
+	if (p->run.warmup_auto)	/* the engine ends it once steady; everything else plans for the longest */
+		p->run.warmup_s = p->run.max_warmup;
 	p->npoints = 1;
 	for (size_t i = 0; i < p->nopts; i++) {
 		if (!p->nvals[i]) {

@@ -3,7 +3,7 @@
    cartesian product of them, the parameter matrix. Main thread only. */
 #ifndef BC_PLAN_H
 #define BC_PLAN_H
-#include "config.h"
+#include "runset.h"
 #include "loader.h"
 #include "options.h"
 

@@ -2,23 +2,15 @@
  * run in rounds by default (each case once, in a shuffled order, then again,
  * repeat times), so the repeats of a case sample the whole run and not one
  * minute of it; then the next module. Each case runs in a forked child by
- * default: it sends "P <phase>" lines and finally "J <json>" over a socket
- * pair, and "S <spec>" when its module asks for a private server, which the
- * runner starts (it outlives the case) and answers "OK" or "E <reason>".
- * The runner enforces a watchdog per phase (init_timeout, prepare_timeout,
- * thread_init_timeout + grace, warmup + grace, warmup + time + grace for the
- * measured window, a fixed limit for finish and cleanup) and turns a crash,
- * an exit or a hang into a failed case that names the phase. The first stop
- * request (Ctrl-C, SIGTERM) is forwarded to the case, which gets STOP_GRACE_S
- * to stop and report before it is killed. Each case runs in a process group
- * of its own and is the child subreaper of what its module starts; whatever
- * is left when it ends is killed (by the case, or by the runner, which is a
- * subreaper too, when the case itself died) and the case says so. Prepared data is made once per data point (the module's
- * data_options) and cleaned up after the last case that uses it, whatever
- * happened to that case. A module directory and the module's servers live
- * for all of its cases and are removed and stopped after its last one, on
- * every way out. Results are rewritten (atomically) after every case, so a
- * crash of benchcore itself or a second Ctrl-C loses at most one case. */
+ * default (isolate.c, its watchdog and containment), or in this process
+ * (isolate = false, guarded against a module's exit()). Prepared data is made
+ * once per data point (the module's data_options) and cleaned up after the
+ * last case that uses it, whatever happened to that case; after a crash
+ * before cleanup, once more in a fresh process, never after cleanup began.
+ * A module directory and the module's servers live for all of its cases and
+ * are removed and stopped after its last one, on every way out. Results are
+ * rewritten (atomically) after every case, so a crash of benchcore itself or
+ * a second Ctrl-C loses at most one case. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -42,22 +34,17 @@
 #include "steady.h"
 #include "run.h"
 #include "results.h"
+#include "isolate.h"
 #include "service.h"
-#include "strays.h"
 #include "sysinfo.h"
 
-#define CLEANUP_LIMIT_S	120	/* a cleanup-only child; finish; cleanup */
-#define STOP_GRACE_S	2	/* after a stop request, before the case is killed */
-#define EVENTS_LIMIT_S	1800	/* a case bounded by events, not time, once measuring */
-
 volatile sig_atomic_t bc_signals;
+volatile sig_atomic_t bc_in_module, bc_self_signal;
 
-/* What a case's callbacks need from the runner and tell it back. */
-typedef struct case_link {
-	const char *module, *dir;	/* for private servers */
-	int prepared;			/* the case got past prepare: its data point is ready */
-	int cleaned;			/* the case ran the module's cleanup */
-} case_link;
+static void failed_case(const bc_case *c, const char *reason, bc_case_result *cr)
+{
+	bc_case_header(c, "failed", reason, cr);
+}
 
 static void now_iso(char *buf, size_t n)
 {
@@ -154,6 +141,9 @@ void bc_runner_free(bc_runner *r)
 		free(r->resume);
 		r->resume = NULL;
 	}
+	if (r->json_out)
+		fclose(r->json_out);
+	r->json_out = NULL;
 	json_decref(r->doc);
 	r->doc = NULL;
 	for (size_t i = 0; i < r->ncases; i++)
@@ -178,10 +168,17 @@ int bc_runner_write(bc_runner *r, int final)
 	if (r->out_json && !strcmp(r->out_json, "-")) {
 		if (final) {	/* stdout takes one document, at the end */
 			char *s = json_dumps(r->doc, JSON_INDENT(1));
-			fputs(s, stdout);
-			fputc('\n', stdout);
+			FILE *o = r->json_out ? r->json_out : stdout;
+			fputs(s, o);
+			fputc('\n', o);
 			free(s);
-			rc = bc_stdout_done("run");
+			if (r->json_out && (fflush(o) != 0 || ferror(o))) {
+				fprintf(stderr, "benchcore: error: run: could not write the results to stdout: %s\n",
+					strerror(errno));
+				rc = -1;
+			} else if (!r->json_out) {
+				rc = bc_stdout_done("run");
+			}
 		}
 	} else if (r->out_json) {
 		char *s = json_dumps(r->doc, JSON_INDENT(1));
@@ -237,358 +234,47 @@ void bc_runner_show_plan(bc_runner *r, bc_modplan *plans, size_t n)
 		}
 }
 
-/* ------------------------------------------------------------ isolation */
+/* isolate = false: what an exit() of the module would leave (see here_exit). */
+static struct {
+	struct bc_runner *r;
+	struct modrun *m;
+	const char *label, *point;	/* of the case being run; NULL for a cleanup */
+	unsigned round;
+	const bc_case *c;		/* set while the module's code runs */
+} here;
 
-static int child_fd = -1;
-
-static void write_all(int fd, const char *s, size_t n)
-{
-	(void)bc_write_all(fd, s, n);	/* a runner gone away: nothing to tell */
-}
-
-static void child_phase(void *arg, const char *phase)
-{
-	(void)arg;
-	char buf[64];
-	int n = snprintf(buf, sizeof(buf), "P %s\n", phase);
-	write_all(child_fd, buf, (size_t)n);
-}
-
-/* In the case child: asks the runner for the server and waits for its answer. */
-static int child_start_server(void *arg, const bench_server_spec_v1 *spec, char *err, size_t n)
-{
-	(void)arg;
-	json_t *j = bc_service_spec_json(spec);
-	char *s = j ? json_dumps(j, JSON_COMPACT) : NULL, line[4096];
-	json_decref(j);
-	if (!s) {
-		snprintf(err, n, "private server \"%s\": its spec has a string that is not UTF-8", spec->name);
-		return -1;
-	}
-	write_all(child_fd, "S ", 2);
-	write_all(child_fd, s, strlen(s));
-	write_all(child_fd, "\n", 1);
-	free(s);
-	size_t len = 0;
-	for (;;) {	/* one short line: byte by byte, so nothing after it is consumed */
-		ssize_t got = read(child_fd, line + len, 1);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0 || line[len] == '\n' || ++len == sizeof(line) - 1)
-			break;
-	}
-	line[len] = '\0';
-	if (!strcmp(line, "OK"))
-		return 0;
-	json_t *m = strncmp(line, "E ", 2) ? NULL : json_loads(line + 2, JSON_DECODE_ANY, NULL);
-	snprintf(err, n, "%s", json_is_string(m) ? json_string_value(m) : "private server: no answer from the runner");
-	json_decref(m);
-	return -1;
-}
-
-static void failed_case(const bc_case *c, const char *reason, bc_case_result *cr)
-{
-	bc_case_header(c, "failed", reason, cr);
-}
-
-/* The child's "J " line: at the start of a line, not inside another one. */
-static const char *json_line(const char *buf)
-{
-	if (!strncmp(buf, "J ", 2))
-		return buf;
-	const char *j = strstr(buf, "\nJ ");
-	return j ? j + 1 : NULL;
-}
-
-static void reap(const bc_case *c, pid_t pid, const char *buf, int timed_out, const char *phase,
-		 double limit, bc_case_result *cr)
-{
-	int st = 0;
-	siginfo_t si;
-	/* ended (not reaped yet, so its group id is still reserved): what is
-	   left in its process group goes too */
-	while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0 && errno == EINTR)
-		;
-	kill(-pid, SIGKILL);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	const char *j = json_line(buf);
-	char why[600];
-	if (j) {	/* the case's report, read by the one reader of case results */
-		json_error_t je;
-		json_t *cj = json_loads(j + 2, 0, &je);
-		char err[400] = "not JSON";
-		int rc = cj ? bc_case_from_json(cj, (size_t)c->id, cr, err, sizeof(err)) : -1;
-		json_decref(cj);
-		if (rc == 0)
-			return;
-		snprintf(why, sizeof(why), "the case's report is unreadable (%s)", err);
-		failed_case(c, why, cr);
-		return;
-	}
-	if (timed_out)
-		snprintf(why, sizeof(why), "timed out after %g s in %s (killed)", limit, phase);
-	else if (WIFSIGNALED(st))
-		snprintf(why, sizeof(why), "crashed in %s: killed by signal %d (%s)", phase,
-			 WTERMSIG(st), strsignal(WTERMSIG(st)));
-	else if (WIFEXITED(st))
-		snprintf(why, sizeof(why), "the case's process exited with status %d in %s before "
-			 "reporting (a module must not call exit)", WEXITSTATUS(st), phase);
-	else
-		snprintf(why, sizeof(why), "the case's process ended unexpectedly in %s", phase);
-	failed_case(c, why, cr);
-}
-
-static void note_strays(bc_case_result *cr, unsigned n)
-{
-	if (!n)
-		return;
-	cr->strays_killed += n;
-	char msg[200];
-	snprintf(msg, sizeof(msg), "the case left %u process%s running (killed): a module must stop what it starts",
-		 n, n == 1 ? "" : "es");
-	bc_case_add_warning(cr, msg);
-}
-
-/* The runner's view of a case child: what it said so far and the watchdog. */
-typedef struct watch {
-	char *buf;
-	size_t len, cap, scan;		/* scan: start of the first line not handled yet */
-	char phase[32];
-	double limit;
-	uint64_t deadline;
-	pid_t *keep;			/* the runner's children that are not the case's: servers */
-	size_t nkeep;
-} watch;
-
-/* An "S <spec>" line: start the server here, in the runner, and answer. */
-static void serve(case_link *l, int fd, const char *js, size_t n, watch *w)
-{
-	char err[1024] = "";
-	uint64_t t0 = bc_now_ns();
-	json_t *j = json_loadb(js, n, 0, NULL);
-	bench_server_spec_v1 *spec = j ? bc_service_spec_parse(j) : NULL;
-	int rc = -1;
-	if (spec)
-		rc = bc_service_start(l->module, spec, l->dir, err, sizeof(err));
-	else
-		snprintf(err, sizeof(err), "private server: malformed request from the case's process");
-	bc_service_spec_free(spec);
-	json_decref(j);
-	if (rc == 0) {
-		write_all(fd, "OK\n", 3);
-	} else {
-		json_t *m = json_string(err);
-		char *s = m ? json_dumps(m, JSON_ENCODE_ANY) : NULL;
-		write_all(fd, "E ", 2);
-		write_all(fd, s ? s : "\"private server did not start\"", s ? strlen(s) : 30);
-		write_all(fd, "\n", 1);
-		free(s);
-		json_decref(m);
-	}
-	w->deadline += bc_now_ns() - t0;	/* waiting for a server is not the case's time */
-}
-
-static int is_line(const char *line, size_t n, const char *what)
-{
-	return n == strlen(what) && !memcmp(line, what, n);
-}
-
-/* Handles every complete line the child sent since the last call. */
-static void handle_lines(const bc_case *c, case_link *l, int fd, watch *w)
-{
-	char *nl;
-	while ((nl = memchr(w->buf + w->scan, '\n', w->len - w->scan))) {
-		char *line = w->buf + w->scan;
-		size_t n = (size_t)(nl - line);
-		w->scan += n + 1;
-		/* each phase gets its own bound, from when it starts */
-		const char *ph = NULL;
-		double lim = 0;
-		if (is_line(line, n, "P measure")) {
-			ph = "the measured window";
-			lim = c->run.time_s > 0 ? c->run.time_s + c->run.grace : EVENTS_LIMIT_S;
-		} else if (is_line(line, n, "P init")) {
-			ph = "init", lim = c->run.init_timeout;
-		} else if (is_line(line, n, "P prepare")) {
-			ph = "prepare", lim = c->run.prepare_timeout;
-		} else if (is_line(line, n, "P prepared")) {
-			l->prepared = 1;
-			ph = "thread_init", lim = c->run.thread_init_timeout + c->run.grace;
-		} else if (is_line(line, n, "P warmup")) {
-			ph = "warmup", lim = c->run.warmup_s + c->run.grace;
-		} else if (is_line(line, n, "P finish")) {
-			ph = "finish", lim = CLEANUP_LIMIT_S;
-		} else if (is_line(line, n, "P cleanup")) {
-			l->cleaned = 1;
-			ph = "cleanup", lim = CLEANUP_LIMIT_S;
-		} else if (n > 2 && !memcmp(line, "S ", 2)) {
-			serve(l, fd, line + 2, n - 2, w);
-			w->nkeep = bc_children_of(getpid(), w->keep, BC_MAX_KIDS);	/* its server is no stray */
-		}
-		if (ph) {
-			snprintf(w->phase, sizeof(w->phase), "%s", ph);
-			w->limit = lim;
-			w->deadline = bc_now_ns() + (uint64_t)(lim * 1e9);
-		}
-	}
-}
-
-/* In the forked child: runs the case, reports, never returns. */
-static void case_child(bc_case *c, int fd, pid_t parent)
-{
-	prctl(PR_SET_PDEATHSIG, SIGKILL);	/* benchcore killed: the case goes with it */
-	if (getppid() != parent)
-		_exit(1);
-	setpgid(0, 0);		/* Ctrl-C reaches the runner, which decides */
-	prctl(PR_SET_CHILD_SUBREAPER, 1);	/* what the module starts stays ours */
-	child_fd = fd;
-	c->on_phase = child_phase;
-	c->start_server = child_start_server;
-	/* the module is opened here, never in the runner: its constructors run
-	   in the case's process */
-	bc_module mod = *c->mod;
-	bc_err e;
-	bc_case_result cr;
-	if (bc_module_open(&mod, &e)) {
-		char why[1200];
-		snprintf(why, sizeof(why), "load: %s", e.msg);
-		failed_case(c, why, &cr);
-	} else {
-		c->mod = &mod;
-		bc_case_run(c, &cr);
-	}
-	note_strays(&cr, bc_kill_strays(NULL, 0));
-	json_t *cj = bc_case_to_json(&cr);	/* the one writer; the runner reads it back */
-	char *s = json_dumps(cj, JSON_COMPACT);
-	write_all(child_fd, "J ", 2);
-	write_all(child_fd, s, strlen(s));
-	write_all(child_fd, "\n", 1);
-	_exit(0);
-}
-
-/* Has the child ended? Seen without reaping it. */
-static int child_ended(pid_t pid)
-{
-	siginfo_t si;
-	memset(&si, 0, sizeof(si));
-	return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid;
-}
-
-/* Reads what the child sent; -1 at EOF or error, 0 when nothing is there. */
-static int take(int fd, watch *w)
-{
-	if (w->len + 4096 > w->cap)
-		w->buf = bc_xrealloc(w->buf, w->cap *= 2, 1);
-	ssize_t n = read(fd, w->buf + w->len, w->cap - w->len - 1);
-	if (n < 0 && (errno == EINTR || errno == EAGAIN))
-		return 0;
-	if (n <= 0)
-		return -1;
-	w->len += (size_t)n;
-	w->buf[w->len] = '\0';
-	return 1;
-}
-
-/* Runs c in a child into cr; *crashed is set when it did not report normally. */
-static void run_isolated(bc_case *c, case_link *l, int *crashed, bc_case_result *cr)
-{
-	static int subreaper;
-	int fds[2];
-	if (!subreaper)	/* orphans of a case that died come to the runner, not to init */
-		subreaper = prctl(PR_SET_CHILD_SUBREAPER, 1) == 0;
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
-		failed_case(c, "could not create a socket pair", cr);
-		return;
-	}
-	watch w = { .cap = 65536, .phase = "init" };
-	w.keep = bc_xcalloc(BC_MAX_KIDS, sizeof(pid_t));
-	w.nkeep = bc_children_of(getpid(), w.keep, BC_MAX_KIDS);	/* the servers running now */
-	fflush(stdout);
-	fflush(stderr);
-	pid_t parent = getpid(), pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		free(w.keep);
-		failed_case(c, "could not fork", cr);
-		return;
-	}
-	if (pid == 0) {
-		close(fds[0]);
-		case_child(c, fds[1], parent);
-	}
-	setpgid(pid, pid);	/* also here: no signal can come before the group exists */
-	close(fds[1]);
-	fcntl(fds[0], F_SETFL, O_NONBLOCK);
-	w.buf = bc_xcalloc(w.cap, 1);
-	w.limit = c->cleanup_only ? CLEANUP_LIMIT_S : c->run.init_timeout;
-	w.deadline = bc_now_ns() + (uint64_t)(w.limit * 1e9);
-	int timed_out = 0, forwarded = 0, stop_killed = 0;
-	uint64_t stop_by = 0;
-	for (;;) {
-		uint64_t now = bc_now_ns();
-		if (c->cleanup_only) {
-			/* cleanup is short and must not be cut short by a signal */
-		} else if (bc_stop_requested && !forwarded) {
-			kill(pid, SIGINT);	/* the child stops cleanly and still reports */
-			forwarded = 1;
-			stop_by = now + STOP_GRACE_S * 1000000000ull;
-			bc_warn("stopping: the case in %s has %d s to stop", w.phase, STOP_GRACE_S);
-		}
-		if (!c->cleanup_only && (bc_signals >= 2 ||
-		    (forwarded && now >= stop_by && strcmp(w.phase, "cleanup")))) {
-			kill(pid, SIGKILL);	/* a second signal, or the case ignored the first */
-			stop_killed = 1;
-			break;
-		}
-		struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
-		if (now >= w.deadline) {
-			kill(pid, SIGKILL);
-			timed_out = 1;
-			break;
-		}
-		uint64_t wait_ms = (w.deadline - now) / 1000000u;
-		int pr = poll(&pfd, 1, wait_ms > 200 ? 200 : (int)wait_ms + 1), got = 0;
-		if (pr > 0 && (got = take(fds[0], &w)) < 0)
-			break;
-		if (got > 0) {
-			handle_lines(c, l, fds[0], &w);
-		} else if (child_ended(pid)) {
-			/* ended, but something it started holds the socket open */
-			while (take(fds[0], &w) > 0)
-				;
-			handle_lines(c, l, fds[0], &w);
-			break;
-		}
-	}
-	close(fds[0]);
-	reap(c, pid, w.buf, timed_out, w.phase, w.limit, cr);
-	*crashed = !json_line(w.buf);
-	if (stop_killed && *crashed) {
-		char why[200];
-		snprintf(why, sizeof(why), "interrupted in %s: the case did not stop within %d s of the stop "
-			 "request (killed)", w.phase, STOP_GRACE_S);
-		bc_case_set_str(&cr->status, "interrupted");
-		bc_case_set_str(&cr->reason, why);
-	}
-	note_strays(cr, bc_kill_strays(w.keep, w.nkeep));
-	free(w.keep);
-	free(w.buf);
-}
+static void here_exit(int status, void *arg);
+static void keep_stdout(struct bc_runner *r);
 
 /* In this process (isolate = false): the module is opened here (once), and
    the same callbacks run without a channel. */
 static void run_here(bc_case *c, bc_case_result *cr)
 {
+	static int guarded;
 	bc_err e;
+	if (!guarded)
+		guarded = on_exit(here_exit, NULL) == 0;
+	here.c = c;
+	bc_self_signal = 0;
+	bc_in_module = 1;
 	if (bc_module_open((bc_module *)c->mod, &e)) {
 		char why[1200];
 		snprintf(why, sizeof(why), "load: %s", e.msg);
 		failed_case(c, why, cr);
-		return;
+	} else {
+		bc_case_run(c, cr);
 	}
-	bc_case_run(c, cr);
+	bc_in_module = 0;
+	here.c = NULL;
+	if (bc_self_signal) {
+		char why[300];
+		snprintf(why, sizeof(why), "the module sent signal %d (%s) to benchcore's process (isolate = false; "
+			 "kill(0, ...)?): nobody asked benchcore to stop, so the case failed", (int)bc_self_signal,
+			 strsignal((int)bc_self_signal));
+		bc_case_set_str(&cr->status, "failed");
+		bc_case_set_str(&cr->reason, why);
+		bc_self_signal = 0;
+	}
 }
 
 /* A case, isolated in a child process or here. */
@@ -596,7 +282,7 @@ static void run_one(bc_case *c, case_link *l, int isolate, int *crashed, bc_case
 {
 	*crashed = 0;
 	if (isolate)
-		run_isolated(c, l, crashed, cr);
+		bc_run_isolated(c, l, crashed, cr);
 	else
 		run_here(c, cr);
 }
@@ -604,7 +290,9 @@ static void run_one(bc_case *c, case_link *l, int isolate, int *crashed, bc_case
 static void local_phase(void *arg, const char *phase)
 {
 	case_link *l = arg;
-	if (!strcmp(phase, "prepared"))
+	if (!strcmp(phase, "prepare"))
+		l->prepare_started = 1;
+	else if (!strcmp(phase, "prepared"))
 		l->prepared = 1;
 	else if (!strcmp(phase, "cleanup"))
 		l->cleaned = 1;
@@ -951,7 +639,11 @@ static void record(bc_runner *r, bc_case_result *cr, const char *label, const ch
    this one, isolate = false), like case c; nothing is measured. */
 static void cleanup_data(modrun *m, const bc_case *c, datapt *d)
 {
-	if (d->dirty && m->p->mod->desc.cleanup && !m->p->run.keep) {
+	uint64_t stop_at = bc_stop_deadline();
+	if (stop_at && bc_now_ns() >= stop_at && d->dirty && m->p->mod->desc.cleanup && !m->p->run.keep) {
+		bc_warn("%s: cleanup not run: the %d s after the stop request are over (its prepared data "
+			"may be left behind)", m->p->mod->desc.name, STOP_GRACE_S);
+	} else if (d->dirty && m->p->mod->desc.cleanup && !m->p->run.keep) {
 		bc_case cc = *c;
 		int crashed;
 		bc_case_result cr;
@@ -989,10 +681,18 @@ static void run_case(bc_runner *r, modrun *m, bc_case *c, const char *label, con
 		return;
 	}
 	c->scratch = scratch;
+	if (!m->p->run.isolate)
+		keep_stdout(r);
 	int crashed = 0;
-	m->link.prepared = m->link.cleaned = 0;
+	m->link.prepared = m->link.cleaned = m->link.prepare_started = m->link.timed_out = 0;
+	here.r = r;
+	here.m = m;
+	here.label = label;
+	here.point = m->labels[s->point];
+	here.round = s->rep;
 	run_one(c, &m->link, m->p->run.isolate, &crashed, &cr);
-	if (c->do_prepare)
+	here.label = NULL;	/* a cleanup after it is no case of its own */
+	if (c->do_prepare && m->link.prepare_started)
 		d->dirty = 1;
 	if (m->link.prepared)
 		d->prepared = 1;
@@ -1001,11 +701,15 @@ static void run_case(bc_runner *r, modrun *m, bc_case *c, const char *label, con
 	if (m->link.cleaned)
 		d->prepared = d->dirty = 0;
 	record(r, &cr, label, m->labels[s->point], s->rep);
-	if (crashed) {
+	if (crashed && !m->link.cleaned && (d->dirty || m->link.prepare_started)) {
 		/* the module died holding what it prepared: a fresh process removes
-		   it, and the next case of this data point prepares again */
+		   it, and the next case of this data point prepares again. Once its
+		   cleanup began (it crashed or timed out in cleanup or destroy) it
+		   is never run again: a hang would only hang again. */
 		d->dirty = 1;
 		cleanup_data(m, c, d);
+	} else if (crashed) {
+		d->prepared = 0;
 	}
 	bc_rmtree(scratch);
 	free(scratch);
@@ -1034,8 +738,8 @@ static const char *auto_stop(bc_runner *r, modrun *m, const slot *s, const bc_ca
 	bc_case_header(c, "ok", NULL, &h);
 	char *key = json_dumps(h.params, JSON_COMPACT | JSON_SORT_KEYS);
 	const bc_rgroup *g = key ? bc_results_find(&r->groups, p->mod->desc.name, key, (long)c->threads) : NULL;
-	const bc_rgroup *gb = key && r->baseline ? bc_results_find(r->baseline, p->mod->desc.name, key,
-								     (long)c->threads) : NULL;
+	/* the baseline's case as compare will match it (placement options aside) */
+	const bc_rgroup *gb = g && r->baseline ? bc_results_match(r->baseline, &r->groups, g, NULL) : NULL;
 	free(key);
 	bc_case_free(&h);
 	const bc_rmetric *hm = g ? bc_primary_metric(g) : NULL;
@@ -1068,6 +772,60 @@ static void mark_stop(bc_runner *r, modrun *m, size_t pt, size_t ti, const char 
 		break;
 	}
 	bc_case_free(&h);
+}
+
+/* isolate = false with -o -: the module prints (a constructor's banner)
+   into this process's stdout, which must hold only the JSON. The JSON keeps
+   a copy of the descriptor; fd 1 becomes stderr for everything else. */
+static void keep_stdout(bc_runner *r)
+{
+	if (r->json_out || !r->out_json || strcmp(r->out_json, "-"))
+		return;
+	fflush(stdout);
+	int fd = fcntl(1, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0 || !(r->json_out = fdopen(fd, "w"))) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	dup2(2, 1);
+}
+
+/* isolate = false and a module called exit() (from any thread): its status
+   must not become benchcore's (3 means "results could not be written"),
+   and OUT.lock and the run's temp dirs must not stay. The case fails, the
+   results so far are written, the servers stopped, the dirs and the lock
+   removed, and benchcore exits 1 at once: the run cannot go on, the process
+   is on its way out. */
+static void here_exit(int status, void *arg)
+{
+	(void)arg;
+	if (!here.c)
+		return;	/* benchcore's own exit */
+	const bc_case *c = here.c;
+	bc_runner *r = here.r;
+	char why[300];
+	here.c = NULL;
+	snprintf(why, sizeof(why), "the module called exit(%d) in benchcore's process (isolate = false): a "
+		 "module never exits; the run stopped here", status);
+	fprintf(stderr, "benchcore: error: module \"%s\" called exit(%d); the run stops (isolate = false)\n",
+		c->mod->desc.name, status);
+	if (r && here.label) {
+		bc_case_result cr;
+		failed_case(c, why, &cr);
+		record(r, &cr, here.label, here.point, here.round);
+	}
+	int wf = r ? bc_runner_write(r, 1) != 0 : 0;
+	bc_service_stop_all();
+	if (c->scratch)
+		bc_rmtree(c->scratch);
+	if (here.m && here.m->dir)
+		bc_rmtree(here.m->dir);
+	if (r)
+		bc_unlock_output(r->out_json, r->lock_fd);
+	fflush(stdout);
+	fflush(stderr);
+	_exit(wf ? 3 : 1);
 }
 
 static void run_slot(bc_runner *r, modrun *m, size_t i)
@@ -1118,6 +876,9 @@ static void settle(bc_runner *r, modrun *m, size_t k)
 	}
 	bc_case c = case_of(r, m, d->last);
 	c.scratch = scratch;
+	here.r = r;
+	here.m = m;
+	here.label = NULL;
 	cleanup_data(m, &c, d);
 	bc_rmtree(scratch);
 	free(scratch);

@@ -7,7 +7,8 @@
 #include "case.h"
 #include "results.h"
 #include <jansson.h>
-#include "config.h"
+#include <signal.h>
+#include "runset.h"
 #include "plan.h"
 
 typedef struct bc_runner {
@@ -22,6 +23,8 @@ typedef struct bc_runner {
 	FILE *text;			/* where the human text goes: stdout, or stderr with -o - */
 	int write_failed;		/* the last write of the results failed */
 	int spilled;			/* OUT.intervals.jsonl started by this run */
+	int lock_fd;			/* OUT.lock (bc_lock_output), or -1 */
+	FILE *json_out;			/* -o - with isolate = false: the real stdout (fd 1 is stderr) */
 	bc_case_result *cases;		/* every case so far (the summary, CSV) */
 	size_t ncases, ccases;
 	bc_results groups;		/* the cases grouped as compare groups them */
@@ -29,6 +32,11 @@ typedef struct bc_runner {
 	bc_results *baseline;		/* baseline = "A.json": repeat = auto decides against it */
 	uint64_t t0;			/* the run's start (repeat = auto's time_budget) */
 } bc_runner;
+
+/* isolate = false: set while a module's code runs in this process, and the
+   signal it sent this process meanwhile (suite.c's handler), which fails
+   its case instead of stopping the run. */
+extern volatile sig_atomic_t bc_in_module, bc_self_signal;
 
 /* Creates r->doc (schema, version, host, config, schedule) and draws the
    seed when the config gives none. */

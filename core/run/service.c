@@ -16,17 +16,22 @@
 #include <unistd.h>
 #include "engine.h"
 #include "service.h"
+#include "strays.h"
 #include "util.h"
 
 #define DEFAULT_READY_S	30
 #define STOP_WAIT_S	5
 #define LOG_TAIL_LINES	10
+#define MAX_EXTRA	8	/* processes a server left at start besides its leader */
 
 extern volatile sig_atomic_t bc_signals;	/* run.c: 2 = a second Ctrl-C */
 
 typedef struct svc {
 	char *module, *name, *log, *argv0;
 	pid_t pid;			/* also its process group */
+	pid_t extra[MAX_EXTRA];		/* what it daemonized: orphans the runner (a subreaper)
+					   adopted while it started; stopped with it */
+	size_t nextra;
 	int stop_signal;
 	int exited;			/* seen exiting (not reaped yet: keeps the group id ours) */
 } svc;
@@ -38,6 +43,18 @@ static pid_t owner;			/* the process that started them: only it stops them */
 size_t bc_service_count(void)
 {
 	return owner == getpid() ? nsvcs : 0;
+}
+
+size_t bc_service_pids(pid_t *out, size_t cap)
+{
+	size_t n = 0;
+	for (size_t i = 0; owner == getpid() && i < nsvcs; i++) {
+		if (n < cap)
+			out[n++] = svcs[i].pid;
+		for (size_t k = 0; k < svcs[i].nextra && n < cap; k++)
+			out[n++] = svcs[i].extra[k];
+	}
+	return n;
 }
 
 static svc *find(const char *module, const char *name)
@@ -139,9 +156,46 @@ static void ready_what(const bench_server_spec_v1 *spec, char *buf, size_t n)
 		snprintf(buf, n, "127.0.0.1:%d", spec->ready_port);
 }
 
+/* The runner's children now that were not before and are not the leader:
+   what a server daemonized (its orphans come to the runner, a subreaper). */
+static size_t adopted(const pid_t *before, size_t nbefore, pid_t leader, pid_t *out, size_t cap)
+{
+	pid_t kids[BC_MAX_KIDS];
+	size_t n = bc_children_of(getpid(), kids, BC_MAX_KIDS), k = 0;
+	for (size_t i = 0; i < n && k < cap; i++) {
+		int old = kids[i] == leader;
+		for (size_t j = 0; j < nbefore && !old; j++)
+			old = before[j] == kids[i];
+		if (!old)
+			out[k++] = kids[i];
+	}
+	return k;
+}
+
+/* root's descendants (children, their children, ...), at most cap: what a
+   leader that is still running has started, before it may exit and leave
+   them (a daemon after its fork) to the runner. */
+static size_t descendants(pid_t root, pid_t *out, size_t cap)
+{
+	size_t n = 0;
+	pid_t kids[BC_MAX_KIDS];
+	for (size_t at = 0, k; ; at++) {
+		pid_t p = at == 0 ? root : out[at - 1];
+		size_t nk = bc_children_of(p, kids, BC_MAX_KIDS);
+		for (k = 0; k < nk && n < cap; k++)
+			out[n++] = kids[k];
+		if (at >= n)
+			break;
+	}
+	return n;
+}
+
 /* Polls the readiness check. 0 ready; -1 with err set (*reaped when the
-   process already exited and was waited for). */
-static int wait_ready(const bench_server_spec_v1 *spec, pid_t pid, int *reaped, char *err, size_t n)
+   process already exited and was waited for). A leader that exits 0 while
+   a process it started lives on has daemonized (redis-server --daemonize
+   yes): the wait goes on for that one. */
+static int wait_ready(const bench_server_spec_v1 *spec, pid_t pid, const pid_t *before, size_t nbefore,
+		      int *reaped, char *err, size_t n)
 {
 	double limit = spec->ready_timeout_s > 0 ? spec->ready_timeout_s : DEFAULT_READY_S;
 	uint64_t deadline = bc_now_ns() + (uint64_t)(limit * 1e9);
@@ -149,8 +203,11 @@ static int wait_ready(const bench_server_spec_v1 *spec, pid_t pid, int *reaped, 
 	ready_what(spec, what, sizeof(what));
 	for (;;) {
 		int st = 0;
-		if (waitpid(pid, &st, WNOHANG) == pid) {
+		pid_t one;
+		if (!*reaped && waitpid(pid, &st, WNOHANG) == pid) {
 			*reaped = 1;
+			if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && adopted(before, nbefore, pid, &one, 1))
+				continue;	/* daemonized */
 			if (WIFSIGNALED(st))
 				snprintf(err, n, "it was killed by signal %d before it was ready", WTERMSIG(st));
 			else
@@ -263,12 +320,20 @@ static int check_spec(const bench_server_spec_v1 *spec, const char *dir, char *e
 	return 0;
 }
 
-/* A registered server that has exited meanwhile is dropped (its group killed). */
+/* A registered server that has exited meanwhile is dropped (its group killed);
+   one whose leader exited 0 after it was ready while a process it started
+   lives on daemonized late: that process is the server now. */
 static int still_running(svc *s)
 {
 	int st;
 	if (waitpid(s->pid, &st, WNOHANG) != s->pid)
 		return 1;
+	for (size_t k = 0; WIFEXITED(st) && WEXITSTATUS(st) == 0 && k < s->nextra; k++)
+		if (kill(s->extra[k], 0) == 0) {
+			s->pid = s->extra[k];
+			s->extra[k] = s->extra[--s->nextra];
+			return 1;
+		}
 	kill(-s->pid, SIGKILL);	/* whatever it left in its group */
 	char tail[1024] = "";
 	add_log_tail(s->log, tail, sizeof(tail));
@@ -288,15 +353,30 @@ int bc_service_start(const char *module, const bench_server_spec_v1 *spec, const
 		return 0;
 	char *log = log_path(dir, spec->name), why[512] = "";
 	int reaped = 0;
+	static int subreaper;
+	if (!subreaper)	/* what a server daemonizes comes to us, not to init */
+		subreaper = prctl(PR_SET_CHILD_SUBREAPER, 1) == 0;
+	pid_t before[BC_MAX_KIDS], extra[MAX_EXTRA];
+	size_t nbefore = bc_children_of(getpid(), before, BC_MAX_KIDS);
 	pid_t pid = spawn(spec, dir, log, why, sizeof(why));
-	if (pid > 0 && wait_ready(spec, pid, &reaped, why, sizeof(why)) == 0) {
+	if (pid > 0 && wait_ready(spec, pid, before, nbefore, &reaped, why, sizeof(why)) == 0) {
 		if (!owner) {
 			owner = getpid();
 			atexit(bc_service_stop_all);	/* exit paths that skip the runner's own stop */
 		}
+		/* orphans it left already, or what the leader runs besides itself
+		   (a daemon ready before its parent has exited) */
+		size_t nx = adopted(before, nbefore, pid, extra, MAX_EXTRA), k = 0;
+		if (!reaped)
+			nx += descendants(pid, extra + nx, MAX_EXTRA - nx);
 		svcs = bc_xrealloc(svcs, nsvcs + 1, sizeof(*svcs));
-		svcs[nsvcs++] = (svc){ bc_xstrdup(module), bc_xstrdup(spec->name), log,
-				       bc_xstrdup(spec->argv[0]), pid, spec->stop_signal > 0 ? spec->stop_signal : SIGTERM, 0 };
+		svc *s2 = &svcs[nsvcs++];
+		*s2 = (svc){ bc_xstrdup(module), bc_xstrdup(spec->name), log, bc_xstrdup(spec->argv[0]), pid,
+			     { 0 }, 0, spec->stop_signal > 0 ? spec->stop_signal : SIGTERM, 0 };
+		if (reaped && nx)	/* daemonized: the leader is gone, its daemon is the server */
+			s2->pid = extra[k++];
+		for (; k < nx; k++)
+			s2->extra[s2->nextra++] = extra[k];
 		return 0;
 	}
 	if (pid > 0) {
@@ -304,6 +384,7 @@ int bc_service_start(const char *module, const bench_server_spec_v1 *spec, const
 		if (!reaped)
 			while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 				;
+		bc_kill_strays(before, nbefore);	/* what it daemonized before it failed */
 	}
 	snprintf(err, n, "private server \"%s\" (%s) did not start: %s", spec->name, spec->argv[0], why);
 	if (pid > 0)
@@ -313,6 +394,25 @@ int bc_service_start(const char *module, const bench_server_spec_v1 *spec, const
 }
 
 /* ------------------------------------------------------------------ stop */
+
+/* What the stopped servers started in sessions of their own (a setsid
+   helper) outlived their groups and came to the runner, a subreaper: every
+   child that is not a server still registered goes too. Called between
+   modules, when no case runs. */
+static void reap_orphans(const char *module)
+{
+	pid_t keep[BC_MAX_KIDS];
+	size_t nkeep = 0;
+	for (size_t i = 0; i < nsvcs && nkeep + MAX_EXTRA + 1 < BC_MAX_KIDS; i++) {
+		keep[nkeep++] = svcs[i].pid;
+		for (size_t k = 0; k < svcs[i].nextra; k++)
+			keep[nkeep++] = svcs[i].extra[k];
+	}
+	unsigned n = bc_kill_strays(keep, nkeep);
+	if (n)
+		bc_warn("%s: private servers left %u process%s running after they stopped (killed)",
+			module ? module : "benchcore", n, n == 1 ? "" : "es");
+}
 
 /* Stops the servers of module (NULL: all): a polite signal to every group
    at once, a shared wait for the leaders, then SIGKILL to each group, so
@@ -326,6 +426,9 @@ static void stop_matching(const char *module)
 		if (!module || !strcmp(svcs[i].module, module)) {
 			if (kill(-svcs[i].pid, svcs[i].stop_signal) != 0)
 				kill(svcs[i].pid, svcs[i].stop_signal);	/* no group after all */
+			for (size_t k = 0; k < svcs[i].nextra; k++)
+				if (kill(-svcs[i].extra[k], svcs[i].stop_signal) != 0)
+					kill(svcs[i].extra[k], svcs[i].stop_signal);
 			any = 1;
 		}
 	if (!any)
@@ -361,8 +464,15 @@ static void stop_matching(const char *module)
 		kill(s->pid, SIGKILL);
 		while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR)
 			;
+		for (size_t k = 0; k < s->nextra; k++) {
+			kill(-s->extra[k], SIGKILL);
+			kill(s->extra[k], SIGKILL);
+			while (waitpid(s->extra[k], NULL, 0) < 0 && errno == EINTR)
+				;
+		}
 		drop(s);
 	}
+	reap_orphans(module);
 }
 
 void bc_service_stop_module(const char *module)

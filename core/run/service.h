@@ -11,6 +11,7 @@
  * parent-death signal is tied to the thread that forks. */
 #ifndef BC_SERVICE_H
 #define BC_SERVICE_H
+#include <sys/types.h>
 #include <jansson.h>
 #include <stddef.h>
 #include "benchcore/module.h"
@@ -30,6 +31,9 @@ void bc_service_stop_module(const char *module);
 void bc_service_stop_all(void);
 /* Servers running now (tests). */
 size_t bc_service_count(void);
+/* The processes of the running servers (leaders and what they daemonized),
+   at most cap: never strays of a case. */
+size_t bc_service_pids(pid_t *out, size_t cap);
 
 /* The spec as JSON, to cross a case child's channel; and back. */
 json_t *bc_service_spec_json(const bench_server_spec_v1 *spec);

@@ -4,7 +4,7 @@
  * (cli/run_cli.c) fills bc_suite_opts; nothing here parses flags. */
 #ifndef BC_SUITE_H
 #define BC_SUITE_H
-#include "config.h"
+#include "runset.h"
 #include "loader.h"
 
 typedef struct bc_suite_opts {

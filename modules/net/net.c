@@ -25,9 +25,9 @@ static const char *const net_tests[] = { "tcp_stream", "tcp_rr", "tcp_crr", "udp
 static const bench_option_v1 net_options[] = {
 	{ .name = "test", .type = BENCH_OPT_ENUM, .def = "tcp_stream", .choices = net_tests,
 	  .help = "tcp_stream (bulk), tcp_rr (request/response), tcp_crr (connect+rr+close), udp_stream (paced, loss and jitter), udp_rr" },
-	{ .name = "server", .type = BENCH_OPT_STRING, .def = "",
+	{ .name = "server", .type = BENCH_OPT_STRING, .def = "", .flags = BENCH_OPT_PLACEMENT,
 	  .help = "HOST:PORT of a `benchcore serve` (port default 5301); empty: an in-process server on 127.0.0.1" },
-	{ .name = "secret", .type = BENCH_OPT_STRING, .flags = BENCH_OPT_SECRET | BENCH_OPT_NOSWEEP,
+	{ .name = "secret", .type = BENCH_OPT_STRING, .flags = BENCH_OPT_SECRET | BENCH_OPT_NOSWEEP | BENCH_OPT_PLACEMENT,
 	  .help = "the server's secret, proved by HMAC challenge-response (never sent); or secret_env / secret_file" },
 	{ .name = "flows", .type = BENCH_OPT_INT, .def = "1", .min = 1, .max = 10000,
 	  .help = "connections (flows) per thread, all on one epoll loop" },

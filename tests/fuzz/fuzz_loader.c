@@ -1,7 +1,8 @@
 /* libFuzzer target for the loader's checks of what it cannot trust: the
    description a probe child sends over its pipe (bc_probe_parse, then every
    metadata check of bc_module_check on the result), and the ELF dynamic
-   section a RUNPATH/RPATH is read from (bc_elf_runpath). The first byte
+   section a RUNPATH/RPATH and the DT_NEEDED names are read from (bc_elf_runpath,
+   bc_elf_dynamic). The first byte
    chooses: even, the rest is a description; odd, the rest is an ELF file.
    Any bytes must be accepted or refused with a message, never crash, leak
    or hit undefined behaviour. Built and run by tests/fuzz/run_fuzz.sh loader. */
@@ -24,6 +25,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (strlen(*p) > size)	/* an entry comes from the input */
 				abort();
 		bc_strv_free(v);
+		bc_elf_dyn d;	/* the DT_NEEDED reader of deps.c, on the same bytes */
+		if (bc_elf_dynamic(data + 1, size - 1, &d) == 0)
+			for (char **p = d.needed; p && *p; p++)
+				if (strlen(*p) > size)
+					abort();
+		bc_elf_dyn_free(&d);
 		return 0;
 	}
 	bc_module m;

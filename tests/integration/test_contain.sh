@@ -95,10 +95,11 @@ diskopt|requires.disk_path_option names "dir", which is not a STRING option
 nodiskopt|requires.disk_path_option names "path", which is not one of its options
 bounds|option "depth" has reversed bounds \(min 64 > max 1\)
 nullentry|its entry function returned NULL
+ctlchoice|option "mode" has control characters in its choices
 EOF
 n=$(grep -A3 '^meta_' $T/cl.out | grep -c 'HINT:')
-m=$(grep -c '^meta_' $T/cl.out)	# the 9 above and those of test_abi13
-if [ "$n" -eq "$m" ] && [ "$m" -ge 9 ]; then pass "each of the $m metadata refusals has a hint"
+m=$(grep -c '^meta_' $T/cl.out)	# the 10 above and those of test_abi13
+if [ "$n" -eq "$m" ] && [ "$m" -ge 10 ]; then pass "each of the $m metadata refusals has a hint"
 else fail "$n of $m metadata refusals have a hint"; fi
 run_bc $T/md run meta_dupopt $MP --time 0.1
 expect_rc "running a refused module is a module error" 2
@@ -192,3 +193,168 @@ RC=$?
 if [ $RC -ne 0 ] && grep -q 'pkg-config cannot find benchcore' $T/mk.out && [ ! -e $T/dest ]; then
 	pass "module.mk stops when pkg-config cannot find benchcore (nothing installed)"
 else fail "module.mk without benchcore.pc: exit $RC"; cat $T/mk.out; fi
+
+# ===== the second round (issue 25) =====
+
+# --- 1: a library a module needs is checked before any of its code runs
+mkdir -p $T/n1/ww $T/n1/mods $T/n1/mods2 && chmod 755 $T/n1 $T/n1/mods $T/n1/mods2 && chmod 777 $T/n1/ww
+printf '#include <stdio.h>\n__attribute__((constructor)) static void m(void) { FILE *f = fopen("%s/n1-ran", "w"); if (f) fclose(f); }\nint n1_fn(void);\nint n1_fn(void) { return 1; }\n' "$T" >$T/n1/lib.c
+cc -shared -fPIC -o $T/n1/ww/libn1.so $T/n1/lib.c	# no soname: DT_NEEDED keeps the path
+cc -shared -fPIC -I"$OLDPWD/sdk/include" -o $T/n1/mods/needabs.so "$OLDPWD/tests/modules/liar.c" \
+	-Wl,--no-as-needed $T/n1/ww/libn1.so
+cc -shared -fPIC -I"$OLDPWD/sdk/include" -o $T/n1/mods2/needllp.so "$OLDPWD/tests/modules/liar.c" \
+	-L$T/n1/ww -Wl,--no-as-needed -ln1
+run_bc $T/n1a list --module-path $T/n1/mods
+expect_grep "1: DT_NEEDED in a world-writable directory: refused" $T/n1a.out \
+	"refusing to load module \"$T/n1/mods/needabs.so\": a library it loads is not safe"
+check "1: ... and the library's constructor never ran" test ! -e $T/n1-ran
+LD_LIBRARY_PATH=$T/n1/ww run_bc $T/n1b list --module-path $T/n1/mods2
+expect_grep "1: DT_NEEDED found through LD_LIBRARY_PATH in a world-writable directory: refused" $T/n1b.out \
+	"refusing to load module \"$T/n1/mods2/needllp.so\": a library it loads is not safe"
+check "1: ... and its constructor never ran" test ! -e $T/n1-ran
+mkdir -p $T/n1/lib/tls && chmod 755 $T/n1/lib && chmod 777 $T/n1/lib/tls && cp $T/n1/ww/libn1.so $T/n1/lib/tls/
+LD_LIBRARY_PATH=$T/n1/lib run_bc $T/n1t list --module-path $T/n1/mods2
+expect_grep "1: a library in a subdirectory ld.so tries first (LD_LIBRARY_PATH/tls): found and refused" $T/n1t.out \
+	"refusing to load from library \"$T/n1/lib/tls/libn1.so\": directory \"$T/n1/lib/tls\" above it is writable by others"
+check "1: ... and its constructor never ran" test ! -e $T/n1-ran
+mkdir -p $T/n1/empty && chmod 777 $T/n1/empty && chmod 755 $T/n1/ww
+LD_LIBRARY_PATH=$T/n1/empty:$T/n1/ww run_bc $T/n1c list --module-path $T/n1/mods2
+expect_grep "1: a world-writable LD_LIBRARY_PATH directory searched before the library's: refused, named" $T/n1c.out \
+	"would look for its library \"libn1.so\" in \"$T/n1/empty\" \(LD_LIBRARY_PATH\), which is not safe"
+check "1: ... and nothing ran" test ! -e $T/n1-ran
+LD_LIBRARY_PATH=$T/n1/ww run_bc $T/n1d list --module-path $T/n1/mods2
+expect_grep "1: the same library in a safe directory is loaded" $T/n1d.out "^liar .*$T/n1/mods2/needllp.so"
+
+# --- 2: a module's texts never reach the terminal raw
+esc=$'\033'; bel=$'\007'; cr=$'\r'
+run_bc $T/e2 list $MP
+check "2: list shows no ESC, BEL or CR" bash -c "! grep -q '[$esc$bel$cr]' $T/e2.out $T/e2.err"
+expect_grep "2: list: the escapes are shown as text" $T/e2.out '^escapes +1\.0\\x1b\[8m .*test module\)\\x1b\[2J\\x1b\]0;pwned\\x07\\x0d\\x0aforged-line'
+expect_no_grep "2: list: no forged line" $T/e2.out '^forged-line'
+run_bc $T/e2h help escapes $MP
+check "2: help shows no ESC, BEL or CR (summary, option help, metric unit)" bash -c "! grep -q '[$esc$bel$cr]' $T/e2h.out $T/e2h.err"
+expect_no_grep "2: help: no forged line" $T/e2h.out '^forged-line'
+run_bc $T/e2r run escapes $MP say=log,set_error,error --time 0.1 --warmup 0 -o $T/e2r.json
+check "2: run: no ESC, BEL or CR in stdout or stderr (log, set_error, error with detail and hint)" \
+	bash -c "! grep -q '[$esc$bel$cr]' $T/e2r.out $T/e2r.err"
+expect_no_grep "2: run: no forged line" $T/e2r.out '^forged-line'
+expect_grep "2: a log() warning is shown escaped" $T/e2r.err 'escapes: warning: a warning\\x1b\[2J'
+expect_grep "2: an error()'s hint is shown escaped" $T/e2r.out 'hint: hint\\x1b\[2J\\x1b\]0;pwned\\x07'
+expect_py "2: results hold the reasons and the unit escaped" $T/e2r.json \
+	'all("\x1b" not in json.dumps(c, ensure_ascii=False) and "\r" not in json.dumps(c, ensure_ascii=False) for c in d["cases"]) and d["cases"][1]["reason"].startswith("init: set_error\\x1b[2J")'
+
+# --- 4: a FIFO named x.so freezes nothing
+mkdir -p $T/f4 && chmod 755 $T/f4 && mkfifo $T/f4/x.so && chmod 644 $T/f4/x.so
+t0=$(date +%s%N)
+"$BC" list --module-path $T/f4 >$T/f4.out 2>$T/f4.err </dev/null & pid=$!
+for _ in $(seq 50); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+if kill -0 $pid 2>/dev/null; then kill -9 $pid; fail "4: list froze on a FIFO"; else wait $pid; RC=$?; t1=$(date +%s%N); pass "4: list ends beside a FIFO named x.so ($(( (t1 - t0) / 1000000 )) ms)"; fi
+expect_grep "4: the FIFO is refused as not a regular file" $T/f4.out "refusing to load module file \"$T/f4/x.so\": it is not a regular file \(a FIFO\)"
+
+# live (not zombie) processes of this exact name
+alive() { ps -eo stat=,comm= | awk -v n="$1" '$1 !~ /^Z/ && $2 == n' | wc -l; }
+
+# --- 3: nothing a module or its server starts outlives list or the run
+BCTEST_CTOR_DAEMON=1 run_bc $T/d3 list $MP
+expect_grep "3: list with a constructor that daemonizes still lists the module" $T/d3.out '^ctor_daemon '
+check "3: the constructor's setsid + double fork daemon did not outlive list" test "$(alive bc-ctor-daemon)" -eq 0
+BCTEST_CTOR_DAEMON=1 run_bc $T/d3r run ctor_daemon $MP --time 0.1 --warmup 0 -q -o $T/d3r.json
+expect_py "3: run: the daemon the case's constructor started is killed, and the case says so" $T/d3r.json \
+	'd["cases"][0]["status"]=="ok" and d["cases"][0]["strays_killed"]>=1'
+check "3: ... and it did not outlive the run" test "$(alive bc-ctor-daemon)" -eq 0
+SRV=$TESTMODS/standin_server
+run_bc $T/s3 run svc $MP server=$SRV flags=--daemonize --repeat 2 --time 0.2 --warmup 0 -q -o $T/s3.json
+expect_rc "3: a private server that daemonizes (like redis --daemonize yes) serves its cases" 0
+expect_py "3: ... both cases reach the one daemon" $T/s3.json \
+	'len(d["cases"])==2 and d["cases"][0]["info"]["server_pid"]==d["cases"][1]["info"]["server_pid"]'
+check "3: ... and the daemon is stopped at the run's end" test "$(alive bcstandin-dmn)" -eq 0
+run_bc $T/s3l run svc $MP server=$SRV flags=--daemonize-late --repeat 2 --time 0.2 --warmup 0 -q -o $T/s3l.json
+expect_py "3: a server whose parent exits only after the daemon is ready: one daemon for both cases" $T/s3l.json \
+	'[c["status"] for c in d["cases"]]==["ok","ok"] and d["cases"][0]["info"]["server_pid"]==d["cases"][1]["info"]["server_pid"] and not any(c.get("strays_killed") for c in d["cases"])'
+check "3: ... and it is stopped at the run's end" test "$(alive bcstandin-dmn)" -eq 0
+run_bc $T/s3b run svc $MP server=$SRV flags=--setsid-child --time 0.2 --warmup 0 -q -o $T/s3b.json
+expect_rc "3: a private server with a setsid helper serves" 0
+check "3: ... and the helper, in a session of its own, is stopped with its server" test "$(alive bcstandin-sid)" -eq 0
+run_bc $T/s3c run svc $MP server=$SRV flags=--setsid-child-late --time 0.2 --warmup 0 -q -o $T/s3c.json
+expect_rc "3: a private server that starts a setsid helper while it serves" 0
+check "3: ... the helper does not outlive the run" test "$(alive bcstandin-sid)" -eq 0
+expect_grep "3: ... and the run says it was killed" $T/s3c.err 'private servers left 1 process running after they stopped \(killed\)'
+
+# --- 5: finish, cleanup and destroy: a deadline that follows the case, run once, named
+for ph in finish cleanup destroy; do
+	rm -f $T/c5.count
+	t0=$(date +%s%N)
+	run_bc $T/h5$ph run unruly $MP fault=hang_$ph count=$T/c5.count --time 0.3 --warmup 0 --grace 1 -q -o $T/h5$ph.json
+	t1=$(date +%s%N)
+	expect_rc "5: a hang in $ph fails its case" 1
+	expect_py "5: ... killed after warmup + time + grace (1.3 s), the phase named $ph" $T/h5$ph.json \
+		"d['cases'][0]['status']=='failed' and d['cases'][0]['reason']=='timed out after 1.3 s in $ph (killed)'"
+	ms=$(( (t1 - t0) / 1000000 )); [ $ms -lt 6000 ] && pass "5: a hang in $ph ends the run in $ms ms" || fail "5: a hang in $ph took $ms ms"
+	want=1; [ $ph = finish ] && want=2	# after finish, cleanup is still owed: once, in a fresh process
+	check "5: ... init ran $want time(s): nothing that hung runs again" test "$(wc -l <$T/c5.count)" -eq $want
+done
+run_bc $T/h5t run unruly $MP fault=hang_cleanup --cleanup-timeout 0.5 --time 0.2 --warmup 0 -q -o $T/h5t.json
+expect_py "5: cleanup_timeout sets the bound" $T/h5t.json 'd["cases"][0]["reason"]=="timed out after 0.5 s in cleanup (killed)"'
+
+# --- 6: one SIGTERM during any phase ends the run in the documented 2 s, nothing left
+for ph in cleanup destroy finish; do
+	"$BC" run unruly $MP fault=hang_$ph count=$T/c6$ph.count --time 0.3 --warmup 0 -q -o $T/s6$ph.json >$T/s6$ph.out 2>$T/s6$ph.err </dev/null &
+	pid=$!
+	for _ in $(seq 100); do sleep 0.05; [ -s $T/c6$ph.count ] && break; done
+	sleep 1
+	t0=$(date +%s%N); kill -TERM $pid; wait $pid; RC=$?; t1=$(date +%s%N)
+	ms=$(( (t1 - t0) / 1000000 ))
+	expect_rc "6: SIGTERM during a hang in $ph: the run ends as interrupted" 130
+	[ $ms -lt 4000 ] && pass "6: ... ${ms} ms after the signal" || fail "6: SIGTERM in $ph took $ms ms"
+	expect_py "6: ... the case says where it was stopped" $T/s6$ph.json \
+		"d['cases'][0]['status']=='interrupted' and 'interrupted in $ph' in d['cases'][0]['reason'] and d['interrupted']"
+	check "6: ... and no process of the run is left" test -z "$(pgrep -f "$T/c6$ph.count")"
+done
+
+# --- 7: a case's stdout never reaches benchcore's stdout
+"$BC" run unruly $MP fault=print,none --time 0.1 --warmup 0 -o - >$T/j7.out 2>$T/j7.err </dev/null
+RC=$?
+expect_rc "7: -o - with modules that print" 0
+expect_py "7: -o - stays valid JSON with a banner-printing constructor and a module that prints" $T/j7.out \
+	'[c["status"] for c in d["cases"]]==["ok","ok"]'
+expect_grep "7: the banner goes to stderr, named" $T/j7.err '^benchcore: unruly: printed: unruly: banner from my constructor$'
+expect_grep "7: what the module printed goes to stderr, escaped" $T/j7.err \
+	'^benchcore: unruly: printed: \\x1b\]0;title\\x07no newline at the end$'
+expect_grep "7: what the module wrote to stderr is copied escaped" $T/j7.err \
+	'^benchcore: unruly: wrote to stderr: unruly: to stderr \\x1b\[31mred\\x0d$'
+check "7: ... and no ESC, BEL or CR reaches stderr" bash -c "! grep -q '[$esc$bel$cr]' $T/j7.err"
+"$BC" run unruly $MP fault=print --no-isolate --time 0.1 --warmup 0 -o - >$T/j7n.out 2>$T/j7n.err </dev/null
+expect_py "7: ... and with --no-isolate" $T/j7n.out 'd["cases"][0]["status"]=="ok"'
+
+# --- 8: a signal a module sends its own process group is its fault, not an interrupt
+run_bc $T/k8 run unruly $MP fault=kill_group --time 0.5 --warmup 0 -q -o $T/k8.json
+expect_rc "8: kill(0, SIGTERM) in a case: exit 1, not 130" 1
+expect_py "8: ... the case failed saying what the module did; the run is not interrupted" $T/k8.json \
+	'd["cases"][0]["status"]=="failed" and "the module sent signal 15" in d["cases"][0]["reason"] and "measured window" in d["cases"][0]["reason"] and not d["interrupted"]'
+
+# in benchcore's own process (a session of its own here: kill(0) reaches its whole group)
+setsid "$BC" run unruly $MP fault=kill_group,none --no-isolate --time 0.3 --warmup 0 -q -o $T/k8n.json >/dev/null 2>&1 </dev/null
+RC=$?
+expect_rc "8: --no-isolate: kill(0, SIGTERM) in a case: exit 1, not 130" 1
+expect_py "8: ... that case failed saying so, the next one ran" $T/k8n.json \
+	'[c["status"] for c in d["cases"]]==["failed","ok"] and "the module sent signal 15" in d["cases"][0]["reason"] and not d["interrupted"]'
+
+# --- 9: closed descriptors and exit(): told truthfully, never benchcore's exit code
+run_bc $T/f9 run unruly $MP fault=close_fds,close_fds_hang,exit3 --time 0.2 --warmup 0 -q -o $T/f9.json
+expect_py "9: closing every descriptor: lost contact, not 'exited with status 0'" $T/f9.json \
+	'd["cases"][0]["reason"].startswith("lost contact with the case'"'"'s process in init") and "status 0" not in d["cases"][0]["reason"]'
+expect_py "9: ... and a case that closed them and hangs is killed" $T/f9.json \
+	'"did not end (killed)" in d["cases"][1]["reason"]'
+expect_py "9: exit(3) in a case: named, the run goes on" $T/f9.json \
+	'd["cases"][2]["reason"]=="the case'"'"'s process exited with status 3 in init before reporting (a module must not call exit)"'
+mkdir -p $T/tmp9
+TMPDIR=$T/tmp9 run_bc $T/x9 run unruly $MP fault=none,exit3 --repeat-order back_to_back --no-isolate --time 0.1 --warmup 0 -q -o $T/x9.json
+expect_rc "9: --no-isolate: a module's exit(3) is not benchcore's exit 3" 1
+expect_py "9: ... the results so far are written, the case failed saying why" $T/x9.json \
+	'[c["status"] for c in d["cases"]]==["ok","failed"] and "called exit(3)" in d["cases"][1]["reason"]'
+check "9: ... no OUT.lock is left" test ! -e $T/x9.json.lock
+check "9: ... no temp dir is left" test -z "$(ls -A $T/tmp9)"
+TMPDIR=$T/tmp9 "$BC" run unruly $MP fault=exit3 --no-isolate --time 0.1 --warmup 0 -q -o - >$T/x9s.out 2>/dev/null </dev/null
+RC=$?
+expect_rc "9: --no-isolate -o -: exit 1" 1
+expect_py "9: ... and stdout is still one JSON document" $T/x9s.out 'd["cases"][0]["status"]=="failed"'

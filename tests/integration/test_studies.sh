@@ -179,3 +179,40 @@ json.dump(d, open(sys.argv[2], "w"))
 PYEOF
 run_bc $T/wk compare $T/wa.json $T/wc.json
 expect_grep "what differs: a measured clock 35% lower is named" $T/wk.out '^what differs, most likely to explain a difference: clock \(4000 -> 2600 MHz measured\)$'
+
+# --- each study's config runs end to end at its smallest scale -------------
+if [ "${BC_QUICK:-0}" = 1 ]; then
+	echo "QUICK: the three study configs' real runs are left out (the [plain] pass runs them)"
+else
+	S=$(cd "$(dirname "$0")/../.." && pwd)/examples/studies
+	mkdir -p $T/st && cd $T/st
+	# study 1 at 1/1000: 0.9 s per cpu/mem/io case, the first thread count of each sweep,
+	# a 100M io file per thread, 1 warehouse (100 x 0.001, at least 1)
+	run_bc $T/st/s1 -c $S/centos6-vs-centos7.conf --scale 0.001 --repeat 2 -o $T/st/s1.json --label c
+	expect_rc "study 1 (centos6-vs-centos7.conf) at --scale 0.001" 0
+	expect_py "study 1: cpu, mem (6 points), io (4 points) and oltp ran, each at its first thread count" $T/st/s1.json \
+		'sorted(set((c["module"], c["threads"]) for c in d["cases"])) == [("cpu", 1), ("io", 1), ("mem", 1), ("oltp", 16)] and sum(c["module"] == "mem" for c in d["cases"]) == 12 and all(c["status"] == "ok" for c in d["cases"])'
+	expect_py "study 1: the scaled sizes were used (io 100G x 0.001 = 102.4M, in whole MiB: 102M; 1 warehouse)" $T/st/s1.json \
+		'all(c["params"]["file_size"] == 102 << 20 for c in d["cases"] if c["module"] == "io") and all(c["params"]["warehouses"] == 1 for c in d["cases"] if c["module"] == "oltp")'
+	expect_grep "study 1: scale says what it changed" $T/st/s1.err 'scale 0\.001, module oltp: time 1800 -> 1\.8 s, warmup 300 -> 0\.3 s, threads 7 -> 1 counts \(16\), warehouses 100 -> 1'
+	run_bc $T/st/t1 compare --summary-table $T/st/s1.json $T/st/s1.json
+	expect_grep "study 1's closing table from its run: a row per module's headline" $T/st/t1.out '^io iops +'
+	expect_grep "study 1's closing table: io's mean latency" $T/st/t1.out '^io mean latency +'
+	# study 2 at 1/10: 1 s per redis test
+	run_bc $T/st/s2 -c $S/redis-vs-cpu-frequency.conf --scale 0.1 --repeat 2 -o $T/st/s2.json --label f
+	expect_rc "study 2 (redis-vs-cpu-frequency.conf) at --scale 0.1" 0
+	expect_py "study 2: the 19 default tests, one case each per repeat, all ok" $T/st/s2.json \
+		'len(set(c["params"]["tests"] for c in d["cases"])) == 19 and all(c["status"] == "ok" for c in d["cases"])'
+	run_bc $T/st/t2 compare --table --by redis.tests $T/st/s2.json $T/st/s2.json
+	expect_grep "study 2's table: tests x files, in redis-benchmark's order" $T/st/t2.out '^PING_INLINE requests_per_sec'
+	run_bc $T/st/p2 compare --per-ghz $T/st/s2.json $T/st/s2.json
+	expect_grep "study 2's conclusion from its run (a file against itself: proportional)" $T/st/p2.out 'throughput is proportional to the clock'
+	# study 3 at 1/100: rsa at 1 thread, dd-style write then read, loopback net, the index's tests
+	run_bc $T/st/s3 -c $S/cloud-vm-quick-tests.conf --scale 0.01 --repeat 2 -o $T/st/s3.json --label vm1
+	expect_rc "study 3 (cloud-vm-quick-tests.conf) at --scale 0.01" 0
+	expect_py "study 3: rsa, io write and read at 100K blocks, net, cpu and mem ran, all ok" $T/st/s3.json \
+		'sorted(set(c["module"] for c in d["cases"])) == ["cpu", "io", "mem", "net", "rsa"] and sorted(set(c["params"]["rw"] for c in d["cases"] if c["module"] == "io")) == ["read", "write"] and all(c["params"]["block_size"] == 102400 for c in d["cases"] if c["module"] == "io") and all(c["status"] == "ok" for c in d["cases"])'
+	run_bc $T/st/i3 compare --index $T/st/s3.json $T/st/s3.json
+	expect_grep "study 3's index from its run: overall, against itself 100" $T/st/i3.out '^overall \(geometric mean of the modules\) +100 +100\.0 '
+	cd $T
+fi

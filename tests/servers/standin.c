@@ -6,19 +6,40 @@
  *                like a server's helper that outlives a polite stop
  * --ignore-term  ignores SIGTERM itself (the host must escalate to SIGKILL)
  * --never-ready  never listens, and says so in its log
- * --crash-after  exits with status 3 after N connections (a server that died) */
+ * --crash-after  exits with status 3 after N connections (a server that died)
+ * --daemonize    forks, and the parent exits 0 at once; the child makes a
+ *                session of its own and serves, named bcstandin-dmn (like
+ *                redis-server --daemonize yes)
+ * --daemonize-late  the same, but the parent exits only 0.5 s later, when the
+ *                child is already serving (ready before its parent is gone)
+ * --setsid-child starts a helper in a session of its own, named bcstandin-sid,
+ *                which outlives a kill of the server's process group
+ * --setsid-child-late  the same, started at the first connection (after the
+ *                server was found ready) */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+/* A helper in a session of its own (--setsid-child). */
+static void standin_helper(void)
+{
+	if (fork() != 0)
+		return;
+	setsid();
+	prctl(PR_SET_NAME, "bcstandin-sid");
+	for (;;)
+		pause();
+}
+
 int main(int argc, char **argv)
 {
 	const char *path = NULL;
-	int child = 0, ignore = 0, never = 0;
+	int child = 0, ignore = 0, never = 0, daemonize = 0, sid_child = 0;
 	long crash_after = -1;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--child"))
@@ -27,6 +48,14 @@ int main(int argc, char **argv)
 			ignore = 1;
 		else if (!strcmp(argv[i], "--never-ready"))
 			never = 1;
+		else if (!strcmp(argv[i], "--daemonize"))
+			daemonize = 1;
+		else if (!strcmp(argv[i], "--daemonize-late"))
+			daemonize = 2;
+		else if (!strcmp(argv[i], "--setsid-child"))
+			sid_child = 1;
+		else if (!strcmp(argv[i], "--setsid-child-late"))
+			sid_child = 2;
 		else if (!strncmp(argv[i], "--crash-after=", 14))
 			crash_after = atol(argv[i] + 14);
 		else
@@ -39,6 +68,19 @@ int main(int argc, char **argv)
 		printf("standin: no socket path given\n");
 		return 2;
 	}
+	if (daemonize) {
+		pid_t d = fork();
+		if (d != 0) {
+			printf("standin: daemonized as pid %d\n", (int)d);
+			if (daemonize == 2)
+				usleep(500000);
+			return d > 0 ? 0 : 1;
+		}
+		setsid();
+		prctl(PR_SET_NAME, "bcstandin-dmn");
+	}
+	if (sid_child == 1)
+		standin_helper();
 	if (child) {
 		pid_t w = fork();
 		if (w == 0) {
@@ -72,6 +114,8 @@ int main(int argc, char **argv)
 		int c = accept(fd, NULL, NULL);
 		if (c < 0)
 			continue;
+		if (sid_child == 2 && n == 1)	/* n 0: the readiness probe */
+			standin_helper();
 		dprintf(c, "pid=%d\n", (int)getpid());
 		close(c);
 	}

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include "abi.h"
 #include "loader.h"
+#include "probe.h"
 
 static const char *mods(void)
 {
@@ -167,6 +168,40 @@ static void test_writable_refused(void **st)
 	rmdir(dir);
 }
 
+/* The dynamic section as ld.so reads it, from the file's bytes: the
+   DT_NEEDED names of a real module; broken or cut buffers refused. */
+static void test_elf_dynamic(void **st)
+{
+	(void)st;
+	char path[512];
+	snprintf(path, sizeof(path), "%s/ops.so", mods());
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	static unsigned char buf[4 << 20];
+	size_t n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	bc_elf_dyn d;
+	assert_int_equal(bc_elf_dynamic(buf, n, &d), 0);
+	assert_true(d.machine != 0);
+	int libc = 0;
+	for (char **p = d.needed; p && *p; p++)
+		libc |= !strncmp(*p, "libc.so", 7);
+	assert_true(libc);
+	assert_null(d.runpath);
+	bc_elf_dyn_free(&d);
+	for (size_t cut = 0; cut < n; cut += n / 97 + 1) {	/* any prefix: refused or read, never past it */
+		if (bc_elf_dynamic(buf, cut, &d) == 0)
+			for (char **p = d.needed; p && *p; p++)
+				assert_true(strlen(*p) < cut);
+		bc_elf_dyn_free(&d);
+	}
+	memcpy(buf, "\177ELG", 4);
+	assert_int_equal(bc_elf_dynamic(buf, n, &d), -1);
+	bc_elf_dyn_free(&d);
+	bc_err e;
+	assert_int_equal(bc_check_deps(path, &e), 0);	/* libc and the like: trusted */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -176,6 +211,7 @@ int main(void)
 		cmocka_unit_test(test_option_layouts),
 		cmocka_unit_test(test_duplicate_and_dirs),
 		cmocka_unit_test(test_writable_refused),
+		cmocka_unit_test(test_elf_dynamic),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

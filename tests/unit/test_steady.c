@@ -1,4 +1,4 @@
-/* The stopping rules of long studies (core/analysis/steady.c) on synthetic
+/* The stopping rules of long studies (core/stats/steady.c) on synthetic
    series: steady after a ramp, never steady (a drift, or noise), precise
    enough after enough repeats of a tight case, never for a noisy one. */
 #include "unit.h"

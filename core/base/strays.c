@@ -52,6 +52,9 @@ static int known(const pid_t *v, size_t n, pid_t p)
    how many it killed. */
 unsigned bc_kill_strays(const pid_t *keep, size_t nkeep)
 {
+	siginfo_t si;
+	if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) != 0 && errno == ECHILD)
+		return 0;	/* no child at all: no need to read /proc (a probe, most cases) */
 	pid_t *kids = bc_xcalloc(BC_MAX_KIDS, sizeof(pid_t));
 	unsigned killed = 0;
 	for (int round = 0; round < 100; round++) {

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include "config.h"
+#include "runset.h"
 #include "options.h"
 #include "settings.h"
 
@@ -33,6 +33,10 @@ const bc_setting bc_settings[] = {
 	  BC_SCOPE_GLOBAL, BC_ST_STRING, CFG(output) },
 	{ { "csv", BENCH_OPT_STRING, NULL, "CSV results file (like --csv)" },
 	  BC_SCOPE_GLOBAL, BC_ST_STRING, CFG(csv) },
+	{ { "baseline", BENCH_OPT_STRING, NULL, "repeat = auto: a results file (another machine's run of "
+	    "this config) to decide against: a case stops repeating once its verdict against that file's case "
+	    "is known (win, loss or tie), not only once it is precise" },
+	  BC_SCOPE_GLOBAL, BC_ST_STRING, CFG(baseline) },
 	{ { "report", BENCH_OPT_STRING, NULL, "HTML report of the run, written from the results file at the "
 	    "end (like --report; needs an output file)" },
 	  BC_SCOPE_GLOBAL, BC_ST_STRING, CFG(report) },
@@ -97,6 +101,10 @@ const bc_setting bc_settings[] = {
 	{ { "prepare_timeout", BENCH_OPT_DOUBLE, "1800", "seconds prepare of one case may take before it is "
 	    "killed and failed", .min = 0.01, .max = 1e7 },
 	  BC_SCOPE_RUN, BC_ST_DOUBLE, RUN(prepare_timeout), "prepare-timeout", "S" },
+	{ { "cleanup_timeout", BENCH_OPT_DOUBLE, "0", "seconds each of finish, cleanup and destroy of one case may "
+	    "take before it is killed and failed, never run again (0 = warmup + time + grace of the case; time "
+	    "counts as 60 for a case bounded by events)", .min = 0, .max = 1e7 },
+	  BC_SCOPE_RUN, BC_ST_DOUBLE, RUN(cleanup_timeout), "cleanup-timeout", "S" },
 	{ { "max_error_rate", BENCH_OPT_DOUBLE, "0.01", "a case whose failed operations exceed this share of all "
 	    "its operations fails (1 = never; a case whose every operation failed always fails)", .min = 0, .max = 1 },
 	  BC_SCOPE_RUN, BC_ST_DOUBLE, RUN(max_error_rate), "max-error-rate", "SHARE" },

@@ -1,0 +1,593 @@
+/* A case in a forked child (isolate.h). The child sends "P <phase>" lines
+ * and finally "J <json>" over a socket pair, and "S <spec>" when its module
+ * asks for a private server, which the runner starts (it outlives the case)
+ * and answers "OK" or "E <reason>". The runner enforces a watchdog per phase
+ * (init_timeout, prepare_timeout, thread_init_timeout + grace, warmup +
+ * grace, time + grace for the measured window, cleanup_timeout or warmup +
+ * time + grace for each of finish, cleanup and destroy) and turns a crash, an
+ * exit, a hang or a lost channel into a failed case that names the phase.
+ * The first stop request (Ctrl-C, SIGTERM) is forwarded to the case, and
+ * everything still running, the case and any cleanup after it, gets
+ * STOP_GRACE_S in all before it is killed. A signal the module sends its own
+ * session is its fault, not a stop request. Each case runs in a session of
+ * its own (its stdout a pipe the runner copies, escaped, to stderr: never
+ * into benchcore's stdout) and is the child subreaper of what its module
+ * starts; whatever is left when it ends is killed (by the case, or by the
+ * runner, which is a subreaper too, when the case itself died) and the case
+ * says so. What the module writes to stderr is copied too, escaped, while
+ * benchcore's own messages and progress in the child keep the terminal
+ * (bc_stderr). Main thread. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "engine.h"
+#include "isolate.h"
+#include "service.h"
+#include "strays.h"
+
+#define LOST_STATUS	121	/* a case child whose report could not be sent */
+#define LOST_WAIT_MS	1000	/* a channel closed without a report: how long the child may take to end */
+#define STDOUT_LINES	200	/* lines of a case's stdout copied to stderr */
+#define EVENTS_LIMIT_S	1800	/* a case bounded by events, not time, once measuring */
+
+static int child_fd = -1;
+static pid_t child_runner;			/* the runner: the only one whose signal is a stop */
+static const char *volatile child_at = "init";	/* the phase now (a string literal) */
+static volatile sig_atomic_t child_self_sig;	/* a signal the module sent itself */
+static const char *volatile child_self_at;
+
+static void write_all(int fd, const char *s, size_t n)
+{
+	(void)bc_write_all(fd, s, n);	/* a runner gone away: nothing to tell */
+}
+
+/* In the case child. A stop request comes from the runner; a signal from a
+   process of the case's own session (kill(0, SIGTERM), raise()) is the
+   module's doing: the case stops and fails, nobody interrupted the run. */
+static void child_on_signal(int sig, siginfo_t *si, void *u)
+{
+	(void)u;
+	if (si->si_code == SI_USER && si->si_pid != child_runner && si->si_pid > 0 &&
+	    getsid(si->si_pid) == getsid(0) && !child_self_sig) {
+		child_self_sig = sig;
+		child_self_at = child_at;
+	}
+	bc_stop_requested = 1;
+}
+
+static void child_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = child_on_signal;
+	sa.sa_flags = SA_SIGINFO;	/* no SA_RESTART, like the runner's */
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+/* The phase names the engine passes (literals), kept for the signal handler. */
+static const char *phase_literal(const char *phase)
+{
+	static const char *const names[] = { "init", "prepare", "warmup", "measure", "finish", "cleanup",
+					     "destroy", NULL };
+	if (!strcmp(phase, "prepared"))
+		return "thread_init";	/* what follows prepare */
+	for (size_t i = 0; names[i]; i++)
+		if (!strcmp(names[i], phase))
+			return names[i];
+	return "the case";
+}
+
+static void child_phase(void *arg, const char *phase)
+{
+	(void)arg;
+	child_at = phase_literal(phase);
+	char buf[64];
+	int n = snprintf(buf, sizeof(buf), "P %s\n", phase);
+	write_all(child_fd, buf, (size_t)n);
+}
+
+/* In the case child: asks the runner for the server and waits for its answer. */
+static int child_start_server(void *arg, const bench_server_spec_v1 *spec, char *err, size_t n)
+{
+	(void)arg;
+	json_t *j = bc_service_spec_json(spec);
+	char *s = j ? json_dumps(j, JSON_COMPACT) : NULL, line[4096];
+	json_decref(j);
+	if (!s) {
+		snprintf(err, n, "private server \"%s\": its spec has a string that is not UTF-8", spec->name);
+		return -1;
+	}
+	write_all(child_fd, "S ", 2);
+	write_all(child_fd, s, strlen(s));
+	write_all(child_fd, "\n", 1);
+	free(s);
+	size_t len = 0;
+	for (;;) {	/* one short line: byte by byte, so nothing after it is consumed */
+		ssize_t got = read(child_fd, line + len, 1);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0 || line[len] == '\n' || ++len == sizeof(line) - 1)
+			break;
+	}
+	line[len] = '\0';
+	if (!strcmp(line, "OK"))
+		return 0;
+	json_t *m = strncmp(line, "E ", 2) ? NULL : json_loads(line + 2, JSON_DECODE_ANY, NULL);
+	snprintf(err, n, "%s", json_is_string(m) ? json_string_value(m) : "private server: no answer from the runner");
+	json_decref(m);
+	return -1;
+}
+
+static void failed_case(const bc_case *c, const char *reason, bc_case_result *cr)
+{
+	bc_case_header(c, "failed", reason, cr);
+}
+
+/* The child's "J " line: at the start of a line, not inside another one. */
+static const char *json_line(const char *buf)
+{
+	if (!strncmp(buf, "J ", 2))
+		return buf;
+	const char *j = strstr(buf, "\nJ ");
+	return j ? j + 1 : NULL;
+}
+
+static void reap(const bc_case *c, pid_t pid, const char *buf, int timed_out, int lost, const char *phase,
+		 double limit, bc_case_result *cr)
+{
+	int st = 0;
+	siginfo_t si;
+	/* ended (not reaped yet, so its group id is still reserved): what is
+	   left in its process group goes too */
+	while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0 && errno == EINTR)
+		;
+	kill(-pid, SIGKILL);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	const char *j = json_line(buf);
+	char why[600];
+	if (j) {	/* the case's report, read by the one reader of case results */
+		json_error_t je;
+		json_t *cj = json_loads(j + 2, 0, &je);
+		char err[400] = "not JSON";
+		int rc = cj ? bc_case_from_json(cj, (size_t)c->id, cr, err, sizeof(err)) : -1;
+		json_decref(cj);
+		if (rc == 0)
+			return;
+		snprintf(why, sizeof(why), "the case's report is unreadable (%s)", err);
+		failed_case(c, why, cr);
+		return;
+	}
+	if (timed_out)
+		snprintf(why, sizeof(why), "timed out after %g s in %s (killed)", limit, phase);
+	else if (lost || (WIFEXITED(st) && WEXITSTATUS(st) == LOST_STATUS))
+		snprintf(why, sizeof(why), "lost contact with the case's process in %s: its channel to benchcore "
+			 "was closed before it reported%s (a module must not close descriptors it did not open)",
+			 phase, lost ? ", and it did not end (killed)" : "");
+	else if (WIFSIGNALED(st))
+		snprintf(why, sizeof(why), "crashed in %s: killed by signal %d (%s)", phase,
+			 WTERMSIG(st), strsignal(WTERMSIG(st)));
+	else if (WIFEXITED(st))
+		snprintf(why, sizeof(why), "the case's process exited with status %d in %s before "
+			 "reporting (a module must not call exit)", WEXITSTATUS(st), phase);
+	else
+		snprintf(why, sizeof(why), "the case's process ended unexpectedly in %s", phase);
+	failed_case(c, why, cr);
+}
+
+static void note_strays(bc_case_result *cr, unsigned n)
+{
+	if (!n)
+		return;
+	cr->strays_killed += n;
+	char msg[200];
+	snprintf(msg, sizeof(msg), "the case left %u process%s running (killed): a module must stop what it starts",
+		 n, n == 1 ? "" : "es");
+	bc_case_add_warning(cr, msg);
+}
+
+/* The runner's view of a case child: what it said so far and the watchdog. */
+typedef struct watch {
+	char *buf;
+	size_t len, cap, scan;		/* scan: start of the first line not handled yet */
+	char phase[32];
+	double limit;
+	uint64_t deadline;
+	pid_t *keep;			/* the runner's children that are not the case's: servers */
+	size_t nkeep;
+} watch;
+
+/* An "S <spec>" line: start the server here, in the runner, and answer. */
+static void serve(case_link *l, int fd, const char *js, size_t n, watch *w)
+{
+	char err[1024] = "";
+	uint64_t t0 = bc_now_ns();
+	json_t *j = json_loadb(js, n, 0, NULL);
+	bench_server_spec_v1 *spec = j ? bc_service_spec_parse(j) : NULL;
+	int rc = -1;
+	if (spec)
+		rc = bc_service_start(l->module, spec, l->dir, err, sizeof(err));
+	else
+		snprintf(err, sizeof(err), "private server: malformed request from the case's process");
+	bc_service_spec_free(spec);
+	json_decref(j);
+	if (rc == 0) {
+		write_all(fd, "OK\n", 3);
+	} else {
+		json_t *m = json_string(err);
+		char *s = m ? json_dumps(m, JSON_ENCODE_ANY) : NULL;
+		write_all(fd, "E ", 2);
+		write_all(fd, s ? s : "\"private server did not start\"", s ? strlen(s) : 30);
+		write_all(fd, "\n", 1);
+		free(s);
+		json_decref(m);
+	}
+	w->deadline += bc_now_ns() - t0;	/* waiting for a server is not the case's time */
+}
+
+static int is_line(const char *line, size_t n, const char *what)
+{
+	return n == strlen(what) && !memcmp(line, what, n);
+}
+
+/* Handles every complete line the child sent since the last call. */
+static void handle_lines(const bc_case *c, case_link *l, int fd, watch *w)
+{
+	char *nl;
+	while ((nl = memchr(w->buf + w->scan, '\n', w->len - w->scan))) {
+		char *line = w->buf + w->scan;
+		size_t n = (size_t)(nl - line);
+		w->scan += n + 1;
+		/* each phase gets its own bound, from when it starts */
+		const char *ph = NULL;
+		double lim = 0, end = c->run.cleanup_timeout > 0 ? c->run.cleanup_timeout :
+			c->run.warmup_s + (c->run.time_s > 0 ? c->run.time_s : 60) + c->run.grace;
+		if (is_line(line, n, "P measure")) {
+			ph = "the measured window";
+			lim = c->run.time_s > 0 ? c->run.time_s + c->run.grace : EVENTS_LIMIT_S;
+		} else if (is_line(line, n, "P init")) {
+			ph = "init", lim = c->run.init_timeout;
+		} else if (is_line(line, n, "P prepare")) {
+			l->prepare_started = c->do_prepare;
+			ph = "prepare", lim = c->run.prepare_timeout;
+		} else if (is_line(line, n, "P prepared")) {
+			l->prepared = 1;
+			ph = "thread_init", lim = c->run.thread_init_timeout + c->run.grace;
+		} else if (is_line(line, n, "P warmup")) {
+			ph = "warmup", lim = c->run.warmup_s + c->run.grace;
+		} else if (is_line(line, n, "P finish")) {
+			ph = "finish", lim = end;
+		} else if (is_line(line, n, "P cleanup")) {
+			l->cleaned = 1;
+			ph = "cleanup", lim = end;
+		} else if (is_line(line, n, "P destroy")) {
+			ph = "destroy", lim = end;
+		} else if (n > 2 && !memcmp(line, "S ", 2)) {
+			serve(l, fd, line + 2, n - 2, w);
+			w->nkeep = bc_children_of(getpid(), w->keep, BC_MAX_KIDS);	/* its server is no stray */
+		}
+		if (ph) {
+			snprintf(w->phase, sizeof(w->phase), "%s", ph);
+			w->limit = lim;
+			w->deadline = bc_now_ns() + (uint64_t)(lim * 1e9);
+		}
+	}
+}
+
+/* The module signalled its own process group or itself: failed, named. */
+static void self_signalled(bc_case_result *cr)
+{
+	char why[300];
+	const char *at = child_self_at;
+	snprintf(why, sizeof(why), "the module sent signal %d (%s) to its own process group or process in %s "
+		 "(kill(0, ...)?); nobody asked benchcore to stop, so the case failed: a module never signals "
+		 "benchcore's processes", (int)child_self_sig, strsignal((int)child_self_sig),
+		 !strcmp(at, "measure") ? "the measured window" : at);
+	bc_case_set_str(&cr->status, "failed");
+	bc_case_set_str(&cr->reason, why);
+}
+
+/* The descriptors between the runner and a case child: [0] the runner's
+   end, [1] the child's. */
+typedef struct chan {
+	int sock[2];			/* phases, server requests, the report */
+	int out[2], err[2];		/* the child's stdout and stderr */
+} chan;
+
+static int open_chan(chan *ch)
+{
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ch->sock) != 0)
+		return -1;
+	if (pipe2(ch->out, O_CLOEXEC) == 0) {
+		if (pipe2(ch->err, O_CLOEXEC) == 0)
+			return 0;
+		close(ch->out[0]);
+		close(ch->out[1]);
+	}
+	close(ch->sock[0]);
+	close(ch->sock[1]);
+	return -1;
+}
+
+static void close_side(chan *ch, int side)
+{
+	close(ch->sock[side]);
+	close(ch->out[side]);
+	close(ch->err[side]);
+}
+
+/* In the child: fd 1 and 2 become the pipes; benchcore's own messages go
+   to a copy of the real stderr. */
+static void child_fds(chan *ch)
+{
+	int term = fcntl(2, F_DUPFD_CLOEXEC, 3);
+	FILE *t = term >= 0 ? fdopen(term, "w") : NULL;
+	if (t) {
+		setvbuf(t, NULL, _IONBF, 0);	/* progress lines end in \r, not \n */
+		bc_stderr_set(t);
+		dup2(ch->err[1], 2);
+	} else if (term >= 0) {
+		close(term);
+	}
+	dup2(ch->out[1], 1);	/* a banner never reaches benchcore's stdout (-o - is JSON) */
+	close(ch->out[1]);
+	close(ch->err[1]);
+}
+
+/* In the forked child: runs the case, reports, never returns. */
+static void case_child(bc_case *c, chan *ch, pid_t parent)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);	/* benchcore killed: the case goes with it */
+	if (getppid() != parent)
+		_exit(1);
+	setsid();		/* a session of its own: Ctrl-C reaches the runner, which decides,
+				   and kill(0, ...) reaches only the case */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);	/* what the module starts stays ours */
+	child_runner = parent;
+	child_signals();
+	child_fds(ch);
+	child_fd = ch->sock[1];
+	c->on_phase = child_phase;
+	c->start_server = child_start_server;
+	/* the module is opened here, never in the runner: its constructors run
+	   in the case's process */
+	bc_module mod = *c->mod;
+	bc_err e;
+	bc_case_result cr;
+	if (bc_module_open(&mod, &e)) {
+		char why[1200];
+		snprintf(why, sizeof(why), "load: %s", e.msg);
+		failed_case(c, why, &cr);
+	} else {
+		c->mod = &mod;
+		bc_case_run(c, &cr);
+	}
+	note_strays(&cr, bc_kill_strays(NULL, 0));
+	if (child_self_sig)
+		self_signalled(&cr);
+	json_t *cj = bc_case_to_json(&cr);	/* the one writer; the runner reads it back */
+	char *s = json_dumps(cj, JSON_COMPACT);
+	fflush(stdout);
+	/* a module that closed benchcore's descriptors: the runner says so */
+	if (bc_write_all(child_fd, "J ", 2) || bc_write_all(child_fd, s, strlen(s)) || bc_write_all(child_fd, "\n", 1))
+		_exit(LOST_STATUS);
+	_exit(0);
+}
+
+/* Has the child ended? Seen without reaping it. */
+static int child_ended(pid_t pid)
+{
+	siginfo_t si;
+	memset(&si, 0, sizeof(si));
+	return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid;
+}
+
+/* Reads what the child sent; -1 at EOF or error, 0 when nothing is there. */
+static int take(int fd, watch *w)
+{
+	if (w->len + 4096 > w->cap)
+		w->buf = bc_xrealloc(w->buf, w->cap *= 2, 1);
+	ssize_t n = read(fd, w->buf + w->len, w->cap - w->len - 1);
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return 0;
+	if (n <= 0)
+		return -1;
+	w->len += (size_t)n;
+	w->buf[w->len] = '\0';
+	return 1;
+}
+
+/* A case's stdout or stderr, copied line by line to benchcore's stderr,
+   escaped: a constructor's banner must not break `-o -` JSON, a module's
+   stderr must not reach the terminal raw. */
+typedef struct relay {
+	int fd;				/* -1 once at EOF */
+	const char *module, *what;	/* "printed", "wrote to stderr" */
+	char line[1024];
+	size_t len;
+	unsigned lines;
+} relay;
+
+static void relay_emit(relay *o)
+{
+	o->line[o->len] = '\0';
+	if (o->lines < STDOUT_LINES) {
+		char *p = bc_text_dup(o->line);
+		fprintf(stderr, "benchcore: %s: %s: %s\n", o->module, o->what, p);
+		free(p);
+	} else if (o->lines == STDOUT_LINES) {
+		fprintf(stderr, "benchcore: %s: %s more than %d lines; the rest is not shown "
+			"(a module never prints: it logs through the host API)\n", o->module, o->what, STDOUT_LINES);
+	}
+	o->lines++;
+	o->len = 0;
+}
+
+/* Copies what is there; at_end: the case is over, a partial line too. */
+static void relay_read(relay *o, int at_end)
+{
+	char buf[4096];
+	while (o->fd >= 0) {
+		ssize_t n = read(o->fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN && !at_end)
+			return;
+		if (n <= 0) {	/* EOF, or nothing more while the case is over (a stray holds it) */
+			close(o->fd);
+			o->fd = -1;
+			break;
+		}
+		for (ssize_t i = 0; i < n; i++) {
+			if (buf[i] == '\n') {
+				relay_emit(o);
+				continue;
+			}
+			if (o->len == sizeof(o->line) - 1)
+				relay_emit(o);
+			o->line[o->len++] = buf[i];
+		}
+	}
+	if (o->len)
+		relay_emit(o);
+}
+
+uint64_t bc_stop_deadline(void)
+{
+	static uint64_t at;
+	if (bc_stop_requested && !at)
+		at = bc_now_ns() + STOP_GRACE_S * 1000000000ull;
+	return at;
+}
+
+/* The channel closed with no report: the child has a moment to end (a
+   crash); 1 when it did not (it closed benchcore's descriptor) and was killed. */
+static int lost_child(pid_t pid)
+{
+	uint64_t until = bc_now_ns() + LOST_WAIT_MS * 1000000ull;
+	while (!child_ended(pid)) {
+		if (bc_now_ns() >= until) {
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+			return 1;
+		}
+		bc_sleep_until(bc_now_ns() + 10000000u);
+	}
+	return 0;
+}
+
+enum { END_REPORTED, END_TIMEOUT, END_STOPPED, END_EOF };
+
+/* The runner's side of a case child until it ends, times out or is stopped. */
+static int watch_child(bc_case *c, case_link *l, pid_t pid, int fd, relay o[2], watch *w)
+{
+	int forwarded = 0;
+	for (;;) {
+		uint64_t now = bc_now_ns(), stop_at = bc_stop_deadline();
+		if (stop_at && !forwarded) {
+			kill(pid, SIGINT);	/* the child stops cleanly and still reports */
+			forwarded = 1;
+			if (now < stop_at)
+				bc_warn("stopping: the case in %s has %.1f s to stop", w->phase, (double)(stop_at - now) / 1e9);
+		}
+		if (bc_signals >= 2 || (stop_at && now >= stop_at)) {
+			kill(pid, SIGKILL);	/* a second signal, or the case ignored the first: any phase */
+			return END_STOPPED;
+		}
+		if (now >= w->deadline) {
+			kill(pid, SIGKILL);
+			return END_TIMEOUT;
+		}
+		struct pollfd pfd[3] = { { .fd = fd, .events = POLLIN }, { .fd = o[0].fd, .events = POLLIN },
+					 { .fd = o[1].fd, .events = POLLIN } };
+		uint64_t wait_ms = (w->deadline - now) / 1000000u;
+		int pr = poll(pfd, 3, wait_ms > 200 ? 200 : (int)wait_ms + 1), got = 0;
+		for (int i = 0; i < 2; i++)
+			if (pr > 0 && pfd[i + 1].revents)
+				relay_read(&o[i], 0);
+		if (pr > 0 && pfd[0].revents && (got = take(fd, w)) < 0)
+			return END_EOF;
+		if (got > 0) {
+			handle_lines(c, l, fd, w);
+		} else if (child_ended(pid)) {
+			/* ended, but something it started holds the socket open */
+			while (take(fd, w) > 0)
+				;
+			handle_lines(c, l, fd, w);
+			return END_REPORTED;
+		}
+	}
+}
+
+void bc_run_isolated(bc_case *c, case_link *l, int *crashed, bc_case_result *cr)
+{
+	static int subreaper;
+	chan ch;
+	if (!subreaper)	/* orphans of a case that died come to the runner, not to init */
+		subreaper = prctl(PR_SET_CHILD_SUBREAPER, 1) == 0;
+	if (open_chan(&ch) != 0) {
+		failed_case(c, "could not create the case's socket pair and pipes", cr);
+		return;
+	}
+	watch w = { .cap = 65536, .phase = "init" };
+	w.keep = bc_xcalloc(BC_MAX_KIDS, sizeof(pid_t));
+	w.nkeep = bc_children_of(getpid(), w.keep, BC_MAX_KIDS);	/* the servers running now */
+	fflush(stdout);
+	fflush(stderr);
+	pid_t parent = getpid(), pid = fork();
+	if (pid == 0) {
+		close_side(&ch, 0);
+		case_child(c, &ch, parent);
+	}
+	close_side(&ch, 1);
+	if (pid < 0) {
+		close_side(&ch, 0);
+		free(w.keep);
+		failed_case(c, "could not fork", cr);
+		return;
+	}
+	/* no setpgid here: the child makes its own session (setsid fails for a
+	   group leader); until then a kill of its group misses, so it gets its own */
+	int fd = ch.sock[0];
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	fcntl(ch.out[0], F_SETFL, O_NONBLOCK);
+	fcntl(ch.err[0], F_SETFL, O_NONBLOCK);
+	relay o[2] = { { .fd = ch.out[0], .module = c->mod->desc.name, .what = "printed" },
+		       { .fd = ch.err[0], .module = c->mod->desc.name, .what = "wrote to stderr" } };
+	w.buf = bc_xcalloc(w.cap, 1);
+	w.limit = c->run.init_timeout;	/* a cleanup-only child starts with init too */
+	w.deadline = bc_now_ns() + (uint64_t)(w.limit * 1e9);
+	int end = watch_child(c, l, pid, fd, o, &w), lost = 0;
+	if (end == END_EOF && !json_line(w.buf))
+		lost = lost_child(pid);
+	close(fd);
+	relay_read(&o[0], 1);
+	relay_read(&o[1], 1);
+	reap(c, pid, w.buf, end == END_TIMEOUT, lost, w.phase, w.limit, cr);
+	*crashed = !json_line(w.buf);
+	l->timed_out = end == END_TIMEOUT;
+	if (end == END_STOPPED && *crashed) {
+		char why[200];
+		snprintf(why, sizeof(why), "interrupted in %s: the case did not stop within %d s of the stop "
+			 "request (killed)", w.phase, STOP_GRACE_S);
+		bc_case_set_str(&cr->status, "interrupted");
+		bc_case_set_str(&cr->reason, why);
+	}
+	/* the servers' processes too: a daemon adopted only after its server
+	   was ready is no stray of this case */
+	w.nkeep += bc_service_pids(w.keep + w.nkeep, BC_MAX_KIDS - w.nkeep);
+	note_strays(cr, bc_kill_strays(w.keep, w.nkeep));
+	free(w.keep);
+	free(w.buf);
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# repeat = "auto" and warmup = "auto" against a synthetic workload whose
+# throughput is exactly what its options say (tests/modules/synth.c), so
+# the assertions hold on a busy machine: tight cases stop early, noisy ones
+# go on, a baseline decides sooner, a time budget stops new rounds; a
+# warmup ends once steady, or runs to max_warmup and says so.
+. "$(dirname "$0")/lib.sh"
+M="--module-path $TESTMODS"
+cd $T
+reps() { jget "$1" "sorted(c['repeat'] for c in d['cases'] if c['params']['cv'] == $2)"; }
+
+# --- repeat = auto: one run, a tight case and a noisy one ----------------
+run_bc $T/a run synth $M cv=0,0.2 --time 0.3 --warmup 0 --repeat auto --min-repeat 3 --max-repeat 8 \
+	--report-interval 0 -q -o $T/a.json
+expect_rc "repeat auto, a tight and a noisy case" 0
+expect_py "the tight case (cv 0) stops before max_repeat, saying precise" $T/a.json \
+	'(lambda t: 3 <= len(t) < 8 and t[-1].get("repeat_stop") == "precise" and all("repeat_stop" not in c for c in t[:-1]))(sorted([c for c in d["cases"] if c["params"]["cv"] == 0], key=lambda c: c["repeat"]))'
+expect_py "the noisy case (cv 0.2) runs to max_repeat 8, saying so" $T/a.json \
+	'(lambda t: len(t) == 8 and t[-1].get("repeat_stop") == "max_repeat")(sorted([c for c in d["cases"] if c["params"]["cv"] == 0.2], key=lambda c: c["repeat"]))'
+expect_py "every case runs min_repeat 3 at least, each repeat once" $T/a.json \
+	'all(sorted(c["repeat"] for c in d["cases"] if c["params"]["cv"] == v)[:3] == [1, 2, 3] for v in (0, 0.2))'
+expect_py "groups[] counts the repeats that ran" $T/a.json \
+	'sorted(g["repeats"] for g in d["groups"])[-1] == 8'
+
+# --- a baseline decides sooner: +30% against a case known to +-1% ---------
+printf 'repeat = "auto";\nmin_repeat = 3;\nmax_repeat = 12;\ntime = 0.3;\nwarmup = 0;\nreport_interval = 0;\nmodules = ({ name = "synth"; cv = 0.01; ops = %s; });\n' 10000 >base.conf
+run_bc $T/b0 -c base.conf $M -q -o $T/base.json
+expect_rc "the baseline run" 0
+printf 'repeat = "auto";\nmin_repeat = 3;\nmax_repeat = 12;\ntime = 0.3;\nwarmup = 0;\nreport_interval = 0;\nbaseline = "%s";\nmodules = ({ name = "synth"; cv = 0.01; ops = %s; });\n' $T/base.json 13000 >cand.conf
+run_bc $T/b1 -c cand.conf $M -q -o $T/cand.json
+expect_rc "a run against the baseline" 0
+expect_py "against the baseline, a +30% difference is decided at min_repeat (3), saying decided" $T/cand.json \
+	'len(d["cases"]) == 3 and sorted(d["cases"], key=lambda c: c["repeat"])[-1].get("repeat_stop") == "decided"'
+run_bc $T/b2 -c cand.conf $M -q -o $T/cand2.json --time 0.3
+printf 'baseline = "%s/nothere.json";\nmodules = ({ name = "synth"; });\n' $T >nob.conf
+run_bc $T/b3 -c nob.conf $M -q -o $T/nob.json
+expect_rc "a baseline that is not there: refused before running" 2
+expect_grep "a missing baseline names the file" $T/b3.err 'baseline .*nothere\.json'
+
+# --- time_budget ------------------------------------------------------------
+run_bc $T/tb run synth $M cv=0.2 --time 0.3 --warmup 0 --repeat auto --min-repeat 2 --max-repeat 20 \
+	--time-budget 1 --report-interval 0 -q -o $T/tb.json
+expect_rc "repeat auto with a 1 s budget" 0
+expect_py "the budget stops new rounds: fewer than 20, the last says budget" $T/tb.json \
+	'(lambda t: 2 <= len(t) < 20 and t[-1].get("repeat_stop") == "budget")(sorted(d["cases"], key=lambda c: c["repeat"]))'
+run_bc $T/mm run synth $M --repeat auto --min-repeat 5 --max-repeat 3
+expect_rc "min_repeat above max_repeat: refused" 2
+
+# --- warmup = auto ----------------------------------------------------------
+run_bc $T/w1 run synth $M ramp_s=1 --time 0.3 --warmup auto --max-warmup 6 --report-interval 0.1 -q -o $T/w1.json
+expect_rc "warmup auto on a 1 s ramp" 0
+expect_py "warmup auto: steady once the ramp is over (1 s) and the window (5 x 0.1 s) has seen it, well before max_warmup" $T/w1.json \
+	'(lambda c: c["warmup_steady"] is True and 1.0 <= c["warmup_s"] < 3.0)(d["cases"][0])'
+run_bc $T/w2 run synth $M wobble=0.3 --time 0.3 --warmup auto --max-warmup 1.5 --report-interval 0.1 -q -o $T/w2.json
+expect_rc "warmup auto on a workload that never settles" 0
+expect_py "never steady: ran to max_warmup, recorded false, and warned" $T/w2.json \
+	'(lambda c: c["warmup_steady"] is False and abs(c["warmup_s"] - 1.5) < 0.3 and any("no steady state" in w for w in c["warnings"]))(d["cases"][0])'
+run_bc $T/w3 run synth $M --time 0.3 --warmup 0.2 -q -o $T/w3.json
+expect_py "a fixed warmup records no warmup_steady" $T/w3.json '"warmup_steady" not in d["cases"][0]'
+run_bc $T/w4 compare $T/w2.json $T/w2.json
+expect_grep "compare flags a case whose warmup never became steady" $T/w4.out 'warmup never steady'

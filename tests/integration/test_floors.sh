@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# core/ builds in floors (Makefile FLOOR_n, README "Layout"): a group sees
+# its own headers and those of the floors below. Checked two ways: the
+# include path make gives each group admits exactly those headers (an
+# upward include fails to preprocess), and the sources' own includes form
+# no cycle between groups and never point up.
+. "$(dirname "$0")/lib.sh"
+cd "$(dirname "$0")/../.."
+make -s print-floors >$T/floors.txt 2>$T/floors.err
+RC=$?
+expect_rc "make print-floors" 0
+expect_grep "the ground floor sees only itself" $T/floors.txt '^base: base *$'
+expect_grep "cli, on top, sees every group" $T/floors.txt '^cli: cli base values stats machine module result engine run analysis$'
+"$PY" -S - $T/floors.txt <<'PY' >$T/check.out 2>&1
+import glob, os, re, subprocess, sys
+sees = {}
+for line in open(sys.argv[1]):
+    g, rest = line.split(":", 1)
+    sees[g.strip()] = rest.split()
+group_of = {}
+for h in glob.glob("core/*/*.h"):
+    group_of.setdefault(os.path.basename(h), os.path.normpath(h).split(os.sep)[1])
+bad = []
+# 1. the include path admits exactly the headers of the groups seen
+for g, seen in sees.items():
+    flags = ["-Isdk/include"] + ["-Icore/" + s for s in seen]
+    for h, hg in sorted(group_of.items()):
+        r = subprocess.run(["cc", "-E", "-D_GNU_SOURCE", "-x", "c", "-", "-o", "/dev/null"] + flags,
+                           input='#include "%s"\n' % h, capture_output=True, text=True)
+        ok = r.returncode == 0
+        if ok != (hg in seen):
+            bad.append("%s: #include \"%s\" (%s) %s" % (g, h, hg, "builds though it points up" if ok else "fails though it is below"))
+# 2. the sources' includes: never up a floor, no cycle between groups
+edges = set()
+for f in glob.glob("core/*/*.[ch]"):
+    g = os.path.normpath(f).split(os.sep)[1]
+    for inc in re.findall(r'^#include "([^"]+)"', open(f).read(), re.M):
+        hg = group_of.get(os.path.basename(inc))
+        if hg and hg != g:
+            edges.add((g, hg))
+            if hg not in sees.get(g, []):
+                bad.append("%s includes %s (%s): up a floor" % (f, inc, hg))
+def cyclic():
+    adj = {}
+    for a, b in edges:
+        adj.setdefault(a, []).append(b)
+    state = {}
+    def visit(n):
+        state[n] = 1
+        for m in adj.get(n, []):
+            if state.get(m) == 1 or (m not in state and visit(m)):
+                return True
+        state[n] = 2
+        return False
+    return any(visit(n) for n in list(adj) if n not in state)
+if cyclic():
+    bad.append("a cycle between groups: %s" % sorted(edges))
+print("\n".join(bad) if bad else "floors ok: %d headers x %d groups, %d edges" % (len(group_of), len(sees), len(edges)))
+PY
+expect_grep "every group's include path admits its floors and nothing above" $T/check.out '^floors ok'
+[ -s $T/check.out ] && head -5 $T/check.out
+# an upward include, for real: a base file that includes engine.h does not build
+mkdir -p $T/up && printf '#include "engine.h"\nint x;\n' >$T/up/up.c
+if cc -fsyntax-only -D_GNU_SOURCE -Isdk/include -Icore/base $T/up/up.c 2>$T/up.err; then
+	fail "an include of engine.h from the base floor builds"
+else
+	pass "an include of engine.h with the base floor's path does not build"
+fi

@@ -1,0 +1,125 @@
+/* Test module for the long-study rules: a synthetic workload whose
+   throughput is exactly what its options say, whatever else loads the
+   machine (operations are counted from wall time, not done):
+   `ops` operations a second per thread, times a factor drawn once per case
+   (normal, mean 1, sd `cv`: the spread between repeats), ramping up from
+   half rate over the first `ramp_s` seconds of the case, and alternating
+   +-`wobble` every 150 ms (never steady). Typed options
+   (ABI 1.3). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+#include <benchcore/module.h>
+
+typedef struct synth_opts {
+	double ops, cv, ramp_s, wobble;
+} synth_opts;
+
+static const bench_option_v1 synth_options[] = {
+	{ .name = "ops", .type = BENCH_OPT_DOUBLE, .def = "10000", .help = "operations a second per thread",
+	  .min = 1, .max = 1e9, BENCH_OPT_AT(synth_opts, ops), .flags = BENCH_OPT_PLACEMENT },
+	{ .name = "cv", .type = BENCH_OPT_DOUBLE, .def = "0", .help = "spread of the rate between repeats",
+	  .min = 0, .max = 0.5, BENCH_OPT_AT(synth_opts, cv) },
+	{ .name = "ramp_s", .type = BENCH_OPT_DOUBLE, .def = "0", .help = "seconds from half rate to full",
+	  .min = 0, .max = 100, BENCH_OPT_AT(synth_opts, ramp_s) },
+	{ .name = "wobble", .type = BENCH_OPT_DOUBLE, .def = "0", .help = "alternating share of the rate",
+	  .min = 0, .max = 0.9, BENCH_OPT_AT(synth_opts, wobble) },
+	{ .name = NULL }
+};
+
+typedef struct synth_state {
+	const bench_host_api_v1 *api;
+	const synth_opts *o;
+	double factor;
+	uint64_t t0;
+} synth_state;
+
+static int synth_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
+{
+	synth_state *s = calloc(1, sizeof(*s));
+	if (!s)
+		return BENCH_ERR;
+	s->api = api;
+	s->o = api->options(ctx);
+	s->t0 = api->now_ns();
+	/* one draw per case process from a per-process seed: twelve uniforms
+	   less 6 is normal enough (mean 0, sd 1) and needs no libm */
+	unsigned seed = (unsigned)(getpid() ^ (s->t0 >> 10));
+	double z = -6;
+	for (int i = 0; i < 12; i++)
+		z += (double)rand_r(&seed) / RAND_MAX;
+	s->factor = 1 + s->o->cv * z;
+	if (s->factor < 0.05)
+		s->factor = 0.05;
+	*state = s;
+	return BENCH_OK;
+}
+
+static void synth_destroy(void *state)
+{
+	free(state);
+}
+
+/* Per worker: the case's state and the thread to record on. */
+typedef struct synth_thread {
+	synth_state *s;
+	bench_thread *t;
+} synth_thread;
+
+static int synth_thread_init(void *state, bench_thread *t, void **tstate)
+{
+	synth_thread *w = calloc(1, sizeof(*w));
+	if (!w)
+		return BENCH_ERR;
+	w->s = state;
+	w->t = t;
+	*tstate = w;
+	return BENCH_OK;
+}
+
+static int synth_run(void *tstate)
+{
+	synth_thread *w = tstate;
+	synth_state *s = w->s;
+	const bench_host_api_v1 *api = s->api;
+	uint64_t last = api->now_ns();
+	double owed = 0;
+	while (!api->should_stop(w->t)) {
+		struct timespec ts = { 0, 2 * 1000 * 1000 };	/* 2 ms: a window edge moves the count by < 1% */
+		nanosleep(&ts, NULL);
+		uint64_t now = api->now_ns();
+		double age = (double)(now - s->t0) / 1e9, dt = (double)(now - last) / 1e9;
+		double ramp = s->o->ramp_s > 0 && age < s->o->ramp_s ? 0.5 + 0.5 * age / s->o->ramp_s : 1;
+		/* high for 150 ms, low for 150 ms: slower than any interval */
+		double wob = 1 + (((uint64_t)(age / 0.15) & 1) ? s->o->wobble : -s->o->wobble);
+		owed += s->o->ops * s->factor * ramp * wob * dt;
+		uint64_t n = (uint64_t)owed;
+		owed -= (double)n;
+		if (n)
+			api->record_n(w->t, 0, n, (uint64_t)(dt * 1e9 / (double)n), 0);
+		last = now;
+	}
+	return BENCH_OK;
+}
+
+static void synth_thread_done(void *tstate)
+{
+	free(tstate);
+}
+
+static const bench_module_v1 synth_module = {
+	BENCH_MODULE_HEADER,
+	.name = "synth",
+	.version = "1.0",
+	.summary = "a throughput set by its options (test module for repeat/warmup = auto)",
+	.options = synth_options,
+	.opts_size = sizeof(synth_opts),
+	.init = synth_init,
+	.thread_init = synth_thread_init,
+	.thread_run = synth_run,
+	.thread_done = synth_thread_done,
+	.destroy = synth_destroy,
+};
+
+BENCH_MODULE(synth_module)

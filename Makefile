@@ -6,6 +6,8 @@
 #   make install PREFIX=/usr/local DESTDIR=   install binary, modules, SDK, pkg-config file,
 #                         docs (DATADIR/doc/benchcore: sdk.md and docs/*.md)
 #   make uninstall
+#   make man              build/man/benchcore.1, benchcore.conf.5 and build/completion/benchcore
+#                         (generated from the flag, settings and options tables: scripts/gen-man.py)
 #
 # Every folder under modules/ is a module: its *.c files become modules/NAME.so.
 # A module's extra link flags go in modules/NAME/build.mk as  LIBS_NAME := -lfoo
@@ -20,6 +22,8 @@ INCLUDEDIR	?= $(PREFIX)/include
 DATADIR		?= $(PREFIX)/share
 MODULEDIR	?= $(LIBDIR)/benchcore/modules
 PKGCONFIGDIR	?= $(LIBDIR)/pkgconfig
+MANDIR		?= $(DATADIR)/man
+BASHCOMPDIR	?= $(DATADIR)/bash-completion/completions
 DESTDIR		?=
 
 CC		?= cc
@@ -79,7 +83,7 @@ STANDIN		:= $(BUILD)/testmods/standin_server
 UNIT_SRC	:= $(wildcard tests/unit/test_*.c)
 UNIT_BIN	:= $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all modules testmods unit check check-fast install uninstall clean FORCE print-floors
+.PHONY: all modules testmods unit man check check-fast install uninstall clean FORCE print-floors
 all: $(BUILD)/benchcore modules $(BUILD)/.benchcore-build
 modules: $(MODULE_SO)
 testmods: $(TESTMOD_SO) $(STANDIN)
@@ -141,6 +145,21 @@ $(BUILD)/tests/%: tests/unit/%.c $(CORE_OBJ) tests/unit/unit.h
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -Itests/unit -o $@ $< $(CORE_OBJ) $(CORE_LIBS) -lcmocka
 
+# Man pages and completion, from the --help and help --markdown of this build
+# (its modules included): they cannot list a flag or option the program lacks.
+MAN_PAGES	:= $(BUILD)/man/benchcore.1 $(BUILD)/man/benchcore.conf.5
+COMPLETION	:= $(BUILD)/completion/benchcore
+man: $(MAN_PAGES) $(COMPLETION)
+$(BUILD)/man/benchcore.1: $(BUILD)/benchcore $(MODULE_SO) scripts/gen-man.py
+	@mkdir -p $(@D)
+	scripts/gen-man.py man1 $(BUILD)/benchcore $(MODULEDIR) > $@.tmp && mv $@.tmp $@
+$(BUILD)/man/benchcore.conf.5: $(BUILD)/benchcore $(MODULE_SO) scripts/gen-man.py
+	@mkdir -p $(@D)
+	scripts/gen-man.py man5 $(BUILD)/benchcore > $@.tmp && mv $@.tmp $@
+$(COMPLETION): $(BUILD)/benchcore $(MODULE_SO) scripts/gen-man.py
+	@mkdir -p $(@D)
+	scripts/gen-man.py completion $(BUILD)/benchcore > $@.tmp && mv $@.tmp $@
+
 # make check: everything a change must pass. tests/run.sh prints the final tally.
 # Both builds go two jobs at a time even when make was called without -j
 # (`make check` is the README's command); a -j given to make is kept.
@@ -180,9 +199,13 @@ DOCDIR		?= $(DATADIR)/doc/benchcore
 DOCS		:= $(wildcard docs/*.md)
 SDK_HEADERS	:= $(wildcard sdk/include/benchcore/*.h)
 
-install: all $(BUILD)/benchcore.pc
+install: all man $(BUILD)/benchcore.pc
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MODULEDIR) $(DESTDIR)$(INCLUDEDIR)/benchcore \
-		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(DATADIR)/benchcore $(DESTDIR)$(DOCDIR)
+		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(DATADIR)/benchcore $(DESTDIR)$(DOCDIR) \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(BASHCOMPDIR)
+	install -m 644 $(BUILD)/man/benchcore.1 $(DESTDIR)$(MANDIR)/man1/benchcore.1
+	install -m 644 $(BUILD)/man/benchcore.conf.5 $(DESTDIR)$(MANDIR)/man5/benchcore.conf.5
+	install -m 644 $(COMPLETION) $(DESTDIR)$(BASHCOMPDIR)/benchcore
 	install -m 755 $(BUILD)/benchcore $(DESTDIR)$(BINDIR)/benchcore
 	for so in $(MODULE_SO); do install -m 755 $$so $(DESTDIR)$(MODULEDIR)/; done
 	install -m 644 $(SDK_HEADERS) $(DESTDIR)$(INCLUDEDIR)/benchcore/
@@ -199,6 +222,8 @@ uninstall:
 	      $(DESTDIR)$(DOCDIR)/sdk.md $(DOCS:docs/%=$(DESTDIR)$(DOCDIR)/%)
 	rm -rf $(DESTDIR)$(DATADIR)/benchcore/examples
 	rm -f $(MODULES:%=$(DESTDIR)$(MODULEDIR)/%.so)
+	rm -f $(DESTDIR)$(MANDIR)/man1/benchcore.1 $(DESTDIR)$(MANDIR)/man5/benchcore.conf.5 \
+	      $(DESTDIR)$(BASHCOMPDIR)/benchcore
 	-rmdir $(DESTDIR)$(MODULEDIR) $(DESTDIR)$(LIBDIR)/benchcore \
 	       $(DESTDIR)$(INCLUDEDIR)/benchcore $(DESTDIR)$(DATADIR)/benchcore $(DESTDIR)$(DOCDIR) 2>/dev/null
 

@@ -11,8 +11,12 @@ TEST="valgrind clang libclang-rt-14-dev mariadb-server redis-server iproute2 pro
       chromium python3"
 # Reference tools the bench/ scripts compare against.
 REF="sysbench fio redis-tools openssl iperf3 sockperf qperf coreutils"
+# Packaging and fleet runs: the Debian package build and its lintian check, man pages and
+# completion, Ansible driving sshd in network namespaces (tests/integration/test_fleet.sh).
+FLEET="debhelper dpkg-dev fakeroot lintian man-db groff bash-completion ansible-core
+       openssh-server openssh-client util-linux python3-apt"
 
-want="$BUILD $TEST $REF"
+want="$BUILD $TEST $REF $FLEET"
 missing=""
 for p in $want; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
@@ -30,8 +34,9 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 # --no-install-recommends keeps chromium and mariadb from pulling in a desktop.
 apt-get install -y -qq --no-install-recommends $missing >/dev/null
-# The packaged servers start themselves on install; the tests run private instances instead.
-for svc in mariadb redis-server; do
+# The packaged servers start themselves on install; the tests run private instances instead
+# (sshd too: test_fleet.sh starts its own inside its namespaces, never on the host's addresses).
+for svc in mariadb redis-server ssh; do
 	systemctl stop "$svc" >/dev/null 2>&1 || service "$svc" stop >/dev/null 2>&1 || true
 done
 echo "deps: installed$missing"

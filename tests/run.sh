@@ -35,6 +35,8 @@ solo="test_abi11 test_compare test_core test_fuzz"
 # [asan] pass, left out, with the reason printed in its line
 declare -A asan_skip=(
 	[test_fuzz]="the fuzz targets are ASan+UBSan builds of their own; the [plain] pass fuzzed them and replayed their corpora"
+	[test_fleet]="the playbook and its hosts, not benchcore's memory: the [plain] pass ran it; its runs are test_core's cases"
+	[test_package]="packaging, man pages and completion: the [plain] pass built and installed them from the plain build"
 )
 # [asan] pass, quick form (BC_QUICK=1): the script keeps its module's own code
 # paths (connect, one short case of each kind, the error paths) and leaves out

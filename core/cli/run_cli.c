@@ -9,12 +9,13 @@
 #include "flags.h"
 #include "loader.h"
 #include "settings.h"
+#include "start_at.h"
 #include "suite.h"
 #include "util.h"
 
 enum { F_SUITE = 1, F_RUN = 2 };
 enum { C_CONFIG = 1, C_OUTPUT, C_CSV, C_FORCE, C_ONLY, C_SKIP, C_LABEL, C_FORCE_MODULE, C_QUIET,
-       C_MODPATH, C_REPORT, C_RESUME, C_SETTING = 1000 /* + index in bc_settings */ };
+       C_MODPATH, C_REPORT, C_RESUME, C_START_AT, C_SETTING = 1000 /* + index in bc_settings */ };
 
 /* The flags of -c and run that are not run settings; the run settings'
    flags come from settings.c's table (see all_flags). */
@@ -34,6 +35,10 @@ static const bc_flag cli_flags[] = {
 	{ "force-module", 0, NULL, C_FORCE_MODULE, "run modules whose requirements are not met", F_SUITE | F_RUN },
 	{ "quiet", 'q', NULL, C_QUIET, "no progress or interval lines on stderr", F_SUITE | F_RUN },
 	{ "module-path", 0, "DIR", C_MODPATH, "search DIR for modules first (before module_path)", F_SUITE | F_RUN },
+	{ "start-at", 0, "TIME", C_START_AT, "wait until the wall-clock TIME before the first case, to start "
+	  "several hosts together: 2026-12-01T10:00:00Z (ISO 8601; no zone: local time), HH:MM[:SS] today, or "
+	  "epoch seconds (@1796119200); a time more than 5 s past is refused; Ctrl-C while waiting exits 130 "
+	  "with no results", F_SUITE | F_RUN },
 	{ NULL }
 };
 
@@ -157,6 +162,16 @@ static int on_flag(void *arg, const bc_flag *f, const char *val, char *err, size
 	case C_FORCE_MODULE: c->force_module = 1; return 0;
 	case C_QUIET: c->quiet = 1; return 0;
 	case C_MODPATH: c->modpath = val; return 0;
+	case C_START_AT: {
+		bc_err e;
+		if (bc_start_at_parse(val, &c->start_epoch, &e)) {
+			bc_err_print(&e);
+			err[0] = '\0';
+			return -1;
+		}
+		c->start_at = val;
+		return 0;
+	}
 	}
 	const bc_setting *s = &bc_settings[f->code - C_SETTING];
 	(void)n;

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "engine.h"
+#include "identity.h"
 #include "leftover.h"
 #include "output.h"
 #include "resume.h"
@@ -73,8 +74,12 @@ void bc_runner_init(bc_runner *r, const bc_config *cfg, json_t *config_json, con
 	bc_results_init(&r->groups, "run");
 	r->text = stdout;
 	r->seed = cfg->run.seed_set ? cfg->run.seed : random_seed();
-	r->doc = json_pack("{s:s, s:s, s:s, s:s, s:b, s:s, s:o, s:o, s:{s:s, s:I}, s:[], s:[]}", "schema",
-			   "benchcore/1", "benchcore_version", BC_VERSION, "started_at", ts, "finished_at", ts,
+	char run_id[BC_ID_HEX], host_id[BC_ID_HEX];
+	bc_run_id_new(run_id);
+	bc_host_id(host_id);
+	r->doc = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:s, s:o, s:o, s:{s:s, s:I}, s:[], s:[]}", "schema",
+			   "benchcore/1", "benchcore_version", BC_VERSION, "run_id", run_id, "host_id", host_id,
+			   "started_at", ts, "finished_at", ts,
 			   "interrupted", 0, "label", cfg->label ? cfg->label : host,
 			   "host", bc_sysinfo_host(io_path), "config", config_json, "schedule",
 			   "repeat_order", cfg->run.back_to_back ? "back_to_back" : "rounds",
@@ -98,6 +103,8 @@ int bc_runner_resume(bc_runner *r, const char *path, const bc_modplan *plans, si
 	now_iso(ts, sizeof(ts));
 	/* the file ends as if the run had not stopped: its start, its order */
 	json_object_set(r->doc, "started_at", json_object_get(rs->doc, "started_at"));
+	if (json_is_string(json_object_get(rs->doc, "run_id")))	/* one run, resumed: one id */
+		json_object_set(r->doc, "run_id", json_object_get(rs->doc, "run_id"));
 	if (!r->cfg->run.seed_set) {
 		r->seed = rs->seed;
 		json_object_set_new(json_object_get(r->doc, "schedule"), "seed", json_integer(r->seed));

@@ -13,6 +13,7 @@
 #include "plan.h"
 #include "run.h"
 #include "service.h"
+#include "start_at.h"
 #include "suite.h"
 #include "sysinfo.h"
 #include "util.h"
@@ -387,6 +388,18 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 			free(csv);
 			goto out;
 		}
+	}
+	/* after every check (a bad config fails now, not at TIME), before the
+	   fingerprint and started_at (they describe the run, not the wait) */
+	if (c->start_at && (rc = bc_start_at_wait(c->start_epoch, c->start_at)) != 0) {
+		if (base) {
+			bc_results_free(base);
+			free(base);
+		}
+		bc_unlock_output(out, lock);
+		free(out);
+		free(csv);
+		goto out;
 	}
 	bc_runner_init(&r, cfg, config_json(cfg, plans, n), io_path_of(plans, n));
 	r.baseline = base;

@@ -11,6 +11,8 @@ typedef struct bc_suite_opts {
 	const char *config, *out, *csv, *only, *skip, *label, *modpath, *report;
 	int force, force_module, quiet;
 	int resume;			/* --resume: continue the run in out */
+	const char *start_at;		/* --start-at as given; start_epoch is its time */
+	double start_epoch;
 	bc_runset *rs;			/* where run-setting flags land */
 	/* Set by bc_run_suite when a report is wanted and the results were
 	   written: the results file and the (unused) path for the report, both

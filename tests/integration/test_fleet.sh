@@ -1,0 +1,293 @@
+#!/usr/bin/env bash
+# contrib/ansible/fleet.yml for real: two hosts made of two network namespaces
+# on a veth pair (198.18.31.0/24, the benchmarking range of RFC 2544, only
+# inside them), each with its own host name (a UTS namespace) and its own
+# sshd on its namespace address, with keys made here. ansible-playbook runs
+# inside the first namespace and reaches both over ssh; beta also serves the
+# net module, which alpha's run measures against it. Two more inventory hosts
+# fail on purpose: gamma (no sshd on its port: unreachable) and delta (its run
+# exits 2). Checked: both real hosts' results arrive, checksummed, with their
+# own host name and host id, started together; the merged report and compare
+# show both; the failures are listed and fail the playbook; a wrong version is
+# refused loudly. Without namespaces or sshd: a clear SKIP line, and the
+# playbook runs with Ansible's local connection instead.
+# Everything started here (sshd, namespaces, servers) is removed on exit.
+. "$(dirname "$0")/lib.sh"
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+PLAY=$REPO/contrib/ansible/fleet.yml
+NSA=bcf$$a NSB=bcf$$b
+ADDR_A=198.18.31.1 ADDR_B=198.18.31.2
+made_run_sshd=""; sshd_pids=""; ns_made=""
+home_had=""; for d in "$HOME/.ansible" "$HOME/.ansible_async"; do [ -e "$d" ] && home_had="$home_had $d"; done
+
+cleanup() {
+	for p in $sshd_pids; do kill "$p" 2>/dev/null; done
+	for ns in $ns_made; do
+		# what ran in our namespaces (async wrappers, serve) is ours to stop
+		for p in $(ip netns pids "$ns" 2>/dev/null); do kill -TERM "$p" 2>/dev/null; done
+	done
+	sleep 0.2
+	for ns in $ns_made; do
+		for p in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
+		ip netns del "$ns" 2>/dev/null
+	done
+	[ -n "$made_run_sshd" ] && rmdir /run/sshd 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+if ! command -v ansible-playbook >/dev/null; then
+	echo "SKIP: ansible-playbook is not installed (scripts/deps.sh installs ansible-core): the fleet playbook is not run"
+	pass "nothing to run without Ansible (skipped)"
+	exit 0
+fi
+
+# The program as a host gets it: an installed tree (bin/, lib/benchcore/modules),
+# relocatable, unpacked by the playbook (benchcore_install=tarball).
+mkdir -p "$T/stage/bin" "$T/stage/lib/benchcore/modules" "$T/results"
+cp "$BC" "$T/stage/bin/benchcore"
+cp "$BUILD"/modules/*.so "$T/stage/lib/benchcore/modules/"
+tar -C "$T/stage" -czf "$T/tree.tar.gz" .
+version=$("$BC" --version | sed -n 's/^benchcore \([^ ]*\) (module ABI \([0-9.]*\))$/\1/p')
+abi=$("$BC" --version | sed -n 's/^benchcore \([^ ]*\) (module ABI \([0-9.]*\))$/\2/p')
+
+common_vars() {	# the inventory's [all:vars] shared by both modes
+	cat <<EOF
+ansible_python_interpreter=/usr/bin/python3
+benchcore_install=tarball
+benchcore_tarball=$T/tree.tar.gz
+benchcore_prefix=$T/hosts/{{ inventory_hostname }}/benchcore
+benchcore_workdir=$T/hosts/{{ inventory_hostname }}/work
+benchcore_results=$T/results
+benchcore_controller_bin=$BC
+benchcore_version=$version
+benchcore_abi=$abi
+benchcore_start_delay=6
+benchcore_poll=1
+benchcore_run_timeout=180
+fleet_time=0.3
+fleet_warmup=0
+fleet_repeat=2
+EOF
+}
+
+write_cfg() {	# everything Ansible writes stays in $T
+	mkdir -p "$T/ahome" "$T/async" "$T/rtmp" "$T/ltmp"
+	cat > "$T/ansible.cfg" <<EOF
+[defaults]
+inventory = $T/inventory.ini
+remote_tmp = $T/rtmp
+local_tmp = $T/ltmp
+forks = 5
+timeout = 10
+retry_files_enabled = False
+nocows = True
+[ssh_connection]
+ssh_args = -F /dev/null -o UserKnownHostsFile=$T/known_hosts -o StrictHostKeyChecking=yes -o IdentitiesOnly=yes -o ControlMaster=no -o ConnectTimeout=5 -o BatchMode=yes
+pipelining = True
+EOF
+}
+
+# playbook LOG [ARGS...]: ansible-playbook in namespace A (ssh mode) or here
+playbook() {
+	local log=$1; shift
+	local env=(env ANSIBLE_CONFIG="$T/ansible.cfg" ANSIBLE_HOME="$T/ahome" ANSIBLE_ASYNC_DIR="$T/async"
+		   ANSIBLE_LOCAL_TEMP="$T/ltmp" ANSIBLE_FORCE_COLOR=0 ANSIBLE_NOCOLOR=1)
+	if [ "$mode" = ssh ]; then
+		ip netns exec "$NSA" "${env[@]}" ansible-playbook "$PLAY" "$@" >"$log" 2>&1 </dev/null
+	else
+		"${env[@]}" ansible-playbook "$PLAY" "$@" >"$log" 2>&1 </dev/null
+	fi
+	RC=$?
+}
+
+# Two namespaces, a veth pair, an sshd in each (own UTS namespace and host name).
+setup_ssh() {
+	[ "$(id -u)" -eq 0 ] || { why="not root"; return 1; }
+	[ -x /usr/sbin/sshd ] || { why="no /usr/sbin/sshd (openssh-server)"; return 1; }
+	command -v ip >/dev/null && command -v unshare >/dev/null || { why="no ip or unshare"; return 1; }
+	ip netns add "$NSA" 2>"$T/ns.err" || { why="ip netns add: $(cat "$T/ns.err")"; return 1; }
+	ns_made=$NSA
+	ip netns add "$NSB" 2>"$T/ns.err" || { why="ip netns add: $(cat "$T/ns.err")"; return 1; }
+	ns_made="$NSA $NSB"
+	ip link add "v$NSA" netns "$NSA" type veth peer name "v$NSB" netns "$NSB" 2>"$T/ns.err" ||
+		{ why="veth: $(cat "$T/ns.err")"; return 1; }
+	ip -n "$NSA" addr add "$ADDR_A/24" dev "v$NSA" && ip -n "$NSB" addr add "$ADDR_B/24" dev "v$NSB" &&
+	ip -n "$NSA" link set lo up && ip -n "$NSB" link set lo up &&
+	ip -n "$NSA" link set "v$NSA" up && ip -n "$NSB" link set "v$NSB" up || { why="addresses"; return 1; }
+	[ -d /run/sshd ] || { mkdir -m 755 /run/sshd && made_run_sshd=1; }
+	ssh-keygen -q -t ed25519 -N '' -f "$T/client_key" || { why="ssh-keygen"; return 1; }
+	cp "$T/client_key.pub" "$T/authorized_keys"
+	: > "$T/known_hosts"
+	local h ns addr
+	for h in a b; do
+		[ $h = a ] && ns=$NSA addr=$ADDR_A || ns=$NSB addr=$ADDR_B
+		ssh-keygen -q -t ed25519 -N '' -f "$T/hostkey_$h"
+		echo "$addr $(cut -d' ' -f1-2 "$T/hostkey_$h.pub")" >> "$T/known_hosts"
+		cat > "$T/sshd_$h.conf" <<EOF
+ListenAddress $addr:22
+HostKey $T/hostkey_$h
+PidFile $T/sshd_$h.pid
+AuthorizedKeysFile $T/authorized_keys
+PermitRootLogin prohibit-password
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+PrintMotd no
+Subsystem sftp /usr/lib/openssh/sftp-server
+EOF
+		ip netns exec "$ns" unshare --uts sh -c "hostname fleet-$h && exec /usr/sbin/sshd -D -e -f $T/sshd_$h.conf" \
+			2>"$T/sshd_$h.log" &
+		sshd_pids="$sshd_pids $!"
+	done
+	for _ in $(seq 50); do
+		ip netns exec "$NSA" ssh -F /dev/null -o UserKnownHostsFile="$T/known_hosts" -o BatchMode=yes \
+			-o ConnectTimeout=2 -i "$T/client_key" root@$ADDR_B uname -n > "$T/uname_b" 2>/dev/null &&
+		ip netns exec "$NSA" ssh -F /dev/null -o UserKnownHostsFile="$T/known_hosts" -o BatchMode=yes \
+			-o ConnectTimeout=2 -i "$T/client_key" root@$ADDR_A uname -n > "$T/uname_a" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	why="sshd in the namespaces did not answer: $(tail -3 "$T"/sshd_*.log | tr '\n' ' ')"
+	return 1
+}
+
+check_results() {	# what both modes must show: HOSTS are the hosts that must deliver
+	local a=$T/results/alpha.json b=$T/results/beta.json
+	check "alpha's results were fetched" test -s "$a"
+	check "beta's results were fetched" test -s "$b"
+	expect_py "alpha's file is labelled alpha" "$a" "d['label'] == 'alpha'"
+	expect_py "beta's file is labelled beta" "$b" "d['label'] == 'beta'"
+	check "two runs, two run ids" test "$(jget "$a" "d['run_id']")" != "$(jget "$b" "d['run_id']")"
+	(cd "$T/results" && sha256sum --quiet -c SHA256SUMS) > "$T/sums.out" 2>&1
+	check "SHA256SUMS lists and matches both files" sh -c "test \$? = 0 && grep -c '  alpha.json\$\|  beta.json\$' '$T/results/SHA256SUMS' | grep -qx 2"
+	local sa sb; sa=$(jget "$a" "d['started_at']"); sb=$(jget "$b" "d['started_at']")
+	expect_grep "alpha's run waited for --start-at (its stderr, fetched)" "$T/results/alpha.stderr.txt" "^benchcore: waiting [0-9.]+ s, until .* \(--start-at @"
+	expect_grep "beta's too" "$T/results/beta.stderr.txt" "^benchcore: waiting [0-9.]+ s, until .* \(--start-at @"
+	check "both runs started together at --start-at ($sa, $sb)" \
+		"$PY" -c "import datetime as d,sys; f=lambda s: d.datetime.strptime(s,'%Y-%m-%dT%H:%M:%SZ'); sys.exit(abs((f('$sa')-f('$sb')).total_seconds()) > 1)"
+	expect_py "alpha's cases ran ok" "$a" "len(d['cases']) >= 10 and all(c['status'] == 'ok' for c in d['cases'])"
+	check "the fleet report was written" test -s "$T/results/fleet.html"
+	expect_grep "the report shows alpha" "$T/results/fleet.html" "alpha"
+	expect_grep "the report shows beta" "$T/results/fleet.html" "beta"
+	expect_grep "compare ran on the lot (beta against alpha)" "$T/results/fleet-compare.txt" "beta"
+	expect_grep "gamma is listed as failed" "$T/results/FAILED.txt" "^gamma: unreachable"
+	expect_grep "delta is listed with its run's error" "$T/results/FAILED.txt" "^delta: exit 2: .*nosuch"
+	check "nothing else is listed as failed" test "$(wc -l < "$T/results/FAILED.txt")" -eq 2
+	expect_grep "the playbook names the failures at its end" "$T/play.log" "fleet: 2 host\(s\) failed: gamma: .*delta: exit 2"
+	check "the playbook fails when a host failed (exit $RC)" test "$RC" -ne 0
+	check "no results from the failed hosts" test ! -e "$T/results/gamma.json" -a ! -e "$T/results/delta.json"
+}
+
+mode=ssh
+write_cfg
+if [ -n "${BC_FLEET_LOCAL:-}" ]; then	# the fallback on purpose (to test it)
+	echo "SKIP: BC_FLEET_LOCAL is set: the playbook runs with Ansible's local connection"
+	mode=local
+elif ! setup_ssh; then
+	echo "SKIP: no network namespaces with sshd here ($why): the playbook runs with Ansible's local connection instead"
+	mode=local
+fi
+
+if [ "$mode" = ssh ]; then
+	check "sshd in namespace A has its own host name" grep -qx fleet-a "$T/uname_a"
+	check "sshd in namespace B has its own host name" grep -qx fleet-b "$T/uname_b"
+	{
+		echo "[benchcore_hosts]"
+		echo "alpha ansible_host=$ADDR_A"
+		echo "beta  ansible_host=$ADDR_B"
+		echo "gamma ansible_host=$ADDR_A ansible_port=2222"
+		echo "delta ansible_host=$ADDR_B benchcore_run_args='[\"--only\", \"nosuch\"]'" \
+		     "benchcore_clock_cmd='python3 -c \"import time; print(time.time() + 5)\"'"
+		echo "[benchcore_serve]"
+		echo "beta benchcore_serve_bind=$ADDR_B"
+		echo "[all:vars]"
+		echo "ansible_user=root"
+		echo "ansible_ssh_private_key_file=$T/client_key"
+		common_vars
+	} > "$T/inventory.ini"
+else
+	port=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	{
+		echo "[benchcore_hosts]"
+		echo "alpha ansible_connection=local"
+		echo "beta  ansible_connection=local"
+		echo "gamma ansible_host=127.0.0.1 ansible_port=1 ansible_connection=ssh"
+		echo "delta ansible_connection=local benchcore_run_args='[\"--only\", \"nosuch\"]'"
+		echo "[benchcore_serve]"
+		echo "beta benchcore_serve_bind=127.0.0.1 benchcore_serve_port=$port"
+		echo "[all:vars]"
+		common_vars
+	} > "$T/inventory.ini"
+fi
+
+# While alpha runs, its ssh connections are dropped (its sshd's session
+# processes killed, the listener kept): the run must survive that.
+dropper() {
+	local a_sshd=${sshd_pids%% *} n=0 i
+	a_sshd=${sshd_pids# }; a_sshd=${a_sshd%% *}
+	for _ in $(seq 600); do pgrep -f "$T/hosts/alpha/benchcore/bin/[b]enchcore -c" >/dev/null && break; sleep 0.1; done
+	sleep 0.5
+	for i in $(seq 30); do pkill -TERM -P "$a_sshd" 2>/dev/null && n=$((n + 1)); sleep 0.1; done
+	echo "$n" > "$T/dropped"
+}
+[ "$mode" = ssh ] && { dropper & dropper_pid=$!; }
+playbook "$T/play.log"
+[ -n "${dropper_pid:-}" ] && wait "$dropper_pid"
+[ -s "$T/results/alpha.json" ] || tail -40 "$T/play.log"
+[ -n "${BC_FLEET_LOGS:-}" ] && cp -r "$T/play.log" "$T/results" "$BC_FLEET_LOGS/"	# for debugging the playbook
+check_results
+if [ "$mode" = ssh ]; then
+	a=$T/results/alpha.json b=$T/results/beta.json
+	expect_py "alpha's file says host name fleet-a" "$a" "d['host']['hostname'] == 'fleet-a'"
+	expect_py "beta's file says host name fleet-b" "$b" "d['host']['hostname'] == 'fleet-b'"
+	check "one machine-id, two host names: two host ids" \
+		test "$(jget "$a" "d['host_id']")" != "$(jget "$b" "d['host_id']")"
+	expect_py "alpha measured the net module against beta's serve" "$a" \
+		"[c for c in d['cases'] if c['module'] == 'net' and c['status'] == 'ok' and c['metrics'].get('mbit_per_sec', {}).get('value', c['metrics'].get('mbit_per_sec', 0)) and '$ADDR_B:5301' in str(d['config'])]"
+	check "alpha's ssh connections were dropped during its run ($(cat "$T/dropped" 2>/dev/null) times)" \
+		test "$(cat "$T/dropped" 2>/dev/null || echo 0)" -gt 0
+	check "  and its run survived: its results arrived (checked above), all cases ok" \
+		"$PY" -c "import json,sys; d=json.load(open('$a')); sys.exit(not all(c['status'] == 'ok' for c in d['cases']))"
+	expect_grep "the report shows both host names" "$T/results/fleet.html" "fleet-a"
+	expect_grep "  (fleet-b too)" "$T/results/fleet.html" "fleet-b"
+	expect_grep "a clock 5 s ahead (delta's, made so) is warned about, by name" "$T/play.log" \
+		"WARNING: the hosts' clocks differ by more than 1 s \(delta;"
+	expect_no_grep "the hosts on one clock are not" "$T/play.log" "WARNING: the hosts' clocks differ by more than 1 s \([^;]*(alpha|beta)[^;]*;"
+fi
+if [ "$mode" = local ]; then
+	expect_py "alpha measured the net module against beta's serve (127.0.0.1:$port)" "$T/results/alpha.json" \
+		"[c for c in d['cases'] if c['module'] == 'net' and c['status'] == 'ok' and c['params']['server'] == '127.0.0.1:$port']"
+fi
+check "benchcore serve was stopped by the playbook" sh -c "! pgrep -f '$T/hosts/beta/benchcore/bin/[b]enchcore serve' >/dev/null"
+
+# A study's config (the cloud VM study, scaled down) on the two real hosts:
+# the fleet report carries the studies' views (the index against the first host).
+study=$REPO/examples/studies/cloud-vm-quick-tests.conf
+if [ -f "$study" ]; then
+	mkdir -p "$T/results3"
+	playbook "$T/play3.log" -l alpha,beta,localhost -e benchcore_conf="$study" -e benchcore_results="$T/results3" \
+		-e '{"benchcore_run_args": ["--scale", "0.005"]}'
+	check "the study config runs on both hosts (exit $RC)" test "$RC" = 0
+	[ "$RC" = 0 ] || tail -20 "$T/play3.log"
+	[ -n "${BC_FLEET_LOGS:-}" ] && cp "$T/play3.log" "$BC_FLEET_LOGS/"
+	expect_py "  alpha ran the study's modules" "$T/results3/alpha.json" \
+		"sorted(set(c['module'] for c in d['cases'])) == ['cpu', 'io', 'mem', 'net', 'rsa']"
+	expect_grep "  the fleet report shows the studies' index table" "$T/results3/fleet.html" "<h3>Index</h3>"
+	expect_grep "  ... with beta against alpha" "$T/results3/fleet.html" "<td>beta</td>"
+else
+	echo "SKIP: no examples/studies/cloud-vm-quick-tests.conf here: the study part is left out"
+fi
+
+# A host with another version fails loudly, before anything runs.
+mkdir -p "$T/results2"
+playbook "$T/play2.log" -l alpha,localhost -e benchcore_version=9.9.9 -e benchcore_results="$T/results2"
+check "a wrong version fails the playbook (exit $RC)" test "$RC" -ne 0
+expect_grep "naming the host, what it runs and what the fleet wants" "$T/play2.log" \
+	"alpha runs \\\\?\"benchcore $version \(module ABI $abi\)\\\\?\".*wants benchcore 9.9.9 with module ABI $abi"
+check "and nothing ran there" test ! -e "$T/results2/alpha.json"
+
+for d in "$HOME/.ansible" "$HOME/.ansible_async"; do
+	case " $home_had " in *" $d "*) ;; *) check "Ansible left nothing in $d" test ! -e "$d" ;; esac
+done

@@ -9,6 +9,7 @@
 #include <jansson.h>
 #include "results.h"
 #include "stats.h"
+#include "steady.h"
 #include "flags.h"
 
 int bc_cmd_compare(int argc, char **argv);
@@ -51,7 +52,7 @@ typedef struct bc_cmp_opts {
 
 #define BC_CMP_OPTS_DEFAULT ((bc_cmp_opts){ .alpha = 0.05, \
 	.kind_threshold = { 0.02, 0.05, 0.15, 0.50 }, .test = BC_TEST_WELCH, \
-	.adjust = BC_ADJ_BH, .busy_pct = 5, .level = 0.80 })
+	.adjust = BC_ADJ_BH, .busy_pct = 5, .level = BC_VERDICT_LEVEL })
 /* A tie needs this many repeats on each side: an interval from two values
    rests on one degree of freedom per side, its width is itself a guess. */
 #define BC_TIE_MIN_N	3

@@ -25,6 +25,8 @@ double bc_sysinfo_cpuinfo_mhz(void);
    *quota gets the quota in CPUs (0: none), *affinity the mask's count;
    either may be NULL. At least 1. */
 unsigned bc_sysinfo_usable_cpus(double *quota, unsigned *affinity);
+/* This process's cgroup memory limit in bytes, 0 = none (BENCHCORE_CGROUP_DIR). */
+uint64_t bc_sysinfo_memory_limit(void);
 
 /* Caches (core/sysinfo_cache.c). Sources in order of trust: sysfs
    (BENCHCORE_SYSFS_CPU/cpu0/cache), CPUID, sysconf; a figure that fails

@@ -231,6 +231,11 @@ static long long memory_limit(void)
 	return v > 0 && v < (1LL << 60) ? v : 0;
 }
 
+uint64_t bc_sysinfo_memory_limit(void)
+{
+	return (uint64_t)memory_limit();
+}
+
 unsigned bc_sysinfo_usable_cpus(double *quota_out, unsigned *affinity_out)
 {
 	cpu_set_t set;

@@ -65,7 +65,8 @@
 	X(finish, stub_state) \
 	X(cleanup, stub_void) \
 	X(destroy, stub_void) \
-	X(serve, stub_serve)
+	X(serve, stub_serve) \
+	X(needs, stub_needs)
 
 /* Most bytes of a typed options struct (opts_size) the host allocates. */
 #define BC_OPTS_SIZE_MAX	(1u << 20)

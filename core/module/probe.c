@@ -242,6 +242,7 @@ static int stub_thread_init(void *s, bench_thread *t, void **ts) { (void)s; (voi
 static int stub_event(void *t, uint64_t *b) { (void)t; (void)b; stub_called(); return BENCH_ERR; }
 static void stub_void(void *s) { (void)s; stub_called(); }
 static int stub_serve(const bench_serve_v1 *a) { (void)a; stub_called(); return BENCH_ERR; }
+static int stub_needs(const bench_host_api_v1 *a, bench_ctx *c, bench_needs_v1 *o) { (void)a; (void)c; (void)o; stub_called(); return BENCH_ERR; }
 
 static int set_stub(bench_module_v1 *d, const char *name)
 {

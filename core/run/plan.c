@@ -337,5 +337,8 @@ void bc_plan_free(bc_modplan *p)
 	}
 	free(p->vals);
 	free(p->nvals);
+	for (size_t i = 0; p->need_skip && i < p->npoints * p->run.nthreads; i++)
+		free(p->need_skip[i]);
+	free(p->need_skip);
 	memset(p, 0, sizeof(*p));
 }

@@ -30,6 +30,7 @@
 #include "identity.h"
 #include "leftover.h"
 #include "output.h"
+#include "needs.h"
 #include "resume.h"
 #include "steady.h"
 #include "run.h"
@@ -204,18 +205,32 @@ static size_t cases_of(const bc_modplan *p)
 	return p->npoints * p->run.nthreads * p->run.repeat;
 }
 
+/* The first reason a case of p cannot run here (needs()). */
+static const char *first_need(const bc_modplan *p)
+{
+	for (size_t i = 0; p->need_skip && i < p->npoints * p->run.nthreads; i++)
+		if (p->need_skip[i])
+			return p->need_skip[i];
+	return "";
+}
+
 void bc_runner_show_plan(bc_runner *r, bc_modplan *plans, size_t n)
 {
-	size_t total = 0;
+	size_t total = 0, skipped = 0;
 	double secs = 0;
 	for (size_t i = 0; i < n; i++) {
 		size_t c = cases_of(&plans[i]);
 		total += c;
 		secs += c * (plans[i].run.warmup_s + plans[i].run.time_s);
-		bc_info("plan: %s: %zu point%s x %zu thread count%s x %u repeat%s = %zu case%s",
-			plans[i].mod->desc.name, plans[i].npoints, plans[i].npoints == 1 ? "" : "s",
-			plans[i].run.nthreads, plans[i].run.nthreads == 1 ? "" : "s", plans[i].run.repeat,
-			plans[i].run.repeat == 1 ? "" : "s", c, c == 1 ? "" : "s");
+		size_t sk = r->force_module ? 0 : plans[i].need_skipped * plans[i].run.repeat;
+		bc_info("plan: %s: %zu point%s x %zu thread count%s x %u repeat%s = %zu case%s%s", plans[i].mod->desc.name,
+			plans[i].npoints, plans[i].npoints == 1 ? "" : "s", plans[i].run.nthreads,
+			plans[i].run.nthreads == 1 ? "" : "s", plans[i].run.repeat, plans[i].run.repeat == 1 ? "" : "s",
+			c, c == 1 ? "" : "s", "");
+		if (sk)
+			bc_info("plan: %s: %zu of them skipped, this machine cannot give what they need (first: %s)",
+				plans[i].mod->desc.name, sk, first_need(&plans[i]));
+		skipped += sk;
 	}
 	size_t kept = r->resume ? json_array_size(r->resume->kept) : 0;
 	if (kept) {
@@ -224,8 +239,13 @@ void bc_runner_show_plan(bc_runner *r, bc_modplan *plans, size_t n)
 			r->out_json ? r->out_json : "", kept, kept == 1 ? "" : "s", total > kept ? total - kept : 0,
 			r->resume->interrupted, secs * share);
 	}
-	bc_info("plan: %zu case%s, about %.0f s of warmup and measurement (plus prepare time)",
-		total, total == 1 ? "" : "s", secs);
+	if (skipped)
+		bc_info("plan: %zu case%s to run, %zu skipped for this machine's size; about %.0f s of warmup and "
+			"measurement (plus prepare time)", total - skipped, total - skipped == 1 ? "" : "s", skipped,
+			total ? secs * (double)(total - skipped) / (double)total : 0);
+	else
+		bc_info("plan: %zu case%s, about %.0f s of warmup and measurement (plus prepare time)",
+			total, total == 1 ? "" : "s", secs);
 	for (size_t i = 0; i < n; i++)
 		if (plans[i].run.repeat > 1 && !plans[i].run.back_to_back) {
 			bc_info("plan: repeats in rounds, shuffled with seed %u (seed = %u reproduces this order)",
@@ -311,26 +331,6 @@ static int local_start_server(void *arg, const bench_server_spec_v1 *spec, char 
 /* Free space for a path that may not exist yet (prepare creates it): that
    of its nearest existing parent, where it will be made. *at gets the
    directory measured (static storage: main thread only). */
-static int disk_avail(const char *path, double *avail, const char **at)
-{
-	static char dir[4096];
-	struct statvfs vfs;
-	snprintf(dir, sizeof(dir), "%s", *path ? path : ".");
-	while (statvfs(dir, &vfs) != 0) {
-		char *sl = strrchr(dir, '/');
-		if ((errno != ENOENT && errno != ENOTDIR) || !strcmp(dir, ".") || !strcmp(dir, "/"))
-			return -1;
-		if (!sl)
-			snprintf(dir, sizeof(dir), ".");
-		else if (sl == dir)
-			dir[1] = '\0';
-		else
-			*sl = '\0';
-	}
-	*avail = (double)vfs.f_bavail * vfs.f_frsize;
-	*at = dir;
-	return 0;
-}
 
 static int unmet(const bc_modplan *p, const bc_val *point, char *why, size_t n)
 {
@@ -354,7 +354,7 @@ static int unmet(const bc_modplan *p, const bc_val *point, char *why, size_t n)
 	const bench_option_v1 *o = rq->disk_path_option ? bc_opt_find(p->mod->desc.options, rq->disk_path_option) : NULL;
 	const char *path = o ? point[o - p->mod->desc.options].s : NULL, *at;
 	double avail;
-	if (rq->min_disk && path && disk_avail(path, &avail, &at) == 0 && avail < (double)rq->min_disk) {
+	if (rq->min_disk && path && bc_disk_avail(path, &avail, &at) == 0 && avail < (double)rq->min_disk) {
 		int same = !strcmp(at, path);
 		char *w = bc_xasprintf("%s needs %s free at %s, it has %s%s%s%s", p->mod->desc.name,
 				       bc_human_size((double)rq->min_disk, need, sizeof(need)), path,
@@ -426,6 +426,8 @@ static char *skip_reason(bc_runner *r, const bc_modplan *p, const bc_val *point)
 		return bc_xstrdup(why);
 	if (r->cfg->skip_heavy && p->mod->desc.requires.heavy)
 		return bc_xasprintf("%s is marked heavy and skip_heavy = true", p->mod->desc.name);
+	if (p->run.profile_small && p->mod->desc.requires.heavy)
+		return bc_xasprintf("%s is marked heavy and profile = \"small\"", p->mod->desc.name);
 	return NULL;
 }
 
@@ -750,7 +752,7 @@ static const char *auto_stop(bc_runner *r, modrun *m, const slot *s, const bc_ca
 	double thr = auto_threshold(g, hm);
 	const bc_rmetric *bm = gb ? bc_group_metric(gb, hm->name) : NULL;
 	if (bm && bm->n >= 2)	/* decided against the baseline's case */
-		return bc_decided(bm->values, bm->n, hm->values, hm->n, thr) ? "decided" : NULL;
+		return bc_decided(bm->values, bm->n, hm->values, hm->n, thr, BC_VERDICT_LEVEL) ? "decided" : NULL;
 	return bc_precise(hm->values, hm->n, p->run.min_repeat, thr, BC_PRECISE_FRACTION) ? "precise" : NULL;
 }
 
@@ -853,9 +855,10 @@ static void run_slot(bc_runner *r, modrun *m, size_t i)
 	c.id = r->next_id++;
 	char *label = bc_xasprintf("%s%s%s threads=%u %s %u/%u", p->mod->desc.name, *pl ? " " : "", pl,
 				   c.threads, p->run.back_to_back ? "repeat" : "round", s->rep, p->run.repeat);
-	if (m->skip[s->point]) {
+	const char *need = p->need_skip && !r->force_module ? p->need_skip[s->point * p->run.nthreads + s->ti] : NULL;
+	if (m->skip[s->point] || need) {
 		bc_case_result cr;
-		bc_case_header(&c, "skipped", m->skip[s->point], &cr);
+		bc_case_header(&c, "skipped", m->skip[s->point] ? m->skip[s->point] : need, &cr);
 		record(r, &cr, label, pl, s->rep);
 	} else {
 		run_case(r, m, &c, label, s);

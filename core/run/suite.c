@@ -13,6 +13,7 @@
 #include "plan.h"
 #include "run.h"
 #include "service.h"
+#include "needs.h"
 #include "start_at.h"
 #include "suite.h"
 #include "sysinfo.h"
@@ -351,6 +352,8 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 		free(cfg->label);
 		cfg->label = bc_xstrdup(c->label);
 	}
+	for (size_t i = 0; i < n; i++)	/* needs() against this machine; profile = small fits sizes */
+		plans[i].need_skip = bc_needs_plan(&plans[i], plans[i].run.profile_small, &plans[i].need_skipped);
 	if (plan_too_large(cfg, plans, n))
 		goto out;
 	bc_runner r;

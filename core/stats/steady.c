@@ -19,11 +19,12 @@ int bc_precise(const double *v, size_t n, size_t min_n, double threshold, double
 	return n >= min_n && n >= 2 && bc_rel_halfwidth(v, n) <= fraction * threshold;
 }
 
-int bc_decided(const double *a, size_t na, const double *b, size_t nb, double threshold)
+int bc_decided(const double *a, size_t na, const double *b, size_t nb, double threshold, double level)
 {
 	double la[4096], lb[4096];
 	bc_summary sa, sb;
-	if (na < 2 || nb < 2 || na > 4096 || nb > 4096 || !(threshold > 0 && threshold < 1))
+	if (na < 2 || nb < 2 || na > 4096 || nb > 4096 || !(threshold > 0 && threshold < 1) ||
+	    !(level > 0 && level < 1))
 		return 0;
 	for (size_t i = 0; i < na; i++) {
 		if (!(a[i] > 0))
@@ -41,7 +42,7 @@ int bc_decided(const double *a, size_t na, const double *b, size_t nb, double th
 	double d = sb.mean - sa.mean, h = 0;
 	if (va + vb > 0) {
 		double df = (va + vb) * (va + vb) / (va * va / (double)(na - 1) + vb * vb / (double)(nb - 1));
-		h = bc_t_quantile_two_sided(0.05, df) * sqrt(va + vb);
+		h = bc_t_quantile_two_sided(1 - level, df) * sqrt(va + vb);
 	}
 	double up = log(1 + threshold), down = log(1 - threshold);
 	return (d - h > down && d + h < up) || d - h > up || d + h < down;

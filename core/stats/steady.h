@@ -28,12 +28,16 @@ double bc_rel_halfwidth(const double *v, size_t n);
    (threshold a fraction: 0.02 for 2%). */
 int bc_precise(const double *v, size_t n, size_t min_n, double threshold, double fraction);
 
-/* With a baseline (repeat = auto, baseline = "A.json"): 1 when the 95%
-   interval of log(B/A) (Welch, on the logs) already lies wholly inside
-   +-threshold (a tie compare can defend) or wholly beyond it on one side (a
-   win or loss): more repeats would not change the verdict's kind. Values
-   must be > 0; fewer than 2 on a side is undecided. */
-int bc_decided(const double *a, size_t na, const double *b, size_t nb, double threshold);
+/* The confidence of the interval of B/A that compare's verdicts use by
+   default (compare --level); repeat = auto decides against a baseline at it. */
+#define BC_VERDICT_LEVEL	0.80
+
+/* With a baseline (repeat = auto, baseline = "A.json"): 1 when the
+   interval of log(B/A) at level (Welch, on the logs) already lies wholly
+   inside +-threshold (a tie compare can defend) or wholly beyond it on one
+   side (a win or loss): more repeats would not change the verdict's kind.
+   Values must be > 0; fewer than 2 on a side is undecided. */
+int bc_decided(const double *a, size_t na, const double *b, size_t nb, double threshold, double level);
 
 typedef struct bc_steady {
 	int steady;

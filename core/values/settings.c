@@ -18,6 +18,7 @@ static int interval_rule(const bc_val *v, char *err, size_t n)
 
 static const char *const arrivals[] = { "poisson", "fixed", NULL };
 static const char *const orders[] = { "rounds", "back_to_back", NULL };
+static const char *const profiles[] = { "default", "small", NULL };
 
 #define RUN(f) offsetof(bc_runset, f)
 #define CFG(f) offsetof(bc_config, f)
@@ -123,6 +124,11 @@ const bc_setting bc_settings[] = {
 	    "of a thread sweep (its first and last counts kept); each change is said at the start and the "
 	    "cases record what ran", .min = 0.001, .max = 1 },
 	  BC_SCOPE_RUN, BC_ST_DOUBLE, RUN(scale), "scale", "F" },
+	{ { "profile", BENCH_OPT_ENUM, "default", "small: for a small VM: modules marked heavy are skipped, and "
+	    "the sizes a module marks as scalable are halved (not below their minimum) until each case needs at "
+	    "most half of the free disk and memory its module states (needs()); each change is said and the "
+	    "cases record what ran", profiles },
+	  BC_SCOPE_RUN, BC_ST_CHOICE, RUN(profile_small), "profile", "default|small" },
 	/* a module entry only */
 	{ { "name", BENCH_OPT_STRING, NULL, "the module's name (see benchcore list); required" },
 	  BC_SCOPE_ENTRY, BC_ST_NONE, 0 },

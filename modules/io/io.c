@@ -6,6 +6,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -331,6 +332,25 @@ static void io_destroy_state(void *state)
 	free(s);
 }
 
+/* What a case needs at its path: its data files (one per thread, or one
+   shared), unless path is a block device or a file that is there already
+   (a kept file or a device is written in place); and its I/O buffers. */
+static int io_needs(const bench_host_api_v1 *api, bench_ctx *ctx, bench_needs_v1 *out)
+{
+	const struct io_opts *o = api->options(ctx);
+	unsigned threads = api->threads(ctx), files = o->files == 0 ? threads : 1;
+	struct stat st;
+	static char why[96];
+	out->memory_bytes = (uint64_t)threads * (uint64_t)o->iodepth * (uint64_t)o->block_size;
+	if (stat(o->path, &st) == 0 && !S_ISDIR(st.st_mode))
+		return BENCH_OK;	/* a device or an existing file: nothing laid out */
+	out->disk_bytes = (uint64_t)files * (uint64_t)o->file_size;
+	out->disk_path = o->path;
+	snprintf(why, sizeof(why), "%u file%s x %lld bytes", files, files == 1 ? "" : "s", (long long)o->file_size);
+	out->why = why;
+	return BENCH_OK;
+}
+
 static const bench_module_v1 io_module = {
 	BENCH_MODULE_HEADER,
 	.name		= "io",
@@ -350,5 +370,6 @@ static const bench_module_v1 io_module = {
 	.finish		= io_finish,
 	.cleanup	= io_cleanup,
 	.destroy	= io_destroy_state,
+	.needs		= io_needs,
 };
 BENCH_MODULE(io_module);

@@ -544,6 +544,18 @@ static int mem_finish(void *state)
 	return BENCH_OK;
 }
 
+/* Memory a case touches: its buffer (buffer_size, or one block), one per
+   thread when local, twice over for copy. */
+static int mem_needs(const bench_host_api_v1 *api, bench_ctx *ctx, bench_needs_v1 *out)
+{
+	const struct mem_opts *o = api->options(ctx);
+	uint64_t buf = (uint64_t)(o->buffer_size ? o->buffer_size : o->block_size);
+	uint64_t n = (o->scope == 1 ? api->threads(ctx) : 1) * (o->oper == MEM_COPY ? 2 : 1);
+	out->memory_bytes = buf * n;
+	out->why = o->scope == 1 ? "a buffer per thread" : "one buffer for all threads";
+	return BENCH_OK;
+}
+
 static const bench_module_v1 mem_module = {
 	BENCH_MODULE_HEADER,
 	.name		= "mem",
@@ -554,6 +566,7 @@ static const bench_module_v1 mem_module = {
 	.op_classes	= mem_oper_names,
 	.metrics	= mem_metrics,
 	.headline_metric = "mib_per_sec",
+	.needs		= mem_needs,
 	.init		= mem_init,
 	.thread_init	= mem_thread_init,
 	.thread_run	= mem_thread_run,

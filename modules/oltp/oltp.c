@@ -412,6 +412,24 @@ static void oltp_destroy(void *state)
 	mysql_library_end();
 }
 
+/* A private server (no server or socket given) keeps its data under
+   $TMPDIR, about 100 MiB a warehouse as loaded, and its buffer pool in this
+   machine's memory; a server elsewhere is its own machine's business. */
+static int oltp_needs(const bench_host_api_v1 *api, bench_ctx *ctx, bench_needs_v1 *out)
+{
+	static char why[96];
+	const char *tmp = getenv("TMPDIR");
+	if (*api->opt_string(ctx, "server") || *api->opt_string(ctx, "socket"))
+		return BENCH_OK;
+	uint64_t wh = (uint64_t)api->opt_int(ctx, "warehouses"), pool = (uint64_t)api->opt_int(ctx, "buffer_pool");
+	out->disk_bytes = wh * (100ull << 20);
+	out->disk_path = tmp && *tmp ? tmp : "/tmp";
+	out->memory_bytes = pool ? pool : (128ull << 20) * (1 + wh);
+	snprintf(why, sizeof(why), "a private MariaDB: %llu warehouse%s", (unsigned long long)wh, wh == 1 ? "" : "s");
+	out->why = why;
+	return BENCH_OK;
+}
+
 static const bench_module_v1 oltp_module = {
 	BENCH_MODULE_HEADER,
 	.name		= "oltp",
@@ -432,5 +450,6 @@ static const bench_module_v1 oltp_module = {
 	.data_options	= oltp_data_options,
 	.headline_metric = "tpmc",
 	.thresholds	= oltp_thresholds,
+	.needs		= oltp_needs,
 };
 BENCH_MODULE(oltp_module);

@@ -1,0 +1,42 @@
+/* A case's needs (ABI 1.3 needs()): the module computes them from the
+   case's options before init; the host calls it here, with a context that
+   has the case's options (typed struct and by-name getters) and nothing
+   else running. In the process that loaded the module (run/needs.c's
+   child), never in benchcore's own. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "engine.h"
+#include "engine_int.h"
+
+int bc_case_needs(const bc_case *c, bench_needs_v1 *out, char *err, size_t n)
+{
+	bench_ctx *x = bc_xcalloc(1, sizeof(*x));
+	bc_case_result res;
+	int rc;
+	bc_case_init(&res);
+	x->c = c;
+	x->d = &c->mod->desc;
+	x->nops = c->mod->nops;
+	x->ops = (const char **)c->mod->ops;
+	x->nthreads = c->threads;
+	x->stop_fd = -1;
+	x->res = &res;
+	pthread_mutex_init(&x->lock, NULL);
+	pthread_cond_init(&x->cond, NULL);
+	x->opts = x->d->opts_size ? bc_opts_block(x->d, c->vals) : NULL;
+	memset(out, 0, sizeof(*out));
+	out->struct_size = sizeof(*out);
+	x->in_init = 1;	/* the calls init may make about options */
+	rc = x->d->needs ? x->d->needs(&bc_host_api, x, out) : BENCH_OK;
+	x->in_init = 0;
+	if (rc != BENCH_OK)
+		snprintf(err, n, "%s", x->first.set ? x->first.msg : x->err[0] ? x->err : "needs() failed");
+	free(x->opts);
+	pthread_mutex_destroy(&x->lock);
+	pthread_cond_destroy(&x->cond);
+	bc_case_free(&res);
+	free(x);
+	return rc == BENCH_OK ? 0 : -1;
+}

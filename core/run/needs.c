@@ -1,0 +1,258 @@
+/* Per-case requirements (needs.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "engine.h"
+#include "needs.h"
+#include "sysinfo.h"
+
+#define NEEDS_TIMEOUT_MS 30000
+
+int bc_disk_avail(const char *path, double *avail, const char **at)
+{
+	static char dir[4096];
+	struct statvfs vfs;
+	snprintf(dir, sizeof(dir), "%s", path && *path ? path : ".");
+	while (statvfs(dir, &vfs) != 0) {
+		char *sl = strrchr(dir, '/');
+		if ((errno != ENOENT && errno != ENOTDIR) || !strcmp(dir, ".") || !strcmp(dir, "/"))
+			return -1;
+		if (!sl)
+			snprintf(dir, sizeof(dir), ".");
+		else if (sl == dir)
+			dir[1] = '\0';
+		else
+			*sl = '\0';
+	}
+	*avail = (double)vfs.f_bavail * vfs.f_frsize;
+	*at = dir;
+	return 0;
+}
+
+double bc_mem_avail(void)
+{
+	const char *hook = getenv("BENCHCORE_MEMAVAIL");
+	if (hook && *hook)
+		return atof(hook);
+	FILE *f = fopen("/proc/meminfo", "re");
+	char line[256];
+	double avail = 0;
+	long long kb;
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %lld kB", &kb) == 1)
+			avail = (double)kb * 1024;
+	if (f)
+		fclose(f);
+	uint64_t limit = bc_sysinfo_memory_limit();
+	return limit && (double)limit < avail ? (double)limit : avail;
+}
+
+/* In the child: open the module, write one bc_need per case to fd. */
+static void needs_child(const bc_modplan *p, int fd)
+{
+	bc_err e;
+	size_t nt = p->run.nthreads, stride = p->nopts ? p->nopts : 1;
+	bc_val *vals = bc_xcalloc(stride, sizeof(*vals));
+	dup2(2, 1);	/* a module's banner is not benchcore's stdout */
+	if (bc_module_open((bc_module *)p->mod, &e))
+		_exit(3);
+	for (size_t pt = 0; pt < p->npoints; pt++) {
+		bc_plan_point(p, pt, vals);
+		for (size_t ti = 0; ti < nt; ti++) {
+			bench_needs_v1 nd;
+			bc_need out = { 0 };
+			bc_case c = { .mod = p->mod, .vals = vals, .run = p->run, .threads = p->run.threads[ti] };
+			if (bc_case_needs(&c, &nd, out.err, sizeof(out.err)) == 0) {
+				out.disk = nd.disk_bytes;
+				out.memory = nd.memory_bytes;
+				out.cpus = nd.cpus;
+				snprintf(out.path, sizeof(out.path), "%s", nd.disk_path ? nd.disk_path : "");
+				snprintf(out.why, sizeof(out.why), "%s", nd.why ? nd.why : "");
+			}
+			if (bc_write_all(fd, (const char *)&out, sizeof(out)))
+				_exit(4);
+		}
+	}
+	_exit(0);
+}
+
+static int read_all(int fd, char *buf, size_t n, int ms)
+{
+	size_t got = 0;
+	while (got < n) {
+		struct pollfd pf = { fd, POLLIN, 0 };
+		int r = poll(&pf, 1, ms);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		ssize_t k = read(fd, buf + got, n - got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		got += (size_t)k;
+	}
+	return 0;
+}
+
+int bc_needs_eval(const bc_modplan *p, bc_need *out, char *err, size_t n)
+{
+	size_t cases = p->npoints * p->run.nthreads;
+	memset(out, 0, cases * sizeof(*out));
+	if (!p->mod->desc.needs || !cases)
+		return 0;
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		snprintf(err, n, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		snprintf(err, n, "fork: %s", strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		setpgid(0, 0);	/* killed as a group if it hangs */
+		close(fds[0]);
+		needs_child(p, fds[1]);
+	}
+	close(fds[1]);
+	int rc = read_all(fds[0], (char *)out, cases * sizeof(*out), NEEDS_TIMEOUT_MS);
+	close(fds[0]);
+	if (rc)
+		kill(-pid, SIGKILL);
+	int st;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (rc || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		snprintf(err, n, "needs() of module \"%s\": %s", p->mod->desc.name,
+			 rc ? "no answer within 30 s, or the process died" : "the module could not be opened");
+		return -1;
+	}
+	for (size_t i = 0; i < cases; i++) {	/* the child's texts, made safe */
+		out[i].path[sizeof(out[i].path) - 1] = out[i].why[sizeof(out[i].why) - 1] = '\0';
+		out[i].err[sizeof(out[i].err) - 1] = '\0';
+		bc_utf8_fix(out[i].why);
+		bc_utf8_fix(out[i].err);
+		bc_utf8_fix(out[i].path);
+	}
+	return 0;
+}
+
+char *bc_needs_unmet(const bc_modplan *p, const bc_need *nd, double share)
+{
+	char a[32], b[32];
+	const char *name = p->mod->desc.name, *at;
+	const char *why = nd->why[0] ? nd->why : NULL;
+	double avail;
+	if (nd->err[0])
+		return bc_xasprintf("%s: %s", name, nd->err);
+	if (nd->cpus) {
+		unsigned usable = bc_sysinfo_usable_cpus(NULL, NULL);
+		if (usable < nd->cpus)
+			return bc_xasprintf("%s needs %u CPUs, this process may use %u", name, nd->cpus, usable);
+	}
+	if (nd->memory && (avail = bc_mem_avail()) > 0 && (double)nd->memory > avail * share)
+		return bc_xasprintf("%s needs %s of memory%s%s%s, %s available%s", name,
+				    bc_human_size((double)nd->memory, a, sizeof(a)), why ? " (" : "", why ? why : "",
+				    why ? ")" : "", bc_human_size(avail, b, sizeof(b)),
+				    share < 1 ? " (a case may take half)" : "");
+	if (nd->disk && nd->path[0] && bc_disk_avail(nd->path, &avail, &at) == 0 &&
+	    (double)nd->disk > avail * share)
+		return bc_xasprintf("%s needs %s at %s%s%s%s, %s free%s%s%s", name,
+				    bc_human_size((double)nd->disk, a, sizeof(a)), nd->path, why ? " (" : "",
+				    why ? why : "", why ? ")" : "", bc_human_size(avail, b, sizeof(b)),
+				    strcmp(at, nd->path) ? " at " : "", strcmp(at, nd->path) ? at : "",
+				    share < 1 ? " (a case may take half)" : "");
+	return NULL;
+}
+
+void bc_needs_free(char **why, size_t n)
+{
+	for (size_t i = 0; why && i < n; i++)
+		free(why[i]);
+	free(why);
+}
+
+/* profile = small: every scalable option of p halved once (not below its
+   minimum, whole MiB for sizes); 0 when nothing could shrink any more. */
+static int halve(bc_modplan *p, char *said, size_t len)
+{
+	int changed = 0;
+	size_t l = strlen(said);
+	for (size_t i = 0; i < p->nopts; i++) {
+		const bench_option_v1 *o = &p->mod->desc.options[i];
+		if (!(o->flags & BENCH_OPT_SCALES) || (o->type != BENCH_OPT_INT && o->type != BENCH_OPT_SIZE))
+			continue;
+		for (size_t j = 0; j < p->nvals[i]; j++) {
+			bc_val *v = &p->vals[i][j];
+			double to = floor((double)v->i / 2);
+			if (o->type == BENCH_OPT_SIZE && to >= 1048576)
+				to = floor(to / 1048576) * 1048576;
+			if (o->min < o->max && to < o->min)
+				to = o->min;
+			if (v->i == 0 || to < 1 || (int64_t)to >= v->i)
+				continue;
+			char a[32], b[32];
+			if (o->type == BENCH_OPT_SIZE) {
+				bc_format_size((uint64_t)v->i, a, sizeof(a));
+				bc_format_size((uint64_t)to, b, sizeof(b));
+			} else {
+				snprintf(a, sizeof(a), "%lld", (long long)v->i);
+				snprintf(b, sizeof(b), "%lld", (long long)to);
+			}
+			if (l + 64 < len)
+				l += (size_t)snprintf(said + l, len - l, " %s %s -> %s,", o->name, a, b);
+			v->i = (int64_t)to;
+			v->d = to;
+			changed = 1;
+		}
+	}
+	return changed;
+}
+
+char **bc_needs_plan(bc_modplan *p, int profile_small, size_t *skipped)
+{
+	size_t cases = p->npoints * p->run.nthreads;
+	char err[600], said[1024] = "";
+	*skipped = 0;
+	if (!p->mod->desc.needs || !cases)
+		return NULL;
+	bc_need *nd = bc_xcalloc(cases, sizeof(*nd));
+	char **why = bc_xcalloc(cases, sizeof(*why));
+	for (int round = 0; round < 16; round++) {
+		if (bc_needs_eval(p, nd, err, sizeof(err))) {
+			bc_warn("%s; its cases run unchecked", err);
+			break;
+		}
+		int fits = 1;
+		for (size_t i = 0; i < cases && fits; i++) {
+			char *w = bc_needs_unmet(p, &nd[i], profile_small ? 0.5 : 1);
+			fits = !w;
+			free(w);
+		}
+		if (fits || !profile_small || !halve(p, said, sizeof(said)))
+			break;
+	}
+	if (said[0]) {
+		said[strlen(said) - 1] = '\0';
+		bc_info("profile small, module %s:%s", p->mod->desc.name, said);
+	}
+	for (size_t i = 0; i < cases; i++)
+		if ((why[i] = bc_needs_unmet(p, &nd[i], 1)))
+			(*skipped)++;
+	free(nd);
+	return why;
+}

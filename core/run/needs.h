@@ -1,0 +1,44 @@
+/* Per-case requirements (ABI 1.3 needs()) against this machine: free disk
+   at the case's path, available memory, usable CPUs. The module computes
+   each case's needs from its options in a short-lived child that opens it
+   (benchcore's process never runs module code); the runner checks them
+   before the plan is shown, so the plan line counts the cases that cannot
+   run, and skips those with the figures. profile = "small" shrinks what a
+   module marks as scalable until its cases fit. Main thread. */
+#ifndef BC_NEEDS_H
+#define BC_NEEDS_H
+#include <stdint.h>
+#include "plan.h"
+
+typedef struct bc_need {
+	uint64_t disk, memory;
+	uint32_t cpus;
+	char path[1024];		/* where the disk is needed ("" = nowhere) */
+	char why[256];			/* the module's account of the figures */
+	char err[512];			/* needs() refused the options: the reason */
+} bc_need;
+
+/* Free bytes at path or its nearest existing parent (*at, static). 0, or
+   -1 when nothing on the way exists. */
+int bc_disk_avail(const char *path, double *avail, const char **at);
+/* Memory a case may use: MemAvailable, lowered to the cgroup limit
+   ($BENCHCORE_MEMAVAIL in tests). */
+double bc_mem_avail(void);
+
+/* needs() of every case (point x thread count) of p, into out[point *
+   nthreads + ti] (nthreads of p->run). 0; -1 with err set when the child
+   failed or timed out. A module without needs() gets zeros, no child. */
+int bc_needs_eval(const bc_modplan *p, bc_need *out, char *err, size_t n);
+/* Why this machine cannot give nd (threads of the case), or NULL; share:
+   the part of the free disk and memory a case may take (1, or 0.5 when
+   shrinking for profile = "small"). malloc'd. */
+char *bc_needs_unmet(const bc_modplan *p, const bc_need *nd, double share);
+
+/* The reasons of every case of p that cannot run here, [point * nthreads +
+   ti] (NULL: it fits), or NULL for a module without needs(); *skipped gets
+   how many. profile_small: first halve p's scalable options (not below
+   their minimum) until its cases fit in half of what is free, saying each
+   change. On a failed evaluation: a warning, nothing skipped. */
+char **bc_needs_plan(bc_modplan *p, int profile_small, size_t *skipped);
+void bc_needs_free(char **why, size_t n);
+#endif

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Per-case requirements (ABI 1.3 needs()) against the machine: a case that
+# needs more disk or memory than there is is skipped with the figures, and
+# the plan counts it; profile = "small" fits scalable sizes to the machine
+# and skips heavy modules; examples/small-vm.conf on a simulated small VM
+# (taskset -c 0, a 512 MB memory cgroup when one can be made, a small tmpfs).
+. "$(dirname "$0")/lib.sh"
+# run_env OUTPREFIX VAR=value ARGS...: run_bc with one more environment variable
+run_env() { local o=$1 e=$2; shift 2; env "$e" "$BC" "$@" >"$o.out" 2>"$o.err" </dev/null; RC=$?; }
+EX=$(cd "$(dirname "$0")/../.." && pwd)/examples
+small=""
+if mkdir -p $T/small && mount -t tmpfs -o size=64M tmpfs $T/small 2>/dev/null; then
+	small=$T/small
+	trap 'umount $T/small 2>/dev/null; rm -rf "$T"' EXIT
+else
+	echo "SKIP: no tmpfs could be mounted: the disk checks use a fake free figure only"
+fi
+
+# --- disk: io files larger than the file system ------------------------------
+if [ -n "$small" ]; then
+	run_bc $T/d run io path=$small direct=false file_size=16M,128M --threads 1,2 --time 0.3 --warmup 0 -o $T/d.json
+	expect_rc "io on a 64M tmpfs: the cases that fit run" 0
+	expect_py "128M files on a 64M tmpfs: skipped, with the figures" $T/d.json \
+		'sorted(c["status"] for c in d["cases"] if c["params"]["file_size"] == 128 << 20) == ["skipped", "skipped"] and any(c["reason"] == "io needs 256.0 MiB at '$small' (2 files x 134217728 bytes), 64.0 MiB free" for c in d["cases"])'
+	expect_py "16M files fit: they ran" $T/d.json 'all(c["status"] == "ok" for c in d["cases"] if c["params"]["file_size"] == 16 << 20)'
+	expect_grep "the plan counts the cases that cannot run, before the run" $T/d.err '^plan: 2 cases to run, 2 skipped for this machine'"'"'s size'
+	expect_grep "the plan names the first reason" $T/d.err '^plan: io: 2 of them skipped, this machine cannot give what they need \(first: io needs 128\.0 MiB'
+	check "nothing left on the tmpfs" test -z "$(ls -A $small)"
+fi
+
+# --- memory: a buffer larger than the memory available -----------------------
+run_env $T/m BENCHCORE_MEMAVAIL=$((200 << 20)) run mem buffer_size=64M,512M --time 0.2 --warmup 0 -q -o $T/m.json
+expect_py "mem with 200M available: the 512M buffer is skipped, saying how much is there" $T/m.json \
+	'[(c["params"]["buffer_size"] >> 20, c["status"]) for c in d["cases"]] == [(64, "ok"), (512, "skipped")] and "mem needs 512.0 MiB of memory (one buffer for all threads), 200.0 MiB available" in [c["reason"] for c in d["cases"]][1]'
+run_env $T/mf BENCHCORE_MEMAVAIL=$((200 << 20)) run mem buffer_size=512M --time 0.2 --warmup 0 -q --force-module -o $T/mf.json
+expect_py "--force-module runs it anyway" $T/mf.json 'd["cases"][0]["status"] == "ok"'
+
+# --- profile = small: sizes halved until they fit in half; heavy skipped -----
+run_env $T/p BENCHCORE_MEMAVAIL=$((100 << 20)) run mem buffer_size=512M --profile small --time 0.2 --warmup 0 -o $T/p.json
+expect_rc "profile small on 100M" 0
+expect_py "profile small: 512M halved to 32M (<= 50M, half of 100M), recorded in the case" $T/p.json \
+	'd["cases"][0]["params"]["buffer_size"] == 32 << 20 and d["cases"][0]["status"] == "ok"'
+expect_grep "profile small says each change" $T/p.err '^profile small, module mem: buffer_size 512M -> 256M, buffer_size 256M -> 128M, buffer_size 128M -> 64M, buffer_size 64M -> 32M$'
+run_bc $T/ph run oltp --profile small --time 0.2 -q -o $T/ph.json
+expect_py "profile small: a heavy module is skipped, saying why" $T/ph.json \
+	'd["cases"][0]["status"] == "skipped" and "marked heavy and profile = \"small\"" in d["cases"][0]["reason"]'
+
+# --- examples/small-vm.conf on a simulated small VM ------------------------
+cg=""
+if [ -w /sys/fs/cgroup/memory ] && mkdir /sys/fs/cgroup/memory/bc-test-$$ 2>/dev/null; then
+	cg=/sys/fs/cgroup/memory/bc-test-$$
+	echo $((512 << 20)) >$cg/memory.limit_in_bytes
+else
+	echo "SKIP: no memory cgroup could be made: 512 MB simulated with BENCHCORE_MEMAVAIL"
+fi
+sed -e "s|path = \"/var/tmp\";|path = \"${small:-$T}\"; direct = false;|" -e 's/^time = 5;/time = 0.3;/' \
+	-e 's/^repeat = 3;/repeat = 1;/' -e 's/^warmup = 1;/warmup = 0;/' $EX/small-vm.conf >$T/svm.conf
+(
+	[ -n "$cg" ] && echo $BASHPID >$cg/cgroup.procs
+	[ -z "$cg" ] && export BENCHCORE_MEMAVAIL=$((512 << 20))
+	exec taskset -c 0 "$BC" -c $T/svm.conf -o $T/svm.json --report-interval 0
+) >$T/svm.out 2>$T/svm.err </dev/null
+RC=$?
+[ -n "$cg" ] && rmdir $cg 2>/dev/null
+expect_rc "small-vm.conf on 1 CPU, 512 MB, a 64M disk: every case ran or was skipped with a reason" 0
+expect_py "small-vm.conf: oltp skipped as heavy, io's 1G file shrunk to fit the disk, every skip explained" $T/svm.json \
+	'all(c["status"] == "ok" or (c["status"] == "skipped" and c["reason"]) for c in d["cases"]) and all(c["status"] == "skipped" and "heavy" in c["reason"] for c in d["cases"] if c["module"] == "oltp") and all(c["params"]["file_size"] < 1 << 30 for c in d["cases"] if c["module"] == "io")'
+expect_py "small-vm.conf: the fingerprint records the one usable CPU" $T/svm.json 'd["host"]["usable_cpus"]["count"] == 1'
+if [ -n "$cg" ]; then
+	expect_py "small-vm.conf: the fingerprint records the 512 MB limit" $T/svm.json 'd["host"]["memory_limit_bytes"] == 512 << 20'
+fi

@@ -12,6 +12,7 @@
  * rewritten (atomically) after every case, so a crash of benchcore itself or
  * a second Ctrl-C loses at most one case. */
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -889,13 +890,36 @@ static void settle(bc_runner *r, modrun *m, size_t k)
 	free(scratch);
 }
 
-/* All of a module's cases; then what it leaves is removed, on every way out. */
-static void run_module(bc_runner *r, const bc_modplan *p)
+/* After case i of m: the time left, from the cases left (those a repeat =
+   auto case no longer needs, or a resume kept, left out) and the time the
+   run's cases have taken so far, so it follows what the machine does. */
+static void show_eta(bc_runner *r, modrun *m, size_t i, size_t later)
+{
+	const bc_modplan *p = m->p;
+	size_t left = later;
+	for (size_t j = i + 1; j < m->nsched; j++)
+		left += !m->stopped[m->sched[j].point * p->run.nthreads + m->sched[j].ti];
+	if (r->ncases == r->eta_seen)
+		return;		/* nothing ran (kept, or no longer needed) */
+	r->eta_seen = r->ncases;
+	r->done++;
+	if (!r->progress || bc_quiet || !left)
+		return;
+	double per = (double)(bc_now_ns() - r->t0) / 1e9 / (double)r->done, secs = ceil(per * (double)left);
+	fprintf(r->text, "    eta: about %.0f %s left, %zu case%s%s\n", secs >= 120 ? secs / 60 : secs,
+		secs >= 120 ? "min" : "s", left, left == 1 ? "" : "s",
+		p->run.repeat_auto ? " at most (repeat = auto stops decided ones early)" : "");
+}
+
+/* All of a module's cases; then what it leaves is removed, on every way out.
+   later: the cases of the modules after it (for the ETA). */
+static void run_module(bc_runner *r, const bc_modplan *p, size_t later)
 {
 	modrun m;
 	modrun_init(&m, r, p);
 	for (size_t i = 0; i < m.nsched && !bc_stop_requested; i++) {
 		run_slot(r, &m, i);
+		show_eta(r, &m, i, later);
 		size_t k = m.dp[m.sched[i].point];
 		if (i == m.dps[k].last)
 			settle(r, &m, k);
@@ -917,10 +941,15 @@ static void run_module(bc_runner *r, const bc_modplan *p)
 int bc_runner_run(bc_runner *r, bc_modplan *plans, size_t n)
 {
 	r->t0 = bc_now_ns();
+	r->eta_seen = r->ncases;	/* a resume's kept cases are not this run's pace */
 	/* what runs killed outright left (their owner is gone): see leftover.h */
 	bc_clean_leftovers(bc_leftover_parent(), 0, 0);
-	for (size_t i = 0; i < n && !bc_stop_requested; i++)
-		run_module(r, &plans[i]);
+	for (size_t i = 0; i < n && !bc_stop_requested; i++) {
+		size_t later = 0;
+		for (size_t j = i + 1; j < n; j++)
+			later += cases_of(&plans[j]);
+		run_module(r, &plans[i], later);
+	}
 	bc_service_stop_all();
 	if (bc_stop_requested)
 		r->interrupted = 1;

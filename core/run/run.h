@@ -30,7 +30,9 @@ typedef struct bc_runner {
 	bc_results groups;		/* the cases grouped as compare groups them */
 	struct bc_resume *resume;	/* --resume: the kept cases of the interrupted run */
 	bc_results *baseline;		/* baseline = "A.json": repeat = auto decides against it */
-	uint64_t t0;			/* the run's start (repeat = auto's time_budget) */
+	uint64_t t0;			/* the run's start (repeat = auto's time_budget, the ETA) */
+	size_t done;			/* cases run by this process (the ETA's pace) */
+	size_t eta_seen;		/* ncases when the ETA was last shown */
 } bc_runner;
 
 /* isolate = false: set while a module's code runs in this process, and the

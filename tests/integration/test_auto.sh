@@ -59,3 +59,9 @@ run_bc $T/w3 run synth $M --time 0.3 --warmup 0.2 -q -o $T/w3.json
 expect_py "a fixed warmup records no warmup_steady" $T/w3.json '"warmup_steady" not in d["cases"][0]'
 run_bc $T/w4 compare $T/w2.json $T/w2.json
 expect_grep "compare flags a case whose warmup never became steady" $T/w4.out 'warmup never steady'
+
+# --- the ETA follows what is left -------------------------------------------
+run_bc $T/eta run synth $M cv=0,0.2 --time 0.2 --warmup 0 --repeat auto --min-repeat 3 --max-repeat 6 --report-interval 0 -o $T/eta.json
+expect_grep "an ETA after each case, from the cases left" $T/eta.out '^    eta: about [0-9]+ s left, [0-9]+ cases at most \(repeat = auto stops decided ones early\)$'
+n1=$(grep -oE 'left, [0-9]+ case' $T/eta.out | head -1 | grep -oE '[0-9]+'); n2=$(grep -oE 'left, [0-9]+ case' $T/eta.out | tail -1 | grep -oE '[0-9]+')
+check "the ETA's cases left go down ($n1 -> $n2)" test "${n1:-0}" -gt "${n2:-0}"

@@ -346,7 +346,8 @@ static int io_needs(const bench_host_api_v1 *api, bench_ctx *ctx, bench_needs_v1
 		return BENCH_OK;	/* a device or an existing file: nothing laid out */
 	out->disk_bytes = (uint64_t)files * (uint64_t)o->file_size;
 	out->disk_path = o->path;
-	snprintf(why, sizeof(why), "%u file%s x %lld bytes", files, files == 1 ? "" : "s", (long long)o->file_size);
+	snprintf(why, sizeof(why), "%u file%s x %lld bytes: lower file_size", files, files == 1 ? "" : "s",
+		 (long long)o->file_size);
 	out->why = why;
 	return BENCH_OK;
 }

@@ -212,10 +212,14 @@ check "nothing left behind" test -z "$(ls "$D")"
 # --- not enough free space for the data files: skipped with the reason, nothing created
 run_bc "$T/big" run io path=$D file_size=1000T --time 0.2 --warmup 0 -q -o "$T/big.json"
 expect_rc "too big for the disk: a skip, not a failure" 0
+# (the module's needs(), checked before the plan is shown, stops it before init)
 expect_py "too big for the disk: skipped, says how much is needed and free" "$T/big.json" \
-	'd["cases"][0]["status"]=="skipped" and "not enough free space" in d["cases"][0]["reason"] and "MiB are available" in d["cases"][0]["reason"]'
-expect_py "too big for the disk: error.hint says to lower file_size" "$T/big.json" \
-	'd["cases"][0]["error"]["hint"] == "lower file_size"'
+	'd["cases"][0]["status"]=="skipped" and "io needs 1000.0 TiB at " in d["cases"][0]["reason"] and " free" in d["cases"][0]["reason"]'
+expect_py "too big for the disk: the reason says what to lower" "$T/big.json" \
+	'"lower file_size" in d["cases"][0]["reason"]'
+run_bc "$T/bigf" run io path=$D file_size=1000T --time 0.2 --warmup 0 -q --force-module -o "$T/bigf.json"
+expect_py "too big for the disk, --force-module: io's own check still refuses it, with its hint" "$T/bigf.json" \
+	'd["cases"][0]["status"]=="skipped" and "not enough free space" in d["cases"][0]["reason"] and d["cases"][0]["error"]["hint"] == "lower file_size"'
 check "too big for the disk: no file created" test -z "$(ls $D | grep benchcore-io)"
 
 # --- one run at a time per directory: a second run is refused, the first keeps its files

@@ -147,7 +147,7 @@ int bc_resume_open(const char *path, json_t *config_now, json_t *host_now, const
 	if (fd < 0) {
 		bc_err_set(e, "cannot resume from \"%s\": %s", path, why);
 		bc_err_hint(e, "--resume continues the run whose -o file this is; without the file, start a new run");
-		return -1;
+		goto fail;
 	}
 	out->doc = json_loadfd(fd, 0, &je);
 	close(fd);

@@ -186,43 +186,6 @@ void bc_needs_free(char **why, size_t n)
 	free(why);
 }
 
-/* profile = small: every scalable option of p halved once (not below its
-   minimum, whole MiB for sizes); 0 when nothing could shrink any more. */
-static int halve(bc_modplan *p, char *said, size_t len)
-{
-	int changed = 0;
-	size_t l = strlen(said);
-	for (size_t i = 0; i < p->nopts; i++) {
-		const bench_option_v1 *o = &p->mod->desc.options[i];
-		if (!(o->flags & BENCH_OPT_SCALES) || (o->type != BENCH_OPT_INT && o->type != BENCH_OPT_SIZE))
-			continue;
-		for (size_t j = 0; j < p->nvals[i]; j++) {
-			bc_val *v = &p->vals[i][j];
-			double to = floor((double)v->i / 2);
-			if (o->type == BENCH_OPT_SIZE && to >= 1048576)
-				to = floor(to / 1048576) * 1048576;
-			if (o->min < o->max && to < o->min)
-				to = o->min;
-			if (v->i == 0 || to < 1 || (int64_t)to >= v->i)
-				continue;
-			char a[32], b[32];
-			if (o->type == BENCH_OPT_SIZE) {
-				bc_format_size((uint64_t)v->i, a, sizeof(a));
-				bc_format_size((uint64_t)to, b, sizeof(b));
-			} else {
-				snprintf(a, sizeof(a), "%lld", (long long)v->i);
-				snprintf(b, sizeof(b), "%lld", (long long)to);
-			}
-			if (l + 64 < len)
-				l += (size_t)snprintf(said + l, len - l, " %s %s -> %s,", o->name, a, b);
-			v->i = (int64_t)to;
-			v->d = to;
-			changed = 1;
-		}
-	}
-	return changed;
-}
-
 char **bc_needs_plan(bc_modplan *p, int profile_small, size_t *skipped)
 {
 	size_t cases = p->npoints * p->run.nthreads;
@@ -243,7 +206,7 @@ char **bc_needs_plan(bc_modplan *p, int profile_small, size_t *skipped)
 			fits = !w;
 			free(w);
 		}
-		if (fits || !profile_small || !halve(p, said, sizeof(said)))
+		if (fits || !profile_small || !bc_plan_shrink(p, 0.5, said, sizeof(said)))
 			break;
 	}
 	if (said[0]) {

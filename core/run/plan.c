@@ -118,6 +118,45 @@ static size_t keep_share(size_t n, double share, size_t *idx)
 
 /* scale < 1: shorter cases, fewer thread counts, smaller scalable sizes;
    every change said once, on stderr, before anything runs. */
+int bc_plan_shrink(bc_modplan *p, double f, char *said, size_t len)
+{
+	int changed = 0;
+	size_t l = strlen(said);
+	for (size_t i = 0; i < p->nopts; i++) {
+		const bench_option_v1 *o = &p->mod->desc.options[i];
+		if (!(o->flags & BENCH_OPT_SCALES) || (o->type != BENCH_OPT_INT && o->type != BENCH_OPT_SIZE))
+			continue;
+		for (size_t j = 0; j < p->nvals[i]; j++) {
+			bc_val *v = &p->vals[i][j];
+			if (v->i == 0)
+				continue;	/* 0 means "off" or "the module's own choice": no size to shrink */
+			double to = floor((double)v->i * f);
+			if (o->type == BENCH_OPT_SIZE && to >= 1048576)
+				to = floor(to / 1048576) * 1048576;	/* whole MiB: block sizes divide it */
+			if (o->min < o->max && to < o->min)
+				to = o->min;
+			if (to < 1)
+				to = 1;
+			if ((int64_t)to >= v->i)
+				continue;
+			char a[32], b[32];
+			if (o->type == BENCH_OPT_SIZE) {
+				bc_format_size((uint64_t)v->i, a, sizeof(a));
+				bc_format_size((uint64_t)to, b, sizeof(b));
+			} else {
+				snprintf(a, sizeof(a), "%lld", (long long)v->i);
+				snprintf(b, sizeof(b), "%lld", (long long)to);
+			}
+			if (l + 80 < len)
+				l += (size_t)snprintf(said + l, len - l, " %s %s -> %s,", o->name, a, b);
+			v->i = (int64_t)to;
+			v->d = to;
+			changed = 1;
+		}
+	}
+	return changed;
+}
+
 static void scale_plan(bc_modplan *p)
 {
 	double f = p->run.scale;
@@ -147,37 +186,8 @@ static void scale_plan(bc_modplan *p)
 		memcpy(p->run.threads, kept, k * sizeof(kept[0]));
 		p->run.nthreads = k;
 	}
-	for (size_t i = 0; i < p->nopts; i++) {
-		const bench_option_v1 *o = &p->mod->desc.options[i];
-		if (!(o->flags & BENCH_OPT_SCALES) || (o->type != BENCH_OPT_INT && o->type != BENCH_OPT_SIZE))
-			continue;
-		for (size_t j = 0; j < p->nvals[i]; j++) {
-			bc_val *v = &p->vals[i][j];
-			if (v->i == 0)
-				continue;	/* 0 means "off" or "the module's own choice": no size to shrink */
-			double to = floor((double)v->i * f);
-			if (o->type == BENCH_OPT_SIZE && to >= 1048576)
-				to = floor(to / 1048576) * 1048576;	/* whole MiB: block sizes divide it */
-			if (o->min < o->max && to < o->min)
-				to = o->min;
-			if (to < 1)
-				to = 1;
-			if ((int64_t)to == v->i)
-				continue;
-			char a[32], b[32];
-			if (o->type == BENCH_OPT_SIZE) {
-				bc_format_size((uint64_t)v->i, a, sizeof(a));
-				bc_format_size((uint64_t)to, b, sizeof(b));
-			} else {
-				snprintf(a, sizeof(a), "%lld", (long long)v->i);
-				snprintf(b, sizeof(b), "%lld", (long long)to);
-			}
-			if (l < sizeof(said))
-				l += (size_t)snprintf(said + l, sizeof(said) - l, " %s %s -> %s,", o->name, a, b);
-			v->i = (int64_t)to;
-			v->d = to;
-		}
-	}
+	bc_plan_shrink(p, f, said, sizeof(said));
+	l = strlen(said);
 	if (l && l < sizeof(said))
 		said[l - 1] = '\0';
 	if (l)

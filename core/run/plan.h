@@ -28,5 +28,9 @@ int bc_plan_module(const bc_modconf *mc, const bc_module *m, bc_modplan *p, bc_e
 void bc_plan_point(const bc_modplan *p, size_t idx, bc_val *out);
 /* "block_size=4K oper=read" for the swept options of a point (malloc'd). */
 char *bc_plan_point_label(const bc_modplan *p, const bc_val *point);
+/* Multiplies every value of p's BENCH_OPT_SCALES options by f (0 < f < 1;
+   whole MiB for sizes, never below the option's minimum, 0 left alone),
+   appending " name OLD -> NEW," to said (len bytes). 1 when any changed. */
+int bc_plan_shrink(bc_modplan *p, double f, char *said, size_t len);
 void bc_plan_free(bc_modplan *p);
 #endif

@@ -290,6 +290,19 @@ static void warn_missing_dirs(char *const *dirs)
 				stat(dirs[i], &st) != 0 ? "does not exist" : "is not a directory");
 }
 
+/* A run that stops before its first case: the baseline read, the results
+   file's lock and the output paths let go. */
+static void drop_run(bc_results *base, char *out, char *csv, int lock)
+{
+	if (base) {
+		bc_results_free(base);
+		free(base);
+	}
+	bc_unlock_output(out, lock);
+	free(out);
+	free(csv);
+}
+
 /* Loads modules, plans every enabled entry, runs. */
 int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 {
@@ -386,22 +399,14 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 			fprintf(stderr, "benchcore: error: baseline \"%s\": %s\n", sh, why);
 			free(sh);
 			free(base);
-			bc_unlock_output(out, lock);
-			free(out);
-			free(csv);
+			drop_run(NULL, out, csv, lock);
 			goto out;
 		}
 	}
 	/* after every check (a bad config fails now, not at TIME), before the
 	   fingerprint and started_at (they describe the run, not the wait) */
 	if (c->start_at && (rc = bc_start_at_wait(c->start_epoch, c->start_at)) != 0) {
-		if (base) {
-			bc_results_free(base);
-			free(base);
-		}
-		bc_unlock_output(out, lock);
-		free(out);
-		free(csv);
+		drop_run(base, out, csv, lock);
 		goto out;
 	}
 	bc_runner_init(&r, cfg, config_json(cfg, plans, n), io_path_of(plans, n));
@@ -409,13 +414,7 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 	if (c->resume && bc_runner_resume(&r, out, plans, n, &e)) {
 		bc_err_print(&e);
 		bc_runner_free(&r);
-		if (base) {
-			bc_results_free(base);
-			free(base);
-		}
-		bc_unlock_output(out, lock);
-		free(out);
-		free(csv);
+		drop_run(base, out, csv, lock);
 		goto out;
 	}
 	r.out_json = out;

@@ -66,3 +66,28 @@ run_bc $T/c6 -c r.conf -o k.json --resume
 expect_rc "--resume on another kernel: refused" 2
 expect_grep "refused: the machine changed, the fact named" $T/c6.err 'host\.kernel was "0\.0-other"'
 check "nothing left behind: no lock files" test -z "$(ls *.lock 2>/dev/null)"
+
+# killed in prepare: the prepared data is laid out again, the cases run once
+MP="--module-path $TESTMODS"
+printf 'time = 0.2;\nwarmup = 0;\nrepeat = 2;\nreport_interval = 0;\nmodules = ({ name = "prep"; log = "%s"; prepare_s = 1; size = [1, 2]; });\n' $T/prep.log >p.conf
+"$BC" -c p.conf $MP -o p.json -q >/dev/null 2>&1 </dev/null &
+pid=$!
+# the first case written, the second data point's 1 s prepare under way
+for i in $(seq 1 100); do [ "$(jget p.json 'len(d["cases"])' 2>/dev/null || echo 0)" -ge 1 ] && break; sleep 0.05; done
+sleep 0.4; kill -KILL $pid 2>/dev/null; wait $pid 2>/dev/null
+check "killed in a prepare: the case before it is kept" test "$(jget p.json 'len(d["cases"])')" -ge 1
+run_bc $T/pr -c p.conf $MP -o p.json --resume -q
+expect_rc "after a kill in prepare: the resumed run completes" 0
+expect_py "after a kill in prepare: each case once, all ok" p.json \
+	'sorted((c["params"]["size"], c["repeat"]) for c in d["cases"]) == [(1, 1), (1, 2), (2, 1), (2, 2)] and all(c["status"] == "ok" for c in d["cases"])'
+# killed in the measured window of a later case
+printf 'time = 1;\nwarmup = 0;\nrepeat = 2;\nreport_interval = 0;\nmodules = ({ name = "cpu"; max_prime = [300, 400]; });\n' >w.conf
+"$BC" -c w.conf -o w.json -q >/dev/null 2>&1 </dev/null &
+pid=$!
+for i in $(seq 1 100); do [ "$(jget w.json 'len(d["cases"])' 2>/dev/null || echo 0)" -ge 1 ] && break; sleep 0.05; done
+sleep 0.5; kill -KILL $pid 2>/dev/null; wait $pid 2>/dev/null
+nk=$(jget w.json 'len(d["cases"])')
+run_bc $T/wr -c w.conf -o w.json --resume -q
+expect_rc "after a kill in a measured window: resumed" 0
+expect_py "after a kill in a measured window ($nk cases kept): each case once, all ok" w.json \
+	'len(d["cases"]) == 4 and len(set((c["params"]["max_prime"], c["repeat"]) for c in d["cases"])) == 4 and all(c["status"] == "ok" for c in d["cases"])'

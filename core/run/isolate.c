@@ -507,7 +507,10 @@ static int watch_child(bc_case *c, case_link *l, pid_t pid, int fd, relay o[2], 
 			if (now < stop_at)
 				bc_warn("stopping: the case in %s has %.1f s to stop", w->phase, (double)(stop_at - now) / 1e9);
 		}
-		if (bc_signals >= 2 || (stop_at && now >= stop_at)) {
+		/* a second signal kills a case at once, but a cleanup that only removes
+		   what was prepared keeps the first signal's grace: the data files must
+		   not stay behind (test_interrupt) */
+		if ((bc_signals >= 2 && !c->cleanup_only) || (stop_at && now >= stop_at)) {
 			kill(pid, SIGKILL);	/* a second signal, or the case ignored the first: any phase */
 			return END_STOPPED;
 		}

@@ -220,7 +220,7 @@ static int dir_ok(deps *D, const char *dir, const char *name, const char *via)
 
 /* entry with $ORIGIN expanded; another $TOKEN cuts it to the directory
    before it (malloc'd). */
-static char *expand(const char *entry, const char *origin)
+char *bc_origin_expand(const char *entry, const char *origin)
 {
 	char dir[PATH_MAX * 2] = "";
 	size_t o = 0;
@@ -264,7 +264,7 @@ static int search(deps *D, char **dirs, const char *origin, const char *name, co
 		  size_t n)
 {
 	for (char **p = dirs; p && *p; p++) {
-		char *dir = origin ? expand(*p, origin) : bc_xstrdup(*p);
+		char *dir = origin ? bc_origin_expand(*p, origin) : bc_xstrdup(*p);
 		int found = find_in(dir, name, D->objs[0].dyn.machine, out, n);
 		int bad = !found && dir_ok(D, dir, name, via);	/* the file's own directory: see lib_ok */
 		free(dir);

@@ -101,22 +101,10 @@ int bc_check_trust(const char *path, int is_dir, bc_err *e)
 static int check_runpath_dir(const char *path, const char *origin, const char *entry, const char *kind,
 			     bc_err *e)
 {
-	char dir[PATH_MAX * 2] = "";
-	size_t o = 0;
-	for (const char *c = entry; *c && o < sizeof(dir) - PATH_MAX; ) {
-		if (!strncmp(c, "$ORIGIN", 7) || !strncmp(c, "${ORIGIN}", 9)) {
-			o += (size_t)snprintf(dir + o, sizeof(dir) - o, "%s", origin);
-			c += c[1] == '{' ? 9 : 7;
-		} else if (*c == '$') {
-			char *sl = strrchr(dir, '/');
-			o = sl ? (size_t)(sl - dir) : 0;
-			dir[o] = '\0';
-			break;
-		} else {
-			dir[o++] = *c++;
-			dir[o] = '\0';
-		}
-	}
+	char dir[PATH_MAX * 2];
+	char *x = bc_origin_expand(entry, origin);
+	snprintf(dir, sizeof(dir), "%s", x);
+	free(x);
 	if (!dir[0])
 		snprintf(dir, sizeof(dir), ".");	/* an empty entry is the working directory */
 	struct stat st;

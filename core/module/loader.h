@@ -75,4 +75,7 @@ int bc_trust_walk(const char *shown, const char *path, int strict_parent, const 
    recursively as ld.so would) and every directory searched for them is
    trusted; checked from the files, before any of their code runs (deps.c). */
 int bc_check_deps(const char *path, bc_err *e);
+/* A RUNPATH/RPATH entry with $ORIGIN (${ORIGIN}) replaced by origin; any
+   other $TOKEN cuts it to the directory before it (deps.c). malloc'd. */
+char *bc_origin_expand(const char *entry, const char *origin);
 #endif

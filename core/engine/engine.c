@@ -455,13 +455,15 @@ static void probe_freq(bench_ctx *x, bc_case_result *cj, int after)
 	cj->freq.measured_mhz = isnan(b) ? a : isnan(a) ? b : (a + b) / 2;
 }
 
-/* warmup = auto: the workers' operations per interval (report_interval, or
-   1 s) until the last BC_STEADY_WINDOW rates are steady (steady.h) or
-   warmup_s (max_warmup) is spent; the case records what it took. */
+/* warmup = auto: the workers' operations per step (warmup_window /
+   BC_STEADY_WINDOW: the window is a duration, as fio's ss_dur, whatever the
+   report_interval) until the last BC_STEADY_WINDOW rates are steady
+   (steady.h) or warmup_s (max_warmup) is spent; the case records what it
+   took. */
 static void auto_warmup(bench_ctx *x, bc_case_result *cj)
 {
 	const bc_case *c = x->c;
-	double step = c->run.report_interval > 0 ? c->run.report_interval : 1;
+	double step = (c->run.warmup_window > 0 ? c->run.warmup_window : 2) / BC_STEADY_WINDOW;
 	uint64_t t0 = bc_now_ns(), end = t0 + (uint64_t)(c->run.warmup_s * 1e9), last = t0, prev = 0;
 	size_t n = 0, cap = 64;
 	double *rate = bc_xcalloc(cap, sizeof(*rate));

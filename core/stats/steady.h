@@ -4,19 +4,23 @@
    repeat = auto: a case has enough repeats when the 95% interval of its
    headline's mean is narrow against the practical threshold compare will
    judge it by: half-width <= BC_PRECISE_FRACTION x threshold, relative to
-   the mean. At half the threshold, two machines measured that precisely can
-   tell a difference of the threshold from none (the interval of their ratio
-   is about sqrt(2) x half-width wide on each side, inside the threshold).
+   the mean. At three quarters of the threshold, the 80% interval compare
+   draws of the ratio of two such means is about 0.4 (3 repeats) to 0.7
+   (many) x threshold wide on each side: a tie is decided with room for the
+   shift between two runs, and a second machine with a baseline goes on
+   only as long as its own comparison needs (bc_decided). Half the
+   threshold cost a first machine about a third more repeats at 1% noise
+   for the same verdicts (simulated: bench/auto.sh's note).
 
    warmup = auto: the headline is steady when, over the last `window`
-   interval values, the least-squares line drifts by at most max_drift_pct
+   values (rates over warmup_window / window seconds each), the least-squares line drifts by at most max_drift_pct
    of the mean across the window and every value lies within
    max_spread_pct of the mean (fio's steadystate: iops_slope and iops). */
 #ifndef BC_STEADY_H
 #define BC_STEADY_H
 #include <stddef.h>
 
-#define BC_PRECISE_FRACTION	0.5
+#define BC_PRECISE_FRACTION	0.75
 #define BC_STEADY_DRIFT_PCT	2.0	/* drift of the fitted line over the window */
 #define BC_STEADY_SPREAD_PCT	10.0	/* largest distance of a value from the mean */
 #define BC_STEADY_WINDOW	5	/* interval values in the window */

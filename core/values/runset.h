@@ -25,6 +25,7 @@ typedef struct bc_runset {
 	double time_budget;		/* repeat = auto: no new round after this many seconds (0: none) */
 	int warmup_auto;		/* warmup = "auto": until the throughput is steady */
 	double max_warmup;		/* warmup = auto: the longest warmup */
+	double warmup_window;		/* warmup = auto: the seconds judged steady (BC_STEADY_WINDOW samples) */
 	int profile_small;		/* profile = "small": heavy modules skipped, sizes fitted */
 	uint64_t max_cases;		/* the plan's size that runs without confirmation */
 	uint64_t events;

@@ -58,16 +58,21 @@ const bc_setting bc_settings[] = {
 	  BC_SCOPE_RUN, BC_ST_DOUBLE, RUN(time_s), "time", "S" },
 	{ { "warmup", BENCH_OPT_DOUBLE, "1", "seconds run before measuring; nothing from them is reported; "
 	    "\"auto\": until the throughput is steady (its fitted line drifts <= 2% and every value is "
-	    "within 10% of the mean over the last 5 intervals), at most max_warmup", .min = 0, .max = 1e7 },
+	    "within 10% of the mean over the last warmup_window seconds, sampled 5 times), at most max_warmup",
+	  .min = 0, .max = 1e7 },
 	  BC_SCOPE_RUN, BC_ST_DOUBLE, RUN(warmup_s), "warmup", "S|auto", .auto_offset = RUN(warmup_auto) },
 	{ { "max_warmup", BENCH_OPT_DOUBLE, "300", "warmup = auto: the longest warmup, seconds", .min = 0.1,
 	    .max = 1e7 },
 	  BC_SCOPE_RUN, BC_ST_DOUBLE, RUN(max_warmup), "max-warmup", "S" },
+	{ { "warmup_window", BENCH_OPT_DOUBLE, "2", "warmup = auto: the seconds over which the throughput must "
+	    "be steady (fio's ss_dur); longer for workloads that ramp slowly (a device's write cache, a "
+	    "buffer pool)", .min = 0.05, .max = 1e6 },
+	  BC_SCOPE_RUN, BC_ST_DOUBLE, RUN(warmup_window), "warmup-window", "S" },
 	{ { "events", BENCH_OPT_INT, "0", "stop after this many events (0 = no limit)", .min = 0, .max = 9.2e18 },
 	  BC_SCOPE_RUN, BC_ST_U64, RUN(events), "events", "N" },
 	{ { "repeat", BENCH_OPT_INT, "1", "repeats of every case (compare: 2 or more per side for a test, 5 or more "
 	    "to resolve small differences); \"auto\": rounds go on, min_repeat to max_repeat, only for the "
-	    "cases whose headline is not yet known to half the practical threshold (95% interval of its "
+	    "cases whose headline is not yet known to 3/4 of the practical threshold (95% interval of its "
 	    "mean; against baseline's cases when set)", .min = 1, .max = 10000 },
 	  BC_SCOPE_RUN, BC_ST_UNSIGNED, RUN(repeat), "repeat", "N|auto", .auto_offset = RUN(repeat_auto) },
 	{ { "min_repeat", BENCH_OPT_INT, "3", "repeat = auto: repeats every case gets", .min = 2, .max = 10000 },

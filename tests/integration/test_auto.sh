@@ -47,14 +47,22 @@ run_bc $T/mm run synth $M --repeat auto --min-repeat 5 --max-repeat 3
 expect_rc "min_repeat above max_repeat: refused" 2
 
 # --- warmup = auto ----------------------------------------------------------
-run_bc $T/w1 run synth $M ramp_s=1 --time 0.3 --warmup auto --max-warmup 6 --report-interval 0.1 -q -o $T/w1.json
+run_bc $T/w1 run synth $M ramp_s=1 --time 0.3 --warmup auto --max-warmup 6 --warmup-window 0.5 -q -o $T/w1.json
 expect_rc "warmup auto on a 1 s ramp" 0
-expect_py "warmup auto: steady once the ramp is over (1 s) and the window (5 x 0.1 s) has seen it, well before max_warmup" $T/w1.json \
+expect_py "warmup auto: steady once the ramp is over (1 s) and the window (0.5 s) has seen it, well before max_warmup" $T/w1.json \
 	'(lambda c: c["warmup_steady"] is True and 1.0 <= c["warmup_s"] < 3.0)(d["cases"][0])'
-run_bc $T/w2 run synth $M wobble=0.3 --time 0.3 --warmup auto --max-warmup 1.5 --report-interval 0.1 -q -o $T/w2.json
+run_bc $T/w2 run synth $M wobble=0.3 --time 0.3 --warmup auto --max-warmup 1.5 --warmup-window 0.5 -q -o $T/w2.json
 expect_rc "warmup auto on a workload that never settles" 0
 expect_py "never steady: ran to max_warmup, recorded false, and warned" $T/w2.json \
 	'(lambda c: c["warmup_steady"] is False and abs(c["warmup_s"] - 1.5) < 0.3 and any("no steady state" in w for w in c["warnings"]))(d["cases"][0])'
+run_bc $T/w5 run synth $M --time 0.3 --warmup auto --max-warmup 20 --warmup-window 1 --report-interval 5 -q -o $T/w5.json
+expect_py "warmup_window is a duration: a steady workload warms up 1 s, whatever the report_interval (5 s)" $T/w5.json \
+	'(lambda c: c["warmup_steady"] is True and 0.9 <= c["warmup_s"] < 2.5)(d["cases"][0])'
+run_bc $T/w6 run synth $M ramp_s=1 --time 0.3 --warmup auto --max-warmup 10 --warmup-window 3 -q -o $T/w6.json
+expect_py "a longer window waits until it holds no part of the ramp: a 1 s ramp under a 3 s window takes 3 s or more" $T/w6.json \
+	'(lambda c: c["warmup_steady"] is True and 3.0 <= c["warmup_s"] < 6.0)(d["cases"][0])'
+run_bc $T/w7 run synth $M --warmup auto --warmup-window 0
+expect_rc "warmup_window 0: refused" 2
 run_bc $T/w3 run synth $M --time 0.3 --warmup 0.2 -q -o $T/w3.json
 expect_py "a fixed warmup records no warmup_steady" $T/w3.json '"warmup_steady" not in d["cases"][0]'
 run_bc $T/w4 compare $T/w2.json $T/w2.json

@@ -20,10 +20,8 @@
 #include <sys/eventfd.h>
 #include "net_client.h"
 
-static const char *const net_tests[] = { "tcp_stream", "tcp_rr", "tcp_crr", "udp_stream", "udp_rr", NULL };
-
 static const bench_option_v1 net_options[] = {
-	{ .name = "test", .type = BENCH_OPT_ENUM, .def = "tcp_stream", .choices = net_tests,
+	{ .name = "test", .type = BENCH_OPT_ENUM, .def = "tcp_stream", .choices = net_test_names,
 	  .help = "tcp_stream (bulk), tcp_rr (request/response), tcp_crr (connect+rr+close), udp_stream (paced, loss and jitter), udp_rr" },
 	{ .name = "server", .type = BENCH_OPT_STRING, .def = "", .flags = BENCH_OPT_PLACEMENT,
 	  .help = "HOST:PORT of a `benchcore serve` (port default 5301); empty: an in-process server on 127.0.0.1" },

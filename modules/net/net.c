@@ -20,37 +20,60 @@
 #include <sys/eventfd.h>
 #include "net_client.h"
 
-static const char *const net_tests[] = { "tcp_stream", "tcp_rr", "tcp_crr", "udp_stream", "udp_rr", NULL };
+/* The options as the host fills them for each case (ABI 1.3): test as its
+   index into net_test_names, which is its enum net_test. The strings are
+   the host's and live until after destroy (s->secret keeps one). */
+struct net_opts {
+	const char *server, *secret, *congestion;
+	int test;				/* enum net_test */
+	int reverse, bidir, nodelay, zerocopy;
+	int64_t flows, msg_size, window, pacing_rate;
+	double bitrate, timeout;		/* Mbit/s; seconds */
+};
 
 static const bench_option_v1 net_options[] = {
-	{ .name = "test", .type = BENCH_OPT_ENUM, .def = "tcp_stream", .choices = net_tests,
-	  .help = "tcp_stream (bulk), tcp_rr (request/response), tcp_crr (connect+rr+close), udp_stream (paced, loss and jitter), udp_rr" },
+	{ .name = "test", .type = BENCH_OPT_ENUM, .def = "tcp_stream", .choices = net_test_names,
+	  .help = "tcp_stream (bulk), tcp_rr (request/response), tcp_crr (connect+rr+close), udp_stream (paced, loss and jitter), udp_rr",
+	  BENCH_OPT_AT(struct net_opts, test) },
 	{ .name = "server", .type = BENCH_OPT_STRING, .def = "", .flags = BENCH_OPT_PLACEMENT,
-	  .help = "HOST:PORT of a `benchcore serve` (port default 5301); empty: an in-process server on 127.0.0.1" },
+	  .help = "HOST:PORT of a `benchcore serve` (port default 5301); empty: an in-process server on 127.0.0.1",
+	  BENCH_OPT_AT(struct net_opts, server) },
 	{ .name = "secret", .type = BENCH_OPT_STRING, .flags = BENCH_OPT_SECRET | BENCH_OPT_NOSWEEP | BENCH_OPT_PLACEMENT,
-	  .help = "the server's secret, proved by HMAC challenge-response (never sent); or secret_env / secret_file" },
+	  .help = "the server's secret, proved by HMAC challenge-response (never sent); or secret_env / secret_file",
+	  BENCH_OPT_AT(struct net_opts, secret) },
 	{ .name = "flows", .type = BENCH_OPT_INT, .def = "1", .min = 1, .max = 10000,
-	  .help = "connections (flows) per thread, all on one epoll loop" },
+	  .help = "connections (flows) per thread, all on one epoll loop",
+	  BENCH_OPT_AT(struct net_opts, flows) },
 	{ .name = "msg_size", .type = BENCH_OPT_SIZE, .def = "0", .min = 0, .max = 64 << 20,
-	  .help = "bytes per send / request / datagram; 0 = per test: 128K stream, 1 rr and crr, 1472 udp_stream, 32 udp_rr" },
+	  .help = "bytes per send / request / datagram; 0 = per test: 128K stream, 1 rr and crr, 1472 udp_stream, 32 udp_rr",
+	  BENCH_OPT_AT(struct net_opts, msg_size) },
 	{ .name = "reverse", .type = BENCH_OPT_BOOL, .def = "false",
-	  .help = "tcp_stream: the server sends, this side receives (iperf3 -R)" },
+	  .help = "tcp_stream: the server sends, this side receives (iperf3 -R)",
+	  BENCH_OPT_AT(struct net_opts, reverse) },
 	{ .name = "bidir", .type = BENCH_OPT_BOOL, .def = "false",
-	  .help = "tcp_stream: both directions at once on every flow (iperf3 --bidir)" },
+	  .help = "tcp_stream: both directions at once on every flow (iperf3 --bidir)",
+	  BENCH_OPT_AT(struct net_opts, bidir) },
 	{ .name = "window", .type = BENCH_OPT_SIZE, .def = "0", .min = 0, .max = 1 << 30,
-	  .help = "SO_SNDBUF and SO_RCVBUF on both ends; 0 = the kernel's autotuning" },
+	  .help = "SO_SNDBUF and SO_RCVBUF on both ends; 0 = the kernel's autotuning",
+	  BENCH_OPT_AT(struct net_opts, window) },
 	{ .name = "nodelay", .type = BENCH_OPT_BOOL, .def = "true",
-	  .help = "TCP_NODELAY on both ends (no Nagle delay on small messages)" },
+	  .help = "TCP_NODELAY on both ends (no Nagle delay on small messages)",
+	  BENCH_OPT_AT(struct net_opts, nodelay) },
 	{ .name = "congestion", .type = BENCH_OPT_STRING, .def = "",
-	  .help = "TCP_CONGESTION on both ends (cubic, bbr, reno); empty = the system default" },
+	  .help = "TCP_CONGESTION on both ends (cubic, bbr, reno); empty = the system default",
+	  BENCH_OPT_AT(struct net_opts, congestion) },
 	{ .name = "pacing_rate", .type = BENCH_OPT_SIZE, .def = "0", .min = 0, .max = 4294967295.0,
-	  .help = "SO_MAX_PACING_RATE per flow in bytes/s on both ends; 0 = none" },
+	  .help = "SO_MAX_PACING_RATE per flow in bytes/s on both ends; 0 = none",
+	  BENCH_OPT_AT(struct net_opts, pacing_rate) },
 	{ .name = "zerocopy", .type = BENCH_OPT_BOOL, .def = "false",
-	  .help = "tcp_stream: send with MSG_ZEROCOPY (this side; loopback falls back to copying)" },
+	  .help = "tcp_stream: send with MSG_ZEROCOPY (this side; loopback falls back to copying)",
+	  BENCH_OPT_AT(struct net_opts, zerocopy) },
 	{ .name = "bitrate", .type = BENCH_OPT_DOUBLE, .def = "100", .min = 0.001, .max = 1e6,
-	  .help = "udp_stream: target rate in Mbit/s, all flows together" },
+	  .help = "udp_stream: target rate in Mbit/s, all flows together",
+	  BENCH_OPT_AT(struct net_opts, bitrate) },
 	{ .name = "timeout", .type = BENCH_OPT_DOUBLE, .def = "5", .min = 0.1, .max = 600,
-	  .help = "seconds for a connect or a control message; udp_rr waits timeout/25 for an answer" },
+	  .help = "seconds for a connect or a control message; udp_rr waits timeout/25 for an answer",
+	  BENCH_OPT_AT(struct net_opts, timeout) },
 	{ 0 }
 };
 
@@ -129,28 +152,26 @@ static int net_inproc_start(net_state *s)
 	return BENCH_OK;
 }
 
-static int net_options_read(net_state *s)
+static int net_options_read(net_state *s, const struct net_opts *o)
 {
-	const bench_host_api_v1 *api = s->api;
-	bench_ctx *ctx = s->ctx;
 	net_params *p = &s->p;
 	static const uint64_t auto_size[NET_NTESTS] = { 128 << 10, 1, 1, 1472, NET_UDP_HDR };
-	p->test = api->opt_enum(ctx, "test");
-	p->msg_size = (uint64_t)api->opt_int(ctx, "msg_size");
+	p->test = o->test;
+	p->msg_size = (uint64_t)o->msg_size;
 	if (!p->msg_size)
 		p->msg_size = auto_size[p->test];
-	p->reverse = api->opt_bool(ctx, "reverse");
-	p->bidir = api->opt_bool(ctx, "bidir");
-	p->window = (uint64_t)api->opt_int(ctx, "window");
-	p->nodelay = api->opt_bool(ctx, "nodelay");
-	p->pacing_rate = (uint64_t)api->opt_int(ctx, "pacing_rate");
-	p->zerocopy = api->opt_bool(ctx, "zerocopy");
-	snprintf(p->congestion, sizeof(p->congestion), "%s", api->opt_string(ctx, "congestion"));
-	s->secret = api->opt_string(ctx, "secret");
-	s->bitrate_bps = api->opt_double(ctx, "bitrate") * 1e6;
-	s->timeout_ms = (int)(api->opt_double(ctx, "timeout") * 1000);
-	s->threads = api->threads(ctx);
-	s->flows = (unsigned)api->opt_int(ctx, "flows");
+	p->reverse = o->reverse;
+	p->bidir = o->bidir;
+	p->window = (uint64_t)o->window;
+	p->nodelay = o->nodelay;
+	p->pacing_rate = (uint64_t)o->pacing_rate;
+	p->zerocopy = o->zerocopy;
+	snprintf(p->congestion, sizeof(p->congestion), "%s", o->congestion);
+	s->secret = o->secret;
+	s->bitrate_bps = o->bitrate * 1e6;
+	s->timeout_ms = (int)(o->timeout * 1000);
+	s->threads = s->api->threads(s->ctx);
+	s->flows = (unsigned)o->flows;
 	p->threads = s->threads;
 	p->flows = s->threads * s->flows;
 	int udp = p->test == NET_UDP_STREAM || p->test == NET_UDP_RR;
@@ -336,8 +357,10 @@ static int net_setup(net_state *s);
    what it made (the loopback server thread included) itself. */
 static int net_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
 {
-	if (!BENCH_HOST_HAS(api, set_op_classes) || !BENCH_HOST_HAS(api, stop_fd)) {
-		api->set_error(ctx, "the net module needs a benchcore host with ABI 1.1 or later");
+	/* op classes and stop_fd since 1.1, the typed options since 1.3 */
+	if (!BENCH_HOST_HAS(api, set_op_classes) || !BENCH_HOST_HAS(api, stop_fd) ||
+	    !BENCH_HOST_HAS(api, options) || !api->options(ctx)) {
+		api->set_error(ctx, "the net module needs a benchcore host with ABI 1.3 or later (typed options)");
 		return BENCH_ERR;
 	}
 	net_state *s = calloc(1, sizeof(*s));
@@ -361,7 +384,8 @@ static int net_setup(net_state *s)
 {
 	const bench_host_api_v1 *api = s->api;
 	bench_ctx *ctx = s->ctx;
-	if (net_options_read(s) || net_classes(s))
+	const struct net_opts *o = api->options(ctx);
+	if (net_options_read(s, o) || net_classes(s))
 		return BENCH_ERR;
 	s->fs = calloc(s->p.flows, sizeof(*s->fs));
 	s->ts = aligned_alloc(64, sizeof(*s->ts) * s->threads);
@@ -370,7 +394,7 @@ static int net_setup(net_state *s)
 		return BENCH_ERR;
 	}
 	memset(s->ts, 0, sizeof(*s->ts) * s->threads);
-	const char *server = api->opt_string(ctx, "server");
+	const char *server = o->server;
 	char host[256];
 	int port = NET_DEFAULT_PORT;
 	if (!server[0]) {
@@ -561,6 +585,7 @@ static const bench_module_v1 net_module = {
 	.version	= "1.0",
 	.summary	= "network throughput and latency against `benchcore serve` (iperf3/netperf tests, many flows, percentiles)",
 	.options	= net_options,
+	.opts_size	= sizeof(struct net_opts),
 	.op_classes	= net_op_classes,
 	.metrics	= net_metrics,
 	.init		= net_init,

@@ -7,7 +7,12 @@
 #include <jansson.h>
 #include "net_proto.h"
 
-const char *const net_test_names[] = { "tcp_stream", "tcp_rr", "tcp_crr", "udp_stream", "udp_rr", NULL };
+/* Indexed by enum net_test: the names on the wire, and the test option's
+   choices, whose index the host hands the module (net.c). */
+const char *const net_test_names[NET_NTESTS + 1] = {
+	[NET_TCP_STREAM] = "tcp_stream", [NET_TCP_RR] = "tcp_rr", [NET_TCP_CRR] = "tcp_crr",
+	[NET_UDP_STREAM] = "udp_stream", [NET_UDP_RR] = "udp_rr", [NET_NTESTS] = NULL,
+};
 
 static const char *const net_mtype_names[NET_M_N] = {
 	[NET_M_NONE] = "none", [NET_M_HELLO] = "hello", [NET_M_BUSY] = "busy", [NET_M_TEST] = "test",

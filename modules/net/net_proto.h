@@ -38,7 +38,7 @@
 #define NET_MAX_THREADS		1024
 
 enum net_test { NET_TCP_STREAM, NET_TCP_RR, NET_TCP_CRR, NET_UDP_STREAM, NET_UDP_RR, NET_NTESTS };
-extern const char *const net_test_names[];	/* NULL-terminated, enum order */
+extern const char *const net_test_names[NET_NTESTS + 1];	/* by enum net_test, NULL-terminated */
 
 enum net_mtype { NET_M_NONE, NET_M_HELLO, NET_M_BUSY, NET_M_TEST, NET_M_READY, NET_M_STOP,
 		 NET_M_RESULTS, NET_M_ERROR, NET_M_MARK, NET_M_N };

@@ -26,6 +26,7 @@
 
 #include "redis.h"
 
+/* In the order of enum rd_key_pattern (redis.h): the host hands over the index. */
 static const char *const rd_patterns[] = { "uniform", "sequential", "zipf", "gaussian", NULL };
 
 static const bench_option_v1 rd_options[] = {
@@ -368,7 +369,7 @@ static int rd_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
 		if (s->pipeline > 1 && (s->first_byte[op] = api->dist(ctx, op, "first_byte")) < 0)
 			return BENCH_ERR;
 	}
-	if (s->keyspace && s->key_pattern == 2)
+	if (s->keyspace && s->key_pattern == RD_KP_ZIPF)
 		rd_zipf_init(s);
 	return BENCH_OK;
 }

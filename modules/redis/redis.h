@@ -47,6 +47,9 @@ typedef struct rd_tmpl {
 	int expect_hits;		/* a nil or empty reply is an error: the key was there */
 } rd_tmpl;
 
+/* key_pattern's choices, in the order of its table (rd_patterns in redis.c). */
+enum rd_key_pattern { RD_KP_UNIFORM, RD_KP_SEQUENTIAL, RD_KP_ZIPF, RD_KP_GAUSSIAN };
+
 typedef struct rd_server {
 	char host[256];
 	int port;			/* 0: unix socket at host */

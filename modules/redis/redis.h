@@ -47,6 +47,18 @@ typedef struct rd_tmpl {
 	int expect_hits;		/* a nil or empty reply is an error: the key was there */
 } rd_tmpl;
 
+/* The options as the host fills them for each case (ABI 1.3, the table in
+   redis.c): enums as their index into the choices, strings host-owned and
+   valid until destroy. password holds the secret itself, whether given as
+   password, password_env or password_file (the host resolves those). */
+struct redis_opts {
+	int tests, key_pattern;
+	int64_t clients, pipeline, data_size, keyspace, fill, db;
+	int data_random, tls, cluster, allow_foreign;
+	const char *ratio, *command, *server, *user, *password;
+	const char *tls_ca, *tls_cert, *tls_key;
+};
+
 /* key_pattern's choices, in the order of its table (rd_patterns in redis.c). */
 enum rd_key_pattern { RD_KP_UNIFORM, RD_KP_SEQUENTIAL, RD_KP_ZIPF, RD_KP_GAUSSIAN };
 
@@ -59,7 +71,9 @@ typedef struct rd_state {
 	const bench_host_api_v1 *api;
 	bench_ctx *ctx;
 
-	/* options */
+	/* options: the host's struct (valid until destroy), and the values in
+	   the types the code uses */
+	const struct redis_opts *opts;
 	const char *test;		/* the case's test, e.g. "SET" */
 	unsigned clients, pipeline, threads;
 	uint64_t data_size, keyspace, fill;

@@ -771,25 +771,6 @@ static void rd_destroy(void *state)
 	free(m);
 }
 
-/* A private redis-server (no server given) holds its keys in this
-   machine's memory: the keyspace of values, and the lists filled for
-   LPOP/RPOP/LRANGE, each with Redis's ~100 bytes a key beyond name and
-   value (the prefill check's figure, redis_guard.c). */
-static int rd_needs(const bench_host_api_v1 *api, bench_ctx *ctx, bench_needs_v1 *out)
-{
-	/* needs() is ABI 1.3 itself: a host that calls it has options() */
-	const struct redis_opts *o = api->options(ctx);
-	static char why[96];
-	if (*o->server)
-		return BENCH_OK;
-	uint64_t ks = (uint64_t)o->keyspace, ds = (uint64_t)o->data_size, fill = (uint64_t)o->fill;
-	out->memory_bytes = (ks ? ks : 1) * (ds + 100 + 40) + fill * (ds + 24) + (64ull << 20);
-	snprintf(why, sizeof(why), "a private redis-server: %llu keys of %llu bytes", (unsigned long long)ks,
-		 (unsigned long long)ds);
-	out->why = why;
-	return BENCH_OK;
-}
-
 static const bench_module_v1 rd_module = {
 	BENCH_MODULE_HEADER,
 	.name		= "redis",

@@ -6,7 +6,8 @@
  *   redis_cmd.c    the tests: request templates, keys, values
  *   redis_run.c    worker threads: one epoll loop per thread
  *   redis_cluster.c  cluster slot map (CLUSTER SLOTS), MOVED/ASK
- *   redis_guard.c  the run's key prefix, custom command checks, maxmemory
+ *   redis_guard.c  the run's key prefix, custom command checks, maxmemory,
+ *                  a private server's memory (needs)
  * Threads: rd_state is written by init/prepare on the main thread and only
  * read by the workers; each rd_thread belongs to one worker.
  */
@@ -178,6 +179,8 @@ int rd_custom_check(rd_state *s, const char *line);
 int rd_info_u64(rd_state *s, rd_sock *k, const char *section, const char *field, uint64_t *out);
 int rd_memory_check(rd_state *s, rd_sock *k, uint64_t need, const char *what);
 int rd_server_evicts(rd_state *s, rd_sock *k, char *why, size_t n);
+/* The module's needs(): a private server's memory on this machine. */
+int rd_needs(const bench_host_api_v1 *api, bench_ctx *ctx, bench_needs_v1 *out);
 
 /* ---- redis_run.c */
 int rd_thread_init(void *state, bench_thread *t, void **tstate);

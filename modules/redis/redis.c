@@ -26,45 +26,56 @@
 
 #include "redis.h"
 
+/* In the order of enum rd_key_pattern (redis.h): the host hands over the index. */
 static const char *const rd_patterns[] = { "uniform", "sequential", "zipf", "gaussian", NULL };
 
 static const bench_option_v1 rd_options[] = {
 	{ .name = "tests", .type = BENCH_OPT_ENUM, .def = rd_default_tests, .choices = rd_test_names,
-	  .flags = BENCH_OPT_SWEEP_DEFAULT,
+	  .flags = BENCH_OPT_SWEEP_DEFAULT, BENCH_OPT_AT(struct redis_opts, tests),
 	  .help = "tests to run, one case each (default: redis-benchmark 7.0's list, in its order)" },
 	{ .name = "clients", .type = BENCH_OPT_INT, .def = "50", .min = 1, .max = 100000,
-	  .help = "connections in total, split evenly across threads (redis-benchmark -c)" },
+	  .help = "connections in total, split evenly across threads (redis-benchmark -c)",
+	  BENCH_OPT_AT(struct redis_opts, clients) },
 	{ .name = "pipeline", .type = BENCH_OPT_INT, .def = "1", .min = 1, .max = 65536,
-	  .help = "requests per connection written together (redis-benchmark -P); rate mode: most in flight" },
+	  .help = "requests per connection written together (redis-benchmark -P); rate mode: most in flight",
+	  BENCH_OPT_AT(struct redis_opts, pipeline) },
 	{ .name = "data_size", .type = BENCH_OPT_SIZE, .def = "3", .min = 1, .max = 512.0 * 1024 * 1024,
-	  .help = "bytes of each value (redis-benchmark -d)" },
+	  .help = "bytes of each value (redis-benchmark -d)", BENCH_OPT_AT(struct redis_opts, data_size) },
 	{ .name = "keyspace", .type = BENCH_OPT_INT, .def = "0", .min = 0, .max = 1e12, .flags = BENCH_OPT_SCALES,
-	  .help = "distinct key numbers (redis-benchmark -r); 0 = the literal key, as without -r" },
+	  .help = "distinct key numbers (redis-benchmark -r); 0 = the literal key, as without -r",
+	  BENCH_OPT_AT(struct redis_opts, keyspace) },
 	{ .name = "key_pattern", .type = BENCH_OPT_ENUM, .def = "uniform", .choices = rd_patterns,
-	  .help = "how key numbers are drawn from keyspace: uniform, sequential, zipf (0.99), gaussian" },
-	{ .name = "data_random", .type = BENCH_OPT_BOOL, .def = "false",
+	  .help = "how key numbers are drawn from keyspace: uniform, sequential, zipf (0.99), gaussian",
+	  BENCH_OPT_AT(struct redis_opts, key_pattern) },
+	{ .name = "data_random", .type = BENCH_OPT_BOOL, .def = "false", BENCH_OPT_AT(struct redis_opts, data_random),
 	  .help = "a distinct value per request instead of one value reused for every key" },
 	{ .name = "ratio", .type = BENCH_OPT_STRING, .def = "1:10",
-	  .help = "SET:GET requests in tests=SET_GET (memtier's --ratio)" },
-	{ .name = "command", .type = BENCH_OPT_STRING,
+	  .help = "SET:GET requests in tests=SET_GET (memtier's --ratio)", BENCH_OPT_AT(struct redis_opts, ratio) },
+	{ .name = "command", .type = BENCH_OPT_STRING, BENCH_OPT_AT(struct redis_opts, command),
 	  .help = "tests=custom: a command line; __key__ and __data__ are replaced per request" },
 	{ .name = "fill", .type = BENCH_OPT_INT, .def = "100000", .min = 600, .max = 1e9, .flags = BENCH_OPT_SCALES,
-	  .help = "elements pushed (untimed) before LPOP/RPOP/LRANGE_* (redis-benchmark's LPUSH fill)" },
-	{ .name = "server", .type = BENCH_OPT_STRING, .flags = BENCH_OPT_PLACEMENT,
+	  .help = "elements pushed (untimed) before LPOP/RPOP/LRANGE_* (redis-benchmark's LPUSH fill)",
+	  BENCH_OPT_AT(struct redis_opts, fill) },
+	{ .name = "server", .type = BENCH_OPT_STRING, .flags = BENCH_OPT_PLACEMENT, BENCH_OPT_AT(struct redis_opts, server),
 	  .help = "host:port or a unix socket path; empty = a private redis-server" },
 	{ .name = "user", .type = BENCH_OPT_STRING, .flags = BENCH_OPT_PLACEMENT,
-	  .help = "ACL user for AUTH (with password)" },
+	  .help = "ACL user for AUTH (with password)", BENCH_OPT_AT(struct redis_opts, user) },
 	{ .name = "password", .type = BENCH_OPT_STRING,
 	  .flags = BENCH_OPT_SECRET | BENCH_OPT_NOSWEEP | BENCH_OPT_PLACEMENT,
-	  .help = "AUTH password (or password_env / password_file)" },
-	{ .name = "db", .type = BENCH_OPT_INT, .def = "0", .min = 0, .max = 100000, .help = "SELECT this database" },
-	{ .name = "tls", .type = BENCH_OPT_BOOL, .def = "false", .help = "TLS to the server (OpenSSL)" },
-	{ .name = "tls_ca", .type = BENCH_OPT_STRING, .flags = BENCH_OPT_PLACEMENT, .help = "CA file (PEM) that signed the server's certificate" },
-	{ .name = "tls_cert", .type = BENCH_OPT_STRING, .flags = BENCH_OPT_PLACEMENT, .help = "client certificate (PEM), with tls_key" },
-	{ .name = "tls_key", .type = BENCH_OPT_STRING, .flags = BENCH_OPT_PLACEMENT, .help = "client key (PEM)" },
-	{ .name = "cluster", .type = BENCH_OPT_BOOL, .def = "false",
+	  .help = "AUTH password (or password_env / password_file)", BENCH_OPT_AT(struct redis_opts, password) },
+	{ .name = "db", .type = BENCH_OPT_INT, .def = "0", .min = 0, .max = 100000, .help = "SELECT this database",
+	  BENCH_OPT_AT(struct redis_opts, db) },
+	{ .name = "tls", .type = BENCH_OPT_BOOL, .def = "false", .help = "TLS to the server (OpenSSL)",
+	  BENCH_OPT_AT(struct redis_opts, tls) },
+	{ .name = "tls_ca", .type = BENCH_OPT_STRING, .flags = BENCH_OPT_PLACEMENT, BENCH_OPT_AT(struct redis_opts, tls_ca),
+	  .help = "CA file (PEM) that signed the server's certificate" },
+	{ .name = "tls_cert", .type = BENCH_OPT_STRING, .flags = BENCH_OPT_PLACEMENT, BENCH_OPT_AT(struct redis_opts, tls_cert),
+	  .help = "client certificate (PEM), with tls_key" },
+	{ .name = "tls_key", .type = BENCH_OPT_STRING, .flags = BENCH_OPT_PLACEMENT, BENCH_OPT_AT(struct redis_opts, tls_key),
+	  .help = "client key (PEM)" },
+	{ .name = "cluster", .type = BENCH_OPT_BOOL, .def = "false", BENCH_OPT_AT(struct redis_opts, cluster),
 	  .help = "Redis Cluster: route by CLUSTER SLOTS, follow MOVED/ASK" },
-	{ .name = "allow_foreign", .type = BENCH_OPT_BOOL, .def = "false",
+	{ .name = "allow_foreign", .type = BENCH_OPT_BOOL, .def = "false", BENCH_OPT_AT(struct redis_opts, allow_foreign),
 	  .help = "let the run touch data it did not create: custom commands unchecked, "
 		  "unbounded writes on a server that evicts (recorded in the case's info)" },
 	{ 0 }
@@ -218,21 +229,22 @@ static int rd_read_options(rd_state *s)
 {
 	const bench_host_api_v1 *api = s->api;
 	bench_ctx *ctx = s->ctx;
-	s->test = api->opt_string(ctx, "tests");
-	s->clients = (unsigned)api->opt_int(ctx, "clients");
-	s->pipeline = (unsigned)api->opt_int(ctx, "pipeline");
+	const struct redis_opts *o = s->opts;
+	s->test = rd_test_names[o->tests];	/* the choice's own spelling, as the table has it */
+	s->clients = (unsigned)o->clients;
+	s->pipeline = (unsigned)o->pipeline;
 	s->threads = api->threads(ctx);
-	s->data_size = (uint64_t)api->opt_int(ctx, "data_size");
-	s->keyspace = (uint64_t)api->opt_int(ctx, "keyspace");
-	s->fill = (uint64_t)api->opt_int(ctx, "fill");
-	s->key_pattern = api->opt_enum(ctx, "key_pattern");
-	s->data_random = api->opt_bool(ctx, "data_random");
-	s->db = (int)api->opt_int(ctx, "db");
-	s->tls = api->opt_bool(ctx, "tls");
-	s->cluster = api->opt_bool(ctx, "cluster");
-	s->user = api->opt_string(ctx, "user");
-	s->password = api->opt_string(ctx, "password");
-	s->allow_foreign = api->opt_bool(ctx, "allow_foreign");
+	s->data_size = (uint64_t)o->data_size;
+	s->keyspace = (uint64_t)o->keyspace;
+	s->fill = (uint64_t)o->fill;
+	s->key_pattern = o->key_pattern;
+	s->data_random = o->data_random;
+	s->db = (int)o->db;
+	s->tls = o->tls;
+	s->cluster = o->cluster;
+	s->user = o->user;
+	s->password = o->password;
+	s->allow_foreign = o->allow_foreign;
 	if (s->clients < s->threads) {
 		char d[160];
 		snprintf(d, sizeof(d), "clients = %u connections in total cannot be split across %u threads",
@@ -241,7 +253,7 @@ static int rd_read_options(rd_state *s)
 			   "clients counts connections in total (redis-benchmark -c): give at least one per thread");
 		return -1;
 	}
-	const char *ratio = api->opt_string(ctx, "ratio");
+	const char *ratio = o->ratio;
 	if (sscanf(ratio, "%u:%u", &s->ratio_set, &s->ratio_get) != 2 || s->ratio_set + s->ratio_get == 0 ||
 	    s->ratio_set > 1000000 || s->ratio_get > 1000000) {
 		api->error(ctx, NULL, "redis: bad ratio", ratio, "write SET:GET, e.g. ratio = \"1:10\"");
@@ -252,7 +264,7 @@ static int rd_read_options(rd_state *s)
 			   "set password (or password_env / password_file)");
 		return -1;
 	}
-	const char *server = api->opt_string(ctx, "server");
+	const char *server = o->server;
 	if (*server && rd_parse_server(server, &s->srv) != 0) {
 		api->error(ctx, NULL, "redis: bad server", server,
 			   "write host:port, [ipv6]:port, or the path of a unix socket (starting with / or .)");
@@ -321,8 +333,11 @@ static int rd_guard_server(rd_main *m)
 
 static int rd_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
 {
-	if (!BENCH_HOST_HAS(api, dist_percentile) || !BENCH_HOST_HAS(api, server_start)) {
-		api->set_error(ctx, "redis: this module needs a host with ABI 1.1 (benchcore 0.1 or later)");
+	/* options() is ABI 1.3: a host that has it has the 1.1 calls used here
+	   too (dist_percentile, server_start), as the table only grows */
+	const struct redis_opts *o = BENCH_HOST_HAS(api, options) ? api->options(ctx) : NULL;
+	if (!o) {
+		api->set_error(ctx, "redis: this module needs a host with ABI 1.3 (typed options)");
 		return BENCH_ERR;
 	}
 	rd_main *m = calloc(1, sizeof(*m));
@@ -336,13 +351,14 @@ static int rd_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
 		m->nctl[i].fd = -1;
 	s->api = api;
 	s->ctx = ctx;
+	s->opts = o;
 	s->uncorrected[0] = s->uncorrected[1] = s->first_byte[0] = s->first_byte[1] = -1;
 	*state = m;
 	/* the command's checks come first: a refused command needs no server */
 	if (rd_read_options(s) != 0 || rd_run_prefix(s) != 0 ||
-	    rd_test_setup(s, api->opt_string(ctx, "command")) != 0)
+	    rd_test_setup(s, o->command) != 0)
 		return BENCH_ERR;
-	if (!*api->opt_string(ctx, "server")) {
+	if (!*o->server) {
 		int rc = rd_start_private(s);
 		if (rc != BENCH_OK)
 			return rc;
@@ -368,7 +384,7 @@ static int rd_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
 		if (s->pipeline > 1 && (s->first_byte[op] = api->dist(ctx, op, "first_byte")) < 0)
 			return BENCH_ERR;
 	}
-	if (s->keyspace && s->key_pattern == 2)
+	if (s->keyspace && s->key_pattern == RD_KP_ZIPF)
 		rd_zipf_init(s);
 	return BENCH_OK;
 }
@@ -755,30 +771,13 @@ static void rd_destroy(void *state)
 	free(m);
 }
 
-/* A private redis-server (no server given) holds its keys in this
-   machine's memory: the keyspace of values, and the lists filled for
-   LPOP/RPOP/LRANGE, each with Redis's ~100 bytes a key beyond name and
-   value (the prefill check's figure, redis_guard.c). */
-static int rd_needs(const bench_host_api_v1 *api, bench_ctx *ctx, bench_needs_v1 *out)
-{
-	static char why[96];
-	if (*api->opt_string(ctx, "server"))
-		return BENCH_OK;
-	uint64_t ks = (uint64_t)api->opt_int(ctx, "keyspace"), ds = (uint64_t)api->opt_int(ctx, "data_size");
-	uint64_t fill = (uint64_t)api->opt_int(ctx, "fill");
-	out->memory_bytes = (ks ? ks : 1) * (ds + 100 + 40) + fill * (ds + 24) + (64ull << 20);
-	snprintf(why, sizeof(why), "a private redis-server: %llu keys of %llu bytes", (unsigned long long)ks,
-		 (unsigned long long)ds);
-	out->why = why;
-	return BENCH_OK;
-}
-
 static const bench_module_v1 rd_module = {
 	BENCH_MODULE_HEADER,
 	.name		= "redis",
 	.version	= "1.0",
 	.summary	= "redis-benchmark's tests against a real Redis, per-request latency",
 	.options	= rd_options,
+	.opts_size	= sizeof(struct redis_opts),
 	.metrics	= rd_metrics,
 	.requires	= { .service = "redis" },
 	.init		= rd_init,

@@ -6,7 +6,8 @@
  *   redis_cmd.c    the tests: request templates, keys, values
  *   redis_run.c    worker threads: one epoll loop per thread
  *   redis_cluster.c  cluster slot map (CLUSTER SLOTS), MOVED/ASK
- *   redis_guard.c  the run's key prefix, custom command checks, maxmemory
+ *   redis_guard.c  the run's key prefix, custom command checks, maxmemory,
+ *                  a private server's memory (needs)
  * Threads: rd_state is written by init/prepare on the main thread and only
  * read by the workers; each rd_thread belongs to one worker.
  */
@@ -47,6 +48,21 @@ typedef struct rd_tmpl {
 	int expect_hits;		/* a nil or empty reply is an error: the key was there */
 } rd_tmpl;
 
+/* The options as the host fills them for each case (ABI 1.3, the table in
+   redis.c): enums as their index into the choices, strings host-owned and
+   valid until destroy. password holds the secret itself, whether given as
+   password, password_env or password_file (the host resolves those). */
+struct redis_opts {
+	int tests, key_pattern;
+	int64_t clients, pipeline, data_size, keyspace, fill, db;
+	int data_random, tls, cluster, allow_foreign;
+	const char *ratio, *command, *server, *user, *password;
+	const char *tls_ca, *tls_cert, *tls_key;
+};
+
+/* key_pattern's choices, in the order of its table (rd_patterns in redis.c). */
+enum rd_key_pattern { RD_KP_UNIFORM, RD_KP_SEQUENTIAL, RD_KP_ZIPF, RD_KP_GAUSSIAN };
+
 typedef struct rd_server {
 	char host[256];
 	int port;			/* 0: unix socket at host */
@@ -56,7 +72,9 @@ typedef struct rd_state {
 	const bench_host_api_v1 *api;
 	bench_ctx *ctx;
 
-	/* options */
+	/* options: the host's struct (valid until destroy), and the values in
+	   the types the code uses */
+	const struct redis_opts *opts;
 	const char *test;		/* the case's test, e.g. "SET" */
 	unsigned clients, pipeline, threads;
 	uint64_t data_size, keyspace, fill;
@@ -161,6 +179,8 @@ int rd_custom_check(rd_state *s, const char *line);
 int rd_info_u64(rd_state *s, rd_sock *k, const char *section, const char *field, uint64_t *out);
 int rd_memory_check(rd_state *s, rd_sock *k, uint64_t need, const char *what);
 int rd_server_evicts(rd_state *s, rd_sock *k, char *why, size_t n);
+/* The module's needs(): a private server's memory on this machine. */
+int rd_needs(const bench_host_api_v1 *api, bench_ctx *ctx, bench_needs_v1 *out);
 
 /* ---- redis_run.c */
 int rd_thread_init(void *state, bench_thread *t, void **tstate);

@@ -352,8 +352,6 @@ void rd_zipf_init(rd_state *s)
 	s->zipf_eta = (1 - pow(2 / n, 1 - th)) / (1 - zeta2 / z);
 }
 
-enum { RD_KP_UNIFORM, RD_KP_SEQUENTIAL, RD_KP_ZIPF, RD_KP_GAUSSIAN };
-
 uint64_t rd_next_key(const rd_state *s, uint64_t *rng, uint64_t *seq)
 {
 	uint64_t n = s->keyspace, k;

@@ -77,9 +77,7 @@ static void rd_ssl_reason(char *buf, size_t n)
 int rd_tls_init(rd_state *s)
 {
 	const bench_host_api_v1 *api = s->api;
-	const char *ca = api->opt_string(s->ctx, "tls_ca");
-	const char *cert = api->opt_string(s->ctx, "tls_cert");
-	const char *key = api->opt_string(s->ctx, "tls_key");
+	const char *ca = s->opts->tls_ca, *cert = s->opts->tls_cert, *key = s->opts->tls_key;
 	char why[256];
 	s->ssl_ctx = SSL_CTX_new(TLS_client_method());
 	if (!s->ssl_ctx)

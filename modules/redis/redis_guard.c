@@ -1,7 +1,8 @@
 /*
  * What keeps a run to its own data (issue 24): the per-run key prefix, the
  * check of a custom command's keys, and the server's memory read before a
- * fill or a write that could make it evict someone else's keys.
+ * fill or a write that could make it evict someone else's keys; and what a
+ * private server takes of this machine's memory (needs).
  *
  * The run id: 16 hex digits from getrandom(), written once per run to
  * "redis-run-id" in the module directory (which lives for all of the
@@ -242,6 +243,25 @@ int rd_memory_check(rd_state *s, rd_sock *k, uint64_t need, const char *what)
 		      "redis: the test's data does not fit in the server's maxmemory", detail,
 		      "use a smaller keyspace, fill or data_size, or a server with more maxmemory");
 	return -1;
+}
+
+/* A private redis-server (no server given) holds its keys in this
+   machine's memory: the keyspace of values, and the lists filled for
+   LPOP/RPOP/LRANGE, each with Redis's ~100 bytes a key beyond name and
+   value (the figure rd_memory_check is given, redis_cmd.c). */
+int rd_needs(const bench_host_api_v1 *api, bench_ctx *ctx, bench_needs_v1 *out)
+{
+	/* needs() is ABI 1.3 itself: a host that calls it has options() */
+	const struct redis_opts *o = api->options(ctx);
+	static char why[96];
+	if (*o->server)
+		return BENCH_OK;
+	uint64_t ks = (uint64_t)o->keyspace, ds = (uint64_t)o->data_size, fill = (uint64_t)o->fill;
+	out->memory_bytes = (ks ? ks : 1) * (ds + 100 + 40) + fill * (ds + 24) + (64ull << 20);
+	snprintf(why, sizeof(why), "a private redis-server: %llu keys of %llu bytes", (unsigned long long)ks,
+		 (unsigned long long)ds);
+	out->why = why;
+	return BENCH_OK;
 }
 
 /* Whether the server evicts keys when full (maxmemory set, a policy other

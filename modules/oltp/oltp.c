@@ -21,41 +21,56 @@ static const char *const oltp_isolation_sql[] = {
 	"REPEATABLE READ", "READ COMMITTED", "SERIALIZABLE", "READ UNCOMMITTED" };
 static const char *const oltp_mode_choices[] = { "unpaced", "spec", NULL };
 static const char *const oltp_check_choices[] = { "auto", "true", "false", NULL };
+/* check's choices, in the order of oltp_check_choices[] */
+enum oltp_check { CHECK_AUTO, CHECK_ON, CHECK_OFF };
+
+/* The options as the host fills them for each case (ABI 1.3): enums as
+   their index into the choices above (mode as enum oltp_mode, check as enum
+   oltp_check). The strings are the host's; init copies the password and
+   destroy wipes that copy. */
+struct oltp_opts {
+	const char *server, *socket, *user, *password, *database, *engine;
+	int64_t warehouses, load_threads, buffer_pool, retries;
+	int isolation, foreign_keys, mode, check;
+};
 
 static const bench_option_v1 oltp_options[] = {
 	{ "server", BENCH_OPT_STRING, NULL,
 	  "host or host:port of the server; with socket also empty, a private MariaDB is started",
-	  NULL, 0, 0, BENCH_OPT_NOSWEEP | BENCH_OPT_PLACEMENT },
+	  NULL, 0, 0, BENCH_OPT_NOSWEEP | BENCH_OPT_PLACEMENT, BENCH_OPT_AT(struct oltp_opts, server) },
 	{ "socket", BENCH_OPT_STRING, NULL, "unix socket of the server (instead of server)",
-	  NULL, 0, 0, BENCH_OPT_NOSWEEP | BENCH_OPT_PLACEMENT },
-	{ "user", BENCH_OPT_STRING, "root", "user name", NULL, 0, 0, BENCH_OPT_NOSWEEP | BENCH_OPT_PLACEMENT },
+	  NULL, 0, 0, BENCH_OPT_NOSWEEP | BENCH_OPT_PLACEMENT, BENCH_OPT_AT(struct oltp_opts, socket) },
+	{ "user", BENCH_OPT_STRING, "root", "user name", NULL, 0, 0, BENCH_OPT_NOSWEEP | BENCH_OPT_PLACEMENT,
+	  BENCH_OPT_AT(struct oltp_opts, user) },
 	{ "password", BENCH_OPT_STRING, NULL, "password (never printed or recorded)", NULL, 0, 0,
-	  BENCH_OPT_SECRET | BENCH_OPT_NOSWEEP | BENCH_OPT_PLACEMENT },
+	  BENCH_OPT_SECRET | BENCH_OPT_NOSWEEP | BENCH_OPT_PLACEMENT,
+	  BENCH_OPT_AT(struct oltp_opts, password) },
 	{ "database", BENCH_OPT_STRING, "benchcore_tpcc",
 	  "database to load and use; only one whose benchcore marker verifies, holding only the tables "
 	  "benchcore created, is ever dropped",
-	  NULL, 0, 0, 0 },
+	  NULL, 0, 0, 0, BENCH_OPT_AT(struct oltp_opts, database) },
 	{ "warehouses", BENCH_OPT_INT, "1", "TPC-C scale: warehouses (about 100 MiB each)", NULL, 1, 100000,
-	  BENCH_OPT_SCALES },
+	  BENCH_OPT_SCALES, BENCH_OPT_AT(struct oltp_opts, warehouses) },
 	{ "load_threads", BENCH_OPT_INT, "0", "connections loading in parallel (0 = online CPUs, at least 2)",
-	  NULL, 0, 1024, 0 },
+	  NULL, 0, 1024, 0, BENCH_OPT_AT(struct oltp_opts, load_threads) },
 	{ "isolation", BENCH_OPT_ENUM, "repeatable-read", "transaction isolation level",
-	  oltp_isolation_choices, 0, 0, 0 },
+	  oltp_isolation_choices, 0, 0, 0, BENCH_OPT_AT(struct oltp_opts, isolation) },
 	{ "foreign_keys", BENCH_OPT_BOOL, "false", "add the schema's foreign keys after the load",
-	  NULL, 0, 0, 0 },
-	{ "engine", BENCH_OPT_STRING, "InnoDB", "storage engine of the tables", NULL, 0, 0, 0 },
+	  NULL, 0, 0, 0, BENCH_OPT_AT(struct oltp_opts, foreign_keys) },
+	{ "engine", BENCH_OPT_STRING, "InnoDB", "storage engine of the tables", NULL, 0, 0, 0,
+	  BENCH_OPT_AT(struct oltp_opts, engine) },
 	{ "mode", BENCH_OPT_ENUM, "unpaced",
 	  "unpaced: no keying or think time, any terminal any warehouse (like tpcc-mysql); spec: "
 	  "terminals bound to a home warehouse and district, keying and think times, <= 10 per warehouse",
-	  oltp_mode_choices, 0, 0, 0 },
+	  oltp_mode_choices, 0, 0, 0, BENCH_OPT_AT(struct oltp_opts, mode) },
 	{ "check", BENCH_OPT_ENUM, "auto",
 	  "check consistency conditions 1-4 after the load and after the run (auto: up to 10 warehouses)",
-	  oltp_check_choices, 0, 0, 0 },
+	  oltp_check_choices, 0, 0, 0, BENCH_OPT_AT(struct oltp_opts, check) },
 	{ "buffer_pool", BENCH_OPT_SIZE, "0",
 	  "private server's innodb_buffer_pool_size (0 = 128 MiB + 128 MiB per warehouse)", NULL, 0, 0,
-	  BENCH_OPT_NOSWEEP },
+	  BENCH_OPT_NOSWEEP, BENCH_OPT_AT(struct oltp_opts, buffer_pool) },
 	{ "retries", BENCH_OPT_INT, "10", "runs of a transaction after a deadlock or lock wait timeout",
-	  NULL, 0, 1000, 0 },
+	  NULL, 0, 1000, 0, BENCH_OPT_AT(struct oltp_opts, retries) },
 	{ NULL }
 };
 
@@ -436,6 +451,7 @@ static const bench_module_v1 oltp_module = {
 	.version	= "1.0",
 	.summary	= "TPC-C on MariaDB/MySQL: tpmC and NOPM (tpcc-mysql, HammerDB)",
 	.options	= oltp_options,
+	.opts_size	= sizeof(struct oltp_opts),
 	.op_classes	= oltp_op_classes,
 	.metrics	= oltp_metrics,
 	.requires	= { .heavy = 1, .service = "MariaDB or MySQL (private mariadbd when none is set)" },

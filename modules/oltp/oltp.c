@@ -122,36 +122,38 @@ static int oltp_ident_ok(const char *s, size_t max)
 	return 1;
 }
 
+/* oltp is built on host API 1.1 (the functions the message names) and on
+   1.3 for its typed options: options() is NULL only on a host that did not
+   fill them. */
 static int oltp_host_ok(const bench_host_api_v1 *api, bench_ctx *ctx)
 {
 	if (BENCH_HOST_HAS(api, error) && BENCH_HOST_HAS(api, progress) && BENCH_HOST_HAS(api, percentile) &&
 	    BENCH_HOST_HAS(api, server_start) && BENCH_HOST_HAS(api, module_dir) &&
-	    BENCH_HOST_HAS(api, stopping))
+	    BENCH_HOST_HAS(api, stopping) && BENCH_HOST_HAS(api, options) && api->options(ctx))
 		return 1;
-	api->set_error(ctx, "oltp needs benchcore's host API 1.1 (error, progress, percentile, "
-		       "server_start, module_dir, stopping); this benchcore speaks %u.%u: update it",
+	api->set_error(ctx, "oltp needs benchcore's host API 1.3 (error, progress, percentile, "
+		       "server_start, module_dir, stopping, options); this benchcore speaks %u.%u: update it",
 		       (unsigned)api->abi_major, (unsigned)api->abi_minor);
 	return 0;
 }
 
-static int oltp_read_options(oltp_state *s)
+static int oltp_read_options(oltp_state *s, const struct oltp_opts *o)
 {
 	const bench_host_api_v1 *api = s->api;
 	bench_ctx *ctx = s->ctx;
-	const char *server = api->opt_string(ctx, "server");
-	snprintf(s->sock, sizeof(s->sock), "%s", api->opt_string(ctx, "socket"));
-	snprintf(s->user, sizeof(s->user), "%s", api->opt_string(ctx, "user"));
-	snprintf(s->db, sizeof(s->db), "%s", api->opt_string(ctx, "database"));
-	snprintf(s->engine, sizeof(s->engine), "%s", api->opt_string(ctx, "engine"));
-	s->password = strdup(api->opt_string(ctx, "password"));
-	s->warehouses = (unsigned)api->opt_int(ctx, "warehouses");
-	s->load_threads = (unsigned)api->opt_int(ctx, "load_threads");
-	s->isolation = oltp_isolation_sql[api->opt_enum(ctx, "isolation")];
-	s->foreign_keys = api->opt_bool(ctx, "foreign_keys");
-	s->mode = api->opt_enum(ctx, "mode");
-	int check = api->opt_enum(ctx, "check");
-	s->check = check == 0 ? s->warehouses <= OLTP_SMALL_SCALE : check == 1;
-	s->retries_max = (int)api->opt_int(ctx, "retries");
+	const char *server = o->server;
+	snprintf(s->sock, sizeof(s->sock), "%s", o->socket);
+	snprintf(s->user, sizeof(s->user), "%s", o->user);
+	snprintf(s->db, sizeof(s->db), "%s", o->database);
+	snprintf(s->engine, sizeof(s->engine), "%s", o->engine);
+	s->password = strdup(o->password);
+	s->warehouses = (unsigned)o->warehouses;
+	s->load_threads = (unsigned)o->load_threads;
+	s->isolation = oltp_isolation_sql[o->isolation];
+	s->foreign_keys = o->foreign_keys;
+	s->mode = o->mode;
+	s->check = o->check == CHECK_AUTO ? s->warehouses <= OLTP_SMALL_SCALE : o->check == CHECK_ON;
+	s->retries_max = (int)o->retries;
 	s->threads = api->threads(ctx);
 	if (!s->load_threads) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -196,10 +198,11 @@ static int oltp_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
 		api->set_error(ctx, "cannot initialise the MariaDB client library");
 		return BENCH_ERR;
 	}
-	if (oltp_read_options(s))
+	const struct oltp_opts *o = api->options(ctx);
+	if (oltp_read_options(s, o))
 		return BENCH_ERR;
 	if (!s->host[0] && !s->sock[0]) {
-		int rc = oltp_start_private(s, (uint64_t)api->opt_int(ctx, "buffer_pool"));
+		int rc = oltp_start_private(s, (uint64_t)o->buffer_pool);
 		if (rc != BENCH_OK)
 			return rc;
 	}
@@ -434,9 +437,10 @@ static int oltp_needs(const bench_host_api_v1 *api, bench_ctx *ctx, bench_needs_
 {
 	static char why[96];
 	const char *tmp = getenv("TMPDIR");
-	if (*api->opt_string(ctx, "server") || *api->opt_string(ctx, "socket"))
+	const struct oltp_opts *o = api->options(ctx);
+	if (*o->server || *o->socket)
 		return BENCH_OK;
-	uint64_t wh = (uint64_t)api->opt_int(ctx, "warehouses"), pool = (uint64_t)api->opt_int(ctx, "buffer_pool");
+	uint64_t wh = (uint64_t)o->warehouses, pool = (uint64_t)o->buffer_pool;
 	out->disk_bytes = wh * (100ull << 20);
 	out->disk_path = tmp && *tmp ? tmp : "/tmp";
 	out->memory_bytes = pool ? pool : (128ull << 20) * (1 + wh);

@@ -146,7 +146,11 @@ static int oltp_read_options(oltp_state *s, const struct oltp_opts *o)
 	snprintf(s->user, sizeof(s->user), "%s", o->user);
 	snprintf(s->db, sizeof(s->db), "%s", o->database);
 	snprintf(s->engine, sizeof(s->engine), "%s", o->engine);
-	s->password = strdup(o->password);
+	/* a copy of its own, so destroy can wipe it */
+	if (!(s->password = strdup(o->password))) {
+		api->set_error(ctx, "out of memory");
+		return BENCH_ERR;
+	}
 	s->warehouses = (unsigned)o->warehouses;
 	s->load_threads = (unsigned)o->load_threads;
 	s->isolation = oltp_isolation_sql[o->isolation];

@@ -21,41 +21,56 @@ static const char *const oltp_isolation_sql[] = {
 	"REPEATABLE READ", "READ COMMITTED", "SERIALIZABLE", "READ UNCOMMITTED" };
 static const char *const oltp_mode_choices[] = { "unpaced", "spec", NULL };
 static const char *const oltp_check_choices[] = { "auto", "true", "false", NULL };
+/* check's choices, in the order of oltp_check_choices[] */
+enum oltp_check { CHECK_AUTO, CHECK_ON, CHECK_OFF };
+
+/* The options as the host fills them for each case (ABI 1.3): enums as
+   their index into the choices above (mode as enum oltp_mode, check as enum
+   oltp_check). The strings are the host's; init copies the password and
+   destroy wipes that copy. */
+struct oltp_opts {
+	const char *server, *socket, *user, *password, *database, *engine;
+	int64_t warehouses, load_threads, buffer_pool, retries;
+	int isolation, foreign_keys, mode, check;
+};
 
 static const bench_option_v1 oltp_options[] = {
 	{ "server", BENCH_OPT_STRING, NULL,
 	  "host or host:port of the server; with socket also empty, a private MariaDB is started",
-	  NULL, 0, 0, BENCH_OPT_NOSWEEP | BENCH_OPT_PLACEMENT },
+	  NULL, 0, 0, BENCH_OPT_NOSWEEP | BENCH_OPT_PLACEMENT, BENCH_OPT_AT(struct oltp_opts, server) },
 	{ "socket", BENCH_OPT_STRING, NULL, "unix socket of the server (instead of server)",
-	  NULL, 0, 0, BENCH_OPT_NOSWEEP | BENCH_OPT_PLACEMENT },
-	{ "user", BENCH_OPT_STRING, "root", "user name", NULL, 0, 0, BENCH_OPT_NOSWEEP | BENCH_OPT_PLACEMENT },
+	  NULL, 0, 0, BENCH_OPT_NOSWEEP | BENCH_OPT_PLACEMENT, BENCH_OPT_AT(struct oltp_opts, socket) },
+	{ "user", BENCH_OPT_STRING, "root", "user name", NULL, 0, 0, BENCH_OPT_NOSWEEP | BENCH_OPT_PLACEMENT,
+	  BENCH_OPT_AT(struct oltp_opts, user) },
 	{ "password", BENCH_OPT_STRING, NULL, "password (never printed or recorded)", NULL, 0, 0,
-	  BENCH_OPT_SECRET | BENCH_OPT_NOSWEEP | BENCH_OPT_PLACEMENT },
+	  BENCH_OPT_SECRET | BENCH_OPT_NOSWEEP | BENCH_OPT_PLACEMENT,
+	  BENCH_OPT_AT(struct oltp_opts, password) },
 	{ "database", BENCH_OPT_STRING, "benchcore_tpcc",
 	  "database to load and use; only one whose benchcore marker verifies, holding only the tables "
 	  "benchcore created, is ever dropped",
-	  NULL, 0, 0, 0 },
+	  NULL, 0, 0, 0, BENCH_OPT_AT(struct oltp_opts, database) },
 	{ "warehouses", BENCH_OPT_INT, "1", "TPC-C scale: warehouses (about 100 MiB each)", NULL, 1, 100000,
-	  BENCH_OPT_SCALES },
+	  BENCH_OPT_SCALES, BENCH_OPT_AT(struct oltp_opts, warehouses) },
 	{ "load_threads", BENCH_OPT_INT, "0", "connections loading in parallel (0 = online CPUs, at least 2)",
-	  NULL, 0, 1024, 0 },
+	  NULL, 0, 1024, 0, BENCH_OPT_AT(struct oltp_opts, load_threads) },
 	{ "isolation", BENCH_OPT_ENUM, "repeatable-read", "transaction isolation level",
-	  oltp_isolation_choices, 0, 0, 0 },
+	  oltp_isolation_choices, 0, 0, 0, BENCH_OPT_AT(struct oltp_opts, isolation) },
 	{ "foreign_keys", BENCH_OPT_BOOL, "false", "add the schema's foreign keys after the load",
-	  NULL, 0, 0, 0 },
-	{ "engine", BENCH_OPT_STRING, "InnoDB", "storage engine of the tables", NULL, 0, 0, 0 },
+	  NULL, 0, 0, 0, BENCH_OPT_AT(struct oltp_opts, foreign_keys) },
+	{ "engine", BENCH_OPT_STRING, "InnoDB", "storage engine of the tables", NULL, 0, 0, 0,
+	  BENCH_OPT_AT(struct oltp_opts, engine) },
 	{ "mode", BENCH_OPT_ENUM, "unpaced",
 	  "unpaced: no keying or think time, any terminal any warehouse (like tpcc-mysql); spec: "
 	  "terminals bound to a home warehouse and district, keying and think times, <= 10 per warehouse",
-	  oltp_mode_choices, 0, 0, 0 },
+	  oltp_mode_choices, 0, 0, 0, BENCH_OPT_AT(struct oltp_opts, mode) },
 	{ "check", BENCH_OPT_ENUM, "auto",
 	  "check consistency conditions 1-4 after the load and after the run (auto: up to 10 warehouses)",
-	  oltp_check_choices, 0, 0, 0 },
+	  oltp_check_choices, 0, 0, 0, BENCH_OPT_AT(struct oltp_opts, check) },
 	{ "buffer_pool", BENCH_OPT_SIZE, "0",
 	  "private server's innodb_buffer_pool_size (0 = 128 MiB + 128 MiB per warehouse)", NULL, 0, 0,
-	  BENCH_OPT_NOSWEEP },
+	  BENCH_OPT_NOSWEEP, BENCH_OPT_AT(struct oltp_opts, buffer_pool) },
 	{ "retries", BENCH_OPT_INT, "10", "runs of a transaction after a deadlock or lock wait timeout",
-	  NULL, 0, 1000, 0 },
+	  NULL, 0, 1000, 0, BENCH_OPT_AT(struct oltp_opts, retries) },
 	{ NULL }
 };
 
@@ -107,36 +122,42 @@ static int oltp_ident_ok(const char *s, size_t max)
 	return 1;
 }
 
+/* oltp is built on host API 1.1 (the functions the message names) and on
+   1.3 for its typed options: options() is NULL only on a host that did not
+   fill them. */
 static int oltp_host_ok(const bench_host_api_v1 *api, bench_ctx *ctx)
 {
 	if (BENCH_HOST_HAS(api, error) && BENCH_HOST_HAS(api, progress) && BENCH_HOST_HAS(api, percentile) &&
 	    BENCH_HOST_HAS(api, server_start) && BENCH_HOST_HAS(api, module_dir) &&
-	    BENCH_HOST_HAS(api, stopping))
+	    BENCH_HOST_HAS(api, stopping) && BENCH_HOST_HAS(api, options) && api->options(ctx))
 		return 1;
-	api->set_error(ctx, "oltp needs benchcore's host API 1.1 (error, progress, percentile, "
-		       "server_start, module_dir, stopping); this benchcore speaks %u.%u: update it",
+	api->set_error(ctx, "oltp needs benchcore's host API 1.3 (error, progress, percentile, "
+		       "server_start, module_dir, stopping, options); this benchcore speaks %u.%u: update it",
 		       (unsigned)api->abi_major, (unsigned)api->abi_minor);
 	return 0;
 }
 
-static int oltp_read_options(oltp_state *s)
+static int oltp_read_options(oltp_state *s, const struct oltp_opts *o)
 {
 	const bench_host_api_v1 *api = s->api;
 	bench_ctx *ctx = s->ctx;
-	const char *server = api->opt_string(ctx, "server");
-	snprintf(s->sock, sizeof(s->sock), "%s", api->opt_string(ctx, "socket"));
-	snprintf(s->user, sizeof(s->user), "%s", api->opt_string(ctx, "user"));
-	snprintf(s->db, sizeof(s->db), "%s", api->opt_string(ctx, "database"));
-	snprintf(s->engine, sizeof(s->engine), "%s", api->opt_string(ctx, "engine"));
-	s->password = strdup(api->opt_string(ctx, "password"));
-	s->warehouses = (unsigned)api->opt_int(ctx, "warehouses");
-	s->load_threads = (unsigned)api->opt_int(ctx, "load_threads");
-	s->isolation = oltp_isolation_sql[api->opt_enum(ctx, "isolation")];
-	s->foreign_keys = api->opt_bool(ctx, "foreign_keys");
-	s->mode = api->opt_enum(ctx, "mode");
-	int check = api->opt_enum(ctx, "check");
-	s->check = check == 0 ? s->warehouses <= OLTP_SMALL_SCALE : check == 1;
-	s->retries_max = (int)api->opt_int(ctx, "retries");
+	const char *server = o->server;
+	snprintf(s->sock, sizeof(s->sock), "%s", o->socket);
+	snprintf(s->user, sizeof(s->user), "%s", o->user);
+	snprintf(s->db, sizeof(s->db), "%s", o->database);
+	snprintf(s->engine, sizeof(s->engine), "%s", o->engine);
+	/* a copy of its own, so destroy can wipe it */
+	if (!(s->password = strdup(o->password))) {
+		api->set_error(ctx, "out of memory");
+		return BENCH_ERR;
+	}
+	s->warehouses = (unsigned)o->warehouses;
+	s->load_threads = (unsigned)o->load_threads;
+	s->isolation = oltp_isolation_sql[o->isolation];
+	s->foreign_keys = o->foreign_keys;
+	s->mode = o->mode;
+	s->check = o->check == CHECK_AUTO ? s->warehouses <= OLTP_SMALL_SCALE : o->check == CHECK_ON;
+	s->retries_max = (int)o->retries;
 	s->threads = api->threads(ctx);
 	if (!s->load_threads) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -181,10 +202,11 @@ static int oltp_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
 		api->set_error(ctx, "cannot initialise the MariaDB client library");
 		return BENCH_ERR;
 	}
-	if (oltp_read_options(s))
+	const struct oltp_opts *o = api->options(ctx);
+	if (oltp_read_options(s, o))
 		return BENCH_ERR;
 	if (!s->host[0] && !s->sock[0]) {
-		int rc = oltp_start_private(s, (uint64_t)api->opt_int(ctx, "buffer_pool"));
+		int rc = oltp_start_private(s, (uint64_t)o->buffer_pool);
 		if (rc != BENCH_OK)
 			return rc;
 	}
@@ -419,9 +441,10 @@ static int oltp_needs(const bench_host_api_v1 *api, bench_ctx *ctx, bench_needs_
 {
 	static char why[96];
 	const char *tmp = getenv("TMPDIR");
-	if (*api->opt_string(ctx, "server") || *api->opt_string(ctx, "socket"))
+	const struct oltp_opts *o = api->options(ctx);
+	if (*o->server || *o->socket)
 		return BENCH_OK;
-	uint64_t wh = (uint64_t)api->opt_int(ctx, "warehouses"), pool = (uint64_t)api->opt_int(ctx, "buffer_pool");
+	uint64_t wh = (uint64_t)o->warehouses, pool = (uint64_t)o->buffer_pool;
 	out->disk_bytes = wh * (100ull << 20);
 	out->disk_path = tmp && *tmp ? tmp : "/tmp";
 	out->memory_bytes = pool ? pool : (128ull << 20) * (1 + wh);
@@ -436,6 +459,7 @@ static const bench_module_v1 oltp_module = {
 	.version	= "1.0",
 	.summary	= "TPC-C on MariaDB/MySQL: tpmC and NOPM (tpcc-mysql, HammerDB)",
 	.options	= oltp_options,
+	.opts_size	= sizeof(struct oltp_opts),
 	.op_classes	= oltp_op_classes,
 	.metrics	= oltp_metrics,
 	.requires	= { .heavy = 1, .service = "MariaDB or MySQL (private mariadbd when none is set)" },

@@ -23,6 +23,7 @@
 /* Op classes, in the order of oltp_op_classes[]. */
 enum oltp_tx { TX_NEW_ORDER, TX_PAYMENT, TX_ORDER_STATUS, TX_DELIVERY, TX_STOCK_LEVEL, TX_N };
 
+/* The mode option's choices, in the order of oltp_mode_choices[]. */
 enum oltp_mode { MODE_UNPACED, MODE_SPEC };
 
 /* Spec 2.1.6: NURand(A, x, y) constants. C_LAST's load and run values must

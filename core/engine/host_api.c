@@ -132,6 +132,14 @@ static void api_record_unfinished(bench_thread *t, unsigned op, uint64_t waited)
 	op_add(&t->ops[op], waited, 0);
 }
 
+/* Warmup progress of a module that records nothing in warmup: only the
+   auto warmup's rate sees it (engine.c auto_warmup). */
+static void api_warmup_n(bench_thread *t, uint64_t n)
+{
+	if (LD(t->ctx->phase) == PH_WARMUP)
+		ST(t->warm_events, t->warm_events + n);	/* only this thread writes it */
+}
+
 static void api_record_error(bench_thread *t, unsigned op, const char *kind)
 {
 	if (LD(t->ctx->phase) != PH_MEASURE)
@@ -749,6 +757,7 @@ const bench_host_api_v1 bc_host_api = {
 	.options = api_options,
 	.errorf = api_errorf,
 	.record_unfinished = api_record_unfinished,
+	.warmup_n = api_warmup_n,
 	.declare_process = api_declare_process,
 };
 

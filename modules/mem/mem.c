@@ -492,6 +492,8 @@ static int mem_thread_run(void *tstate)
 	int (*measuring)(bench_thread *) = BENCH_HOST_HAS(api, measuring) ? api->measuring : NULL;
 	void (*record_n)(bench_thread *, unsigned, uint64_t, uint64_t, uint64_t) =
 		BENCH_HOST_HAS(api, record_n) ? api->record_n : NULL;
+	/* warmup = auto judges the rate of the batches warmup runs (1.3) */
+	void (*warmup_n)(bench_thread *, uint64_t) = BENCH_HOST_HAS(api, warmup_n) ? api->warmup_n : NULL;
 
 	while (!api->should_stop(t->bt)) {
 		uint64_t n = batch;
@@ -514,6 +516,8 @@ static int mem_thread_run(void *tstate)
 			record_n(t->bt, (unsigned)s->oper, n, lat, bytes);
 		for (uint64_t i = 0; counted && !record_n && i < n; i++)
 			api->record(t->bt, (unsigned)s->oper, lat, bytes);
+		if (!counted && warmup_n)
+			warmup_n(t->bt, n);
 		/* Grow or shrink the batch towards MEM_BATCH_NS. */
 		if (dt < MEM_BATCH_NS / 2 && batch < MEM_BATCH_MAX)
 			batch *= 2;

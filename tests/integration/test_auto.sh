@@ -61,6 +61,11 @@ expect_py "warmup_window is a duration: a steady workload warms up 1 s, whatever
 run_bc $T/w6 run synth $M ramp_s=1 --time 0.3 --warmup auto --max-warmup 10 --warmup-window 3 -q -o $T/w6.json
 expect_py "a longer window waits until it holds no part of the ramp: a 1 s ramp under a 3 s window takes 3 s or more" $T/w6.json \
 	'(lambda c: c["warmup_steady"] is True and 3.0 <= c["warmup_s"] < 6.0)(d["cases"][0])'
+# mem records nothing until measuring() (a batch begun in warmup stays out of the window): it
+# reports its warmup batches with warmup_n(), or the auto warmup saw a rate of 0 and never settled
+run_bc $T/wm run mem block_size=1M oper=read buffer_size=16M --time 0.3 --warmup auto --max-warmup 30 --warmup-window 1 -q -o $T/wm.json
+expect_py "mem's warmup reaches a steady state (warmup_n), well before max_warmup" $T/wm.json \
+	'(lambda c: c["warmup_steady"] is True and c["warmup_s"] < 25)(d["cases"][0])'
 run_bc $T/w7 run synth $M --warmup auto --warmup-window 0
 expect_rc "warmup_window 0: refused" 2
 run_bc $T/w3 run synth $M --time 0.3 --warmup 0.2 -q -o $T/w3.json

@@ -366,6 +366,15 @@ typedef struct bench_host_api_v1 {
 	   a module that reports its own throughput leaves these out of it.
 	   Ignored at any other moment. */
 	void (*record_unfinished)(bench_thread *t, unsigned op, uint64_t waited_ns);
+
+	/* Appended in 1.3 (issue 30). Worker thread that owns t: n operations
+	   completed during warmup by a module that records nothing until
+	   measuring() says yes (a batch begun in warmup must not enter the
+	   window, a budget warmup must not use up). warmup = "auto" ends the
+	   warmup once the rate of these (or of what record() saw in warmup) is
+	   steady; without them it cannot tell and runs to max_warmup. Ignored
+	   once the measured window has begun: a late call records nothing. */
+	void (*warmup_n)(bench_thread *t, uint64_t n);
 } bench_host_api_v1;
 
 /* A private server for server_start() (ABI 1.1). */

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/sysinfo.h>
 #include <unistd.h>
+#include "channel.h"
 #include "document.h"
 #include "engine.h"
 #include "leftover.h"
@@ -148,11 +149,12 @@ static void run_one(bc_case *c, case_link *l, int isolate, int *crashed, bc_case
 static void local_phase(void *arg, const char *phase)
 {
 	case_link *l = arg;
-	if (!strcmp(phase, "prepare"))
+	int ph = bc_phase_parse(phase);
+	if (ph == BC_PHASE_PREPARE)
 		l->prepare_started = 1;
-	else if (!strcmp(phase, "prepared"))
+	else if (ph == BC_PHASE_PREPARED)
 		l->prepared = 1;
-	else if (!strcmp(phase, "cleanup"))
+	else if (ph == BC_PHASE_CLEANUP)
 		l->cleaned = 1;
 }
 

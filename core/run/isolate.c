@@ -3,10 +3,10 @@
  * server when its module wants one, which the runner starts (it outlives
  * the case) and answers: the messages of channel.h, whose one decoder both
  * ends use; a message that does not decode fails the case, named. The
- * runner enforces a watchdog per phase
- * (init_timeout, prepare_timeout, thread_init_timeout + grace, warmup +
- * grace, time + grace for the measured window, cleanup_timeout or warmup +
- * time + grace for each of finish, cleanup and destroy) and turns a crash, an
+ * runner enforces a watchdog per phase (init_timeout, prepare_timeout,
+ * thread_init_timeout + grace, warmup + grace, time + grace for the
+ * measured window, cleanup_timeout or warmup + time + grace for each of
+ * finish, cleanup and destroy) and turns a crash, an
  * exit, a hang or a lost channel into a failed case that names the phase.
  * The first stop request (Ctrl-C, SIGTERM) is forwarded to the case, and
  * everything still running, the case and any cleanup after it, gets

@@ -1,10 +1,12 @@
-/* A case in a forked child (isolate.h). The child sends "P <phase>" lines
- * and finally "J <json>" over a socket pair, and "S <spec>" when its module
- * asks for a private server, which the runner starts (it outlives the case)
- * and answers "OK <pid>" or "E <reason>". The runner enforces a watchdog per phase
- * (init_timeout, prepare_timeout, thread_init_timeout + grace, warmup +
- * grace, time + grace for the measured window, cleanup_timeout or warmup +
- * time + grace for each of finish, cleanup and destroy) and turns a crash, an
+/* A case in a forked child (isolate.h). The child tells the runner each
+ * phase and finally its report over a socket pair, and asks for a private
+ * server when its module wants one, which the runner starts (it outlives
+ * the case) and answers: the messages of channel.h, whose one decoder both
+ * ends use; a message that does not decode fails the case, named. The
+ * runner enforces a watchdog per phase (init_timeout, prepare_timeout,
+ * thread_init_timeout + grace, warmup + grace, time + grace for the
+ * measured window, cleanup_timeout or warmup + time + grace for each of
+ * finish, cleanup and destroy) and turns a crash, an
  * exit, a hang or a lost channel into a failed case that names the phase.
  * The first stop request (Ctrl-C, SIGTERM) is forwarded to the case, and
  * everything still running, the case and any cleanup after it, gets
@@ -28,6 +30,7 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "channel.h"
 #include "engine.h"
 #include "isolate.h"
 #include "service.h"
@@ -40,14 +43,9 @@
 
 static int child_fd = -1;
 static pid_t child_runner;			/* the runner: the only one whose signal is a stop */
-static const char *volatile child_at = "init";	/* the phase now (a string literal) */
+static volatile sig_atomic_t child_at = BC_PHASE_INIT;	/* the phase now (bc_phase; -1 unknown) */
 static volatile sig_atomic_t child_self_sig;	/* a signal the module sent itself */
-static const char *volatile child_self_at;
-
-static void write_all(int fd, const char *s, size_t n)
-{
-	(void)bc_write_all(fd, s, n);	/* a runner gone away: nothing to tell */
-}
+static volatile sig_atomic_t child_self_at;
 
 /* In the case child. A stop request comes from the runner; a signal from a
    process of the case's own session (kill(0, SIGTERM), raise()) is the
@@ -75,26 +73,13 @@ static void child_signals(void)
 		sigaction(sigs[i], &sa, NULL);
 }
 
-/* The phase names the engine passes (literals), kept for the signal handler. */
-static const char *phase_literal(const char *phase)
-{
-	static const char *const names[] = { "init", "prepare", "warmup", "measure", "finish", "cleanup",
-					     "destroy", NULL };
-	if (!strcmp(phase, "prepared"))
-		return "thread_init";	/* what follows prepare */
-	for (size_t i = 0; names[i]; i++)
-		if (!strcmp(names[i], phase))
-			return names[i];
-	return "the case";
-}
-
 static void child_phase(void *arg, const char *phase)
 {
 	(void)arg;
-	child_at = phase_literal(phase);
-	char buf[64];
-	int n = snprintf(buf, sizeof(buf), "P %s\n", phase);
-	write_all(child_fd, buf, (size_t)n);
+	int ph = bc_phase_parse(phase);
+	child_at = ph;
+	if (ph >= 0)	/* a runner gone away: nothing to tell */
+		(void)bc_msg_send(child_fd, BC_MSG_PHASE, phase);
 }
 
 /* In the case child: asks the runner for the server and waits for its answer. */
@@ -108,84 +93,36 @@ static int child_start_server(void *arg, const bench_server_spec_v1 *spec, char 
 		snprintf(err, n, "private server \"%s\": its spec has a string that is not UTF-8", spec->name);
 		return -1;
 	}
-	write_all(child_fd, "S ", 2);
-	write_all(child_fd, s, strlen(s));
-	write_all(child_fd, "\n", 1);
+	int sent = bc_msg_send(child_fd, BC_MSG_SERVER, s);
 	free(s);
 	size_t len = 0;
-	for (;;) {	/* one short line: byte by byte, so nothing after it is consumed */
+	int whole = 0;		/* the answer's newline came */
+	while (sent == 0 && !whole && len < sizeof(line) - 1) {	/* byte by byte: nothing after it is consumed */
 		ssize_t got = read(child_fd, line + len, 1);
 		if (got < 0 && errno == EINTR)
 			continue;
-		if (got <= 0 || line[len] == '\n' || ++len == sizeof(line) - 1)
+		if (got <= 0)
 			break;
+		whole = line[len] == '\n';
+		len += !whole;
 	}
-	line[len] = '\0';
-	if (!strcmp(line, "OK"))	/* a runner that does not say the pid */
-		return 0;
-	if (!strncmp(line, "OK ", 3))
-		return atoi(line + 3) > 0 ? atoi(line + 3) : 0;
-	json_t *m = strncmp(line, "E ", 2) ? NULL : json_loads(line + 2, JSON_DECODE_ANY, NULL);
-	snprintf(err, n, "%s", json_is_string(m) ? json_string_value(m) : "private server: no answer from the runner");
-	json_decref(m);
+	bc_msg m;
+	const char *bad;
+	if (whole && bc_msg_decode(line, len, &m, &bad) == 0) {
+		if (m.kind == BC_MSG_SERVER_OK)
+			return m.pid;
+		if (m.kind == BC_MSG_SERVER_ERR) {
+			snprintf(err, n, "%s", m.payload);
+			return -1;
+		}
+	}
+	snprintf(err, n, "private server: no answer from the runner");
 	return -1;
 }
 
 static void failed_case(const bc_case *c, const char *reason, bc_case_result *cr)
 {
 	bc_case_header(c, "failed", reason, cr);
-}
-
-/* The child's "J " line: at the start of a line, not inside another one. */
-static const char *json_line(const char *buf)
-{
-	if (!strncmp(buf, "J ", 2))
-		return buf;
-	const char *j = strstr(buf, "\nJ ");
-	return j ? j + 1 : NULL;
-}
-
-static void reap(const bc_case *c, pid_t pid, const char *buf, int timed_out, int lost, const char *phase,
-		 double limit, bc_case_result *cr)
-{
-	int st = 0;
-	siginfo_t si;
-	/* ended (not reaped yet, so its group id is still reserved): what is
-	   left in its process group goes too */
-	while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0 && errno == EINTR)
-		;
-	kill(-pid, SIGKILL);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	const char *j = json_line(buf);
-	char why[600];
-	if (j) {	/* the case's report, read by the one reader of case results */
-		json_error_t je;
-		json_t *cj = json_loads(j + 2, 0, &je);
-		char err[400] = "not JSON";
-		int rc = cj ? bc_case_from_json(cj, (size_t)c->id, cr, err, sizeof(err)) : -1;
-		json_decref(cj);
-		if (rc == 0)
-			return;
-		snprintf(why, sizeof(why), "the case's report is unreadable (%s)", err);
-		failed_case(c, why, cr);
-		return;
-	}
-	if (timed_out)
-		snprintf(why, sizeof(why), "timed out after %g s in %s (killed)", limit, phase);
-	else if (lost || (WIFEXITED(st) && WEXITSTATUS(st) == LOST_STATUS))
-		snprintf(why, sizeof(why), "lost contact with the case's process in %s: its channel to benchcore "
-			 "was closed before it reported%s (a module must not close descriptors it did not open)",
-			 phase, lost ? ", and it did not end (killed)" : "");
-	else if (WIFSIGNALED(st))
-		snprintf(why, sizeof(why), "crashed in %s: killed by signal %d (%s)", phase,
-			 WTERMSIG(st), strsignal(WTERMSIG(st)));
-	else if (WIFEXITED(st))
-		snprintf(why, sizeof(why), "the case's process exited with status %d in %s before "
-			 "reporting (a module must not call exit)", WEXITSTATUS(st), phase);
-	else
-		snprintf(why, sizeof(why), "the case's process ended unexpectedly in %s", phase);
-	failed_case(c, why, cr);
 }
 
 static void note_strays(bc_case_result *cr, unsigned n)
@@ -203,19 +140,75 @@ static void note_strays(bc_case_result *cr, unsigned n)
 typedef struct watch {
 	char *buf;
 	size_t len, cap, scan;		/* scan: start of the first line not handled yet */
-	char phase[32];
+	const char *phase;		/* bc_phase_where() of the phase now */
 	double limit;
 	uint64_t deadline;
 	pid_t *keep;			/* the runner's children that are not the case's: servers */
 	size_t nkeep;
+	int reported;			/* the report came: buf[report..report + report_len) */
+	size_t report, report_len;
+	char bad[300];			/* the first message that is wrong, or "" */
+	const char *bad_at;		/* the phase it came in */
 } watch;
 
-/* An "S <spec>" line: start the server here, in the runner, and answer. */
-static void serve(case_link *l, int fd, const char *js, size_t n, watch *w)
+/* The case's report, read by the one reader of case results; else the
+   case failed saying why. */
+static void read_report(const bc_case *c, const watch *w, bc_case_result *cr)
+{
+	json_error_t je;
+	json_t *cj = json_loadb(w->buf + w->report, w->report_len, 0, &je);
+	char err[400] = "not JSON", why[600];
+	int rc = cj ? bc_case_from_json(cj, (size_t)c->id, cr, err, sizeof(err)) : -1;
+	json_decref(cj);
+	if (rc == 0)
+		return;
+	snprintf(why, sizeof(why), "the case's report is unreadable (%s)", err);
+	failed_case(c, why, cr);
+}
+
+static void reap(const bc_case *c, pid_t pid, const watch *w, int timed_out, int lost, bc_case_result *cr)
+{
+	int st = 0;
+	siginfo_t si;
+	/* ended (not reaped yet, so its group id is still reserved): what is
+	   left in its process group goes too */
+	while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0 && errno == EINTR)
+		;
+	kill(-pid, SIGKILL);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	char why[600];
+	const char *phase = w->phase;
+	if (w->bad[0]) {	/* whatever it reported: its channel lied */
+		snprintf(why, sizeof(why), "the case's process sent benchcore %s on its channel in %s (a module "
+			 "must not write to descriptors it did not open)", w->bad, w->bad_at);
+	} else if (w->reported) {
+		read_report(c, w, cr);
+		return;
+	} else if (timed_out) {
+		snprintf(why, sizeof(why), "timed out after %g s in %s (killed)", w->limit, phase);
+	} else if (lost || (WIFEXITED(st) && WEXITSTATUS(st) == LOST_STATUS)) {
+		snprintf(why, sizeof(why), "lost contact with the case's process in %s: its channel to benchcore "
+			 "was closed before it reported%s (a module must not close descriptors it did not open)",
+			 phase, lost ? ", and it did not end (killed)" : "");
+	} else if (WIFSIGNALED(st)) {
+		snprintf(why, sizeof(why), "crashed in %s: killed by signal %d (%s)", phase,
+			 WTERMSIG(st), strsignal(WTERMSIG(st)));
+	} else if (WIFEXITED(st)) {
+		snprintf(why, sizeof(why), "the case's process exited with status %d in %s before "
+			 "reporting (a module must not call exit)", WEXITSTATUS(st), phase);
+	} else {
+		snprintf(why, sizeof(why), "the case's process ended unexpectedly in %s", phase);
+	}
+	failed_case(c, why, cr);
+}
+
+/* A server request: start the server here, in the runner, and answer. */
+static void serve(case_link *l, int fd, const char *js, watch *w)
 {
 	char err[1024] = "";
 	uint64_t t0 = bc_now_ns();
-	json_t *j = json_loadb(js, n, 0, NULL);
+	json_t *j = json_loads(js, 0, NULL);
 	bench_server_spec_v1 *spec = j ? bc_service_spec_parse(j) : NULL;
 	int rc = -1, pid = 0;
 	if (spec)
@@ -226,80 +219,124 @@ static void serve(case_link *l, int fd, const char *js, size_t n, watch *w)
 		pid = bc_service_pid(l->module, spec->name);
 	bc_service_spec_free(spec);
 	json_decref(j);
-	if (rc == 0) {
-		char ok[32];
-		int len = snprintf(ok, sizeof(ok), "OK %d\n", pid);
-		write_all(fd, ok, (size_t)len);
-	} else {
-		json_t *m = json_string(err);
-		char *s = m ? json_dumps(m, JSON_ENCODE_ANY) : NULL;
-		write_all(fd, "E ", 2);
-		write_all(fd, s ? s : "\"private server did not start\"", s ? strlen(s) : 30);
-		write_all(fd, "\n", 1);
-		free(s);
-		json_decref(m);
-	}
+	char ok[32];
+	snprintf(ok, sizeof(ok), "%d", pid);
+	/* a case gone away: nothing to tell */
+	(void)bc_msg_send(fd, rc == 0 ? BC_MSG_SERVER_OK : BC_MSG_SERVER_ERR, rc == 0 ? ok : err);
 	w->deadline += bc_now_ns() - t0;	/* waiting for a server is not the case's time */
 }
 
-static int is_line(const char *line, size_t n, const char *what)
+/* The watchdog's bound for phase ph, from when it starts; and what the
+   runner learns from it about the case's data point. */
+static double phase_limit(const bc_case *c, case_link *l, bc_phase ph)
 {
-	return n == strlen(what) && !memcmp(line, what, n);
+	double end = c->run.cleanup_timeout > 0 ? c->run.cleanup_timeout :
+		c->run.warmup_s + (c->run.time_s > 0 ? c->run.time_s : 60) + c->run.grace;
+	switch (ph) {
+	case BC_PHASE_INIT:
+		return c->run.init_timeout;
+	case BC_PHASE_PREPARE:
+		l->prepare_started = c->do_prepare;
+		return c->run.prepare_timeout;
+	case BC_PHASE_PREPARED:
+		l->prepared = 1;
+		return c->run.thread_init_timeout + c->run.grace;
+	case BC_PHASE_WARMUP:
+		return c->run.warmup_s + c->run.grace;
+	case BC_PHASE_MEASURE:
+		return c->run.time_s > 0 ? c->run.time_s + c->run.grace : EVENTS_LIMIT_S;
+	case BC_PHASE_CLEANUP:
+		l->cleaned = 1;
+		return end;
+	default:	/* finish, destroy */
+		return end;
+	}
 }
 
-/* Handles every complete line the child sent since the last call. */
-static void handle_lines(const bc_case *c, case_link *l, int fd, watch *w)
+/* The first message that is wrong, quoted (escaped, cut short). */
+static void note_bad(watch *w, const char *what, const char *line, size_t n)
+{
+	if (w->bad[0])
+		return;
+	char head[41];
+	size_t k = n < 40 ? n : 40;
+	for (size_t i = 0; i < k; i++)
+		head[i] = line[i] ? line[i] : '?';
+	head[k] = '\0';
+	char *q = bc_text_dup(head);	/* whatever it is, it reaches the results escaped */
+	snprintf(w->bad, sizeof(w->bad), "%s (\"%s%s\")", what, q, n > 40 ? "..." : "");
+	w->bad_at = w->phase;
+	free(q);
+}
+
+/* One message from the child; line[n] is its newline's place. */
+static void handle_msg(const bc_case *c, case_link *l, int fd, watch *w, char *line, size_t n)
+{
+	bc_msg m;
+	const char *why;
+	if (bc_msg_decode(line, n, &m, &why) != 0) {
+		note_bad(w, why, line, n);
+		return;
+	}
+	if (w->reported) {	/* the report is the last thing a case sends */
+		note_bad(w, "a message after its report", line, n);
+		return;
+	}
+	switch (m.kind) {
+	case BC_MSG_PHASE:
+		w->limit = phase_limit(c, l, m.phase);
+		w->phase = bc_phase_where(m.phase);
+		w->deadline = bc_now_ns() + (uint64_t)(w->limit * 1e9);
+		break;
+	case BC_MSG_RESULT:
+		w->reported = 1;
+		w->report = (size_t)(m.payload - w->buf);
+		w->report_len = m.len;
+		break;
+	case BC_MSG_SERVER:
+		serve(l, fd, m.payload, w);
+		w->nkeep = bc_children_of(getpid(), w->keep, BC_MAX_KIDS);	/* its server is no stray */
+		break;
+	default:
+		note_bad(w, "a message only benchcore's runner sends", line, n);
+	}
+}
+
+/* Handles every complete line the child sent since the last call; at_end
+   (the channel is over): a last report without its newline too. */
+static void handle_lines(const bc_case *c, case_link *l, int fd, watch *w, int at_end)
 {
 	char *nl;
 	while ((nl = memchr(w->buf + w->scan, '\n', w->len - w->scan))) {
 		char *line = w->buf + w->scan;
-		size_t n = (size_t)(nl - line);
-		w->scan += n + 1;
-		/* each phase gets its own bound, from when it starts */
-		const char *ph = NULL;
-		double lim = 0, end = c->run.cleanup_timeout > 0 ? c->run.cleanup_timeout :
-			c->run.warmup_s + (c->run.time_s > 0 ? c->run.time_s : 60) + c->run.grace;
-		if (is_line(line, n, "P measure")) {
-			ph = "the measured window";
-			lim = c->run.time_s > 0 ? c->run.time_s + c->run.grace : EVENTS_LIMIT_S;
-		} else if (is_line(line, n, "P init")) {
-			ph = "init", lim = c->run.init_timeout;
-		} else if (is_line(line, n, "P prepare")) {
-			l->prepare_started = c->do_prepare;
-			ph = "prepare", lim = c->run.prepare_timeout;
-		} else if (is_line(line, n, "P prepared")) {
-			l->prepared = 1;
-			ph = "thread_init", lim = c->run.thread_init_timeout + c->run.grace;
-		} else if (is_line(line, n, "P warmup")) {
-			ph = "warmup", lim = c->run.warmup_s + c->run.grace;
-		} else if (is_line(line, n, "P finish")) {
-			ph = "finish", lim = end;
-		} else if (is_line(line, n, "P cleanup")) {
-			l->cleaned = 1;
-			ph = "cleanup", lim = end;
-		} else if (is_line(line, n, "P destroy")) {
-			ph = "destroy", lim = end;
-		} else if (n > 2 && !memcmp(line, "S ", 2)) {
-			serve(l, fd, line + 2, n - 2, w);
-			w->nkeep = bc_children_of(getpid(), w->keep, BC_MAX_KIDS);	/* its server is no stray */
-		}
-		if (ph) {
-			snprintf(w->phase, sizeof(w->phase), "%s", ph);
-			w->limit = lim;
-			w->deadline = bc_now_ns() + (uint64_t)(lim * 1e9);
-		}
+		w->scan += (size_t)(nl - line) + 1;
+		handle_msg(c, l, fd, w, line, (size_t)(nl - line));
 	}
+	bc_msg m;
+	const char *why;
+	char *line = w->buf + w->scan;
+	/* a report whose newline never came still counts, as it did before
+	   messages were typed; anything else cut short is what a crash or a
+	   kill mid-write leaves: the crash is the reason, not the message.
+	   buf[len] is a NUL: writable. */
+	if (at_end && w->scan < w->len && !w->reported && !bc_msg_decode(line, w->len - w->scan, &m, &why) &&
+	    m.kind == BC_MSG_RESULT) {
+		w->reported = 1;
+		w->report = (size_t)(m.payload - w->buf);
+		w->report_len = m.len;
+	}
+	if (at_end)
+		w->scan = w->len;
 }
 
 /* The module signalled its own process group or itself: failed, named. */
 static void self_signalled(bc_case_result *cr)
 {
 	char why[300];
-	const char *at = child_self_at;
+	const char *at = bc_phase_where((bc_phase)child_self_at);
 	snprintf(why, sizeof(why), "the module sent signal %d (%s) to its own process group or process in %s "
 		 "(kill(0, ...)?); nobody asked benchcore to stop, so the case failed: a module never signals "
-		 "benchcore's processes", (int)child_self_sig, strsignal((int)child_self_sig),
-		 !strcmp(at, "measure") ? "the measured window" : at);
+		 "benchcore's processes", (int)child_self_sig, strsignal((int)child_self_sig), at);
 	bc_case_set_str(&cr->status, "failed");
 	bc_case_set_str(&cr->reason, why);
 }
@@ -386,7 +423,7 @@ static void case_child(bc_case *c, chan *ch, pid_t parent)
 	char *s = json_dumps(cj, JSON_COMPACT);
 	fflush(stdout);
 	/* a module that closed benchcore's descriptors: the runner says so */
-	if (bc_write_all(child_fd, "J ", 2) || bc_write_all(child_fd, s, strlen(s)) || bc_write_all(child_fd, "\n", 1))
+	if (bc_msg_send(child_fd, BC_MSG_RESULT, s ? s : ""))
 		_exit(LOST_STATUS);
 	_exit(0);
 }
@@ -528,15 +565,25 @@ static int watch_child(bc_case *c, case_link *l, pid_t pid, int fd, relay o[2], 
 		if (pr > 0 && pfd[0].revents && (got = take(fd, w)) < 0)
 			return END_EOF;
 		if (got > 0) {
-			handle_lines(c, l, fd, w);
+			handle_lines(c, l, fd, w, 0);
 		} else if (child_ended(pid)) {
 			/* ended, but something it started holds the socket open */
 			while (take(fd, w) > 0)
 				;
-			handle_lines(c, l, fd, w);
+			handle_lines(c, l, fd, w, 1);
 			return END_REPORTED;
 		}
 	}
+}
+
+/* Killed after a stop request, before it reported: interrupted, not failed. */
+static void stopped_case(const char *phase, bc_case_result *cr)
+{
+	char why[200];
+	snprintf(why, sizeof(why), "interrupted in %s: the case did not stop within %d s of the stop request (killed)",
+		 phase, STOP_GRACE_S);
+	bc_case_set_str(&cr->status, "interrupted");
+	bc_case_set_str(&cr->reason, why);
 }
 
 void bc_run_isolated(bc_case *c, case_link *l, int *crashed, bc_case_result *cr)
@@ -578,21 +625,18 @@ void bc_run_isolated(bc_case *c, case_link *l, int *crashed, bc_case_result *cr)
 	w.limit = c->run.init_timeout;	/* a cleanup-only child starts with init too */
 	w.deadline = bc_now_ns() + (uint64_t)(w.limit * 1e9);
 	int end = watch_child(c, l, pid, fd, o, &w), lost = 0;
-	if (end == END_EOF && !json_line(w.buf))
+	if (end == END_EOF)	/* what came before the end, a last line without its newline too */
+		handle_lines(c, l, fd, &w, 1);
+	if (end == END_EOF && !w.reported)
 		lost = lost_child(pid);
 	close(fd);
 	relay_read(&o[0], 1);
 	relay_read(&o[1], 1);
-	reap(c, pid, w.buf, end == END_TIMEOUT, lost, w.phase, w.limit, cr);
-	*crashed = !json_line(w.buf);
+	reap(c, pid, &w, end == END_TIMEOUT, lost, cr);
+	*crashed = !w.reported;
 	l->timed_out = end == END_TIMEOUT;
-	if (end == END_STOPPED && *crashed) {
-		char why[200];
-		snprintf(why, sizeof(why), "interrupted in %s: the case did not stop within %d s of the stop "
-			 "request (killed)", w.phase, STOP_GRACE_S);
-		bc_case_set_str(&cr->status, "interrupted");
-		bc_case_set_str(&cr->reason, why);
-	}
+	if (end == END_STOPPED && *crashed)
+		stopped_case(w.phase, cr);
 	/* the servers' processes too: a daemon adopted only after its server
 	   was ready is no stray of this case */
 	w.nkeep += bc_service_pids(w.keep + w.nkeep, BC_MAX_KIDS - w.nkeep);

@@ -1,5 +1,6 @@
 /* Running one case in a forked child of its own, under a watchdog per
-   phase, in a session of its own, with what it leaves reaped (isolate.c).
+   phase, in a session of its own, with what it leaves reaped (isolate.c);
+   the two talk through the messages of channel.h.
    Used by run.c; main thread only. */
 #ifndef BC_ISOLATE_H
 #define BC_ISOLATE_H

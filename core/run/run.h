@@ -1,7 +1,8 @@
-/* Running every case of a plan: the schedule (rounds of repeats, prepare
-   once per data point), fork-per-case isolation with a watchdog, private
-   servers and module directories, requirements, results written after
-   every case. Main thread. */
+/* Running every case of a plan (run.c): the schedule (rounds of repeats,
+   prepare once per data point), requirements, private servers and module
+   directories, repeat = auto's stop, the ETA. A case runs isolated
+   (isolate.h); what ran goes into the results document (document.h, which
+   makes, resumes, writes and frees a bc_runner). Main thread. */
 #ifndef BC_RUN_H
 #define BC_RUN_H
 #include "case.h"
@@ -40,13 +41,6 @@ typedef struct bc_runner {
    its case instead of stopping the run. */
 extern volatile sig_atomic_t bc_in_module, bc_self_signal;
 
-/* Creates r->doc (schema, version, host, config, schedule) and draws the
-   seed when the config gives none. */
-void bc_runner_init(bc_runner *r, const bc_config *cfg, json_t *config_json, const char *io_path);
-/* --resume: takes over the cases of the interrupted run in path that ended
-   (resume.h checks config, version, modules and machine first); they are
-   kept in the document and not run again. 0, or -1 with e set. */
-int bc_runner_resume(bc_runner *r, const char *path, const bc_modplan *plans, size_t n, bc_err *e);
 /* Prints the plan: cases and estimated time. */
 void bc_runner_show_plan(bc_runner *r, bc_modplan *plans, size_t n);
 /* Runs all cases, module after module; stops every private server and
@@ -54,8 +48,4 @@ void bc_runner_show_plan(bc_runner *r, bc_modplan *plans, size_t n);
    Returns the exit code (0 all ok, 1 some failed, 3 the results could not
    be written, 130 interrupted). */
 int bc_runner_run(bc_runner *r, bc_modplan *plans, size_t n);
-void bc_runner_free(bc_runner *r);
-/* Writes JSON (atomically; "-" = stdout, at the end only) and CSV of the
-   document so far. final: the last write of the run. */
-int bc_runner_write(bc_runner *r, int final);
 #endif

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "config.h"
+#include "document.h"
 #include "engine.h"
 #include "loader.h"
 #include "options.h"

@@ -5,15 +5,16 @@
 #   tests/fuzz/run_fuzz.sh TARGET [SECONDS]     (default 20; 0 = replay only)
 # TARGET: config (the config loader and option validation), results (the
 # results reader, compare and report behind it), loader (a probe's module
-# description and its metadata checks; a module's ELF RUNPATH) or netctl (the
-# net module's control-message parser, modules/net/net_proto.c).
+# description and its metadata checks; a module's ELF RUNPATH), netctl (the
+# net module's control-message parser, modules/net/net_proto.c) or channel
+# (the case channel's decoder, core/run/channel.c: what a lying case can send).
 # Env: FUZZ_BUILD (build dir, default build-fuzz), BC_ARTIFACTS (where crashers
 # go, default /tmp/benchcore-artifacts). A crasher is printed with its path:
 # fix the bug, then copy the file into tests/fuzz/corpus-TARGET/ so it stays
 # a regression test. Exit status: 0 no crash, 1 crash or leak, 2 build error.
 set -u
 cd "$(dirname "$0")/../.."
-name=${1:?usage: tests/fuzz/run_fuzz.sh config|results|loader|netctl [SECONDS]}
+name=${1:?usage: tests/fuzz/run_fuzz.sh config|results|loader|netctl|channel [SECONDS]}
 secs=${2:-20}
 case $name in
 config)	src="core/run/config.c core/values/runset.c core/values/settings.c core/run/plan.c core/values/options.c core/base/util.c"
@@ -24,7 +25,9 @@ results) src="core/result/results_read.c core/result/case.c core/result/case_rea
 	libs="-ljansson -lm"; seeds="tests/fixtures/*.json"; max_len=32768;;
 netctl)	src="modules/net/net_proto.c"
 	libs="-ljansson"; seeds=""; max_len=4096;;
-*)	echo "run_fuzz.sh: unknown target '$name' (config, results, loader, netctl)"; exit 2;;
+channel) src="core/run/channel.c core/base/util.c"
+	libs="-ljansson -lm"; seeds=""; max_len=4096;;
+*)	echo "run_fuzz.sh: unknown target '$name' (config, results, loader, netctl, channel)"; exit 2;;
 esac
 src="tests/fuzz/fuzz_$name.c $src"
 bin=${FUZZ_BUILD:-build-fuzz}/fuzz_$name

@@ -347,6 +347,14 @@ expect_py "9: ... and a case that closed them and hangs is killed" $T/f9.json \
 	'"did not end (killed)" in d["cases"][1]["reason"]'
 expect_py "9: exit(3) in a case: named, the run goes on" $T/f9.json \
 	'd["cases"][2]["reason"]=="the case'"'"'s process exited with status 3 in init before reporting (a module must not call exit)"'
+# a lying case: what it writes on benchcore's channel is no message of benchcore's
+run_bc $T/l9 run unruly $MP fault=forge_line,forge_report,none --time 0.2 --warmup 0 -q -o $T/l9.json
+expect_rc "9: a case writing on benchcore's channel fails, the run goes on: exit 1" 1
+expect_py "9: ... a report's tag inside a line is no report: the case fails naming the line" $T/l9.json \
+	'd["cases"][0]["status"]=="failed" and "an unknown message (\"hello J" in d["cases"][0]["reason"] and "in init" in d["cases"][0]["reason"]'
+expect_py "9: ... a forged report before the real one: failed, saying a message came after the report" $T/l9.json \
+	'd["cases"][1]["status"]=="failed" and "a message after its report" in d["cases"][1]["reason"]'
+expect_py "9: ... and the next case runs" $T/l9.json 'd["cases"][2]["status"]=="ok"'
 mkdir -p $T/tmp9
 TMPDIR=$T/tmp9 run_bc $T/x9 run unruly $MP fault=none,exit3 --repeat-order back_to_back --no-isolate --time 0.1 --warmup 0 -q -o $T/x9.json
 expect_rc "9: --no-isolate: a module's exit(3) is not benchcore's exit 3" 1

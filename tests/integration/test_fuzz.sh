@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes the config loader, the results reader (with compare and report
-# behind it), the module loader's checks (probe descriptions, ELF RUNPATH)
-# and the net module's control-message parser with libFuzzer for a bounded
+# behind it), the module loader's checks (probe descriptions, ELF RUNPATH),
+# the net module's control-message parser and the case channel's decoder
+# with libFuzzer for a bounded
 # time each, then replays their regression corpora tests/fuzz/corpus-*/.
 # Two targets at a time (libFuzzer runs one process per target: on two CPUs
 # each still gets its FUZZ_SECONDS of fuzzing, in half the wall time).
@@ -16,7 +17,7 @@ if ! command -v clang >/dev/null && ! command -v clang-14 >/dev/null; then
 	fail "clang is not installed (needed for libFuzzer)"
 	exit 0
 fi
-targets="config results loader netctl"
+targets="config results loader netctl channel"
 # the fuzz binaries do not depend on the build they test beside: one directory
 # (BC_FUZZ_BUILD, from tests/run.sh) serves every pass
 fb=${BC_FUZZ_BUILD:-$BUILD/fuzz}

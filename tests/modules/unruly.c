@@ -3,7 +3,9 @@
  * `fault` says: finish, cleanup or destroy hangs deaf to signals; the case
  * sends SIGTERM to its own process group (kill(0, ...)) while measuring;
  * init closes every descriptor above stderr (then returns, or hangs); init
- * calls exit(3); init prints to stdout and stderr. Its constructor prints a banner to
+ * calls exit(3); init prints to stdout and stderr; init writes to benchcore's
+ * channel (any socket it finds open): a line with a tag inside it, or a
+ * forged report before the real one. Its constructor prints a banner to
  * stdout (what a library's constructor might do). Every init appends a line
  * to the file `count` names, so a test can tell how often it ran.
  * tests/integration/test_contain.sh. */
@@ -13,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "benchcore/module.h"
 
@@ -23,9 +26,9 @@ __attribute__((constructor)) static void unruly_ctor(void)
 }
 
 static const char *const unruly_faults[] = { "none", "hang_finish", "hang_cleanup", "hang_destroy",
-	"kill_group", "close_fds", "close_fds_hang", "exit3", "print", NULL };
+	"kill_group", "close_fds", "close_fds_hang", "exit3", "print", "forge_line", "forge_report", NULL };
 enum { U_NONE, U_HANG_FINISH, U_HANG_CLEANUP, U_HANG_DESTROY, U_KILL, U_CLOSE, U_CLOSE_HANG, U_EXIT,
-       U_PRINT };
+       U_PRINT, U_FORGE_LINE, U_FORGE_REPORT };
 
 static const bench_option_v1 unruly_options[] = {
 	{ .name = "fault", .type = BENCH_OPT_ENUM, .def = "none", .choices = unruly_faults,
@@ -47,6 +50,16 @@ static void unruly_hang(void)
 	pthread_sigmask(SIG_BLOCK, &all, NULL);	/* deaf to Ctrl-C: only SIGKILL ends it */
 	for (;;)
 		pause();
+}
+
+/* Writes text to every socket above stderr: benchcore's channel among them. */
+static void unruly_forge(const char *text)
+{
+	for (int fd = 3; fd < 1024; fd++) {
+		struct stat st;
+		if (fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode))
+			(void)!write(fd, text, strlen(text));
+	}
 }
 
 static int unruly_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
@@ -71,6 +84,10 @@ static int unruly_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **stat
 	}
 	if (s->fault == U_EXIT)
 		exit(3);
+	if (s->fault == U_FORGE_LINE)
+		unruly_forge("hello J {\"status\":\"ok\"}\n");	/* a report's tag inside a line */
+	if (s->fault == U_FORGE_REPORT)
+		unruly_forge("J {\"status\":\"ok\",\"module\":\"unruly\"}\n");
 	if (s->fault == U_PRINT) {
 		printf("unruly: {\"not\": \"json\"}\n\033]0;title\007no newline at the end");
 		fflush(stdout);

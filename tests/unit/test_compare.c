@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cmp_flags.h"
 #include "compare.h"
 
 #define near(a, b, tol) assert_true(fabs((a) - (b)) <= (tol))

@@ -630,9 +630,9 @@ int bc_report_output(const char *path, bc_results *res, int n, const bc_cmp_opts
 int bc_report_file(const char *path, const char *json_path, const char *title)
 {
 	bc_results r;
-	char err[512];
-	if (bc_results_load(json_path, &r, err, sizeof(err)) < 0) {
-		fprintf(stderr, "benchcore: error: report: %s: %s\n", json_path, err);
+	bc_err err;
+	if (bc_results_load(json_path, &r, &err) < 0) {
+		fprintf(stderr, "benchcore: error: report: %s: %s\n", json_path, err.msg);
 		return -1;
 	}
 	bc_cmp_opts o = BC_CMP_OPTS_DEFAULT;

@@ -18,14 +18,14 @@ static int parse_pct(const char *s, double *frac)
 	return 0;
 }
 
-static int set_override(bc_cmp_opts *o, const char *arg, char *err, size_t errlen)
+static int set_override(bc_cmp_opts *o, const char *arg, bc_err *e)
 {
 	const char *eq = strchr(arg, '=');
 	size_t len = eq ? (size_t)(eq - arg) : 0, i;
 	double frac;
 
 	if (!eq || len == 0 || len >= sizeof(o->over[0].name) || parse_pct(eq + 1, &frac) < 0) {
-		snprintf(err, errlen, "--threshold-for %s: wants METRIC=PCT or KIND=PCT (KIND: "
+		bc_err_set(e, "--threshold-for %s: wants METRIC=PCT or KIND=PCT (KIND: "
 			 "throughput, latency, tail, fairness), e.g. read.p99_ms=15", arg);
 		return -1;
 	}
@@ -33,7 +33,7 @@ static int set_override(bc_cmp_opts *o, const char *arg, char *err, size_t errle
 		if (strlen(o->over[i].name) == len && !strncmp(o->over[i].name, arg, len))
 			break;
 	if (i == BC_CMP_MAX_OVERRIDES) {
-		snprintf(err, errlen, "--threshold-for %s: at most %d of them", arg,
+		bc_err_set(e, "--threshold-for %s: at most %d of them", arg,
 			 BC_CMP_MAX_OVERRIDES);
 		return -1;
 	}
@@ -46,14 +46,14 @@ static int set_override(bc_cmp_opts *o, const char *arg, char *err, size_t errle
 }
 
 /* --match-ignore a,b: option names ([a-z0-9_]+), each kept once. */
-static int add_ignore(bc_cmp_opts *o, const char *arg, char *err, size_t errlen)
+static int add_ignore(bc_cmp_opts *o, const char *arg, bc_err *e)
 {
 	char **v = bc_split(arg, ',');
 	int rc = 0;
 	for (char **p = v; *p && !rc; p++) {
 		size_t l = strlen(*p), dup = 0;
 		if (!l || l >= sizeof(o->ignore[0]) || strspn(*p, "abcdefghijklmnopqrstuvwxyz0123456789_") != l) {
-			snprintf(err, errlen, "--match-ignore %s: wants option names (lower case, digits, _), "
+			bc_err_set(e, "--match-ignore %s: wants option names (lower case, digits, _), "
 				 "e.g. server or path,socket", arg);
 			rc = -1;
 			break;
@@ -63,7 +63,7 @@ static int add_ignore(bc_cmp_opts *o, const char *arg, char *err, size_t errlen)
 		if (dup)
 			continue;
 		if (o->nignore == BC_CMP_MAX_OVERRIDES) {
-			snprintf(err, errlen, "--match-ignore: at most %d options", BC_CMP_MAX_OVERRIDES);
+			bc_err_set(e, "--match-ignore: at most %d options", BC_CMP_MAX_OVERRIDES);
 			rc = -1;
 			break;
 		}
@@ -73,7 +73,7 @@ static int add_ignore(bc_cmp_opts *o, const char *arg, char *err, size_t errlen)
 	return rc;
 }
 
-int bc_cmp_option(bc_cmp_opts *o, int code, const char *arg, char *err, size_t errlen)
+int bc_cmp_option(bc_cmp_opts *o, int code, const char *arg, bc_err *e)
 {
 	char *end;
 
@@ -81,21 +81,21 @@ int bc_cmp_option(bc_cmp_opts *o, int code, const char *arg, char *err, size_t e
 	case BC_OPT_THRESHOLD:
 		if (parse_pct(arg, &o->kind_threshold[BC_KIND_THROUGHPUT]) == 0)
 			return 0;
-		snprintf(err, errlen, "--threshold %s: wants a percentage from 0 to 1000, "
+		bc_err_set(e, "--threshold %s: wants a percentage from 0 to 1000, "
 			 "e.g. 2 or 0.5%%", arg);
 		return -1;
 	case BC_OPT_THRESHOLD_FOR:
-		return set_override(o, arg, err, errlen);
+		return set_override(o, arg, e);
 	case BC_OPT_ALPHA:
 		o->alpha = strtod(arg, &end);
 		if (end != arg && !*end && o->alpha > 0 && o->alpha < 1)
 			return 0;
-		snprintf(err, errlen, "--alpha %s: wants a number between 0 and 1", arg);
+		bc_err_set(e, "--alpha %s: wants a number between 0 and 1", arg);
 		return -1;
 	case BC_OPT_LEVEL:
 		if (parse_pct(arg, &o->level) == 0 && o->level >= 0.5 && o->level <= 0.999)
 			return 0;
-		snprintf(err, errlen, "--level %s: wants a confidence in percent from 50 to 99.9, "
+		bc_err_set(e, "--level %s: wants a confidence in percent from 50 to 99.9, "
 			 "e.g. 90", arg);
 		return -1;
 	case BC_OPT_TEST:
@@ -103,7 +103,7 @@ int bc_cmp_option(bc_cmp_opts *o, int code, const char *arg, char *err, size_t e
 			o->test = strcmp(arg, "welch") == 0 ? BC_TEST_WELCH : BC_TEST_MWU;
 			return 0;
 		}
-		snprintf(err, errlen, "--test %s: wants welch or mwu", arg);
+		bc_err_set(e, "--test %s: wants welch or mwu", arg);
 		return -1;
 	case BC_OPT_ADJUST:
 		if (!strcmp(arg, "bh") || !strcmp(arg, "holm") || !strcmp(arg, "none")) {
@@ -111,11 +111,11 @@ int bc_cmp_option(bc_cmp_opts *o, int code, const char *arg, char *err, size_t e
 				    BC_ADJ_HOLM : BC_ADJ_NONE;
 			return 0;
 		}
-		snprintf(err, errlen, "--adjust %s: wants bh, holm or none", arg);
+		bc_err_set(e, "--adjust %s: wants bh, holm or none", arg);
 		return -1;
 	case BC_OPT_MATCH_IGNORE:
-		return add_ignore(o, arg, err, errlen);
+		return add_ignore(o, arg, e);
 	}
-	snprintf(err, errlen, "unknown option");
+	bc_err_set(e, "unknown option");
 	return -1;
 }

@@ -32,7 +32,7 @@ enum { BC_OPT_THRESHOLD = 0x1000, BC_OPT_THRESHOLD_FOR, BC_OPT_ALPHA, BC_OPT_TES
 	{ "match-ignore", 0, "OPTION", BC_OPT_MATCH_IGNORE, "leave this module option out when matching " \
 	  "cases across files (repeatable, or a,b); options that say where a workload ran (server, path, " \
 	  "socket, secrets...) are left out already when that leaves one case to match" }
-/* 0 when applied; -1 with a message "--flag ARG: wants ..." in err. */
-int bc_cmp_option(bc_cmp_opts *o, int code, const char *arg, char *err, size_t errlen);
+/* 0 when applied; -1 with a message "--flag ARG: wants ..." in e. */
+int bc_cmp_option(bc_cmp_opts *o, int code, const char *arg, bc_err *e);
 
 #endif

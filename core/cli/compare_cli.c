@@ -107,7 +107,7 @@ typedef struct compare_args {
 	bc_tab_opts tab;
 } compare_args;
 
-static int on_compare_flag(void *arg, const bc_flag *f, const char *val, char *err, size_t n)
+static int on_compare_flag(void *arg, const bc_flag *f, const char *val, bc_err *e)
 {
 	compare_args *a = arg;
 	switch (f->code) {
@@ -117,14 +117,14 @@ static int on_compare_flag(void *arg, const bc_flag *f, const char *val, char *e
 	case F_HELP: a->help = 1; return 0;
 	case F_TABLE: case F_SUMMARY_TABLE: case F_PER_GHZ: case F_INDEX:
 		if (a->view && a->view != f->code) {
-			snprintf(err, n, "--%s: give one of --table, --summary-table, --per-ghz and --index", f->lng);
+			bc_err_set(e, "--%s: give one of --table, --summary-table, --per-ghz and --index", f->lng);
 			return -1;
 		}
 		a->view = f->code;
 		return 0;
 	case F_BY:
 		if (!strchr(val, '.')) {
-			snprintf(err, n, "--by %s: wants MODULE.OPTION, e.g. redis.tests", val);
+			bc_err_set(e, "--by %s: wants MODULE.OPTION, e.g. redis.tests", val);
 			return -1;
 		}
 		a->tab.by = val;
@@ -134,12 +134,12 @@ static int on_compare_flag(void *arg, const bc_flag *f, const char *val, char *e
 		a->tab.format = !strcmp(val, "text") ? BC_TAB_TEXT : !strcmp(val, "markdown") ? BC_TAB_MARKDOWN :
 				!strcmp(val, "csv") ? BC_TAB_CSV : -1;
 		if (a->tab.format < 0) {
-			snprintf(err, n, "--format %s: wants text, markdown or csv", val);
+			bc_err_set(e, "--format %s: wants text, markdown or csv", val);
 			return -1;
 		}
 		return 0;
 	}
-	return bc_cmp_option(&a->o, f->code, val, err, n);
+	return bc_cmp_option(&a->o, f->code, val, e);
 }
 
 /* --table, --summary-table, --per-ghz, --index (tables.c). */

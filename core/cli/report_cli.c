@@ -55,7 +55,7 @@ typedef struct report_args {
 	int help;
 } report_args;
 
-static int on_report_flag(void *arg, const bc_flag *f, const char *val, char *err, size_t n)
+static int on_report_flag(void *arg, const bc_flag *f, const char *val, bc_err *e)
 {
 	report_args *a = arg;
 	switch (f->code) {
@@ -63,7 +63,7 @@ static int on_report_flag(void *arg, const bc_flag *f, const char *val, char *er
 	case F_TITLE: a->title = val; return 0;
 	case F_HELP: a->help = 1; return 0;
 	}
-	return bc_cmp_option(&a->o, f->code, val, err, n);
+	return bc_cmp_option(&a->o, f->code, val, e);
 }
 
 int bc_cmd_report(int argc, char **argv)
@@ -89,9 +89,9 @@ int bc_cmd_report(int argc, char **argv)
 		free(files);
 		return 2;
 	}
-	char why[512];
-	if (bc_output_ok(a.out, files, why, sizeof(why))) {
-		fprintf(stderr, "benchcore report: -o %s\n", why);
+	bc_err why;
+	if (bc_output_ok(a.out, files, &why)) {
+		fprintf(stderr, "benchcore report: -o %s\n", why.msg);
 		free(files);
 		return 2;
 	}

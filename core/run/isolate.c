@@ -162,12 +162,12 @@ static void reap(const bc_case *c, pid_t pid, const char *buf, int timed_out, in
 	if (j) {	/* the case's report, read by the one reader of case results */
 		json_error_t je;
 		json_t *cj = json_loads(j + 2, 0, &je);
-		char err[400] = "not JSON";
-		int rc = cj ? bc_case_from_json(cj, (size_t)c->id, cr, err, sizeof(err)) : -1;
+		bc_err ce = { .msg = "not JSON" };
+		int rc = cj ? bc_case_from_json(cj, (size_t)c->id, cr, &ce) : -1;
 		json_decref(cj);
 		if (rc == 0)
 			return;
-		snprintf(why, sizeof(why), "the case's report is unreadable (%s)", err);
+		snprintf(why, sizeof(why), "the case's report is unreadable (%s)", ce.msg);
 		failed_case(c, why, cr);
 		return;
 	}

@@ -57,16 +57,17 @@ static const bench_option_v1 *secret_source(const bc_module *m, const bc_given *
 		return o;
 	}
 	/* a FIFO, device or directory would block or never end: refused at once */
-	char line[4096] = "", why[256];
-	int fd = bc_open_regular(gv->texts[0], MAX_SECRET_FILE, why, sizeof(why));
+	char line[4096] = "";
+	bc_err why;
+	int fd = bc_open_regular(gv->texts[0], MAX_SECRET_FILE, &why);
 	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	if (!f) {
 		if (fd >= 0) {
-			snprintf(why, sizeof(why), "%s", strerror(errno));
+			bc_err_set(&why, "%s", strerror(errno));
 			close(fd);
 		}
 		bc_err_set(e, "%s: could not read \"%s\" (for option \"%s\"): %s", gv->where,
-			   gv->texts[0], o->name, why);
+			   gv->texts[0], o->name, why.msg);
 		bc_err_hint(e, "%s_file names a regular file whose first line is the secret", o->name);
 		return o;
 	}

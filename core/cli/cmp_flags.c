@@ -26,7 +26,7 @@ static int set_override(bc_cmp_opts *o, const char *arg, bc_err *e)
 
 	if (!eq || len == 0 || len >= sizeof(o->over[0].name) || parse_pct(eq + 1, &frac) < 0) {
 		bc_err_set(e, "--threshold-for %s: wants METRIC=PCT or KIND=PCT (KIND: "
-			 "throughput, latency, tail, fairness), e.g. read.p99_ms=15", arg);
+			   "throughput, latency, tail, fairness), e.g. read.p99_ms=15", arg);
 		return -1;
 	}
 	for (i = 0; i < o->nover; i++)	/* the last one given wins */
@@ -34,7 +34,7 @@ static int set_override(bc_cmp_opts *o, const char *arg, bc_err *e)
 			break;
 	if (i == BC_CMP_MAX_OVERRIDES) {
 		bc_err_set(e, "--threshold-for %s: at most %d of them", arg,
-			 BC_CMP_MAX_OVERRIDES);
+			   BC_CMP_MAX_OVERRIDES);
 		return -1;
 	}
 	memcpy(o->over[i].name, arg, len);
@@ -54,7 +54,7 @@ static int add_ignore(bc_cmp_opts *o, const char *arg, bc_err *e)
 		size_t l = strlen(*p), dup = 0;
 		if (!l || l >= sizeof(o->ignore[0]) || strspn(*p, "abcdefghijklmnopqrstuvwxyz0123456789_") != l) {
 			bc_err_set(e, "--match-ignore %s: wants option names (lower case, digits, _), "
-				 "e.g. server or path,socket", arg);
+				   "e.g. server or path,socket", arg);
 			rc = -1;
 			break;
 		}
@@ -82,7 +82,7 @@ int bc_cmp_option(bc_cmp_opts *o, int code, const char *arg, bc_err *e)
 		if (parse_pct(arg, &o->kind_threshold[BC_KIND_THROUGHPUT]) == 0)
 			return 0;
 		bc_err_set(e, "--threshold %s: wants a percentage from 0 to 1000, "
-			 "e.g. 2 or 0.5%%", arg);
+			   "e.g. 2 or 0.5%%", arg);
 		return -1;
 	case BC_OPT_THRESHOLD_FOR:
 		return set_override(o, arg, e);
@@ -96,7 +96,7 @@ int bc_cmp_option(bc_cmp_opts *o, int code, const char *arg, bc_err *e)
 		if (parse_pct(arg, &o->level) == 0 && o->level >= 0.5 && o->level <= 0.999)
 			return 0;
 		bc_err_set(e, "--level %s: wants a confidence in percent from 50 to 99.9, "
-			 "e.g. 90", arg);
+			   "e.g. 90", arg);
 		return -1;
 	case BC_OPT_TEST:
 		if (!strcmp(arg, "mwu") || !strcmp(arg, "welch")) {

@@ -10,7 +10,7 @@
 #include "engine.h"
 #include "engine_int.h"
 
-int bc_case_needs(const bc_case *c, bench_needs_v1 *out, char *err, size_t n)
+int bc_case_needs(const bc_case *c, bench_needs_v1 *out, bc_err *e)
 {
 	bench_ctx *x = bc_xcalloc(1, sizeof(*x));
 	bc_case_result res;
@@ -32,7 +32,7 @@ int bc_case_needs(const bc_case *c, bench_needs_v1 *out, char *err, size_t n)
 	rc = x->d->needs ? x->d->needs(&bc_host_api, x, out) : BENCH_OK;
 	x->in_init = 0;
 	if (rc != BENCH_OK)
-		snprintf(err, n, "%s", x->first.set ? x->first.msg : x->err[0] ? x->err : "needs() failed");
+		bc_err_set(e, "%s", x->first.set ? x->first.msg : x->err[0] ? x->err : "needs() failed");
 	free(x->opts);
 	pthread_mutex_destroy(&x->lock);
 	pthread_cond_destroy(&x->cond);

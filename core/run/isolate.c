@@ -213,15 +213,15 @@ typedef struct watch {
 /* An "S <spec>" line: start the server here, in the runner, and answer. */
 static void serve(case_link *l, int fd, const char *js, size_t n, watch *w)
 {
-	char err[1024] = "";
+	bc_err err = { .msg = "" };
 	uint64_t t0 = bc_now_ns();
 	json_t *j = json_loadb(js, n, 0, NULL);
 	bench_server_spec_v1 *spec = j ? bc_service_spec_parse(j) : NULL;
 	int rc = -1, pid = 0;
 	if (spec)
-		rc = bc_service_start(l->module, spec, l->dir, err, sizeof(err));
+		rc = bc_service_start(l->module, spec, l->dir, &err);
 	else
-		snprintf(err, sizeof(err), "private server: malformed request from the case's process");
+		bc_err_set(&err, "private server: malformed request from the case's process");
 	if (rc == 0)	/* told to the case, which declares it (its CPU is the workload's) */
 		pid = bc_service_pid(l->module, spec->name);
 	bc_service_spec_free(spec);
@@ -231,7 +231,7 @@ static void serve(case_link *l, int fd, const char *js, size_t n, watch *w)
 		int len = snprintf(ok, sizeof(ok), "OK %d\n", pid);
 		write_all(fd, ok, (size_t)len);
 	} else {
-		json_t *m = json_string(err);
+		json_t *m = json_string(err.msg);
 		char *s = m ? json_dumps(m, JSON_ENCODE_ANY) : NULL;
 		write_all(fd, "E ", 2);
 		write_all(fd, s ? s : "\"private server did not start\"", s ? strlen(s) : 30);

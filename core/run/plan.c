@@ -197,7 +197,8 @@ static void scale_plan(bc_modplan *p)
 
 int bc_plan_module(const bc_modconf *mc, const bc_module *m, bc_modplan *p, bc_err *e)
 {
-	char err[1024], keys[1024];
+	char keys[1024];
+	bc_err ve;
 	memset(p, 0, sizeof(*p));
 	p->mod = m;
 	p->mc = mc;
@@ -259,11 +260,11 @@ int bc_plan_module(const bc_modconf *mc, const bc_module *m, bc_modplan *p, bc_e
 		p->vals[i] = bc_xcalloc(n, sizeof(bc_val));
 		p->nvals[i] = 0;
 		for (size_t j = 0; j < n; j++) {
-			if (bc_val_parse(o, texts[j], &p->vals[i][j], err, sizeof(err))) {
+			if (bc_val_parse(o, texts[j], &p->vals[i][j], &ve)) {
 				free(joined[0]);
 				bc_err_set(e, "%s: module \"%s\", option \"%s\" (%s): %s", gv->where, m->desc.name,
 					   o->name, bc_opt_type_name(o->type),
-					   (o->flags & BENCH_OPT_SECRET) ? "invalid value" : err);
+					   (o->flags & BENCH_OPT_SECRET) ? "invalid value" : ve.msg);
 				bc_err_hint(e, "see benchcore help %s", m->desc.name);
 				goto fail;
 			}
@@ -293,7 +294,7 @@ int bc_plan_module(const bc_modconf *mc, const bc_module *m, bc_modplan *p, bc_e
 	for (size_t i = 0; i < p->nopts; i++) {
 		if (!p->nvals[i]) {
 			/* checked at load: a module's defaults parse */
-			p->vals[i] = bc_val_defaults(&m->desc.options[i], &p->nvals[i], err, sizeof(err));
+			p->vals[i] = bc_val_defaults(&m->desc.options[i], &p->nvals[i], &ve);
 		}
 		if (p->nvals[i] && p->npoints > SIZE_MAX / 1024 / p->nvals[i]) {
 			bc_err_set(e, "%s: module \"%s\": the parameter matrix is too large to count", mc->where,

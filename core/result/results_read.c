@@ -25,14 +25,6 @@ static char *shown(const char *s)
 	return bc_printable(s ? s : "");
 }
 
-static char *xstrdup(const char *s)
-{
-	char *d = strdup(s ? s : "");
-	if (!d)
-		abort();	/* out of memory while reading a file: nothing to save */
-	return d;
-}
-
 static void push_value(bc_rmetric *m, double v)
 {
 	if (m->n == m->cap) {
@@ -147,7 +139,7 @@ static void add_latency(bc_rgroup *g, const bc_cr_op *o)
 		free(name);
 		if (!m->op) {
 			m->op = shown(o->name);
-			m->pct = xstrdup(o->lat.pct[i].key);
+			m->pct = bc_xstrdup(o->lat.pct[i].key);
 			m->compared = strcmp(m->pct, "p50") == 0 || strcmp(m->pct, "p99") == 0;
 		}
 		push_value(m, o->lat.pct[i].ns / 1e6);
@@ -160,7 +152,7 @@ static void add_latency(bc_rgroup *g, const bc_cr_op *o)
 		free(name);
 		if (!m->op) {
 			m->op = shown(o->name);
-			m->pct = xstrdup("mean");
+			m->pct = bc_xstrdup("mean");
 			m->compared = 0;
 		}
 		push_value(m, o->lat.mean / 1e6);
@@ -266,7 +258,7 @@ static int read_top(bc_results *r, json_t *root, bc_err *e)
 	else
 		r->label = shown(base_name(r->path));
 	if (json_is_string(json_object_get(root, "started_at")))
-		r->started_at = xstrdup(json_string_value(json_object_get(root, "started_at")));
+		r->started_at = bc_xstrdup(json_string_value(json_object_get(root, "started_at")));
 	r->interrupted = json_is_true(json_object_get(root, "interrupted"));
 	json_array_foreach(cases, i, c) {
 		bc_case_result cr;	/* the one reader of a case: every field checked */
@@ -281,16 +273,16 @@ static int read_top(bc_results *r, json_t *root, bc_err *e)
 
 void bc_results_init(bc_results *r, const char *name)
 {
-	*r = (bc_results){ .path = xstrdup(name), .info = json_object(), .info_varies = json_object(),
+	*r = (bc_results){ .path = bc_xstrdup(name), .info = json_object(), .info_varies = json_object(),
 			   .host = json_object(),
-			   .label = xstrdup(name) };
+			   .label = bc_xstrdup(name) };
 }
 
 void bc_results_done(bc_results *r)
 {
 	for (size_t i = 0; i < r->ngroups; i++)
 		if (!r->groups[i].headline)
-			r->groups[i].headline = xstrdup("events_per_sec");
+			r->groups[i].headline = bc_xstrdup("events_per_sec");
 }
 
 const bc_rmetric *bc_primary_metric(const bc_rgroup *g)
@@ -353,7 +345,7 @@ int bc_results_parse(const char *buf, size_t len, const char *name,
 	json_t *root;
 	int rc;
 
-	*r = (bc_results){ .path = xstrdup(name), .info = json_object(), .info_varies = json_object() };
+	*r = (bc_results){ .path = bc_xstrdup(name), .info = json_object(), .info_varies = json_object() };
 	/* a key given twice would let one file say two things */
 	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
 	if (!root) {

@@ -167,7 +167,7 @@ static void reap(const bc_case *c, pid_t pid, const char *buf, int timed_out, in
 		json_decref(cj);
 		if (rc == 0)
 			return;
-		snprintf(why, sizeof(why), "the case's report is unreadable (%s)", ce.msg);
+		snprintf(why, sizeof(why), "the case's report is unreadable (%.399s)", ce.msg);
 		failed_case(c, why, cr);
 		return;
 	}

@@ -31,8 +31,13 @@ int bc_case_needs(const bc_case *c, bench_needs_v1 *out, bc_err *e)
 	x->in_init = 1;	/* the calls init may make about options */
 	rc = x->d->needs ? x->d->needs(&bc_host_api, x, out) : BENCH_OK;
 	x->in_init = 0;
-	if (rc != BENCH_OK)
+	if (rc != BENCH_OK) {
 		bc_err_set(e, "%s", x->first.set ? x->first.msg : x->err[0] ? x->err : "needs() failed");
+		if (x->first.set) {	/* the module's errorf() gave them */
+			bc_err_detail(e, "%s", x->first.detail);
+			bc_err_hint(e, "%s", x->first.hint);
+		}
+	}
 	free(x->opts);
 	pthread_mutex_destroy(&x->lock);
 	pthread_cond_destroy(&x->cond);

@@ -1,5 +1,5 @@
 /* The comparison itself: case matching, verdicts, fingerprint differences and
-   thread scaling. Output formats are in compare_cli.c, the HTML page in
+   thread scaling. Output formats are in compare_print.c, the HTML page in
    report.c; both only present what this file decided. */
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* The comparison itself: case matching, verdicts, fingerprint differences and
-   thread scaling. Output formats are in compare_cli.c, the HTML page in
+   thread scaling. Output formats are in compare_print.c, the HTML page in
    report.c; both only present what this file decided. */
 #include <math.h>
 #include <stdio.h>
@@ -97,8 +97,8 @@ static int too_few(const bc_cmp_opts *o, bc_cmp_row *r, size_t na, size_t nb)
 static void run_welch(bc_cmp_row *r)
 {
 	const bc_rmetric *a = r->ma, *b = r->mb;
-	double *la = malloc(a->n * sizeof(*la)), *lb = malloc(b->n * sizeof(*lb));
-	int pos = la && lb;
+	double *la = bc_xmalloc(a->n * sizeof(*la)), *lb = bc_xmalloc(b->n * sizeof(*lb));
+	int pos = 1;
 
 	for (size_t i = 0; pos && i < a->n; i++)
 		pos = a->values[i] > 0 ? (la[i] = log(a->values[i]), 1) : 0;
@@ -336,11 +336,9 @@ static void add_row(bc_cmp *c, const bc_rgroup *ga, const bc_rgroup *gb,
    need p < 0.001, out of reach of 5 repeats with 1% noise. */
 static void adjust_and_judge(bc_cmp *c)
 {
-	double *p = malloc((c->nrows ? c->nrows : 1) * sizeof(*p)), wh = 1, ws = 1;
+	double *p = bc_xmalloc(c->nrows * sizeof(*p)), wh = 1, ws = 1;
 	size_t nh = 0;
 
-	if (!p)
-		abort();
 	for (size_t i = 0; i < c->nrows; i++) {
 		c->ntested += c->rows[i].tested;
 		nh += c->rows[i].tested && c->rows[i].headline;

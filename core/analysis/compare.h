@@ -1,5 +1,7 @@
-/* `benchcore compare` and `benchcore report`: read result files, match cases,
-   decide verdicts, write text/JSON/CSV or a self-contained HTML page.
+/* What `benchcore compare` and `benchcore report` compute: match cases of
+   result files, decide verdicts, write text/JSON/CSV or a self-contained HTML
+   page to a FILE *. Their command lines are core/cli (compare_cli.c,
+   report_cli.c, cmp_flags.h for the verdict flags they share).
    The verdict logic lives here once; report.c calls bc_compare_pair() and
    bc_scaling() rather than deciding anything itself. Main thread only. */
 #ifndef BC_COMPARE_H
@@ -10,10 +12,6 @@
 #include "results.h"
 #include "stats.h"
 #include "steady.h"
-#include "flags.h"
-
-int bc_cmd_compare(int argc, char **argv);
-int bc_cmd_report(int argc, char **argv);
 
 enum { BC_TEST_MWU, BC_TEST_WELCH };
 /* Verdicts for B, decided by the confidence interval of the ratio B/A
@@ -56,34 +54,6 @@ typedef struct bc_cmp_opts {
 /* A tie needs this many repeats on each side: an interval from two values
    rests on one degree of freedom per side, its width is itself a guess. */
 #define BC_TIE_MIN_N	3
-
-/* The verdict options of compare and report: rows of their flag tables
-   (flags.h), parsed by one function so the two commands accept and refuse
-   exactly the same values. Put BC_CMP_FLAGS in the command's table and hand
-   every code in BC_OPT_THRESHOLD .. BC_OPT_LEVEL to bc_cmp_option(). */
-enum { BC_OPT_THRESHOLD = 0x1000, BC_OPT_THRESHOLD_FOR, BC_OPT_ALPHA, BC_OPT_TEST, BC_OPT_ADJUST,
-       BC_OPT_MATCH_IGNORE, BC_OPT_LEVEL };
-#define BC_CMP_FLAGS \
-	{ "threshold", 0, "PCT", BC_OPT_THRESHOLD, "practical threshold of throughput metrics in percent " \
-	  "(default 2; \"2%\" accepted; 0 to 1000)" }, \
-	{ "threshold-for", 0, "NAME=PCT", BC_OPT_THRESHOLD_FOR, "threshold of one metric (read.p99_ms=15) or " \
-	  "of a kind (throughput, latency, tail, fairness); repeatable; beats the module's own declaration " \
-	  "and the defaults" }, \
-	{ "alpha", 0, "A", BC_OPT_ALPHA, "significance level of the adjusted p (default 0.05)" }, \
-	{ "level", 0, "PCT", BC_OPT_LEVEL, "confidence of the interval of B/A that decides win, loss " \
-	  "and tie (default 80: a tie is then +-threshold with 90% confidence on each side; 50 to 99.9)" }, \
-	{ "test", 0, "welch|mwu", BC_OPT_TEST, "Welch's t test (default; on the logs of the values when all " \
-	  "are positive) or two-sided Mann-Whitney U (exact distribution without ties and up to 60 values, " \
-	  "else normal approximation with tie and continuity correction)" }, \
-	{ "adjust", 0, "bh|holm|none", BC_OPT_ADJUST, "multiple-comparison adjustment over all rows of one " \
-	  "comparison, headline and secondary weighted as above: Benjamini-Hochberg (default, false " \
-	  "discovery rate), Holm (family-wise error rate: no false verdict at all with probability " \
-	  "1 - alpha; fewer real ones found) or none" }, \
-	{ "match-ignore", 0, "OPTION", BC_OPT_MATCH_IGNORE, "leave this module option out when matching " \
-	  "cases across files (repeatable, or a,b); options that say where a workload ran (server, path, " \
-	  "socket, secrets...) are left out already when that leaves one case to match" }
-/* 0 when applied; -1 with a message "--flag ARG: wants ..." in err. */
-int bc_cmp_option(bc_cmp_opts *o, int code, const char *arg, char *err, size_t errlen);
 
 /* One metric of one matched group: B (the candidate) against A (the
    baseline). Pointers borrow from the two bc_results. */
@@ -197,9 +167,18 @@ void bc_cmp_matching_note(FILE *f, const bc_cmp_opts *o);
 void bc_compare_print_text(FILE *f, const bc_cmp *c);
 void bc_compare_print_csv(FILE *f, const bc_cmp *c);
 json_t *bc_compare_json(const bc_cmp *c);
+/* compare's whole output for res[1..n) against res[0] (text, CSV with its
+   header line, or one JSON document), and the scaling view of every file. */
+enum { BC_FMT_TEXT, BC_FMT_JSON, BC_FMT_CSV };
+void bc_compare_print(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, int fmt);
+void bc_scaling_print(FILE *f, const bc_results *res, int n, int fmt);
 /* One file's report (benchcore -c ... --report): json_path read, the page
    written to path atomically. 0, or -1 after a message on stderr. */
 int bc_report_file(const char *path, const char *json_path, const char *title);
 /* The whole HTML page for res[0..n) to f; -1 on a write error. */
 int bc_report_write(FILE *f, bc_results *res, int n, const bc_cmp_opts *o, const char *title);
+/* The page for res[0..n) to path, atomically (a temporary file renamed into
+   place), or to stdout for "-": 0; -1 when the page could not be built
+   (nothing printed); -2 after a message on stderr. */
+int bc_report_output(const char *path, bc_results *res, int n, const bc_cmp_opts *o, const char *title);
 #endif

@@ -1,14 +1,13 @@
-/* `benchcore report`: one self-contained HTML page (inline CSS and SVG, no
-   script, no network) with, per module and params, the primary metric,
-   fairness, latency percentiles and scaling efficiency against threads; the
-   verdict tables from compare.c; the fingerprints side by side. Every string
-   from a results file is escaped. */
+/* The page of `benchcore report` (its command line: core/cli/report_cli.c):
+   one self-contained HTML page (inline CSS and SVG, no script, no network)
+   with, per module and params, the primary metric, fairness, latency
+   percentiles and scaling efficiency against threads; the verdict tables
+   from compare.c; the fingerprints side by side. Every string from a
+   results file is escaped. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include "compare.h"
 #include "report_study.h"
 #include "svg.h"
@@ -603,47 +602,9 @@ int bc_report_write(FILE *f, bc_results *res, int n, const bc_cmp_opts *o, const
 	return ferror(f) ? -1 : 0;
 }
 
-static const char report_help[] =
-"usage: benchcore report [OPTIONS] A.json [B.json ...] -o report.html\n"
-"\n"
-"Writes one self-contained HTML page (inline CSS and SVG, no scripts, fonts\n"
-"or network access) with:\n"
-"  - the verdict table of every file against the first, as benchcore compare\n"
-"    decides it (the options below are compare's);\n"
-"  - per module and params: the primary metric against threads (one line per\n"
-"    file, 95% confidence bars), the fairness stddev against threads, latency\n"
-"    percentiles per op class at the largest thread count all files ran, and\n"
-"    the scaling efficiency against the smallest thread count;\n"
-"  - the studies' views: the index of every file against the first, a bar\n"
-"    chart across a module's cases when every file ran it at one thread count,\n"
-"    the headline against a module's one swept numeric option, and against the\n"
-"    clock measured in each file;\n"
-"  - the machine fingerprints side by side, differing fields highlighted.\n"
-"Systems are named by each file's label (else host name, else file name).\n"
-"\n"
-"The verdict options are compare's (see its --help for how verdicts are\n"
-"decided).\n"
-"\n"
-"Options:\n";
-
-enum { F_OUTPUT = 1, F_TITLE, F_HELP };
-static const bc_flag report_flags[] = {
-	{ "output", 'o', "FILE", F_OUTPUT, "where to write the page (required; - for stdout); written to a "
-	  "temporary file and renamed into place" },
-	{ "title", 0, "TEXT", F_TITLE, "page title (default \"benchcore report\")" },
-	BC_CMP_FLAGS,
-	{ "help", 'h', NULL, F_HELP, "this text" },
-	{ NULL }
-};
-
-static const char report_help_tail[] =
-"\n"
-"Exit status: 0 when the page was written, 2 on a usage error, an unreadable\n"
-"or invalid results file, or a write error.\n";
-
 /* The page goes to memory first, then to path by util's one atomic write
    (a temporary file renamed into place), or to stdout for "-". */
-static int output(const char *path, bc_results *res, int n, const bc_cmp_opts *o, const char *title)
+int bc_report_output(const char *path, bc_results *res, int n, const bc_cmp_opts *o, const char *title)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -669,73 +630,16 @@ static int output(const char *path, bc_results *res, int n, const bc_cmp_opts *o
 int bc_report_file(const char *path, const char *json_path, const char *title)
 {
 	bc_results r;
-	char err[512];
-	if (bc_results_load(json_path, &r, err, sizeof(err)) < 0) {
-		fprintf(stderr, "benchcore: error: report: %s: %s\n", json_path, err);
+	bc_err err;
+	if (bc_results_load(json_path, &r, &err) < 0) {
+		fprintf(stderr, "benchcore: error: report: %s: %s\n", json_path, err.msg);
 		return -1;
 	}
 	bc_cmp_opts o = BC_CMP_OPTS_DEFAULT;
-	int rc = output(path, &r, 1, &o, title);
+	int rc = bc_report_output(path, &r, 1, &o, title);
 	if (rc == -1)
 		fprintf(stderr, "benchcore: error: report: could not write %s\n", path);
 	bc_results_free(&r);
 	return rc ? -1 : 0;
 }
 
-typedef struct report_args {
-	bc_cmp_opts o;
-	const char *out, *title;
-	int help;
-} report_args;
-
-static int on_report_flag(void *arg, const bc_flag *f, const char *val, char *err, size_t n)
-{
-	report_args *a = arg;
-	switch (f->code) {
-	case F_OUTPUT: a->out = val; return 0;
-	case F_TITLE: a->title = val; return 0;
-	case F_HELP: a->help = 1; return 0;
-	}
-	return bc_cmp_option(&a->o, f->code, val, err, n);
-}
-
-int bc_cmd_report(int argc, char **argv)
-{
-	report_args a = { .o = BC_CMP_OPTS_DEFAULT, .title = "benchcore report" };
-	bc_results res[MAX_FILES];
-	char **files;
-	int n, rc;
-
-	if (bc_flags_parse("report", report_flags, 0, argc - 1, argv + 1, on_report_flag, &a, &files))
-		return 2;
-	if (a.help) {
-		fputs(report_help, stdout);
-		bc_flags_help(stdout, report_flags, 0);
-		fputs(report_help_tail, stdout);
-		free(files);
-		return 0;
-	}
-	n = (int)bc_strv_len(files);
-	if (!a.out || n < 1 || n > MAX_FILES) {
-		fprintf(stderr, "benchcore report: %s\nTry 'benchcore report --help'.\n",
-			!a.out ? "missing -o FILE" : "wants 1 to 16 result files");
-		free(files);
-		return 2;
-	}
-	char why[512];
-	if (bc_output_ok(a.out, files, why, sizeof(why))) {
-		fprintf(stderr, "benchcore report: -o %s\n", why);
-		free(files);
-		return 2;
-	}
-	rc = bc_load_all("report", files, n, res);
-	free(files);
-	if (rc < 0)
-		return 2;
-	rc = output(a.out, res, n, &a.o, a.title);
-	if (rc == -1)
-		fprintf(stderr, "benchcore report: %s: cannot write: %m\n", a.out);
-	for (int i = 0; i < n; i++)
-		bc_results_free(&res[i]);
-	return rc < 0 ? 2 : 0;
-}

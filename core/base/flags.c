@@ -59,11 +59,11 @@ int bc_flags_parse(const char *cmd, const bc_flag *tab, unsigned scope, int argc
 		}
 		if (!f->metavar && val)
 			return usage(rest, cmd, "this option takes no value:", a);
-		char err[1024] = "";
-		if (fn(arg, f, val, err, sizeof(err))) {
-			if (err[0])
+		bc_err e = { .msg = "" };
+		if (fn(arg, f, val, &e)) {
+			if (e.msg[0])
 				fprintf(stderr, "benchcore%s%s: %s\nTry 'benchcore%s%s --help'.\n", *cmd ? " " : "",
-					cmd, err, *cmd ? " " : "", cmd);
+					cmd, e.msg, *cmd ? " " : "", cmd);
 			free(*rest);
 			*rest = NULL;
 			return 2;

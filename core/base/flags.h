@@ -5,6 +5,7 @@
 #ifndef BC_FLAGS_H
 #define BC_FLAGS_H
 #include <stdio.h>
+#include "util.h"
 
 typedef struct bc_flag {
 	const char *lng;	/* "threshold" for --threshold */
@@ -16,8 +17,9 @@ typedef struct bc_flag {
 } bc_flag;
 
 /* Called per flag given; val is NULL for a flag without value. Returns 0,
-   or -1 after writing a one-line reason into err. */
-typedef int (*bc_flag_fn)(void *arg, const bc_flag *f, const char *val, char *err, size_t n);
+   or -1 after setting a one-line reason in e (or leaving e->msg empty when
+   it printed its own message). */
+typedef int (*bc_flag_fn)(void *arg, const bc_flag *f, const char *val, bc_err *e);
 
 /* Parses argv[0..argc) against tab (terminated by lng == NULL), keeping the
    flags whose scope matches. "--name=value", "--name value", "-o value",

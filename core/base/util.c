@@ -392,24 +392,24 @@ void bc_text_copy(char *dst, size_t n, const char *src)
 	free(p);
 }
 
-int bc_open_regular(const char *path, off_t max, char *err, size_t n)
+int bc_open_regular(const char *path, off_t max, bc_err *e)
 {
 	struct stat st;
 	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
-		snprintf(err, n, "cannot open: %s", strerror(errno));
+		bc_err_set(e, "cannot open: %s", strerror(errno));
 		return -1;
 	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		snprintf(err, n, "not a regular file (%s)", S_ISFIFO(st.st_mode) ? "a FIFO" :
-			 S_ISDIR(st.st_mode) ? "a directory" : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ?
-			 "a device" : S_ISSOCK(st.st_mode) ? "a socket" : "not a file");
+		bc_err_set(e, "not a regular file (%s)", S_ISFIFO(st.st_mode) ? "a FIFO" :
+			   S_ISDIR(st.st_mode) ? "a directory" : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ?
+			   "a device" : S_ISSOCK(st.st_mode) ? "a socket" : "not a file");
 		close(fd);
 		return -1;
 	}
 	if (st.st_size > max) {
-		snprintf(err, n, "too large (%lld bytes; at most %lld)", (long long)st.st_size, (long long)max);
+		bc_err_set(e, "too large (%lld bytes; at most %lld)", (long long)st.st_size, (long long)max);
 		close(fd);
 		return -1;
 	}
@@ -458,21 +458,21 @@ void bc_utf8_fix(char *s)
 	}
 }
 
-int bc_output_ok(const char *path, char *const *inputs, char *err, size_t n)
+int bc_output_ok(const char *path, char *const *inputs, bc_err *e)
 {
 	struct stat st, in;
 	if (!strcmp(path, "-"))
 		return 0;
 	if (stat(path, &st) == 0) {
 		if (!S_ISREG(st.st_mode)) {
-			snprintf(err, n, "%s is not a regular file (%s): benchcore writes only regular files "
-				 "(or - for stdout)", path, S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" :
-				 S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" : "not a file");
+			bc_err_set(e, "%s is not a regular file (%s): benchcore writes only regular files "
+				   "(or - for stdout)", path, S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" :
+				   S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" : "not a file");
 			return -1;
 		}
 		for (size_t i = 0; inputs && inputs[i]; i++)
 			if (stat(inputs[i], &in) == 0 && in.st_dev == st.st_dev && in.st_ino == st.st_ino) {
-				snprintf(err, n, "%s is also an input (%s): it would be replaced", path, inputs[i]);
+				bc_err_set(e, "%s is also an input (%s): it would be replaced", path, inputs[i]);
 				return -1;
 			}
 	}
@@ -484,7 +484,7 @@ int bc_output_ok(const char *path, char *const *inputs, char *err, size_t n)
 	const char *d = slash ? dir : ".";
 	int ok = access(d, W_OK | X_OK) == 0;
 	if (!ok)
-		snprintf(err, n, "cannot write in %s: %s", d, strerror(errno));
+		bc_err_set(e, "cannot write in %s: %s", d, strerror(errno));
 	free(dir);
 	return ok ? 0 : -1;
 }

@@ -79,12 +79,14 @@ int bc_utf8_valid(const char *s);
 void bc_utf8_fix(char *s);
 /* Opens an input file for reading only when it is a regular file of at
    most max bytes (a FIFO, device or directory is refused at once, never
-   waited on or read): the descriptor, or -1 with a reason in err. */
-int bc_open_regular(const char *path, off_t max, char *err, size_t n);
+   waited on or read): the descriptor, or -1 with a reason in e (a fragment
+   the caller puts after the path, "cannot open: ..."). */
+int bc_open_regular(const char *path, off_t max, bc_err *e);
 /* May path be written as an output? "-" (stdout) or a regular file or a
    new name, in a directory benchcore can write, and none of inputs[]
-   (NULL-terminated, may be NULL). 0, or -1 with a reason in err. */
-int bc_output_ok(const char *path, char *const *inputs, char *err, size_t n);
+   (NULL-terminated, may be NULL). 0, or -1 with a reason in e (naming the
+   path; the caller puts the flag before it). */
+int bc_output_ok(const char *path, char *const *inputs, bc_err *e);
 /* Flushes stdout; -1 after a message naming cmd when anything written to
    it was lost (a full disk, a closed pipe). */
 int bc_stdout_done(const char *cmd);

@@ -45,21 +45,21 @@ typedef struct check_args {
 	const char *out;
 } check_args;
 
-static int on_check_flag(void *arg, const bc_flag *f, const char *val, char *err, size_t n)
+static int on_check_flag(void *arg, const bc_flag *f, const char *val, bc_err *e)
 {
 	check_args *a = arg;
 	double d;
 	if (f->code == K_TIME || f->code == K_WARMUP) {
 		if (bc_parse_double(val, &d) || d < (f->code == K_TIME ? 0.01 : 0) || d > 3600) {
-			snprintf(err, n, "--%s: \"%s\" is not a number of seconds in %s .. 3600", f->lng, val,
-				 f->code == K_TIME ? "0.01" : "0");
+			bc_err_set(e, "--%s: \"%s\" is not a number of seconds in %s .. 3600", f->lng, val,
+				   f->code == K_TIME ? "0.01" : "0");
 			return -1;
 		}
 		*(f->code == K_TIME ? &a->time_s : &a->warmup_s) = d;
 	} else if (f->code == K_THREADS) {
 		int64_t t;
 		if (bc_parse_int64(val, &t) || t < 1 || t > 1024) {
-			snprintf(err, n, "--threads: \"%s\" is not a thread count in 1 .. 1024", val);
+			bc_err_set(e, "--threads: \"%s\" is not a thread count in 1 .. 1024", val);
 			return -1;
 		}
 		a->threads = (unsigned)t;
@@ -146,9 +146,9 @@ static char *num_text(const bench_option_v1 *o, double v)
    option's default? Its case would repeat the defaults' case. */
 static int is_default(const bench_option_v1 *o, double candidate)
 {
-	char err[256];
+	bc_err err;
 	size_t n = 0;
-	bc_val *defs = bc_val_defaults(o, &n, err, sizeof(err));
+	bc_val *defs = bc_val_defaults(o, &n, &err);
 	int same = n == 1 && (o->type == BENCH_OPT_ENUM || o->type == BENCH_OPT_BOOL ? (double)defs[0].i == candidate
 			      : defs[0].d == candidate);
 	for (size_t i = 0; i < n; i++)
@@ -205,8 +205,8 @@ static char *what_of(const bc_module *m, const bc_case_result *r)
 	for (const bench_option_v1 *o = m->desc.options; o && o->name; o++) {
 		json_t *v = json_object_get(r->params, o->name);
 		size_t nd = 0;
-		char err[256];
-		bc_val *defs = bc_val_defaults(o, &nd, err, sizeof(err));
+		bc_err err;
+		bc_val *defs = bc_val_defaults(o, &nd, &err);
 		int dflt = 0;
 		for (size_t i = 0; i < nd; i++) {
 			json_t *dj = bc_val_json(o, &defs[i]);
@@ -279,10 +279,10 @@ static int report(const bc_module *m, const char *path, int run_rc)
 	printf(" %10s\n", "peak mem");
 	for (size_t i = 0; i < n; i++) {
 		bc_case_result r;
-		char err[512];
+		bc_err err;
 		int was = bad;
-		if (bc_case_from_json(json_array_get(cases, i), i, &r, err, sizeof(err))) {
-			printf("      unreadable case: %s\n", err);
+		if (bc_case_from_json(json_array_get(cases, i), i, &r, &err)) {
+			printf("      unreadable case: %s\n", err.msg);
 			bad = 1;
 			continue;
 		}

@@ -22,10 +22,10 @@ typedef struct clean_args {
 	int dry, verbose, help;
 } clean_args;
 
-static int on_clean_flag(void *arg, const bc_flag *f, const char *val, char *err, size_t n)
+static int on_clean_flag(void *arg, const bc_flag *f, const char *val, bc_err *e)
 {
 	clean_args *a = arg;
-	(void)err, (void)n;
+	(void)e;
 	if (f->code == C_DRY)
 		a->dry = 1;
 	else if (f->code == C_DIR)

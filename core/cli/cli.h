@@ -15,6 +15,9 @@ int bc_cmd_sysinfo(int argc, char **argv);
 int bc_cmd_clean(int argc, char **argv);
 /* benchcore check-module FILE.so: a module author's check (check_cli.c) */
 int bc_cmd_check_module(int argc, char **argv);
+/* benchcore compare (compare_cli.c) and report (report_cli.c) */
+int bc_cmd_compare(int argc, char **argv);
+int bc_cmd_report(int argc, char **argv);
 /* benchcore --help (run_cli.c: it lists the run flags) */
 void bc_usage(FILE *f);
 int bc_usage_error(const char *fmt, const char *a);

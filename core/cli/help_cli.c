@@ -46,10 +46,10 @@ typedef struct list_args {
 	int markdown, help;
 } list_args;
 
-static int on_list_flag(void *arg, const bc_flag *f, const char *val, char *err, size_t n)
+static int on_list_flag(void *arg, const bc_flag *f, const char *val, bc_err *e)
 {
 	list_args *a = arg;
-	(void)err, (void)n;
+	(void)e;
 	if (f->code == L_MODPATH)
 		a->dirs[0] = (char *)val;
 	else if (f->code == L_CONFIG)

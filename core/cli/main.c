@@ -1,11 +1,10 @@
 /* benchcore: the command line's entry. Each subcommand lives in its own
  * file with its flag table (flags.h): run_cli.c (-c, run), help_cli.c (list,
- * help), check_cli.c (check-module), clean_cli.c, serve_cli.c, compare_cli.c and
- * report.c (analysis), sysinfo_cli.c. */
+ * help), check_cli.c (check-module), clean_cli.c, serve_cli.c, compare_cli.c,
+ * report_cli.c, sysinfo_cli.c. */
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
-#include "compare.h"
 #include "serve_cli.h"
 #include "sysinfo.h"
 #include "benchcore/module.h"

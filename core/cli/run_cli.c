@@ -139,7 +139,7 @@ static int set_flag(const bc_setting *s, const char *flag, const char *val, bc_r
 	return bad ? -1 : 0;
 }
 
-static int on_flag(void *arg, const bc_flag *f, const char *val, char *err, size_t n)
+static int on_flag(void *arg, const bc_flag *f, const char *val, bc_err *err)
 {
 	cli *cl = arg;
 	bc_suite_opts *c = &cl->o;
@@ -154,7 +154,7 @@ static int on_flag(void *arg, const bc_flag *f, const char *val, char *err, size
 	case C_SKIP: c->skip = val; return 0;
 	case C_LABEL:
 		if (!bc_utf8_valid(val)) {
-			snprintf(err, n, "--label: not valid UTF-8 text (results keep the label as UTF-8)");
+			bc_err_set(err, "--label: not valid UTF-8 text (results keep the label as UTF-8)");
 			return -1;
 		}
 		c->label = val;
@@ -166,7 +166,7 @@ static int on_flag(void *arg, const bc_flag *f, const char *val, char *err, size
 		bc_err e;
 		if (bc_start_at_parse(val, &c->start_epoch, &e)) {
 			bc_err_print(&e);
-			err[0] = '\0';
+			err->msg[0] = '\0';
 			return -1;
 		}
 		c->start_at = val;
@@ -174,15 +174,14 @@ static int on_flag(void *arg, const bc_flag *f, const char *val, char *err, size
 	}
 	}
 	const bc_setting *s = &bc_settings[f->code - C_SETTING];
-	(void)n;
 	/* checked now (a bad value is a usage error before the file is read) */
 	if (set_flag(s, f->lng, val, c->rs)) {
-		err[0] = '\0';
+		err->msg[0] = '\0';
 		return -1;
 	}
 	if (cl->defer) {
 		if (cl->nover == sizeof(cl->over) / sizeof(cl->over[0])) {
-			snprintf(err, n, "too many run-setting flags");
+			bc_err_set(err, "too many run-setting flags");
 			return -1;
 		}
 		cl->over[cl->nover].s = s;

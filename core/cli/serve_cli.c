@@ -203,13 +203,14 @@ static int conf_secret(serve_opts *so, const char *key, const char *text, const 
 		}
 		so->secret = bc_xstrdup(v);
 	} else if (!strcmp(key, "secret_file")) {
-		char line[4096] = "", why[200];
+		char line[4096] = "";
+		bc_err why;
 		/* a FIFO or device is refused at once, never waited on */
-		int fd = bc_open_regular(text, 1 << 20, why, sizeof(why));
+		int fd = bc_open_regular(text, 1 << 20, &why);
 		FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 		if (!f) {
 			bc_err_set(e, "%s: could not read \"%s\" (for the serve secret): %s", where, text,
-				   fd < 0 ? why : strerror(errno));
+				   fd < 0 ? why.msg : strerror(errno));
 			if (fd >= 0)
 				close(fd);
 			return -1;
@@ -276,12 +277,12 @@ static int conf_load(serve_opts *so, const char *file, bc_err *e)
 {
 	config_t cfg;
 	int rc = -1;
-	char why[200];
+	bc_err why;
 	/* a FIFO as -c would hang config_read_file: refused before a read */
-	int fd = bc_open_regular(file, 16 << 20, why, sizeof(why));
+	int fd = bc_open_regular(file, 16 << 20, &why);
 	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	if (!f) {
-		bc_err_set(e, "could not read config file \"%s\": %s", file, fd < 0 ? why : strerror(errno));
+		bc_err_set(e, "could not read config file \"%s\": %s", file, fd < 0 ? why.msg : strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return -1;

@@ -148,10 +148,10 @@ typedef struct sysinfo_args {
 	int json, help;
 } sysinfo_args;
 
-static int on_sysinfo_flag(void *arg, const bc_flag *f, const char *val, char *err, size_t n)
+static int on_sysinfo_flag(void *arg, const bc_flag *f, const char *val, bc_err *e)
 {
 	sysinfo_args *a = arg;
-	(void)err, (void)n;
+	(void)e;
 	if (f->code == F_JSON)
 		a->json = 1;
 	else if (f->code == F_IO_PATH)

@@ -15,23 +15,23 @@
 #include "engine_int.h"
 #include "util.h"
 
-int bc_declare(bench_ctx *x, int pid, int group, const char *name, char *err, size_t n)
+int bc_declare(bench_ctx *x, int pid, int group, const char *name, bc_err *e)
 {
 	char path[64];
 
 	if (pid <= 0) {
-		snprintf(err, n, "declare_process: pid %d is not a process id", pid);
+		bc_err_set(e, "declare_process: pid %d is not a process id", pid);
 		return -1;
 	}
 	if (pid == (int)getpid()) {	/* counted as the case's own CPU already */
-		snprintf(err, n, "declare_process: pid %d is the case's own process", pid);
+		bc_err_set(e, "declare_process: pid %d is the case's own process", pid);
 		return -1;
 	}
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 	FILE *f = fopen(path, "re");
 	if (!f) {
-		snprintf(err, n, "declare_process: pid %d is not a process visible on this machine (%s)",
-			 pid, strerror(errno));
+		bc_err_set(e, "declare_process: pid %d is not a process visible on this machine (%s)",
+			   pid, strerror(errno));
 		return -1;
 	}
 	fclose(f);
@@ -41,7 +41,7 @@ int bc_declare(bench_ctx *x, int pid, int group, const char *name, char *err, si
 			return 0;
 		}
 	if (x->ndeclared == BC_MAX_DECLARED) {
-		snprintf(err, n, "declare_process: at most %d processes per case", BC_MAX_DECLARED);
+		bc_err_set(e, "declare_process: at most %d processes per case", BC_MAX_DECLARED);
 		return -1;
 	}
 	bc_declared *d = &x->declared[x->ndeclared++];

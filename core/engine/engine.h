@@ -50,9 +50,9 @@ void bc_case_header(const bc_case *c, const char *status, const char *reason, bc
    opts_size. Its strings point into vals: free it before them. */
 void *bc_opts_block(const bench_module_v1 *d, const bc_val *vals);
 /* The case's needs from the module's needs() (engine/needs.c), in the
-   process that opened the module: 0, or -1 with the module's reason in err.
+   process that opened the module: 0, or -1 with the module's reason in e.
    A module without needs() needs nothing (all zeros). */
-int bc_case_needs(const bc_case *c, bench_needs_v1 *out, char *err, size_t n);
+int bc_case_needs(const bc_case *c, bench_needs_v1 *out, bc_err *e);
 /* Runs the case into r (initialised here; the caller frees it). */
 void bc_case_run(const bc_case *c, bc_case_result *r);
 #endif

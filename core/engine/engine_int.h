@@ -147,9 +147,9 @@ void bc_ctx_warn(bench_ctx *x, const char *msg);
 /* CPU time of this process, of the declared processes, and the machine's
    ticks, now. */
 void bc_meas_cpu(struct bc_cpu_snap *c, const bench_ctx *x);
-/* Records a declared process (0; -1 with a reason in err when pid is not
+/* Records a declared process (0; -1 with a reason in e when pid is not
    a visible process or the table is full). Repeats are merged. */
-int bc_declare(bench_ctx *x, int pid, int group, const char *name, char *err, size_t n);
+int bc_declare(bench_ctx *x, int pid, int group, const char *name, bc_err *e);
 /* CPU ticks (user + system, with reaped children) of the declared processes
    and groups, each process once; 0 when none. */
 unsigned long long bc_declared_ticks(const bench_ctx *x);

@@ -688,21 +688,22 @@ static int api_server_start(bench_ctx *x, const bench_server_spec_v1 *spec)
 	}
 	/* the run's own server: its whole process group is the workload's CPU,
 	   not "other processes" (a pid that vanished meanwhile: nothing to count) */
+	bc_err de;
 	if (pid > 0)
-		(void)bc_declare(x, pid, 1, spec->name, err, sizeof(err));
+		(void)bc_declare(x, pid, 1, spec->name, &de);
 	return BENCH_OK;
 }
 
 static int api_declare_process(bench_ctx *x, int pid, const char *name)
 {
-	char err[256];
+	bc_err err;
 	if (!x->in_init && !x->in_prepare) {
 		api_set_error(x, "declare_process: only in init or prepare (the measured window's "
 			      "accounting starts after them)");
 		return BENCH_ERR;
 	}
-	if (bc_declare(x, pid, 0, name, err, sizeof(err)) != 0) {
-		api_set_error(x, "%s", err);
+	if (bc_declare(x, pid, 0, name, &err) != 0) {
+		api_set_error(x, "%s", err.msg);
 		return BENCH_ERR;
 	}
 	return BENCH_OK;

@@ -10,7 +10,7 @@
 #include "engine.h"
 #include "engine_int.h"
 
-int bc_case_needs(const bc_case *c, bench_needs_v1 *out, char *err, size_t n)
+int bc_case_needs(const bc_case *c, bench_needs_v1 *out, bc_err *e)
 {
 	bench_ctx *x = bc_xcalloc(1, sizeof(*x));
 	bc_case_result res;
@@ -31,8 +31,13 @@ int bc_case_needs(const bc_case *c, bench_needs_v1 *out, char *err, size_t n)
 	x->in_init = 1;	/* the calls init may make about options */
 	rc = x->d->needs ? x->d->needs(&bc_host_api, x, out) : BENCH_OK;
 	x->in_init = 0;
-	if (rc != BENCH_OK)
-		snprintf(err, n, "%s", x->first.set ? x->first.msg : x->err[0] ? x->err : "needs() failed");
+	if (rc != BENCH_OK) {
+		bc_err_set(e, "%s", x->first.set ? x->first.msg : x->err[0] ? x->err : "needs() failed");
+		if (x->first.set) {	/* the module's errorf() gave them */
+			bc_err_detail(e, "%s", x->first.detail);
+			bc_err_hint(e, "%s", x->first.hint);
+		}
+	}
 	free(x->opts);
 	pthread_mutex_destroy(&x->lock);
 	pthread_cond_destroy(&x->cond);

@@ -323,7 +323,7 @@ static int has_control(const char *s)
 int bc_module_check(const char *path, bc_module *m, bc_err *e)
 {
 	const bench_module_v1 *d = &m->desc;
-	char err[512];
+	bc_err ve;
 	if (!valid_name(d->name)) {
 		bc_err_set(e, "invalid module \"%s\": name is missing or not [a-z0-9_]+", path);
 		return -1;
@@ -376,9 +376,9 @@ int bc_module_check(const char *path, bc_module *m, bc_err *e)
 			return -1;
 		}
 		size_t ndef;
-		bc_val *defs = bc_val_defaults(o, &ndef, err, sizeof(err));
+		bc_val *defs = bc_val_defaults(o, &ndef, &ve);
 		if (!defs) {
-			bc_err_set(e, "invalid module \"%s\": default of option \"%s\": %s", path, o->name, err);
+			bc_err_set(e, "invalid module \"%s\": default of option \"%s\": %s", path, o->name, ve.msg);
 			return -1;
 		}
 		for (size_t j = 0; j < ndef; j++)

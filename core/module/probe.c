@@ -505,11 +505,8 @@ static int collect_obj(struct dl_phdr_info *info, size_t sz, void *arg)
 	(void)sz;
 	objlist *l = arg;
 	if (info->dlpi_name && info->dlpi_name[0] && l->n < TABLE_CAP) {
-		char **v = realloc(l->v, (l->n + 1) * sizeof(char *));
-		if (v) {
-			l->v = v;
-			l->v[l->n++] = strdup(info->dlpi_name);
-		}
+		l->v = bc_xrealloc(l->v, l->n + 1, sizeof(char *));
+		l->v[l->n++] = bc_xstrdup(info->dlpi_name);
 	}
 	return 0;
 }
@@ -581,7 +578,9 @@ static void probe_child(const char *path)
 	char *s = bc_probe_describe(&copy, &e);
 	free(opts);
 	if (!s) {
-		bc_err_set(&e, "invalid module \"%s\": %s", path, strdup(e.msg));
+		char why[sizeof(e.msg)];	/* e.msg is both the reason and the new message */
+		snprintf(why, sizeof(why), "%s", e.msg);
+		bc_err_set(&e, "invalid module \"%s\": %s", path, why);
 		bc_err_hint(&e, "terminate every table of the descriptor; use UTF-8 strings");
 		send_error(&e);
 	}

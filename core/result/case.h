@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <jansson.h>
+#include "util.h"
 
 typedef struct {
 	char *name;		/* "events_per_sec", a module's declared metric */
@@ -202,10 +203,10 @@ json_t *bc_case_intervals_json(const bc_case_result *r);
    ("cases[3].threads: not an integer in 1..1000000"). Every field kept is
    validated: a field with the wrong type is an error naming it (the object
    is not what benchcore writes); an absent field stays absent; unknown
-   fields are ignored. Returns 0, or -1 with err set and r freed. Strings
+   fields are ignored. Returns 0, or -1 with e->msg set and r freed. Strings
    keep every printable character (as read); names are not escaped here —
    the grouping escapes what it shows. */
-int bc_case_from_json(json_t *c, size_t idx, bc_case_result *r, char *err, size_t errlen);
+int bc_case_from_json(json_t *c, size_t idx, bc_case_result *r, bc_err *e);
 
 /* Setters the engine and the runner use (strings are copied; NULL clears). */
 void bc_case_set_str(char **field, const char *value);

@@ -16,8 +16,7 @@
 #define MAX_THREADS	1000000
 
 typedef struct {
-	char *err;
-	size_t errlen;
+	bc_err *e;
 } rd;
 
 static int fail(rd *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -25,9 +24,10 @@ static int fail(rd *d, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (d->err && d->errlen) {
+	if (d->e) {
+		d->e->detail[0] = d->e->hint[0] = '\0';
 		va_start(ap, fmt);
-		vsnprintf(d->err, d->errlen, fmt, ap);
+		vsnprintf(d->e->msg, sizeof(d->e->msg), fmt, ap);
 		va_end(ap);
 	}
 	return -1;
@@ -696,9 +696,9 @@ static int read_header(rd *d, bc_case_result *r, json_t *c, const char *where)
 	return 0;
 }
 
-int bc_case_from_json(json_t *c, size_t idx, bc_case_result *r, char *err, size_t errlen)
+int bc_case_from_json(json_t *c, size_t idx, bc_case_result *r, bc_err *e)
 {
-	rd d = { err, errlen };
+	rd d = { e };
 	char where[64];
 
 	bc_case_init(r);

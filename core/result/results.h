@@ -70,13 +70,13 @@ typedef struct bc_results {
 } bc_results;
 
 /* Parse a results document from memory. name is used in messages. On error
-   returns -1 with a one-line reason in err (e.g. "cases[3].threads: not an
-   integer") and r freed; on success 0. */
+   returns -1 with a one-line reason in e->msg (e.g. "cases[3].threads: not
+   an integer") and r freed; on success 0. */
 int bc_results_parse(const char *buf, size_t len, const char *name,
-		     bc_results *r, char *err, size_t errlen);
+		     bc_results *r, bc_err *e);
 
 /* Read and parse a file (up to 256 MiB). */
-int bc_results_load(const char *path, bc_results *r, char *err, size_t errlen);
+int bc_results_load(const char *path, bc_results *r, bc_err *e);
 
 void bc_results_free(bc_results *r);
 /* Loads n files into res[0..n) for command cmd ("compare"); on the first

@@ -17,31 +17,12 @@
 
 #define MAX_FILE	(256u << 20)
 
-static void seterr(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-}
-
 /* Names and labels as read keep every printable character; control
    characters and direction overrides become visible escapes, so no file can
    forge or hide a line of compare's output or reverse report's page. */
 static char *shown(const char *s)
 {
 	return bc_printable(s ? s : "");
-}
-
-static char *xstrdup(const char *s)
-{
-	char *d = strdup(s ? s : "");
-	if (!d)
-		abort();	/* out of memory while reading a file: nothing to save */
-	return d;
 }
 
 static void push_value(bc_rmetric *m, double v)
@@ -158,7 +139,7 @@ static void add_latency(bc_rgroup *g, const bc_cr_op *o)
 		free(name);
 		if (!m->op) {
 			m->op = shown(o->name);
-			m->pct = xstrdup(o->lat.pct[i].key);
+			m->pct = bc_xstrdup(o->lat.pct[i].key);
 			m->compared = strcmp(m->pct, "p50") == 0 || strcmp(m->pct, "p99") == 0;
 		}
 		push_value(m, o->lat.pct[i].ns / 1e6);
@@ -171,7 +152,7 @@ static void add_latency(bc_rgroup *g, const bc_cr_op *o)
 		free(name);
 		if (!m->op) {
 			m->op = shown(o->name);
-			m->pct = xstrdup("mean");
+			m->pct = bc_xstrdup("mean");
 			m->compared = 0;
 		}
 		push_value(m, o->lat.mean / 1e6);
@@ -246,24 +227,24 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
-static int read_top(bc_results *r, json_t *root, char *err, size_t errlen)
+static int read_top(bc_results *r, json_t *root, bc_err *e)
 {
 	json_t *schema = json_object_get(root, "schema"), *cases, *label, *host, *c;
 	size_t i;
 
 	if (!json_is_string(schema) || strcmp(json_string_value(schema), "benchcore/1") != 0) {
-		seterr(err, errlen, "not a benchcore/1 results file (schema is %s)",
-		       json_is_string(schema) ? json_string_value(schema) : "missing");
+		bc_err_set(e, "not a benchcore/1 results file (schema is %s)",
+			   json_is_string(schema) ? json_string_value(schema) : "missing");
 		return -1;
 	}
 	cases = json_object_get(root, "cases");
 	if (!json_is_array(cases)) {
-		seterr(err, errlen, "cases: missing or not an array");
+		bc_err_set(e, "cases: missing or not an array");
 		return -1;
 	}
 	host = json_object_get(root, "host");
 	if (host && !json_is_object(host)) {
-		seterr(err, errlen, "host: not an object");
+		bc_err_set(e, "host: not an object");
 		return -1;
 	}
 	r->host = host ? json_incref(host) : json_object();
@@ -277,11 +258,11 @@ static int read_top(bc_results *r, json_t *root, char *err, size_t errlen)
 	else
 		r->label = shown(base_name(r->path));
 	if (json_is_string(json_object_get(root, "started_at")))
-		r->started_at = xstrdup(json_string_value(json_object_get(root, "started_at")));
+		r->started_at = bc_xstrdup(json_string_value(json_object_get(root, "started_at")));
 	r->interrupted = json_is_true(json_object_get(root, "interrupted"));
 	json_array_foreach(cases, i, c) {
 		bc_case_result cr;	/* the one reader of a case: every field checked */
-		if (bc_case_from_json(c, i, &cr, err, errlen) < 0)
+		if (bc_case_from_json(c, i, &cr, e) < 0)
 			return -1;
 		bc_results_add_case(r, &cr);
 		bc_case_free(&cr);
@@ -292,16 +273,16 @@ static int read_top(bc_results *r, json_t *root, char *err, size_t errlen)
 
 void bc_results_init(bc_results *r, const char *name)
 {
-	*r = (bc_results){ .path = xstrdup(name), .info = json_object(), .info_varies = json_object(),
+	*r = (bc_results){ .path = bc_xstrdup(name), .info = json_object(), .info_varies = json_object(),
 			   .host = json_object(),
-			   .label = xstrdup(name) };
+			   .label = bc_xstrdup(name) };
 }
 
 void bc_results_done(bc_results *r)
 {
 	for (size_t i = 0; i < r->ngroups; i++)
 		if (!r->groups[i].headline)
-			r->groups[i].headline = xstrdup("events_per_sec");
+			r->groups[i].headline = bc_xstrdup("events_per_sec");
 }
 
 const bc_rmetric *bc_primary_metric(const bc_rgroup *g)
@@ -358,25 +339,25 @@ json_t *bc_groups_json(const bc_results *r)
 }
 
 int bc_results_parse(const char *buf, size_t len, const char *name,
-		     bc_results *r, char *err, size_t errlen)
+		     bc_results *r, bc_err *e)
 {
 	json_error_t je;
 	json_t *root;
 	int rc;
 
-	*r = (bc_results){ .path = xstrdup(name), .info = json_object(), .info_varies = json_object() };
+	*r = (bc_results){ .path = bc_xstrdup(name), .info = json_object(), .info_varies = json_object() };
 	/* a key given twice would let one file say two things */
 	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
 	if (!root) {
-		seterr(err, errlen, "invalid JSON at line %d column %d: %s", je.line, je.column, je.text);
+		bc_err_set(e, "invalid JSON at line %d column %d: %s", je.line, je.column, je.text);
 		bc_results_free(r);
 		return -1;
 	}
 	if (!json_is_object(root)) {
-		seterr(err, errlen, "not a benchcore results file (top level is not an object)");
+		bc_err_set(e, "not a benchcore results file (top level is not an object)");
 		rc = -1;
 	} else {
-		rc = read_top(r, root, err, errlen);
+		rc = read_top(r, root, e);
 	}
 	json_decref(root);
 	if (rc < 0)
@@ -384,10 +365,9 @@ int bc_results_parse(const char *buf, size_t len, const char *name,
 	return rc;
 }
 
-int bc_results_load(const char *path, bc_results *r, char *err, size_t errlen)
+int bc_results_load(const char *path, bc_results *r, bc_err *e)
 {
-	char why[256];
-	int fd = bc_open_regular(path, MAX_FILE, why, sizeof(why));
+	int fd = bc_open_regular(path, MAX_FILE, e);
 	FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
 	char *buf;
 	size_t len = 0, n;
@@ -395,9 +375,10 @@ int bc_results_load(const char *path, bc_results *r, char *err, size_t errlen)
 
 	*r = (bc_results){ 0 };
 	if (!f) {
-		seterr(err, errlen, "%s", why);
-		if (fd >= 0)
+		if (fd >= 0) {
+			bc_err_set(e, "%s", strerror(errno));
 			close(fd);
+		}
 		return -1;
 	}
 	buf = bc_xrealloc(NULL, 1 << 16, 1);
@@ -407,7 +388,7 @@ int bc_results_load(const char *path, bc_results *r, char *err, size_t errlen)
 		if (len < cap)
 			break;
 		if (cap >= MAX_FILE) {
-			seterr(err, errlen, "larger than %u MiB: not a results file", MAX_FILE >> 20);
+			bc_err_set(e, "larger than %u MiB: not a results file", MAX_FILE >> 20);
 			free(buf);
 			fclose(f);
 			return -1;
@@ -416,13 +397,13 @@ int bc_results_load(const char *path, bc_results *r, char *err, size_t errlen)
 		buf = bc_xrealloc(buf, cap, 1);
 	}
 	if (ferror(f)) {
-		seterr(err, errlen, "read error: %s", strerror(errno));
+		bc_err_set(e, "read error: %s", strerror(errno));
 		free(buf);
 		fclose(f);
 		return -1;
 	}
 	fclose(f);
-	rc = bc_results_parse(buf, len, path, r, err, errlen);
+	rc = bc_results_parse(buf, len, path, r, e);
 	free(buf);
 	return rc;
 }
@@ -531,11 +512,11 @@ const bc_rmetric *bc_group_metric(const bc_rgroup *g, const char *name)
 
 int bc_load_all(const char *cmd, char **files, int n, bc_results *res)
 {
-	char err[512];
+	bc_err e;
 
 	for (int i = 0; i < n; i++) {
-		if (bc_results_load(files[i], &res[i], err, sizeof(err)) < 0) {
-			fprintf(stderr, "benchcore %s: %s: %s\n", cmd, files[i], err);
+		if (bc_results_load(files[i], &res[i], &e) < 0) {
+			fprintf(stderr, "benchcore %s: %s: %s\n", cmd, files[i], e.msg);
 			for (int j = 0; j < i; j++)
 				bc_results_free(&res[j]);
 			return -1;

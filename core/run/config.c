@@ -215,18 +215,19 @@ out:
    without end, and a config this large is a mistake. */
 static int check_input(const char *file, const char *from, int from_line, int level, bc_err *e)
 {
-	char why[256], line[4096];
+	char line[4096];
+	bc_err why;
 	if (level > 8) {
 		bc_err_set(e, "%s:%d: @include nested more than 8 deep (a file including itself?)", from,
 			   from_line);
 		return -1;
 	}
-	int fd = bc_open_regular(file, MAX_CONFIG, why, sizeof(why));
+	int fd = bc_open_regular(file, MAX_CONFIG, &why);
 	if (fd < 0) {
 		if (level == 0) {
-			bc_err_set(e, "could not read config file \"%s\": %s", file, why);
+			bc_err_set(e, "could not read config file \"%s\": %s", file, why.msg);
 		} else {
-			bc_err_set(e, "%s:%d: @include \"%s\": %s", from, from_line, file, why);
+			bc_err_set(e, "%s:%d: @include \"%s\": %s", from, from_line, file, why.msg);
 			bc_err_hint(e, "a relative @include path is read from the current directory, as libconfig does");
 		}
 		return -1;

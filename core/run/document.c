@@ -81,7 +81,8 @@ int bc_runner_resume(bc_runner *r, const char *path, const bc_modplan *plans, si
 		free(rs);
 		return -1;
 	}
-	char ts[32], err[512];
+	char ts[32];
+	bc_err ce;
 	size_t i;
 	json_t *c;
 	now_iso(ts, sizeof(ts));
@@ -96,8 +97,8 @@ int bc_runner_resume(bc_runner *r, const char *path, const bc_modplan *plans, si
 	json_object_set_new(r->doc, "resumed", bc_resume_record(rs, ts));
 	json_array_foreach(rs->kept, i, c) {
 		bc_case_result cr;
-		if (bc_case_from_json(c, i, &cr, err, sizeof(err))) {
-			bc_err_set(e, "cannot resume from \"%s\": %s", path, err);
+		if (bc_case_from_json(c, i, &cr, &ce)) {
+			bc_err_set(e, "cannot resume from \"%s\": %s", path, ce.msg);
 			bc_resume_free(rs);
 			free(rs);
 			return -1;

@@ -157,12 +157,13 @@ static void read_report(const bc_case *c, const watch *w, bc_case_result *cr)
 {
 	json_error_t je;
 	json_t *cj = json_loadb(w->buf + w->report, w->report_len, 0, &je);
-	char err[400] = "not JSON", why[600];
-	int rc = cj ? bc_case_from_json(cj, (size_t)c->id, cr, err, sizeof(err)) : -1;
+	bc_err ce = { .msg = "not JSON" };
+	char why[600];
+	int rc = cj ? bc_case_from_json(cj, (size_t)c->id, cr, &ce) : -1;
 	json_decref(cj);
 	if (rc == 0)
 		return;
-	snprintf(why, sizeof(why), "the case's report is unreadable (%s)", err);
+	snprintf(why, sizeof(why), "the case's report is unreadable (%.399s)", ce.msg);
 	failed_case(c, why, cr);
 }
 
@@ -206,15 +207,15 @@ static void reap(const bc_case *c, pid_t pid, const watch *w, int timed_out, int
 /* A server request: start the server here, in the runner, and answer. */
 static void serve(case_link *l, int fd, const char *js, watch *w)
 {
-	char err[1024] = "";
+	bc_err err = { .msg = "" };
 	uint64_t t0 = bc_now_ns();
 	json_t *j = json_loads(js, 0, NULL);
 	bench_server_spec_v1 *spec = j ? bc_service_spec_parse(j) : NULL;
 	int rc = -1, pid = 0;
 	if (spec)
-		rc = bc_service_start(l->module, spec, l->dir, err, sizeof(err));
+		rc = bc_service_start(l->module, spec, l->dir, &err);
 	else
-		snprintf(err, sizeof(err), "private server: malformed request from the case's process");
+		bc_err_set(&err, "private server: malformed request from the case's process");
 	if (rc == 0)	/* told to the case, which declares it (its CPU is the workload's) */
 		pid = bc_service_pid(l->module, spec->name);
 	bc_service_spec_free(spec);
@@ -222,7 +223,7 @@ static void serve(case_link *l, int fd, const char *js, watch *w)
 	char ok[32];
 	snprintf(ok, sizeof(ok), "%d", pid);
 	/* a case gone away: nothing to tell */
-	(void)bc_msg_send(fd, rc == 0 ? BC_MSG_SERVER_OK : BC_MSG_SERVER_ERR, rc == 0 ? ok : err);
+	(void)bc_msg_send(fd, rc == 0 ? BC_MSG_SERVER_OK : BC_MSG_SERVER_ERR, rc == 0 ? ok : err.msg);
 	w->deadline += bc_now_ns() - t0;	/* waiting for a server is not the case's time */
 }
 

@@ -70,7 +70,10 @@ static void needs_child(const bc_modplan *p, int fd)
 			bench_needs_v1 nd;
 			bc_need out = { 0 };
 			bc_case c = { .mod = p->mod, .vals = vals, .run = p->run, .threads = p->run.threads[ti] };
-			if (bc_case_needs(&c, &nd, out.err, sizeof(out.err)) == 0) {
+			bc_err ne;
+			if (bc_case_needs(&c, &nd, &ne) != 0) {
+				snprintf(out.err, sizeof(out.err), "%.*s", (int)sizeof(out.err) - 1, ne.msg);
+			} else {
 				out.disk = nd.disk_bytes;
 				out.memory = nd.memory_bytes;
 				out.cpus = nd.cpus;
@@ -104,7 +107,7 @@ static int read_all(int fd, char *buf, size_t n, int ms)
 	return 0;
 }
 
-int bc_needs_eval(const bc_modplan *p, bc_need *out, char *err, size_t n)
+int bc_needs_eval(const bc_modplan *p, bc_need *out, bc_err *e)
 {
 	size_t cases = p->npoints * p->run.nthreads;
 	memset(out, 0, cases * sizeof(*out));
@@ -112,13 +115,13 @@ int bc_needs_eval(const bc_modplan *p, bc_need *out, char *err, size_t n)
 		return 0;
 	int fds[2];
 	if (pipe2(fds, O_CLOEXEC) < 0) {
-		snprintf(err, n, "pipe: %s", strerror(errno));
+		bc_err_set(e, "pipe: %s", strerror(errno));
 		return -1;
 	}
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid < 0) {
-		snprintf(err, n, "fork: %s", strerror(errno));
+		bc_err_set(e, "fork: %s", strerror(errno));
 		close(fds[0]);
 		close(fds[1]);
 		return -1;
@@ -137,8 +140,8 @@ int bc_needs_eval(const bc_modplan *p, bc_need *out, char *err, size_t n)
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	if (rc || !WIFEXITED(st) || WEXITSTATUS(st)) {
-		snprintf(err, n, "needs() of module \"%s\": %s", p->mod->desc.name,
-			 rc ? "no answer within 30 s, or the process died" : "the module could not be opened");
+		bc_err_set(e, "needs() of module \"%s\": %s", p->mod->desc.name,
+			   rc ? "no answer within 30 s, or the process died" : "the module could not be opened");
 		return -1;
 	}
 	for (size_t i = 0; i < cases; i++) {	/* the child's texts, made safe */
@@ -189,15 +192,16 @@ void bc_needs_free(char **why, size_t n)
 char **bc_needs_plan(bc_modplan *p, int profile_small, size_t *skipped)
 {
 	size_t cases = p->npoints * p->run.nthreads;
-	char err[600], said[1024] = "";
+	char said[1024] = "";
+	bc_err err;
 	*skipped = 0;
 	if (!p->mod->desc.needs || !cases)
 		return NULL;
 	bc_need *nd = bc_xcalloc(cases, sizeof(*nd));
 	char **why = bc_xcalloc(cases, sizeof(*why));
 	for (int round = 0; round < 16; round++) {
-		if (bc_needs_eval(p, nd, err, sizeof(err))) {
-			bc_warn("%s; its cases run unchecked", err);
+		if (bc_needs_eval(p, nd, &err)) {
+			bc_warn("%s; its cases run unchecked", err.msg);
 			break;
 		}
 		int fits = 1;

@@ -26,9 +26,9 @@ int bc_disk_avail(const char *path, double *avail, const char **at);
 double bc_mem_avail(void);
 
 /* needs() of every case (point x thread count) of p, into out[point *
-   nthreads + ti] (nthreads of p->run). 0; -1 with err set when the child
+   nthreads + ti] (nthreads of p->run). 0; -1 with e set when the child
    failed or timed out. A module without needs() gets zeros, no child. */
-int bc_needs_eval(const bc_modplan *p, bc_need *out, char *err, size_t n);
+int bc_needs_eval(const bc_modplan *p, bc_need *out, bc_err *e);
 /* Why this machine cannot give nd (threads of the case), or NULL; share:
    the part of the free disk and memory a case may take (1, or 0.5 when
    shrinking for profile = "small"). malloc'd. */

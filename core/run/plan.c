@@ -57,16 +57,17 @@ static const bench_option_v1 *secret_source(const bc_module *m, const bc_given *
 		return o;
 	}
 	/* a FIFO, device or directory would block or never end: refused at once */
-	char line[4096] = "", why[256];
-	int fd = bc_open_regular(gv->texts[0], MAX_SECRET_FILE, why, sizeof(why));
+	char line[4096] = "";
+	bc_err why;
+	int fd = bc_open_regular(gv->texts[0], MAX_SECRET_FILE, &why);
 	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	if (!f) {
 		if (fd >= 0) {
-			snprintf(why, sizeof(why), "%s", strerror(errno));
+			bc_err_set(&why, "%s", strerror(errno));
 			close(fd);
 		}
 		bc_err_set(e, "%s: could not read \"%s\" (for option \"%s\"): %s", gv->where,
-			   gv->texts[0], o->name, why);
+			   gv->texts[0], o->name, why.msg);
 		bc_err_hint(e, "%s_file names a regular file whose first line is the secret", o->name);
 		return o;
 	}
@@ -196,7 +197,8 @@ static void scale_plan(bc_modplan *p)
 
 int bc_plan_module(const bc_modconf *mc, const bc_module *m, bc_modplan *p, bc_err *e)
 {
-	char err[1024], keys[1024];
+	char keys[1024];
+	bc_err ve;
 	memset(p, 0, sizeof(*p));
 	p->mod = m;
 	p->mc = mc;
@@ -258,11 +260,11 @@ int bc_plan_module(const bc_modconf *mc, const bc_module *m, bc_modplan *p, bc_e
 		p->vals[i] = bc_xcalloc(n, sizeof(bc_val));
 		p->nvals[i] = 0;
 		for (size_t j = 0; j < n; j++) {
-			if (bc_val_parse(o, texts[j], &p->vals[i][j], err, sizeof(err))) {
+			if (bc_val_parse(o, texts[j], &p->vals[i][j], &ve)) {
 				free(joined[0]);
 				bc_err_set(e, "%s: module \"%s\", option \"%s\" (%s): %s", gv->where, m->desc.name,
 					   o->name, bc_opt_type_name(o->type),
-					   (o->flags & BENCH_OPT_SECRET) ? "invalid value" : err);
+					   (o->flags & BENCH_OPT_SECRET) ? "invalid value" : ve.msg);
 				bc_err_hint(e, "see benchcore help %s", m->desc.name);
 				goto fail;
 			}
@@ -292,7 +294,7 @@ int bc_plan_module(const bc_modconf *mc, const bc_module *m, bc_modplan *p, bc_e
 	for (size_t i = 0; i < p->nopts; i++) {
 		if (!p->nvals[i]) {
 			/* checked at load: a module's defaults parse */
-			p->vals[i] = bc_val_defaults(&m->desc.options[i], &p->nvals[i], err, sizeof(err));
+			p->vals[i] = bc_val_defaults(&m->desc.options[i], &p->nvals[i], &ve);
 		}
 		if (p->nvals[i] && p->npoints > SIZE_MAX / 1024 / p->nvals[i]) {
 			bc_err_set(e, "%s: module \"%s\": the parameter matrix is too large to count", mc->where,

@@ -140,12 +140,12 @@ static int keep_cases(json_t *cases, const bc_modplan *plans, size_t n, bc_resum
 int bc_resume_open(const char *path, json_t *config_now, json_t *host_now, const bc_modplan *plans,
 		   size_t n, bc_resume *out, bc_err *e)
 {
-	char why[256];
+	bc_err why;
 	json_error_t je;
 	*out = (bc_resume){ .kept = json_array(), .keys = json_object() };
-	int fd = bc_open_regular(path, MAX_RESULTS, why, sizeof(why));
+	int fd = bc_open_regular(path, MAX_RESULTS, &why);
 	if (fd < 0) {
-		bc_err_set(e, "cannot resume from \"%s\": %s", path, why);
+		bc_err_set(e, "cannot resume from \"%s\": %s", path, why.msg);
 		bc_err_hint(e, "--resume continues the run whose -o file this is; without the file, start a new run");
 		goto fail;
 	}

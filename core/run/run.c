@@ -161,8 +161,11 @@ static void local_phase(void *arg, const char *phase)
 static int local_start_server(void *arg, const bench_server_spec_v1 *spec, char *err, size_t n)
 {
 	case_link *l = arg;
-	if (bc_service_start(l->module, spec, l->dir, err, n) != 0)
+	bc_err e;
+	if (bc_service_start(l->module, spec, l->dir, &e) != 0) {
+		snprintf(err, n, "%s", e.msg);	/* the host API's form */
 		return -1;
+	}
 	return bc_service_pid(l->module, spec->name);
 }
 

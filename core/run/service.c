@@ -106,11 +106,11 @@ static void server_child(const bench_server_spec_v1 *spec, const char *dir, int 
 	_exit(127);
 }
 
-static pid_t spawn(const bench_server_spec_v1 *spec, const char *dir, const char *log, char *err, size_t n)
+static pid_t spawn(const bench_server_spec_v1 *spec, const char *dir, const char *log, bc_err *e)
 {
 	int logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 	if (logfd < 0) {
-		snprintf(err, n, "could not create its log %s: %s", log, strerror(errno));
+		bc_err_set(e, "could not create its log %s: %s", log, strerror(errno));
 		return -1;
 	}
 	pid_t parent = getpid();
@@ -121,7 +121,7 @@ static pid_t spawn(const bench_server_spec_v1 *spec, const char *dir, const char
 		server_child(spec, dir, logfd, parent);
 	close(logfd);
 	if (pid < 0) {
-		snprintf(err, n, "could not fork: %s", strerror(errno));
+		bc_err_set(e, "could not fork: %s", strerror(errno));
 		return -1;
 	}
 	setpgid(pid, pid);	/* also here, so no stop can come before the group exists */
@@ -190,12 +190,12 @@ static size_t descendants(pid_t root, pid_t *out, size_t cap)
 	return n;
 }
 
-/* Polls the readiness check. 0 ready; -1 with err set (*reaped when the
+/* Polls the readiness check. 0 ready; -1 with e set (*reaped when the
    process already exited and was waited for). A leader that exits 0 while
    a process it started lives on has daemonized (redis-server --daemonize
    yes): the wait goes on for that one. */
 static int wait_ready(const bench_server_spec_v1 *spec, pid_t pid, const pid_t *before, size_t nbefore,
-		      int *reaped, char *err, size_t n)
+		      int *reaped, bc_err *e)
 {
 	double limit = spec->ready_timeout_s > 0 ? spec->ready_timeout_s : DEFAULT_READY_S;
 	uint64_t deadline = bc_now_ns() + (uint64_t)(limit * 1e9);
@@ -209,20 +209,20 @@ static int wait_ready(const bench_server_spec_v1 *spec, pid_t pid, const pid_t *
 			if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && adopted(before, nbefore, pid, &one, 1))
 				continue;	/* daemonized */
 			if (WIFSIGNALED(st))
-				snprintf(err, n, "it was killed by signal %d before it was ready", WTERMSIG(st));
+				bc_err_set(e, "it was killed by signal %d before it was ready", WTERMSIG(st));
 			else
-				snprintf(err, n, "it exited with status %d before it was ready", WEXITSTATUS(st));
+				bc_err_set(e, "it exited with status %d before it was ready", WEXITSTATUS(st));
 			return -1;
 		}
 		if (probe(spec))
 			return 0;
 		if (bc_stop_requested) {
-			snprintf(err, n, "interrupted while waiting for it to be ready");
+			bc_err_set(e, "interrupted while waiting for it to be ready");
 			return -1;
 		}
 		if (bc_now_ns() >= deadline) {
-			snprintf(err, n, "it was not ready within %g s (nothing accepted a connection on %s)",
-				 limit, what);
+			bc_err_set(e, "it was not ready within %g s (nothing accepted a connection on %s)",
+				   limit, what);
 			return -1;
 		}
 		bc_sleep_until(bc_now_ns() + 20000000u);
@@ -289,32 +289,32 @@ static char *log_path(const char *dir, const char *name)
 	return log;
 }
 
-static int check_spec(const bench_server_spec_v1 *spec, const char *dir, char *err, size_t n)
+static int check_spec(const bench_server_spec_v1 *spec, const char *dir, bc_err *e)
 {
 	if (!spec || !spec->name || !*spec->name || !spec->argv || !spec->argv[0]) {
-		snprintf(err, n, "a server spec needs a name and argv");
+		bc_err_set(e, "a server spec needs a name and argv");
 		return -1;
 	}
 	if (!spec->ready_unix && spec->ready_port <= 0) {
-		snprintf(err, n, "private server \"%s\": its spec has no readiness check (ready_unix or ready_port)",
-			 spec->name);
+		bc_err_set(e, "private server \"%s\": its spec has no readiness check (ready_unix or ready_port)",
+			   spec->name);
 		return -1;
 	}
 	if (spec->ready_unix && strlen(spec->ready_unix) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
-		snprintf(err, n, "private server \"%s\": the socket path %s is too long for a unix socket",
-			 spec->name, spec->ready_unix);
+		bc_err_set(e, "private server \"%s\": the socket path %s is too long for a unix socket",
+			   spec->name, spec->ready_unix);
 		return -1;
 	}
 	if (spec->ready_port > 65535) {
-		snprintf(err, n, "private server \"%s\": ready_port %d is not a TCP port", spec->name, spec->ready_port);
+		bc_err_set(e, "private server \"%s\": ready_port %d is not a TCP port", spec->name, spec->ready_port);
 		return -1;
 	}
 	if (!dir) {
-		snprintf(err, n, "private server \"%s\": the module has no directory for its log", spec->name);
+		bc_err_set(e, "private server \"%s\": the module has no directory for its log", spec->name);
 		return -1;
 	}
 	if (owner && owner != getpid()) {
-		snprintf(err, n, "private server \"%s\": only the runner process starts servers", spec->name);
+		bc_err_set(e, "private server \"%s\": only the runner process starts servers", spec->name);
 		return -1;
 	}
 	return 0;
@@ -344,22 +344,23 @@ static int still_running(svc *s)
 }
 
 int bc_service_start(const char *module, const bench_server_spec_v1 *spec, const char *dir,
-		     char *err, size_t n)
+		     bc_err *e)
 {
-	if (check_spec(spec, dir, err, n))
+	if (check_spec(spec, dir, e))
 		return -1;
 	svc *s = find(module, spec->name);
 	if (s && still_running(s))
 		return 0;
-	char *log = log_path(dir, spec->name), why[512] = "";
+	char *log = log_path(dir, spec->name);
+	bc_err why = { .msg = "" };
 	int reaped = 0;
 	static int subreaper;
 	if (!subreaper)	/* what a server daemonizes comes to us, not to init */
 		subreaper = prctl(PR_SET_CHILD_SUBREAPER, 1) == 0;
 	pid_t before[BC_MAX_KIDS], extra[MAX_EXTRA];
 	size_t nbefore = bc_children_of(getpid(), before, BC_MAX_KIDS);
-	pid_t pid = spawn(spec, dir, log, why, sizeof(why));
-	if (pid > 0 && wait_ready(spec, pid, before, nbefore, &reaped, why, sizeof(why)) == 0) {
+	pid_t pid = spawn(spec, dir, log, &why);
+	if (pid > 0 && wait_ready(spec, pid, before, nbefore, &reaped, &why) == 0) {
 		if (!owner) {
 			owner = getpid();
 			atexit(bc_service_stop_all);	/* exit paths that skip the runner's own stop */
@@ -386,9 +387,9 @@ int bc_service_start(const char *module, const bench_server_spec_v1 *spec, const
 				;
 		bc_kill_strays(before, nbefore);	/* what it daemonized before it failed */
 	}
-	snprintf(err, n, "private server \"%s\" (%s) did not start: %s", spec->name, spec->argv[0], why);
-	if (pid > 0)
-		add_log_tail(log, err, n);
+	bc_err_set(e, "private server \"%s\" (%s) did not start: %s", spec->name, spec->argv[0], why.msg);
+	if (pid > 0)	/* in the message: it goes back to the module as one text */
+		add_log_tail(log, e->msg, sizeof(e->msg));
 	free(log);
 	return -1;
 }

@@ -15,14 +15,16 @@
 #include <jansson.h>
 #include <stddef.h>
 #include "benchcore/module.h"
+#include "util.h"
 
 /* Starts spec for module, or finds the one already running under
    (module, spec->name); a server found dead is started again. Its log is
    dir/NAME.log; dir is also its working directory unless spec->workdir.
    Returns 0 once it answers its readiness check, else -1 with a sentence
-   and the tail of its log in err (the server is then gone). */
+   and the tail of its log in e->msg, one text (it goes back to the module
+   as one; the server is then gone). */
 int bc_service_start(const char *module, const bench_server_spec_v1 *spec, const char *dir,
-		     char *err, size_t n);
+		     bc_err *e);
 /* The pid (= process group) of the running server (module, name), or 0:
    the case declares it so its CPU is the workload's, not other processes'. */
 int bc_service_pid(const char *module, const char *name);

@@ -169,12 +169,12 @@ static int plan_too_large(const bc_config *cfg, bc_modplan *plans, size_t n)
    same file twice. */
 static int outputs_ok(const char *out, const char *csv)
 {
-	char why[512];
+	bc_err why;
 	struct stat a, b;
 	const char *paths[2] = { out, csv };
 	for (int i = 0; i < 2; i++)
-		if (paths[i] && bc_output_ok(paths[i], NULL, why, sizeof(why))) {
-			fprintf(stderr, "benchcore: error: %s %s\n", i ? "--csv" : "-o", why);
+		if (paths[i] && bc_output_ok(paths[i], NULL, &why)) {
+			fprintf(stderr, "benchcore: error: %s %s\n", i ? "--csv" : "-o", why.msg);
 			return 1;
 		}
 	if (out && csv && (!strcmp(out, csv) || (stat(out, &a) == 0 && stat(csv, &b) == 0 &&
@@ -184,10 +184,10 @@ static int outputs_ok(const char *out, const char *csv)
 		return 1;
 	}
 	char *side = out ? bc_xasprintf("%s.intervals.jsonl", out) : NULL;
-	int bad = side && strcmp(out, "-") && bc_output_ok(side, NULL, why, sizeof(why));
+	int bad = side && strcmp(out, "-") && bc_output_ok(side, NULL, &why);
 	free(side);
 	if (bad) {
-		fprintf(stderr, "benchcore: error: -o: the interval series file %s\n", why);
+		fprintf(stderr, "benchcore: error: -o: the interval series file %s\n", why.msg);
 		return 1;
 	}
 	if (csv && !strcmp(csv, "-")) {
@@ -258,7 +258,7 @@ static void warn_threads(const bc_modplan *plans, size_t n)
    a path that can be written and is neither results file. */
 static int report_ok(const char *rep, const char *out, const char *csv)
 {
-	char why[512];
+	bc_err why;
 	if (!rep)
 		return 0;
 	if (!out || !strcmp(out, "-")) {
@@ -266,8 +266,8 @@ static int report_ok(const char *rep, const char *out, const char *csv)
 			"-o FILE.json too\n");
 		return 1;
 	}
-	if (!strcmp(rep, "-") || bc_output_ok(rep, NULL, why, sizeof(why))) {
-		fprintf(stderr, "benchcore: error: --report %s\n", strcmp(rep, "-") ? why : "-: give a file");
+	if (!strcmp(rep, "-") || bc_output_ok(rep, NULL, &why)) {
+		fprintf(stderr, "benchcore: error: --report %s\n", strcmp(rep, "-") ? why.msg : "-: give a file");
 		return 1;
 	}
 	if (!strcmp(rep, out) || (csv && !strcmp(rep, csv))) {
@@ -393,11 +393,11 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 	}
 	bc_results *base = NULL;
 	if (cfg->baseline) {
-		char why[512];
+		bc_err why;
 		base = bc_xcalloc(1, sizeof(*base));
-		if (bc_results_load(cfg->baseline, base, why, sizeof(why))) {
+		if (bc_results_load(cfg->baseline, base, &why)) {
 			char *sh = bc_printable(cfg->baseline);
-			fprintf(stderr, "benchcore: error: baseline \"%s\": %s\n", sh, why);
+			fprintf(stderr, "benchcore: error: baseline \"%s\": %s\n", sh, why.msg);
 			free(sh);
 			free(base);
 			drop_run(NULL, out, csv, lock);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "stats.h"
+#include "util.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -29,16 +30,11 @@ void bc_stats_summary(const double *v, size_t n, bc_summary *out)
 			out->max = v[i];
 	}
 	out->mean = s / n;
-	sorted = malloc(n * sizeof(*sorted));
-	if (sorted) {
-		memcpy(sorted, v, n * sizeof(*sorted));
-		qsort(sorted, n, sizeof(*sorted), cmp_double);
-		out->median = n % 2 ? sorted[n / 2]
-				    : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-		free(sorted);
-	} else {
-		out->median = out->mean;
-	}
+	sorted = bc_xmalloc(n * sizeof(*sorted));	/* never the mean for a median */
+	memcpy(sorted, v, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), cmp_double);
+	out->median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+	free(sorted);
 	out->ci95_low = out->ci95_high = out->mean;
 	if (n < 2)
 		return;

@@ -41,7 +41,7 @@ static void bounds_text(const bench_option_v1 *o, char *buf, size_t n)
 	}
 }
 
-int bc_val_check(const bench_option_v1 *o, const bc_val *v, char *err, size_t n)
+int bc_val_check(const bench_option_v1 *o, const bc_val *v, bc_err *e)
 {
 	char b[96];
 	if (o->min < o->max && (o->type == BENCH_OPT_INT || o->type == BENCH_OPT_SIZE ||
@@ -49,7 +49,7 @@ int bc_val_check(const bench_option_v1 *o, const bc_val *v, char *err, size_t n)
 		double x = o->type == BENCH_OPT_DOUBLE ? v->d : (double)v->i;
 		if (x < o->min || x > o->max) {
 			bounds_text(o, b, sizeof(b));
-			snprintf(err, n, "value out of range: valid range is %s", b);
+			bc_err_set(e, "value out of range: valid range is %s", b);
 			return -1;
 		}
 	}
@@ -59,7 +59,7 @@ int bc_val_check(const bench_option_v1 *o, const bc_val *v, char *err, size_t n)
 /* A list-valued STRING option (BENCH_OPT_LIST): items separated by ",",
    blanks around them dropped, each checked against choices[] when there are
    some (case-insensitively; kept in the choices' spelling). */
-static int list_parse(const bench_option_v1 *o, const char *text, bc_val *v, char *err, size_t n)
+static int list_parse(const bench_option_v1 *o, const char *text, bc_val *v, bc_err *e)
 {
 	char buf[1024];
 	char **items = bc_split(text, ',');
@@ -75,7 +75,7 @@ static int list_parse(const bench_option_v1 *o, const char *text, bc_val *v, cha
 			it[--l] = '\0';
 		const char *word = it;
 		if (!l) {
-			snprintf(err, n, "empty item in the list \"%s\"", text);
+			bc_err_set(e, "empty item in the list \"%s\"", text);
 			rc = -1;
 			break;
 		}
@@ -86,7 +86,7 @@ static int list_parse(const bench_option_v1 *o, const char *text, bc_val *v, cha
 					word = *c;
 			if (!word) {
 				bc_choices_text(o, buf, sizeof(buf));
-				snprintf(err, n, "invalid item \"%s\": valid choices are %s", it, buf);
+				bc_err_set(e, "invalid item \"%s\": valid choices are %s", it, buf);
 				rc = -1;
 				break;
 			}
@@ -98,7 +98,7 @@ static int list_parse(const bench_option_v1 *o, const char *text, bc_val *v, cha
 		len += (size_t)sprintf(out + len, "%s%s", len ? "," : "", word);
 	}
 	if (!rc && !len) {
-		snprintf(err, n, "the list is empty");
+		bc_err_set(e, "the list is empty");
 		rc = -1;
 	}
 	bc_strv_free(items);
@@ -110,14 +110,14 @@ static int list_parse(const bench_option_v1 *o, const char *text, bc_val *v, cha
 	return 0;
 }
 
-int bc_val_parse(const bench_option_v1 *o, const char *text, bc_val *v, char *err, size_t n)
+int bc_val_parse(const bench_option_v1 *o, const char *text, bc_val *v, bc_err *e)
 {
 	char buf[1024];
 	uint64_t u;
 	memset(v, 0, sizeof(*v));
 	if (!bc_utf8_valid(text)) {	/* results are UTF-8 JSON: refuse what they could not keep */
-		snprintf(err, n, "not valid UTF-8 text (results keep every value as UTF-8); "
-			 "give the value in UTF-8, e.g. rename a Latin-1 path");
+		bc_err_set(e, "not valid UTF-8 text (results keep every value as UTF-8); "
+			   "give the value in UTF-8, e.g. rename a Latin-1 path");
 		return -1;
 	}
 	switch (o->type) {
@@ -129,21 +129,21 @@ int bc_val_parse(const bench_option_v1 *o, const char *text, bc_val *v, char *er
 			 !strcasecmp(text, "no"))
 			v->i = 0;
 		else {
-			snprintf(err, n, "invalid bool \"%s\": valid values are true, false", text);
+			bc_err_set(e, "invalid bool \"%s\": valid values are true, false", text);
 			return -1;
 		}
 		v->d = (double)v->i;
 		return 0;
 	case BENCH_OPT_INT:
 		if (bc_parse_int64(text, &v->i)) {
-			snprintf(err, n, "invalid integer \"%s\"", text);
+			bc_err_set(e, "invalid integer \"%s\"", text);
 			return -1;
 		}
 		v->d = (double)v->i;
 		break;
 	case BENCH_OPT_SIZE:
 		if (bc_parse_size(text, &u) || u > INT64_MAX) {
-			snprintf(err, n, "invalid size \"%s\": give bytes with an optional K, M, G or T suffix (powers of 1024), e.g. 4K", text);
+			bc_err_set(e, "invalid size \"%s\": give bytes with an optional K, M, G or T suffix (powers of 1024), e.g. 4K", text);
 			return -1;
 		}
 		v->i = (int64_t)u;
@@ -151,13 +151,13 @@ int bc_val_parse(const bench_option_v1 *o, const char *text, bc_val *v, char *er
 		break;
 	case BENCH_OPT_DOUBLE:
 		if (bc_parse_double(text, &v->d)) {
-			snprintf(err, n, "invalid number \"%s\"", text);
+			bc_err_set(e, "invalid number \"%s\"", text);
 			return -1;
 		}
 		break;
 	case BENCH_OPT_STRING:
 		if (o->flags & BENCH_OPT_LIST)
-			return list_parse(o, text, v, err, n);
+			return list_parse(o, text, v, e);
 		v->s = bc_xstrdup(text);
 		return 0;
 	case BENCH_OPT_ENUM:
@@ -168,18 +168,18 @@ int bc_val_parse(const bench_option_v1 *o, const char *text, bc_val *v, char *er
 				return 0;
 			}
 		bc_choices_text(o, buf, sizeof(buf));
-		snprintf(err, n, "invalid value \"%s\": valid choices are %s", text, buf);
+		bc_err_set(e, "invalid value \"%s\": valid choices are %s", text, buf);
 		return -1;
 	}
-	return bc_val_check(o, v, err, n);
+	return bc_val_check(o, v, e);
 }
 
-bc_val *bc_val_defaults(const bench_option_v1 *o, size_t *count, char *err, size_t n)
+bc_val *bc_val_defaults(const bench_option_v1 *o, size_t *count, bc_err *e)
 {
 	*count = 0;
 	if (!(o->flags & BENCH_OPT_SWEEP_DEFAULT) || !o->def) {
 		bc_val *v = bc_xcalloc(1, sizeof(*v));
-		if (bc_val_default(o, v, err, n)) {
+		if (bc_val_default(o, v, e)) {
 			free(v);
 			return NULL;
 		}
@@ -190,7 +190,7 @@ bc_val *bc_val_defaults(const bench_option_v1 *o, size_t *count, char *err, size
 	size_t k = bc_strv_len(items);
 	bc_val *v = bc_xcalloc(k, sizeof(*v));
 	for (size_t i = 0; i < k; i++) {
-		if (bc_val_parse(o, items[i], &v[i], err, n)) {
+		if (bc_val_parse(o, items[i], &v[i], e)) {
 			for (size_t j = 0; j < i; j++)
 				bc_val_free(&v[j]);
 			free(v);
@@ -203,11 +203,11 @@ bc_val *bc_val_defaults(const bench_option_v1 *o, size_t *count, char *err, size
 	return v;
 }
 
-int bc_val_default(const bench_option_v1 *o, bc_val *v, char *err, size_t n)
+int bc_val_default(const bench_option_v1 *o, bc_val *v, bc_err *e)
 {
 	if (o->def && (o->flags & BENCH_OPT_SWEEP_DEFAULT)) {
 		size_t k;
-		bc_val *all = bc_val_defaults(o, &k, err, n);
+		bc_val *all = bc_val_defaults(o, &k, e);
 		if (!all)
 			return -1;
 		*v = all[0];
@@ -217,7 +217,7 @@ int bc_val_default(const bench_option_v1 *o, bc_val *v, char *err, size_t n)
 		return 0;
 	}
 	if (o->def)
-		return bc_val_parse(o, o->def, v, err, n);
+		return bc_val_parse(o, o->def, v, e);
 	memset(v, 0, sizeof(*v));
 	if (o->type == BENCH_OPT_STRING)
 		v->s = bc_xstrdup("");

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "benchcore/module.h"
+#include "util.h"
 
 typedef struct bc_val {
 	int64_t i;	/* INT, SIZE (bytes), BOOL (0/1), ENUM (index in choices) */
@@ -16,14 +17,14 @@ typedef struct bc_val {
 
 const char *bc_opt_type_name(bench_opt_type t);
 /* Parses text as a value of option o (bounds and choices checked). On error
-   returns -1 and writes a sentence to err that names what is valid. */
-int bc_val_parse(const bench_option_v1 *o, const char *text, bc_val *v, char *err, size_t n);
+   returns -1 with a sentence in e->msg that names what is valid. */
+int bc_val_parse(const bench_option_v1 *o, const char *text, bc_val *v, bc_err *e);
 /* Default of o (text in the table, or empty/0/false). */
-int bc_val_default(const bench_option_v1 *o, bc_val *v, char *err, size_t n);
+int bc_val_default(const bench_option_v1 *o, bc_val *v, bc_err *e);
 /* Every default value of o: one, or the items of a BENCH_OPT_SWEEP_DEFAULT
-   list. malloc'd array of *count values, or NULL with err set. */
-bc_val *bc_val_defaults(const bench_option_v1 *o, size_t *count, char *err, size_t n);
-int bc_val_check(const bench_option_v1 *o, const bc_val *v, char *err, size_t n);
+   list. malloc'd array of *count values, or NULL with e set. */
+bc_val *bc_val_defaults(const bench_option_v1 *o, size_t *count, bc_err *e);
+int bc_val_check(const bench_option_v1 *o, const bc_val *v, bc_err *e);
 void bc_val_copy(bc_val *dst, const bc_val *src);
 void bc_val_free(bc_val *v);
 /* Display text ("4K", "true", "<redacted>" for secrets); malloc'd. */

@@ -7,10 +7,10 @@
 #include "options.h"
 #include "settings.h"
 
-static int interval_rule(const bc_val *v, char *err, size_t n)
+static int interval_rule(const bc_val *v, bc_err *e)
 {
 	if (v->d > 0 && v->d < 0.01) {
-		snprintf(err, n, "too short: the shortest interval is 0.01 s; 0 turns interval reports off");
+		bc_err_set(e, "too short: the shortest interval is 0.01 s; 0 turns interval reports off");
 		return -1;
 	}
 	return 0;
@@ -170,7 +170,7 @@ static size_t list_max(const bc_setting *s)
 
 int bc_setting_set(const bc_setting *s, void *base, char *const *texts, const char *where, bc_err *e)
 {
-	char err[512];
+	bc_err ve;
 	size_t n = bc_strv_len((char **)texts);
 	char *p = (char *)base + s->offset;
 	const char *name = s->opt.name;
@@ -205,15 +205,15 @@ int bc_setting_set(const bc_setting *s, void *base, char *const *texts, const ch
 	bc_val *vals = bc_xcalloc(n, sizeof(*vals));
 	int rc = 0;
 	for (size_t i = 0; i < n && !rc; i++) {
-		rc = bc_val_parse(&s->opt, texts[i], &vals[i], err, sizeof(err));
+		rc = bc_val_parse(&s->opt, texts[i], &vals[i], &ve);
 		if (!rc && s->opt.type == BENCH_OPT_DOUBLE && (s->store == BC_ST_DOUBLE || s->store == BC_ST_PCTS) &&
 		    !(vals[i].d == vals[i].d))
-			rc = -1, snprintf(err, sizeof(err), "not a number");
+			rc = -1, bc_err_set(&ve, "not a number");
 		if (!rc && s->check)
-			rc = s->check(&vals[i], err, sizeof(err));
+			rc = s->check(&vals[i], &ve);
 		if (rc) {
 			bc_err_set(e, "%s: invalid value \"%s\" for \"%s\"", where, texts[i], name);
-			bc_err_detail(e, "%s.", err);
+			bc_err_detail(e, "%s.", ve.msg);
 			if (s->opt.type == BENCH_OPT_ENUM)
 				bc_err_hint(e, "\"%s\" takes one of the choices named above", name);
 		}

@@ -46,8 +46,8 @@ typedef struct bc_setting {
 	const char *metavar;	/* the flag's value ("S", "1,2,4"); NULL: a flag without value */
 	const char *flag_value;	/* the value a flag without value stands for ("true") */
 	const char *flag_help;	/* when the flag reads differently from the setting (--no-isolate) */
-	/* A rule beyond type and bounds, or NULL: 0, or -1 with err set. */
-	int (*check)(const bc_val *v, char *err, size_t n);
+	/* A rule beyond type and bounds, or NULL: 0, or -1 with e set. */
+	int (*check)(const bc_val *v, bc_err *e);
 	/* Nonzero: the setting also takes "auto", which sets the int at this
 	   offset of the base to 1 (and a number sets it to 0). */
 	size_t auto_offset;

@@ -22,10 +22,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bc_cmp c;
 	bc_cmp_opts o = BC_CMP_OPTS_DEFAULT;
 	bc_scale_point pts[64];
-	char err[256];
+	bc_err err;
 	size_t n;
 
-	if (bc_results_parse((const char *)data, size, "fuzz.json", &r[0], err, sizeof(err)) < 0)
+	if (bc_results_parse((const char *)data, size, "fuzz.json", &r[0], &err) < 0)
 		return 0;
 	bc_compare_pair(&r[0], &r[0], &o, &c);
 	bc_compare_print_text(sink(), &c);

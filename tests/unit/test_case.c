@@ -375,11 +375,11 @@ static void full_case(bc_case_result *r)
 static void round_trip(const bc_case_result *r)
 {
 	bc_case_result back;
-	char err[256] = "";
+	bc_err err = { .msg = "" };
 	json_t *j1 = bc_case_to_json(r);
 	assert_non_null(j1);
-	if (bc_case_from_json(j1, 0, &back, err, sizeof(err)) != 0) {
-		fprintf(stderr, "read back: %s\n", err);
+	if (bc_case_from_json(j1, 0, &back, &err) != 0) {
+		fprintf(stderr, "read back: %s\n", err.msg);
 		fail();
 	}
 	eq_case(r, &back);
@@ -389,7 +389,7 @@ static void round_trip(const bc_case_result *r)
 	char *text = json_dumps(j1, 0);
 	json_t *j3 = json_loads(text, JSON_REJECT_DUPLICATES, NULL);
 	bc_case_result again;
-	assert_int_equal(bc_case_from_json(j3, 0, &again, err, sizeof(err)), 0);
+	assert_int_equal(bc_case_from_json(j3, 0, &again, &err), 0);
 	eq_case(r, &again);
 	bc_case_free(&again);
 	json_decref(j3);
@@ -449,7 +449,7 @@ static void test_minimal_round_trip(void **st)
 {
 	(void)st;
 	bc_case_result r, back;
-	char err[256];
+	bc_err err;
 	bc_case_init(&r);
 	r.id = 7;
 	bc_case_set_str(&r.module, "kv");
@@ -469,7 +469,7 @@ static void test_minimal_round_trip(void **st)
 			fprintf(stderr, "%s written for a case without it\n", gone[i]);
 			fail();
 		}
-	assert_int_equal(bc_case_from_json(j, 0, &back, err, sizeof(err)), 0);
+	assert_int_equal(bc_case_from_json(j, 0, &back, &err), 0);
 	assert_true(isnan(back.error_rate) && isnan(back.cpu_mhz_mean));
 	assert_null(back.module_version);
 	assert_null(back.point);
@@ -489,7 +489,7 @@ static void test_minimal_round_trip(void **st)
 
 	/* the leanest object an older build wrote for a crashed case */
 	j = json_loads("{\"module\": \"cpu\", \"status\": \"failed\", \"threads\": 8}", 0, NULL);
-	assert_int_equal(bc_case_from_json(j, 3, &back, err, sizeof(err)), 0);
+	assert_int_equal(bc_case_from_json(j, 3, &back, &err), 0);
 	assert_string_equal(back.module, "cpu");
 	assert_int_equal(back.threads, 8);
 	assert_null(back.reason);
@@ -507,7 +507,7 @@ static void test_reader_details(void **st)
 {
 	(void)st;
 	bc_case_result r;
-	char err[256];
+	bc_err err;
 	json_t *c = json_loads("{\"module\": \"m\", \"status\": \"ok\", \"threads\": 2, \"reason\": null,"
 		"\"headline\": null, \"fairness\": null, \"stability\": {\"interval_cv\": null},"
 		"\"cpu_mhz_mean\": null, \"info\": {\"n\": 10000, \"on\": true, \"x\": 1.5, \"s\": \"t\"},"
@@ -515,7 +515,7 @@ static void test_reader_details(void **st)
 		"\"ops\": {\"op\": {\"count\": 3, \"latency_ns\": {\"p99\": 9, \"max\": 10, \"avg\": 5,"
 		" \"p50\": 4, \"min\": 1, \"p99.9\": 9.5}}}}", 0, NULL);
 	assert_non_null(c);
-	assert_int_equal(bc_case_from_json(c, 0, &r, err, sizeof(err)), 0);
+	assert_int_equal(bc_case_from_json(c, 0, &r, &err), 0);
 	const bc_cr_latency *l = &r.ops[0].lat;
 	assert_int_equal(l->npct, 3);
 	assert_string_equal(l->pct[0].key, "p99");
@@ -591,9 +591,9 @@ static void drop_added(json_t *orig, json_t *out, const char *key, const char *d
 static int fixture_case(const char *file, json_t *c, size_t idx, int strict)
 {
 	bc_case_result r;
-	char err[256];
-	if (bc_case_from_json(c, idx, &r, err, sizeof(err)) != 0) {
-		fprintf(stderr, "%s: %s\n", file, err);
+	bc_err err;
+	if (bc_case_from_json(c, idx, &r, &err) != 0) {
+		fprintf(stderr, "%s: %s\n", file, err.msg);
 		return -1;
 	}
 	json_t *out = bc_case_to_json(&r), *orig = json_deep_copy(c), *v;
@@ -844,23 +844,23 @@ static void test_hostile(void **st)
 {
 	(void)st;
 	bc_case_result r;
-	char err[256];
+	bc_err err;
 	int bad = 0;
 
 	/* the good case reads, with every part filled */
 	json_t *c = with("id", "4");
-	assert_int_equal(bc_case_from_json(c, 7, &r, err, sizeof(err)), 0);
+	assert_int_equal(bc_case_from_json(c, 7, &r, &err), 0);
 	assert_true(r.prepare.has_progress && r.error.thread == 0 && r.ops[0].ndists == 1 &&
 		    r.ops[0].folded == 1 && r.nintervals == 1 && r.open_loop.set && r.cpu.set);
 	bc_case_free(&r);
 	json_decref(c);
 	for (size_t i = 0; i < sizeof(hostile) / sizeof(*hostile); i++) {
 		c = with(hostile[i].path, hostile[i].value);
-		strcpy(err, "(none)");
-		int rc = bc_case_from_json(c, 7, &r, err, sizeof(err));
-		if (rc != -1 || strcmp(err, hostile[i].msg)) {
+		strcpy(err.msg, "(none)");
+		int rc = bc_case_from_json(c, 7, &r, &err);
+		if (rc != -1 || strcmp(err.msg, hostile[i].msg)) {
 			fprintf(stderr, "%s = %s: rc %d, \"%s\"; wanted \"%s\"\n", hostile[i].path,
-				hostile[i].value, rc, err, hostile[i].msg);
+				hostile[i].value, rc, err.msg, hostile[i].msg);
 			bad = 1;
 		}
 		if (rc == 0)
@@ -871,11 +871,14 @@ static void test_hostile(void **st)
 	}
 	assert_false(bad);
 
-	/* a message never overruns the buffer it is given */
-	c = with("ops/read/error_kinds/timeout", "-1");
-	char small[16];
-	assert_int_equal(bc_case_from_json(c, 7, &r, small, sizeof(small)), -1);
-	assert_string_equal(small, "cases[7].ops.re");
+	/* a message never overruns the bc_err it is given: one naming a
+	   2000-byte key is cut to its msg, terminated */
+	char key[2100] = "ops/read/error_kinds/";
+	memset(key + strlen(key), 'k', 2000);
+	c = with(key, "-1");
+	assert_int_equal(bc_case_from_json(c, 7, &r, &err), -1);
+	assert_int_equal(strlen(err.msg), sizeof(err.msg) - 1);
+	assert_int_equal(strncmp(err.msg, "cases[7].ops.read.error_kinds.kkk", 33), 0);
 	json_decref(c);
 }
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cmp_flags.h"
 #include "compare.h"
 
 #define near(a, b, tol) assert_true(fabs((a) - (b)) <= (tol))
@@ -48,10 +49,10 @@ static void cases(char *buf, size_t len, const char *params, int t, const double
 
 static void parse_ok(const char *text, bc_results *r)
 {
-	char err[256] = "";
-	int rc = bc_results_parse(text, strlen(text), "mem.json", r, err, sizeof(err));
+	bc_err err = { .msg = "" };
+	int rc = bc_results_parse(text, strlen(text), "mem.json", r, &err);
 	if (rc != 0)
-		fprintf(stderr, "parse error: %s\n", err);
+		fprintf(stderr, "parse error: %s\n", err.msg);
 	assert_int_equal(rc, 0);
 }
 
@@ -114,12 +115,11 @@ static void test_reader_errors(void **st)
 	(void)st;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		bc_results r;
-		char err[256] = "";
-		assert_int_equal(bc_results_parse(bad[i].doc, strlen(bad[i].doc), "x.json", &r, err,
-						  sizeof(err)), -1);
-		if (!strstr(err, bad[i].msg))
-			fprintf(stderr, "doc %zu: '%s' lacks '%s'\n", i, err, bad[i].msg);
-		assert_non_null(strstr(err, bad[i].msg));
+		bc_err err = { .msg = "" };
+		assert_int_equal(bc_results_parse(bad[i].doc, strlen(bad[i].doc), "x.json", &r, &err), -1);
+		if (!strstr(err.msg, bad[i].msg))
+			fprintf(stderr, "doc %zu: '%s' lacks '%s'\n", i, err.msg, bad[i].msg);
+		assert_non_null(strstr(err.msg, bad[i].msg));
 	}
 }
 
@@ -367,11 +367,12 @@ static void test_reader_verdict_fields(void **st)
 	bc_results_free(&ra);
 	bc_results_free(&rb);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		char buf[4096] = "", err[256] = "", *d;
+		char buf[4096] = "", *d;
+		bc_err err = { .msg = "" };
 		cases_x(buf, sizeof(buf), "{}", 1, v, 1, 1, bad[i]);
 		d = doc("X", "{}", buf);
-		assert_int_equal(bc_results_parse(d, strlen(d), "x.json", &ra, err, sizeof(err)), -1);
-		assert_non_null(strstr(err, "cases[0]."));
+		assert_int_equal(bc_results_parse(d, strlen(d), "x.json", &ra, &err), -1);
+		assert_non_null(strstr(err.msg, "cases[0]."));
 		free(d);
 	}
 }
@@ -390,15 +391,15 @@ static void test_thresholds_by_kind(void **st)
 	};
 	(void)st;
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		char ba[16384] = "", bb[16384] = "", *da, *db, err[256];
+		char ba[16384] = "", bb[16384] = "", *da, *db;
+		bc_err err;
 		bc_results ra, rb;
 		bc_cmp c;
 		bc_cmp_opts o = BC_CMP_OPTS_DEFAULT;
 		cases_x(ba, sizeof(ba), "{}", 1, a, 5, 1.0, t[i].decl);
 		cases_x(bb, sizeof(bb), "{}", 1, a, 5, 1.2, t[i].decl);	/* latency 20% up */
 		for (int k = 0; k < 2 && t[i].over[k]; k++)
-			assert_int_equal(bc_cmp_option(&o, BC_OPT_THRESHOLD_FOR, t[i].over[k], err,
-						       sizeof(err)), 0);
+			assert_int_equal(bc_cmp_option(&o, BC_OPT_THRESHOLD_FOR, t[i].over[k], &err), 0);
 		da = doc("A", "{}", ba);
 		db = doc("B", "{}", bb);
 		parse_ok(da, &ra);
@@ -420,24 +421,24 @@ static void test_thresholds_by_kind(void **st)
 static void test_option_parser(void **st)
 {
 	bc_cmp_opts o = BC_CMP_OPTS_DEFAULT;
-	char err[256];
+	bc_err err;
 	(void)st;
-	assert_int_equal(bc_cmp_option(&o, BC_OPT_THRESHOLD, "1500", err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "--threshold 1500: wants a percentage from 0 to 1000"));
-	assert_int_equal(bc_cmp_option(&o, BC_OPT_THRESHOLD, "0.5%", err, sizeof(err)), 0);
+	assert_int_equal(bc_cmp_option(&o, BC_OPT_THRESHOLD, "1500", &err), -1);
+	assert_non_null(strstr(err.msg, "--threshold 1500: wants a percentage from 0 to 1000"));
+	assert_int_equal(bc_cmp_option(&o, BC_OPT_THRESHOLD, "0.5%", &err), 0);
 	near(o.kind_threshold[BC_KIND_THROUGHPUT], 0.005, 1e-15);
-	assert_int_equal(bc_cmp_option(&o, BC_OPT_THRESHOLD_FOR, "read.p99_ms", err, sizeof(err)), -1);
-	assert_int_equal(bc_cmp_option(&o, BC_OPT_THRESHOLD_FOR, "=5", err, sizeof(err)), -1);
-	assert_int_equal(bc_cmp_option(&o, BC_OPT_THRESHOLD_FOR, "x=2000", err, sizeof(err)), -1);
-	assert_int_equal(bc_cmp_option(&o, BC_OPT_THRESHOLD_FOR, "read.p99_ms=15", err, sizeof(err)), 0);
-	assert_int_equal(bc_cmp_option(&o, BC_OPT_THRESHOLD_FOR, "read.p99_ms=20%", err, sizeof(err)), 0);
+	assert_int_equal(bc_cmp_option(&o, BC_OPT_THRESHOLD_FOR, "read.p99_ms", &err), -1);
+	assert_int_equal(bc_cmp_option(&o, BC_OPT_THRESHOLD_FOR, "=5", &err), -1);
+	assert_int_equal(bc_cmp_option(&o, BC_OPT_THRESHOLD_FOR, "x=2000", &err), -1);
+	assert_int_equal(bc_cmp_option(&o, BC_OPT_THRESHOLD_FOR, "read.p99_ms=15", &err), 0);
+	assert_int_equal(bc_cmp_option(&o, BC_OPT_THRESHOLD_FOR, "read.p99_ms=20%", &err), 0);
 	assert_int_equal(o.nover, 1);	/* the second replaced the first */
 	near(o.over[0].frac, 0.2, 1e-15);
-	assert_int_equal(bc_cmp_option(&o, BC_OPT_ALPHA, "1", err, sizeof(err)), -1);
-	assert_int_equal(bc_cmp_option(&o, BC_OPT_TEST, "t", err, sizeof(err)), -1);
-	assert_int_equal(bc_cmp_option(&o, BC_OPT_ADJUST, "holm", err, sizeof(err)), 0);
+	assert_int_equal(bc_cmp_option(&o, BC_OPT_ALPHA, "1", &err), -1);
+	assert_int_equal(bc_cmp_option(&o, BC_OPT_TEST, "t", &err), -1);
+	assert_int_equal(bc_cmp_option(&o, BC_OPT_ADJUST, "holm", &err), 0);
 	assert_int_equal(o.adjust, BC_ADJ_HOLM);
-	assert_int_equal(bc_cmp_option(&o, BC_OPT_ADJUST, "fdr", err, sizeof(err)), -1);
+	assert_int_equal(bc_cmp_option(&o, BC_OPT_ADJUST, "fdr", &err), -1);
 }
 
 /* Every repeat of B above every repeat of A (U = 0, p = 2/252), but one of

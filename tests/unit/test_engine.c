@@ -122,8 +122,8 @@ static void test_round_trip(void **st)
 				"cases", cases);
 	char *text = json_dumps(doc, 0);
 	bc_results res;
-	char err[256];
-	assert_int_equal(bc_results_parse(text, strlen(text), "unit.json", &res, err, sizeof(err)), 0);
+	bc_err err;
+	assert_int_equal(bc_results_parse(text, strlen(text), "unit.json", &res, &err), 0);
 	assert_int_equal(res.ncases, 3);
 	assert_int_equal(res.ngroups, 1);
 	const bc_rgroup *g = &res.groups[0];

@@ -63,8 +63,10 @@ static int start(const char *mod, const char *name, const char *const *argv, dou
 	char sock[128];
 	snprintf(sock, sizeof(sock), "%s/%s.sock", dir, name);
 	bench_server_spec_v1 s = { .name = name, .argv = argv, .ready_unix = sock, .ready_timeout_s = timeout };
-	err[0] = '\0';
-	return bc_service_start(mod, &s, dir, err, 1024);
+	bc_err e;
+	int rc = bc_service_start(mod, &s, dir, &e);
+	snprintf(err, 1024, "%s", rc ? e.msg : "");
+	return rc;
 }
 
 static void test_failures(void **st)
@@ -86,8 +88,9 @@ static void test_failures(void **st)
 		fail_msg("unexpected message: %s", err);
 	/* a spec without a readiness check is refused before anything runs */
 	bench_server_spec_v1 s = { .name = "x", .argv = quiet };
-	assert_int_equal(bc_service_start("m", &s, dir, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "no readiness check"));
+	bc_err e;
+	assert_int_equal(bc_service_start("m", &s, dir, &e), -1);
+	assert_non_null(strstr(e.msg, "no readiness check"));
 }
 
 /* The pid the stand-in answers with on its socket, or -1. */

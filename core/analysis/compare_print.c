@@ -1,219 +1,14 @@
-/* `benchcore compare`: command line and the text, JSON and CSV forms of
-   what compare.c decided, plus the scaling view of single files. */
+/* What compare.c decided, as text, JSON and CSV on any FILE *, plus the
+   scaling view of single files: `benchcore compare` prints through these,
+   and so does the fuzz target. The command line is core/cli/compare_cli.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "compare.h"
-#include "tables.h"
 #include "util.h"
 
-#define MAX_FILES	16
 #define MAX_POINTS	256
-
-static const char compare_help[] =
-"usage: benchcore compare [OPTIONS] A.json B.json [C.json ...]\n"
-"       benchcore compare [OPTIONS] --scaling A.json [B.json ...]\n"
-"       benchcore compare [OPTIONS] A.json          (one file: the scaling view)\n"
-"\n"
-"Compares result files case by case. A is the baseline; every other file is\n"
-"compared with A. Cases match when module, params and threads are equal; the\n"
-"repeats (ok cases) of each side are the two samples. Compared per case:\n"
-"every metric in cases[].metrics (its higher_is_better as declared),\n"
-"fairness_events_stddev (fairness.events_stddev, lower is better),\n"
-"interval_cv (stability.interval_cv, lower is better) and OP.p50_ms, OP.p99_ms\n"
-"(ops.OP.latency_ns, lower is better).\n"
-"\n"
-"Verdict for B against A, per case and metric, from the confidence interval\n"
-"of the ratio B/A (--level, default 80%): Welch-type, on the logs of the\n"
-"values when all are positive (else the difference of the means as a\n"
-"fraction of A's mean), with Satterthwaite's degrees of freedom. Each metric\n"
-"has a practical threshold T, by kind: throughput 2% (--threshold), latency\n"
-"(mean, p50) 5%, tail (p90 and above) 15%, fairness and stability 50%; a\n"
-"module may declare its own per metric, --threshold-for beats both.\n"
-"  win / loss    the difference is significant after the false-discovery\n"
-"                adjustment AND its interval lies wholly beyond T on one\n"
-"                side: in B's favour / against it. Every test of the\n"
-"                comparison (all cases x metrics of B against A) is one\n"
-"                family, adjusted with weighted Benjamini-Hochberg so that at\n"
-"                most alpha of the wins and losses are expected to be false\n"
-"                (48 tests at alpha 0.05 would otherwise give 2-3 by chance\n"
-"                alone); headline metrics get half of the budget\n"
-"  tie           equivalent: the interval lies wholly inside +-T (two one-\n"
-"                sided tests, each at (1 - level) / 2: at 80%, B is within T\n"
-"                of A with 90% confidence on either side), with >= 3 repeats\n"
-"                on each side. A tie says \"the same\", never \"could not\n"
-"                tell\": a +127% difference at 3 noisy repeats is no tie\n"
-"  inconclusive  anything else: too few repeats (Welch: 2 on each side;\n"
-"                Mann-Whitney U at alpha 0.05: 4), not significant, or an\n"
-"                interval that reaches across T; says how many repeats per\n"
-"                side would likely resolve it\n"
-"  suspect       it would be a win or loss, but a case of either side ran\n"
-"                while the hypervisor (cpu.steal_pct) or other processes\n"
-"                (cpu.other_pct) took >= 5% of the machine's CPU: counted\n"
-"                apart, never as a win or loss. The CPU time of the run's own\n"
-"                servers (private servers benchcore started, processes a\n"
-"                module declared) is cpu.server_pct, not \"other\"\n"
-"The summary line of each file counts each module's headline metric (its\n"
-"declared headline_metric, e.g. io iops, mem mib_per_sec, redis\n"
-"requests_per_sec; the run summary, report and CSV use the same) apart from\n"
-"the secondary ones, then lists the largest headline differences with their\n"
-"intervals.\n"
-"\n"
-"Options:\n";
-
-enum { F_JSON = 1, F_CSV, F_SCALING, F_HELP, F_TABLE, F_SUMMARY_TABLE, F_PER_GHZ, F_INDEX, F_BY,
-       F_METRIC, F_FORMAT };
-static const bc_flag compare_flags[] = {
-	BC_CMP_FLAGS,
-	{ "table", 0, NULL, F_TABLE, "a table of cases x files: each case's headline (or --metric), "
-	  "mean ±95% interval, and every file's verdict against the first (the studies' tables)" },
-	{ "by", 0, "MODULE.OPTION", F_BY, "with --table or --per-ghz: one row per value of the option, in "
-	  "the order first met (e.g. --by redis.tests: tests x files)" },
-	{ "metric", 0, "NAME", F_METRIC, "with --table or --per-ghz: this metric instead of each case's "
-	  "headline (e.g. fairness_events_stddev, read.p99_ms)" },
-	{ "summary-table", 0, NULL, F_SUMMARY_TABLE, "one row per module's headline, its fairness (stddev of "
-	  "events per thread) and the mean latency of the op classes it records; per file: who wins, or tie "
-	  "(the first study's closing table)" },
-	{ "per-ghz", 0, NULL, F_PER_GHZ, "throughput per GHz of the clock measured during each case, and "
-	  "for each file the ratio of throughputs against the ratio of clocks: proportional within 5% or not "
-	  "(the frequency study's conclusion)" },
-	{ "index", 0, NULL, F_INDEX, "a UnixBench-style index of every file against the first (100): per "
-	  "module and overall, the geometric mean of the headline ratios, with a 95% interval and the cases "
-	  "it covers" },
-	{ "format", 0, "text|markdown|csv", F_FORMAT, "the form of --table, --summary-table, --per-ghz and "
-	  "--index (default text)" },
-	{ "json", 0, NULL, F_JSON, "JSON on stdout instead of text" },
-	{ "csv", 0, NULL, F_CSV, "CSV on stdout, one line per case and metric" },
-	{ "scaling", 0, NULL, F_SCALING, "for each file: speedup and efficiency of every higher-is-better "
-	  "metric against the smallest thread count of each module and params (1 thread when run), "
-	  "e.g. \"4 threads: 3.90x = 98% of linear\"" },
-	{ "help", 'h', NULL, F_HELP, "this text" },
-	{ NULL }
-};
-
-static const char compare_help_tail[] =
-"\n"
-"Warns when the host fingerprints differ in more than one field (host name,\n"
-"current MHz, warnings and io.path are ignored) and lists the differences.\n"
-"Exit status: 0 when the comparison was made (whatever the verdicts),\n"
-"2 on a usage error or an unreadable or invalid results file.\n";
-
-enum { FMT_TEXT, FMT_JSON, FMT_CSV };
-
-/* A percentage: "2", "0.5%", 0..1000. */
-static int parse_pct(const char *s, double *frac)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s || (*end && strcmp(end, "%") != 0) || !(v >= 0) || v > 1000)
-		return -1;
-	*frac = v / 100;
-	return 0;
-}
-
-static int set_override(bc_cmp_opts *o, const char *arg, char *err, size_t errlen)
-{
-	const char *eq = strchr(arg, '=');
-	size_t len = eq ? (size_t)(eq - arg) : 0, i;
-	double frac;
-
-	if (!eq || len == 0 || len >= sizeof(o->over[0].name) || parse_pct(eq + 1, &frac) < 0) {
-		snprintf(err, errlen, "--threshold-for %s: wants METRIC=PCT or KIND=PCT (KIND: "
-			 "throughput, latency, tail, fairness), e.g. read.p99_ms=15", arg);
-		return -1;
-	}
-	for (i = 0; i < o->nover; i++)	/* the last one given wins */
-		if (strlen(o->over[i].name) == len && !strncmp(o->over[i].name, arg, len))
-			break;
-	if (i == BC_CMP_MAX_OVERRIDES) {
-		snprintf(err, errlen, "--threshold-for %s: at most %d of them", arg,
-			 BC_CMP_MAX_OVERRIDES);
-		return -1;
-	}
-	memcpy(o->over[i].name, arg, len);
-	o->over[i].name[len] = '\0';
-	o->over[i].frac = frac;
-	if (i == o->nover)
-		o->nover++;
-	return 0;
-}
-
-/* --match-ignore a,b: option names ([a-z0-9_]+), each kept once. */
-static int add_ignore(bc_cmp_opts *o, const char *arg, char *err, size_t errlen)
-{
-	char **v = bc_split(arg, ',');
-	int rc = 0;
-	for (char **p = v; *p && !rc; p++) {
-		size_t l = strlen(*p), dup = 0;
-		if (!l || l >= sizeof(o->ignore[0]) || strspn(*p, "abcdefghijklmnopqrstuvwxyz0123456789_") != l) {
-			snprintf(err, errlen, "--match-ignore %s: wants option names (lower case, digits, _), "
-				 "e.g. server or path,socket", arg);
-			rc = -1;
-			break;
-		}
-		for (size_t i = 0; i < o->nignore; i++)
-			dup |= !strcmp(o->ignore[i], *p);
-		if (dup)
-			continue;
-		if (o->nignore == BC_CMP_MAX_OVERRIDES) {
-			snprintf(err, errlen, "--match-ignore: at most %d options", BC_CMP_MAX_OVERRIDES);
-			rc = -1;
-			break;
-		}
-		snprintf(o->ignore[o->nignore++], sizeof(o->ignore[0]), "%s", *p);
-	}
-	bc_strv_free(v);
-	return rc;
-}
-
-int bc_cmp_option(bc_cmp_opts *o, int code, const char *arg, char *err, size_t errlen)
-{
-	char *end;
-
-	switch (code) {
-	case BC_OPT_THRESHOLD:
-		if (parse_pct(arg, &o->kind_threshold[BC_KIND_THROUGHPUT]) == 0)
-			return 0;
-		snprintf(err, errlen, "--threshold %s: wants a percentage from 0 to 1000, "
-			 "e.g. 2 or 0.5%%", arg);
-		return -1;
-	case BC_OPT_THRESHOLD_FOR:
-		return set_override(o, arg, err, errlen);
-	case BC_OPT_ALPHA:
-		o->alpha = strtod(arg, &end);
-		if (end != arg && !*end && o->alpha > 0 && o->alpha < 1)
-			return 0;
-		snprintf(err, errlen, "--alpha %s: wants a number between 0 and 1", arg);
-		return -1;
-	case BC_OPT_LEVEL:
-		if (parse_pct(arg, &o->level) == 0 && o->level >= 0.5 && o->level <= 0.999)
-			return 0;
-		snprintf(err, errlen, "--level %s: wants a confidence in percent from 50 to 99.9, "
-			 "e.g. 90", arg);
-		return -1;
-	case BC_OPT_TEST:
-		if (!strcmp(arg, "mwu") || !strcmp(arg, "welch")) {
-			o->test = strcmp(arg, "welch") == 0 ? BC_TEST_WELCH : BC_TEST_MWU;
-			return 0;
-		}
-		snprintf(err, errlen, "--test %s: wants welch or mwu", arg);
-		return -1;
-	case BC_OPT_ADJUST:
-		if (!strcmp(arg, "bh") || !strcmp(arg, "holm") || !strcmp(arg, "none")) {
-			o->adjust = !strcmp(arg, "bh") ? BC_ADJ_BH : !strcmp(arg, "holm") ?
-				    BC_ADJ_HOLM : BC_ADJ_NONE;
-			return 0;
-		}
-		snprintf(err, errlen, "--adjust %s: wants bh, holm or none", arg);
-		return -1;
-	case BC_OPT_MATCH_IGNORE:
-		return add_ignore(o, arg, err, errlen);
-	}
-	snprintf(err, errlen, "unknown option");
-	return -1;
-}
 
 static void print_value(FILE *f, double v)
 {
@@ -547,7 +342,7 @@ static json_t *scaling_one(FILE *f, const bc_results *r, int fmt)
 	json_t *out = json_array();
 	bc_scale_point pts[MAX_POINTS];
 
-	if (fmt == FMT_TEXT)
+	if (fmt == BC_FMT_TEXT)
 		fprintf(f, "scaling of %s (%s): speedup against the smallest thread count\n",
 			r->label, r->path);
 	for (size_t i = 0; i < r->ngroups; i++) {
@@ -562,11 +357,11 @@ static json_t *scaling_one(FILE *f, const bc_results *r, int fmt)
 				continue;
 			size_t n = bc_scaling(r, g->module, g->params_key, met->name, pts, MAX_POINTS);
 			json_t *jp = json_array();
-			if (fmt == FMT_TEXT)
+			if (fmt == BC_FMT_TEXT)
 				fprintf(f, "%s %s  %s (%s), base %ld thread%s:\n", g->module, g->params_text,
 					met->name, met->unit, pts[0].threads, pts[0].threads > 1 ? "s" : "");
 			for (size_t k = 0; k < n; k++) {
-				if (fmt == FMT_TEXT) {
+				if (fmt == BC_FMT_TEXT) {
 					fprintf(f, "  %4ld threads: ", pts[k].threads);
 					print_value(f, pts[k].mean);
 					fprintf(f, " = %.2fx = %.0f%% of linear\n", pts[k].speedup,
@@ -586,26 +381,26 @@ static json_t *scaling_one(FILE *f, const bc_results *r, int fmt)
 	return json_pack("{s:s, s:s, s:o}", "file", r->path, "label", r->label, "scaling", out);
 }
 
-static int run_scaling(bc_results *res, int nres, int fmt)
+void bc_scaling_print(FILE *f, const bc_results *res, int nres, int fmt)
 {
 	json_t *all = json_array();
 
-	if (fmt == FMT_CSV)
-		printf("file,label,module,params,metric,unit,threads,mean,speedup,efficiency\n");
+	if (fmt == BC_FMT_CSV)
+		fprintf(f, "file,label,module,params,metric,unit,threads,mean,speedup,efficiency\n");
 	for (int i = 0; i < nres; i++) {
-		json_t *s = scaling_one(stdout, &res[i], fmt), *e, *p;
+		json_t *s = scaling_one(f, &res[i], fmt), *e, *p;
 		size_t k, q;
-		if (fmt == FMT_CSV)
+		if (fmt == BC_FMT_CSV)
 			json_array_foreach(json_object_get(s, "scaling"), k, e) {
 				json_array_foreach(json_object_get(e, "points"), q, p) {
 					char *pk = json_dumps(json_object_get(e, "params"), JSON_COMPACT | JSON_SORT_KEYS);
-					bc_csv_cell(stdout, res[i].path); putchar(',');
-					bc_csv_cell(stdout, res[i].label); putchar(',');
-					bc_csv_cell(stdout, json_string_value(json_object_get(e, "module"))); putchar(',');
-					bc_csv_cell(stdout, pk ? pk : ""); putchar(',');
-					bc_csv_cell(stdout, json_string_value(json_object_get(e, "metric"))); putchar(',');
-					bc_csv_cell(stdout, json_string_value(json_object_get(e, "unit")));
-					printf(",%lld,%.17g,%.6g,%.6g\n",
+					bc_csv_cell(f, res[i].path); fputc(',', f);
+					bc_csv_cell(f, res[i].label); fputc(',', f);
+					bc_csv_cell(f, json_string_value(json_object_get(e, "module"))); fputc(',', f);
+					bc_csv_cell(f, pk ? pk : ""); fputc(',', f);
+					bc_csv_cell(f, json_string_value(json_object_get(e, "metric"))); fputc(',', f);
+					bc_csv_cell(f, json_string_value(json_object_get(e, "unit")));
+					fprintf(f, ",%lld,%.17g,%.6g,%.6g\n",
 					       (long long)json_integer_value(json_object_get(p, "threads")),
 					       json_number_value(json_object_get(p, "mean")),
 					       json_number_value(json_object_get(p, "speedup")),
@@ -613,39 +408,38 @@ static int run_scaling(bc_results *res, int nres, int fmt)
 					free(pk);
 				}
 			}
-		else if (fmt == FMT_TEXT && i + 1 < nres)
-			putchar('\n');
+		else if (fmt == BC_FMT_TEXT && i + 1 < nres)
+			fputc('\n', f);
 		json_array_append_new(all, s);
 	}
-	if (fmt == FMT_JSON) {
-		json_dumpf(all, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
-		putchar('\n');
+	if (fmt == BC_FMT_JSON) {
+		json_dumpf(all, f, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+		fputc('\n', f);
 	}
 	json_decref(all);
-	return 0;
 }
 
-static int run_compare(bc_results *res, int nres, const bc_cmp_opts *o, int fmt)
+void bc_compare_print(FILE *f, const bc_results *res, int nres, const bc_cmp_opts *o, int fmt)
 {
 	json_t *all = json_array();
 
-	if (fmt == FMT_CSV)
-		fputs(csv_header, stdout);
+	if (fmt == BC_FMT_CSV)
+		fputs(csv_header, f);
 	for (int i = 1; i < nres; i++) {
 		bc_cmp c;
 		bc_compare_pair(&res[0], &res[i], o, &c);
-		if (fmt == FMT_TEXT) {
+		if (fmt == BC_FMT_TEXT) {
 			if (i > 1)
-				puts("\n");
-			bc_compare_print_text(stdout, &c);
-		} else if (fmt == FMT_CSV) {
-			bc_compare_print_csv(stdout, &c);
+				fputs("\n\n", f);
+			bc_compare_print_text(f, &c);
+		} else if (fmt == BC_FMT_CSV) {
+			bc_compare_print_csv(f, &c);
 		} else {
 			json_array_append_new(all, bc_compare_json(&c));
 		}
 		bc_cmp_free(&c);
 	}
-	if (fmt == FMT_JSON) {
+	if (fmt == BC_FMT_JSON) {
 		json_t *th = json_object();
 		for (int k = 0; k < BC_KIND_N; k++)
 			json_object_set_new(th, bc_kind_name(k), json_real(o->kind_threshold[k] * 100));
@@ -659,109 +453,10 @@ static int run_compare(bc_results *res, int nres, const bc_cmp_opts *o, int fmt)
 			"alpha", o->alpha, "threshold", o->kind_threshold[BC_KIND_THROUGHPUT],
 			"thresholds_pct", th, "busy_pct", o->busy_pct, "level_pct", o->level * 100,
 			"comparisons", all);
-		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
-		putchar('\n');
+		json_dumpf(doc, f, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+		fputc('\n', f);
 		json_decref(doc);
 	} else {
 		json_decref(all);
 	}
-	return 0;
-}
-
-typedef struct compare_args {
-	bc_cmp_opts o;
-	int fmt, scaling, help;
-	int view;		/* F_TABLE, F_SUMMARY_TABLE, F_PER_GHZ, F_INDEX or 0 */
-	bc_tab_opts tab;
-} compare_args;
-
-static int on_compare_flag(void *arg, const bc_flag *f, const char *val, char *err, size_t n)
-{
-	compare_args *a = arg;
-	switch (f->code) {
-	case F_JSON: a->fmt = FMT_JSON; return 0;
-	case F_CSV: a->fmt = FMT_CSV; return 0;
-	case F_SCALING: a->scaling = 1; return 0;
-	case F_HELP: a->help = 1; return 0;
-	case F_TABLE: case F_SUMMARY_TABLE: case F_PER_GHZ: case F_INDEX:
-		if (a->view && a->view != f->code) {
-			snprintf(err, n, "--%s: give one of --table, --summary-table, --per-ghz and --index", f->lng);
-			return -1;
-		}
-		a->view = f->code;
-		return 0;
-	case F_BY:
-		if (!strchr(val, '.')) {
-			snprintf(err, n, "--by %s: wants MODULE.OPTION, e.g. redis.tests", val);
-			return -1;
-		}
-		a->tab.by = val;
-		return 0;
-	case F_METRIC: a->tab.metric = val; return 0;
-	case F_FORMAT:
-		a->tab.format = !strcmp(val, "text") ? BC_TAB_TEXT : !strcmp(val, "markdown") ? BC_TAB_MARKDOWN :
-				!strcmp(val, "csv") ? BC_TAB_CSV : -1;
-		if (a->tab.format < 0) {
-			snprintf(err, n, "--format %s: wants text, markdown or csv", val);
-			return -1;
-		}
-		return 0;
-	}
-	return bc_cmp_option(&a->o, f->code, val, err, n);
-}
-
-/* --table, --summary-table, --per-ghz, --index (tables.c). */
-static int run_view(const compare_args *a, bc_results *res, int n)
-{
-	if (n < 2 && a->view != F_TABLE) {
-		fprintf(stderr, "benchcore compare: --%s wants two or more result files (the first is the "
-			"baseline)\n", a->view == F_SUMMARY_TABLE ? "summary-table" : a->view == F_PER_GHZ ?
-			"per-ghz" : "index");
-		return 2;
-	}
-	switch (a->view) {
-	case F_TABLE: return bc_table(stdout, res, n, &a->o, &a->tab);
-	case F_SUMMARY_TABLE: return bc_summary_table(stdout, res, n, &a->o, &a->tab);
-	case F_PER_GHZ: return bc_per_ghz(stdout, res, n, &a->o, &a->tab);
-	default: return bc_index(stdout, res, n, &a->o, &a->tab);
-	}
-}
-
-int bc_cmd_compare(int argc, char **argv)
-{
-	compare_args a = { .o = BC_CMP_OPTS_DEFAULT, .fmt = FMT_TEXT };
-	bc_results res[MAX_FILES];
-	char **files;
-	int nfiles, rc;
-
-	if (bc_flags_parse("compare", compare_flags, 0, argc - 1, argv + 1, on_compare_flag, &a, &files))
-		return 2;
-	if (a.help) {
-		fputs(compare_help, stdout);
-		bc_flags_help(stdout, compare_flags, 0);
-		fputs(compare_help_tail, stdout);
-		free(files);
-		return 0;
-	}
-	nfiles = (int)bc_strv_len(files);
-	if (nfiles < 1 || nfiles > MAX_FILES) {
-		fprintf(stderr, "benchcore compare: wants 1 to %d result files (got %d)\n"
-			"Try 'benchcore compare --help'.\n", MAX_FILES, nfiles);
-		free(files);
-		return 2;
-	}
-	if (bc_load_all("compare", files, nfiles, res) < 0) {
-		free(files);
-		return 2;
-	}
-	if (a.view)
-		rc = run_view(&a, res, nfiles);
-	else
-		rc = a.scaling || nfiles == 1 ? run_scaling(res, nfiles, a.fmt) : run_compare(res, nfiles, &a.o, a.fmt);
-	if (bc_stdout_done("compare"))
-		rc = 2;
-	for (int i = 0; i < nfiles; i++)
-		bc_results_free(&res[i]);
-	free(files);
-	return rc;
 }

@@ -1,0 +1,201 @@
+/* `benchcore compare`: its flag table, help text, argument checks and exit
+   codes. What it prints is compare_print.c's (analysis), the tables views
+   tables.c's; the verdict flags it shares with report are cmp_flags.c's. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "cmp_flags.h"
+#include "compare.h"
+#include "tables.h"
+#include "util.h"
+
+#define MAX_FILES	16
+
+static const char compare_help[] =
+"usage: benchcore compare [OPTIONS] A.json B.json [C.json ...]\n"
+"       benchcore compare [OPTIONS] --scaling A.json [B.json ...]\n"
+"       benchcore compare [OPTIONS] A.json          (one file: the scaling view)\n"
+"\n"
+"Compares result files case by case. A is the baseline; every other file is\n"
+"compared with A. Cases match when module, params and threads are equal; the\n"
+"repeats (ok cases) of each side are the two samples. Compared per case:\n"
+"every metric in cases[].metrics (its higher_is_better as declared),\n"
+"fairness_events_stddev (fairness.events_stddev, lower is better),\n"
+"interval_cv (stability.interval_cv, lower is better) and OP.p50_ms, OP.p99_ms\n"
+"(ops.OP.latency_ns, lower is better).\n"
+"\n"
+"Verdict for B against A, per case and metric, from the confidence interval\n"
+"of the ratio B/A (--level, default 80%): Welch-type, on the logs of the\n"
+"values when all are positive (else the difference of the means as a\n"
+"fraction of A's mean), with Satterthwaite's degrees of freedom. Each metric\n"
+"has a practical threshold T, by kind: throughput 2% (--threshold), latency\n"
+"(mean, p50) 5%, tail (p90 and above) 15%, fairness and stability 50%; a\n"
+"module may declare its own per metric, --threshold-for beats both.\n"
+"  win / loss    the difference is significant after the false-discovery\n"
+"                adjustment AND its interval lies wholly beyond T on one\n"
+"                side: in B's favour / against it. Every test of the\n"
+"                comparison (all cases x metrics of B against A) is one\n"
+"                family, adjusted with weighted Benjamini-Hochberg so that at\n"
+"                most alpha of the wins and losses are expected to be false\n"
+"                (48 tests at alpha 0.05 would otherwise give 2-3 by chance\n"
+"                alone); headline metrics get half of the budget\n"
+"  tie           equivalent: the interval lies wholly inside +-T (two one-\n"
+"                sided tests, each at (1 - level) / 2: at 80%, B is within T\n"
+"                of A with 90% confidence on either side), with >= 3 repeats\n"
+"                on each side. A tie says \"the same\", never \"could not\n"
+"                tell\": a +127% difference at 3 noisy repeats is no tie\n"
+"  inconclusive  anything else: too few repeats (Welch: 2 on each side;\n"
+"                Mann-Whitney U at alpha 0.05: 4), not significant, or an\n"
+"                interval that reaches across T; says how many repeats per\n"
+"                side would likely resolve it\n"
+"  suspect       it would be a win or loss, but a case of either side ran\n"
+"                while the hypervisor (cpu.steal_pct) or other processes\n"
+"                (cpu.other_pct) took >= 5% of the machine's CPU: counted\n"
+"                apart, never as a win or loss. The CPU time of the run's own\n"
+"                servers (private servers benchcore started, processes a\n"
+"                module declared) is cpu.server_pct, not \"other\"\n"
+"The summary line of each file counts each module's headline metric (its\n"
+"declared headline_metric, e.g. io iops, mem mib_per_sec, redis\n"
+"requests_per_sec; the run summary, report and CSV use the same) apart from\n"
+"the secondary ones, then lists the largest headline differences with their\n"
+"intervals.\n"
+"\n"
+"Options:\n";
+
+enum { F_JSON = 1, F_CSV, F_SCALING, F_HELP, F_TABLE, F_SUMMARY_TABLE, F_PER_GHZ, F_INDEX, F_BY,
+       F_METRIC, F_FORMAT };
+static const bc_flag compare_flags[] = {
+	BC_CMP_FLAGS,
+	{ "table", 0, NULL, F_TABLE, "a table of cases x files: each case's headline (or --metric), "
+	  "mean ±95% interval, and every file's verdict against the first (the studies' tables)" },
+	{ "by", 0, "MODULE.OPTION", F_BY, "with --table or --per-ghz: one row per value of the option, in "
+	  "the order first met (e.g. --by redis.tests: tests x files)" },
+	{ "metric", 0, "NAME", F_METRIC, "with --table or --per-ghz: this metric instead of each case's "
+	  "headline (e.g. fairness_events_stddev, read.p99_ms)" },
+	{ "summary-table", 0, NULL, F_SUMMARY_TABLE, "one row per module's headline, its fairness (stddev of "
+	  "events per thread) and the mean latency of the op classes it records; per file: who wins, or tie "
+	  "(the first study's closing table)" },
+	{ "per-ghz", 0, NULL, F_PER_GHZ, "throughput per GHz of the clock measured during each case, and "
+	  "for each file the ratio of throughputs against the ratio of clocks: proportional within 5% or not "
+	  "(the frequency study's conclusion)" },
+	{ "index", 0, NULL, F_INDEX, "a UnixBench-style index of every file against the first (100): per "
+	  "module and overall, the geometric mean of the headline ratios, with a 95% interval and the cases "
+	  "it covers" },
+	{ "format", 0, "text|markdown|csv", F_FORMAT, "the form of --table, --summary-table, --per-ghz and "
+	  "--index (default text)" },
+	{ "json", 0, NULL, F_JSON, "JSON on stdout instead of text" },
+	{ "csv", 0, NULL, F_CSV, "CSV on stdout, one line per case and metric" },
+	{ "scaling", 0, NULL, F_SCALING, "for each file: speedup and efficiency of every higher-is-better "
+	  "metric against the smallest thread count of each module and params (1 thread when run), "
+	  "e.g. \"4 threads: 3.90x = 98% of linear\"" },
+	{ "help", 'h', NULL, F_HELP, "this text" },
+	{ NULL }
+};
+
+static const char compare_help_tail[] =
+"\n"
+"Warns when the host fingerprints differ in more than one field (host name,\n"
+"current MHz, warnings and io.path are ignored) and lists the differences.\n"
+"Exit status: 0 when the comparison was made (whatever the verdicts),\n"
+"2 on a usage error or an unreadable or invalid results file.\n";
+
+typedef struct compare_args {
+	bc_cmp_opts o;
+	int fmt, scaling, help;
+	int view;		/* F_TABLE, F_SUMMARY_TABLE, F_PER_GHZ, F_INDEX or 0 */
+	bc_tab_opts tab;
+} compare_args;
+
+static int on_compare_flag(void *arg, const bc_flag *f, const char *val, bc_err *e)
+{
+	compare_args *a = arg;
+	switch (f->code) {
+	case F_JSON: a->fmt = BC_FMT_JSON; return 0;
+	case F_CSV: a->fmt = BC_FMT_CSV; return 0;
+	case F_SCALING: a->scaling = 1; return 0;
+	case F_HELP: a->help = 1; return 0;
+	case F_TABLE: case F_SUMMARY_TABLE: case F_PER_GHZ: case F_INDEX:
+		if (a->view && a->view != f->code) {
+			bc_err_set(e, "--%s: give one of --table, --summary-table, --per-ghz and --index", f->lng);
+			return -1;
+		}
+		a->view = f->code;
+		return 0;
+	case F_BY:
+		if (!strchr(val, '.')) {
+			bc_err_set(e, "--by %s: wants MODULE.OPTION, e.g. redis.tests", val);
+			return -1;
+		}
+		a->tab.by = val;
+		return 0;
+	case F_METRIC: a->tab.metric = val; return 0;
+	case F_FORMAT:
+		a->tab.format = !strcmp(val, "text") ? BC_TAB_TEXT : !strcmp(val, "markdown") ? BC_TAB_MARKDOWN :
+				!strcmp(val, "csv") ? BC_TAB_CSV : -1;
+		if (a->tab.format < 0) {
+			bc_err_set(e, "--format %s: wants text, markdown or csv", val);
+			return -1;
+		}
+		return 0;
+	}
+	return bc_cmp_option(&a->o, f->code, val, e);
+}
+
+/* --table, --summary-table, --per-ghz, --index (tables.c). */
+static int run_view(const compare_args *a, bc_results *res, int n)
+{
+	if (n < 2 && a->view != F_TABLE) {
+		fprintf(stderr, "benchcore compare: --%s wants two or more result files (the first is the "
+			"baseline)\n", a->view == F_SUMMARY_TABLE ? "summary-table" : a->view == F_PER_GHZ ?
+			"per-ghz" : "index");
+		return 2;
+	}
+	switch (a->view) {
+	case F_TABLE: return bc_table(stdout, res, n, &a->o, &a->tab);
+	case F_SUMMARY_TABLE: return bc_summary_table(stdout, res, n, &a->o, &a->tab);
+	case F_PER_GHZ: return bc_per_ghz(stdout, res, n, &a->o, &a->tab);
+	default: return bc_index(stdout, res, n, &a->o, &a->tab);
+	}
+}
+
+int bc_cmd_compare(int argc, char **argv)
+{
+	compare_args a = { .o = BC_CMP_OPTS_DEFAULT, .fmt = BC_FMT_TEXT };
+	bc_results res[MAX_FILES];
+	char **files;
+	int nfiles, rc = 0;
+
+	if (bc_flags_parse("compare", compare_flags, 0, argc - 1, argv + 1, on_compare_flag, &a, &files))
+		return 2;
+	if (a.help) {
+		fputs(compare_help, stdout);
+		bc_flags_help(stdout, compare_flags, 0);
+		fputs(compare_help_tail, stdout);
+		free(files);
+		return 0;
+	}
+	nfiles = (int)bc_strv_len(files);
+	if (nfiles < 1 || nfiles > MAX_FILES) {
+		fprintf(stderr, "benchcore compare: wants 1 to %d result files (got %d)\n"
+			"Try 'benchcore compare --help'.\n", MAX_FILES, nfiles);
+		free(files);
+		return 2;
+	}
+	if (bc_load_all("compare", files, nfiles, res) < 0) {
+		free(files);
+		return 2;
+	}
+	if (a.view)
+		rc = run_view(&a, res, nfiles);
+	else if (a.scaling || nfiles == 1)
+		bc_scaling_print(stdout, res, nfiles, a.fmt);
+	else
+		bc_compare_print(stdout, res, nfiles, &a.o, a.fmt);
+	if (bc_stdout_done("compare"))
+		rc = 2;
+	for (int i = 0; i < nfiles; i++)
+		bc_results_free(&res[i]);
+	free(files);
+	return rc;
+}

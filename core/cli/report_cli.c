@@ -1,0 +1,108 @@
+/* `benchcore report`: its flag table, help text, the -o checks and exit
+   codes. The page itself is analysis/report.c's (bc_report_write), written
+   out by bc_report_output. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "cmp_flags.h"
+#include "compare.h"
+#include "util.h"
+
+#define MAX_FILES	16
+
+static const char report_help[] =
+"usage: benchcore report [OPTIONS] A.json [B.json ...] -o report.html\n"
+"\n"
+"Writes one self-contained HTML page (inline CSS and SVG, no scripts, fonts\n"
+"or network access) with:\n"
+"  - the verdict table of every file against the first, as benchcore compare\n"
+"    decides it (the options below are compare's);\n"
+"  - per module and params: the primary metric against threads (one line per\n"
+"    file, 95% confidence bars), the fairness stddev against threads, latency\n"
+"    percentiles per op class at the largest thread count all files ran, and\n"
+"    the scaling efficiency against the smallest thread count;\n"
+"  - the studies' views: the index of every file against the first, a bar\n"
+"    chart across a module's cases when every file ran it at one thread count,\n"
+"    the headline against a module's one swept numeric option, and against the\n"
+"    clock measured in each file;\n"
+"  - the machine fingerprints side by side, differing fields highlighted.\n"
+"Systems are named by each file's label (else host name, else file name).\n"
+"\n"
+"The verdict options are compare's (see its --help for how verdicts are\n"
+"decided).\n"
+"\n"
+"Options:\n";
+
+enum { F_OUTPUT = 1, F_TITLE, F_HELP };
+static const bc_flag report_flags[] = {
+	{ "output", 'o', "FILE", F_OUTPUT, "where to write the page (required; - for stdout); written to a "
+	  "temporary file and renamed into place" },
+	{ "title", 0, "TEXT", F_TITLE, "page title (default \"benchcore report\")" },
+	BC_CMP_FLAGS,
+	{ "help", 'h', NULL, F_HELP, "this text" },
+	{ NULL }
+};
+
+static const char report_help_tail[] =
+"\n"
+"Exit status: 0 when the page was written, 2 on a usage error, an unreadable\n"
+"or invalid results file, or a write error.\n";
+
+typedef struct report_args {
+	bc_cmp_opts o;
+	const char *out, *title;
+	int help;
+} report_args;
+
+static int on_report_flag(void *arg, const bc_flag *f, const char *val, bc_err *e)
+{
+	report_args *a = arg;
+	switch (f->code) {
+	case F_OUTPUT: a->out = val; return 0;
+	case F_TITLE: a->title = val; return 0;
+	case F_HELP: a->help = 1; return 0;
+	}
+	return bc_cmp_option(&a->o, f->code, val, e);
+}
+
+int bc_cmd_report(int argc, char **argv)
+{
+	report_args a = { .o = BC_CMP_OPTS_DEFAULT, .title = "benchcore report" };
+	bc_results res[MAX_FILES];
+	char **files;
+	int n, rc;
+
+	if (bc_flags_parse("report", report_flags, 0, argc - 1, argv + 1, on_report_flag, &a, &files))
+		return 2;
+	if (a.help) {
+		fputs(report_help, stdout);
+		bc_flags_help(stdout, report_flags, 0);
+		fputs(report_help_tail, stdout);
+		free(files);
+		return 0;
+	}
+	n = (int)bc_strv_len(files);
+	if (!a.out || n < 1 || n > MAX_FILES) {
+		fprintf(stderr, "benchcore report: %s\nTry 'benchcore report --help'.\n",
+			!a.out ? "missing -o FILE" : "wants 1 to 16 result files");
+		free(files);
+		return 2;
+	}
+	bc_err why;
+	if (bc_output_ok(a.out, files, &why)) {
+		fprintf(stderr, "benchcore report: -o %s\n", why.msg);
+		free(files);
+		return 2;
+	}
+	rc = bc_load_all("report", files, n, res);
+	free(files);
+	if (rc < 0)
+		return 2;
+	rc = bc_report_output(a.out, res, n, &a.o, a.title);
+	if (rc == -1)
+		fprintf(stderr, "benchcore report: %s: cannot write: %m\n", a.out);
+	for (int i = 0; i < n; i++)
+		bc_results_free(&res[i]);
+	return rc < 0 ? 2 : 0;
+}

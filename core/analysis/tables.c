@@ -310,11 +310,10 @@ static const bc_rgroup **table_groups(const bc_results *res, const bc_tab_opts *
 		return bc_plan_groups(&res[0], NULL, n);
 	const bc_rgroup **g = bc_xcalloc(res[0].ngroups + 1, sizeof(*g));
 	if (!by_ok(t->by) || by_order(&res[0], t->by, g, n) < 0) {
-		char *sh = bc_printable(t->by);
-		fprintf(stderr, "benchcore compare: --by %s: no case of %s has that option\n"
-			"HINT: --by MODULE.OPTION, e.g. --by redis.tests or --by io.block_size\n", sh,
-			res[0].path);
-		free(sh);
+		bc_err e;
+		bc_err_set(&e, "--by %s: no case of %s has that option", t->by, res[0].path);
+		bc_err_hint(&e, "--by MODULE.OPTION, e.g. --by redis.tests or --by io.block_size");
+		bc_err_print_as("benchcore compare", &e);	/* escapes what it prints */
 		free(g);
 		return NULL;
 	}

@@ -52,7 +52,15 @@ static void print_line(const char *prefix, const char *text)
 
 void bc_err_print(const bc_err *e)
 {
-	print_line("benchcore: error: ", e->msg);
+	bc_err_print_as("benchcore", e);
+}
+
+void bc_err_print_as(const char *who, const bc_err *e)
+{
+	char *w = bc_text_dup(who);
+	fprintf(bc_stderr(), "%s: ", w);
+	free(w);
+	print_line("error: ", e->msg);
 	if (e->detail[0])
 		print_line("DETAIL: ", e->detail);
 	if (e->hint[0])

@@ -22,6 +22,8 @@ void bc_err_detail(bc_err *e, const char *fmt, ...) __attribute__((format(printf
 void bc_err_hint(bc_err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints "benchcore: error: msg" plus DETAIL:/HINT: lines to stderr. */
 void bc_err_print(const bc_err *e);
+/* The same under another name: "benchcore serve: error: ..." */
+void bc_err_print_as(const char *who, const bc_err *e);
 
 void bc_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Where benchcore's own messages and progress go: stderr, except in a case's

@@ -116,9 +116,10 @@ void bc_usage(FILE *f)
 
 int bc_usage_error(const char *fmt, const char *a)
 {
-	fprintf(stderr, "benchcore: error: ");
-	fprintf(stderr, fmt, a);
-	fprintf(stderr, "\nHINT: see benchcore --help\n");
+	bc_err e;
+	bc_err_set(&e, fmt, a);
+	bc_err_hint(&e, "see benchcore --help");
+	bc_err_print(&e);
 	return 2;
 }
 

@@ -119,9 +119,10 @@ static void serve_usage(FILE *f, const bc_module *m)
 
 static int sv_usage_error(const char *fmt, const char *a)
 {
-	fprintf(stderr, "benchcore serve: error: ");
-	fprintf(stderr, fmt, a);
-	fprintf(stderr, "\nHINT: see benchcore serve --help\n");
+	bc_err e;
+	bc_err_set(&e, fmt, a);
+	bc_err_hint(&e, "see benchcore serve --help");
+	bc_err_print_as("benchcore serve", &e);
 	return 2;
 }
 

@@ -153,14 +153,15 @@ static int plan_too_large(const bc_config *cfg, bc_modplan *plans, size_t n)
 	}
 	if (cases <= (double)cfg->run.max_cases)
 		return 0;
-	fprintf(stderr, "benchcore: error: the plan has %.0f cases, about %.0f s (%.1f days) of warmup and "
-		"measurement: more than max_cases = %llu\n", cases, secs, secs / 86400,
-		(unsigned long long)cfg->run.max_cases);
+	bc_err e;
+	bc_err_set(&e, "the plan has %.0f cases, about %.0f s (%.1f days) of warmup and measurement: more "
+		   "than max_cases = %llu", cases, secs, secs / 86400, (unsigned long long)cfg->run.max_cases);
 	if (cfg->file)
-		fprintf(stderr, "HINT: check the lists in %s; to run it anyway, add max_cases = %.0f; to it\n",
-			cfg->file, cases);
+		bc_err_hint(&e, "check the lists in %s; to run it anyway, add max_cases = %.0f; to it", cfg->file,
+			    cases);
 	else
-		fprintf(stderr, "HINT: check the lists; to run it anyway, give --max-cases %.0f\n", cases);
+		bc_err_hint(&e, "check the lists; to run it anyway, give --max-cases %.0f", cases);
+	bc_err_print(&e);
 	return 1;
 }
 

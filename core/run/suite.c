@@ -213,24 +213,33 @@ static int filter_names_ok(const bc_config *cfg, const bc_modset *set, const cha
 		if (in_cfg)
 			continue;
 		char *safe = bc_printable(*p);
+		bc_err e;
 		if (bc_modset_find(set, *p)) {
 			if (!strcmp(flag, "--skip"))
 				bc_warn("--skip %s: the config does not run module \"%s\" anyway", safe, safe);
 			else {
-				fprintf(stderr, "benchcore: error: --only %s: module \"%s\" is installed but the "
-					"config has no entry for it\nHINT: add { name = \"%s\"; } to modules, or run "
-					"it alone with 'benchcore run %s'\n", safe, safe, safe, safe);
+				bc_err_set(&e, "--only %s: module \"%s\" is installed but the config has no entry "
+					   "for it", safe, safe);
+				bc_err_hint(&e, "add { name = \"%s\"; } to modules, or run it alone with "
+					    "'benchcore run %s'", safe, safe);
+				bc_err_print(&e);
 				bad = 1;
 			}
 		} else {
-			fprintf(stderr, "benchcore: error: %s %s: no module of that name\nDETAIL: the config's "
-				"modules:", flag, safe);
+			char **names = bc_xcalloc(cfg->nmods + set->nmods + 1, sizeof(*names));
 			for (size_t i = 0; i < cfg->nmods; i++)
-				fprintf(stderr, "%s %s", i ? "," : "", cfg->mods[i].name);
-			fprintf(stderr, "; installed:");
+				names[i] = cfg->mods[i].name;
+			char *mine = bc_strv_join(names, ", ");
 			for (size_t i = 0; i < set->nmods; i++)
-				fprintf(stderr, "%s %s", i ? "," : "", set->mods[i].desc.name);
-			fprintf(stderr, "\n");
+				names[i] = (char *)set->mods[i].desc.name;
+			names[set->nmods] = NULL;
+			char *inst = bc_strv_join(names, ", ");
+			bc_err_set(&e, "%s %s: no module of that name", flag, safe);
+			bc_err_detail(&e, "the config's modules: %s; installed: %s", mine, inst);
+			bc_err_print(&e);
+			free(mine);
+			free(inst);
+			free(names);
 			bad = 1;
 		}
 		free(safe);

@@ -109,7 +109,7 @@ typedef struct bc_case_result {
 	int warmup_steady;	/* warmup = auto: 1 reached a steady state, 0 ran to max_warmup;
 				   -1 absent (a fixed warmup) */
 	char *repeat_stop;	/* repeat = auto, on a case's last repeat: "precise", "decided",
-				   "max_repeat" or "budget"; NULL absent */
+				   "futile", "max_repeat" or "budget"; NULL absent */
 	double error_rate;	/* NAN: absent */
 	uint64_t records_refused, strays_killed;	/* 0: absent */
 	char *headline;		/* NULL: absent */

@@ -40,6 +40,7 @@
 #define LOST_WAIT_MS	1000	/* a channel closed without a report: how long the child may take to end */
 #define STDOUT_LINES	200	/* lines of a case's stdout copied to stderr */
 #define EVENTS_LIMIT_S	1800	/* a case bounded by events, not time, once measuring */
+#define CHANNEL_MAX	((size_t)64 << 20)	/* bytes a case may send on its channel (take) */
 
 static int child_fd = -1;
 static pid_t child_runner;			/* the runner: the only one whose signal is a stop */
@@ -437,9 +438,16 @@ static int child_ended(pid_t pid)
 	return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid;
 }
 
-/* Reads what the child sent; -1 at EOF or error, 0 when nothing is there. */
+/* Reads what the child sent; -1 at EOF or error, 0 when nothing is there,
+   -2 once it sent more than CHANNEL_MAX bytes (a report is a few MiB at
+   most: intervals of a long case): a case flooding its channel is killed
+   instead of growing the runner without bound. */
 static int take(int fd, watch *w)
 {
+	if (w->len >= CHANNEL_MAX) {
+		note_bad(w, "more than 64 MiB", w->buf + w->scan, w->len - w->scan);
+		return -2;
+	}
 	if (w->len + 4096 > w->cap)
 		w->buf = bc_xrealloc(w->buf, w->cap *= 2, 1);
 	ssize_t n = read(fd, w->buf + w->len, w->cap - w->len - 1);
@@ -563,13 +571,16 @@ static int watch_child(bc_case *c, case_link *l, pid_t pid, int fd, relay o[2], 
 		for (int i = 0; i < 2; i++)
 			if (pr > 0 && pfd[i + 1].revents)
 				relay_read(&o[i], 0);
-		if (pr > 0 && pfd[0].revents && (got = take(fd, w)) < 0)
+		if (pr > 0 && pfd[0].revents && (got = take(fd, w)) < 0) {
+			if (got == -2)
+				kill(pid, SIGKILL);
 			return END_EOF;
+		}
 		if (got > 0) {
 			handle_lines(c, l, fd, w, 0);
 		} else if (child_ended(pid)) {
 			/* ended, but something it started holds the socket open */
-			while (take(fd, w) > 0)
+			while (take(fd, w) > 0)	/* bounded: -2 past CHANNEL_MAX */
 				;
 			handle_lines(c, l, fd, w, 1);
 			return END_REPORTED;

@@ -1,5 +1,6 @@
 /* Stopping rules (steady.h). */
 #include <math.h>
+#include <stdint.h>
 #include "stats.h"
 #include "steady.h"
 
@@ -17,6 +18,21 @@ double bc_rel_halfwidth(const double *v, size_t n)
 int bc_precise(const double *v, size_t n, size_t min_n, double threshold, double fraction)
 {
 	return n >= min_n && n >= 2 && bc_rel_halfwidth(v, n) <= fraction * threshold;
+}
+
+size_t bc_repeats_for_precision(const double *v, size_t n, double threshold, double fraction, size_t limit)
+{
+	bc_summary s;
+	if (n < 2 || !(threshold > 0) || !(fraction > 0))
+		return SIZE_MAX;
+	bc_stats_summary(v, n, &s);
+	if (s.mean == 0 || !isfinite(s.mean) || !isfinite(s.stddev))
+		return SIZE_MAX;
+	double cv = s.stddev / fabs(s.mean), want = fraction * threshold;
+	for (size_t m = n; m <= limit; m++)
+		if (bc_t_quantile_two_sided(0.05, (double)(m - 1)) * cv / sqrt((double)m) <= want)
+			return m;
+	return SIZE_MAX;
 }
 
 int bc_decided(const double *a, size_t na, const double *b, size_t nb, double threshold, double level)

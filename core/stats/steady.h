@@ -32,6 +32,16 @@ double bc_rel_halfwidth(const double *v, size_t n);
    (threshold a fraction: 0.02 for 2%). */
 int bc_precise(const double *v, size_t n, size_t min_n, double threshold, double fraction);
 
+/* The repeats v's headline would need, at its spread so far, for
+   bc_precise at (threshold, fraction): the smallest m >= n whose 95%
+   half-width t(m-1) x cv / sqrt(m) is within it, SIZE_MAX beyond limit
+   or when n < 2. repeat = auto calls a case futile, and
+   stops it, when this is over BC_FUTILE_FACTOR x max_repeat: the spread of
+   three values is itself uncertain (its 80% range is about 0.5 .. 1.5 x the
+   truth), so only a case far out of reach is given up. */
+#define BC_FUTILE_FACTOR	2
+size_t bc_repeats_for_precision(const double *v, size_t n, double threshold, double fraction, size_t limit);
+
 /* The confidence of the interval of B/A that compare's verdicts use by
    default (compare --level); repeat = auto decides against a baseline at it. */
 #define BC_VERDICT_LEVEL	0.80

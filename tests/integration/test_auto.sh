@@ -10,17 +10,26 @@ cd $T
 reps() { jget "$1" "sorted(c['repeat'] for c in d['cases'] if c['params']['cv'] == $2)"; }
 
 # --- repeat = auto: one run, a tight case and a noisy one ----------------
-run_bc $T/a run synth $M cv=0,0.2 --time 0.3 --warmup 0 --repeat auto --min-repeat 3 --max-repeat 8 \
+run_bc $T/a run synth $M cv=0,0.3 --time 0.3 --warmup 0 --repeat auto --min-repeat 3 --max-repeat 8 \
 	--report-interval 0 -q -o $T/a.json
 expect_rc "repeat auto, a tight and a noisy case" 0
 expect_py "the tight case (cv 0) stops before max_repeat, saying precise" $T/a.json \
 	'(lambda t: 3 <= len(t) < 8 and t[-1].get("repeat_stop") == "precise" and all("repeat_stop" not in c for c in t[:-1]))(sorted([c for c in d["cases"] if c["params"]["cv"] == 0], key=lambda c: c["repeat"]))'
-expect_py "the noisy case (cv 0.2) runs to max_repeat 8, saying so" $T/a.json \
-	'(lambda t: len(t) == 8 and t[-1].get("repeat_stop") == "max_repeat")(sorted([c for c in d["cases"] if c["params"]["cv"] == 0.2], key=lambda c: c["repeat"]))'
+expect_py "the very noisy case (cv 0.3) is futile after min_repeat: far beyond 2 x max_repeat, it stops" $T/a.json \
+	'(lambda t: len(t) == 3 and t[-1].get("repeat_stop") == "futile")(sorted([c for c in d["cases"] if c["params"]["cv"] == 0.3], key=lambda c: c["repeat"]))'
 expect_py "every case runs min_repeat 3 at least, each repeat once" $T/a.json \
-	'all(sorted(c["repeat"] for c in d["cases"] if c["params"]["cv"] == v)[:3] == [1, 2, 3] for v in (0, 0.2))'
-expect_py "groups[] counts the repeats that ran" $T/a.json \
-	'sorted(g["repeats"] for g in d["groups"])[-1] == 8'
+	'all(sorted(c["repeat"] for c in d["cases"] if c["params"]["cv"] == v)[:3] == [1, 2, 3] for v in (0, 0.3))'
+# spreads known exactly: factors 1, 1+s, 1-s in turn (sd = s): at 2% the 95% interval reaches
+# 3/4 of the 2% threshold after 7 or 8 repeats (within 2 x 6: it runs to max_repeat 6); at 1%, after 4
+run_bc $T/s2 run synth $M step=0.02 count_file=$T/count2 --time 0.3 --warmup 0 --repeat auto --min-repeat 3 \
+	--max-repeat 6 --report-interval 0 -q -o $T/s2.json
+expect_py "a spread of 2% runs to max_repeat 6, saying so" $T/s2.json \
+	'(lambda t: len(t) == 6 and t[-1].get("repeat_stop") == "max_repeat")(sorted(d["cases"], key=lambda c: c["repeat"]))'
+expect_py "groups[] counts the repeats that ran" $T/s2.json 'd["groups"][0]["repeats"] == 6'
+run_bc $T/s1 run synth $M step=0.01 count_file=$T/count1 --time 0.3 --warmup 0 --repeat auto --min-repeat 3 \
+	--max-repeat 8 --report-interval 0 -q -o $T/s1.json
+expect_py "a spread of 1% is precise after 4 repeats" $T/s1.json \
+	'(lambda t: len(t) == 4 and t[-1].get("repeat_stop") == "precise")(sorted(d["cases"], key=lambda c: c["repeat"]))'
 
 # --- a baseline decides sooner: +30% against a case known to +-1% ---------
 printf 'repeat = "auto";\nmin_repeat = 3;\nmax_repeat = 12;\ntime = 0.3;\nwarmup = 0;\nreport_interval = 0;\nmodules = ({ name = "synth"; cv = 0.01; ops = %s; });\n' 10000 >base.conf
@@ -38,7 +47,7 @@ expect_rc "a baseline that is not there: refused before running" 2
 expect_grep "a missing baseline names the file" $T/b3.err 'baseline .*nothere\.json'
 
 # --- time_budget ------------------------------------------------------------
-run_bc $T/tb run synth $M cv=0.2 --time 0.3 --warmup 0 --repeat auto --min-repeat 2 --max-repeat 20 \
+run_bc $T/tb run synth $M step=0.02 count_file=$T/count3 --time 0.3 --warmup 0 --repeat auto --min-repeat 2 --max-repeat 20 \
 	--time-budget 1 --report-interval 0 -q -o $T/tb.json
 expect_rc "repeat auto with a 1 s budget" 0
 expect_py "the budget stops new rounds: fewer than 20, the last says budget" $T/tb.json \

@@ -355,6 +355,9 @@ expect_py "9: ... a report's tag inside a line is no report: the case fails nami
 expect_py "9: ... a forged report before the real one: failed, saying a message came after the report" $T/l9.json \
 	'd["cases"][1]["status"]=="failed" and "a message after its report" in d["cases"][1]["reason"]'
 expect_py "9: ... and the next case runs" $T/l9.json 'd["cases"][2]["status"]=="ok"'
+run_bc $T/fl9 run unruly $MP fault=flood,none --time 0.2 --warmup 0 -q -o $T/fl9.json
+expect_py "9: a case flooding its channel without a newline is killed at 64 MiB, named; the next runs" $T/fl9.json \
+	'd["cases"][0]["status"]=="failed" and "more than 64 MiB (\"xxxx" in d["cases"][0]["reason"] and d["cases"][1]["status"]=="ok"'
 mkdir -p $T/tmp9
 TMPDIR=$T/tmp9 run_bc $T/x9 run unruly $MP fault=none,exit3 --repeat-order back_to_back --no-isolate --time 0.1 --warmup 0 -q -o $T/x9.json
 expect_rc "9: --no-isolate: a module's exit(3) is not benchcore's exit 3" 1

@@ -4,8 +4,11 @@
    `ops` operations a second per thread, times a factor drawn once per case
    (normal, mean 1, sd `cv`: the spread between repeats), ramping up from
    half rate over the first `ramp_s` seconds of the case, and alternating
-   +-`wobble` every 150 ms (never steady). Typed options
-   (ABI 1.3). */
+   +-`wobble` every 150 ms (never steady). With `step` > 0 the factor is
+   not drawn but steps through 1, 1 + step, 1 - step, 1, ... case by case
+   (a count kept in `count_file`): a spread known exactly, for the tests of
+   the stopping rules. Typed options (ABI 1.3). */
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
@@ -13,7 +16,8 @@
 #include <benchcore/module.h>
 
 typedef struct synth_opts {
-	double ops, cv, ramp_s, wobble;
+	double ops, cv, ramp_s, wobble, step;
+	const char *count_file;
 } synth_opts;
 
 static const bench_option_v1 synth_options[] = {
@@ -25,8 +29,29 @@ static const bench_option_v1 synth_options[] = {
 	  .min = 0, .max = 100, BENCH_OPT_AT(synth_opts, ramp_s) },
 	{ .name = "wobble", .type = BENCH_OPT_DOUBLE, .def = "0", .help = "alternating share of the rate",
 	  .min = 0, .max = 0.9, BENCH_OPT_AT(synth_opts, wobble) },
+	{ .name = "step", .type = BENCH_OPT_DOUBLE, .def = "0", .help = "factors 1, 1+step, 1-step in turn (count_file)",
+	  .min = 0, .max = 0.5, BENCH_OPT_AT(synth_opts, step) },
+	{ .name = "count_file", .type = BENCH_OPT_STRING, .def = "", .help = "where step counts the cases",
+	  BENCH_OPT_AT(synth_opts, count_file) },
 	{ .name = NULL }
 };
+
+/* step: the k-th case of this count file (0, 1, 2, ...) */
+static unsigned synth_count(const char *path)
+{
+	unsigned k = 0;
+	FILE *f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%u", &k) != 1)
+			k = 0;
+		fclose(f);
+	}
+	if ((f = fopen(path, "w"))) {
+		fprintf(f, "%u\n", k + 1);
+		fclose(f);
+	}
+	return k;
+}
 
 typedef struct synth_state {
 	const bench_host_api_v1 *api;
@@ -50,6 +75,10 @@ static int synth_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state
 	for (int i = 0; i < 12; i++)
 		z += (double)rand_r(&seed) / RAND_MAX;
 	s->factor = 1 + s->o->cv * z;
+	if (s->o->step > 0 && s->o->count_file[0]) {
+		static const double turn[3] = { 0, 1, -1 };
+		s->factor = 1 + s->o->step * turn[synth_count(s->o->count_file) % 3];
+	}
 	if (s->factor < 0.05)
 		s->factor = 0.05;
 	*state = s;

@@ -26,9 +26,9 @@ __attribute__((constructor)) static void unruly_ctor(void)
 }
 
 static const char *const unruly_faults[] = { "none", "hang_finish", "hang_cleanup", "hang_destroy",
-	"kill_group", "close_fds", "close_fds_hang", "exit3", "print", "forge_line", "forge_report", NULL };
+	"kill_group", "close_fds", "close_fds_hang", "exit3", "print", "forge_line", "forge_report", "flood", NULL };
 enum { U_NONE, U_HANG_FINISH, U_HANG_CLEANUP, U_HANG_DESTROY, U_KILL, U_CLOSE, U_CLOSE_HANG, U_EXIT,
-       U_PRINT, U_FORGE_LINE, U_FORGE_REPORT };
+       U_PRINT, U_FORGE_LINE, U_FORGE_REPORT, U_FLOOD };
 
 static const bench_option_v1 unruly_options[] = {
 	{ .name = "fault", .type = BENCH_OPT_ENUM, .def = "none", .choices = unruly_faults,
@@ -50,6 +50,20 @@ static void unruly_hang(void)
 	pthread_sigmask(SIG_BLOCK, &all, NULL);	/* deaf to Ctrl-C: only SIGKILL ends it */
 	for (;;)
 		pause();
+}
+
+/* Writes to every socket above stderr, without a newline, for ever: a
+   runner that keeps all of it runs out of memory. */
+static void unruly_flood(void)
+{
+	static char junk[65536];
+	memset(junk, 'x', sizeof(junk));
+	for (;;)
+		for (int fd = 3; fd < 1024; fd++) {
+			struct stat st;
+			if (fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode))
+				(void)!write(fd, junk, sizeof(junk));
+		}
 }
 
 /* Writes text to every socket above stderr: benchcore's channel among them. */
@@ -86,6 +100,8 @@ static int unruly_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **stat
 		exit(3);
 	if (s->fault == U_FORGE_LINE)
 		unruly_forge("hello J {\"status\":\"ok\"}\n");	/* a report's tag inside a line */
+	if (s->fault == U_FLOOD)
+		unruly_flood();
 	if (s->fault == U_FORGE_REPORT)
 		unruly_forge("J {\"status\":\"ok\",\"module\":\"unruly\"}\n");
 	if (s->fault == U_PRINT) {

@@ -3,6 +3,7 @@
    enough after enough repeats of a tight case, never for a noisy one. */
 #include "unit.h"
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include "steady.h"
 
@@ -110,6 +111,19 @@ static void test_precise(void **st)
 	assert_false(bc_precise(three, 3, 5, 0.05, BC_PRECISE_FRACTION));	/* min_repeat */
 }
 
+/* repeat = auto's futility: the repeats a spread needs for 3/4 of 2% (1.5%) */
+static void test_repeats_needed(void **st)
+{
+	(void)st;
+	const double one[] = { 99, 100, 101 }, wide[] = { 80, 120, 100 }, flat[] = { 5, 5, 5 };
+	/* cv 1%: t(3) x 1% / 2 = 1.59% > 1.5%; t(4) x 1% / sqrt(5) = 1.24%: five */
+	assert_int_equal(bc_repeats_for_precision(one, 3, 0.02, 0.75, 40), 5);
+	assert_true(bc_repeats_for_precision(one, 3, 0.02, 0.75, 4) == SIZE_MAX);	/* beyond the limit */
+	assert_true(bc_repeats_for_precision(wide, 3, 0.02, 0.75, 40) == SIZE_MAX);	/* cv 20%: ~700 */
+	assert_int_equal(bc_repeats_for_precision(flat, 3, 0.02, 0.75, 40), 3);	/* precise already */
+	assert_true(bc_repeats_for_precision(one, 1, 0.02, 0.75, 40) == SIZE_MAX);	/* no spread yet */
+}
+
 static void test_decided(void **st)
 {
 	const double a[] = { 100, 101, 99, 100, 100.5 }, same[] = { 100.2, 99.8, 100.1, 99.9, 100 };
@@ -137,6 +151,7 @@ int main(void)
 		cmocka_unit_test(test_steady_edges),
 		cmocka_unit_test(test_precise),
 		cmocka_unit_test(test_decided),
+		cmocka_unit_test(test_repeats_needed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

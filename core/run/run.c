@@ -526,15 +526,20 @@ static const char *auto_stop(bc_runner *r, modrun *m, const slot *s, const bc_ca
 		return NULL;	/* no ok repeat yet: nothing known */
 	double thr = auto_threshold(g, hm);
 	const bc_rmetric *bm = gb ? bc_group_metric(gb, hm->name) : NULL;
-	if (bm && bm->n >= 2)	/* decided against the baseline's case */
-		return bc_decided(bm->values, bm->n, hm->values, hm->n, thr, BC_VERDICT_LEVEL) ? "decided" : NULL;
+	/* futile: far out of max_repeat's reach at its spread so far (the
+	   baseline's own spread may be what no repeat here can narrow); the
+	   rounds left go to the cases they can decide */
+	size_t far = (size_t)BC_FUTILE_FACTOR * p->run.max_repeat;
+	if (bm && bm->n >= 2) {	/* decided against the baseline's case */
+		if (bc_decided(bm->values, bm->n, hm->values, hm->n, thr, BC_VERDICT_LEVEL, hm->n))
+			return "decided";
+		if (hm->n >= 2 && !bc_decided(bm->values, bm->n, hm->values, hm->n, thr, BC_VERDICT_LEVEL, far))
+			return "futile";
+		return NULL;
+	}
 	if (bc_precise(hm->values, hm->n, p->run.min_repeat, thr, BC_PRECISE_FRACTION))
 		return "precise";
-	/* far out of max_repeat's reach at its spread so far: the rounds left
-	   go to the cases they can decide */
-	size_t far = (size_t)BC_FUTILE_FACTOR * p->run.max_repeat;
-	if (hm->n >= p->run.min_repeat && hm->n >= 2 &&
-	    bc_repeats_for_precision(hm->values, hm->n, thr, BC_PRECISE_FRACTION, far) == SIZE_MAX)
+	if (hm->n >= 2 && bc_repeats_for_precision(hm->values, hm->n, thr, BC_PRECISE_FRACTION, far) == SIZE_MAX)
 		return "futile";
 	return NULL;
 }

@@ -35,33 +35,43 @@ size_t bc_repeats_for_precision(const double *v, size_t n, double threshold, dou
 	return SIZE_MAX;
 }
 
-int bc_decided(const double *a, size_t na, const double *b, size_t nb, double threshold, double level)
+/* The logs of v[0..n) summarised; 0 when a value is not a positive rate. */
+static int log_summary(const double *v, size_t n, bc_summary *out)
 {
-	double la[4096], lb[4096];
-	bc_summary sa, sb;
-	if (na < 2 || nb < 2 || na > 4096 || nb > 4096 || !(threshold > 0 && threshold < 1) ||
-	    !(level > 0 && level < 1))
+	double l[4096];
+	if (n > 4096)
 		return 0;
-	for (size_t i = 0; i < na; i++) {
-		if (!(a[i] > 0))
+	for (size_t i = 0; i < n; i++) {
+		if (!(v[i] > 0))
 			return 0;
-		la[i] = log(a[i]);
+		l[i] = log(v[i]);
 	}
-	for (size_t i = 0; i < nb; i++) {
-		if (!(b[i] > 0))
-			return 0;
-		lb[i] = log(b[i]);
-	}
-	bc_stats_summary(la, na, &sa);
-	bc_stats_summary(lb, nb, &sb);
-	double va = sa.stddev * sa.stddev / (double)na, vb = sb.stddev * sb.stddev / (double)nb;
-	double d = sb.mean - sa.mean, h = 0;
-	if (va + vb > 0) {
-		double df = (va + vb) * (va + vb) / (va * va / (double)(na - 1) + vb * vb / (double)(nb - 1));
-		h = bc_t_quantile_two_sided(1 - level, df) * sqrt(va + vb);
-	}
-	double up = log(1 + threshold), down = log(1 - threshold);
-	return (d - h > down && d + h < up) || d - h > up || d + h < down;
+	bc_stats_summary(l, n, out);
+	return 1;
+}
+
+/* Welch's half-width at level for variances of the means va (na values)
+   and vb (nb values). */
+static double welch_half(double va, size_t na, double vb, size_t nb, double level)
+{
+	if (!(va + vb > 0))
+		return 0;
+	double df = (va + vb) * (va + vb) / (va * va / (double)(na - 1) + vb * vb / (double)(nb - 1));
+	return bc_t_quantile_two_sided(1 - level, df) * sqrt(va + vb);
+}
+
+int bc_decided(const double *a, size_t na, const double *b, size_t nb, double threshold, double level,
+	       size_t nb_as)
+{
+	bc_summary sa, sb;
+	if (na < 2 || nb < 2 || nb_as < nb || !(threshold > 0 && threshold < 1) || !(level > 0 && level < 1) ||
+	    !log_summary(a, na, &sa) || !log_summary(b, nb, &sb))
+		return 0;
+	double va = sa.stddev * sa.stddev / (double)na, vb = sb.stddev * sb.stddev / (double)nb_as;
+	double d = sb.mean - sa.mean, up = log(1 + threshold), down = log(1 - threshold);
+	double h = welch_half(va, na, vb, nb_as, level);
+	double hb = welch_half(va, na, vb, nb_as, level > BC_BEYOND_LEVEL ? level : BC_BEYOND_LEVEL);
+	return (d - h > down && d + h < up) || d - hb > up || d + hb < down;
 }
 
 void bc_steady_check(const double *v, size_t n, size_t window, double max_drift_pct,

@@ -4,13 +4,13 @@
    repeat = auto: a case has enough repeats when the 95% interval of its
    headline's mean is narrow against the practical threshold compare will
    judge it by: half-width <= BC_PRECISE_FRACTION x threshold, relative to
-   the mean. At three quarters of the threshold, the 80% interval compare
-   draws of the ratio of two such means is about 0.4 (3 repeats) to 0.7
-   (many) x threshold wide on each side: a tie is decided with room for the
-   shift between two runs, and a second machine with a baseline goes on
-   only as long as its own comparison needs (bc_decided). Half the
-   threshold cost a first machine about a third more repeats at 1% noise
-   for the same verdicts (simulated: bench/auto.sh's note).
+   the mean: the mean is known to within the threshold. The 80% interval
+   compare draws of the ratio of two such means is then about 0.5 (3
+   repeats) to 0.9 (many) x threshold wide on each side, and a second
+   machine with a baseline goes on only as long as its own comparison
+   needs (bc_decided). Simulated at the spreads bench/auto.sh met (0.5 to 6%
+   between repeats of a 10 s case), three quarters of the threshold cost
+   the pair 10-15% more repeats for no more ties.
 
    warmup = auto: the headline is steady when, over the last `window`
    values (rates over warmup_window / window seconds each), the least-squares line drifts by at most max_drift_pct
@@ -20,7 +20,7 @@
 #define BC_STEADY_H
 #include <stddef.h>
 
-#define BC_PRECISE_FRACTION	0.75
+#define BC_PRECISE_FRACTION	1.0
 #define BC_STEADY_DRIFT_PCT	2.0	/* drift of the fitted line over the window */
 #define BC_STEADY_SPREAD_PCT	10.0	/* largest distance of a value from the mean */
 #define BC_STEADY_WINDOW	5	/* interval values in the window */
@@ -47,11 +47,17 @@ size_t bc_repeats_for_precision(const double *v, size_t n, double threshold, dou
 #define BC_VERDICT_LEVEL	0.80
 
 /* With a baseline (repeat = auto, baseline = "A.json"): 1 when the
-   interval of log(B/A) at level (Welch, on the logs) already lies wholly
-   inside +-threshold (a tie compare can defend) or wholly beyond it on one
-   side (a win or loss): more repeats would not change the verdict's kind.
+   interval of log(B/A) (Welch, on the logs) already lies wholly inside
+   +-threshold at level (a tie compare can defend) or wholly beyond it on
+   one side at BC_BEYOND_LEVEL or level if higher (a win or loss: compare
+   also wants its test, so an 80% interval that strays past the threshold
+   by chance is no reason to stop): more repeats would not change the
+   verdict's kind. nb_as: judge it as if b had nb_as values at its spread so
+   far (nb_as = nb: now; larger: whether more repeats could ever decide it).
    Values must be > 0; fewer than 2 on a side is undecided. */
-int bc_decided(const double *a, size_t na, const double *b, size_t nb, double threshold, double level);
+#define BC_BEYOND_LEVEL	0.95
+int bc_decided(const double *a, size_t na, const double *b, size_t nb, double threshold, double level,
+	       size_t nb_as);
 
 typedef struct bc_steady {
 	int steady;

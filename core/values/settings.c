@@ -72,7 +72,7 @@ const bc_setting bc_settings[] = {
 	  BC_SCOPE_RUN, BC_ST_U64, RUN(events), "events", "N" },
 	{ { "repeat", BENCH_OPT_INT, "1", "repeats of every case (compare: 2 or more per side for a test, 5 or more "
 	    "to resolve small differences); \"auto\": rounds go on, min_repeat to max_repeat, only for the "
-	    "cases whose headline is not yet known to 3/4 of the practical threshold (95% interval of its "
+	    "cases whose headline is not yet known to within the practical threshold (95% interval of its "
 	    "mean; against baseline's cases when set), and that could be within 2 x max_repeat", .min = 1, .max = 10000 },
 	  BC_SCOPE_RUN, BC_ST_UNSIGNED, RUN(repeat), "repeat", "N|auto", .auto_offset = RUN(repeat_auto) },
 	{ { "min_repeat", BENCH_OPT_INT, "3", "repeat = auto: repeats every case gets", .min = 2, .max = 10000 },

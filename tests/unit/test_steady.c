@@ -130,16 +130,25 @@ static void test_decided(void **st)
 	const double faster[] = { 110, 111, 109, 110, 110.5 }, noisy[] = { 80, 120, 95, 105, 100 };
 	const double neg[] = { -1, 100 };
 	(void)st;
-	assert_true(bc_decided(a, 5, same, 5, 0.02, 0.95));		/* a tie: inside +-2% */
-	assert_true(bc_decided(a, 5, faster, 5, 0.02, 0.95));	/* +10%: beyond +2% */
-	assert_false(bc_decided(a, 5, noisy, 5, 0.02, 0.95));	/* +-20% noise: could be either */
-	assert_false(bc_decided(a, 1, same, 5, 0.02, 0.95));		/* one value: nothing known */
-	assert_false(bc_decided(a, 2, neg, 2, 0.02, 0.95));		/* not a positive rate */
+	assert_true(bc_decided(a, 5, same, 5, 0.02, 0.95, 5));		/* a tie: inside +-2% */
+	assert_true(bc_decided(a, 5, faster, 5, 0.02, 0.95, 5));	/* +10%: beyond +2% */
+	assert_false(bc_decided(a, 5, noisy, 5, 0.02, 0.95, 5));	/* +-20% noise: could be either */
+	assert_false(bc_decided(a, 1, same, 5, 0.02, 0.95, 5));		/* one value: nothing known */
+	assert_false(bc_decided(a, 2, neg, 2, 0.02, 0.95, 2));		/* not a positive rate */
 	/* +4% at 0.5% noise: beyond 2% once the interval is narrow enough (5
 	   repeats a side), not at 2 (t(0.975, ~1) is 12.7) */
 	const double near2[] = { 104, 104.5, 103.5, 104, 104.2 };
-	assert_true(bc_decided(a, 5, near2, 5, 0.02, 0.95));
-	assert_false(bc_decided(a, 2, near2, 2, 0.02, 0.95));
+	assert_true(bc_decided(a, 5, near2, 5, 0.02, 0.95, 5));
+	assert_false(bc_decided(a, 2, near2, 2, 0.02, 0.95, 2));
+	/* +-20% noise: undecided now, and still at 40 repeats of that spread (futile) */
+	assert_false(bc_decided(a, 5, noisy, 5, 0.02, 0.80, 40));
+	/* +2% exactly at 0.5% noise: no number of repeats tells it from the threshold */
+	const double at2[] = { 102, 103.01, 100.99, 102, 102.5 };
+	assert_false(bc_decided(a, 5, at2, 5, 0.02, 0.80, 1000));
+	/* +1.5% at 0.8% noise: undecided at 3, a tie once there are 20 like them */
+	const double tie3[] = { 101.5, 102.3, 100.7 };
+	assert_false(bc_decided(a, 5, tie3, 3, 0.02, 0.80, 3));
+	assert_true(bc_decided(a, 5, tie3, 3, 0.02, 0.80, 20));
 }
 
 int main(void)

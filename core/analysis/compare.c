@@ -267,6 +267,32 @@ static void change_text(const bc_cmp_opts *o, const bc_cmp_row *r, char *buf, si
 		snprintf(buf, n, "%+.1f%% (no interval)", r->change * 100);
 }
 
+/* The two files come from one machine: the same host name, CPU model and
+   CPU id (a kernel or a library may differ: that is what is compared). */
+static int same_machine(const bc_cmp *c)
+{
+	static const char *const keys[] = { "hostname", "cpu_model", "cpu_id" };
+	for (size_t i = 0; i < 3; i++) {
+		json_t *a = json_object_get(c->a->host, keys[i]), *b = json_object_get(c->b->host, keys[i]);
+		if (!a || !json_equal(a, b))
+			return 0;
+	}
+	return 1;
+}
+
+/* A win or loss on one machine whose measured clock moved: per GHz (rates
+   scale with the clock, times with its inverse), is the change still
+   beyond the threshold? The probe itself wanders ~1%: smaller moves are
+   not looked at. */
+static int clock_explains(const bc_cmp_row *r, double *per_ghz)
+{
+	double cc = r->clock_change;
+	if (!isfinite(cc) || fabs(cc) <= 0.01 || !isfinite(r->change))
+		return 0;
+	*per_ghz = r->ma->higher_is_better ? (1 + r->change) / (1 + cc) - 1 : (1 + r->change) * (1 + cc) - 1;
+	return fabs(*per_ghz) < r->threshold;
+}
+
 /* Second pass, after the adjustment: the verdict from the interval. */
 static void judge_row(const bc_cmp_opts *o, bc_cmp_row *r)
 {
@@ -294,6 +320,13 @@ static void judge_row(const bc_cmp_opts *o, bc_cmp_row *r)
 			snprintf(r->reason, sizeof(r->reason), "%s on a busy machine: steal or other "
 				 "processes took %.0f%% of the CPU", bc_verdict_name(r->direction),
 				 r->busy_pct);
+		double ghz;
+		if (!r->busy && clock_explains(r, &ghz)) {
+			snprintf(r->reason, sizeof(r->reason), "%s on one machine whose measured clock moved "
+				 "%+.1f%% between the runs: per GHz %+.1f%%, within the %g%% threshold",
+				 bc_verdict_name(r->direction), r->clock_change * 100, ghz * 100, t * 100);
+			r->busy = 1;
+		}
 		if (r->busy)
 			r->verdict = BC_V_SUSPECT;
 		return;
@@ -322,8 +355,10 @@ static void add_row(bc_cmp *c, const bc_rgroup *ga, const bc_rgroup *gb,
 		c->rows = bc_xrealloc(c->rows, *cap, sizeof(*c->rows));
 	}
 	bc_cmp_row *r = &c->rows[c->nrows++];
-	*r = (bc_cmp_row){ .ga = ga, .gb = gb, .ma = ma, .mb = mb };
+	*r = (bc_cmp_row){ .ga = ga, .gb = gb, .ma = ma, .mb = mb, .clock_change = NAN };
 	measure_row(&c->opts, r);
+	if (same_machine(c) && ga->freq_n && gb->freq_n && ga->freq_sum > 0)
+		r->clock_change = (gb->freq_sum / (double)gb->freq_n) / (ga->freq_sum / (double)ga->freq_n) - 1;
 }
 
 /* The family is every tested row of this pair: a compare of 8 cases x 6

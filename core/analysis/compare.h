@@ -19,7 +19,10 @@ enum { BC_TEST_MWU, BC_TEST_WELCH };
    wholly beyond the practical threshold on one side; TIE (equivalent) the
    interval wholly inside +-threshold; INCONCLUSIVE anything else.
    SUSPECT: the data say win or loss, but a case of either side ran while
-   steal or other processes took >= busy_pct of the CPU. */
+   steal or other processes took >= busy_pct of the CPU, or, on one machine
+   (the same host name and CPU), its measured clock moved between the runs
+   by enough that per GHz the change is within the threshold (a shared
+   host's turbo, not the software). */
 enum { BC_V_WIN, BC_V_LOSS, BC_V_TIE, BC_V_INCONCLUSIVE, BC_V_SUSPECT, BC_V_N };
 
 /* Metric kinds, each with its own practical threshold: run-to-run spread
@@ -79,6 +82,8 @@ typedef struct bc_cmp_row {
 	int w_log;		/* the working scale is logs */
 	int busy;		/* a case of either side ran with steal/other >= busy_pct */
 	double busy_pct;	/* the larger of those shares, percent (-1 unknown) */
+	double clock_change;	/* one machine: B's measured clock / A's - 1 (the probe's
+				   means over the repeats); NAN on two machines or unknown */
 	size_t need_n;		/* inconclusive: repeats per side likely to resolve it (1000: more) */
 	int verdict;		/* BC_V_* from B's point of view */
 	int direction;		/* BC_V_WIN / BC_V_LOSS the data point to (SUSPECT rows) */

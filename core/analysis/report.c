@@ -363,6 +363,9 @@ static void verdict_table(FILE *f, const bc_cmp *c)
 			esc(f, r->reason);
 			fputs(")</small>", f);
 		}
+		if (r->ga->unsteady || r->gb->unsteady)	/* warmup = auto that ran to max_warmup */
+			fprintf(f, " <small class='warn'>(warmup never steady in %zu case(s) of A, %zu of B)</small>",
+				r->ga->unsteady, r->gb->unsteady);
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);
@@ -580,9 +583,15 @@ static void header(FILE *f, bc_results *res, int n, const char *title)
 		esc(f, res[i].path);
 		fputs("</td><td>", f);
 		esc(f, res[i].started_at ? res[i].started_at : "");
-		fprintf(f, "</td><td>%zu ok, %zu failed, %zu other%s</td></tr>\n", res[i].nok,
+		size_t unsteady = 0;
+		for (size_t j = 0; j < res[i].ngroups; j++)
+			unsteady += res[i].groups[j].unsteady;
+		fprintf(f, "</td><td>%zu ok, %zu failed, %zu other%s", res[i].nok,
 			res[i].nfailed, res[i].ncases - res[i].nok - res[i].nfailed,
 			res[i].interrupted ? " <span class='warn'>(interrupted)</span>" : "");
+		if (unsteady)
+			fprintf(f, " <span class='warn'>(%zu whose warmup never became steady)</span>", unsteady);
+		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);
 }

@@ -90,6 +90,10 @@ run_bc $T/w3 run synth $M --time 0.3 --warmup 0.2 -q -o $T/w3.json
 expect_py "a fixed warmup records no warmup_steady" $T/w3.json '"warmup_steady" not in d["cases"][0]'
 run_bc $T/w4 compare $T/w2.json $T/w2.json
 expect_grep "compare flags a case whose warmup never became steady" $T/w4.out 'warmup never steady'
+run_bc $T/w5r report $T/w2.json $T/w3.json -o $T/w.html
+expect_grep "report flags it in the files' table" $T/w.html "1 whose warmup never became steady"
+run_bc $T/w6r report $T/w2.json $T/w2.json -o $T/w2.html
+expect_grep "... and beside the verdict of its case" $T/w2.html "warmup never steady in 1 case\(s\) of A, 1 of B"
 
 # --- the ETA follows what is left -------------------------------------------
 run_bc $T/eta run synth $M cv=0,0.2 --time 0.2 --warmup 0 --repeat auto --min-repeat 3 --max-repeat 6 --report-interval 0 -o $T/eta.json

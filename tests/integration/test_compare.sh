@@ -231,3 +231,38 @@ PY
 run_bc $T/facts compare $T/facts-a.json $T/facts-b.json
 expect_grep "compare lists a module's recorded library version among the differences" $T/facts.out \
 	'^  cpu\.lib_version +A: FooSSL 1\.0\.0'
+
+# one machine whose measured clock moved between the runs (a shared host's turbo): a win or loss
+# that per GHz is within the threshold is suspect, naming the clock; a larger one stays a loss; on
+# two machines the clock is the machine's, and the loss stands
+"$PY" - $FX/cmp-a.json $T/clk <<'PY'
+import json, sys, copy
+a = json.load(open(sys.argv[1])); base = sys.argv[2]
+a["host"]["cpu_id"] = "AuthenticAMD 25/1/1"
+for c in a["cases"]:
+    c["cpu_freq"] = {"measured_mhz": 3000.0}
+json.dump(a, open(base + "-a.json", "w"))
+def slower(rate, clock, host=None):
+    b = copy.deepcopy(a)
+    for c in b["cases"]:
+        m = (c.get("metrics") or {}).get("events_per_sec")
+        if m:
+            m["value"] *= rate
+        c["cpu_freq"]["measured_mhz"] *= clock
+    if host:
+        b["host"]["hostname"] = host
+    return b
+json.dump(slower(0.95, 0.95), open(base + "-drift.json", "w"))
+json.dump(slower(0.90, 0.95), open(base + "-real.json", "w"))
+json.dump(slower(0.95, 0.95, "db2"), open(base + "-other.json", "w"))
+PY
+row() { "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1]))["comparisons"][0]
+r=[r for r in d["rows"] if r["module"]=="cpu" and r["metric"]=="events_per_sec" and r["threads"]==1][0]
+print(r["verdict"], r.get("reason") or "")' "$1"; }
+run_bc $T/clk1 compare --json $T/clk-a.json $T/clk-drift.json
+expect_grep "one machine, -5% with the clock -5%: suspect, naming the clock and the change per GHz" \
+	"$(row $T/clk1.out >$T/clk1.row; echo $T/clk1.row)" '^suspect loss on one machine whose measured clock moved -5\.0% between the runs: per GHz \+0\.0%'
+run_bc $T/clk2 compare --json $T/clk-a.json $T/clk-real.json
+expect_grep "one machine, -10% with the clock -5%: still a loss (per GHz -5.3%)" "$(row $T/clk2.out >$T/clk2.row; echo $T/clk2.row)" '^loss'
+run_bc $T/clk3 compare --json $T/clk-a.json $T/clk-other.json
+expect_grep "two machines: the clock is the machine's, the loss stands" "$(row $T/clk3.out >$T/clk3.row; echo $T/clk3.row)" '^loss'

@@ -11,7 +11,7 @@
 # same verdicts in at most half the machine time. Prints; asserts nothing.
 #   bench/auto.sh   (TIME=10 s per case; fixed: REPEAT=5 repeats, FWARM=5 s
 #                    warmup; auto: min 3, max MAXREP=10, max_warmup MAXWARM=10 s,
-#                    the default warmup_window)
+#                    the default warmup_window; KEEP=DIR keeps the results files)
 . "$(dirname "$0")/lib.sh"
 TIME=${TIME:-10}
 REPEAT=${REPEAT:-5}
@@ -98,3 +98,6 @@ for mode in fixed auto; do
 	eval "t_$mode=$(($1 + $2 + $3))"
 done
 echo "auto / fixed machine time: $(ratio "$t_auto" "$t_fixed")"
+if [ -n "${KEEP:-}" ]; then	# KEEP=DIR: the six results files, for compare and report afterwards
+	mkdir -p "$KEEP" && cp "$BENCH_TMP"/*-fixed.json "$BENCH_TMP"/*-auto.json "$KEEP"/ && echo "results kept in $KEEP"
+fi

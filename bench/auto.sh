@@ -11,13 +11,15 @@
 # same verdicts in at most half the machine time. Prints; asserts nothing.
 #   bench/auto.sh   (TIME=10 s per case; fixed: REPEAT=5 repeats, FWARM=5 s
 #                    warmup; auto: min 3, max MAXREP=10, max_warmup MAXWARM=10 s,
-#                    the default warmup_window; KEEP=DIR keeps the results files)
+#                    the default warmup_window; KEEP=DIR keeps the results files;
+#                    MEM=0 leaves mem out)
 . "$(dirname "$0")/lib.sh"
 TIME=${TIME:-10}
 REPEAT=${REPEAT:-5}
 FWARM=${FWARM:-5}
 MAXREP=${MAXREP:-10}
 MAXWARM=${MAXWARM:-10}
+MEM=${MEM:-1}	# MEM=0: cpu and rsa only (4 cases, half the time)
 
 conf() {	# LABEL PRIME MODE [BASELINE]
 	local rep="repeat = $REPEAT; warmup = $FWARM;"
@@ -25,8 +27,8 @@ conf() {	# LABEL PRIME MODE [BASELINE]
 	[ -n "${4:-}" ] && rep="$rep baseline = \"$4\";"
 	cat <<C
 label = "$1"; threads = [1, 2]; time = $TIME; $rep
-modules = ( { name = "cpu"; max_prime = $2; }, { name = "rsa"; },
-	{ name = "mem"; block_size = ["4K", "1M"]; oper = "read"; } );
+modules = ( { name = "cpu"; max_prime = $2; }, { name = "rsa"; }$([ "$MEM" = 1 ] && echo ',
+	{ name = "mem"; block_size = ["4K", "1M"]; oper = "read"; }') );
 C
 }
 

@@ -20,16 +20,17 @@ expect_py "the very noisy case (cv 0.3) is futile after min_repeat: far beyond 2
 expect_py "every case runs min_repeat 3 at least, each repeat once" $T/a.json \
 	'all(sorted(c["repeat"] for c in d["cases"] if c["params"]["cv"] == v)[:3] == [1, 2, 3] for v in (0, 0.3))'
 # spreads known exactly: factors 1, 1+s, 1-s in turn (sd = s): at 3% the 95% interval comes
-# within the 2% threshold after 9 to 12 repeats (within 2 x 7: it runs to max_repeat 7); at 1%, after 4
+# within the 2% threshold after 9 to 12 repeats (within 2 x 7: it runs to max_repeat 7); at 1.2%, after 4
+# (5 if the measured rates wander: an ASan build's timing)
 run_bc $T/s2 run synth $M step=0.03 count_file=$T/count2 --time 0.3 --warmup 0 --repeat auto --min-repeat 3 \
 	--max-repeat 7 --report-interval 0 -q -o $T/s2.json
 expect_py "a spread of 3% runs to max_repeat 7, saying so" $T/s2.json \
 	'(lambda t: len(t) == 7 and t[-1].get("repeat_stop") == "max_repeat")(sorted(d["cases"], key=lambda c: c["repeat"]))'
 expect_py "groups[] counts the repeats that ran" $T/s2.json 'd["groups"][0]["repeats"] == 7'
-run_bc $T/s1 run synth $M step=0.01 count_file=$T/count1 --time 0.3 --warmup 0 --repeat auto --min-repeat 3 \
+run_bc $T/s1 run synth $M step=0.012 count_file=$T/count1 --time 0.3 --warmup 0 --repeat auto --min-repeat 3 \
 	--max-repeat 8 --report-interval 0 -q -o $T/s1.json
-expect_py "a spread of 1% is precise after 4 repeats" $T/s1.json \
-	'(lambda t: len(t) == 4 and t[-1].get("repeat_stop") == "precise")(sorted(d["cases"], key=lambda c: c["repeat"]))'
+expect_py "a spread of 1.2% is precise after 4 (or 5) repeats" $T/s1.json \
+	'(lambda t: 4 <= len(t) <= 5 and t[-1].get("repeat_stop") == "precise")(sorted(d["cases"], key=lambda c: c["repeat"]))'
 
 # --- a baseline decides sooner: +30% against a case known to +-1% ---------
 printf 'repeat = "auto";\nmin_repeat = 3;\nmax_repeat = 12;\ntime = 0.3;\nwarmup = 0;\nreport_interval = 0;\nmodules = ({ name = "synth"; cv = 0.01; ops = %s; });\n' 10000 >base.conf

@@ -455,39 +455,45 @@ static void probe_freq(bench_ctx *x, bc_case_result *cj, int after)
 	cj->freq.measured_mhz = isnan(b) ? a : isnan(a) ? b : (a + b) / 2;
 }
 
-/* warmup = auto: the workers' operations per step (warmup_window /
+/* warmup = auto: the workers' operations counted every step (warmup_window /
    BC_STEADY_WINDOW: the window is a duration, as fio's ss_dur, whatever the
-   report_interval) until the last BC_STEADY_WINDOW rates are steady
-   (steady.h) or warmup_s (max_warmup) is spent; the case records what it
-   took. */
+   report_interval) until the last BC_STEADY_WINDOW rates, over steps or
+   blocks of them, are steady (steady.h, bc_steady_counter) or warmup_s
+   (max_warmup) is spent; the case records what it took. */
 static void auto_warmup(bench_ctx *x, bc_case_result *cj)
 {
 	const bc_case *c = x->c;
 	double step = (c->run.warmup_window > 0 ? c->run.warmup_window : 2) / BC_STEADY_WINDOW;
-	uint64_t t0 = bc_now_ns(), end = t0 + (uint64_t)(c->run.warmup_s * 1e9), last = t0, prev = 0;
-	size_t n = 0, cap = 64;
-	double *rate = bc_xcalloc(cap, sizeof(*rate));
+	uint64_t t0 = bc_now_ns(), end = t0 + (uint64_t)(c->run.warmup_s * 1e9), last = t0;
+	size_t n = 0, cap = 64, block = 1;
+	double *at = bc_xcalloc(cap + 1, sizeof(*at)), *ev = bc_xcalloc(cap + 1, sizeof(*ev));
 	bc_steady st = { 0 };
 	while (!bc_stop_requested) {
 		uint64_t next = last + (uint64_t)(step * 1e9);
 		if (wait_until(x, next < end ? next : end))
 			break;		/* every worker is done */
-		uint64_t now = bc_now_ns(), ev = 0;
+		uint64_t now = bc_now_ns(), sum = 0;
 		for (unsigned i = 0; i < x->nthreads; i++)
-			ev += LD(x->t[i]->warm_events);
-		if (n == cap)
-			rate = bc_xrealloc(rate, cap *= 2, sizeof(*rate));
-		rate[n++] = (double)(ev - prev) / ((double)(now - last) / 1e9);
-		prev = ev;
+			sum += LD(x->t[i]->warm_events);
+		if (n == cap) {
+			cap *= 2;
+			at = bc_xrealloc(at, cap + 1, sizeof(*at));
+			ev = bc_xrealloc(ev, cap + 1, sizeof(*ev));
+		}
+		n++;
+		at[n] = (double)(now - t0) / 1e9;
+		ev[n] = (double)sum;
 		last = now;
-		bc_steady_check(rate, n, BC_STEADY_WINDOW, BC_STEADY_DRIFT_PCT, BC_STEADY_SPREAD_PCT, &st);
+		bc_steady_counter(at, ev, n, BC_STEADY_WINDOW, BC_STEADY_DRIFT_PCT, BC_STEADY_SPREAD_PCT, &st,
+				  &block);
 		if (c->progress == 2 && !bc_quiet)
-			fprintf(stderr, "\r[ warmup %.1fs of at most %gs ] thds: %u, %.0f/s", (double)(now - t0) / 1e9,
-				c->run.warmup_s, x->nthreads, rate[n - 1]);
+			fprintf(stderr, "\r[ warmup %.1fs of at most %gs ] thds: %u, %.0f/s", at[n], c->run.warmup_s,
+				x->nthreads, (ev[n] - ev[n - 1]) / (at[n] - at[n - 1]));
 		if (st.steady || now >= end)
 			break;
 	}
-	free(rate);
+	free(at);
+	free(ev);
 	cj->warmup_s = (double)(bc_now_ns() - t0) / 1e9;
 	cj->warmup_steady = st.steady;
 	if (!st.steady && !bc_stop_requested)

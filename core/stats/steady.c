@@ -97,3 +97,24 @@ void bc_steady_check(const double *v, size_t n, size_t window, double max_drift_
 	out->spread_pct = far / fabs(my) * 100;
 	out->steady = out->drift_pct <= max_drift_pct && out->spread_pct <= max_spread_pct;
 }
+
+void bc_steady_counter(const double *t, const double *ev, size_t n, size_t window, double max_drift_pct,
+		       double max_spread_pct, bc_steady *out, size_t *block)
+{
+	double r[64];
+	*out = (bc_steady){ .steady = 0, .drift_pct = INFINITY, .spread_pct = INFINITY };
+	*block = 1;
+	if (window < 2 || window > 64)
+		return;
+	for (size_t b = 1; b <= n / window; b *= 2) {
+		for (size_t j = 0; j < window; j++) {
+			size_t hi = n - (window - 1 - j) * b, lo = hi - b;
+			double dt = t[hi] - t[lo];
+			r[j] = dt > 0 ? (ev[hi] - ev[lo]) / dt : 0;
+		}
+		bc_steady_check(r, window, window, max_drift_pct, max_spread_pct, out);
+		*block = b;
+		if (out->steady)
+			return;
+	}
+}

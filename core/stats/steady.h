@@ -13,9 +13,11 @@
    the pair 10-15% more repeats for no more ties.
 
    warmup = auto: the headline is steady when, over the last `window`
-   values (rates over warmup_window / window seconds each), the least-squares line drifts by at most max_drift_pct
-   of the mean across the window and every value lies within
-   max_spread_pct of the mean (fio's steadystate: iops_slope and iops). */
+   values (rates over warmup_window / window seconds each, or over blocks
+   of 2, 4, ... such steps: bc_steady_counter), the least-squares line
+   drifts by at most max_drift_pct of the mean across the window and every
+   value lies within max_spread_pct of the mean (fio's steadystate:
+   iops_slope and iops). */
 #ifndef BC_STEADY_H
 #define BC_STEADY_H
 #include <stddef.h>
@@ -68,4 +70,16 @@ typedef struct bc_steady {
 /* Judges the last window values of v[0..n) (not steady while n < window). */
 void bc_steady_check(const double *v, size_t n, size_t window, double max_drift_pct,
 		     double max_spread_pct, bc_steady *out);
+
+/* warmup = auto over a counter: t[0..n] seconds and ev[0..n] events, both
+   cumulative at the ends of n steps (t[0] = ev[0] = 0). The last window
+   rates, each over a block of b steps, are judged by bc_steady_check for
+   b = 1, 2, 4, ... while window x b steps fit: steady at the first b that
+   is. A bursty workload (TPC-C's rate over 0.4 s swings by +-40%) can never
+   look steady over short steps however long it runs; over longer blocks
+   its noise averages out while a ramp stays a ramp (a drift over a longer
+   window is no smaller). *block: the b that decided (or the coarsest
+   judged); out: that judgement. */
+void bc_steady_counter(const double *t, const double *ev, size_t n, size_t window, double max_drift_pct,
+		       double max_spread_pct, bc_steady *out, size_t *block);
 #endif

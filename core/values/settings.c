@@ -58,7 +58,8 @@ const bc_setting bc_settings[] = {
 	  BC_SCOPE_RUN, BC_ST_DOUBLE, RUN(time_s), "time", "S" },
 	{ { "warmup", BENCH_OPT_DOUBLE, "1", "seconds run before measuring; nothing from them is reported; "
 	    "\"auto\": until the throughput is steady (its fitted line drifts <= 2% and every value is "
-	    "within 10% of the mean over the last warmup_window seconds, sampled 5 times), at most max_warmup",
+	    "within 10% of the mean over the last warmup_window seconds, sampled 5 times, or over 2, 4, ... "
+	    "times that for a bursty workload), at most max_warmup",
 	  .min = 0, .max = 1e7 },
 	  BC_SCOPE_RUN, BC_ST_DOUBLE, RUN(warmup_s), "warmup", "S|auto", .auto_offset = RUN(warmup_auto) },
 	{ { "max_warmup", BENCH_OPT_DOUBLE, "300", "warmup = auto: the longest warmup, seconds", .min = 0.1,

@@ -74,6 +74,17 @@ run_bc $T/w2 run synth $M wobble=0.3 --time 0.3 --warmup auto --max-warmup 1.5 -
 expect_rc "warmup auto on a workload that never settles" 0
 expect_py "never steady: ran to max_warmup, recorded false, and warned" $T/w2.json \
 	'(lambda c: c["warmup_steady"] is False and abs(c["warmup_s"] - 1.5) < 0.3 and any("no steady state" in w for w in c["warnings"]))(d["cases"][0])'
+# a bursty workload (TPC-C's rate over 0.4 s swings by +-40%): +-30% or +-60% every 150 ms never
+# looks steady over 0.1 s steps, but does over blocks of them (0.4 s, 0.8 s) where it averages out
+run_bc $T/wb run synth $M wobble=0.3 --time 0.3 --warmup auto --max-warmup 12 --warmup-window 0.5 -q -o $T/wb.json
+expect_py "a bursty workload (+-30%) is steady over blocks of steps, well before max_warmup" $T/wb.json \
+	'(lambda c: c["warmup_steady"] is True and 1.0 <= c["warmup_s"] < 8.0)(d["cases"][0])'
+run_bc $T/wc run synth $M wobble=0.6 --time 0.3 --warmup auto --max-warmup 12 --warmup-window 0.5 -q -o $T/wc.json
+expect_py "burstier (+-60%) needs longer blocks: steady later than +-30%, before max_warmup" $T/wc.json \
+	'(lambda c: c["warmup_steady"] is True and c["warmup_s"] > '"$(jget $T/wb.json "d['cases'][0]['warmup_s']")"' and c["warmup_s"] < 11.0)(d["cases"][0])'
+run_bc $T/wr run synth $M wobble=0.3 ramp_s=3 --time 0.3 --warmup auto --max-warmup 15 --warmup-window 0.5 -q -o $T/wr.json
+expect_py "bursts on a 3 s ramp: the blocks do not hide the ramp (steady only after it)" $T/wr.json \
+	'(lambda c: c["warmup_steady"] is True and 3.0 <= c["warmup_s"] < 12.0)(d["cases"][0])'
 run_bc $T/w5 run synth $M --time 0.3 --warmup auto --max-warmup 20 --warmup-window 1 --report-interval 5 -q -o $T/w5.json
 expect_py "warmup_window is a duration: a steady workload warms up 1 s, whatever the report_interval (5 s)" $T/w5.json \
 	'(lambda c: c["warmup_steady"] is True and 0.9 <= c["warmup_s"] < 2.5)(d["cases"][0])'

@@ -84,6 +84,76 @@ static void test_steady_edges(void **st)
 	assert_false(r.steady);		/* nothing done is not a steady state */
 }
 
+/* Cumulative seconds and events of n steps of 0.4 s at rates v[0..n). */
+static void cumulate(const double *v, size_t n, double *t, double *ev)
+{
+	t[0] = ev[0] = 0;
+	for (size_t i = 0; i < n; i++) {
+		t[i + 1] = t[i] + 0.4;
+		ev[i + 1] = ev[i] + v[i] * 0.4;
+	}
+}
+
+/* TPC-C's rate over 0.4 s swings by +-40% around a flat mean: never steady
+   step by step, steady over blocks of steps once its noise averages out */
+static void test_counter_bursty(void **st)
+{
+	double v[200], t[201], ev[201];
+	unsigned s = 5;
+	size_t block = 0, first = 0;
+	bc_steady r;
+	(void)st;
+	for (int i = 0; i < 200; i++)
+		v[i] = 2000 * (1 + 0.4 * noise(&s));
+	cumulate(v, 200, t, ev);
+	for (size_t n = 1; n <= 200 && !first; n++) {
+		bc_steady_check(v, n, BC_STEADY_WINDOW, BC_STEADY_DRIFT_PCT, BC_STEADY_SPREAD_PCT, &r);
+		assert_false(r.steady);
+		bc_steady_counter(t, ev, n, BC_STEADY_WINDOW, BC_STEADY_DRIFT_PCT, BC_STEADY_SPREAD_PCT, &r, &block);
+		if (r.steady)
+			first = n;
+	}
+	assert_true(first > 0);
+	assert_true(block >= 4);	/* blocks of 1.6 s or longer */
+	assert_true(first >= block * BC_STEADY_WINDOW);
+	assert_true(r.drift_pct <= BC_STEADY_DRIFT_PCT && r.spread_pct <= BC_STEADY_SPREAD_PCT);
+}
+
+/* A drift of 1% a step stays a drift over blocks (a longer window shows
+   more of it); a ramp with bursts on it is steady only once the blocks
+   that decide hold none of the ramp */
+static void test_counter_drift_and_ramp(void **st)
+{
+	double v[300], t[301], ev[301];
+	unsigned s = 9;
+	size_t block = 0, first = 0;
+	bc_steady r;
+	(void)st;
+	for (int i = 0; i < 300; i++)
+		v[i] = 1000 * pow(0.99, i);
+	cumulate(v, 300, t, ev);
+	for (size_t n = 1; n <= 300; n++) {
+		bc_steady_counter(t, ev, n, BC_STEADY_WINDOW, BC_STEADY_DRIFT_PCT, BC_STEADY_SPREAD_PCT, &r, &block);
+		assert_false(r.steady);
+	}
+	/* a buffer pool warming: half the rate rising to all of it over 40
+	   steps (16 s), then flat with +-30% bursts */
+	for (int i = 0; i < 300; i++)
+		v[i] = 2000 * (i < 40 ? 0.5 + 0.5 * i / 40.0 : 1) * (1 + 0.3 * noise(&s));
+	cumulate(v, 300, t, ev);
+	for (size_t n = 1; n <= 300 && !first; n++) {
+		bc_steady_counter(t, ev, n, BC_STEADY_WINDOW, BC_STEADY_DRIFT_PCT, BC_STEADY_SPREAD_PCT, &r, &block);
+		if (r.steady)
+			first = n;
+	}
+	assert_true(first > 0);
+	/* the blocks that decided start after the ramp's last step, near enough */
+	assert_true(first - block * BC_STEADY_WINDOW >= 36);
+	size_t one = 1;
+	bc_steady_counter(t, ev, 3, BC_STEADY_WINDOW, BC_STEADY_DRIFT_PCT, BC_STEADY_SPREAD_PCT, &r, &one);
+	assert_false(r.steady);		/* fewer steps than the window */
+}
+
 static void test_precise(void **st)
 {
 	double tight[20], noisy[20];
@@ -158,6 +228,8 @@ int main(void)
 		cmocka_unit_test(test_never_steady_drift),
 		cmocka_unit_test(test_never_steady_noise),
 		cmocka_unit_test(test_steady_edges),
+		cmocka_unit_test(test_counter_bursty),
+		cmocka_unit_test(test_counter_drift_and_ramp),
 		cmocka_unit_test(test_precise),
 		cmocka_unit_test(test_decided),
 		cmocka_unit_test(test_repeats_needed),

@@ -66,6 +66,8 @@ cpu = [r["verdict"] for r in rows if r["module"] == "cpu" and r["metric"] == "ev
 false = sum(1 for r in rows if r["verdict"] in ("win", "loss") and not (ab and r["module"] == "cpu"))
 count = {v: sum(r["verdict"] == v for r in rows) for v in ("win", "loss", "tie", "inconclusive", "suspect")}
 print("%-34s cpu eps: %-22s false win/loss: %d of %d" % (" ".join("%s %d" % kv for kv in count.items()), ",".join(cpu), false, len(rows)))
+# the headlines: the verdicts repeat = auto aims at (one per case)
+print("       headlines: " + ", ".join("%s%s t%d %s" % (r["module"], " " + str(r["params"]["block_size"]) if "block_size" in r["params"] and r["module"] == "mem" else "", r["threads"], r["verdict"]) for r in rows if r["headline"]))
 P
 }
 

@@ -347,8 +347,9 @@ static void judge_row(const bc_cmp_opts *o, bc_cmp_row *r)
 			 "needs %s repeats", ch, t * 100, bc_kind_name(r->kind), more);
 }
 
+/* one_machine: same_machine(c), judged once for the pair */
 static void add_row(bc_cmp *c, const bc_rgroup *ga, const bc_rgroup *gb,
-		    const bc_rmetric *ma, const bc_rmetric *mb, size_t *cap)
+		    const bc_rmetric *ma, const bc_rmetric *mb, size_t *cap, int one_machine)
 {
 	if (c->nrows == *cap) {
 		*cap = *cap ? *cap * 2 : 16;
@@ -357,7 +358,7 @@ static void add_row(bc_cmp *c, const bc_rgroup *ga, const bc_rgroup *gb,
 	bc_cmp_row *r = &c->rows[c->nrows++];
 	*r = (bc_cmp_row){ .ga = ga, .gb = gb, .ma = ma, .mb = mb, .clock_change = NAN };
 	measure_row(&c->opts, r);
-	if (same_machine(c) && ga->freq_n && gb->freq_n && ga->freq_sum > 0)
+	if (one_machine && ga->freq_n && gb->freq_n && ga->freq_sum > 0)
 		r->clock_change = (gb->freq_sum / (double)gb->freq_n) / (ga->freq_sum / (double)ga->freq_n) - 1;
 }
 
@@ -411,6 +412,7 @@ void bc_compare_pair(const bc_results *a, const bc_results *b,
 	char *ignore[BC_CMP_MAX_OVERRIDES + 1] = { NULL };
 
 	*out = (bc_cmp){ .a = a, .b = b, .opts = *o };
+	int one_machine = same_machine(out);
 	for (size_t i = 0; i < o->nignore; i++)
 		ignore[i] = (char *)o->ignore[i];
 	for (size_t i = 0; i < a->ngroups; i++) {
@@ -425,7 +427,7 @@ void bc_compare_pair(const bc_results *a, const bc_results *b,
 			const bc_rmetric *mb = bc_group_metric(gb, ma->name);
 			int judged = ma->compared || (o->compare_means && ma->pct && !strcmp(ma->pct, "mean"));
 			if (judged && mb && ma->n && mb->n)
-				add_row(out, ga, gb, ma, mb, &cap);
+				add_row(out, ga, gb, ma, mb, &cap, one_machine);
 		}
 	}
 	for (size_t i = 0; i < b->ngroups; i++) {

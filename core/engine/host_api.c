@@ -112,10 +112,18 @@ static void api_record(bench_thread *t, unsigned op, uint64_t lat, uint64_t byte
 	op_add(&t->ops[op], lat, bytes);
 }
 
+/* Warmup progress of a module that records nothing in warmup: only the
+   auto warmup's rate sees it (engine.c auto_warmup). */
+static void api_warmup_n(bench_thread *t, uint64_t n)
+{
+	if (LD(t->ctx->phase) == PH_WARMUP)
+		ST(t->warm_events, t->warm_events + n);	/* only this thread writes it */
+}
+
 static void api_record_n(bench_thread *t, unsigned op, uint64_t n, uint64_t lat, uint64_t bytes)
 {
 	if (n && LD(t->ctx->phase) == PH_WARMUP) {
-		ST(t->warm_events, t->warm_events + n);
+		api_warmup_n(t, n);	/* warmup: counted for warmup = auto only */
 		return;
 	}
 	if (!n || LD(t->ctx->phase) != PH_MEASURE || !record_ok(t, op, n, lat, bytes))
@@ -130,14 +138,6 @@ static void api_record_unfinished(bench_thread *t, unsigned op, uint64_t waited)
 	if (LD(t->ctx->phase) != PH_STOP || !record_ok(t, op, 1, waited, 0))
 		return;
 	op_add(&t->ops[op], waited, 0);
-}
-
-/* Warmup progress of a module that records nothing in warmup: only the
-   auto warmup's rate sees it (engine.c auto_warmup). */
-static void api_warmup_n(bench_thread *t, uint64_t n)
-{
-	if (LD(t->ctx->phase) == PH_WARMUP)
-		ST(t->warm_events, t->warm_events + n);	/* only this thread writes it */
 }
 
 static void api_record_error(bench_thread *t, unsigned op, const char *kind)

@@ -94,25 +94,38 @@ static void cumulate(const double *v, size_t n, double *t, double *ev)
 	}
 }
 
+/* The first step count at which the counter of rates v[0..n) is steady
+   (0: never), with its judgement and block; step_too: assert that no step
+   count is steady step by step before it. */
+static size_t first_counter_steady(const double *v, size_t n, bc_steady *r, size_t *block, int step_too)
+{
+	double t[301], ev[301];
+	bc_steady one;
+	cumulate(v, n, t, ev);
+	for (size_t k = 1; k <= n; k++) {
+		if (step_too) {
+			bc_steady_check(v, k, BC_STEADY_WINDOW, BC_STEADY_DRIFT_PCT, BC_STEADY_SPREAD_PCT, &one);
+			assert_false(one.steady);
+		}
+		bc_steady_counter(t, ev, k, BC_STEADY_WINDOW, BC_STEADY_DRIFT_PCT, BC_STEADY_SPREAD_PCT, r, block);
+		if (r->steady)
+			return k;
+	}
+	return 0;
+}
+
 /* TPC-C's rate over 0.4 s swings by +-40% around a flat mean: never steady
    step by step, steady over blocks of steps once its noise averages out */
 static void test_counter_bursty(void **st)
 {
-	double v[200], t[201], ev[201];
+	double v[200];
 	unsigned s = 5;
-	size_t block = 0, first = 0;
+	size_t block = 0, first;
 	bc_steady r;
 	(void)st;
 	for (int i = 0; i < 200; i++)
 		v[i] = 2000 * (1 + 0.4 * noise(&s));
-	cumulate(v, 200, t, ev);
-	for (size_t n = 1; n <= 200 && !first; n++) {
-		bc_steady_check(v, n, BC_STEADY_WINDOW, BC_STEADY_DRIFT_PCT, BC_STEADY_SPREAD_PCT, &r);
-		assert_false(r.steady);
-		bc_steady_counter(t, ev, n, BC_STEADY_WINDOW, BC_STEADY_DRIFT_PCT, BC_STEADY_SPREAD_PCT, &r, &block);
-		if (r.steady)
-			first = n;
-	}
+	first = first_counter_steady(v, 200, &r, &block, 1);
 	assert_true(first > 0);
 	assert_true(block >= 4);	/* blocks of 1.6 s or longer */
 	assert_true(first >= block * BC_STEADY_WINDOW);
@@ -126,30 +139,22 @@ static void test_counter_drift_and_ramp(void **st)
 {
 	double v[300], t[301], ev[301];
 	unsigned s = 9;
-	size_t block = 0, first = 0;
+	size_t block = 0, first;
 	bc_steady r;
 	(void)st;
 	for (int i = 0; i < 300; i++)
 		v[i] = 1000 * pow(0.99, i);
-	cumulate(v, 300, t, ev);
-	for (size_t n = 1; n <= 300; n++) {
-		bc_steady_counter(t, ev, n, BC_STEADY_WINDOW, BC_STEADY_DRIFT_PCT, BC_STEADY_SPREAD_PCT, &r, &block);
-		assert_false(r.steady);
-	}
+	assert_int_equal(first_counter_steady(v, 300, &r, &block, 0), 0);
 	/* a buffer pool warming: half the rate rising to all of it over 40
 	   steps (16 s), then flat with +-30% bursts */
 	for (int i = 0; i < 300; i++)
 		v[i] = 2000 * (i < 40 ? 0.5 + 0.5 * i / 40.0 : 1) * (1 + 0.3 * noise(&s));
-	cumulate(v, 300, t, ev);
-	for (size_t n = 1; n <= 300 && !first; n++) {
-		bc_steady_counter(t, ev, n, BC_STEADY_WINDOW, BC_STEADY_DRIFT_PCT, BC_STEADY_SPREAD_PCT, &r, &block);
-		if (r.steady)
-			first = n;
-	}
+	first = first_counter_steady(v, 300, &r, &block, 0);
 	assert_true(first > 0);
 	/* the blocks that decided start after the ramp's last step, near enough */
 	assert_true(first - block * BC_STEADY_WINDOW >= 36);
 	size_t one = 1;
+	cumulate(v, 300, t, ev);
 	bc_steady_counter(t, ev, 3, BC_STEADY_WINDOW, BC_STEADY_DRIFT_PCT, BC_STEADY_SPREAD_PCT, &r, &one);
 	assert_false(r.steady);		/* fewer steps than the window */
 }

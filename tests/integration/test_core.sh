@@ -70,8 +70,9 @@ expect_grep "the summary tells the points apart" $T/s.out '^[0-9]+ +cpu +max_pri
 run_bc $T/s1 run cpu --time 0.1 --warmup 0 -q -o $T/s1.json
 expect_py "nothing swept: empty point" $T/s1.json 'd["cases"][0]["point"] == ""'
 expect_py "sweep: groups of 2 repeats" $T/s.json 'len(d["groups"])==6 and all(g["repeats"]==2 for g in d["groups"])'
-# oversubscription (the studies sweep 1, 6, 12 .. 42 threads on small machines)
-run_bc $T/ov run cpu max_prime=2000 --threads 6,42 --time 1 --warmup 0.2 -o $T/ov.json
+# oversubscription (the studies sweep 1, 6, 12 .. 42 threads on small machines); 2 s so that each of
+# 42 threads is scheduled many times over even while other tests load the machine
+run_bc $T/ov run cpu max_prime=2000 --threads 6,42 --time 2 --warmup 0.2 -o $T/ov.json
 expect_py "6 and 42 threads on $(nproc) CPUs: ok, and every thread did work" $T/ov.json \
 	'[c["threads"] for c in d["cases"]] == [6, 42] and all(c["status"] == "ok" and c["fairness"]["events_min"] > 0 for c in d["cases"])'
 expect_py "fairness adds up: mean x threads = events, min <= mean <= max" $T/ov.json \

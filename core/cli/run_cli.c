@@ -15,7 +15,7 @@
 
 enum { F_SUITE = 1, F_RUN = 2 };
 enum { C_CONFIG = 1, C_OUTPUT, C_CSV, C_FORCE, C_ONLY, C_SKIP, C_LABEL, C_FORCE_MODULE, C_QUIET,
-       C_MODPATH, C_REPORT, C_RESUME, C_START_AT, C_SETTING = 1000 /* + index in bc_settings */ };
+       C_MODPATH, C_REPORT, C_RESUME, C_START_AT, C_BASELINE, C_SETTING = 1000 /* + index in bc_settings */ };
 
 /* The flags of -c and run that are not run settings; the run settings'
    flags come from settings.c's table (see all_flags). */
@@ -31,6 +31,10 @@ static const bc_flag cli_flags[] = {
 	{ "force", 0, NULL, C_FORCE, "overwrite existing result files (else a new name is chosen)", F_SUITE | F_RUN },
 	{ "only", 0, "a,b", C_ONLY, "run only these modules of the config", F_SUITE },
 	{ "skip", 0, "a,b", C_SKIP, "skip these modules of the config", F_SUITE },
+	{ "baseline", 0, "A.json", C_BASELINE, "repeat = auto: decide against this results file (the first "
+	  "machine's run of the same config): a case stops repeating once its verdict against that file's case "
+	  "is known, so a second machine runs as long as its comparison needs (overrides the config's "
+	  "baseline)", F_SUITE | F_RUN },
 	{ "label", 0, "NAME", C_LABEL, "name of this system in compare/report (default: host name)", F_SUITE | F_RUN },
 	{ "force-module", 0, NULL, C_FORCE_MODULE, "run modules whose requirements are not met", F_SUITE | F_RUN },
 	{ "quiet", 'q', NULL, C_QUIET, "no progress or interval lines on stderr", F_SUITE | F_RUN },
@@ -153,6 +157,7 @@ static int on_flag(void *arg, const bc_flag *f, const char *val, bc_err *err)
 	case C_FORCE: c->force = 1; return 0;
 	case C_ONLY: c->only = val; return 0;
 	case C_SKIP: c->skip = val; return 0;
+	case C_BASELINE: c->baseline = val; return 0;
 	case C_LABEL:
 		if (!bc_utf8_valid(val)) {
 			bc_err_set(err, "--label: not valid UTF-8 text (results keep the label as UTF-8)");

@@ -376,6 +376,10 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 		free(cfg->label);
 		cfg->label = bc_xstrdup(c->label);
 	}
+	if (c->baseline) {
+		free(cfg->baseline);
+		cfg->baseline = bc_xstrdup(c->baseline);
+	}
 	for (size_t i = 0; i < n; i++)	/* needs() against this machine; profile = small fits sizes */
 		plans[i].need_skip = bc_needs_plan(&plans[i], plans[i].run.profile_small, &plans[i].need_skipped);
 	if (plan_too_large(cfg, plans, n))

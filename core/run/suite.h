@@ -9,6 +9,7 @@
 
 typedef struct bc_suite_opts {
 	const char *config, *out, *csv, *only, *skip, *label, *modpath, *report;
+	const char *baseline;	/* --baseline: overrides the config's baseline */
 	int force, force_module, quiet;
 	int resume;			/* --resume: continue the run in out */
 	const char *start_at;		/* --start-at as given; start_epoch is its time */

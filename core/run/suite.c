@@ -112,20 +112,30 @@ static json_t *config_json(const bc_config *cfg, bc_modplan *plans, size_t n)
 				json_array_append_new(vals, bc_val_json(&plans[i].mod->desc.options[k], &plans[i].vals[k][j]));
 			json_object_set_new(opts, plans[i].mod->desc.options[k].name, vals);
 		}
-		json_array_append_new(mods, json_pack("{s:s, s:s, s:o, s:f, s:f, s:I, s:i, s:f, s:f, s:s, s:b, s:b, s:o, s:s, s:f, s:o?}",
+		/* repeat = auto and warmup = auto with their limits (absent when fixed):
+		   what decides when a case stops, so a resume with other ones is refused */
+		json_t *ra = r->repeat_auto ? json_pack("{s:i, s:i, s:f}", "min_repeat", (int)r->min_repeat,
+							 "max_repeat", (int)r->max_repeat, "time_budget", r->time_budget)
+					    : NULL;
+		json_t *wa = r->warmup_auto ? json_pack("{s:f, s:f}", "max_warmup", r->max_warmup, "warmup_window",
+							 r->warmup_window > 0 ? r->warmup_window : 2.0)
+					    : NULL;
+		json_array_append_new(mods, json_pack("{s:s, s:s, s:o, s:f, s:f, s:I, s:i, s:f, s:f, s:s, s:b, s:b, s:o, s:s, s:f, s:o?, s:o*, s:o*}",
 			"name", plans[i].mod->desc.name, "path", fixed(plans[i].mod->path), "threads", th,
 			"time", r->time_s, "warmup", r->warmup_s, "events", (json_int_t)r->events,
 			"repeat", (json_int_t)r->repeat, "report_interval", r->report_interval,
 			"rate", r->rate, "arrival", r->arrival_fixed ? "fixed" : "poisson",
 			"keep", r->keep, "isolate", r->isolate, "options", opts,
 			"repeat_order", r->back_to_back ? "back_to_back" : "rounds",
-			"prepare_timeout", r->prepare_timeout, "seed", r->seed_set ? json_integer(r->seed) : NULL));
+			"prepare_timeout", r->prepare_timeout, "seed", r->seed_set ? json_integer(r->seed) : NULL,
+			"repeat_auto", ra, "warmup_auto", wa));
 	}
 	json_t *pct = json_array();
 	for (size_t i = 0; i < cfg->npct; i++)
 		json_array_append_new(pct, json_real(cfg->pct[i]));
-	return json_pack("{s:s?, s:o, s:b, s:o}", "file", cfg->file ? fixed(cfg->file) : NULL, "percentiles", pct,
-			 "skip_heavy", cfg->skip_heavy, "modules", mods);
+	return json_pack("{s:s?, s:o, s:b, s:s*, s:o}", "file", cfg->file ? fixed(cfg->file) : NULL, "percentiles", pct,
+			 "skip_heavy", cfg->skip_heavy, "baseline", cfg->baseline ? fixed(cfg->baseline) : NULL,
+			 "modules", mods);
 }
 
 /* The disk under test, for the fingerprint: the first value of the first

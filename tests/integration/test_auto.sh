@@ -50,6 +50,15 @@ expect_py "--baseline: a +30% difference is decided at min_repeat (3) from the c
 run_bc $T/b7 -c cand.conf $M -q -o $T/cand4.json --baseline $T/nothere.json
 expect_rc "--baseline overrides the config's baseline (a missing one is refused before running)" 2
 expect_grep "the refusal names the command line's file, not the config's" $T/b7.err 'baseline .*nothere\.json'
+expect_py "the results record how the run stopped its cases: baseline, repeat = auto's limits, no warmup = auto" $T/cand3.json \
+	'd["config"]["baseline"].endswith("/base.json") and d["config"]["modules"][0]["repeat_auto"] == {"min_repeat": 3, "max_repeat": 12, "time_budget": 0} and "warmup_auto" not in d["config"]["modules"][0]'
+run_bc $T/b8 run synth $M cv=0.01 ops=13000 --repeat auto --min-repeat 3 --max-repeat 12 --time 0.3 --warmup 0 \
+	--report-interval 0 --baseline $T/cand.json -q -o $T/cand3.json --resume
+expect_rc "--resume with another baseline: refused (the stops would follow another file)" 2
+expect_grep "the refusal names the baseline as what changed" $T/b8.err 'first difference: "baseline"'
+run_bc $T/b9 run synth $M --time 0.1 --warmup 0 --repeat 2 -q -o $T/fixed.json
+expect_py "a fixed run records neither repeat_auto, warmup_auto nor a baseline" $T/fixed.json \
+	'"baseline" not in d["config"] and not set(d["config"]["modules"][0]) & {"repeat_auto", "warmup_auto"}'
 # a baseline whose own spread (20%) no repeat here can narrow: the candidate's verdict is out of reach
 printf 'repeat = "auto";\nmin_repeat = 3;\nmax_repeat = 12;\ntime = 0.3;\nwarmup = 0;\nreport_interval = 0;\n%smodules = ({ name = "synth"; step = 0.2; count_file = "%s"; });\n' "" $T/cf20 >wide.conf
 run_bc $T/b4 -c wide.conf $M -q -o $T/wide.json
@@ -78,6 +87,8 @@ run_bc $T/w1 run synth $M ramp_s=1 --time 0.3 --warmup auto --max-warmup 6 --war
 expect_rc "warmup auto on a 1 s ramp" 0
 expect_py "warmup auto: steady once the ramp is over (1 s) and the window (0.5 s) has seen it, well before max_warmup" $T/w1.json \
 	'(lambda c: c["warmup_steady"] is True and 1.0 <= c["warmup_s"] < 3.0)(d["cases"][0])'
+expect_py "warmup = auto's limits are in the results' config" $T/w1.json \
+	'd["config"]["modules"][0]["warmup_auto"] == {"max_warmup": 6, "warmup_window": 0.5}'
 run_bc $T/w2 run synth $M wobble=0.3 --time 0.3 --warmup auto --max-warmup 1.5 --warmup-window 0.5 -q -o $T/w2.json
 expect_rc "warmup auto on a workload that never settles" 0
 expect_py "never steady: ran to max_warmup, recorded false, and warned" $T/w2.json \

@@ -427,6 +427,12 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 			drop_run(NULL, out, csv, lock);
 			goto out;
 		}
+		size_t autos = 0;
+		for (size_t i = 0; i < n; i++)
+			autos += plans[i].run.repeat_auto != 0;
+		if (!autos)
+			bc_warn("baseline is only used by repeat = \"auto\" (a case stops once decided against it); "
+				"with a fixed repeat every case runs its repeats and the baseline changes nothing");
 	}
 	/* after every check (a bad config fails now, not at TIME), before the
 	   fingerprint and started_at (they describe the run, not the wait) */

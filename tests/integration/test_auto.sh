@@ -59,6 +59,9 @@ expect_grep "the refusal names the baseline as what changed" $T/b8.err 'first di
 run_bc $T/b9 run synth $M --time 0.1 --warmup 0 --repeat 2 -q -o $T/fixed.json
 expect_py "a fixed run records neither repeat_auto, warmup_auto nor a baseline" $T/fixed.json \
 	'"baseline" not in d["config"] and not set(d["config"]["modules"][0]) & {"repeat_auto", "warmup_auto"}'
+run_bc $T/b10 run synth $M --time 0.1 --warmup 0 --repeat 2 --baseline $T/base.json -q -o $T/fixed2.json
+expect_py "a baseline with a fixed repeat: every repeat runs" $T/fixed2.json 'len(d["cases"]) == 2'
+expect_grep "and a warning says the baseline changes nothing there" $T/b10.err 'baseline is only used by repeat = "auto"'
 # a baseline whose own spread (20%) no repeat here can narrow: the candidate's verdict is out of reach
 printf 'repeat = "auto";\nmin_repeat = 3;\nmax_repeat = 12;\ntime = 0.3;\nwarmup = 0;\nreport_interval = 0;\n%smodules = ({ name = "synth"; step = 0.2; count_file = "%s"; });\n' "" $T/cf20 >wide.conf
 run_bc $T/b4 -c wide.conf $M -q -o $T/wide.json

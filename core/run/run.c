@@ -238,6 +238,9 @@ typedef struct modrun {
 	size_t nsched;
 	const char **stopped;		/* repeat = auto, per point x thread count: why no more
 					   rounds run (static strings), or NULL */
+	size_t *expect;			/* repeat = auto, the same: repeats it will likely run
+					   (auto_expected; 0: to be worked out again) */
+	size_t ran;			/* cases of this module run so far (the ETA) */
 	int reuse;			/* data_options declared: prepare once per data point */
 	char *dir;			/* module_dir, for all of its cases */
 	case_link link;
@@ -381,6 +384,7 @@ static void modrun_init(modrun *m, bc_runner *r, const bc_modplan *p)
 	find_data_points(m);
 	build_schedule(m, p->run.seed_set ? p->run.seed : r->seed);
 	m->stopped = bc_xcalloc(p->npoints * p->run.nthreads + 1, sizeof(*m->stopped));
+	m->expect = bc_xcalloc(p->npoints * p->run.nthreads + 1, sizeof(*m->expect));
 	char *why = NULL;
 	size_t n = strlen(p->mod->desc.name) + 2;
 	char *tag = bc_xasprintf("-%.*s", (int)(n > 24 ? 22 : n - 2), p->mod->desc.name);
@@ -405,6 +409,7 @@ static void modrun_free(modrun *m)
 	}
 	free(m->labels);
 	free(m->stopped);
+	free(m->expect);
 	free(m->skip);
 	free(m->vals);
 	free(m->dp);
@@ -502,8 +507,30 @@ static double auto_threshold(const bc_rgroup *g, const bc_rmetric *m)
 	return json_is_number(t) && json_number_value(t) > 0 ? json_number_value(t) / 100 : 0.02;
 }
 
-/* repeat = auto: why the case of slot s (c) need not run, or NULL. */
-static const char *auto_stop(bc_runner *r, modrun *m, const slot *s, const bc_case *c)
+/* repeat = auto: the headline of point pt x thread count ti so far (hm,
+   NULL before its first ok repeat), the baseline's case of it (bm, NULL
+   without one) and the threshold compare will judge it by. */
+static const bc_rmetric *auto_metrics(bc_runner *r, modrun *m, size_t pt, size_t ti, const bc_rmetric **bm,
+				      double *thr)
+{
+	const bc_modplan *p = m->p;
+	bc_case c = { .mod = p->mod, .vals = m->vals + pt * stride(p), .threads = p->run.threads[ti] };
+	bc_case_result h;
+	bc_case_header(&c, "ok", NULL, &h);
+	char *key = json_dumps(h.params, JSON_COMPACT | JSON_SORT_KEYS);
+	const bc_rgroup *g = key ? bc_results_find(&r->groups, p->mod->desc.name, key, (long)c.threads) : NULL;
+	/* the baseline's case as compare will match it (placement options aside) */
+	const bc_rgroup *gb = g && r->baseline ? bc_results_match(r->baseline, &r->groups, g, NULL) : NULL;
+	free(key);
+	bc_case_free(&h);
+	const bc_rmetric *hm = g ? bc_primary_metric(g) : NULL;
+	*bm = hm && gb ? bc_group_metric(gb, hm->name) : NULL;
+	*thr = hm ? auto_threshold(g, hm) : 0.02;
+	return hm;
+}
+
+/* repeat = auto: why the case of slot s need not run, or NULL. */
+static const char *auto_stop(bc_runner *r, modrun *m, const slot *s)
 {
 	const bc_modplan *p = m->p;
 	size_t k = s->point * p->run.nthreads + s->ti;
@@ -513,19 +540,11 @@ static const char *auto_stop(bc_runner *r, modrun *m, const slot *s, const bc_ca
 		return m->stopped[k];
 	if (p->run.time_budget > 0 && (double)(bc_now_ns() - r->t0) / 1e9 > p->run.time_budget)
 		return "budget";
-	bc_case_result h;
-	bc_case_header(c, "ok", NULL, &h);
-	char *key = json_dumps(h.params, JSON_COMPACT | JSON_SORT_KEYS);
-	const bc_rgroup *g = key ? bc_results_find(&r->groups, p->mod->desc.name, key, (long)c->threads) : NULL;
-	/* the baseline's case as compare will match it (placement options aside) */
-	const bc_rgroup *gb = g && r->baseline ? bc_results_match(r->baseline, &r->groups, g, NULL) : NULL;
-	free(key);
-	bc_case_free(&h);
-	const bc_rmetric *hm = g ? bc_primary_metric(g) : NULL;
+	const bc_rmetric *bm;
+	double thr;
+	const bc_rmetric *hm = auto_metrics(r, m, s->point, s->ti, &bm, &thr);
 	if (!hm)
 		return NULL;	/* no ok repeat yet: nothing known */
-	double thr = auto_threshold(g, hm);
-	const bc_rmetric *bm = gb ? bc_group_metric(gb, hm->name) : NULL;
 	/* futile: far out of max_repeat's reach at its spread so far (the
 	   baseline's own spread may be what no repeat here can narrow); the
 	   rounds left go to the cases they can decide */
@@ -542,6 +561,31 @@ static const char *auto_stop(bc_runner *r, modrun *m, const slot *s, const bc_ca
 	if (hm->n >= 2 && bc_repeats_for_precision(hm->values, hm->n, thr, BC_PRECISE_FRACTION, far) == SIZE_MAX)
 		return "futile";
 	return NULL;
+}
+
+/* repeat = auto, for the ETA: the repeats point pt x thread count ti will
+   likely run in all, at its spread (and estimate, against a baseline) so
+   far: at least min_repeat, at most max_repeat (also while nothing is
+   known). */
+static size_t auto_expected(bc_runner *r, modrun *m, size_t pt, size_t ti)
+{
+	const bc_runset *run = &m->p->run;
+	const bc_rmetric *bm;
+	double thr;
+	const bc_rmetric *hm = auto_metrics(r, m, pt, ti, &bm, &thr);
+	size_t lo = run->min_repeat, hi = run->max_repeat;
+	if (!hm || hm->n < 2)
+		return hi;
+	if (hm->n > lo)
+		lo = hm->n;
+	if (bm && bm->n >= 2) {
+		for (size_t n = lo; n <= hi; n++)
+			if (bc_decided(bm->values, bm->n, hm->values, hm->n, thr, BC_VERDICT_LEVEL, n))
+				return n;
+		return hi;
+	}
+	size_t need = bc_repeats_for_precision(hm->values, hm->n, thr, BC_PRECISE_FRACTION, hi);
+	return need == SIZE_MAX ? hi : need > lo ? need : lo;
 }
 
 /* The last case run of point x thread count of m records why its repeats
@@ -624,7 +668,7 @@ static void run_slot(bc_runner *r, modrun *m, size_t i)
 	const slot *s = &m->sched[i];
 	const char *pl = m->labels[s->point];
 	bc_case c = case_of(r, m, i);
-	const char *stop = auto_stop(r, m, s, &c);
+	const char *stop = auto_stop(r, m, s);
 	if (stop) {
 		if (!m->stopped[s->point * p->run.nthreads + s->ti])
 			mark_stop(r, m, s->point, s->ti, stop);
@@ -649,6 +693,8 @@ static void run_slot(bc_runner *r, modrun *m, size_t i)
 	} else {
 		run_case(r, m, &c, label, s);
 	}
+	m->ran++;
+	m->expect[s->point * p->run.nthreads + s->ti] = 0;	/* a new value: worked out again */
 	free(label);
 }
 
@@ -677,23 +723,46 @@ static void settle(bc_runner *r, modrun *m, size_t k)
 
 /* After case i of m: the time left, from the cases left (those a repeat =
    auto case no longer needs, or a resume kept, left out) and the time the
-   run's cases have taken so far, so it follows what the machine does. */
+   run's cases have taken so far, so it follows what the machine does. With
+   repeat = auto, from the cases each undecided one will likely still run
+   (auto_expected), the later modules' in the same proportion; the bound
+   (every case to max_repeat) is said beside it. */
 static void show_eta(bc_runner *r, modrun *m, size_t i, size_t later)
 {
 	const bc_modplan *p = m->p;
-	size_t left = later;
-	for (size_t j = i + 1; j < m->nsched; j++)
-		left += !m->stopped[m->sched[j].point * p->run.nthreads + m->sched[j].ti];
+	size_t left = 0, likely = 0;
+	for (size_t j = i + 1; j < m->nsched; j++) {
+		const slot *s = &m->sched[j];
+		size_t k = s->point * p->run.nthreads + s->ti;
+		if (m->stopped[k])
+			continue;
+		left++;
+		if (!p->run.repeat_auto)
+			continue;
+		if (!m->expect[k])
+			m->expect[k] = auto_expected(r, m, s->point, s->ti);
+		likely += s->rep <= m->expect[k];
+	}
 	if (r->ncases == r->eta_seen)
 		return;		/* nothing ran (kept, or no longer needed) */
 	r->eta_seen = r->ncases;
 	r->done++;
-	if (!r->progress || bc_quiet || !left)
+	if (!r->progress || bc_quiet || !(left + later))
 		return;
-	double per = (double)(bc_now_ns() - r->t0) / 1e9 / (double)r->done, secs = ceil(per * (double)left);
-	fprintf(r->text, "    eta: about %.0f %s left, %zu case%s%s\n", secs >= 120 ? secs / 60 : secs,
-		secs >= 120 ? "min" : "s", left, left == 1 ? "" : "s",
-		p->run.repeat_auto ? " at most (repeat = auto stops decided ones early)" : "");
+	double share = 1;	/* of the bound, this module likely runs */
+	if (p->run.repeat_auto && m->ran + left > 0)
+		share = (double)(m->ran + likely) / (double)(m->ran + left);
+	double cases = p->run.repeat_auto ? (double)likely + share * (double)later : (double)(left + later);
+	double per = (double)(bc_now_ns() - r->t0) / 1e9 / (double)r->done, secs = ceil(per * cases);
+	if (!p->run.repeat_auto) {
+		fprintf(r->text, "    eta: about %.0f %s left, %zu case%s\n", secs >= 120 ? secs / 60 : secs,
+			secs >= 120 ? "min" : "s", left + later, left + later == 1 ? "" : "s");
+		return;
+	}
+	size_t n = (size_t)ceil(cases), bound = left + later;
+	fprintf(r->text, "    eta: about %.0f %s left, %zu case%s likely, %zu at most (repeat = auto stops "
+		"decided ones early)\n", secs >= 120 ? secs / 60 : secs, secs >= 120 ? "min" : "s", n,
+		n == 1 ? "" : "s", bound);
 }
 
 /* All of a module's cases; then what it leaves is removed, on every way out.

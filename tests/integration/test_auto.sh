@@ -131,6 +131,10 @@ expect_grep "... and beside the verdict of its case" $T/w2.html "warmup never st
 
 # --- the ETA follows what is left -------------------------------------------
 run_bc $T/eta run synth $M cv=0,0.2 --time 0.2 --warmup 0 --repeat auto --min-repeat 3 --max-repeat 6 --report-interval 0 -o $T/eta.json
-expect_grep "an ETA after each case, from the cases left" $T/eta.out '^    eta: about [0-9]+ s left, [0-9]+ cases at most \(repeat = auto stops decided ones early\)$'
-n1=$(grep -oE 'left, [0-9]+ case' $T/eta.out | head -1 | grep -oE '[0-9]+'); n2=$(grep -oE 'left, [0-9]+ case' $T/eta.out | tail -1 | grep -oE '[0-9]+')
+expect_grep "an ETA after each case, from the cases left: likely and at most" $T/eta.out '^    eta: about [0-9]+ s left, [0-9]+ cases? likely, [0-9]+ at most \(repeat = auto stops decided ones early\)$'
+n1=$(grep -oE 'likely, [0-9]+ at most' $T/eta.out | head -1 | grep -oE '[0-9]+'); n2=$(grep -oE 'likely, [0-9]+ at most' $T/eta.out | tail -1 | grep -oE '[0-9]+')
+grep -oE 'left, [0-9]+ cases? likely, [0-9]+ at most' $T/eta.out | awk '{print $2, $5}' >$T/etas
+check "likely is never above at most ($(wc -l <$T/etas) ETA lines)" awk '$1 > $2 {bad = 1} END {exit bad}' $T/etas
+check "once the tight case (cv 0) has values, fewer cases are likely than the bound (it stops at 3)" \
+	awk '$1 < $2 {found = 1} END {exit !found}' $T/etas
 check "the ETA's cases left go down ($n1 -> $n2)" test "${n1:-0}" -gt "${n2:-0}"

@@ -27,7 +27,7 @@
 #include "output.h"
 #include "needs.h"
 #include "resume.h"
-#include "steady.h"
+#include "auto.h"
 #include "results.h"
 #include "isolate.h"
 #include "service.h"
@@ -499,34 +499,11 @@ static void run_case(bc_runner *r, modrun *m, bc_case *c, const char *label, con
 	free(scratch);
 }
 
-/* repeat = auto: the practical threshold of group g's headline m, as
-   compare would judge it: the module's declaration, else 2%. */
-static double auto_threshold(const bc_rgroup *g, const bc_rmetric *m)
-{
-	json_t *t = json_object_get(g->thresholds, m->name);
-	return json_is_number(t) && json_number_value(t) > 0 ? json_number_value(t) / 100 : 0.02;
-}
-
-/* repeat = auto: the headline of point pt x thread count ti so far (hm,
-   NULL before its first ok repeat), the baseline's case of it (bm, NULL
-   without one) and the threshold compare will judge it by. */
-static const bc_rmetric *auto_metrics(bc_runner *r, modrun *m, size_t pt, size_t ti, const bc_rmetric **bm,
-				      double *thr)
+/* repeat = auto: what the run knows of point pt x thread count ti so far. */
+static int auto_look(bc_runner *r, modrun *m, size_t pt, size_t ti, bc_auto_case *a)
 {
 	const bc_modplan *p = m->p;
-	bc_case c = { .mod = p->mod, .vals = m->vals + pt * stride(p), .threads = p->run.threads[ti] };
-	bc_case_result h;
-	bc_case_header(&c, "ok", NULL, &h);
-	char *key = json_dumps(h.params, JSON_COMPACT | JSON_SORT_KEYS);
-	const bc_rgroup *g = key ? bc_results_find(&r->groups, p->mod->desc.name, key, (long)c.threads) : NULL;
-	/* the baseline's case as compare will match it (placement options aside) */
-	const bc_rgroup *gb = g && r->baseline ? bc_results_match(r->baseline, &r->groups, g, NULL) : NULL;
-	free(key);
-	bc_case_free(&h);
-	const bc_rmetric *hm = g ? bc_primary_metric(g) : NULL;
-	*bm = hm && gb ? bc_group_metric(gb, hm->name) : NULL;
-	*thr = hm ? auto_threshold(g, hm) : 0.02;
-	return hm;
+	return bc_auto_look(&r->groups, r->baseline, p, m->vals + pt * stride(p), p->run.threads[ti], a);
 }
 
 /* repeat = auto: why the case of slot s need not run, or NULL. */
@@ -540,52 +517,16 @@ static const char *auto_stop(bc_runner *r, modrun *m, const slot *s)
 		return m->stopped[k];
 	if (p->run.time_budget > 0 && (double)(bc_now_ns() - r->t0) / 1e9 > p->run.time_budget)
 		return "budget";
-	const bc_rmetric *bm;
-	double thr;
-	const bc_rmetric *hm = auto_metrics(r, m, s->point, s->ti, &bm, &thr);
-	if (!hm)
-		return NULL;	/* no ok repeat yet: nothing known */
-	/* futile: far out of max_repeat's reach at its spread so far (the
-	   baseline's own spread may be what no repeat here can narrow); the
-	   rounds left go to the cases they can decide */
-	size_t far = (size_t)BC_FUTILE_FACTOR * p->run.max_repeat;
-	if (bm && bm->n >= 2) {	/* decided against the baseline's case */
-		if (bc_decided(bm->values, bm->n, hm->values, hm->n, thr, BC_VERDICT_LEVEL, hm->n))
-			return "decided";
-		if (hm->n >= 2 && !bc_decided(bm->values, bm->n, hm->values, hm->n, thr, BC_VERDICT_LEVEL, far))
-			return "futile";
-		return NULL;
-	}
-	if (bc_precise(hm->values, hm->n, p->run.min_repeat, thr, BC_PRECISE_FRACTION))
-		return "precise";
-	if (hm->n >= 2 && bc_repeats_for_precision(hm->values, hm->n, thr, BC_PRECISE_FRACTION, far) == SIZE_MAX)
-		return "futile";
-	return NULL;
+	bc_auto_case a;
+	return auto_look(r, m, s->point, s->ti, &a) ? bc_auto_stop(&a, &p->run) : NULL;
 }
 
 /* repeat = auto, for the ETA: the repeats point pt x thread count ti will
-   likely run in all, at its spread (and estimate, against a baseline) so
-   far: at least min_repeat, at most max_repeat (also while nothing is
-   known). */
+   likely run in all. */
 static size_t auto_expected(bc_runner *r, modrun *m, size_t pt, size_t ti)
 {
-	const bc_runset *run = &m->p->run;
-	const bc_rmetric *bm;
-	double thr;
-	const bc_rmetric *hm = auto_metrics(r, m, pt, ti, &bm, &thr);
-	size_t lo = run->min_repeat, hi = run->max_repeat;
-	if (!hm || hm->n < 2)
-		return hi;
-	if (hm->n > lo)
-		lo = hm->n;
-	if (bm && bm->n >= 2) {
-		for (size_t n = lo; n <= hi; n++)
-			if (bc_decided(bm->values, bm->n, hm->values, hm->n, thr, BC_VERDICT_LEVEL, n))
-				return n;
-		return hi;
-	}
-	size_t need = bc_repeats_for_precision(hm->values, hm->n, thr, BC_PRECISE_FRACTION, hi);
-	return need == SIZE_MAX ? hi : need > lo ? need : lo;
+	bc_auto_case a;
+	return auto_look(r, m, pt, ti, &a) ? bc_auto_expected(&a, &m->p->run) : m->p->run.max_repeat;
 }
 
 /* The last case run of point x thread count of m records why its repeats

@@ -1,0 +1,77 @@
+/* repeat = "auto": one case against the rules of steady.h (auto.h). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <jansson.h>
+#include "auto.h"
+#include "engine.h"
+#include "steady.h"
+
+/* The practical threshold of group g's headline m, as compare would judge
+   it: the module's declaration, else 2%. */
+static double threshold_of(const bc_rgroup *g, const bc_rmetric *m)
+{
+	json_t *t = json_object_get(g->thresholds, m->name);
+	return json_is_number(t) && json_number_value(t) > 0 ? json_number_value(t) / 100 : 0.02;
+}
+
+int bc_auto_look(const bc_results *groups, const bc_results *baseline, const bc_modplan *p, const bc_val *vals,
+		 unsigned threads, bc_auto_case *out)
+{
+	bc_case c = { .mod = p->mod, .vals = vals, .threads = threads };
+	bc_case_result h;
+	*out = (bc_auto_case){ .threshold = 0.02 };
+	bc_case_header(&c, "ok", NULL, &h);
+	char *key = json_dumps(h.params, JSON_COMPACT | JSON_SORT_KEYS);
+	const bc_rgroup *g = key ? bc_results_find(groups, p->mod->desc.name, key, (long)threads) : NULL;
+	/* the baseline's case as compare will match it (placement options aside) */
+	const bc_rgroup *gb = g && baseline ? bc_results_match(baseline, groups, g, NULL) : NULL;
+	free(key);
+	bc_case_free(&h);
+	if (!g || !(out->hm = bc_primary_metric(g)))
+		return 0;
+	out->bm = gb ? bc_group_metric(gb, out->hm->name) : NULL;
+	if (out->bm && out->bm->n < 2)
+		out->bm = NULL;	/* nothing to decide against */
+	out->threshold = threshold_of(g, out->hm);
+	return 1;
+}
+
+const char *bc_auto_stop(const bc_auto_case *a, const bc_runset *run)
+{
+	const bc_rmetric *hm = a->hm, *bm = a->bm;
+	double thr = a->threshold;
+	/* futile: far out of max_repeat's reach at its spread so far (the
+	   baseline's own spread may be what no repeat here can narrow); the
+	   rounds left go to the cases they can decide */
+	size_t far = (size_t)BC_FUTILE_FACTOR * run->max_repeat;
+	if (bm) {	/* decided against the baseline's case */
+		if (bc_decided(bm->values, bm->n, hm->values, hm->n, thr, BC_VERDICT_LEVEL, hm->n))
+			return "decided";
+		if (hm->n >= 2 && !bc_decided(bm->values, bm->n, hm->values, hm->n, thr, BC_VERDICT_LEVEL, far))
+			return "futile";
+		return NULL;
+	}
+	if (bc_precise(hm->values, hm->n, run->min_repeat, thr, BC_PRECISE_FRACTION))
+		return "precise";
+	if (hm->n >= 2 && bc_repeats_for_precision(hm->values, hm->n, thr, BC_PRECISE_FRACTION, far) == SIZE_MAX)
+		return "futile";
+	return NULL;
+}
+
+size_t bc_auto_expected(const bc_auto_case *a, const bc_runset *run)
+{
+	const bc_rmetric *hm = a->hm, *bm = a->bm;
+	size_t lo = run->min_repeat, hi = run->max_repeat;
+	if (hm->n < 2)
+		return hi;
+	if (hm->n > lo)
+		lo = hm->n;
+	if (bm) {
+		for (size_t n = lo; n <= hi; n++)
+			if (bc_decided(bm->values, bm->n, hm->values, hm->n, a->threshold, BC_VERDICT_LEVEL, n))
+				return n;
+		return hi;
+	}
+	size_t need = bc_repeats_for_precision(hm->values, hm->n, a->threshold, BC_PRECISE_FRACTION, hi);
+	return need == SIZE_MAX ? hi : need > lo ? need : lo;
+}

@@ -133,9 +133,14 @@ static json_t *config_json(const bc_config *cfg, bc_modplan *plans, size_t n)
 	json_t *pct = json_array();
 	for (size_t i = 0; i < cfg->npct; i++)
 		json_array_append_new(pct, json_real(cfg->pct[i]));
-	return json_pack("{s:s?, s:o, s:b, s:s*, s:o}", "file", cfg->file ? fixed(cfg->file) : NULL, "percentiles", pct,
-			 "skip_heavy", cfg->skip_heavy, "baseline", cfg->baseline ? fixed(cfg->baseline) : NULL,
-			 "modules", mods);
+	/* the baseline by name and content: a resume against a rewritten file
+	   would decide its cases against other values */
+	char sha[65];
+	bc_err e;
+	int have_sha = cfg->baseline && bc_file_sha256(cfg->baseline, sha, &e) == 0;
+	return json_pack("{s:s?, s:o, s:b, s:s*, s:s*, s:o}", "file", cfg->file ? fixed(cfg->file) : NULL, "percentiles",
+			 pct, "skip_heavy", cfg->skip_heavy, "baseline", cfg->baseline ? fixed(cfg->baseline) : NULL,
+			 "baseline_sha256", have_sha ? sha : NULL, "modules", mods);
 }
 
 /* The disk under test, for the fingerprint: the first value of the first

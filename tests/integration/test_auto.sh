@@ -56,6 +56,16 @@ run_bc $T/b8 run synth $M cv=0.01 ops=13000 --repeat auto --min-repeat 3 --max-r
 	--report-interval 0 --baseline $T/cand.json -q -o $T/cand3.json --resume
 expect_rc "--resume with another baseline: refused (the stops would follow another file)" 2
 expect_grep "the refusal names the baseline as what changed" $T/b8.err 'first difference: "baseline"'
+cp $T/base.json $T/base2.json
+run_bc $T/b11 run synth $M cv=0.01 ops=13000 --repeat auto --min-repeat 3 --max-repeat 12 --time 0.3 --warmup 0 \
+	--report-interval 0 --baseline $T/base2.json -q -o $T/cand5.json
+expect_py "the baseline's content is recorded too (sha256)" $T/cand5.json \
+	'd["config"]["baseline_sha256"] == __import__("hashlib").sha256(open("'$T/base2.json'", "rb").read()).hexdigest()'
+"$PY" -c 'import json, sys; d = json.load(open(sys.argv[1])); d["label"] = "rewritten"; json.dump(d, open(sys.argv[1], "w"))' $T/base2.json
+run_bc $T/b12 run synth $M cv=0.01 ops=13000 --repeat auto --min-repeat 3 --max-repeat 12 --time 0.3 --warmup 0 \
+	--report-interval 0 --baseline $T/base2.json -q -o $T/cand5.json --resume
+expect_rc "--resume against a baseline rewritten since (same name): refused" 2
+expect_grep "the refusal names the baseline's content as what changed" $T/b12.err 'first difference: "baseline_sha256"'
 run_bc $T/b9 run synth $M --time 0.1 --warmup 0 --repeat 2 -q -o $T/fixed.json
 expect_py "a fixed run records neither repeat_auto, warmup_auto nor a baseline" $T/fixed.json \
 	'"baseline" not in d["config"] and not set(d["config"]["modules"][0]) & {"repeat_auto", "warmup_auto"}'

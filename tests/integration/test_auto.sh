@@ -22,10 +22,12 @@ expect_py "every case runs min_repeat 3 at least, each repeat once" $T/a.json \
 # spreads known exactly: factors 1, 1+s, 1-s in turn (sd = s): at 3% the 95% interval comes
 # within the 2% threshold after 9 to 12 repeats (within 2 x 7: it runs to max_repeat 7); at 1.2%, after 4
 # (5 if the measured rates wander: an ASan build's timing)
-run_bc $T/s2 run synth $M step=0.03 count_file=$T/count2 --time 0.3 --warmup 0 --repeat auto --min-repeat 3 \
+run_bc $T/s2 run synth $M step=0.03 count_file=$T/count2 --time 1 --warmup 0 --repeat auto --min-repeat 3 \
 	--max-repeat 7 --report-interval 0 -q -o $T/s2.json
-expect_py "a spread of 3% runs on past min_repeat, to max_repeat 7 (precise there at the earliest: rates wander a little)" $T/s2.json \
-	'(lambda t: 6 <= len(t) <= 7 and t[-1].get("repeat_stop") in ("max_repeat", "precise") and (len(t) == 7 or t[-1]["repeat_stop"] == "precise"))(sorted(d["cases"], key=lambda c: c["repeat"]))'
+# (a loaded machine delays the workers' last count at the window's edge, which can widen the
+# measured spread past what 2 x 7 repeats pin down: futile is then the rule's own answer)
+expect_py "a spread of 3% runs on past min_repeat, to max_repeat 7 (precise at 6 at the earliest; futile only if the measured spread grew past 3.3%)" $T/s2.json \
+	'(lambda t, v: len(t) >= 4 and ((len(t) == 7 and t[-1].get("repeat_stop") in ("max_repeat", "precise")) or (len(t) >= 6 and t[-1].get("repeat_stop") == "precise") or (t[-1].get("repeat_stop") == "futile" and __import__("statistics").stdev(v) / __import__("statistics").mean(v) > 0.033)))(sorted(d["cases"], key=lambda c: c["repeat"]), [c["metrics"][c["headline"]]["value"] for c in d["cases"]])'
 expect_py "groups[] counts the repeats that ran" $T/s2.json 'd["groups"][0]["repeats"] == len(d["cases"])'
 run_bc $T/s1 run synth $M step=0.012 count_file=$T/count1 --time 0.3 --warmup 0 --repeat auto --min-repeat 3 \
 	--max-repeat 8 --report-interval 0 -q -o $T/s1.json

@@ -11,6 +11,7 @@ expect_grep "--version names the ABI" $T/v.out 'module ABI 1\.3'
 run_bc $T/h --help
 expect_grep "--help lists run flags" $T/h.out '--threads 1,2,4'
 # every flag that --help shows for `run` is accepted by `run`
+"$BC" run cpu max_prime=100 --time 0.2 --warmup 0 -q -o $T/flag-base.json >/dev/null 2>&1	# for --baseline
 bad=0
 for f in $(grep -oE -- '--[a-z-]+' $T/h.out | sort -u); do
 	case $f in --help|--version|--markdown|--json|--config|--only|--skip) continue;; esac
@@ -20,7 +21,7 @@ for f in $(grep -oE -- '--[a-z-]+' $T/h.out | sort -u); do
 		--report-interval) val=(0.1);; --events) val=(5);; --rate) val=(100);; --repeat-order) val=(back_to_back);;
 		--report) val=($T/flag.html -o $T/flag-r.json);; --scale) val=(0.5);;
 		--min-repeat|--max-repeat) val=(3);; --resume) val=(-o $T/flag-r.json);;
-		--start-at) val=("@$(date +%s)");; --profile) val=(small);; esac
+		--start-at) val=("@$(date +%s)");; --profile) val=(small);; --baseline) val=($T/flag-base.json);; esac
 	"$BC" run cpu max_prime=100 --time 0.2 --warmup 0 "$f" "${val[@]}" -q >/dev/null 2>$T/flag.err
 	rc=$?; [ $rc -eq 2 ] && { bad=1; echo "flag $f ${val[*]}: rc $rc: $(cat $T/flag.err)"; }
 done

@@ -31,25 +31,6 @@ const char *bc_row_test_name(const bc_cmp *c, const bc_cmp_row *r)
 	return r->test.method == BC_MWU_EXACT ? "mwu-exact" : "mwu-normal";
 }
 
-/* Which practical threshold a metric gets. Module metrics are throughput
-   when higher is better, else latency-like (tail when named after a high
-   percentile); op-class percentiles are latency at p50 and below, tail
-   above; fairness and stability are one kind (their spread is the largest). */
-static int metric_kind(const bc_rmetric *m)
-{
-	switch (m->kind) {
-	case BC_MK_FAIRNESS:
-	case BC_MK_STABILITY:
-		return BC_KIND_FAIRNESS;
-	case BC_MK_LATENCY:
-		return m->pct && strtod(m->pct + 1, NULL) > 50 ? BC_KIND_TAIL : BC_KIND_LATENCY;
-	default:
-		if (m->higher_is_better)
-			return BC_KIND_THROUGHPUT;
-		return strstr(m->name, "p9") ? BC_KIND_TAIL : BC_KIND_LATENCY;
-	}
-}
-
 /* Most specific first: the user's per-metric value, the user's per-kind
    value, the module's declaration (case.thresholds), the kind's default. */
 static double pick_threshold(const bc_cmp_opts *o, const bc_rgroup *g, const bc_rmetric *m,
@@ -193,7 +174,7 @@ static void measure_row(const bc_cmp_opts *o, bc_cmp_row *r)
 		r->ratio = r->sb.mean == 0 ? 1 : NAN;
 		r->change = r->sb.mean > 0 ? INFINITY : r->sb.mean < 0 ? -INFINITY : 0;
 	}
-	r->kind = metric_kind(a);
+	r->kind = bc_threshold_kind(a);
 	r->headline = a == bc_primary_metric(r->ga);
 	r->threshold = pick_threshold(o, r->ga, a, r->kind, &r->threshold_src);
 	interval(o, r);

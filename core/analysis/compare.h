@@ -25,10 +25,6 @@ enum { BC_TEST_MWU, BC_TEST_WELCH };
    host's turbo, not the software). */
 enum { BC_V_WIN, BC_V_LOSS, BC_V_TIE, BC_V_INCONCLUSIVE, BC_V_SUSPECT, BC_V_N };
 
-/* Metric kinds, each with its own practical threshold: run-to-run spread
-   differs by an order of magnitude between throughput and a p99. */
-enum { BC_KIND_THROUGHPUT, BC_KIND_LATENCY, BC_KIND_TAIL, BC_KIND_FAIRNESS, BC_KIND_N };
-
 #define BC_CMP_MAX_OVERRIDES	32
 typedef struct bc_threshold_for {
 	char name[64];		/* a metric name ("read.p99_ms") or a kind ("tail") */
@@ -52,7 +48,7 @@ typedef struct bc_cmp_opts {
 } bc_cmp_opts;
 
 #define BC_CMP_OPTS_DEFAULT ((bc_cmp_opts){ .alpha = 0.05, \
-	.kind_threshold = { 0.02, 0.05, 0.15, 0.50 }, .test = BC_TEST_WELCH, \
+	.kind_threshold = BC_KIND_THRESHOLDS, .test = BC_TEST_WELCH, \
 	.adjust = BC_ADJ_BH, .busy_pct = 5, .level = BC_VERDICT_LEVEL })
 /* A tie needs this many repeats on each side: an interval from two values
    rests on one degree of freedom per side, its width is itself a guess. */

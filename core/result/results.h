@@ -101,6 +101,20 @@ json_t *bc_groups_json(const bc_results *r);
    first higher-is-better metric of the module's own; else events_per_sec. */
 const bc_rmetric *bc_primary_metric(const bc_rgroup *g);
 
+/* Metric kinds, each with its own practical threshold: run-to-run spread
+   differs by an order of magnitude between throughput and a p99. */
+enum { BC_KIND_THROUGHPUT, BC_KIND_LATENCY, BC_KIND_TAIL, BC_KIND_FAIRNESS, BC_KIND_N };
+/* The kinds' default thresholds (fractions): 2%, 5%, 15%, 50%. */
+#define BC_KIND_THRESHOLDS	{ 0.02, 0.05, 0.15, 0.50 }
+/* m's threshold kind (BC_KIND_*): fairness and stability are one kind (their spread is the
+   largest); op-class percentiles are latency at p50 and below, tail above;
+   a module metric is throughput when higher is better, else latency (tail
+   when named like a p9x). */
+int bc_threshold_kind(const bc_rmetric *m);
+/* The practical threshold of group g's metric m with no user override: the
+   module's declaration (case.thresholds), else its kind's default. */
+double bc_metric_threshold(const bc_rgroup *g, const bc_rmetric *m);
+
 /* "k=v k2=v2" of a params object, values as compact JSON (strings without
    quotes); malloc'd. */
 char *bc_params_text(json_t *params);

@@ -285,6 +285,28 @@ void bc_results_done(bc_results *r)
 			r->groups[i].headline = bc_xstrdup("events_per_sec");
 }
 
+int bc_threshold_kind(const bc_rmetric *m)
+{
+	switch (m->kind) {
+	case BC_MK_FAIRNESS:
+	case BC_MK_STABILITY:
+		return BC_KIND_FAIRNESS;
+	case BC_MK_LATENCY:
+		return m->pct && strtod(m->pct + 1, NULL) > 50 ? BC_KIND_TAIL : BC_KIND_LATENCY;
+	default:
+		if (m->higher_is_better)
+			return BC_KIND_THROUGHPUT;
+		return strstr(m->name, "p9") ? BC_KIND_TAIL : BC_KIND_LATENCY;
+	}
+}
+
+double bc_metric_threshold(const bc_rgroup *g, const bc_rmetric *m)
+{
+	static const double dflt[BC_KIND_N] = BC_KIND_THRESHOLDS;
+	json_t *decl = json_object_get(g->thresholds, m->name);
+	return json_is_number(decl) ? json_number_value(decl) / 100 : dflt[bc_threshold_kind(m)];
+}
+
 const bc_rmetric *bc_primary_metric(const bc_rgroup *g)
 {
 	const bc_rmetric *eps = NULL;

@@ -2,17 +2,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <jansson.h>
+#include "results.h"
 #include "auto.h"
 #include "engine.h"
 #include "steady.h"
-
-/* The practical threshold of group g's headline m, as compare would judge
-   it: the module's declaration, else 2%. */
-static double threshold_of(const bc_rgroup *g, const bc_rmetric *m)
-{
-	json_t *t = json_object_get(g->thresholds, m->name);
-	return json_is_number(t) && json_number_value(t) > 0 ? json_number_value(t) / 100 : 0.02;
-}
 
 int bc_auto_look(const bc_results *groups, const bc_results *baseline, const bc_modplan *p, const bc_val *vals,
 		 unsigned threads, bc_auto_case *out)
@@ -32,7 +25,7 @@ int bc_auto_look(const bc_results *groups, const bc_results *baseline, const bc_
 	out->bm = gb ? bc_group_metric(gb, out->hm->name) : NULL;
 	if (out->bm && out->bm->n < 2)
 		out->bm = NULL;	/* nothing to decide against */
-	out->threshold = threshold_of(g, out->hm);
+	out->threshold = bc_metric_threshold(g, out->hm);	/* compare's, without the user's overrides */
 	return 1;
 }
 

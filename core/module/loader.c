@@ -518,13 +518,16 @@ int bc_module_open(bc_module *m, bc_err *e)
 	const bench_module_v1 *(*entry)(void);
 	*(void **)&entry = dlsym(h, BENCH_ENTRY_SYMBOL);
 	const bench_module_v1 *d = entry ? entry() : NULL;
-	if (d && bc_module_check_header(m->path, d, e))
-		return -1;	/* never dlclose: a library's destructors may not expect it */
-	if (!d || !d->name || strcmp(d->name, m->desc.name)) {
-		bc_err_set(e, "module \"%s\" describes itself differently when opened again", m->path);
+	if (!d) {
+		bc_err_set(e, "module \"%s\" describes itself differently when opened again: its entry "
+			   "function is gone or returned NULL", m->path);
 		bc_err_hint(e, "its entry function must always return the same descriptor");
-		return -1;
+		return -1;	/* never dlclose: a library's destructors may not expect it */
 	}
+	/* the whole description, as the probe made it: the host fills options
+	   and reads records by the probe's, never by a second one */
+	if (bc_module_check_header(m->path, d, e) || bc_module_same(m, d, e))
+		return -1;
 	bench_module_v1 c;
 	memset(&c, 0, sizeof(c));
 	memcpy(&c, d, d->struct_size < sizeof(c) ? d->struct_size : sizeof(c));

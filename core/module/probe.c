@@ -196,6 +196,30 @@ char *bc_probe_describe(const bench_module_v1 *d, bc_err *e)
 	return s;
 }
 
+char *bc_probe_describe_host(const char *path, const bench_module_v1 *d, bc_err *e)
+{
+	if (bc_abi_check_newer(path, d, e))
+		return NULL;
+	bench_module_v1 copy;
+	memset(&copy, 0, sizeof(copy));
+	memcpy(&copy, d, d->struct_size < sizeof(copy) ? d->struct_size : sizeof(copy));
+	/* the one walk of the module's own options[]: by its option_size, into
+	   this host's layout; everything after reads the host's */
+	bench_option_v1 *opts;
+	if (bc_abi_host_options(path, d, &opts, e))
+		return NULL;
+	copy.options = opts;
+	char *s = bc_probe_describe(&copy, e);
+	free(opts);
+	if (!s) {
+		char why[sizeof(e->msg)];	/* e->msg is both the reason and the new message */
+		snprintf(why, sizeof(why), "%s", e->msg);
+		bc_err_set(e, "invalid module \"%s\": %s", path, why);
+		bc_err_hint(e, "terminate every table of the descriptor; use UTF-8 strings");
+	}
+	return s;
+}
+
 /* ------------------------------------------------------- parent: parse */
 
 /* What a parsed description's tables live in. */
@@ -211,6 +235,12 @@ static void *meta_alloc(bc_meta *mt, size_t n, size_t sz)
 	mt->allocs = bc_xrealloc(mt->allocs, mt->nallocs + 1, sizeof(void *));
 	mt->allocs[mt->nallocs++] = p;
 	return p;
+}
+
+const json_t *bc_probe_description(const bc_module *m)
+{
+	const bc_meta *mt = m->meta;
+	return mt ? mt->root : NULL;
 }
 
 void bc_module_free(bc_module *m)
@@ -564,26 +594,9 @@ static void probe_child(const char *path)
 		bc_err_hint(&e, "define the entry with BENCH_MODULE(descriptor); a descriptor is a static const bench_module_v1");
 		send_error(&e);
 	}
-	if (bc_module_check_header(path, d, &e) || bc_abi_check_newer(path, d, &e))
+	char *s = NULL;
+	if (bc_module_check_header(path, d, &e) || !(s = bc_probe_describe_host(path, d, &e)))
 		send_error(&e);
-	bench_module_v1 copy;
-	memset(&copy, 0, sizeof(copy));
-	memcpy(&copy, d, d->struct_size < sizeof(copy) ? d->struct_size : sizeof(copy));
-	/* the one walk of the module's own options[]: by its option_size, into
-	   this host's layout; everything after reads the host's */
-	bench_option_v1 *opts;
-	if (bc_abi_host_options(path, d, &opts, &e))
-		send_error(&e);
-	copy.options = opts;
-	char *s = bc_probe_describe(&copy, &e);
-	free(opts);
-	if (!s) {
-		char why[sizeof(e.msg)];	/* e.msg is both the reason and the new message */
-		snprintf(why, sizeof(why), "%s", e.msg);
-		bc_err_set(&e, "invalid module \"%s\": %s", path, why);
-		bc_err_hint(&e, "terminate every table of the descriptor; use UTF-8 strings");
-		send_error(&e);
-	}
 	json_t *root = json_loads(s, 0, NULL);
 	json_object_set_new(root, "libs", new_libs(&before, path));
 	char *out = json_dumps(root, JSON_COMPACT);

@@ -11,6 +11,7 @@
 #ifndef BC_PROBE_H
 #define BC_PROBE_H
 #include <stddef.h>
+#include <jansson.h>
 #include "loader.h"
 
 #define BC_PROBE_TIMEOUT_S	5.0	/* $BENCHCORE_PROBE_TIMEOUT overrides */
@@ -30,6 +31,22 @@ void bc_probe_files(bc_probe *p, size_t n);
    with e set when it cannot be described (a string that is not UTF-8, a
    table without its terminator). */
 char *bc_probe_describe(const bench_module_v1 *d, bc_err *e);
+/* d (struct_size bytes of the module's own minor) as this host reads it,
+   described: the newer-minor check, options[] in this host's layout, then
+   bc_probe_describe. The probe child's description, and the case
+   process's to compare with it (bc_module_same). NULL with e set. */
+char *bc_probe_describe_host(const char *path, const bench_module_v1 *d, bc_err *e);
+/* The probe's description of m, as parsed (NULL for a module not made by
+   bc_probe_parse); m owns it. */
+const json_t *bc_probe_description(const bc_module *m);
+/* In the process that opened m's file (bc_module_open): d, the descriptor
+   its entry returned there, described as the probe described it and
+   compared with the probe's description: every field of the descriptor,
+   its options (name, type, default, help, bounds, flags, offset, choices),
+   op classes, metrics, thresholds, data options, requirements and which
+   callbacks are set. 0 when the same; -1 with e naming the first
+   difference (same.c). */
+int bc_module_same(const bc_module *m, const bench_module_v1 *d, bc_err *e);
 /* Turns a description into m (parent side; any bytes: a fuzz target).
    path is used in messages. m owns everything; free with bc_module_free.
    -1: the description is a load error (e), -2: it is malformed (e). */

@@ -105,6 +105,17 @@ run_bc $T/md run meta_dupopt $MP --time 0.1
 expect_rc "running a refused module is a module error" 2
 expect_grep "... naming the file" $T/md.err "meta_dupopt.so\": option \"size\" is declared twice"
 
+# --- a module that describes itself differently in the case's process: refused there
+mkdir -p $T/shape
+BCTEST_SHAPE_DIR=$T/shape run_bc $T/sh run shape $MP a=5 --time 0.1 --warmup 0 -q -o $T/sh.json
+expect_rc "a module whose description changed in the case's process: the case fails" 1
+expect_py "... naming the first difference: option a's type" $T/sh.json \
+	'd["cases"][0]["status"]=="failed" and "describes itself differently when opened again: option \"a\": type string, was int" in d["cases"][0]["reason"] and "a_read_as" not in d["cases"][0]["info"]'
+check "... it was loaded twice (probe, case), so the change was seen" test "$(cat $T/shape/loads)" = xx
+run_bc $T/sh2 run shape $MP --time 0.1 --warmup 0 -q -o $T/sh2.json
+expect_py "... the same module loaded the same way each time: ok" $T/sh2.json \
+	'd["cases"][0]["status"]=="ok" and d["cases"][0]["info"]["a_read_as"]=="int64_t"'
+
 # --- init has its own deadline; the first stop request ends any phase in 2 s
 t0=$(date +%s%N)
 run_bc $T/hi run rogue $MP fault=hang_init --init-timeout 1 --time 0.2 --warmup 0 -q -o $T/hi.json

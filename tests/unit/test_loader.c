@@ -90,6 +90,58 @@ static void test_good_module(void **st)
 	bc_module_free(&m);
 }
 
+/* The module opened again (here, as a case's process does) must describe
+   itself as its probe did: tests/modules/shape.c changes option "a", its op
+   classes and metrics from its second load on; each difference is named. */
+static void test_reopened_differently(void **st)
+{
+	(void)st;
+	char path[512], dir[] = "/tmp/bc-shape.XXXXXX", loads[600];
+	bc_module m;
+	bc_err e;
+	assert_non_null(mkdtemp(dir));
+	setenv("BCTEST_SHAPE_DIR", dir, 1);
+	snprintf(path, sizeof(path), "%s/shape.so", mods());
+	assert_int_equal(bc_module_load(path, &m, &e), 0);
+	assert_int_equal(m.desc.options[0].type, BENCH_OPT_INT);
+	assert_int_equal(bc_module_open(&m, &e), -1);
+	if (!strstr(e.msg, "describes itself differently when opened again: option \"a\": type string, was int") ||
+	    !strstr(e.msg, path) || !e.detail[0] || !e.hint[0])
+		fail_msg("wanted option a's type named: %s | %s | %s", e.msg, e.detail, e.hint);
+	assert_int_equal(m.desc.options[0].type, BENCH_OPT_INT);	/* the checked copy stays */
+	assert_null(m.handle);
+	/* the same description compared field by field: a probe's description
+	   of the module as it is now differs from the first in the same place,
+	   and one edited by hand is named at the edit */
+	bc_module m2;
+	assert_int_equal(bc_module_load(path, &m2, &e), 0);	/* a third load: the second shape */
+	assert_int_equal(m2.desc.options[0].type, BENCH_OPT_STRING);
+	json_t *desc = (json_t *)bc_probe_description(&m2);
+	json_t *ops = json_object_get(desc, "op_classes");
+	json_array_set_new(ops, 0, json_string("tick"));
+	bench_module_v1 d2 = m2.desc;
+	d2.option_size = sizeof(bench_option_v1);	/* the parsed copy is in this host's layout */
+	d2.op_classes = (const char *const[]){ "tock", "tack", NULL };
+	assert_int_equal(bc_module_same(&m2, &d2, &e), -1);
+	if (!strstr(e.msg, "op classes \"tock\",\"tack\", was \"tick\",\"tack\""))
+		fail_msg("%s", e.msg);
+	json_array_set_new(ops, 0, json_string("tock"));
+	assert_int_equal(bc_module_same(&m2, &d2, &e), 0);
+	d2.metrics = (const bench_metric_v1[]){ { "tocks_per_sec", "tocks/s", 0 }, { 0 } };
+	assert_int_equal(bc_module_same(&m2, &d2, &e), -1);
+	assert_non_null(strstr(e.msg, "metric \"tocks_per_sec\": higher_is_better false, was true"));
+	d2.metrics = m2.desc.metrics;
+	d2.requires.min_cpus = 4;
+	assert_int_equal(bc_module_same(&m2, &d2, &e), -1);
+	assert_non_null(strstr(e.msg, "requires: min_cpus 4, was 0"));
+	bc_module_free(&m2);
+	bc_module_free(&m);
+	unsetenv("BCTEST_SHAPE_DIR");
+	snprintf(loads, sizeof(loads), "%s/loads", dir);
+	unlink(loads);
+	rmdir(dir);
+}
+
 /* The layouts abi.c reads, on descriptors made here (no .so): entries of
    the 1.2 size, a nonsense option_size, a newer minor's oversized struct. */
 static void test_option_layouts(void **st)
@@ -207,6 +259,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_broken_modules),
 		cmocka_unit_test(test_good_module),
+		cmocka_unit_test(test_reopened_differently),
 		cmocka_unit_test(test_newer_and_typed),
 		cmocka_unit_test(test_option_layouts),
 		cmocka_unit_test(test_duplicate_and_dirs),

@@ -355,8 +355,13 @@ static void libraries(json_t *h)
 	json_object_set_new(h, "libraries", libs);
 }
 
-/* Undo the octal escapes of /proc/self/mountinfo (\040 for space). */
-static void unescape(char *s)
+FILE *bc_si_open_mountinfo(void)
+{
+	const char *p = getenv("BENCHCORE_PROC_MOUNTINFO");
+	return fopen(p && *p ? p : "/proc/self/mountinfo", "re");
+}
+
+void bc_si_unescape(char *s)
 {
 	char *d = s;
 	for (; *s; s++) {
@@ -457,13 +462,13 @@ static void io_target(json_t *h, const char *io_path)
 	FILE *f;
 
 	if (!realpath(io_path, real) || stat(real, &st) < 0 ||
-	    !(f = fopen("/proc/self/mountinfo", "re")))
+	    !(f = bc_si_open_mountinfo()))
 		return;
 	while (fgets(line, sizeof(line), f)) {
 		char mp[4096];
 		if (sscanf(line, "%*s %*s %*s %*s %4095s", mp) != 1)
 			continue;
-		unescape(mp);
+		bc_si_unescape(mp);
 		size_t l = strlen(mp);
 		int under = strncmp(real, mp, l) == 0 && (real[l] == '/' || real[l] == 0 || l == 1);
 		if (under && l >= bestlen) {
@@ -478,8 +483,8 @@ static void io_target(json_t *h, const char *io_path)
 	char *dash = strstr(best, " - ");
 	if (dash && sscanf(best, "%*s %*s %*s %*s %4095s %2047s", mp, opts) == 2 &&
 	    sscanf(dash + 3, "%255s %1023s %2047s", fstype, src, super) >= 2) {
-		unescape(mp);
-		unescape(src);
+		bc_si_unescape(mp);
+		bc_si_unescape(src);
 		bc_si_set_str(io, "mount_point", mp);
 		bc_si_set_str(io, "fs_type", fstype);
 		merge_super(opts, sizeof(opts), dash + 3);

@@ -5,8 +5,9 @@
    "the same" machine differ most often in exactly these (a new microcode or
    kernel turning a mitigation on, a container quota), so they are recorded
    rather than guessed. Test hooks (docs/results.md): BENCHCORE_PROC_CPUINFO,
-   BENCHCORE_SYSFS_NODE, BENCHCORE_CGROUP_DIR; vulnerabilities come from the
-   CPU sysfs root (BENCHCORE_SYSFS_CPU). */
+   BENCHCORE_SYSFS_NODE, BENCHCORE_CGROUP_DIR, BENCHCORE_PROC_CGROUP,
+   BENCHCORE_PROC_MOUNTINFO; vulnerabilities come from the CPU sysfs root
+   (BENCHCORE_SYSFS_CPU). */
 #include <ctype.h>
 #include <dirent.h>
 #include <math.h>
@@ -166,16 +167,24 @@ static void numa(json_t *h)
 		json_decref(a);
 }
 
-/* The directory of this process's cgroup for controller ctl ("" = v2), or
-   $BENCHCORE_CGROUP_DIR (one directory holding either version's files). */
-static int cgroup_dir(const char *ctl, char *out, size_t len)
+/* 1 when the comma-separated list holds name as a whole entry: "cpu" is
+   in "cpu,cpuacct", never in "cpuset". */
+static int has_entry(const char *list, const char *name)
 {
-	const char *hook = getenv("BENCHCORE_CGROUP_DIR");
-	if (hook && *hook) {
-		snprintf(out, len, "%s", hook);
-		return 0;
-	}
-	FILE *f = fopen("/proc/self/cgroup", "re");
+	size_t n = strlen(name);
+	for (const char *p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, name, n) && (p[n] == ',' || p[n] == '\0' || p[n] == ' ' || p[n] == '\n'))
+			return 1;
+	return 0;
+}
+
+/* This process's path in the hierarchy of v1 controller ctl, or in the
+   unified (v2) one for ctl "": /proc/self/cgroup ($BENCHCORE_PROC_CGROUP),
+   "ID:CONTROLLERS:PATH" a line. */
+static int cgroup_path(const char *ctl, char *out, size_t len)
+{
+	const char *hook = getenv("BENCHCORE_PROC_CGROUP");
+	FILE *f = fopen(hook && *hook ? hook : "/proc/self/cgroup", "re");
 	char line[4096];
 	int found = -1;
 	while (f && found < 0 && fgets(line, sizeof(line), f)) {
@@ -185,15 +194,68 @@ static int cgroup_dir(const char *ctl, char *out, size_t len)
 		*b = 0;
 		b[1 + strcspn(b + 1, "\n")] = 0;
 		const char *list = a + 1;
-		int match = *ctl ? strstr(list, ctl) != NULL : *list == 0;
-		if (match) {
-			snprintf(out, len, "/sys/fs/cgroup%s%s%s", *ctl ? "/" : "", ctl, b + 1);
-			found = access(out, R_OK) == 0 ? 0 : -1;
+		if (*ctl ? has_entry(list, ctl) : (*list == 0 && !strncmp(line, "0:", 2))) {
+			snprintf(out, len, "%s", b + 1);
+			found = 0;
 		}
 	}
 	if (f)
 		fclose(f);
 	return found;
+}
+
+/* Where that hierarchy is mounted (mountinfo, bc_si_open_mountinfo): v1, a
+   "cgroup" mount with ctl among its super options; v2, a "cgroup2" mount.
+   Of several (bind mounts), the one whose root holds path, the longest. */
+static int cgroup_mount(const char *ctl, const char *path, char *mp, size_t mplen, char *root, size_t rootlen)
+{
+	FILE *f = bc_si_open_mountinfo();
+	char line[8192];
+	size_t best = 0;
+	int found = -1;
+	while (f && fgets(line, sizeof(line), f)) {
+		char r[4096], m[4096], fstype[64], super[2048] = "";
+		char *dash = strstr(line, " - ");
+		if (!dash || sscanf(line, "%*s %*s %*s %4095s %4095s", r, m) != 2 ||
+		    sscanf(dash + 3, "%63s %*s %2047s", fstype, super) < 1)
+			continue;
+		if (*ctl ? strcmp(fstype, "cgroup") || !has_entry(super, ctl) : strcmp(fstype, "cgroup2"))
+			continue;
+		bc_si_unescape(r);
+		bc_si_unescape(m);
+		size_t rl = strcmp(r, "/") ? strlen(r) : 0;
+		int holds = !strncmp(path, r, rl) && (path[rl] == '/' || path[rl] == '\0');
+		if (found < 0 || (holds && rl + 1 > best)) {
+			best = holds ? rl + 1 : 0;
+			snprintf(mp, mplen, "%s", m);
+			snprintf(root, rootlen, "%s", rl ? r : "");
+			found = 0;
+		}
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* The directory of this process's cgroup for controller ctl ("" = v2) and
+   the mount point above it (*top), or $BENCHCORE_CGROUP_DIR for both (one
+   directory holding either version's files). */
+static int cgroup_dir(const char *ctl, char *out, size_t len, char *top, size_t toplen)
+{
+	const char *hook = getenv("BENCHCORE_CGROUP_DIR");
+	char path[4096], root[4096];
+	if (hook && *hook) {
+		snprintf(out, len, "%s", hook);
+		snprintf(top, toplen, "%s", hook);
+		return 0;
+	}
+	if (cgroup_path(ctl, path, sizeof(path)) || cgroup_mount(ctl, path, top, toplen, root, sizeof(root)))
+		return -1;
+	/* the path is from the hierarchy's root, the mount shows it from root */
+	size_t rl = strlen(root);
+	const char *rel = rl && !strncmp(path, root, rl) && (path[rl] == '/' || !path[rl]) ? path + rl : path;
+	snprintf(out, len, "%s%s", top, strcmp(rel, "/") ? rel : "");
+	return access(out, R_OK) == 0 ? 0 : -1;
 }
 
 static int read_in(const char *dir, const char *file, char *buf, size_t len)
@@ -203,29 +265,56 @@ static int read_in(const char *dir, const char *file, char *buf, size_t len)
 	return bc_si_read_line(path, buf, len);
 }
 
-/* CPUs the cgroup quota allows (quota / period, rounded up), 0 = no quota. */
+/* The quota (CPUs) set in one cgroup directory, 0 = none: v2 cpu.max
+   ("max 100000" is none), v1 cpu.cfs_quota_us / cpu.cfs_period_us (-1). */
+static double quota_in(const char *dir, int v2)
+{
+	char buf[128], per[128];
+	long long q, p;
+	if (v2)
+		return read_in(dir, "cpu.max", buf, sizeof(buf)) == 0 && sscanf(buf, "%lld %lld", &q, &p) == 2 &&
+		       q > 0 && p > 0 ? (double)q / p : 0;
+	return read_in(dir, "cpu.cfs_quota_us", buf, sizeof(buf)) == 0 && (q = atoll(buf)) > 0 &&
+	       read_in(dir, "cpu.cfs_period_us", per, sizeof(per)) == 0 && (p = atoll(per)) > 0 ? (double)q / p : 0;
+}
+
+/* The smallest quota of the cgroup and every one above it up to the mount
+   point: a parent's quota limits its children (a container's, a slice's). */
+static double quota_up(char *dir, const char *top, int v2)
+{
+	double q = 0;
+	size_t tl = strlen(top);
+	for (;;) {
+		double here = quota_in(dir, v2);
+		if (here > 0 && (q == 0 || here < q))
+			q = here;
+		char *sl = strrchr(dir, '/');
+		if (strlen(dir) <= tl || !sl || (size_t)(sl - dir) < tl)
+			return q;
+		*sl = '\0';
+	}
+}
+
+/* CPUs the cgroup quota allows (v2 and v1 both read: on a hybrid system
+   the cpu controller is in one of them), 0 = no quota. */
 static double cpu_quota(void)
 {
-	char dir[4096], buf[128];
-	long long q, p;
-	if (cgroup_dir("", dir, sizeof(dir)) == 0 && read_in(dir, "cpu.max", buf, sizeof(buf)) == 0)
-		return sscanf(buf, "%lld %lld", &q, &p) == 2 && q > 0 && p > 0 ? (double)q / p : 0;
-	if (cgroup_dir("cpu", dir, sizeof(dir)) == 0 &&
-	    read_in(dir, "cpu.cfs_quota_us", buf, sizeof(buf)) == 0 && (q = atoll(buf)) > 0 &&
-	    read_in(dir, "cpu.cfs_period_us", buf, sizeof(buf)) == 0 && (p = atoll(buf)) > 0)
-		return (double)q / p;
-	return 0;
+	char dir[4096], top[4096];
+	double q2 = cgroup_dir("", dir, sizeof(dir), top, sizeof(top)) == 0 ? quota_up(dir, top, 1) : 0;
+	double q1 = cgroup_dir("cpu", dir, sizeof(dir), top, sizeof(top)) == 0 ? quota_up(dir, top, 0) : 0;
+	return q1 > 0 && (q2 == 0 || q1 < q2) ? q1 : q2;
 }
 
 /* The memory limit of this cgroup in bytes, 0 = none (v1's "no limit" is a
    page-rounded LLONG_MAX: anything beyond 2^60 counts as none). */
 static long long memory_limit(void)
 {
-	char dir[4096], buf[128];
+	char dir[4096], top[4096], buf[128];
 	long long v = 0;
-	if (cgroup_dir("", dir, sizeof(dir)) == 0 && read_in(dir, "memory.max", buf, sizeof(buf)) == 0)
+	if (cgroup_dir("", dir, sizeof(dir), top, sizeof(top)) == 0 &&
+	    read_in(dir, "memory.max", buf, sizeof(buf)) == 0)
 		v = strcmp(buf, "max") ? atoll(buf) : 0;
-	else if (cgroup_dir("memory", dir, sizeof(dir)) == 0 &&
+	else if (cgroup_dir("memory", dir, sizeof(dir), top, sizeof(top)) == 0 &&
 		 read_in(dir, "memory.limit_in_bytes", buf, sizeof(buf)) == 0)
 		v = atoll(buf);
 	return v > 0 && v < (1LL << 60) ? v : 0;

@@ -4,6 +4,7 @@
 #define BC_SYSINFO_INT_H
 #include <jansson.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* First line of a small file, newline removed: 0, or -1 when unreadable. */
 int bc_si_read_line(const char *path, char *buf, size_t len);
@@ -11,6 +12,12 @@ int bc_si_read_line(const char *path, char *buf, size_t len);
 void bc_si_set_str(json_t *o, const char *key, const char *v);
 /* bc_si_read_line() of a file under bc_sysinfo_cpu_root(). */
 int bc_si_read_cpu_file(const char *rel, char *buf, size_t len);
+
+/* /proc/self/mountinfo, or the file $BENCHCORE_PROC_MOUNTINFO names (a
+   test hook every reader of it here honours); NULL when unreadable. */
+FILE *bc_si_open_mountinfo(void);
+/* Undoes mountinfo's octal escapes (\040 for a space) in place. */
+void bc_si_unescape(char *s);
 
 /* CPU identity (vendor, family/model/stepping, microcode, flags that change
    results), NUMA nodes, mitigations: sysinfo_cpu.c. */

@@ -4,7 +4,9 @@
 # that show a known topology, frequency, governor, boost and caches, through
 # the BENCHCORE_SYSFS_CPU / BENCHCORE_NO_CPUID test hooks (docs/results.md).
 # CPU identity, NUMA, mitigations and cgroup limits come from fake files too
-# (BENCHCORE_PROC_CPUINFO, BENCHCORE_SYSFS_NODE, BENCHCORE_CGROUP_DIR).
+# (BENCHCORE_PROC_CPUINFO, BENCHCORE_SYSFS_NODE, BENCHCORE_CGROUP_DIR,
+# BENCHCORE_PROC_CGROUP, BENCHCORE_PROC_MOUNTINFO); a real cgroup v1 quota
+# where the machine has one (root).
 # Nothing here depends on what the machine running the tests shows.
 . "$(dirname "$0")/lib.sh"
 
@@ -143,6 +145,42 @@ echo 200000 >$T/cg/cpu.cfs_quota_us; echo 100000 >$T/cg/cpu.cfs_period_us; echo 
 si $T/v1 "BENCHCORE_CGROUP_DIR=$T/cg BENCHCORE_SYSFS_NODE=$T/none BENCHCORE_PROC_CPUINFO=$T/none" --json
 expect_py "cgroup v1: quota 2 CPUs; v1's 'no limit' is no memory limit; hidden cpuinfo and nodes: absent" $T/v1.out \
 	"d['usable_cpus']['quota'] == 2.0 and 'memory_limit_bytes' not in d and 'numa' not in d and 'cpu_id' not in d"
+# cgroup v1 as a machine lays it out: cpuset listed before cpu, cpu mounted
+# with cpuacct, the files found through /proc/self/cgroup and mountinfo
+mkdir -p "$T/v1m/cpu,cpuacct/bc/case" $T/v1m/cpuset
+printf '4:memory:/\n3:cpuset:/\n2:cpu,cpuacct:/bc/case\n0::/\n' >$T/v1m/cgroup
+{ echo "22 1 8:1 / / rw - ext4 /dev/sda1 rw"
+  echo "32 31 0:29 / $T/v1m/cpu,cpuacct rw,nosuid shared:9 - cgroup cgroup rw,cpu,cpuacct"
+  echo "34 31 0:31 / $T/v1m/cpuset rw,nosuid shared:10 - cgroup cgroup rw,cpuset"; } >$T/v1m/mountinfo
+echo 50000 >"$T/v1m/cpu,cpuacct/bc/case/cpu.cfs_quota_us"; echo 100000 >"$T/v1m/cpu,cpuacct/bc/case/cpu.cfs_period_us"
+echo -1 >"$T/v1m/cpu,cpuacct/cpu.cfs_quota_us"; echo 100000 >"$T/v1m/cpu,cpuacct/cpu.cfs_period_us"
+si $T/v1m "BENCHCORE_PROC_CGROUP=$T/v1m/cgroup BENCHCORE_PROC_MOUNTINFO=$T/v1m/mountinfo" --json
+expect_py "cgroup v1 (cpuset listed first, cpu,cpuacct): the cpu hierarchy's quota of half a CPU" $T/v1m.out \
+	"d['usable_cpus']['quota'] == 0.5 and d['usable_cpus']['count'] == 1 and d['usable_cpus']['source'] == ('cgroup quota' if $ncpu > 1 else 'affinity')"
+# ... and a real one, where the machine has cpu mounted apart from cpuset
+# (root): this shell's child moved into a cgroup of its own with the quota
+cpump=$(awk '{ split($0, a, " - "); split(a[2], b, " "); n = split(b[3], o, ","); c = 0; s = 0;
+	for (i = 1; i <= n; i++) { c += o[i] == "cpu"; s += o[i] == "cpuset" }
+	if (b[1] == "cgroup" && c && !s) { print $5; exit } }' /proc/self/mountinfo)
+rcg=${cpump:+$cpump/bc-quota-$$}
+if [ "$(id -u)" = 0 ] && [ -n "$cpump" ] && [ $ncpu -gt 1 ] && mkdir "$rcg" 2>/dev/null; then
+	if echo 100000 >"$rcg/cpu.cfs_period_us" && echo 50000 >"$rcg/cpu.cfs_quota_us"; then
+		(echo $BASHPID >"$rcg/cgroup.procs" && exec "$BC" sysinfo --json) >$T/rv1.out 2>$T/rv1.err </dev/null
+		expect_py "a real cgroup v1 cpu hierarchy ($cpump), quota 50000/100000: 1 usable CPU, from the quota" $T/rv1.out \
+			"d['usable_cpus'] == {'count': 1, 'affinity': $ncpu, 'quota': 0.5, 'source': 'cgroup quota'}"
+	else
+		echo "SKIP: a real cgroup v1 quota: $rcg does not take cfs_quota_us"
+	fi
+	rmdir "$rcg"
+else
+	echo "SKIP: a real cgroup v1 quota: not root, no cpu hierarchy apart from cpuset, or one CPU"
+fi
+# the mountinfo hook reaches every reader of it: the io target's file system
+printf '22 1 8:1 / / rw,relatime - ext4 /dev/sda1 rw\n23 22 0:99 / %s rw,noatime - faketypefs fakedev rw,fakeopt\n' \
+	"$T" >$T/mi-io
+si $T/mio "BENCHCORE_PROC_MOUNTINFO=$T/mi-io" --json --io-path $T
+expect_py "BENCHCORE_PROC_MOUNTINFO: the io target's mount comes from it too" $T/mio.out \
+	"d['io']['fs_type'] == 'faketypefs' and d['io']['device'] == 'fakedev' and d['io']['mount_point'] == '$T'"
 si $T/hid "BENCHCORE_SYSFS_CPU=$T/hidden BENCHCORE_SYSFS_NODE=$T/none BENCHCORE_PROC_CPUINFO=$T/none"
 expect_rc "everything hidden: text sysinfo still works" 0
 

@@ -1,7 +1,8 @@
 /* Cache detection: the plausibility rule on real and made-up figures, the
    CPUID decoder on registers read from real CPUs, and the lookup through
    fake sysfs trees (BENCHCORE_SYSFS_CPU) with CPUID/sysconf hidden or
-   lying (BENCHCORE_NO_CPUID). */
+   lying (BENCHCORE_NO_CPUID); cgroup quotas through scratch v1 and v2
+   hierarchies (BENCHCORE_PROC_CGROUP, BENCHCORE_PROC_MOUNTINFO). */
 #include "unit.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -206,6 +207,113 @@ static void test_fallthrough(void **st)
 	rm_tree();
 }
 
+/* cgroup quotas through real hierarchies laid out in a scratch directory:
+   /proc/self/cgroup (BENCHCORE_PROC_CGROUP) says where the process is,
+   mountinfo (BENCHCORE_PROC_MOUNTINFO) where each hierarchy is mounted. */
+static char cg[64];
+
+static void cg_file(const char *rel, const char *val)
+{
+	char path[512], cmd[600];
+	snprintf(path, sizeof(path), "%s/%s", cg, rel);
+	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
+	assert_int_equal(system(cmd), 0);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "%s\n", val);
+	fclose(f);
+}
+
+/* mountinfo lines "ROOT MOUNTPOINT FSTYPE SUPER", mount points under cg */
+static void cg_mounts(const char *const *m)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/mountinfo", cg);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n");
+	for (int i = 0; m[i]; i++) {
+		char mroot[128], mp[128], fstype[32], super[128];
+		assert_int_equal(sscanf(m[i], "%127s %127s %31s %127s", mroot, mp, fstype, super), 4);
+		fprintf(f, "%d 31 0:%d %s %s/%s rw,nosuid,nodev shared:%d - %s %s %s\n", 40 + i, 29 + i, mroot, cg,
+			mp, 10 + i, fstype, fstype, super);
+	}
+	fclose(f);
+	setenv("BENCHCORE_PROC_MOUNTINFO", path, 1);
+	snprintf(path, sizeof(path), "%s/cgroup", cg);
+	setenv("BENCHCORE_PROC_CGROUP", path, 1);
+}
+
+static double quota(unsigned *usable)
+{
+	double q = -1;
+	unsigned aff;
+	*usable = bc_sysinfo_usable_cpus(&q, &aff);
+	return q;
+}
+
+static void test_cgroup_quota(void **st)
+{
+	(void)st;
+	unsigned n, aff;
+	bc_sysinfo_usable_cpus(NULL, &aff);
+	snprintf(cg, sizeof(cg), "/tmp/bc-unit-cgroup.XXXXXX");
+	assert_non_null(mkdtemp(cg));
+	unsetenv("BENCHCORE_CGROUP_DIR");
+	/* v1, cpuset listed before cpu, cpu mounted with cpuacct: the quota of
+	   the cpu hierarchy's own path, half a CPU */
+	static const char *const v1[] = { "/ fs/cpu,cpuacct cgroup rw,cpu,cpuacct", "/ fs/cpuset cgroup rw,cpuset",
+					  "/ fs/memory cgroup rw,memory", "/ fs/unified cgroup2 rw", NULL };
+	cg_mounts(v1);
+	cg_file("cgroup", "12:pids:/\n4:memory:/bench\n3:cpuset:/\n2:cpu,cpuacct:/bench/case\n1:name=systemd:/\n0::/");
+	cg_file("fs/cpuset/cpu.cfs_quota_us", "300000");	/* never read: cpuset is not cpu */
+	cg_file("fs/cpuset/cpu.cfs_period_us", "100000");
+	cg_file("fs/cpu,cpuacct/cpu.cfs_quota_us", "-1");
+	cg_file("fs/cpu,cpuacct/cpu.cfs_period_us", "100000");
+	cg_file("fs/cpu,cpuacct/bench/case/cpu.cfs_quota_us", "50000");
+	cg_file("fs/cpu,cpuacct/bench/case/cpu.cfs_period_us", "100000");
+	cg_file("fs/memory/bench/memory.limit_in_bytes", "536870912");
+	cg_file("fs/unified/cgroup.procs", "");
+	assert_true(quota(&n) == 0.5);
+	assert_int_equal(n, 1);
+	assert_int_equal(bc_sysinfo_memory_limit(), 536870912);
+	/* a parent's smaller quota limits the child */
+	cg_file("fs/cpu,cpuacct/bench/cpu.cfs_quota_us", "25000");
+	cg_file("fs/cpu,cpuacct/bench/cpu.cfs_period_us", "100000");
+	assert_true(quota(&n) == 0.25);
+	/* the process in cpuset's path only: no quota (the old strstr read this) */
+	cg_file("cgroup", "3:cpuset:/bench/case\n2:cpu,cpuacct:/\n0::/");
+	assert_true(quota(&n) == 0);
+	assert_int_equal(n, aff);
+	/* a mount of part of the hierarchy (a container's view): its root is
+	   taken off the path */
+	static const char *const part[] = { "/bench fs/ctr cgroup rw,cpuacct,cpu", NULL };
+	cg_mounts(part);
+	cg_file("cgroup", "2:cpuacct,cpu:/bench/case");
+	cg_file("fs/ctr/case/cpu.cfs_quota_us", "150000");
+	cg_file("fs/ctr/case/cpu.cfs_period_us", "100000");
+	assert_true(quota(&n) == 1.5);
+	/* v2: cpu.max of the cgroup and of its parents ("max" is none) */
+	static const char *const v2[] = { "/ fs/v2 cgroup2 rw,nsdelegate", NULL };
+	cg_mounts(v2);
+	cg_file("cgroup", "0::/user.slice/bench");
+	cg_file("fs/v2/user.slice/cpu.max", "max 100000");
+	cg_file("fs/v2/user.slice/bench/cpu.max", "50000 100000");
+	cg_file("fs/v2/user.slice/bench/memory.max", "1073741824");
+	assert_true(quota(&n) == 0.5);
+	assert_int_equal(bc_sysinfo_memory_limit(), 1073741824);
+	cg_file("fs/v2/user.slice/cpu.max", "20000 100000");
+	assert_true(quota(&n) == 0.2);
+	cg_file("fs/v2/user.slice/cpu.max", "max 100000");
+	cg_file("fs/v2/user.slice/bench/cpu.max", "max 100000");
+	assert_true(quota(&n) == 0);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", cg);
+	assert_int_equal(system(cmd), 0);
+	unsetenv("BENCHCORE_PROC_MOUNTINFO");
+	unsetenv("BENCHCORE_PROC_CGROUP");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -214,6 +322,7 @@ int main(void)
 		cmocka_unit_test(test_sysfs_tree),
 		cmocka_unit_test(test_hidden_and_lying),
 		cmocka_unit_test(test_fallthrough),
+		cmocka_unit_test(test_cgroup_quota),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -258,25 +258,34 @@ static void chart_latency(FILE *f, bc_results *res, int n, const skey *k)
 	}
 }
 
-/* Mean CPU frequency sampled during the cases: throughput of many
-   workloads is proportional to it, so a difference here explains others. */
+/* Mean CPU frequency during the cases: throughput of many workloads is
+   proportional to it, so a difference here explains others. The clock
+   measured around each window (cpu_freq.measured_mhz) where the file has
+   it; else the kernel's claim (cpu_mhz_mean: on a VM often the nominal
+   figure), said to be one. */
 static void mhz_line(FILE *f, bc_results *res, int n, const skey *k)
 {
 	int any = 0;
 
 	for (int i = 0; i < n; i++) {
-		double sum = 0;
-		size_t cnt = 0;
+		double meas = 0, claim = 0;
+		size_t nmeas = 0, nclaim = 0;
 		for (size_t g = 0; g < res[i].ngroups; g++)
 			if (same_key(&res[i].groups[g], k)) {
-				sum += res[i].groups[g].cpu_mhz_sum;
-				cnt += res[i].groups[g].cpu_mhz_n;
+				meas += res[i].groups[g].freq_sum;
+				nmeas += res[i].groups[g].freq_n;
+				claim += res[i].groups[g].cpu_mhz_sum;
+				nclaim += res[i].groups[g].cpu_mhz_n;
 			}
-		if (!cnt)
+		if (!nmeas && !nclaim)
 			continue;
 		fputs(any ? ", " : "<p class='note'>mean CPU frequency during the cases: ", f);
 		esc_label(f, res[i].label);
-		fprintf(f, " %.0f MHz", sum / cnt);
+		if (nmeas)
+			fprintf(f, " %.0f MHz <small>(measured: cpu_freq)</small>", meas / (double)nmeas);
+		else
+			fprintf(f, " %.0f MHz <small>(the kernel's claim, cpu_mhz_mean: not measured)</small>",
+				claim / (double)nclaim);
 		any = 1;
 	}
 	if (any)

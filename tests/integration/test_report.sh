@@ -31,6 +31,27 @@ expect_grep "report: the largest headline differences with their intervals" "$H"
 	"Largest headline differences \(80% interval of B/A &minus; 1\): cpu .* threads=[0-9]+ events_per_sec -10\.0% \[-[0-9.]+% \.\. -[0-9.]+%\] <span class='loss'>loss</span>"
 expect_grep "report: a p99 row with its tail threshold" "$H" "<td class='num'>15% <small>tail</small></td><td class='tie'>tie"
 expect_grep "report: says how verdicts are decided" "$H" 'p adjusted over all tests of a comparison \(Benjamini-Hochberg\)'
+# The frequency line: the clock each case measured (cpu_freq), not the
+# kernel's nominal claim, and said which; a file without a measured clock
+# says its figure is the kernel's claim.
+python3 - "$FX/cmp-a.json" "$T/clock.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for c in d["cases"]:
+    c["cpu_mhz_mean"] = 2445.0
+    c["cpu_freq"] = {"measured_mhz": 3243.0, "before_mhz": 3240.0, "after_mhz": 3246.0, "cpus": 1,
+                     "source": "probe", "cpuinfo_mhz": 2445.0}
+json.dump(d, open(sys.argv[2], "w"))
+EOF
+run_bc "$T/clk" report "$T/clock.json" $FX/cmp-slow.json -o "$T/clock.html"
+expect_rc "report of a file with a measured clock" 0
+n=$(grep -c 'mean CPU frequency during the cases' "$T/clock.html")
+m=$(grep -Ec "mean CPU frequency during the cases: <bdi>sysA</bdi> 3243 MHz <small>\(measured: cpu_freq\)</small>(, |</p>)" "$T/clock.html")
+if [ "$n" -gt 0 ] && [ "$n" = "$m" ]; then pass "report: each frequency line shows the measured clock, labelled ($n lines)"
+else fail "report: $m of $n frequency lines show the measured clock, labelled"; grep -m2 'mean CPU frequency' "$T/clock.html"; fi
+expect_grep "report: a file without a measured clock: the kernel's claim, labelled" "$T/clock.html" \
+	"<bdi>sysB-slow</bdi> 2600 MHz <small>\(the kernel's claim, cpu_mhz_mean: not measured\)</small></p>"
+expect_no_grep "report: the nominal 2445 MHz is not shown as the clock" "$T/clock.html" '2445 MHz'
 run_bc "$T/rep11" report --threshold-for tail=5 $FX/cmp-v11-quiet.json $FX/cmp-v11-busy.json -o "$T/v11.html"
 expect_rc "report of ABI 1.1 files with --threshold-for" 0
 expect_grep "report: busy verdicts are suspect" "$T/v11.html" "<td class='suspect'>suspect <small>\(headline\)</small> <small>\(loss on a busy machine"

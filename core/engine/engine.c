@@ -295,10 +295,31 @@ static void error_went_on(bench_ctx *x)
 	free(w);
 }
 
+/* The case's headline by the one rule (bc_headline_pick), computed here
+   once, over the metrics it reported in their order (the order the
+   grouping sees them in); a case that reported none (it failed) over the
+   module's declared metrics, then events_per_sec. */
+static void set_headline(const bench_module_v1 *d, bc_case_result *cj)
+{
+	size_t nd = 0, n = 0;
+	while (d->metrics && d->metrics[nd].name)
+		nd++;
+	bc_headline_cand *c = bc_xcalloc(cj->nmetrics + nd + 1, sizeof(*c));
+	for (size_t i = 0; i < cj->nmetrics; i++)
+		c[n++] = (bc_headline_cand){ cj->metrics[i].name, cj->metrics[i].higher_is_better };
+	for (size_t i = 0; i < nd && !cj->nmetrics; i++)
+		c[n++] = (bc_headline_cand){ d->metrics[i].name, d->metrics[i].higher_is_better };
+	if (!cj->nmetrics)
+		c[n++] = (bc_headline_cand){ "events_per_sec", 1 };
+	long k = bc_headline_pick(d->headline_metric, c, n);
+	bc_case_set_str(&cj->headline, k >= 0 ? c[k].name : "events_per_sec");
+	free(c);
+}
+
 /* What compare needs to judge this module's metrics (ABI 1.1 fields). */
 static void compare_hints(const bench_module_v1 *d, bc_case_result *cj)
 {
-	bc_case_set_str(&cj->headline, d->headline_metric ? d->headline_metric : "events_per_sec");
+	set_headline(d, cj);
 	if (d->thresholds && d->thresholds->metric) {
 		size_t n = 0;
 		while (d->thresholds[n].metric)

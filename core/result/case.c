@@ -100,6 +100,22 @@ void bc_case_drop_intervals(bc_case_result *r)
 	r->nintervals = 0;
 }
 
+long bc_headline_pick(const char *declared, const bc_headline_cand *c, size_t n)
+{
+	long eps = -1;
+	if (declared && strcmp(declared, "events_per_sec"))
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(c[i].name, declared))
+				return (long)i;
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(c[i].name, "events_per_sec"))
+			eps = eps < 0 ? (long)i : eps;
+		else if (c[i].higher_is_better)
+			return (long)i;
+	}
+	return eps;
+}
+
 void bc_case_set_str(char **field, const char *value)
 {
 	free(*field);

@@ -187,6 +187,20 @@ typedef struct bc_case_result {
 	long intervals_count;
 } bc_case_result;
 
+/* The one headline rule (docs/results.md "One headline everywhere"), over
+   n candidate metrics in order: the declared headline (a module's
+   headline_metric, a case's headline) when it is among them and is not
+   events_per_sec (the declaration's default, never a module's own); else the
+   first higher-is-better one other than events_per_sec; else events_per_sec.
+   The engine writes its outcome into each case (case.headline); the grouping
+   (bc_primary_metric) reads it back through the same rule. Index, or -1
+   when none of them qualifies. */
+typedef struct bc_headline_cand {
+	const char *name;
+	int higher_is_better;
+} bc_headline_cand;
+long bc_headline_pick(const char *declared, const bc_headline_cand *c, size_t n);
+
 /* An empty result: every optional field absent (NAN / NULL / 0), params {}. */
 void bc_case_init(bc_case_result *r);
 void bc_case_free(bc_case_result *r);

@@ -309,27 +309,22 @@ double bc_metric_threshold(const bc_rgroup *g, const bc_rmetric *m)
 
 const bc_rmetric *bc_primary_metric(const bc_rgroup *g)
 {
-	const bc_rmetric *eps = NULL;
-
-	if (g->headline) {	/* the module's declaration (ABI 1.1 headline_metric) */
-		const bc_rmetric *h = bc_group_metric(g, g->headline);
-		if (h && h->kind == BC_MK_METRIC && strcmp(g->headline, "events_per_sec"))
-			return h;
-	}
-	/* files from before the declaration: the first higher-is-better metric
-	   of the module's own, else events_per_sec */
-	for (size_t i = 0; i < g->nmetrics; i++) {
-		const bc_rmetric *m = &g->metrics[i];
-		if (m->kind != BC_MK_METRIC)
-			continue;
-		if (strcmp(m->name, "events_per_sec") == 0)
-			eps = m;
-		else if (m->higher_is_better)
-			return m;
-	}
-	if (eps)
-		return eps;
-	return g->nmetrics ? &g->metrics[0] : NULL;
+	/* the case's headline (the engine applied the rule to what it
+	   reported); files from before it, or whose cases said events_per_sec
+	   for a module with metrics of its own: the same rule, here */
+	bc_headline_cand *c = bc_xcalloc(g->nmetrics + 1, sizeof(*c));
+	const bc_rmetric **at = bc_xcalloc(g->nmetrics + 1, sizeof(*at));
+	size_t n = 0;
+	for (size_t i = 0; i < g->nmetrics; i++)
+		if (g->metrics[i].kind == BC_MK_METRIC) {
+			c[n] = (bc_headline_cand){ g->metrics[i].name, g->metrics[i].higher_is_better };
+			at[n++] = &g->metrics[i];
+		}
+	long k = bc_headline_pick(g->headline, c, n);
+	const bc_rmetric *m = k >= 0 ? at[k] : g->nmetrics ? &g->metrics[0] : NULL;
+	free(c);
+	free(at);
+	return m;
 }
 
 json_t *bc_groups_json(const bc_results *r)

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# One headline everywhere (issue 26): for every in-tree module, the metric
-# the run's summary table names, the run's CSV marks, groups[] records,
-# compare's summary counts (--json and --csv headline flags) and the
-# report's verdict table tags "(headline)" is one and the same: the
-# module's declared headline metric. Cheap runs (0.5 s, 2 repeats); redis
+# One headline everywhere (issues 26, 37): for every in-tree module, the
+# metric each case's JSON names (case.headline), the run's summary table
+# names, the run's CSV marks, groups[] records, compare's summary counts
+# (--json and --csv headline flags) and the report's verdict table tags
+# "(headline)" is one and the same: the module's declared headline metric,
+# or, without one (rsa), its first higher-is-better metric the case
+# reported (sign_per_sec, 20x below events_per_sec with op=both). Cheap runs (0.5 s, 2 repeats); redis
 # and oltp with benchcore's private server when the binary is installed.
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -54,6 +56,8 @@ def say(ok, what, got):
 d = json.load(open(p + ".json"))
 ok = [c for c in d["cases"] if c["status"] == "ok"]
 say(len(ok) == len(d["cases"]) and ok, "every case ok", [c["status"] for c in d["cases"]])
+got = sorted({c["headline"] for c in d["cases"]})
+say(got == [want], "each case's headline (cases[].headline) is the one the rule picks", got)
 got = sorted({g["headline"] for g in d["groups"]})
 say(got == [want], "groups[].headline is the declared headline", got)
 rows = [l for l in open(p + ".out") if re.match(r"^\d+ ", l) and " cases ok" not in l]

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "case.h"
+#include "results.h"
 #include "util.h"
 
 #define S(x) bc_xstrdup(x)
@@ -882,6 +883,48 @@ static void test_hostile(void **st)
 	json_decref(c);
 }
 
+/* The one headline rule: the declaration when present among the metrics
+   (events_per_sec is only the default), else the first higher-is-better
+   one of the module's own, else events_per_sec; the grouping reads a
+   case's headline back through it. */
+static void test_headline_rule(void **st)
+{
+	(void)st;
+	const bc_headline_cand c[] = { { "events_per_sec", 1 }, { "p99_ms", 0 }, { "sign_per_sec", 1 },
+				       { "verify_per_sec", 1 } };
+	assert_int_equal(bc_headline_pick("verify_per_sec", c, 4), 3);
+	assert_int_equal(bc_headline_pick(NULL, c, 4), 2);
+	assert_int_equal(bc_headline_pick("events_per_sec", c, 4), 2);	/* an older file's default */
+	assert_int_equal(bc_headline_pick("gbit_per_sec", c, 4), 2);	/* declared, not reported */
+	assert_int_equal(bc_headline_pick(NULL, c, 2), 0);
+	assert_int_equal(bc_headline_pick(NULL, c + 1, 1), -1);
+	assert_int_equal(bc_headline_pick("x", c, 0), -1);
+	/* groups: the case's headline, or the rule for a file whose cases
+	   named events_per_sec */
+	const char *said[] = { "verify_per_sec", "events_per_sec", NULL };
+	const char *want[] = { "verify_per_sec", "sign_per_sec", "sign_per_sec" };
+	for (int i = 0; i < 3; i++) {
+		bc_case_result r;
+		bc_results res;
+		bc_case_init(&r);
+		bc_case_set_str(&r.module, "rsa");
+		bc_case_set_str(&r.status, "ok");
+		r.threads = 1;
+		bc_case_set_metric(&r, "sign_per_sec", "sign/s", 100, 1);
+		bc_case_set_metric(&r, "verify_per_sec", "verify/s", 2000, 1);
+		bc_case_set_metric(&r, "events_per_sec", "events/s", 2100, 1);
+		if (said[i])
+			bc_case_set_str(&r.headline, said[i]);
+		bc_results_init(&res, "x");
+		bc_results_add_case(&res, &r);
+		bc_results_done(&res);
+		assert_int_equal(res.ngroups, 1);
+		assert_string_equal(bc_primary_metric(&res.groups[0])->name, want[i]);
+		bc_results_free(&res);
+		bc_case_free(&r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -890,6 +933,7 @@ int main(void)
 		cmocka_unit_test(test_reader_details),
 		cmocka_unit_test(test_fixtures),
 		cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_headline_rule),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -472,7 +472,9 @@ typedef struct bench_module_v1 {
 	   prepare and cleanup as in 1.0 (prepare every case). */
 	const char *const *data_options;
 	/* The metric compare counts as this module's headline (requests/s,
-	   tpmC); NULL = "events_per_sec". */
+	   tpmC). NULL, or not reported by a case: the first higher-is-better
+	   metric the case reported (report_metric order), else
+	   "events_per_sec" (written into each case as its headline). */
 	const char *headline_metric;
 	/* Practical thresholds for compare, per metric; terminated by
 	   metric == NULL; may be NULL (the core's defaults by metric kind). */

@@ -141,6 +141,12 @@ static int set_flag(const bc_setting *s, const char *flag, const char *val, bc_r
 	free(where);
 	if (bad)
 		bc_err_print(&e);
+	else if (!strcmp(s->opt.name, "time"))
+		rs->unscaled |= BC_UNSCALED_TIME;
+	else if (!strcmp(s->opt.name, "warmup"))
+		rs->unscaled |= BC_UNSCALED_WARMUP;
+	else if (!strcmp(s->opt.name, "threads"))
+		rs->unscaled |= BC_UNSCALED_THREADS;
 	return bad ? -1 : 0;
 }
 

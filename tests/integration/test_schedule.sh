@@ -138,5 +138,17 @@ expect_rc "--scale 0.5" 0
 expect_py "scale 0.5: threads 1,2,3,4 -> 1,4 (first and last kept); time 0.4 -> 0.2 s, warmup 0.2 -> 0.1 s" $T/sc.json \
 	"[c['threads'] for c in d['cases']] == [1, 4] and all(abs(c['duration_s'] - 0.2) < 0.08 and abs(c['warmup_s'] - 0.1) < 0.02 for c in d['cases'])"
 expect_grep "scale: each change said before the run" $T/sc.err 'scale 0.5, module cpu: time 0.4 -> 0.2 s, warmup 0.2 -> 0.1 s, threads 4 -> 2 counts \(1,4\)'
+# a small share still keeps the first and last counts (issue 42: 0.01 gave one count)
+printf 'time = 20;\nwarmup = 10;\nthreads = [1, 2, 3, 4, 5, 6, 7, 8];\nmodules = ({ name = "cpu"; max_prime = 500; });\n' >$T/sc8.conf
+run_bc $T/sc8 -c $T/sc8.conf --scale 0.01 -q -o $T/sc8.json
+expect_rc "--scale 0.01 over an 8-count sweep" 0
+expect_py "scale 0.01: threads 1..8 -> 1,8 (first and last kept), time 20 -> 0.2 s" $T/sc8.json \
+	"[c['threads'] for c in d['cases']] == [1, 8] and all(abs(c['duration_s'] - 0.2) < 0.08 for c in d['cases'])"
+# a flag overrides the file: what it gives is not scaled
+run_bc $T/scf -c $T/sc8.conf --scale 0.01 --time 0.3 --warmup 0 --threads 1,2 -o $T/scf.json
+expect_rc "--scale 0.01 with --time/--warmup/--threads" 0
+expect_py "--time 0.3 --threads 1,2 stay as given under --scale 0.01" $T/scf.json \
+	"[c['threads'] for c in d['cases']] == [1, 2] and all(abs(c['duration_s'] - 0.3) < 0.1 and c['warmup_s'] == 0 for c in d['cases'])"
+expect_no_grep "--scale: a flag's time is not said as scaled" $T/scf.err 'time 0\.3 -> '
 run_bc $T/sc0 -c $T/sc.conf --scale 0
 expect_rc "--scale 0 is refused (0 < scale <= 1)" 2

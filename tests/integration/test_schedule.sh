@@ -131,6 +131,27 @@ run_bc $T/ovbad -c $T/ov.conf --repeat x
 expect_rc "-c with a bad run-setting flag value" 2
 expect_grep "-c --repeat x: the flag is named" $T/ovbad.err 'command line \(--repeat\): invalid value "x" for "repeat"'
 
+# --- -c FILE MODULE.OPTION=VALUE: one study file for every system (issue 42) ---
+printf 'time = 0.2;\nwarmup = 0;\nthreads = [1];\nmodules = ({ name = "cpu"; max_prime = 500; }, { name = "mem"; block_size = "4K"; total_size = "1M"; enabled = false; });\n' >$T/mo.conf
+run_bc $T/mo -c $T/mo.conf cpu.max_prime=600,700 -q -o $T/mo.json
+expect_rc "-c with cpu.max_prime=600,700" 0
+expect_py "cpu.max_prime=600,700 sweeps over the file's 500, recorded in the config" $T/mo.json \
+	"[c['params']['max_prime'] for c in d['cases']] == [600, 700] and d['config']['modules'][0]['options']['max_prime'] == [600, 700]"
+run_bc $T/mo2 -c $T/mo.conf cpu.time=0.1 mem.enabled=true cpu.enabled=false -q -o $T/mo2.json
+expect_rc "-c with MODULE.run-setting and MODULE.enabled" 0
+expect_py "mem.enabled=true cpu.enabled=false: only mem ran" $T/mo2.json "[c['module'] for c in d['cases']] == ['mem']"
+run_bc $T/mo3 -c $T/mo.conf cpu.bogus=1
+expect_rc "-c cpu.bogus=1 is refused" 2
+expect_grep "an unknown option is named with the valid keys" $T/mo3.err 'command line \(cpu\.bogus\): unknown option "bogus" for module "cpu"'
+run_bc $T/mo4 -c $T/mo.conf io.path=/tmp
+expect_rc "-c io.path=... without an io entry is refused" 2
+expect_grep "the config's entries are listed" $T/mo4.err 'has no entry for module "io".*|Its module entries: cpu, mem\.'
+run_bc $T/mo5 -c $T/mo.conf cpu.max_prime=abc
+expect_rc "-c cpu.max_prime=abc is refused" 2
+run_bc $T/mo6 -c $T/mo.conf stray
+expect_rc "-c with a stray word is a usage error" 2
+check "nothing written by a refused override" test ! -e $T/mo3.json
+
 # --- scale: shorter cases and a thinner thread sweep, said at the start ----
 printf 'time = 0.4;\nwarmup = 0.2;\nthreads = [1, 2, 3, 4];\nmodules = ({ name = "cpu"; max_prime = 500; });\n' >$T/sc.conf
 run_bc $T/sc -c $T/sc.conf --scale 0.5 -o $T/sc.json

@@ -352,5 +352,6 @@ void bc_plan_free(bc_modplan *p)
 	for (size_t i = 0; p->need_skip && i < p->npoints * p->run.nthreads; i++)
 		free(p->need_skip[i]);
 	free(p->need_skip);
+	free(p->skip_all);
 	memset(p, 0, sizeof(*p));
 }

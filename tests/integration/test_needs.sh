@@ -69,3 +69,8 @@ expect_py "small-vm.conf: the fingerprint records the one usable CPU" $T/svm.jso
 if [ -n "$cg" ]; then
 	expect_py "small-vm.conf: the fingerprint records the 512 MB limit" $T/svm.json 'd["host"]["memory_limit_bytes"] == 512 << 20'
 fi
+expect_grep "small-vm.conf: the plan skips heavy oltp before anything runs" $T/svm.err \
+	'^plan: oltp: every case skipped: oltp is marked heavy and profile = "small"'
+expect_no_grep "small-vm.conf: a skipped heavy module's sizes are not fitted" $T/svm.err '^profile small, module oltp'
+expect_py "small-vm.conf: oltp's cases keep the warehouses the file gave" $T/svm.json \
+	'all(c["params"]["warehouses"] == 2 for c in d["cases"] if c["module"] == "oltp")'

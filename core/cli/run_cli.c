@@ -100,7 +100,7 @@ void bc_usage(FILE *f)
 		"  benchcore help settings [--markdown]    benchcore's own settings (site.conf, flags)\n"
 		"  benchcore sysinfo [--json]              this machine's fingerprint\n"
 		"  benchcore compare A.json B.json [...]   verdicts: win / loss / tie / inconclusive\n"
-		"  benchcore report A.json [...] -o F.html charts and verdicts in one HTML page\n"
+		"  benchcore report A.json [...] -o F.html charts and verdicts in one HTML page\n"		"  benchcore merge A.json B.json -o C.json the parts of one system's run as one results file\n"
 		"  benchcore serve [options]               a module's server half, for runs from another machine\n"
 		"  benchcore clean [options]               remove the directories of runs that were killed\n"
 		"  benchcore check-module FILE.so [options]\n"

@@ -243,4 +243,4 @@ uninstall:
 	       $(DESTDIR)$(INCLUDEDIR)/benchcore $(DESTDIR)$(DATADIR)/benchcore $(DESTDIR)$(DOCDIR) 2>/dev/null
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-arm64

@@ -83,6 +83,8 @@ STANDIN		:= $(BUILD)/testmods/standin_server
 UNIT_SRC	:= $(wildcard tests/unit/test_*.c)
 UNIT_BIN	:= $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
+
+.PHONY: cross-arm64
 .PHONY: all modules testmods unit man check check-fast install uninstall clean FORCE print-floors
 all: $(BUILD)/benchcore modules $(BUILD)/.benchcore-build
 modules: $(MODULE_SO)
@@ -167,7 +169,20 @@ CHECK_J = $(if $(filter -j%,$(MAKEFLAGS)),,-j2)
 check:
 	+$(MAKE) --no-print-directory $(CHECK_J) all testmods unit
 	+$(MAKE) --no-print-directory $(CHECK_J) BUILD=build-asan SAN=1 OPT=-O1 all testmods unit
+	+$(if $(HAVE_ARM64),$(MAKE) --no-print-directory cross-arm64,@echo "arm64: no cross build (needs $(ARM64_CC), qemu-aarch64 and scripts/arm64-sysroot.sh's sysroot)")
 	tests/run.sh --build $(BUILD) --asan-build build-asan
+
+# arm64: a cross build against a sysroot of Debian's arm64 packages
+# (scripts/arm64-sysroot.sh lays it out), tested under qemu-aarch64 by
+# tests/integration/test_arm64.sh. make check builds it when both are there.
+ARM64_SYSROOT	?= /var/cache/benchcore/arm64-sysroot
+ARM64_CC	?= aarch64-linux-gnu-gcc
+cross-arm64:
+	@test -d $(ARM64_SYSROOT)/usr/include || { echo "no arm64 sysroot at $(ARM64_SYSROOT): run scripts/arm64-sysroot.sh"; exit 2; }
+	+$(MAKE) --no-print-directory $(CHECK_J) BUILD=build-arm64 CC="$(ARM64_CC) --sysroot=$(ARM64_SYSROOT)" \
+		MARIADB_LIBS=-lmariadb all testmods unit
+HAVE_ARM64	= $(shell test -d $(ARM64_SYSROOT)/usr/include && command -v $(ARM64_CC) >/dev/null && \
+		    command -v qemu-aarch64 >/dev/null && echo yes)
 
 # The plain build's tests only (quicker while developing).
 check-fast:
@@ -228,4 +243,4 @@ uninstall:
 	       $(DESTDIR)$(INCLUDEDIR)/benchcore $(DESTDIR)$(DATADIR)/benchcore $(DESTDIR)$(DOCDIR) 2>/dev/null
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-arm64

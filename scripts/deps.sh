@@ -16,13 +16,26 @@ REF="sysbench fio redis-tools openssl iperf3 sockperf qperf coreutils"
 FLEET="debhelper dpkg-dev fakeroot lintian man-db groff bash-completion ansible-core
        openssh-server openssh-client util-linux python3-apt"
 
-want="$BUILD $TEST $REF $FLEET"
+# arm64: the cross compiler, qemu-user to run its build, debootstrap for the sysroot
+# (scripts/arm64-sysroot.sh, run at the end: make check cross-builds against it).
+ARM64="gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user debootstrap file"
+
+want="$BUILD $TEST $REF $FLEET $ARM64"
 missing=""
 for p in $want; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
 done
+# the arm64 sysroot (Debian's arm64 -dev packages unpacked), once per machine;
+# BC_NO_ARM64=1 leaves it out (make check then says the arm64 tests did not run)
+arm64_sysroot() {
+	[ "${BC_NO_ARM64:-0}" = 1 ] && return 0
+	[ -d "${BC_ARM64_SYSROOT:-/var/cache/benchcore/arm64-sysroot}/usr/include" ] && return 0
+	[ "$(id -u)" -eq 0 ] || { echo "deps: the arm64 sysroot needs root (scripts/arm64-sysroot.sh)" >&2; return 0; }
+	bash "$(dirname "$0")/arm64-sysroot.sh" || echo "deps: the arm64 sysroot could not be laid out (the arm64 tests will say so)" >&2
+}
 if [ -z "$missing" ]; then
 	echo "deps: all packages present"
+	arm64_sysroot
 	exit 0
 fi
 if [ "$(id -u)" -ne 0 ]; then
@@ -40,3 +53,4 @@ for svc in mariadb redis-server ssh; do
 	systemctl stop "$svc" >/dev/null 2>&1 || service "$svc" stop >/dev/null 2>&1 || true
 done
 echo "deps: installed$missing"
+arm64_sysroot

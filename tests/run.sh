@@ -37,6 +37,7 @@ declare -A asan_skip=(
 	[test_fuzz]="the fuzz targets are ASan+UBSan builds of their own; the [plain] pass fuzzed them and replayed their corpora"
 	[test_fleet]="the playbook and its hosts, not benchcore's memory: the [plain] pass ran it; its runs are test_core's cases"
 	[test_package]="packaging, man pages and completion: the [plain] pass built and installed them from the plain build"
+	[test_arm64]="the arm64 cross build is a build of its own, run under qemu-aarch64 by the [plain] pass"
 )
 # [asan] pass, quick form (BC_QUICK=1): the script keeps its module's own code
 # paths (connect, one short case of each kind, the error paths) and leaves out

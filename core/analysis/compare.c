@@ -620,6 +620,7 @@ json_t *bc_host_diff(json_t *ha, json_t *hb)
    fundamental first: each entry names the facts (a dotted prefix matches
    every field below it) and what to call them. */
 static const struct { const char *what; const char *const fields[6]; } causes[] = {
+	{ "architecture", { "arch" } },	/* a mixed fleet: x86-64 against arm64 */
 	{ "CPU", { "cpu_model", "cpu_id.vendor", "cpu_id.family", "cpu_id.model", "cpu_id.stepping" } },
 	{ "usable CPUs", { "usable_cpus.count", "threads", "cores", "sockets" } },
 	{ "clock", { "governor", "cpu_mhz.max", "cpu_mhz.min", "boost", "scaling_driver" } },

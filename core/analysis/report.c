@@ -28,7 +28,7 @@ typedef struct {
 static const char css[] =
 "body{font-family:sans-serif;margin:24px;color:#222;max-width:1280px}"
 "h1{font-size:1.6em}h2{margin-top:2em;border-bottom:1px solid #ccc}h3{margin-bottom:.2em}"
-"table{border-collapse:collapse;margin:.6em 0;font-size:.9em}"
+"table{border-collapse:collapse;margin:.6em 0;font-size:.9em;display:block;max-width:100%;overflow-x:auto}"
 "td,th{border:1px solid #ccc;padding:3px 7px;text-align:left;vertical-align:top}"
 "th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}"
 "tr.diff td{background:#fff3cd}tr.diff td:first-child{font-weight:bold}"

@@ -2,6 +2,7 @@
    of JavaScript libraries: the numbers are drawn once, here, and the page
    works offline and in any browser. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "svg.h"
 
@@ -59,7 +60,7 @@ static void fmt_num(char *buf, size_t len, double v)
 		snprintf(buf, len, "%g", v);
 }
 
-typedef struct { double x0, x1, y0, y1; int logx; } scale;
+typedef struct { double x0, x1, y0, y1; int logx, clip; } scale;
 
 static double sx(const scale *s, double x)
 {
@@ -75,16 +76,34 @@ static double sy(const scale *s, double y)
 	return MT + PH - PH * (y - s->y0) / (s->y1 - s->y0);
 }
 
+/* Every value of the chart is >= 0 (a rate, a latency): then an interval
+   reaching below zero is drawn to zero, and no axis shows "-50k req/s". */
+static int nonneg(const bc_chart *c)
+{
+	for (size_t i = 0; i < c->ns; i++)
+		for (size_t k = 0; k < c->s[i].n; k++)
+			if (isfinite(c->s[i].y[k]) && c->s[i].y[k] < 0)
+				return 0;
+	return 1;
+}
+
+/* The lower end of point k's interval, clipped at zero in a nonneg chart. */
+static double lo_of(const bc_series *r, size_t k, int clip)
+{
+	double lo = r->ylo ? r->ylo[k] : r->y[k];
+	return clip && lo < 0 ? 0 : lo;
+}
+
 static void data_range(const bc_chart *c, scale *s)
 {
-	int first = 1;
+	int first = 1, clip = nonneg(c);
 	double ymax = c->has_ref ? c->ref_y : 0, ymin = 0;
 
 	s->x0 = s->x1 = 0;
 	for (size_t i = 0; i < c->ns; i++)
 		for (size_t k = 0; k < c->s[i].n; k++) {
 			double x = c->s[i].x[k], y = c->s[i].y[k];
-			double hi = c->s[i].yhi ? c->s[i].yhi[k] : y, lo = c->s[i].ylo ? c->s[i].ylo[k] : y;
+			double hi = c->s[i].yhi ? c->s[i].yhi[k] : y, lo = lo_of(&c->s[i], k, clip);
 			if (!isfinite(x) || !isfinite(y))
 				continue;
 			if (first || x < s->x0)
@@ -100,6 +119,7 @@ static void data_range(const bc_chart *c, scale *s)
 		s->x1 = c->ncat - 0.5;
 	}
 	s->logx = !c->xcats && s->x0 > 0 && s->x1 / s->x0 > 16;
+	s->clip = clip;
 	if (!(ymax > ymin))
 		ymax = ymin + 1;
 	double step = nice_step(ymax - ymin, 5);
@@ -191,8 +211,8 @@ static void series(FILE *f, const bc_series *r, const scale *s, int idx)
 		if (!isfinite(r->x[k]) || !isfinite(r->y[k]))
 			continue;
 		if (r->ylo && r->yhi && isfinite(r->ylo[k]) && isfinite(r->yhi[k]) && r->yhi[k] > r->ylo[k])
-			fprintf(f, "<line x1='%.1f' x2='%.1f' y1='%.1f' y2='%.1f' stroke='%s'/>",
-				sx(s, r->x[k]), sx(s, r->x[k]), sy(s, r->ylo[k]), sy(s, r->yhi[k]), col);
+			fprintf(f, "<line class='interval' x1='%.1f' x2='%.1f' y1='%.1f' y2='%.1f' stroke='%s'/>",
+				sx(s, r->x[k]), sx(s, r->x[k]), sy(s, lo_of(r, k, s->clip)), sy(s, r->yhi[k]), col);
 		fprintf(f, "<circle cx='%.1f' cy='%.1f' r='3.5' fill='%s'><title>", sx(s, r->x[k]),
 			sy(s, r->y[k]), col);
 		bc_html_escape(f, short_name);	/* each point: not the whole label again */
@@ -215,17 +235,27 @@ static void bars(FILE *f, const bc_series *r, const scale *s, int idx, size_t ns
 		bc_html_escape(f, r->name);
 		fprintf(f, ": %g</title></rect>", r->y[k]);
 		if (r->ylo && r->yhi && isfinite(r->ylo[k]) && isfinite(r->yhi[k]) && r->yhi[k] > r->ylo[k])
-			fprintf(f, "<line x1='%.1f' x2='%.1f' y1='%.1f' y2='%.1f' stroke='#333'/>", x + w / 2,
-				x + w / 2, sy(s, r->ylo[k]), sy(s, r->yhi[k]));
+			fprintf(f, "<line class='interval' x1='%.1f' x2='%.1f' y1='%.1f' y2='%.1f' stroke='#333'/>",
+				x + w / 2, x + w / 2, sy(s, lo_of(r, k, s->clip)), sy(s, r->yhi[k]));
 	}
 	fputs("</g>\n", f);
+}
+
+#define LEGEND_STEP	18
+
+/* The chart's height: the plot's, or more when the legend needs it (every
+   series is listed: 19 redis tests do not fit beside a 250 px plot). */
+static int chart_height(const bc_chart *c)
+{
+	int need = MT + 10 + LEGEND_STEP * (int)(c->ns + (c->has_ref ? 1 : 0)) + 10;
+	return need > H ? need : H;
 }
 
 static void legend(FILE *f, const bc_chart *c)
 {
 	int x = ML + PW + 14, y = MT + 10;
 
-	for (size_t i = 0; i < c->ns; i++, y += 20) {
+	for (size_t i = 0; i < c->ns; i++, y += LEGEND_STEP) {
 		char name[24];
 		snprintf(name, sizeof(name), "%s", c->s[i].name);
 		if (strlen(c->s[i].name) >= sizeof(name))
@@ -244,13 +274,66 @@ static void legend(FILE *f, const bc_chart *c)
 	}
 }
 
+/* A line chart whose every series has one point says nothing as lines: the
+   points become bars in one category (the x value), with their intervals. */
+static int one_point(const bc_chart *c)
+{
+	const bc_series *first = NULL;
+	if (c->xcats || !c->ns)
+		return 0;
+	for (size_t i = 0; i < c->ns; i++) {
+		if (c->s[i].n > 1)
+			return 0;
+		if (c->s[i].n == 1 && !first)
+			first = &c->s[i];
+		else if (c->s[i].n == 1 && c->s[i].x[0] != first->x[0])
+			return 0;
+	}
+	return first != NULL;
+}
+
+static void chart(FILE *f, const bc_chart *c);
+
 void bc_svg_chart(FILE *f, const bc_chart *c)
+{
+	if (!one_point(c)) {
+		chart(f, c);
+		return;
+	}
+	char cat[64], label[160];
+	const char *cats[1] = { cat };
+	static const double zero = 0;
+	bc_series *ss = calloc(c->ns, sizeof(*ss));
+	if (!ss) {
+		chart(f, c);
+		return;
+	}
+	size_t at = 0;
+	while (c->s[at].n == 0)
+		at++;
+	fmt_num(cat, sizeof(cat), c->s[at].x[0]);
+	snprintf(label, sizeof(label), "%s %s", c->xlabel ? c->xlabel : "", cat);
+	cats[0] = label;
+	bc_chart b = *c;
+	for (size_t i = 0; i < c->ns; i++) {
+		ss[i] = c->s[i];
+		ss[i].x = &zero;
+	}
+	b.s = ss;
+	b.xcats = cats;
+	b.ncat = 1;
+	b.bars = 1;
+	chart(f, &b);
+	free(ss);
+}
+
+static void chart(FILE *f, const bc_chart *c)
 {
 	scale s;
 
 	data_range(c, &s);
 	fprintf(f, "<figure><svg class='chart' xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' "
-		"viewBox='0 0 %d %d' role='img' aria-label='", W, H, W, H);
+		"viewBox='0 0 %d %d' role='img' aria-label='", W, chart_height(c), W, chart_height(c));
 	bc_html_escape(f, c->title);
 	fputs("'>\n", f);
 	axes(f, c, &s);

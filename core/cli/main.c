@@ -38,6 +38,8 @@ int main(int argc, char **argv)
 		return bc_cmd_clean(argc - 1, argv + 1);
 	if (!strcmp(cmd, "check-module"))
 		return bc_cmd_check_module(argc - 1, argv + 1);
+	if (!strcmp(cmd, "merge"))
+		return bc_cmd_merge(argc - 1, argv + 1);
 	if (!strcmp(cmd, "report"))
 		return bc_cmd_report(argc - 1, argv + 1);
 	if (cmd[0] == '-')

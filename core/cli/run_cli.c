@@ -88,7 +88,10 @@ void bc_usage(FILE *f)
 {
 	fprintf(f, "benchcore %s: system benchmarks from one config file\n\n"
 		"usage:\n"
-		"  benchcore -c FILE [options]             run the modules configured in FILE\n"
+		"  benchcore -c FILE [options] [MODULE.OPTION=VALUE ...]\n"
+		"                                          run the modules configured in FILE; each\n"
+		"                                          MODULE.OPTION=a,b sets (or sweeps) an option of\n"
+		"                                          every entry of MODULE, checked as the file is\n"
 		"  benchcore run MODULE [options] [key=value ...]\n"
 		"                                          run one module ad hoc; key=a,b,c sweeps\n"
 		"  benchcore list [--module-path DIR]      modules found, their ABI, and load errors\n"
@@ -97,7 +100,7 @@ void bc_usage(FILE *f)
 		"  benchcore help settings [--markdown]    benchcore's own settings (site.conf, flags)\n"
 		"  benchcore sysinfo [--json]              this machine's fingerprint\n"
 		"  benchcore compare A.json B.json [...]   verdicts: win / loss / tie / inconclusive\n"
-		"  benchcore report A.json [...] -o F.html charts and verdicts in one HTML page\n"
+		"  benchcore report A.json [...] -o F.html charts and verdicts in one HTML page\n"		"  benchcore merge A.json B.json -o C.json the parts of one system's run as one results file\n"
 		"  benchcore serve [options]               a module's server half, for runs from another machine\n"
 		"  benchcore clean [options]               remove the directories of runs that were killed\n"
 		"  benchcore check-module FILE.so [options]\n"
@@ -127,6 +130,17 @@ int bc_usage_error(const char *fmt, const char *a)
 	return 2;
 }
 
+/* A run setting the command line gave stays as given under --scale. */
+static void mark_unscaled(const bc_setting *s, bc_runset *rs)
+{
+	if (!strcmp(s->opt.name, "time"))
+		rs->unscaled |= BC_UNSCALED_TIME;
+	else if (!strcmp(s->opt.name, "warmup"))
+		rs->unscaled |= BC_UNSCALED_WARMUP;
+	else if (!strcmp(s->opt.name, "threads"))
+		rs->unscaled |= BC_UNSCALED_THREADS;
+}
+
 /* Stores a run-setting flag's value into rs; 0, or -1 after printing why. */
 static int set_flag(const bc_setting *s, const char *flag, const char *val, bc_runset *rs)
 {
@@ -141,6 +155,8 @@ static int set_flag(const bc_setting *s, const char *flag, const char *val, bc_r
 	free(where);
 	if (bad)
 		bc_err_print(&e);
+	else
+		mark_unscaled(s, rs);
 	return bad ? -1 : 0;
 }
 
@@ -236,6 +252,62 @@ static int finish_report(bc_suite_opts *o, int rc)
 	return rc;
 }
 
+/* -c FILE MODULE.OPTION=VALUE ...: one study file for every system. The value
+   goes into every entry of that module as if the file had said it (a list
+   "a,b" is a sweep), and the plan checks it as it checks the file's. */
+static int apply_module_override(bc_config *cfg, const char *word)
+{
+	const char *dot = strchr(word, '.'), *eq = strchr(word, '=');
+	if (!dot || !eq || dot > eq || dot == word || eq == dot + 1)
+		return bc_usage_error("unexpected argument \"%s\" (after -c FILE: MODULE.OPTION=VALUE)", word);
+	char *mod = strndup(word, (size_t)(dot - word)), *key = strndup(dot + 1, (size_t)(eq - dot - 1));
+	char *where = bc_xasprintf("command line (%s.%s)", mod, key);
+	const bc_setting *st = bc_setting_find(key);
+	int found = 0, rc = 0;
+	for (size_t m = 0; m < cfg->nmods && !rc; m++) {
+		bc_modconf *mc = &cfg->mods[m];
+		if (strcmp(mc->name, mod))
+			continue;
+		found = 1;
+		char **texts = bc_split(eq + 1, ',');
+		bc_err e;
+		if (st && st->scope == BC_SCOPE_GLOBAL) {
+			bc_err_set(&e, "%s: \"%s\" is a global setting, not one of a module entry", where, key);
+			bc_err_hint(&e, "give it as its flag (benchcore help settings)");
+			rc = -1;
+		} else if (st && (st->scope == BC_SCOPE_RUN || st->store != BC_ST_NONE)) {
+			void *base = st->scope == BC_SCOPE_RUN ? (void *)&mc->run : (void *)mc;
+			rc = bc_setting_set(st, base, texts, where, &e);
+			if (!rc && st->scope == BC_SCOPE_RUN)
+				mark_unscaled(st, &mc->run);
+		} else if (st) {
+			bc_err_set(&e, "%s: \"%s\" cannot be changed from the command line", where, key);
+			rc = -1;
+		} else {
+			bc_modconf_give(mc, key, texts, where);
+			texts = NULL;
+		}
+		bc_strv_free(texts);
+		if (rc)
+			bc_err_print(&e);
+	}
+	if (!found && !rc) {
+		bc_err e;
+		char names[512] = "";
+		size_t l = 0;
+		for (size_t m = 0; m < cfg->nmods && l + 1 < sizeof(names); m++)
+			l += (size_t)snprintf(names + l, sizeof(names) - l, "%s%s", m ? ", " : "", cfg->mods[m].name);
+		bc_err_set(&e, "%s: %s has no entry for module \"%s\"", where, cfg->file, mod);
+		bc_err_detail(&e, "Its module entries: %s.", cfg->nmods ? names : "none");
+		bc_err_print(&e);
+		rc = -1;
+	}
+	free(mod);
+	free(key);
+	free(where);
+	return rc ? 2 : 0;
+}
+
 int bc_cmd_suite(int argc, char **argv)
 {
 	cli c = { 0 };
@@ -246,8 +318,6 @@ int bc_cmd_suite(int argc, char **argv)
 	bc_config_init(&cfg);
 	scratch = cfg.run;	/* flags are checked here, applied after the file */
 	int rc = parse_flags(argc, argv, F_SUITE, &c, &scratch, &rest);
-	if (!rc && rest[0])
-		rc = bc_usage_error("unexpected argument \"%s\"", rest[0]);
 	if (!rc && !c.o.config)
 		rc = bc_usage_error("%s", "no config file given (-c FILE)");
 	bc_quiet = c.o.quiet;
@@ -257,6 +327,8 @@ int bc_cmd_suite(int argc, char **argv)
 	}
 	if (!rc && apply_overrides(&c, &cfg))
 		rc = 2;
+	for (char **w = rest; !rc && *w; w++)
+		rc = apply_module_override(&cfg, *w);
 	if (!rc)
 		rc = finish_report(&c.o, bc_run_suite(&cfg, &c.o));
 	free(rest);

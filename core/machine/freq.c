@@ -108,3 +108,39 @@ int bc_freq_probe_cpus(unsigned most, bc_freq_probe *out)
 	out->mean_mhz = sum / out->cpus;
 	return 0;
 }
+
+#if defined(__aarch64__)
+static uint64_t cntvct(void)
+{
+	uint64_t v;
+	__asm__ volatile("isb\n\tmrs %0, cntvct_el0" : "=r"(v) :: "memory");
+	return v;
+}
+#endif
+
+double bc_freq_probe_counter(double *counter_hz)
+{
+	*counter_hz = 0;
+#if defined(__aarch64__)
+	uint64_t hz;
+	__asm__ volatile("mrs %0, cntfrq_el0" : "=r"(hz));
+	if (!hz)
+		return 0;
+	uint64_t best = UINT64_MAX;
+	for (int b = 0; b < BURSTS; b++) {
+		uint64_t t0 = cntvct();
+		if (chain(BURST_ITERS) < 0)
+			return 0;
+		uint64_t dt = cntvct() - t0;
+		if (dt && dt < best)
+			best = dt;
+	}
+	if (best == UINT64_MAX)
+		return 0;
+	*counter_hz = (double)hz;
+	/* adds per tick x ticks per second = adds per second */
+	return (double)BURST_ITERS * 100.0 / (double)best * (double)hz / 1e6;
+#else
+	return 0;
+#endif
+}

@@ -17,4 +17,10 @@ typedef struct bc_freq_probe {
 } bc_freq_probe;
 /* Probes up to most CPUs of this process's affinity mask, spread over it. */
 int bc_freq_probe_cpus(unsigned most, bc_freq_probe *out);
+
+/* arm64: the same chain on the calling thread's CPU timed by the generic
+   timer (CNTVCT_EL0 ticks at CNTFRQ_EL0 Hz, independent of the kernel's
+   clock source), a check of the probe's clock: MHz, with *counter_hz set.
+   0 where there is no such counter (x86-64) or it cannot be read. */
+double bc_freq_probe_counter(double *counter_hz);
 #endif

@@ -87,7 +87,7 @@ static double read_khz(int cpu, const char *file)
 /* Mean "cpu MHz" of /proc/cpuinfo: x86 without cpufreq (most VMs). */
 static double cpuinfo_mhz(void)
 {
-	FILE *f = fopen("/proc/cpuinfo", "re");
+	FILE *f = bc_si_open_cpuinfo();
 	char line[512];
 	double sum = 0;
 	int n = 0;
@@ -178,7 +178,7 @@ static void cpu_topology(json_t *h)
 
 static void cpu_model(json_t *h)
 {
-	FILE *f = fopen("/proc/cpuinfo", "re");
+	FILE *f = bc_si_open_cpuinfo();
 	char line[1024];
 
 	if (!f)
@@ -196,6 +196,8 @@ static void cpu_model(json_t *h)
 		break;
 	}
 	fclose(f);
+	if (!json_object_get(h, "cpu_model"))
+		bc_si_arm_model(h);	/* arm64: named from implementer and part */
 }
 
 static const char *boost_state(void)
@@ -220,6 +222,7 @@ static void cpu_freq(json_t *h)
 		json_object_set_new(m, "min", json_real(read_khz(0, "cpuinfo_min_freq")));
 		json_object_set_new(m, "max", json_real(read_khz(0, "cpuinfo_max_freq")));
 		json_object_set_new(m, "source", json_string("cpufreq"));
+		bc_si_freq_policy(m);
 	} else if ((cur = cpuinfo_mhz()) > 0) {
 		json_object_set_new(m, "current", json_real(cur));
 		json_object_set_new(m, "source", json_string("cpuinfo"));
@@ -231,6 +234,11 @@ static void cpu_freq(json_t *h)
 		json_object_set_new(m, "measured_min", json_real(fp.min_mhz));
 		json_object_set_new(m, "measured_max", json_real(fp.max_mhz));
 		json_object_set_new(m, "measured_source", json_string("probe"));
+		double hz, by_counter = bc_freq_probe_counter(&hz);
+		if (by_counter > 0) {	/* arm64: the same chain by the generic timer */
+			json_object_set_new(m, "measured_by_counter", json_real(by_counter));
+			json_object_set_new(m, "counter_hz", json_real(hz));
+		}
 	}
 	if (json_object_size(m))
 		json_object_set_new(h, "cpu_mhz", m);

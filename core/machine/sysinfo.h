@@ -65,6 +65,12 @@ int bc_cache_plausible(unsigned level, uint64_t bytes, uint64_t ram, unsigned cp
 uint64_t bc_cpuid_cache_decode(uint32_t eax, uint32_t ebx, uint32_t ecx, unsigned *level,
 			       char *type);
 
+/* An ARM core's name from /proc/cpuinfo's "CPU implementer" and "CPU part"
+   (lscpu's table: "HiSilicon Kunpeng-920 (TaiShan v110)", "ARM Neoverse-N1"),
+   with " rVpR" when variant and revision are >= 0. An unknown pair is named
+   by its numbers and returns -1; 0 when known. Pure, for the unit tests. */
+int bc_arm_cpu_name(unsigned implementer, unsigned part, int variant, int revision, char *buf, size_t len);
+
 /* Root of the CPU sysfs tree the fingerprint reads: $BENCHCORE_SYSFS_CPU
    (a test hook: an empty directory plays a VM that hides its topology) or
    /sys/devices/system/cpu. */

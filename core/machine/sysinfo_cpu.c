@@ -24,11 +24,14 @@
    the hypervisor bit. Kept short so two fingerprints differ meaningfully. */
 static const char *const result_flags[] = {
 	"sse4_2", "avx", "avx2", "avx512f", "avx512bw", "avx512vl", "aes", "vaes", "pclmulqdq",
-	"sha_ni", "rdrand", "bmi2", "adx", "erms", "fsrm", "hypervisor", "asimd", "sha2", "pmull",
+	"sha_ni", "rdrand", "bmi2", "adx", "erms", "fsrm", "hypervisor",
+	/* arm64: SIMD and its dot product, scalable vectors, LSE atomics, crypto, crc */
+	"asimd", "asimddp", "sve", "sve2", "atomics", "sha2", "sha3", "sha512", "pmull", "crc32",
+	"i8mm", "bf16",
 	NULL
 };
 
-static FILE *open_cpuinfo(void)
+FILE *bc_si_open_cpuinfo(void)
 {
 	const char *p = getenv("BENCHCORE_PROC_CPUINFO");
 	return fopen(p && *p ? p : "/proc/cpuinfo", "re");
@@ -70,9 +73,10 @@ void bc_si_cpu_identity(json_t *h)
 		{ "cpu family", "family", 1 }, { "CPU architecture", "family", 1 },
 		{ "model", "model", 1 }, { "CPU part", "model", 0 },
 		{ "stepping", "stepping", 1 }, { "CPU revision", "stepping", 1 },
+		{ "CPU variant", "variant", 0 },
 		{ "microcode", "microcode", 0 },
 	};
-	FILE *f = open_cpuinfo();
+	FILE *f = bc_si_open_cpuinfo();
 	char line[8192];
 	json_t *id = json_object();
 	int have_flags = 0;

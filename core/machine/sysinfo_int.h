@@ -24,4 +24,11 @@ void bc_si_unescape(char *s);
 void bc_si_cpu_identity(json_t *h);
 /* usable_cpus {count, online, affinity, quota, source}, memory_limit_bytes. */
 void bc_si_limits(json_t *h);
+/* /proc/cpuinfo, or the file BENCHCORE_PROC_CPUINFO names (tests). */
+FILE *bc_si_open_cpuinfo(void);
+/* arm64: cpu_model from "CPU implementer" and "CPU part" (sysinfo_arm.c);
+   -1 when /proc/cpuinfo has neither. */
+int bc_si_arm_model(json_t *h);
+/* The cpufreq policy's limits and ACPI CPPC's levels (cppc_cpufreq) into m. */
+void bc_si_freq_policy(json_t *m);
 #endif

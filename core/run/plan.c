@@ -105,8 +105,8 @@ static void warn_readable(const bc_given *gv, const bench_option_v1 *o)
 static size_t keep_share(size_t n, double share, size_t *idx)
 {
 	size_t k = (size_t)ceil(share * (double)n - 1e-9);
-	if (k < 1)
-		k = 1;
+	if (k < 2)
+		k = 2;	/* the first and the last, whatever the share */
 	if (k >= n) {
 		for (size_t i = 0; i < n; i++)
 			idx[i] = i;
@@ -165,18 +165,18 @@ static void scale_plan(bc_modplan *p)
 	size_t l = 0;
 	if (f <= 0 || f >= 1)
 		return;
-	if (p->run.time_s > 0) {
+	if (p->run.time_s > 0 && !(p->run.unscaled & BC_UNSCALED_TIME)) {
 		l += (size_t)snprintf(said + l, sizeof(said) - l, " time %g -> %g s,", p->run.time_s,
 				      p->run.time_s * f);
 		p->run.time_s *= f;
 	}
-	if (p->run.warmup_s > 0) {
+	if (p->run.warmup_s > 0 && !(p->run.unscaled & BC_UNSCALED_WARMUP)) {
 		l += (size_t)snprintf(said + l, sizeof(said) - l, " warmup %g -> %g s,", p->run.warmup_s,
 				      p->run.warmup_s * f);
 		p->run.warmup_s *= f;
 	}
 	size_t idx[64], n = p->run.nthreads, k = keep_share(n, f, idx);
-	if (k < n) {
+	if (k < n && !(p->run.unscaled & BC_UNSCALED_THREADS)) {
 		unsigned kept[64];
 		for (size_t i = 0; i < k; i++)
 			kept[i] = p->run.threads[idx[i]];
@@ -352,5 +352,6 @@ void bc_plan_free(bc_modplan *p)
 	for (size_t i = 0; p->need_skip && i < p->npoints * p->run.nthreads; i++)
 		free(p->need_skip[i]);
 	free(p->need_skip);
+	free(p->skip_all);
 	memset(p, 0, sizeof(*p));
 }

@@ -19,6 +19,9 @@ typedef struct bc_modplan {
 	   why the case cannot run here (NULL: it can), or NULL for none */
 	char **need_skip;
 	size_t need_skipped;
+	/* why every case of the module is skipped before anything runs (a heavy
+	   module under profile = "small" or skip_heavy), or NULL */
+	char *skip_all;
 } bc_modplan;
 
 /* Checks every given key and value; errors name file:line and valid keys/choices. */

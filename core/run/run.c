@@ -62,12 +62,14 @@ void bc_runner_show_plan(bc_runner *r, bc_modplan *plans, size_t n)
 		size_t c = cases_of(&plans[i]);
 		total += c;
 		secs += c * (plans[i].run.warmup_s + plans[i].run.time_s);
-		size_t sk = r->force_module ? 0 : plans[i].need_skipped * plans[i].run.repeat;
+		size_t sk = plans[i].skip_all ? c : r->force_module ? 0 : plans[i].need_skipped * plans[i].run.repeat;
 		bc_info("plan: %s: %zu point%s x %zu thread count%s x %u repeat%s = %zu case%s%s", plans[i].mod->desc.name,
 			plans[i].npoints, plans[i].npoints == 1 ? "" : "s", plans[i].run.nthreads,
 			plans[i].run.nthreads == 1 ? "" : "s", plans[i].run.repeat, plans[i].run.repeat == 1 ? "" : "s",
 			c, c == 1 ? "" : "s", "");
-		if (sk)
+		if (plans[i].skip_all)
+			bc_info("plan: %s: every case skipped: %s", plans[i].mod->desc.name, plans[i].skip_all);
+		else if (sk)
 			bc_info("plan: %s: %zu of them skipped, this machine cannot give what they need (first: %s)",
 				plans[i].mod->desc.name, sk, first_need(&plans[i]));
 		skipped += sk;
@@ -80,7 +82,7 @@ void bc_runner_show_plan(bc_runner *r, bc_modplan *plans, size_t n)
 			r->resume->interrupted, secs * share);
 	}
 	if (skipped)
-		bc_info("plan: %zu case%s to run, %zu skipped for this machine's size; about %.0f s of warmup and "
+		bc_info("plan: %zu case%s to run, %zu skipped (said above); about %.0f s of warmup and "
 			"measurement (plus prepare time)", total - skipped, total - skipped == 1 ? "" : "s", skipped,
 			total ? secs * (double)(total - skipped) / (double)total : 0);
 	else

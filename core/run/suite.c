@@ -395,8 +395,16 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 		free(cfg->baseline);
 		cfg->baseline = bc_xstrdup(c->baseline);
 	}
-	for (size_t i = 0; i < n; i++)	/* needs() against this machine; profile = small fits sizes */
-		plans[i].need_skip = bc_needs_plan(&plans[i], plans[i].run.profile_small, &plans[i].need_skipped);
+	for (size_t i = 0; i < n; i++) {	/* needs() against this machine; profile = small fits sizes */
+		bc_modplan *p = &plans[i];
+		if (p->mod->desc.requires.heavy && (cfg->skip_heavy || p->run.profile_small)) {
+			/* skipped in the plan, so nothing of it is fitted or counted as run */
+			p->skip_all = bc_xasprintf("%s is marked heavy and %s", p->mod->desc.name,
+						   cfg->skip_heavy ? "skip_heavy = true" : "profile = \"small\"");
+			continue;
+		}
+		p->need_skip = bc_needs_plan(p, p->run.profile_small, &p->need_skipped);
+	}
 	if (plan_too_large(cfg, plans, n))
 		goto out;
 	bc_runner r;

@@ -11,6 +11,10 @@
 #define BC_MAX_PCT 16
 
 /* Run settings: global defaults, overridable per module and on the command line. */
+/* Run settings a command-line flag gave: --scale leaves them as given (a flag
+   overrides the file, and scale is a change of the file's values). */
+enum { BC_UNSCALED_TIME = 1, BC_UNSCALED_WARMUP = 2, BC_UNSCALED_THREADS = 4 };
+
 typedef struct bc_runset {
 	unsigned threads[64];
 	size_t nthreads;
@@ -20,6 +24,7 @@ typedef struct bc_runset {
 	double cleanup_timeout;		/* finish, cleanup, destroy each; 0 = warmup + time + grace */
 	double max_error_rate;		/* share of operations that may fail (0 .. 1) */
 	double scale;			/* 0 < scale <= 1: a quick try of a long study (plan.c) */
+	unsigned unscaled;		/* BC_UNSCALED_*: given by a flag, so kept as given by scale */
 	int repeat_auto;		/* repeat = "auto": rounds go on while a case is undecided */
 	unsigned min_repeat, max_repeat;
 	double time_budget;		/* repeat = auto: no new round after this many seconds (0: none) */

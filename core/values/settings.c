@@ -127,8 +127,9 @@ const bc_setting bc_settings[] = {
 	  BC_SCOPE_RUN, BC_ST_U64, RUN(max_cases), "max-cases", "N" },
 	{ { "scale", BENCH_OPT_DOUBLE, "1", "a quick try of a long study: multiplies time, warmup and the "
 	    "sizes a module marks as scalable (io file size, oltp warehouses...) by it and keeps about that share "
-	    "of a thread sweep (its first and last counts kept); each change is said at the start and the "
-	    "cases record what ran", .min = 0.001, .max = 1 },
+	    "of a thread sweep (its first and last counts kept); time, warmup or threads given by their flag "
+	    "(--time, --warmup, --threads) stay as given; each change is said at the start and the cases "
+	    "record what ran", .min = 0.001, .max = 1 },
 	  BC_SCOPE_RUN, BC_ST_DOUBLE, RUN(scale), "scale", "F" },
 	{ { "profile", BENCH_OPT_ENUM, "default", "small: for a small VM: modules marked heavy are skipped, and "
 	    "the sizes a module marks as scalable are halved (not below their minimum) until each case needs at "

@@ -342,6 +342,13 @@ static int io_needs(const bench_host_api_v1 *api, bench_ctx *ctx, bench_needs_v1
 	struct stat st;
 	static char why[96];
 	out->memory_bytes = (uint64_t)threads * (uint64_t)o->iodepth * (uint64_t)o->block_size;
+	const char *nodirect = o->direct && stat(o->path, &st) == 0 && S_ISDIR(st.st_mode) ?
+			       io_direct_unsupported(o->path) : NULL;
+	if (nodirect) {	/* a configuration error: found in the plan, not at each case's init */
+		api->errorf(ctx, NULL, "direct = true, but direct I/O is not supported at \"%s\"\n%s\n%s",
+			    o->path, nodirect, IO_DIRECT_HINT);
+		return BENCH_ERR;
+	}
 	if (stat(o->path, &st) == 0 && !S_ISDIR(st.st_mode))
 		return BENCH_OK;	/* a device or an existing file: nothing laid out */
 	out->disk_bytes = (uint64_t)files * (uint64_t)o->file_size;

@@ -120,4 +120,9 @@ void io_stamp(unsigned char *buf, uint64_t len, uint64_t off, uint64_t gen);
 uint64_t io_check(const unsigned char *buf, uint64_t len, uint64_t off);
 const char *io_errkind(int err);
 
+/* Why direct = true cannot work in directory dir (tmpfs, ramfs, a file
+   system refusing O_DIRECT), or NULL (io_file.c). */
+const char *io_direct_unsupported(const char *dir);
+#define IO_DIRECT_HINT	"set direct = false to measure buffered I/O there (the page cache is then " \
+			"part of what is measured), or set path to a directory on a disk"
 #endif

@@ -383,8 +383,10 @@ static int io_device_init(struct io_state *s, const struct stat *st)
 	return BENCH_OK;
 }
 
-/* direct = true needs O_DIRECT; tmpfs and ramfs have no device to bypass to. */
-static int io_direct_probe(struct io_state *s, const char *dir)
+/* Why direct = true cannot work in directory dir, or NULL: tmpfs and ramfs
+   have no device to bypass to, and some file systems refuse O_DIRECT (the
+   probe is an unnamed O_TMPFILE file: nothing is left behind). */
+const char *io_direct_unsupported(const char *dir)
 {
 	struct statfs sf;
 	const char *why = NULL;
@@ -403,11 +405,16 @@ static int io_direct_probe(struct io_state *s, const char *dir)
 	}
 	if (fd >= 0)
 		close(fd);
+	return why;
+}
+
+/* direct = true needs O_DIRECT (io_direct_unsupported). */
+static int io_direct_probe(struct io_state *s, const char *dir)
+{
+	const char *why = io_direct_unsupported(dir);
 	if (!why)
 		return BENCH_OK;
-	io_error(s, NULL, NULL, "set direct = false to measure buffered I/O there (the page "
-		 "cache is then part of what is measured), or set path to a directory on a disk",
-		 "direct I/O is not supported at \"%s\": %s", s->target, why);
+	io_error(s, NULL, NULL, IO_DIRECT_HINT, "direct I/O is not supported at \"%s\": %s", s->target, why);
 	return BENCH_ERR;
 }
 

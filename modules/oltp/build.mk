@@ -1,1 +1,3 @@
-LIBS_oltp := $(shell mariadb_config --libs) -lcrypto
+# MARIADB_LIBS: a cross build gives the target's (mariadb_config names the build machine's dirs)
+MARIADB_LIBS ?= $(shell mariadb_config --libs)
+LIBS_oltp := $(MARIADB_LIBS) -lcrypto

@@ -23,7 +23,7 @@ if [ -n "$small" ]; then
 	expect_py "128M files on a 64M tmpfs: skipped, with the figures" $T/d.json \
 		'sorted(c["status"] for c in d["cases"] if c["params"]["file_size"] == 128 << 20) == ["skipped", "skipped"] and any(c["reason"] == "io needs 256.0 MiB at '$small' (2 files x 134217728 bytes: lower file_size), 64.0 MiB free" for c in d["cases"])'
 	expect_py "16M files fit: they ran" $T/d.json 'all(c["status"] == "ok" for c in d["cases"] if c["params"]["file_size"] == 16 << 20)'
-	expect_grep "the plan counts the cases that cannot run, before the run" $T/d.err '^plan: 2 cases to run, 2 skipped for this machine'"'"'s size'
+	expect_grep "the plan counts the cases that cannot run, before the run" $T/d.err '^plan: 2 cases to run, 2 skipped \(said above\)'
 	expect_grep "the plan names the first reason" $T/d.err '^plan: io: 2 of them skipped, this machine cannot give what they need \(first: io needs 128\.0 MiB'
 	check "nothing left on the tmpfs" test -z "$(ls -A $small)"
 fi
@@ -69,3 +69,8 @@ expect_py "small-vm.conf: the fingerprint records the one usable CPU" $T/svm.jso
 if [ -n "$cg" ]; then
 	expect_py "small-vm.conf: the fingerprint records the 512 MB limit" $T/svm.json 'd["host"]["memory_limit_bytes"] == 512 << 20'
 fi
+expect_grep "small-vm.conf: the plan skips heavy oltp before anything runs" $T/svm.err \
+	'^plan: oltp: every case skipped: oltp is marked heavy and profile = "small"'
+expect_no_grep "small-vm.conf: a skipped heavy module's sizes are not fitted" $T/svm.err '^profile small, module oltp'
+expect_py "small-vm.conf: oltp's cases keep the warehouses the file gave" $T/svm.json \
+	'all(c["params"]["warehouses"] == 2 for c in d["cases"] if c["module"] == "oltp")'

@@ -191,3 +191,56 @@ if command -v chromium >/dev/null; then
 else
 	fail "chromium not installed (scripts/deps.sh installs it)"
 fi
+
+# --- charts as the studies need them (issue 42): every series in its legend,
+# intervals clipped at zero, a one-point chart drawn as bars --------------
+"$BC" run cpu max_prime=$(seq -s, 300 20 660) --threads 1,2 --time 0.05 --warmup 0 -q -o $T/many.json >/dev/null 2>&1 </dev/null
+"$BC" run cpu max_prime=500 --time 0.1 --warmup 0 --repeat 3 -q -o $T/one.json >/dev/null 2>&1 </dev/null
+# B's repeats spread so widely that the mean's interval reaches below zero
+"$PY" -S - $T/one.json $T/wide.json <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for c, v in zip(d["cases"], [1.0, 1e6, 1.0]):
+    c["metrics"]["events_per_sec"]["value"] = v
+d["label"] = "wide"
+json.dump(d, open(sys.argv[2], "w"))
+PYEOF
+# 16 systems in one chart (the most report takes; a legend used to hold 15)
+sys19=()
+for i in $(seq 1 13); do
+	"$PY" -S -c "import json,sys; d=json.load(open(sys.argv[1])); d['label']='sys%02d' % int(sys.argv[3]); json.dump(d, open(sys.argv[2],'w'))" $T/one.json $T/s$i.json $i
+	sys19+=($T/s$i.json)
+done
+run_bc $T/st report $T/many.json $T/one.json $T/wide.json "${sys19[@]}" -o $T/st.html
+expect_rc "report of a 19-point sweep, a one-thread run, a wide one and 13 more systems" 0
+run_bc $T/st1 report $T/one.json $T/wide.json -o $T/one.html
+expect_rc "report of two one-thread runs" 0
+"$PY" -S - $T/st.html $T/one.html >$T/st.out <<'PYEOF'
+import re, sys
+html = open(sys.argv[1]).read()
+bad_legend = bad_clip = bars_one = lines_one = 0
+svgs = re.findall(r"<svg class='chart'.*?</svg>", html, re.S)
+one = [s for s in re.findall(r"<svg class='chart'.*?</svg>", open(sys.argv[2]).read(), re.S) if " vs threads<" in s]
+for svg in svgs + one:
+    series = svg.count("<g class='series'>")
+    legends = len(re.findall(r"class='legend'>", svg)) - (1 if "stroke-dasharray='4 4'/><text" in svg else 0)
+    if series != legends:
+        bad_legend += 1
+    h = float(re.search(r"height='([0-9.]+)'", svg).group(1))
+    if any(float(y) > h for y in re.findall(r"<text x='[0-9.]+' y='([0-9.]+)' class='legend'>", svg)):
+        bad_legend += 1     # listed, but below the picture's edge
+    # every value here is a rate (>= 0): no axis label below zero
+    if any(t.startswith("-") for t in re.findall(r"class='tick'>([^<]*)</text>", svg)):
+        bad_clip += 1
+for svg in one:	# the charts against threads of two one-thread runs
+    if "<circle" in svg:
+        lines_one += 1
+    if "<g class='series'><rect" in svg and "threads 1</text>" in svg:
+        bars_one += 1
+print(f"bad_legend={bad_legend} bad_clip={bad_clip} one_point_lines={lines_one} one_point_bars={bars_one}")
+PYEOF
+cat $T/st.out
+expect_grep "every chart's legend lists every series inside the picture (16 systems in one chart)" $T/st.out 'bad_legend=0 '
+expect_grep "no chart of rates shows a negative axis value for an interval reaching below zero" $T/st.out 'bad_clip=0 '
+expect_grep "no chart is lines of one point each" $T/st.out 'one_point_lines=0 '
+expect_grep "a chart of one point per series is drawn as bars" $T/st.out 'one_point_bars=[1-9]'

@@ -131,6 +131,27 @@ run_bc $T/ovbad -c $T/ov.conf --repeat x
 expect_rc "-c with a bad run-setting flag value" 2
 expect_grep "-c --repeat x: the flag is named" $T/ovbad.err 'command line \(--repeat\): invalid value "x" for "repeat"'
 
+# --- -c FILE MODULE.OPTION=VALUE: one study file for every system (issue 42) ---
+printf 'time = 0.2;\nwarmup = 0;\nthreads = [1];\nmodules = ({ name = "cpu"; max_prime = 500; }, { name = "mem"; block_size = "4K"; total_size = "1M"; enabled = false; });\n' >$T/mo.conf
+run_bc $T/mo -c $T/mo.conf cpu.max_prime=600,700 -q -o $T/mo.json
+expect_rc "-c with cpu.max_prime=600,700" 0
+expect_py "cpu.max_prime=600,700 sweeps over the file's 500, recorded in the config" $T/mo.json \
+	"[c['params']['max_prime'] for c in d['cases']] == [600, 700] and d['config']['modules'][0]['options']['max_prime'] == [600, 700]"
+run_bc $T/mo2 -c $T/mo.conf cpu.time=0.1 mem.enabled=true cpu.enabled=false -q -o $T/mo2.json
+expect_rc "-c with MODULE.run-setting and MODULE.enabled" 0
+expect_py "mem.enabled=true cpu.enabled=false: only mem ran" $T/mo2.json "[c['module'] for c in d['cases']] == ['mem']"
+run_bc $T/mo3 -c $T/mo.conf cpu.bogus=1
+expect_rc "-c cpu.bogus=1 is refused" 2
+expect_grep "an unknown option is named with the valid keys" $T/mo3.err 'command line \(cpu\.bogus\): unknown option "bogus" for module "cpu"'
+run_bc $T/mo4 -c $T/mo.conf io.path=/tmp
+expect_rc "-c io.path=... without an io entry is refused" 2
+expect_grep "the config's entries are listed" $T/mo4.err 'has no entry for module "io".*|Its module entries: cpu, mem\.'
+run_bc $T/mo5 -c $T/mo.conf cpu.max_prime=abc
+expect_rc "-c cpu.max_prime=abc is refused" 2
+run_bc $T/mo6 -c $T/mo.conf stray
+expect_rc "-c with a stray word is a usage error" 2
+check "nothing written by a refused override" test ! -e $T/mo3.json
+
 # --- scale: shorter cases and a thinner thread sweep, said at the start ----
 printf 'time = 0.4;\nwarmup = 0.2;\nthreads = [1, 2, 3, 4];\nmodules = ({ name = "cpu"; max_prime = 500; });\n' >$T/sc.conf
 run_bc $T/sc -c $T/sc.conf --scale 0.5 -o $T/sc.json
@@ -138,5 +159,17 @@ expect_rc "--scale 0.5" 0
 expect_py "scale 0.5: threads 1,2,3,4 -> 1,4 (first and last kept); time 0.4 -> 0.2 s, warmup 0.2 -> 0.1 s" $T/sc.json \
 	"[c['threads'] for c in d['cases']] == [1, 4] and all(abs(c['duration_s'] - 0.2) < 0.08 and abs(c['warmup_s'] - 0.1) < 0.02 for c in d['cases'])"
 expect_grep "scale: each change said before the run" $T/sc.err 'scale 0.5, module cpu: time 0.4 -> 0.2 s, warmup 0.2 -> 0.1 s, threads 4 -> 2 counts \(1,4\)'
+# a small share still keeps the first and last counts (issue 42: 0.01 gave one count)
+printf 'time = 20;\nwarmup = 10;\nthreads = [1, 2, 3, 4, 5, 6, 7, 8];\nmodules = ({ name = "cpu"; max_prime = 500; });\n' >$T/sc8.conf
+run_bc $T/sc8 -c $T/sc8.conf --scale 0.01 -q -o $T/sc8.json
+expect_rc "--scale 0.01 over an 8-count sweep" 0
+expect_py "scale 0.01: threads 1..8 -> 1,8 (first and last kept), time 20 -> 0.2 s" $T/sc8.json \
+	"[c['threads'] for c in d['cases']] == [1, 8] and all(abs(c['duration_s'] - 0.2) < 0.08 for c in d['cases'])"
+# a flag overrides the file: what it gives is not scaled
+run_bc $T/scf -c $T/sc8.conf --scale 0.01 --time 0.3 --warmup 0 --threads 1,2 -o $T/scf.json
+expect_rc "--scale 0.01 with --time/--warmup/--threads" 0
+expect_py "--time 0.3 --threads 1,2 stay as given under --scale 0.01" $T/scf.json \
+	"[c['threads'] for c in d['cases']] == [1, 2] and all(abs(c['duration_s'] - 0.3) < 0.1 and c['warmup_s'] == 0 for c in d['cases'])"
+expect_no_grep "--scale: a flag's time is not said as scaled" $T/scf.err 'time 0\.3 -> '
 run_bc $T/sc0 -c $T/sc.conf --scale 0
 expect_rc "--scale 0 is refused (0 < scale <= 1)" 2

@@ -217,3 +217,18 @@ else
 	expect_grep "study 3's index from its run: overall, against itself 100" $T/st/i3.out '^overall \(geometric mean of the modules\) +100 +100\.0 '
 	cd $T
 fi
+
+# --- io on tmpfs with direct = true: refused in the plan, before anything runs (issue 42)
+if mkdir -p $T/tmpfs && mount -t tmpfs -o size=32M tmpfs $T/tmpfs 2>/dev/null; then
+	printf 'time = 0.2;\nwarmup = 0;\nthreads = [1];\nmodules = ({ name = "cpu"; max_prime = 500; }, { name = "io"; path = "%s"; file_size = "4M"; rw = ["randread", "randwrite"]; });\n' $T/tmpfs >$T/td.conf
+	run_bc $T/td -c $T/td.conf -o $T/td.json
+	expect_rc "io direct = true on tmpfs: a configuration error before anything runs" 2
+	expect_grep "the reason names the path and the way out" $T/td.err 'direct I/O is not supported at ".*tmpfs"'
+	check "no case ran (no results file)" test ! -e $T/td.json
+	check "nothing left in the tmpfs" test -z "$(ls -A $T/tmpfs)"
+	run_bc $T/tb -c $T/td.conf io.direct=false -q -o $T/tb.json
+	expect_rc "io direct = false on tmpfs runs" 0
+	umount $T/tmpfs
+else
+	echo "SKIP: io direct on tmpfs: cannot mount a tmpfs here"
+fi

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# The sys module (UnixBench's and lmbench's system tests): every test runs and
+# its count of loops is the count of the work an observer benchcore does not
+# control saw done (strace -f -c: the system calls, forks and execs made),
+# the headline is in UnixBench's unit, process tests fork from the helper and
+# never from the case, file_copy leaves nothing and touches no other file.
+. "$(dirname "$0")/lib.sh"
+run_sys() { local o=$1; shift; run_bc $o run sys "$@" --warmup 0 -q -o $o.json; }
+
+for t in syscall getpid pipe context_switch spawn execl file_copy shell; do
+	run_sys $T/$t test=$t --time 0.3
+	expect_rc "sys test=$t runs" 0
+	expect_py "sys test=$t: ok, loops counted, a loop's latency recorded" $T/$t.json \
+		"[c['status'] == 'ok' and c['ops']['loop']['count'] > 0 and c['metrics']['loops_per_sec']['value'] > 0 and c['ops']['loop']['latency_ns']['p50'] > 0 for c in d['cases']] == [True]"
+done
+expect_py "file_copy: kib_per_sec is loops x buffer_size / 1024 per second" $T/file_copy.json \
+	"abs(d['cases'][0]['metrics']['kib_per_sec']['value'] - d['cases'][0]['metrics']['loops_per_sec']['value'] * 1024 / 1024) < 1e-6 * d['cases'][0]['metrics']['kib_per_sec']['value']"
+expect_py "shell: loops_per_min is 60 x loops_per_sec" $T/shell.json \
+	"abs(d['cases'][0]['metrics']['loops_per_min']['value'] - 60 * d['cases'][0]['metrics']['loops_per_sec']['value']) < 1e-6 * d['cases'][0]['metrics']['loops_per_min']['value']"
+
+if command -v strace >/dev/null; then
+	# obs OUT SYSCALLS ARGS...: strace -f -c over a sys run; OUT.st has the table
+	obs() { local o=$1 calls=$2; shift 2; strace -f -c -o $o.st -e trace=$calls "$BC" run sys "$@" --warmup 0 -q -o $o.json >/dev/null 2>&1 </dev/null; }
+	# calls NAME FILE: the count strace saw
+	calls() { awk -v n="$1" '$NF == n { print ($4 ~ /^[0-9]+$/) ? $4 : $5 }' "$2"; }
+	within() {	# desc, loops, seen, most extra: loops <= seen <= loops * 1.1 + extra
+		if [ -n "$3" ] && [ "$3" -ge "$2" ] && [ "$3" -le $(( $2 + $2 / 10 + $4 )) ]; then pass "$1 ($2 loops, $3 seen)"
+		else fail "$1: $2 loops counted, strace saw ${3:-none}"; fi
+	}
+	loops() { "$PY" -S -c "import json,sys; print(json.load(open(sys.argv[1]))['cases'][0]['ops']['loop']['count'])" $1; }
+	obs $T/o1 umask test=syscall --time 0.3
+	within "syscall: one umask per loop counted" "$(loops $T/o1.json)" "$(calls umask $T/o1.st)" 20
+	obs $T/o2 getpid test=getpid --time 0.3
+	within "getpid: one getpid per loop counted" "$(loops $T/o2.json)" "$(calls getpid $T/o2.st)" 40
+	obs $T/o3 write test=pipe --time 0.3
+	within "pipe: one 512-byte write per loop counted" "$(loops $T/o3.json)" "$(calls write $T/o3.st)" 200
+	obs $T/o4 clone,clone3,fork,vfork test=spawn --time 0.3
+	n=$(loops $T/o4.json); c=$(( $(calls clone $T/o4.st || echo 0) + 0 )); c3=$(calls clone3 $T/o4.st); c=$(( c + ${c3:-0} ))
+	within "spawn: one fork per loop counted" "$n" "$c" 40
+	obs $T/o5 execve test=execl --time 0.3
+	within "execl: one exec per loop counted" "$(loops $T/o5.json)" "$(calls execve $T/o5.st)" 10
+	obs $T/o6 write test=context_switch --time 0.3
+	n=$(loops $T/o6.json)
+	within "context_switch: two writes (there and back) per loop counted" "$((2 * n))" "$(calls write $T/o6.st)" 200
+else
+	fail "strace not installed (scripts/deps.sh installs it)"
+fi
+
+# the process tests fork from the helper, never from the case's process
+strace -f -o $T/tree.st -e trace=clone,clone3,fork,vfork,execve "$BC" run sys test=spawn --time 0.2 --warmup 0 -q -o $T/tree.json >/dev/null 2>&1 </dev/null
+"$PY" -S - $T/tree.st >$T/tree.out <<'PYEOF'
+import re, sys
+helper = set(); forks = {}
+for line in open(sys.argv[1]):
+    m = re.match(r"(\d+) +(\w+)\(", line)
+    if not m:
+        continue
+    pid, call = m.group(1), m.group(2)
+    if call == "execve" and "sys-helper" in line.split(",")[0]:
+        helper.add(pid)
+    r = re.search(r"= (\d+)$", line.strip())
+    if call in ("clone", "clone3", "fork", "vfork") and r and "CLONE_THREAD" not in line:
+        forks[pid] = forks.get(pid, 0) + 1
+top = max(forks.items(), key=lambda kv: kv[1]) if forks else (None, 0)
+print("by_helper" if top[0] in helper else "not_by_helper", top[1])
+PYEOF
+expect_grep "spawn: the forks are the helper's (sys-helper), not the case process's" $T/tree.out '^by_helper [0-9]{2,}'
+
+# file_copy: its own files only, removed after; no other file touched
+mkdir -p $T/fc && echo keep >$T/fc/other.txt && ln -s $T/fc/other.txt $T/fc/link
+run_sys $T/fc1 test=file_copy path=$T/fc buffer_size=256 max_blocks=500 --time 0.3 --threads 1,2
+expect_rc "file_copy in a directory holding other files" 0
+check "file_copy leaves only what was there" test "$(ls -A $T/fc | tr '\n' ' ')" = "link other.txt "
+check "file_copy touched no other file" test "$(cat $T/fc/other.txt)" = keep
+run_sys $T/fc2 test=file_copy path=$T/fc/other.txt --time 0.2
+expect_rc "file_copy with path a regular file fails its case" 1
+check "file_copy: the file named as path is untouched" test "$(cat $T/fc/other.txt)" = keep
+run_sys $T/fc3 test=file_copy path=$T/nonexistent --time 0.2
+expect_rc "file_copy with path missing fails its case" 1
+expect_py "file_copy: the reason names the path" $T/fc3.json "'nonexistent' in d['cases'][0]['reason']"
+
+# threads = N runs N copies at once (UnixBench -c N)
+run_sys $T/par test=spawn --threads 2 --time 0.3
+expect_py "spawn at 2 threads: two copies, each did loops" $T/par.json \
+	"d['cases'][0]['threads'] == 2 and d['cases'][0]['status'] == 'ok' and d['cases'][0]['fairness']['events_min'] > 0"
+check "no sys-helper process is left" sh -c "! pgrep -f 'sys-helpe[r] serve' >/dev/null"

@@ -84,3 +84,16 @@ run_sys $T/par test=spawn --threads 2 --time 0.3
 expect_py "spawn at 2 threads: two copies, each did loops" $T/par.json \
 	"d['cases'][0]['threads'] == 2 and d['cases'][0]['status'] == 'ok' and d['cases'][0]['fairness']['events_min'] > 0"
 check "no sys-helper process is left" sh -c "! pgrep -f 'sys-helpe[r] serve' >/dev/null"
+
+# --- cpu test = dhrystone | whetstone (UnixBench's dhry2reg, whetstone-double)
+run_bc $T/dh run cpu test=dhrystone --time 0.3 --warmup 0 -q -o $T/dh.json
+expect_rc "cpu test=dhrystone runs (its published final values checked every batch)" 0
+expect_py "dhrystone: loops_per_sec is 10000 loops a timed event, dmips = lps / 1757" $T/dh.json \
+	"[abs(c['metrics']['loops_per_sec']['value'] - 10000 * c['metrics']['events_per_sec']['value']) < 1e-6 * c['metrics']['loops_per_sec']['value'] and abs(c['metrics']['dmips']['value'] * 1757 - c['metrics']['loops_per_sec']['value']) < 1e-3 * c['metrics']['loops_per_sec']['value'] for c in d['cases']] == [True]"
+run_bc $T/wh run cpu test=whetstone --time 0.3 --warmup 0 -q -o $T/wh.json
+expect_rc "cpu test=whetstone runs" 0
+expect_py "whetstone: mwips is passes (a million Whetstone instructions each) per second" $T/wh.json \
+	"[abs(c['metrics']['mwips']['value'] - c['metrics']['events_per_sec']['value']) < 1e-6 * c['metrics']['mwips']['value'] and c['metrics']['mwips']['value'] > 0 for c in d['cases']] == [True]"
+run_bc $T/pr run cpu --time 0.2 --warmup 0 -q -o $T/pr.json
+expect_py "cpu's default is still sysbench's prime loop, no UnixBench metric" $T/pr.json \
+	"[c['params']['test'] == 'prime' and 'mwips' not in c['metrics'] and 'loops_per_sec' not in c['metrics'] for c in d['cases']] == [True]"

@@ -70,6 +70,10 @@ MAIN_OBJ	:= $(BUILD)/core/cli/main.o
 MODULES		:= $(notdir $(patsubst %/,%,$(dir $(wildcard modules/*/*.c))))
 MODULES		:= $(sort $(MODULES))
 MODULE_SO	:= $(MODULES:%=$(BUILD)/modules/%.so)
+# A module's helper program (modules/NAME/helper/*.c -> build/modules/NAME-helper),
+# installed beside the module, which runs it (sys: fork and exec from a small process).
+HELPERS		:= $(sort $(patsubst modules/%/helper/,%,$(dir $(wildcard modules/*/helper/*.c))))
+HELPER_BIN	:= $(HELPERS:%=$(BUILD)/modules/%-helper)
 -include $(wildcard modules/*/build.mk)
 
 # Deliberately broken modules used by the loader and robustness tests.
@@ -87,7 +91,7 @@ UNIT_BIN	:= $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 .PHONY: cross-arm64
 .PHONY: all modules testmods unit man check check-fast install uninstall clean FORCE print-floors
 all: $(BUILD)/benchcore modules $(BUILD)/.benchcore-build
-modules: $(MODULE_SO)
+modules: $(MODULE_SO) $(HELPER_BIN)
 testmods: $(TESTMOD_SO) $(STANDIN)
 unit: $(UNIT_BIN)
 
@@ -124,6 +128,13 @@ $(BUILD)/modules/$(1).so: $(wildcard modules/$(1)/*.c) $(wildcard modules/$(1)/*
 		LIBS="$$(LIBS_$(1)) -lm -lpthread" PKG_CONFIG_PATH=$(CURDIR)/$(BUILD)/sdk $(1).so
 endef
 $(foreach m,$(MODULES),$(eval $(call module_rule,$(m))))
+
+define helper_rule
+$(BUILD)/modules/$(1)-helper: $(wildcard modules/$(1)/helper/*.c)
+	@mkdir -p $$(@D)
+	$$(CC) -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -D_GNU_SOURCE -o $$@ $$^
+endef
+$(foreach h,$(HELPERS),$(eval $(call helper_rule,$(h))))
 
 $(BUILD)/testmods/%.so: tests/modules/%.c sdk/include/benchcore/module.h
 	@mkdir -p $(@D)
@@ -222,7 +233,7 @@ install: all man $(BUILD)/benchcore.pc
 	install -m 644 $(BUILD)/man/benchcore.conf.5 $(DESTDIR)$(MANDIR)/man5/benchcore.conf.5
 	install -m 644 $(COMPLETION) $(DESTDIR)$(BASHCOMPDIR)/benchcore
 	install -m 755 $(BUILD)/benchcore $(DESTDIR)$(BINDIR)/benchcore
-	for so in $(MODULE_SO); do install -m 755 $$so $(DESTDIR)$(MODULEDIR)/; done
+	for so in $(MODULE_SO) $(HELPER_BIN); do install -m 755 $$so $(DESTDIR)$(MODULEDIR)/; done
 	install -m 644 $(SDK_HEADERS) $(DESTDIR)$(INCLUDEDIR)/benchcore/
 	install -m 644 $(BUILD)/benchcore.pc $(DESTDIR)$(PKGCONFIGDIR)/benchcore.pc
 	install -m 644 sdk/module.mk $(DESTDIR)$(DATADIR)/benchcore/module.mk
@@ -236,7 +247,7 @@ uninstall:
 	      $(DESTDIR)$(PKGCONFIGDIR)/benchcore.pc $(DESTDIR)$(DATADIR)/benchcore/module.mk \
 	      $(DESTDIR)$(DOCDIR)/sdk.md $(DOCS:docs/%=$(DESTDIR)$(DOCDIR)/%)
 	rm -rf $(DESTDIR)$(DATADIR)/benchcore/examples
-	rm -f $(MODULES:%=$(DESTDIR)$(MODULEDIR)/%.so)
+	rm -f $(MODULES:%=$(DESTDIR)$(MODULEDIR)/%.so) $(HELPERS:%=$(DESTDIR)$(MODULEDIR)/%-helper)
 	rm -f $(DESTDIR)$(MANDIR)/man1/benchcore.1 $(DESTDIR)$(MANDIR)/man5/benchcore.conf.5 \
 	      $(DESTDIR)$(BASHCOMPDIR)/benchcore
 	-rmdir $(DESTDIR)$(MODULEDIR) $(DESTDIR)$(LIBDIR)/benchcore \

@@ -7,7 +7,7 @@ set -euo pipefail
 BUILD="build-essential pkg-config libconfig-dev libaio-dev libmariadb-dev libhiredis-dev
        libssl-dev libjansson-dev libcmocka-dev"
 # Tests: sanitizer/leak checks, fuzzing (clang's libFuzzer), real servers, headless browser.
-TEST="valgrind clang libclang-rt-14-dev mariadb-server redis-server iproute2 procps
+TEST="valgrind clang libclang-rt-14-dev mariadb-server redis-server iproute2 procps strace
       chromium python3"
 # Reference tools the bench/ scripts compare against.
 REF="sysbench fio redis-tools openssl iperf3 sockperf qperf coreutils"

@@ -8,6 +8,7 @@
 #include "cmp_flags.h"
 #include "compare.h"
 #include "tables.h"
+#include "unixbench.h"
 #include "util.h"
 
 #define MAX_FILES	16
@@ -84,7 +85,8 @@ static const bc_flag compare_flags[] = {
 	  "(the frequency study's conclusion)" },
 	{ "index", 0, NULL, F_INDEX, "a UnixBench-style index of every file against the first (100): per "
 	  "module and overall, the geometric mean of the headline ratios, with a 95% interval and the cases "
-	  "it covers" },
+	  "it covers; --index unixbench RUN.json ...: UnixBench's System Benchmarks Index of each file "
+	  "(against UnixBench's own baseline, one copy and N copies)" },
 	{ "format", 0, "text|markdown|csv", F_FORMAT, "the form of --table, --summary-table, --per-ghz and "
 	  "--index (default text)" },
 	{ "json", 0, NULL, F_JSON, "JSON on stdout instead of text" },
@@ -184,6 +186,21 @@ int bc_cmd_compare(int argc, char **argv)
 			"Try 'benchcore compare --help'.\n", MAX_FILES, nfiles);
 		free(files);
 		return 2;
+	}
+	/* --index unixbench RUN.json ...: UnixBench's reference set, not a first file */
+	int ub = a.view == F_INDEX && nfiles > 1 && !strcmp(files[0], "unixbench");
+	if (ub && bc_load_all("compare", files + 1, nfiles - 1, res) < 0) {
+		free(files);
+		return 2;
+	}
+	if (ub) {
+		rc = bc_unixbench_index(stdout, res, nfiles - 1);
+		if (bc_stdout_done("compare"))
+			rc = 2;
+		for (int i = 0; i < nfiles - 1; i++)
+			bc_results_free(&res[i]);
+		free(files);
+		return rc;
 	}
 	if (bc_load_all("compare", files, nfiles, res) < 0) {
 		free(files);

@@ -1,0 +1,207 @@
+/*
+ * sys-helper: the small process the sys module's process tests run in.
+ *
+ * UnixBench's spawn, execl, context1 and shell tests fork and exec from small
+ * programs; a benchmark case is a large multithreaded process (benchcore,
+ * OpenSSL, jansson, per-thread histograms), and forking it would measure the
+ * copy of its page tables, not the kernel's process creation. So each worker
+ * thread of a case starts one of these (posix_spawn, so the case is never
+ * forked), and asks it for batches of work over a pipe:
+ *
+ *   stdin:  "spawn N" | "execl N" | "ctx N" | "shell N C"   one command a line
+ *   stdout: "ok" | "err REASON"                              one reply a line
+ *
+ *   spawn N   N times: fork, the child exits at once, wait for it
+ *   execl N   fork once; the child execs this program N times in a chain
+ *             (each exec replaces the last, as UnixBench's execl), then exits
+ *   ctx N     N round trips of a counter with a partner process over two
+ *             pipes (UnixBench's context1: each trip two context switches)
+ *   shell N C N times: C copies of the script (argv[2]) at once, in the
+ *             directory argv[3], waited for; each must exit 0
+ *
+ * It dies with its parent (PR_SET_PDEATHSIG) and ends at EOF on stdin.
+ * Usage: sys-helper serve [SCRIPT DIR] | sys-helper --chain N
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char *self;
+static int to_partner = -1, from_partner = -1;
+static pid_t partner_pid;
+
+static int reply(const char *why)
+{
+	if (why)
+		printf("err %s: %s\n", why, strerror(errno));
+	else
+		fputs("ok\n", stdout);
+	return fflush(stdout) == 0 ? 0 : -1;
+}
+
+static const char *do_spawn(long n)
+{
+	for (long i = 0; i < n; i++) {
+		pid_t p = fork();
+		if (p < 0)
+			return "fork";
+		if (p == 0)
+			_exit(0);
+		if (waitpid(p, NULL, 0) != p)
+			return "waitpid";
+	}
+	return NULL;
+}
+
+static const char *do_execl(long n)
+{
+	char count[32];
+	int st;
+	snprintf(count, sizeof(count), "%ld", n);
+	pid_t p = fork();
+	if (p < 0)
+		return "fork";
+	if (p == 0) {
+		execl(self, self, "--chain", count, (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(p, &st, 0) != p)
+		return "waitpid";
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		errno = ENOEXEC;
+		return "exec chain";
+	}
+	return NULL;
+}
+
+/* The partner of ctx: sends back each counter it reads, until EOF. */
+static void partner(int in, int out)
+{
+	unsigned long v;
+	while (read(in, &v, sizeof(v)) == (ssize_t)sizeof(v))
+		if (write(out, &v, sizeof(v)) != (ssize_t)sizeof(v))
+			break;
+	_exit(0);
+}
+
+static const char *do_ctx(long n)
+{
+	if (to_partner < 0) {
+		int a[2], b[2];
+		if (pipe(a) || pipe(b))
+			return "pipe";
+		pid_t p = fork();
+		if (p < 0)
+			return "fork";
+		if (p == 0) {
+			close(a[1]);
+			close(b[0]);
+			partner(a[0], b[1]);
+		}
+		close(a[0]);
+		close(b[1]);
+		partner_pid = p;
+		to_partner = a[1];
+		from_partner = b[0];
+	}
+	for (unsigned long i = 0; i < (unsigned long)n; i++) {
+		unsigned long v;
+		if (write(to_partner, &i, sizeof(i)) != (ssize_t)sizeof(i) ||
+		    read(from_partner, &v, sizeof(v)) != (ssize_t)sizeof(v))
+			return "pipe to the partner";
+		if (v != i) {
+			errno = EPROTO;
+			return "the partner answered another counter";
+		}
+	}
+	return NULL;
+}
+
+static const char *do_shell(long n, long copies, const char *script, const char *dir)
+{
+	pid_t kids[64];
+	if (!script || copies < 1 || copies > 64) {
+		errno = EINVAL;
+		return "shell";
+	}
+	for (long i = 0; i < n; i++) {
+		long started = 0;
+		const char *why = NULL;
+		for (; started < copies; started++) {
+			pid_t p = fork();
+			if (p < 0) {
+				why = "fork";
+				break;
+			}
+			if (p == 0) {
+				if (chdir(dir) == 0)
+					execl("/bin/sh", "sh", script, (char *)NULL);
+				_exit(127);
+			}
+			kids[started] = p;
+		}
+		for (long k = 0; k < started; k++) {
+			int st;
+			if (waitpid(kids[k], &st, 0) != kids[k])
+				why = why ? why : "waitpid";
+			else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+				errno = ENOEXEC;
+				why = why ? why : "the script failed";
+			}
+		}
+		if (why)
+			return why;
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	char line[256], cmd[16];
+	self = argv[0];
+	if (argc == 3 && !strcmp(argv[1], "--chain")) {
+		long n = atol(argv[2]);
+		if (n <= 1)
+			return 0;
+		snprintf(line, sizeof(line), "%ld", n - 1);
+		execl(self, self, "--chain", line, (char *)NULL);
+		return 127;
+	}
+	if (argc < 2 || strcmp(argv[1], "serve")) {
+		fprintf(stderr, "sys-helper: run by benchcore's sys module, not by hand\n");
+		return 2;
+	}
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	signal(SIGPIPE, SIG_IGN);
+	while (fgets(line, sizeof(line), stdin)) {
+		long n = 0, c = 1;
+		const char *why;
+		if (sscanf(line, "%15s %ld %ld", cmd, &n, &c) < 2 || n < 1) {
+			errno = EINVAL;
+			why = "bad command";
+		} else if (!strcmp(cmd, "spawn"))
+			why = do_spawn(n);
+		else if (!strcmp(cmd, "execl"))
+			why = do_execl(n);
+		else if (!strcmp(cmd, "ctx"))
+			why = do_ctx(n);
+		else if (!strcmp(cmd, "shell"))
+			why = do_shell(n, c, argc > 2 ? argv[2] : NULL, argc > 3 ? argv[3] : ".");
+		else {
+			errno = EINVAL;
+			why = "unknown command";
+		}
+		if (reply(why))
+			break;
+	}
+	if (partner_pid > 0) {	/* EOF ends the partner: nothing outlives the helper */
+		close(to_partner);
+		waitpid(partner_pid, NULL, 0);
+	}
+	return 0;
+}

@@ -1,0 +1,297 @@
+/*
+ * sys: the operating system itself, as UnixBench's system tests and
+ * lmbench's lat_* measure it: system calls, pipes, context switches,
+ * process creation, exec, file copies and shell scripts.
+ *
+ * Each test does the work of UnixBench 5.1.3's program, counted in its
+ * units so UnixBench's baseline applies (loops_per_sec; kib_per_sec for
+ * file_copy; loops_per_min for shell), and the latency of one loop in
+ * lmbench's sense (microseconds per operation) comes from the percentiles.
+ * The harness must not be what is measured:
+ *  - a loop shorter than a few microseconds (a system call, a pipe round
+ *    trip) is run in batches of about SYS_BATCH_NS, timed once per batch
+ *    (record_n: each loop gets the batch's mean);
+ *  - process creation never forks the case (a large multithreaded process):
+ *    each worker thread starts a small helper program (sys-helper, beside
+ *    this module) with posix_spawn and asks it for batches of forks, exec
+ *    chains, context switches or scripts over a pipe; the pipe's round trip
+ *    (~10 us) is under 1% of a batch.
+ * threads = N runs N copies at once, as UnixBench's -c N.
+ *
+ * Threads: init, prepare, finish, cleanup and destroy on the main thread;
+ * each worker owns its struct sys_thread (helper, pipes, files) alone.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "sys.h"
+
+static const char *const sys_test_names[] = {
+	"syscall", "getpid", "pipe", "context_switch", "spawn", "execl", "file_copy", "shell", NULL };
+static const char *const sys_classes[] = { "loop", NULL };
+
+static const bench_option_v1 sys_options[] = {
+	{ "test", BENCH_OPT_ENUM, "syscall",
+	  "syscall (UnixBench's mix: close(dup()), getpid, getuid, umask), getpid (the null call), pipe "
+	  "(512 bytes through a pipe and back), context_switch (a counter between two processes), spawn "
+	  "(fork and wait), execl (exec), file_copy (read and write through a buffer), shell (a script of "
+	  "sort, od, grep, tee, wc)", sys_test_names, 0, 0, 0, BENCH_OPT_AT(struct sys_opts, test) },
+	{ "buffer_size", BENCH_OPT_SIZE, "1K", "file_copy: bytes per read and write (UnixBench: 256, 1024, 4096)",
+	  NULL, 1, 1048576, 0, BENCH_OPT_AT(struct sys_opts, buffer_size) },
+	{ "max_blocks", BENCH_OPT_INT, "2000", "file_copy: the file's size in blocks, copied over and over "
+	  "(UnixBench's -m: 500 at 256 bytes, 2000 at 1024, 8000 at 4096)", NULL, 1, 1e7, 0,
+	  BENCH_OPT_AT(struct sys_opts, max_blocks) },
+	{ "path", BENCH_OPT_STRING, "/var/tmp", "file_copy: the directory of its two files (made by the case, "
+	  "removed after; a file there of another name is never touched)", NULL, 0, 0, BENCH_OPT_PLACEMENT,
+	  BENCH_OPT_AT(struct sys_opts, path) },
+	{ "concurrency", BENCH_OPT_INT, "1", "shell: copies of the script at once in one loop (UnixBench: 1 "
+	  "and 8)", NULL, 1, 64, 0, BENCH_OPT_AT(struct sys_opts, concurrency) },
+	{ 0 }
+};
+
+static const bench_metric_v1 sys_metrics[] = {
+	{ "loops_per_sec", "loops/s", 1 },
+	{ "kib_per_sec", "KiB/s", 1 },
+	{ "loops_per_min", "loops/min", 1 },
+	{ "us_per_loop", "us", 0 },
+	{ NULL }
+};
+
+/* The helper program beside this module's file (sys-helper), checked as
+   the loader checks modules: a regular file, executable, not writable by
+   group or others, nor its directory. */
+static int sys_find_helper(struct sys_state *s)
+{
+	Dl_info di;
+	char dir[PATH_MAX];
+	struct stat st;
+	if (!dladdr((void *)sys_find_helper, &di) || !di.dli_fname || !realpath(di.dli_fname, dir))
+		return s->api->errorf(s->ctx, NULL, "cannot find the sys module's own file\n\nreinstall "
+				      "benchcore"), BENCH_ERR;
+	char *slash = strrchr(dir, '/');
+	*slash = '\0';
+	snprintf(s->helper, sizeof(s->helper), "%s/sys-helper", dir);
+	if (stat(s->helper, &st) || !S_ISREG(st.st_mode) || !(st.st_mode & S_IXUSR))
+		return s->api->errorf(s->ctx, NULL, "the sys module's helper %s is missing\nThe process tests "
+				      "fork and exec from it.\nreinstall benchcore (make install puts it beside "
+				      "sys.so)", s->helper), BENCH_ERR;
+	if ((st.st_mode & (S_IWGRP | S_IWOTH)) || (st.st_uid != 0 && st.st_uid != geteuid()) ||
+	    stat(dir, &st) || (st.st_mode & (S_IWGRP | S_IWOTH)))
+		return s->api->errorf(s->ctx, NULL, "refusing the helper %s: it or its directory is writable by "
+				      "others\nAnyone who can change it would run code in every sys case.\nchmod "
+				      "go-w it and its directory", s->helper), BENCH_ERR;
+	return BENCH_OK;
+}
+
+static int sys_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
+{
+	const struct sys_opts *o = BENCH_HOST_HAS(api, errorf) ? api->options(ctx) : NULL;
+	if (!o) {
+		api->set_error(ctx, "sys needs benchcore's host API 1.3 (typed options, errorf)");
+		return BENCH_ERR;
+	}
+	struct sys_state *s = calloc(1, sizeof(*s));
+	if (!s)
+		return api->set_error(ctx, "out of memory"), BENCH_ERR;
+	s->api = api;
+	s->ctx = ctx;
+	s->o = o;
+	s->threads = api->threads(ctx);
+	s->th = calloc(s->threads, sizeof(*s->th));
+	*state = s;
+	if (!s->th)
+		return api->set_error(ctx, "out of memory"), BENCH_ERR;
+	for (unsigned i = 0; i < s->threads; i++) {
+		struct sys_thread *t = &s->th[i];
+		t->s = s;
+		t->index = i;
+		t->cmd = t->pipe[0] = t->pipe[1] = t->src = t->dst = -1;
+	}
+	api->set_info(ctx, "test", sys_test_names[o->test]);
+	if (sys_uses_helper(o->test) && sys_find_helper(s))
+		return BENCH_ERR;
+	return BENCH_OK;
+}
+
+/* Starts thread i's helper: stdin and stdout are its command pipes. */
+static int sys_start_helper(struct sys_state *s, struct sys_thread *t)
+{
+	int in[2], out[2];
+	posix_spawn_file_actions_t fa;
+	char *argv[] = { s->helper, "serve", s->script, s->shdir, NULL };
+	if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC))
+		return s->api->errorf(s->ctx, NULL, "pipe: %s", strerror(errno)), BENCH_ERR;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+	int rc = posix_spawn(&t->helper, s->helper, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(in[0]);
+	close(out[1]);
+	t->cmd = in[1];
+	t->reply = fdopen(out[0], "r");
+	if (rc || !t->reply)
+		return s->api->errorf(s->ctx, NULL, "cannot start %s: %s", s->helper, strerror(rc ? rc : errno)),
+		       BENCH_ERR;
+	s->api->declare_process(s->ctx, (int)t->helper, "sys-helper");
+	return BENCH_OK;
+}
+
+static int sys_prepare(void *state)
+{
+	struct sys_state *s = state;
+	if (s->o->test == SYS_SHELL && sys_shell_prepare(s))
+		return BENCH_ERR;
+	for (unsigned i = 0; i < s->threads; i++) {
+		struct sys_thread *t = &s->th[i];
+		if (sys_uses_helper(s->o->test) && sys_start_helper(s, t))
+			return BENCH_ERR;
+		if (s->o->test == SYS_FILE_COPY && sys_copy_prepare(s, t))
+			return BENCH_ERR;
+	}
+	return BENCH_OK;
+}
+
+static int sys_thread_init(void *state, bench_thread *bt, void **tstate)
+{
+	struct sys_state *s = state;
+	struct sys_thread *t = &s->th[s->api->thread_index(bt)];
+	t->bt = bt;
+	t->batch = 1;
+	if (s->o->test == SYS_PIPE && pipe(t->pipe))
+		return s->api->errorf(s->ctx, bt, "pipe: %s", strerror(errno)), BENCH_ERR;
+	*tstate = t;
+	return BENCH_OK;
+}
+
+/* The next batch's size: about SYS_BATCH_NS of loops, from the last one. */
+static void sys_next_batch(struct sys_thread *t, uint64_t took_ns)
+{
+	uint64_t want = took_ns ? t->batch * SYS_BATCH_NS / took_ns : t->batch * 2;
+	if (want > t->batch * 2)
+		want = t->batch * 2;	/* grow gently: a slow first loop (cold caches) misleads */
+	if (want < 1)
+		want = 1;
+	t->batch = want > SYS_BATCH_MAX ? SYS_BATCH_MAX : want;
+}
+
+static int sys_thread_run(void *tstate)
+{
+	struct sys_thread *t = tstate;
+	const bench_host_api_v1 *api = t->s->api;
+	while (!api->should_stop(t->bt)) {
+		uint64_t n = BENCH_HOST_HAS(api, claim) ? api->claim(t->bt, t->batch) : t->batch;
+		if (!n)
+			break;
+		uint64_t t0 = api->now_ns();
+		int rc = sys_loops(t, n);
+		uint64_t dt = api->now_ns() - t0;
+		if (rc) {
+			api->record_error(t->bt, 0, "failed");
+			return BENCH_ERR;
+		}
+		api->record_n(t->bt, 0, n, dt / n, t->s->o->test == SYS_FILE_COPY ?
+			      (uint64_t)t->s->o->buffer_size : 0);
+		sys_next_batch(t, dt);
+	}
+	return BENCH_OK;
+}
+
+static int sys_finish(void *state)
+{
+	struct sys_state *s = state;
+	bench_totals_v1 tot;
+	if (s->api->totals(s->ctx, 0, &tot) || tot.seconds <= 0 || !tot.count)
+		return BENCH_OK;
+	double per_sec = (double)tot.count / tot.seconds;
+	/* the first metric reported is the case's headline: UnixBench's unit */
+	if (s->o->test == SYS_FILE_COPY)
+		s->api->report_metric(s->ctx, "kib_per_sec", (double)tot.bytes / 1024.0 / tot.seconds);
+	else if (s->o->test == SYS_SHELL)
+		s->api->report_metric(s->ctx, "loops_per_min", per_sec * 60.0);
+	s->api->report_metric(s->ctx, "loops_per_sec", per_sec);
+	s->api->report_metric(s->ctx, "us_per_loop", tot.seconds * 1e6 * tot.threads / (double)tot.count);
+	return BENCH_OK;
+}
+
+static void sys_stop_helper(struct sys_thread *t)
+{
+	if (t->cmd >= 0)
+		close(t->cmd);	/* EOF: the helper ends (and its ctx partner with it) */
+	if (t->reply)
+		fclose(t->reply);
+	if (t->helper > 0)
+		waitpid(t->helper, NULL, 0);
+	t->cmd = -1;
+	t->reply = NULL;
+	t->helper = 0;
+}
+
+static void sys_cleanup(void *state)
+{
+	struct sys_state *s = state;
+	for (unsigned i = 0; s->th && i < s->threads; i++) {
+		struct sys_thread *t = &s->th[i];
+		sys_stop_helper(t);
+		if (t->pipe[0] >= 0)
+			close(t->pipe[0]), close(t->pipe[1]);
+		t->pipe[0] = t->pipe[1] = -1;
+		sys_copy_cleanup(t);
+	}
+	sys_shell_cleanup(s);
+}
+
+static void sys_destroy(void *state)
+{
+	struct sys_state *s = state;
+	if (!s)
+		return;
+	sys_cleanup(s);
+	free(s->th);
+	free(s);
+}
+
+/* file_copy's two files per thread at path. */
+static int sys_needs(const bench_host_api_v1 *api, bench_ctx *ctx, bench_needs_v1 *out)
+{
+	const struct sys_opts *o = api->options(ctx);
+	static char why[96];
+	if (o->test != SYS_FILE_COPY)
+		return BENCH_OK;
+	out->disk_bytes = 2ull * api->threads(ctx) * (uint64_t)o->max_blocks * (uint64_t)o->buffer_size;
+	out->disk_path = o->path;
+	snprintf(why, sizeof(why), "2 files x %lld blocks of %lld bytes a thread", (long long)o->max_blocks,
+		 (long long)o->buffer_size);
+	out->why = why;
+	return BENCH_OK;
+}
+
+static const bench_module_v1 sys_module = {
+	BENCH_MODULE_HEADER,
+	.name		= "sys",
+	.version	= "1.0",
+	.summary	= "the OS itself: system calls, pipes, context switches, fork, exec, file copy, shell "
+			  "(UnixBench, lmbench)",
+	.options	= sys_options,
+	.op_classes	= sys_classes,
+	.metrics	= sys_metrics,
+	.opts_size	= sizeof(struct sys_opts),
+	.init		= sys_init,
+	.prepare	= sys_prepare,
+	.thread_init	= sys_thread_init,
+	.thread_run	= sys_thread_run,
+	.finish		= sys_finish,
+	.cleanup	= sys_cleanup,
+	.destroy	= sys_destroy,
+	.needs		= sys_needs,
+};
+BENCH_MODULE(sys_module);

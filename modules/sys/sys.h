@@ -1,0 +1,68 @@
+/* sys: shared by sys.c (the module, its helper process) and sys_loops.c
+   (the loops each test times). */
+#ifndef SYS_H
+#define SYS_H
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <benchcore/module.h>
+
+#define SYS_BATCH_NS	2000000u	/* ~2 ms of loops a timed batch */
+#define SYS_BATCH_MAX	1000000u
+
+enum sys_test { SYS_SYSCALL, SYS_GETPID, SYS_PIPE, SYS_CTX, SYS_SPAWN, SYS_EXECL, SYS_FILE_COPY, SYS_SHELL };
+
+/* The options as the host fills them for each case (ABI 1.3). */
+struct sys_opts {
+	int test;
+	int64_t buffer_size, max_blocks, concurrency;
+	const char *path;
+};
+
+struct sys_state;
+
+/* One worker's own: written by its thread only (prepare and cleanup on the
+   main thread, before and after the workers). */
+struct sys_thread {
+	struct sys_state *s;
+	bench_thread *bt;
+	unsigned index;
+	uint64_t batch;			/* loops in the next timed batch */
+	pid_t helper;			/* its sys-helper, or 0 */
+	int cmd;			/* commands to the helper */
+	FILE *reply;			/* its replies */
+	int pipe[2];			/* pipe: this thread's own */
+	int src, dst;			/* file_copy: its two files */
+	char *src_path, *dst_path;
+	int64_t block;			/* file_copy: the next block of src */
+	char *buf;
+};
+
+struct sys_state {
+	const bench_host_api_v1 *api;
+	bench_ctx *ctx;
+	const struct sys_opts *o;
+	unsigned threads;
+	struct sys_thread *th;
+	char helper[PATH_MAX + 16];	/* sys-helper beside this module */
+	char script[PATH_MAX];		/* shell: the script, its directory */
+	char shdir[PATH_MAX];
+};
+
+/* spawn, execl, context_switch and shell run in the helper process. */
+static inline int sys_uses_helper(int test)
+{
+	return test == SYS_CTX || test == SYS_SPAWN || test == SYS_EXECL || test == SYS_SHELL;
+}
+
+/* n loops of t's test: 0, or -1 after an error() naming what failed. */
+int sys_loops(struct sys_thread *t, uint64_t n);
+/* file_copy: t's source file of max_blocks blocks and its destination, both
+   new (O_EXCL: a file that is there is never opened), in path. */
+int sys_copy_prepare(struct sys_state *s, struct sys_thread *t);
+void sys_copy_cleanup(struct sys_thread *t);
+/* shell: the script and its input text in the case's scratch directory. */
+int sys_shell_prepare(struct sys_state *s);
+void sys_shell_cleanup(struct sys_state *s);
+#endif

@@ -395,8 +395,14 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 		free(cfg->baseline);
 		cfg->baseline = bc_xstrdup(c->baseline);
 	}
+	bc_mem_room mem;
+	if (bc_mem_avail(&mem, &e)) {
+		bc_err_print(&e);
+		goto out;
+	}
 	for (size_t i = 0; i < n; i++)	/* needs() against this machine; profile = small fits sizes */
-		plans[i].need_skip = bc_needs_plan(&plans[i], plans[i].run.profile_small, &plans[i].need_skipped);
+		plans[i].need_skip = bc_needs_plan(&plans[i], &mem, plans[i].run.profile_small,
+						   &plans[i].need_skipped);
 	if (plan_too_large(cfg, plans, n))
 		goto out;
 	bc_runner r;

@@ -15,7 +15,7 @@ typedef struct bc_resume {
 	json_t *doc;		/* the file as it was (a reference) */
 	json_t *kept;		/* its cases that ended: array, in file order */
 	json_t *keys;		/* bc_resume_key() of each kept case -> true */
-	unsigned max_id;	/* the largest case id kept */
+	uint64_t max_id;	/* the largest case id in the file */
 	uint32_t seed;		/* the rounds' seed it ran with */
 	size_t interrupted;	/* cases dropped to run again */
 } bc_resume;

@@ -170,8 +170,8 @@ static int forged(bc_err *e, size_t i, json_t *c, const char *what, const char *
 	return -1;
 }
 
-/* One case against the plan, and against the cases before it (seen: its
-   case key -> index; ids: its id -> index). */
+/* One case against the plan, and against the cases before it (seen: their
+   bc_resume_key()s, ids: their ids, each -> true; this one's are added). */
 static int check_case(size_t i, json_t *c, const bc_modplan *plans, size_t n, json_t *plan, json_t *seen,
 		      json_t *ids, bc_err *e)
 {
@@ -210,7 +210,8 @@ static int check_case(size_t i, json_t *c, const bc_modplan *plans, size_t n, js
 
 /* The ended cases into out->kept and out->keys; a module file that is not
    the one that measured them refuses the resume, and so does a case the
-   plan does not hold, or holds once only. */
+   plan does not hold, a case or an id that comes twice, or an id so large
+   that the ids to come would not fit. */
 static int keep_cases(json_t *cases, const bc_modplan *plans, size_t n, bc_resume *out, bc_err *e)
 {
 	size_t i;

@@ -78,6 +78,7 @@ own=$(awk -F: '$2 ~ /(^|,)memory(,|$)/ {print $3}' /proc/self/cgroup 2>/dev/null
 rcg=/sys/fs/cgroup/memory${own%/}/bc-test-mem-$$
 if [ -n "$own" ] && [ -f /sys/fs/cgroup/memory${own%/}/memory.usage_in_bytes ] && mkdir $rcg 2>/dev/null; then
 	mkdir -p $T/fill
+	trap 'umount $T/fill $T/small 2>/dev/null; rmdir $rcg 2>/dev/null; rm -rf "$T"' EXIT
 	if echo $((400 << 20)) >$rcg/memory.limit_in_bytes && mount -t tmpfs -o size=320M tmpfs $T/fill 2>/dev/null; then
 		(
 			echo $BASHPID >$rcg/cgroup.procs

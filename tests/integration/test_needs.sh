@@ -72,6 +72,9 @@ for v in v1:BENCHCORE_PROC_SELF=$F/v1/proc:$F/v1/memory/jail v2:BENCHCORE_PROC_S
 done
 expect_py "v1: the cpu quota is cpu,cpuacct's, not cpuset's (controllers matched whole)" $T/cgv1.json \
 	'd["host"]["usable_cpus"]["quota"] == 0.5'
+run_env $T/cgmin BENCHCORE_PROC_SELF=$F/v1/proc run memhog --module-path $TESTMODS --time 0.1 --warmup 0 -q -o $T/cgmin.json
+expect_py "the static requires.min_memory (128M) is checked against the 87M the cgroup leaves too" $T/cgmin.json \
+	'd["cases"][0]["status"] == "skipped" and d["cases"][0]["reason"] == "memhog needs 128.0 MiB free memory, 87.0 MiB are left in the cgroup '$F/v1/memory/jail'"'
 # a real v1 memory cgroup, made below this process's own (it stays under whatever
 # limit the caller set): 300M of tmpfs pages charged to it, which no reclaim frees
 own=$(awk -F: '$2 ~ /(^|,)memory(,|$)/ {print $3}' /proc/self/cgroup 2>/dev/null)

@@ -40,9 +40,10 @@ static const bc_flag cli_flags[] = {
 	{ "quiet", 'q', NULL, C_QUIET, "no progress or interval lines on stderr", F_SUITE | F_RUN },
 	{ "module-path", 0, "DIR", C_MODPATH, "search DIR for modules first (before module_path)", F_SUITE | F_RUN },
 	{ "start-at", 0, "TIME", C_START_AT, "wait until the wall-clock TIME before the first case, to start "
-	  "several hosts together: 2026-12-01T10:00:00Z (ISO 8601; no zone: local time), HH:MM[:SS] today, or "
-	  "epoch seconds (@1796119200); a time more than 5 s past is refused; Ctrl-C while waiting exits 130 "
-	  "with no results", F_SUITE | F_RUN },
+	  "several hosts together: 2026-12-01T10:00:00Z (ISO 8601; no zone: local time), a time of day "
+	  "HH:MM[:SS][Z|+hh:mm] (its next occurrence, in that zone or local time), or epoch seconds "
+	  "(@1796119200); a time more than 5 s past is refused; Ctrl-C while waiting exits 130 with no results",
+	  F_SUITE | F_RUN },
 	{ NULL }
 };
 

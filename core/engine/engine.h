@@ -19,7 +19,8 @@ typedef struct bc_case {
 	const bc_val *vals;		/* one per option of mod, in table order */
 	bc_runset run;			/* threads[] is ignored: see threads */
 	unsigned threads;
-	unsigned id, repeat;
+	uint64_t id;			/* 1-based, unique in the results file */
+	unsigned repeat;
 	const double *pct;
 	size_t npct;
 	const char *scratch;		/* private temp dir for the module */

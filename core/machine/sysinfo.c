@@ -365,8 +365,10 @@ static void libraries(json_t *h)
 
 FILE *bc_si_open_mountinfo(void)
 {
-	const char *p = getenv("BENCHCORE_PROC_MOUNTINFO");
-	return fopen(p && *p ? p : "/proc/self/mountinfo", "re");
+	const char *p = getenv("BENCHCORE_PROC_MOUNTINFO"), *dir = getenv("BENCHCORE_PROC_SELF");
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/mountinfo", dir && *dir ? dir : "/proc/self");
+	return fopen(p && *p ? p : path, "re");
 }
 
 void bc_si_unescape(char *s)

@@ -25,8 +25,26 @@ double bc_sysinfo_cpuinfo_mhz(void);
    *quota gets the quota in CPUs (0: none), *affinity the mask's count;
    either may be NULL. At least 1. */
 unsigned bc_sysinfo_usable_cpus(double *quota, unsigned *affinity);
-/* This process's cgroup memory limit in bytes, 0 = none (BENCHCORE_CGROUP_DIR). */
+/* This process's cgroup memory limit in bytes, the least of its cgroup's
+   and those above it (v2 memory.max, v1 memory.limit_in_bytes), 0 = none.
+   Controllers are matched by whole name in /proc/self/cgroup and found
+   through /proc/self/mountinfo (test hooks: BENCHCORE_PROC_SELF, a
+   directory with those two files; BENCHCORE_CGROUP_DIR, one directory
+   read as the cgroup itself). */
 uint64_t bc_sysinfo_memory_limit(void);
+
+/* Memory a new process may still take before reclaim of what others use,
+   or the OOM killer, starts. */
+typedef struct bc_mem_room {
+	uint64_t avail;		/* the least of MemAvailable and each cgroup level's room;
+				   0 = unknown */
+	uint64_t memavailable;	/* /proc/meminfo MemAvailable (0: not there) */
+	/* The cgroup level that leaves the least room, when it binds (limit 0:
+	   MemAvailable binds): room = limit - (usage - reclaimable). */
+	uint64_t limit, usage, reclaimable;
+	char cgroup[4096];	/* that level's directory */
+} bc_mem_room;
+void bc_sysinfo_mem_room(bc_mem_room *r);
 
 /* Caches (core/sysinfo_cache.c). Sources in order of trust: sysfs
    (BENCHCORE_SYSFS_CPU/cpu0/cache), CPUID, sysconf; a figure that fails

@@ -1,13 +1,14 @@
 /* The fingerprint's facts about what the CPU is and how much of the machine
    this process may use: CPU identity and the feature flags that change
    results, microcode, NUMA nodes, the kernel's mitigations, usable CPUs
-   (affinity and cgroup quota) and the memory limit. Two runs of one binary on
+   (affinity and cgroup quota) and the memory limit; and the memory a case
+   may still take (limit less usage, for needs()). Two runs of one binary on
    "the same" machine differ most often in exactly these (a new microcode or
    kernel turning a mitigation on, a container quota), so they are recorded
    rather than guessed. Test hooks (docs/results.md): BENCHCORE_PROC_CPUINFO,
-   BENCHCORE_SYSFS_NODE, BENCHCORE_CGROUP_DIR, BENCHCORE_PROC_CGROUP,
-   BENCHCORE_PROC_MOUNTINFO; vulnerabilities come from the CPU sysfs root
-   (BENCHCORE_SYSFS_CPU). */
+   BENCHCORE_SYSFS_NODE, BENCHCORE_CGROUP_DIR, BENCHCORE_PROC_SELF (or, file by
+   file, BENCHCORE_PROC_CGROUP and BENCHCORE_PROC_MOUNTINFO); vulnerabilities
+   come from the CPU sysfs root (BENCHCORE_SYSFS_CPU). */
 #include <ctype.h>
 #include <dirent.h>
 #include <math.h>
@@ -171,35 +172,51 @@ static void numa(json_t *h)
 		json_decref(a);
 }
 
-/* 1 when the comma-separated list holds name as a whole entry: "cpu" is
-   in "cpu,cpuacct", never in "cpuset". */
-static int has_entry(const char *list, const char *name)
+/* ------------------------------------------------------------- cgroups */
+
+/* The test hooks for /proc/self's cgroup and mountinfo: the file's own
+   ($BENCHCORE_PROC_CGROUP, $BENCHCORE_PROC_MOUNTINFO), else a directory
+   holding both ($BENCHCORE_PROC_SELF), else /proc/self/file. */
+static const char *proc_self(const char *file, char *buf, size_t len)
+{
+	const char *own = getenv(!strcmp(file, "cgroup") ? "BENCHCORE_PROC_CGROUP" : "BENCHCORE_PROC_MOUNTINFO");
+	const char *root = getenv("BENCHCORE_PROC_SELF");
+	if (own && *own)
+		snprintf(buf, len, "%s", own);
+	else
+		snprintf(buf, len, "%s/%s", root && *root ? root : "/proc/self", file);
+	return buf;
+}
+
+/* 1 when the comma-separated list holds name whole: "cpu" is not in
+   "cpuset" nor in "cpuacct", but is in "cpu,cpuacct". */
+static int in_list(const char *list, const char *name)
 {
 	size_t n = strlen(name);
-	for (const char *p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
-		if (!strncmp(p, name, n) && (p[n] == ',' || p[n] == '\0' || p[n] == ' ' || p[n] == '\n'))
+	for (const char *p = list; *p;) {
+		size_t k = strcspn(p, ",");
+		if (k == n && !strncmp(p, name, n))
 			return 1;
+		p += k + (p[k] == ',');
+	}
 	return 0;
 }
 
-/* This process's path in the hierarchy of v1 controller ctl, or in the
-   unified (v2) one for ctl "": /proc/self/cgroup ($BENCHCORE_PROC_CGROUP),
-   "ID:CONTROLLERS:PATH" a line. */
+/* This process's cgroup path in the hierarchy of controller ctl ("" = the
+   unified v2 one: the line with an empty controller list). 0, or -1. */
 static int cgroup_path(const char *ctl, char *out, size_t len)
 {
-	const char *hook = getenv("BENCHCORE_PROC_CGROUP");
-	FILE *f = fopen(hook && *hook ? hook : "/proc/self/cgroup", "re");
-	char line[4096];
+	char p[4096], line[4096];
+	FILE *f = fopen(proc_self("cgroup", p, sizeof(p)), "re");
 	int found = -1;
 	while (f && found < 0 && fgets(line, sizeof(line), f)) {
 		char *a = strchr(line, ':'), *b = a ? strchr(a + 1, ':') : NULL;
 		if (!b)
 			continue;
-		*b = 0;
-		b[1 + strcspn(b + 1, "\n")] = 0;
-		const char *list = a + 1;
-		if (*ctl ? has_entry(list, ctl) : (*list == 0 && !strncmp(line, "0:", 2))) {
-			snprintf(out, len, "%s", b + 1);
+		*b++ = 0;
+		b[strcspn(b, "\n")] = 0;
+		if (*ctl ? in_list(a + 1, ctl) : !a[1]) {
+			snprintf(out, len, "%s", b);
 			found = 0;
 		}
 	}
@@ -208,58 +225,58 @@ static int cgroup_path(const char *ctl, char *out, size_t len)
 	return found;
 }
 
-/* Where that hierarchy is mounted (mountinfo, bc_si_open_mountinfo): v1, a
-   "cgroup" mount with ctl among its super options; v2, a "cgroup2" mount.
-   Of several (bind mounts), the one whose root holds path, the longest. */
-static int cgroup_mount(const char *ctl, const char *path, char *mp, size_t mplen, char *root, size_t rootlen)
+/* The directory of cgroup path in ctl's hierarchy: a mount of it (v1
+   "cgroup" with ctl among its options, whole; "" = "cgroup2") whose root
+   holds path, and path below that root. *top: the mount point's length
+   (the cgroups above it are not visible here). 0, or -1. */
+static int cgroup_mount(const char *ctl, const char *path, char *out, size_t len, size_t *top)
 {
-	FILE *f = bc_si_open_mountinfo();
-	char line[8192];
-	size_t best = 0;
+	char p[4096], line[8192], root[4096], mnt[4096], fs[64], opts[2048];
+	FILE *f = fopen(proc_self("mountinfo", p, sizeof(p)), "re");
 	int found = -1;
-	while (f && fgets(line, sizeof(line), f)) {
-		char r[4096], m[4096], fstype[64], super[2048] = "";
-		char *dash = strstr(line, " - ");
-		if (!dash || sscanf(line, "%*s %*s %*s %4095s %4095s", r, m) != 2 ||
-		    sscanf(dash + 3, "%63s %*s %2047s", fstype, super) < 1)
+	while (f && found < 0 && fgets(line, sizeof(line), f)) {
+		char *sep = strstr(line, " - ");	/* after the optional fields */
+		if (!sep || sscanf(sep + 3, "%63s %*s %2047s", fs, opts) != 2)
 			continue;
-		if (*ctl ? strcmp(fstype, "cgroup") || !has_entry(super, ctl) : strcmp(fstype, "cgroup2"))
+		if (*ctl ? strcmp(fs, "cgroup") || !in_list(opts, ctl) : strcmp(fs, "cgroup2") != 0)
 			continue;
-		bc_si_unescape(r);
-		bc_si_unescape(m);
-		size_t rl = strcmp(r, "/") ? strlen(r) : 0;
-		int holds = !strncmp(path, r, rl) && (path[rl] == '/' || path[rl] == '\0');
-		if (found < 0 || (holds && rl + 1 > best)) {
-			best = holds ? rl + 1 : 0;
-			snprintf(mp, mplen, "%s", m);
-			snprintf(root, rootlen, "%s", rl ? r : "");
-			found = 0;
-		}
+		*sep = 0;
+		if (sscanf(line, "%*s %*s %*s %4095s %4095s", root, mnt) != 2)
+			continue;
+		bc_si_unescape(root);
+		bc_si_unescape(mnt);
+		size_t rl = strcmp(root, "/") ? strlen(root) : 0;
+		if (strncmp(path, root, rl) || (path[rl] && path[rl] != '/'))
+			continue;	/* another part of the hierarchy is mounted there */
+		if ((size_t)snprintf(out, len, "%s%s", mnt, strcmp(path + rl, "/") ? path + rl : "") >= len)
+			continue;
+		*top = strlen(mnt);
+		found = 0;
 	}
 	if (f)
 		fclose(f);
 	return found;
 }
 
-/* The directory of this process's cgroup for controller ctl ("" = v2) and
-   the mount point above it (*top), or $BENCHCORE_CGROUP_DIR for both (one
-   directory holding either version's files). */
-static int cgroup_dir(const char *ctl, char *out, size_t len, char *top, size_t toplen)
+/* The directory of this process's cgroup for controller ctl ("" = v2), and
+   in *top the length of the part above which nothing is visible; or
+   $BENCHCORE_CGROUP_DIR (one directory holding either version's files,
+   nothing above it). 0, or -1 when there is none. */
+static int cgroup_dir(const char *ctl, char *out, size_t len, size_t *top)
 {
 	const char *hook = getenv("BENCHCORE_CGROUP_DIR");
-	char path[4096], root[4096];
+	char path[4096];
+	size_t t;
 	if (hook && *hook) {
 		snprintf(out, len, "%s", hook);
-		snprintf(top, toplen, "%s", hook);
-		return 0;
-	}
-	if (cgroup_path(ctl, path, sizeof(path)) || cgroup_mount(ctl, path, top, toplen, root, sizeof(root)))
+		t = strlen(out);
+	} else if (cgroup_path(ctl, path, sizeof(path)) || cgroup_mount(ctl, path, out, len, &t) ||
+		   access(out, R_OK)) {
 		return -1;
-	/* the path is from the hierarchy's root, the mount shows it from root */
-	size_t rl = strlen(root);
-	const char *rel = rl && !strncmp(path, root, rl) && (path[rl] == '/' || !path[rl]) ? path + rl : path;
-	snprintf(out, len, "%s%s", top, strcmp(rel, "/") ? rel : "");
-	return access(out, R_OK) == 0 ? 0 : -1;
+	}
+	if (top)
+		*top = t;
+	return 0;
 }
 
 static int read_in(const char *dir, const char *file, char *buf, size_t len)
@@ -283,17 +300,17 @@ static double quota_in(const char *dir, int v2)
 }
 
 /* The smallest quota of the cgroup and every one above it up to the mount
-   point: a parent's quota limits its children (a container's, a slice's). */
-static double quota_up(char *dir, const char *top, int v2)
+   point (the first top bytes of dir): a parent's quota limits its children
+   (a container's, a slice's). */
+static double quota_up(char *dir, size_t top, int v2)
 {
 	double q = 0;
-	size_t tl = strlen(top);
 	for (;;) {
 		double here = quota_in(dir, v2);
 		if (here > 0 && (q == 0 || here < q))
 			q = here;
 		char *sl = strrchr(dir, '/');
-		if (strlen(dir) <= tl || !sl || (size_t)(sl - dir) < tl)
+		if (strlen(dir) <= top || !sl || (size_t)(sl - dir) < top)
 			return q;
 		*sl = '\0';
 	}
@@ -303,30 +320,124 @@ static double quota_up(char *dir, const char *top, int v2)
    the cpu controller is in one of them), 0 = no quota. */
 static double cpu_quota(void)
 {
-	char dir[4096], top[4096];
-	double q2 = cgroup_dir("", dir, sizeof(dir), top, sizeof(top)) == 0 ? quota_up(dir, top, 1) : 0;
-	double q1 = cgroup_dir("cpu", dir, sizeof(dir), top, sizeof(top)) == 0 ? quota_up(dir, top, 0) : 0;
+	char dir[4096];
+	size_t top;
+	double q2 = cgroup_dir("", dir, sizeof(dir), &top) == 0 ? quota_up(dir, top, 1) : 0;
+	double q1 = cgroup_dir("cpu", dir, sizeof(dir), &top) == 0 ? quota_up(dir, top, 0) : 0;
 	return q1 > 0 && (q2 == 0 || q1 < q2) ? q1 : q2;
 }
 
-/* The memory limit of this cgroup in bytes, 0 = none (v1's "no limit" is a
+/* The value of key in dir's memory.stat, or -1. */
+static long long stat_in(const char *dir, const char *key)
+{
+	char path[4096 + 64], line[256];
+	long long v = -1, x;
+	size_t n = strlen(key);
+	snprintf(path, sizeof(path), "%s/memory.stat", dir);
+	FILE *f = fopen(path, "re");
+	while (f && v < 0 && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, n) && line[n] == ' ' && sscanf(line + n, "%lld", &x) == 1 && x >= 0)
+			v = x;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* The file names of one version's memory controller. Reclaimable: what of
+   the usage the kernel takes back before it OOM-kills, counted as the
+   kubelet's working set counts it (usage less inactive file pages; v1's
+   total_ figure because its usage_in_bytes includes the children too).
+   Active file pages are left counted as used on purpose: the kernel
+   protects them (they were read twice lately), and taking them back means
+   evicting someone's working set and thrashing it, which is the harm the
+   check exists to avoid; skipping a case that would have fitted costs a
+   --force-module, letting in one that did not costs a bystander. */
+static const struct memfiles {
+	const char *ctl, *limit, *usage, *reclaim;
+} mem_v[] = {
+	{ "", "memory.max", "memory.current", "inactive_file" },
+	{ "memory", "memory.limit_in_bytes", "memory.usage_in_bytes", "total_inactive_file" },
+};
+
+/* One level of the hierarchy: 1 when it has a limit (v1's "no limit" is a
    page-rounded LLONG_MAX: anything beyond 2^60 counts as none). */
+static int mem_level(const struct memfiles *v, const char *dir, bc_mem_room *lv)
+{
+	char buf[128];
+	long long lim, use = 0, rec;
+	if (read_in(dir, v->limit, buf, sizeof(buf)) || !strcmp(buf, "max") || (lim = atoll(buf)) <= 0 ||
+	    lim >= (1LL << 60))
+		return 0;
+	if (read_in(dir, v->usage, buf, sizeof(buf)) == 0 && atoll(buf) > 0)
+		use = atoll(buf);
+	rec = stat_in(dir, v->reclaim);
+	*lv = (bc_mem_room){ .limit = (uint64_t)lim, .usage = (uint64_t)use };
+	lv->reclaimable = rec > 0 ? (uint64_t)(rec < use ? rec : use) : 0;
+	lv->avail = lv->usage - lv->reclaimable >= lv->limit ? 0 : lv->limit - (lv->usage - lv->reclaimable);
+	snprintf(lv->cgroup, sizeof(lv->cgroup), "%s", dir);
+	return 1;
+}
+
+/* Every level with a limit, this process's cgroup and those above it, of
+   both versions (a hybrid machine has the controller in one of them): the
+   least room into *r (r->limit 0: no limit anywhere), the least limit
+   returned. */
+static uint64_t mem_levels(bc_mem_room *r)
+{
+	uint64_t least = 0;
+	memset(r, 0, sizeof(*r));
+	for (size_t i = 0; i < sizeof(mem_v) / sizeof(mem_v[0]); i++) {
+		char dir[4096];
+		size_t top;
+		if (cgroup_dir(mem_v[i].ctl, dir, sizeof(dir), &top))
+			continue;
+		for (;;) {
+			bc_mem_room lv;
+			if (mem_level(&mem_v[i], dir, &lv)) {
+				if (!r->limit || lv.avail < r->avail)
+					*r = lv;
+				if (!least || lv.limit < least)
+					least = lv.limit;
+			}
+			char *sl = strrchr(dir, '/');
+			if (strlen(dir) <= top || !sl || (size_t)(sl - dir) < top)
+				break;
+			*sl = 0;
+		}
+	}
+	return least;
+}
+
+/* The memory limit of this cgroup or one above it, the least; 0 = none. */
 static long long memory_limit(void)
 {
-	char dir[4096], top[4096], buf[128];
-	long long v = 0;
-	if (cgroup_dir("", dir, sizeof(dir), top, sizeof(top)) == 0 &&
-	    read_in(dir, "memory.max", buf, sizeof(buf)) == 0)
-		v = strcmp(buf, "max") ? atoll(buf) : 0;
-	else if (cgroup_dir("memory", dir, sizeof(dir), top, sizeof(top)) == 0 &&
-		 read_in(dir, "memory.limit_in_bytes", buf, sizeof(buf)) == 0)
-		v = atoll(buf);
-	return v > 0 && v < (1LL << 60) ? v : 0;
+	bc_mem_room r;
+	return (long long)mem_levels(&r);
 }
 
 uint64_t bc_sysinfo_memory_limit(void)
 {
 	return (uint64_t)memory_limit();
+}
+
+void bc_sysinfo_mem_room(bc_mem_room *r)
+{
+	FILE *f = fopen("/proc/meminfo", "re");
+	char line[256];
+	long long kb;
+	uint64_t ma = 0;
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %lld kB", &kb) == 1 && kb > 0)
+			ma = (uint64_t)kb * 1024;
+	if (f)
+		fclose(f);
+	mem_levels(r);
+	r->memavailable = ma;
+	if (!r->limit || (ma && ma < r->avail)) {	/* the machine binds, not a cgroup */
+		r->avail = ma;
+		r->limit = r->usage = r->reclaimable = 0;
+		r->cgroup[0] = 0;
+	}
 }
 
 unsigned bc_sysinfo_usable_cpus(double *quota_out, unsigned *affinity_out)

@@ -685,9 +685,31 @@ static void add_module(bc_modset *set, bc_module *m, const cand *c, const size_t
 	}
 }
 
+/* A directory named twice on the search path (dir and dir/, or through a
+   symlink, found by device and inode) is searched once, at its first
+   place: its files would otherwise shadow themselves. */
+static void dedupe_dirs(char **dirs)
+{
+	size_t o = 0;
+	for (size_t i = 0; dirs && dirs[i]; i++) {
+		struct stat a, b;
+		int known = stat(dirs[i], &a) == 0, dup = 0;
+		for (size_t j = 0; j < o && !dup; j++)
+			dup = !strcmp(dirs[i], dirs[j]) ||
+			      (known && stat(dirs[j], &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino);
+		if (dup)
+			free(dirs[i]);
+		else
+			dirs[o++] = dirs[i];
+	}
+	if (dirs)
+		dirs[o] = NULL;
+}
+
 void bc_modset_load(bc_modset *set, char **dirs)
 {
 	memset(set, 0, sizeof(*set));
+	dedupe_dirs(dirs);
 	set->dirs = dirs;
 	cand *cs = NULL;
 	size_t nc = 0;

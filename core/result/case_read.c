@@ -643,6 +643,12 @@ static int read_header(rd *d, bc_case_result *r, json_t *c, const char *where)
 
 	if (!json_is_string(module) || !json_is_string(status))
 		return fail(d, "%s: module and status must be strings", where);
+	/* no module is named so (the loader takes [a-z0-9_]+), and one that was
+	   would be matched escaped in one place and raw in another */
+	for (const char *m = json_string_value(module); *m; m++)
+		if ((unsigned char)*m < 0x20 || *m == 0x7f)
+			return fail(d, "%s.module: a control character (\\x%02x) is in no module's name", where,
+				    (unsigned)(unsigned char)*m);
 	r->module = bc_xstrdup(json_string_value(module));
 	r->status = bc_xstrdup(json_string_value(status));
 	if (params && !json_is_object(params))

@@ -37,22 +37,40 @@ int bc_disk_avail(const char *path, double *avail, const char **at)
 	return 0;
 }
 
-double bc_mem_avail(void)
+int bc_mem_avail(bc_mem_room *r, bc_err *e)
 {
 	const char *hook = getenv("BENCHCORE_MEMAVAIL");
-	if (hook && *hook)
-		return atof(hook);
-	FILE *f = fopen("/proc/meminfo", "re");
-	char line[256];
-	double avail = 0;
-	long long kb;
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemAvailable: %lld kB", &kb) == 1)
-			avail = (double)kb * 1024;
-	if (f)
-		fclose(f);
-	uint64_t limit = bc_sysinfo_memory_limit();
-	return limit && (double)limit < avail ? (double)limit : avail;
+	uint64_t v;
+	if (!hook || !*hook) {
+		bc_sysinfo_mem_room(r);
+		return 0;
+	}
+	memset(r, 0, sizeof(*r));
+	if (bc_parse_size(hook, &v)) {
+		char *sh = bc_printable(hook);
+		bc_err_set(e, "BENCHCORE_MEMAVAIL=\"%s\" is not a size", sh);
+		bc_err_detail(e, "It stands for the memory available to the run's cases (a test hook); "
+			      "one that cannot be read would leave the memory check off unsaid.");
+		bc_err_hint(e, "give bytes (209715200) or a size (200M), or unset it to measure the machine");
+		free(sh);
+		return -1;
+	}
+	r->avail = v;
+	return 0;
+}
+
+/* ", 77.0 MiB available (...)": the figure and where it comes from. */
+static void avail_text(const bc_mem_room *m, char *buf, size_t n)
+{
+	char a[32], l[32], u[32], c[32];
+	bc_human_size((double)m->avail, a, sizeof(a));
+	if (!m->limit) {
+		snprintf(buf, n, "%s available", a);
+		return;
+	}
+	snprintf(buf, n, "%s available (the cgroup %s: limit %s, %s in use, %s of it reclaimable page cache)", a,
+		 m->cgroup, bc_human_size((double)m->limit, l, sizeof(l)), bc_human_size((double)m->usage, u, sizeof(u)),
+		 bc_human_size((double)m->reclaimable, c, sizeof(c)));
 }
 
 /* In the child: open the module, write one bc_need per case to fd. */
@@ -154,9 +172,9 @@ int bc_needs_eval(const bc_modplan *p, bc_need *out, bc_err *e)
 	return 0;
 }
 
-char *bc_needs_unmet(const bc_modplan *p, const bc_need *nd, double share)
+char *bc_needs_unmet(const bc_modplan *p, const bc_need *nd, const bc_mem_room *mem, double share)
 {
-	char a[32], b[32];
+	char a[32], b[4096 + 256];
 	const char *name = p->mod->desc.name, *at;
 	const char *why = nd->why[0] ? nd->why : NULL;
 	double avail;
@@ -167,11 +185,12 @@ char *bc_needs_unmet(const bc_modplan *p, const bc_need *nd, double share)
 		if (usable < nd->cpus)
 			return bc_xasprintf("%s needs %u CPUs, this process may use %u", name, nd->cpus, usable);
 	}
-	if (nd->memory && (avail = bc_mem_avail()) > 0 && (double)nd->memory > avail * share)
-		return bc_xasprintf("%s needs %s of memory%s%s%s, %s available%s", name,
+	if (nd->memory && mem->avail > 0 && (double)nd->memory > (double)mem->avail * share) {
+		avail_text(mem, b, sizeof(b));
+		return bc_xasprintf("%s needs %s of memory%s%s%s, %s%s", name,
 				    bc_human_size((double)nd->memory, a, sizeof(a)), why ? " (" : "", why ? why : "",
-				    why ? ")" : "", bc_human_size(avail, b, sizeof(b)),
-				    share < 1 ? " (a case may take half)" : "");
+				    why ? ")" : "", b, share < 1 ? " (a case may take half)" : "");
+	}
 	if (nd->disk && nd->path[0] && bc_disk_avail(nd->path, &avail, &at) == 0 &&
 	    (double)nd->disk > avail * share)
 		return bc_xasprintf("%s needs %s at %s%s%s%s, %s free%s%s%s", name,
@@ -189,7 +208,7 @@ void bc_needs_free(char **why, size_t n)
 	free(why);
 }
 
-char **bc_needs_plan(bc_modplan *p, int profile_small, size_t *skipped)
+char **bc_needs_plan(bc_modplan *p, const bc_mem_room *mem, int profile_small, size_t *skipped)
 {
 	size_t cases = p->npoints * p->run.nthreads;
 	char said[1024] = "";
@@ -206,7 +225,7 @@ char **bc_needs_plan(bc_modplan *p, int profile_small, size_t *skipped)
 		}
 		int fits = 1;
 		for (size_t i = 0; i < cases && fits; i++) {
-			char *w = bc_needs_unmet(p, &nd[i], profile_small ? 0.5 : 1);
+			char *w = bc_needs_unmet(p, &nd[i], mem, profile_small ? 0.5 : 1);
 			fits = !w;
 			free(w);
 		}
@@ -218,7 +237,7 @@ char **bc_needs_plan(bc_modplan *p, int profile_small, size_t *skipped)
 		bc_info("profile small, module %s:%s", p->mod->desc.name, said);
 	}
 	for (size_t i = 0; i < cases; i++)
-		if ((why[i] = bc_needs_unmet(p, &nd[i], 1)))
+		if ((why[i] = bc_needs_unmet(p, &nd[i], mem, 1)))
 			(*skipped)++;
 	free(nd);
 	return why;

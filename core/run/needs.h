@@ -9,6 +9,7 @@
 #define BC_NEEDS_H
 #include <stdint.h>
 #include "plan.h"
+#include "sysinfo.h"
 
 typedef struct bc_need {
 	uint64_t disk, memory;
@@ -21,24 +22,27 @@ typedef struct bc_need {
 /* Free bytes at path or its nearest existing parent (*at, static). 0, or
    -1 when nothing on the way exists. */
 int bc_disk_avail(const char *path, double *avail, const char **at);
-/* Memory a case may use: MemAvailable, lowered to the cgroup limit
-   ($BENCHCORE_MEMAVAIL in tests). */
-double bc_mem_avail(void);
+/* Memory a case may use: MemAvailable, lowered to what each cgroup level
+   above this process leaves (its limit less its usage, less the page cache
+   it can reclaim: bc_sysinfo_mem_room). $BENCHCORE_MEMAVAIL (a test hook:
+   bytes, or 200M) stands for all of it; one that is not a size is an
+   error, never a check quietly off. 0, or -1 with e set. */
+int bc_mem_avail(bc_mem_room *r, bc_err *e);
 
 /* needs() of every case (point x thread count) of p, into out[point *
    nthreads + ti] (nthreads of p->run). 0; -1 with e set when the child
    failed or timed out. A module without needs() gets zeros, no child. */
 int bc_needs_eval(const bc_modplan *p, bc_need *out, bc_err *e);
-/* Why this machine cannot give nd (threads of the case), or NULL; share:
-   the part of the free disk and memory a case may take (1, or 0.5 when
-   shrinking for profile = "small"). malloc'd. */
-char *bc_needs_unmet(const bc_modplan *p, const bc_need *nd, double share);
+/* Why this machine cannot give nd (threads of the case), or NULL; mem:
+   bc_mem_avail's figures; share: the part of the free disk and memory a
+   case may take (1, or 0.5 when shrinking for profile = "small"). malloc'd. */
+char *bc_needs_unmet(const bc_modplan *p, const bc_need *nd, const bc_mem_room *mem, double share);
 
 /* The reasons of every case of p that cannot run here, [point * nthreads +
    ti] (NULL: it fits), or NULL for a module without needs(); *skipped gets
    how many. profile_small: first halve p's scalable options (not below
    their minimum) until its cases fit in half of what is free, saying each
    change. On a failed evaluation: a warning, nothing skipped. */
-char **bc_needs_plan(bc_modplan *p, int profile_small, size_t *skipped);
+char **bc_needs_plan(bc_modplan *p, const bc_mem_room *mem, int profile_small, size_t *skipped);
 void bc_needs_free(char **why, size_t n);
 #endif

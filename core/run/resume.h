@@ -4,7 +4,10 @@
    Refused, with the reason, when what would be measured is no longer the
    same: the config (as resolved: a flag given this time and not last time
    counts), benchcore's version, a module file's sha256, or the machine's
-   identity (host name, kernel, CPU, microcode, memory, OS). Main thread. */
+   identity (host name, kernel, CPU, microcode, memory, OS); and when the
+   file holds what this run never wrote: a case twice, two cases of one id,
+   a case of a module, params, thread count or repeat the plan does not
+   have. Case ids are 64-bit. Main thread. */
 #ifndef BC_RESUME_H
 #define BC_RESUME_H
 #include <jansson.h>
@@ -15,7 +18,7 @@ typedef struct bc_resume {
 	json_t *doc;		/* the file as it was (a reference) */
 	json_t *kept;		/* its cases that ended: array, in file order */
 	json_t *keys;		/* bc_resume_key() of each kept case -> true */
-	unsigned max_id;	/* the largest case id kept */
+	uint64_t max_id;	/* the largest case id in the file */
 	uint32_t seed;		/* the rounds' seed it ran with */
 	size_t interrupted;	/* cases dropped to run again */
 } bc_resume;

@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/sysinfo.h>
 #include <unistd.h>
 #include "channel.h"
 #include "document.h"
@@ -181,21 +180,24 @@ static int local_start_server(void *arg, const bench_server_spec_v1 *spec, char 
 static int unmet(const bc_modplan *p, const bc_val *point, char *why, size_t n)
 {
 	const bench_requirements_v1 *rq = &p->mod->desc.requires;
-	struct sysinfo si;
 	char need[32], have[32];
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	if (rq->min_cpus && cpus > 0 && (uint32_t)cpus < rq->min_cpus) {
 		snprintf(why, n, "%s needs %u CPUs, this machine has %ld", p->mod->desc.name, rq->min_cpus, cpus);
 		return 1;
 	}
-	if (rq->min_memory && sysinfo(&si) == 0) {
-		double avail = (double)(si.freeram + si.bufferram) * si.mem_unit;
-		if (avail < (double)rq->min_memory) {
-			snprintf(why, n, "%s needs %s free memory, this machine has %s", p->mod->desc.name,
-				 bc_human_size((double)rq->min_memory, need, sizeof(need)),
-				 bc_human_size(avail, have, sizeof(have)));
-			return 1;
-		}
+	bc_mem_room mem;
+	bc_err me;
+	/* the room a cgroup leaves binds too (the hook was checked before the plan) */
+	if (rq->min_memory && bc_mem_avail(&mem, &me) == 0 && mem.avail && mem.avail < rq->min_memory) {
+		char *w = bc_xasprintf("%s needs %s free memory, %s%s%s", p->mod->desc.name,
+				       bc_human_size((double)rq->min_memory, need, sizeof(need)),
+				       bc_human_size((double)mem.avail, have, sizeof(have)),
+				       mem.limit ? " are left in the cgroup " : " are available",
+				       mem.limit ? mem.cgroup : "");
+		snprintf(why, n, "%s", w);
+		free(w);
+		return 1;
 	}
 	const bench_option_v1 *o = rq->disk_path_option ? bc_opt_find(p->mod->desc.options, rq->disk_path_option) : NULL;
 	const char *path = o ? point[o - p->mod->desc.options].s : NULL, *at;

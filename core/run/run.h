@@ -18,7 +18,7 @@ typedef struct bc_runner {
 	int force_module;		/* run even when requirements are not met */
 	int progress;			/* 0 quiet, 1 lines, 2 terminal */
 	json_t *doc;			/* the results document being built */
-	unsigned next_id;
+	uint64_t next_id;		/* ids are 64-bit: a resumed file may hold large ones */
 	uint32_t seed;			/* of the rounds' order: cfg's, or drawn (recorded) */
 	int failed, interrupted;
 	FILE *text;			/* where the human text goes: stdout, or stderr with -o - */

@@ -104,14 +104,49 @@ static int parse_epoch(const char *s, double *epoch)
 	return *end || !isfinite(*epoch) ? -1 : 0;
 }
 
-/* YYYY-MM-DD[T ]HH:MM[:SS[.f]][zone], or HH:MM[:SS[.f]] (today, local). */
-static int parse_clock(const char *s, double *epoch)
+/* A zoned time of day (HH:MM:SSZ, 10:00+01:00): its next occurrence in
+   that zone, counting one up to BC_START_AT_LATE past as now (a slow host
+   starts at once, not a day later). */
+static double next_in_zone(double now, int secs, double frac, int off)
+{
+	double day = floor((now + off) / 86400) * 86400;	/* midnight there, in its own seconds */
+	double t = day + secs + frac - off;
+	return t < now - BC_START_AT_LATE ? t + 86400 : t;
+}
+
+/* An unzoned time of day: its next occurrence in local time (a day on
+   whose clock it does not appear, a change to summer time, is passed over). */
+static int next_local(double now, int h, int mi, int sec, double frac, double *epoch)
+{
+	time_t t0 = (time_t)floor(now);
+	struct tm today;
+	localtime_r(&t0, &today);
+	for (int d = 0; d < 3; d++) {
+		struct tm tm = today, got;
+		tm.tm_mday += d, tm.tm_hour = h, tm.tm_min = mi, tm.tm_sec = sec, tm.tm_isdst = -1;
+		time_t t = mktime(&tm);	/* the 32nd of a month becomes the 1st of the next */
+		if (t == (time_t)-1)
+			return -1;
+		localtime_r(&t, &got);
+		if (got.tm_hour != h || got.tm_min != mi || got.tm_sec != sec)
+			continue;
+		if ((double)t + frac >= now - BC_START_AT_LATE) {
+			*epoch = (double)t + frac;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* YYYY-MM-DD[T ]HH:MM[:SS[.f]][zone], or HH:MM[:SS[.f]][zone]: the next
+   such time of day after now. */
+static int parse_clock(const char *s, double now, double *epoch)
 {
 	struct tm tm;
-	int y, mo, d, h, mi, sec, off, local;
+	int y, mo, d, h, mi, sec, off, local, dated = 0;
 	double frac;
 	const char *p = s;
-	time_t t = time(NULL);
+	time_t t = (time_t)floor(now);
 	localtime_r(&t, &tm);
 	if (strlen(s) >= 10 && s[4] == '-') {
 		if (digits(&p, 4, &y) || *p++ != '-' || digits(&p, 2, &mo) || *p++ != '-' || digits(&p, 2, &d) ||
@@ -119,10 +154,19 @@ static int parse_clock(const char *s, double *epoch)
 			return -1;
 		p++;
 		tm.tm_year = y - 1900, tm.tm_mon = mo - 1, tm.tm_mday = d;
+		dated = 1;
 	}
 	if (digits(&p, 2, &h) || *p++ != ':' || digits(&p, 2, &mi) || seconds_part(&p, &sec, &frac) ||
 	    zone_part(&p, &off, &local) || *p)
 		return -1;
+	if (!dated && (h > 23 || mi > 59 || sec > 59))
+		return -1;
+	if (!dated && !local) {
+		*epoch = next_in_zone(now, h * 3600 + mi * 60 + sec, frac, off);
+		return 0;
+	}
+	if (!dated)
+		return next_local(now, h, mi, sec, frac, epoch);
 	tm.tm_hour = h, tm.tm_min = mi, tm.tm_sec = sec;
 	if (to_epoch(&tm, local, &t))
 		return -1;
@@ -130,22 +174,41 @@ static int parse_clock(const char *s, double *epoch)
 	return 0;
 }
 
+int bc_start_at_parse_now(const char *text, double now, double *epoch, bc_err *e)
+{
+	if ((strchr(text, ':') ? parse_clock(text, now, epoch) : parse_epoch(text, epoch)) != 0) {
+		bc_err_set(e, "--start-at: \"%s\" is not a time", text);
+		bc_err_detail(e, "benchcore reads an ISO 8601 date and time (2026-12-01T10:00:00Z, "
+			      "2026-12-01T11:00:00+01:00, or without a zone as local time), a time of day HH:MM[:SS] "
+			      "(10:00:00Z, 11:00+01:00, or without a zone local time: its next occurrence), or "
+			      "seconds since the epoch (@1796119200).");
+		bc_err_hint(e, "date -d '+2 min' +%%s prints a time two minutes from now.");
+		return -1;
+	}
+	/* before anything prints it as a date: gmtime of 1e300 is no year */
+	if (!(*epoch >= 0 && *epoch <= BC_START_AT_MAX)) {
+		bc_err_set(e, "--start-at: \"%s\" is out of range", text);
+		bc_err_detail(e, "benchcore takes times from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z "
+			      "(epoch seconds 0 to %.0f).", BC_START_AT_MAX);
+		bc_err_hint(e, "date -d '+2 min' +%%s prints a time two minutes from now.");
+		return -1;
+	}
+	return 0;
+}
+
 int bc_start_at_parse(const char *text, double *epoch, bc_err *e)
 {
-	if ((strchr(text, ':') ? parse_clock(text, epoch) : parse_epoch(text, epoch)) == 0)
-		return 0;
-	bc_err_set(e, "--start-at: \"%s\" is not a time", text);
-	bc_err_detail(e, "benchcore reads an ISO 8601 date and time (2026-12-01T10:00:00Z, 2026-12-01T11:00:00+01:00, "
-		      "or without a zone as local time), HH:MM[:SS] today in local time, or seconds since the epoch "
-		      "(@1796119200).");
-	bc_err_hint(e, "date -d '+2 min' +%%s prints a time two minutes from now.");
-	return -1;
+	return bc_start_at_parse_now(text, wall_now(), epoch, e);
 }
 
 static void utc_text(double epoch, char *buf, size_t n)
 {
 	time_t t = (time_t)floor(epoch);
 	struct tm tm;
+	if (!(epoch >= 0 && epoch <= BC_START_AT_MAX)) {
+		snprintf(buf, n, "out of range");
+		return;
+	}
 	gmtime_r(&t, &tm);
 	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
@@ -161,7 +224,7 @@ static int refuse(double epoch, const char *text, double now)
 		bc_err_set(&e, "--start-at %s (%s) is %.0f s in the past", text, at, now - epoch);
 		bc_err_detail(&e, "It is %s now; a start more than %.0f s late would not start the hosts together.",
 			      nowt, BC_START_AT_LATE);
-		bc_err_hint(&e, "Give a time in the future; with HH:MM:SS for tomorrow, give the date too.");
+		bc_err_hint(&e, "Give a time in the future (a time of day alone, HH:MM:SS, means its next occurrence).");
 	} else if (epoch > now + BC_START_AT_AHEAD) {
 		bc_err_set(&e, "--start-at %s (%s) is %.1f days ahead", text, at, (epoch - now) / 86400);
 		bc_err_detail(&e, "It is %s now; benchcore waits at most %.0f days.", nowt, BC_START_AT_AHEAD / 86400);

@@ -395,6 +395,11 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 		free(cfg->baseline);
 		cfg->baseline = bc_xstrdup(c->baseline);
 	}
+	bc_mem_room mem;
+	if (bc_mem_avail(&mem, &e)) {
+		bc_err_print(&e);
+		goto out;
+	}
 	for (size_t i = 0; i < n; i++) {	/* needs() against this machine; profile = small fits sizes */
 		bc_modplan *p = &plans[i];
 		if (p->mod->desc.requires.heavy && (cfg->skip_heavy || p->run.profile_small)) {
@@ -403,7 +408,7 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 						   cfg->skip_heavy ? "skip_heavy = true" : "profile = \"small\"");
 			continue;
 		}
-		p->need_skip = bc_needs_plan(p, p->run.profile_small, &p->need_skipped);
+		p->need_skip = bc_needs_plan(p, &mem, p->run.profile_small, &p->need_skipped);
 	}
 	if (plan_too_large(cfg, plans, n))
 		goto out;

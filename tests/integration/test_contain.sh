@@ -82,6 +82,17 @@ csha=$(sha256sum $(dirname $BC)/modules/cpu.so | cut -d' ' -f1)
 expect_py "every case names its module file and hash" $T/cr.json \
 	"d['cases'][0]['module_sha256']=='$csha' and d['cases'][0]['module_path'].endswith('/modules/cpu.so') and 'module_shadows' not in d['cases'][0]"
 
+# --- one directory named three times on the search path (the build's own, dir/ and a
+# symlink to it): searched once, its files shadow nothing
+M=$(cd "$(dirname $BC)/modules" && pwd)
+ln -s "$M" $T/mods-link
+BENCHCORE_MODULE_PATH="$M/:$T/mods-link" run_bc $T/tw list
+expect_no_grep "list: one directory three times on the path shadows nothing" $T/tw.out 'SHADOWS'
+expect_grep "list: its modules are listed once, from its first place" $T/tw.out "^cpu .* $M//?cpu\.so"
+BENCHCORE_MODULE_PATH="$M/:$T/mods-link" run_bc $T/twr run cpu --time 0.1 --warmup 0 -q -o $T/tw.json
+expect_no_grep "run: no \"X also calls itself cpu\" of cpu.so itself" $T/twr.err 'also call'
+expect_py "result: no module_shadows" $T/tw.json "'module_shadows' not in d['cases'][0]"
+
 # --- metadata refused at load: the file named, a hint
 while IFS='|' read -r f frag; do
 	expect_grep "metadata $f: refused" $T/cl.out "\"$TESTMODS/meta_$f.so\": $frag"

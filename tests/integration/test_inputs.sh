@@ -55,6 +55,9 @@ d2 = json.loads(s); d2["cases"][0]["fairness"]["events_stddev"] = -5.0
 json.dump(d2, open(t + "/negsd.json", "w"))
 d3 = json.loads(s); op = next(iter(d3["cases"][0]["ops"])); d3["cases"][0]["ops"][op]["count"] = -3
 json.dump(d3, open(t + "/negcount.json", "w"))
+d4 = json.loads(s)
+for c in d4["cases"]: c["module"] = "cpu\nx"
+json.dump(d4, open(t + "/nlmod.json", "w"))
 PY
 run_bc $T/dup compare $FX/cmp-a.json $T/dup.json
 expect_rc "a results file with a key given twice is refused" 2
@@ -65,6 +68,9 @@ expect_grep "the field is named" $T/nsd.err 'fairness.events_stddev: not a numbe
 run_bc $T/nc compare $FX/cmp-a.json $T/negcount.json
 expect_rc "a negative count is refused" 2
 expect_grep "the count is named" $T/nc.err 'count: not a count'
+run_bc $T/nl compare $T/nlmod.json $T/nlmod.json
+expect_rc "a newline in a module name is refused (compare of a file with itself matched none of its cases)" 2
+expect_grep "the field and the character are named" $T/nl.err 'cases\[0\]\.module: a control character \(\\x0a\) is in no module'"'"'s name'
 
 # --- two op names that agree in their first 600 bytes stay two metrics
 python3 - $FX/cmp-a.json $T/longop.json <<'PY'

@@ -35,6 +35,74 @@ expect_py "mem with 200M available: the 512M buffer is skipped, saying how much 
 run_env $T/mf BENCHCORE_MEMAVAIL=$((200 << 20)) run mem buffer_size=512M --time 0.2 --warmup 0 -q --force-module -o $T/mf.json
 expect_py "--force-module runs it anyway" $T/mf.json 'd["cases"][0]["status"] == "ok"'
 
+# --- memory: what a cgroup leaves, its limit less its usage -------------------
+# A 400M cgroup with 323M in use (10M of it inactive page cache) leaves 87M:
+# a 250M buffer is skipped with the figures, a 32M one runs. Laid out as v1
+# with the controllers mounted apart (cpuset, then cpu,cpuacct: "cpu" is
+# matched whole), the limit one level above the process's cgroup; as v2; and
+# as the one-directory hook.
+F=$T/fakecg
+mkdir -p $F/v1/proc $F/v1/memory/jail/inner $F/v1/cpu,cpuacct/jail $F/v1/cpuset/jail $F/v2/proc $F/v2/unified/jail/inner $F/flat
+printf '5:cpuset:/jail\n4:memory:/jail/inner\n3:cpu,cpuacct:/jail\n1:name=systemd:/\n0::/\n' >$F/v1/proc/cgroup
+{	echo "31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755"
+	echo "34 31 0:31 / $F/v1/cpuset rw,relatime shared:9 - cgroup cgroup rw,cpuset"
+	echo "32 31 0:29 / $F/v1/cpu,cpuacct rw,relatime shared:7 - cgroup cgroup rw,cpu,cpuacct"
+	echo "35 31 0:32 / $F/v1/memory rw,relatime shared:11 - cgroup cgroup rw,memory"; } >$F/v1/proc/mountinfo
+echo 200000 >$F/v1/cpuset/jail/cpu.cfs_quota_us; echo 100000 >$F/v1/cpuset/jail/cpu.cfs_period_us	# not cpu's
+echo 50000 >$F/v1/cpu,cpuacct/jail/cpu.cfs_quota_us; echo 100000 >$F/v1/cpu,cpuacct/jail/cpu.cfs_period_us
+memdir() {	# DIR LIMIT USAGE INACTIVE ACTIVE (v1 file names)
+	echo $2 >$1/memory.limit_in_bytes; echo $3 >$1/memory.usage_in_bytes
+	printf 'cache %d\ninactive_file 0\ntotal_inactive_file %d\ntotal_active_file %d\n' $(($4 + $5)) $4 $5 >$1/memory.stat
+}
+memdir $F/v1/memory/jail $((400 << 20)) $((323 << 20)) $((10 << 20)) $((50 << 20))
+memdir $F/v1/memory/jail/inner 9223372036854771712 $((300 << 20)) $((10 << 20)) 0	# v1's "no limit"
+memdir $F/flat $((400 << 20)) $((323 << 20)) $((10 << 20)) $((50 << 20))
+printf '0::/jail/inner\n' >$F/v2/proc/cgroup
+echo "41 31 0:38 / $F/v2/unified rw,relatime shared:12 - cgroup2 cgroup2 rw,nsdelegate" >$F/v2/proc/mountinfo
+echo $((400 << 20)) >$F/v2/unified/jail/memory.max; echo $((323 << 20)) >$F/v2/unified/jail/memory.current
+printf 'anon 1\nactive_file %d\ninactive_file %d\n' $((50 << 20)) $((10 << 20)) >$F/v2/unified/jail/memory.stat
+echo max >$F/v2/unified/jail/inner/memory.max; echo $((300 << 20)) >$F/v2/unified/jail/inner/memory.current
+for v in v1:BENCHCORE_PROC_SELF=$F/v1/proc:$F/v1/memory/jail v2:BENCHCORE_PROC_SELF=$F/v2/proc:$F/v2/unified/jail \
+	 hook:BENCHCORE_CGROUP_DIR=$F/flat:$F/flat; do
+	IFS=: read -r name hook dir <<<"$v"
+	run_env $T/cg$name "$hook" run mem buffer_size=32M,250M --time 0.2 --warmup 0 -q -o $T/cg$name.json
+	expect_py "$name: a 400M cgroup with 323M in use: the 250M buffer is skipped with the figures, 32M runs" $T/cg$name.json \
+		'[(c["params"]["buffer_size"] >> 20, c["status"]) for c in d["cases"]] == [(32, "ok"), (250, "skipped")] and d["cases"][1]["reason"] == "mem needs 250.0 MiB of memory (one buffer for all threads), 87.0 MiB available (the cgroup '$dir': limit 400.0 MiB, 323.0 MiB in use, 10.0 MiB of it reclaimable page cache)"'
+	expect_py "$name: the fingerprint's memory limit is the 400M one" $T/cg$name.json 'd["host"]["memory_limit_bytes"] == 400 << 20'
+done
+expect_py "v1: the cpu quota is cpu,cpuacct's, not cpuset's (controllers matched whole)" $T/cgv1.json \
+	'd["host"]["usable_cpus"]["quota"] == 0.5'
+run_env $T/cgmin BENCHCORE_PROC_SELF=$F/v1/proc run memhog --module-path $TESTMODS --time 0.1 --warmup 0 -q -o $T/cgmin.json
+expect_py "the static requires.min_memory (128M) is checked against the 87M the cgroup leaves too" $T/cgmin.json \
+	'd["cases"][0]["status"] == "skipped" and d["cases"][0]["reason"] == "memhog needs 128.0 MiB free memory, 87.0 MiB are left in the cgroup '$F/v1/memory/jail'"'
+# a real v1 memory cgroup, made below this process's own (it stays under whatever
+# limit the caller set): 300M of tmpfs pages charged to it, which no reclaim frees
+own=$(awk -F: '$2 ~ /(^|,)memory(,|$)/ {print $3}' /proc/self/cgroup 2>/dev/null)
+rcg=/sys/fs/cgroup/memory${own%/}/bc-test-mem-$$
+if [ -n "$own" ] && [ -f /sys/fs/cgroup/memory${own%/}/memory.usage_in_bytes ] && mkdir $rcg 2>/dev/null; then
+	mkdir -p $T/fill
+	trap 'umount $T/fill $T/small 2>/dev/null; rmdir $rcg 2>/dev/null; rm -rf "$T"' EXIT
+	if echo $((400 << 20)) >$rcg/memory.limit_in_bytes && mount -t tmpfs -o size=320M tmpfs $T/fill 2>/dev/null; then
+		(
+			echo $BASHPID >$rcg/cgroup.procs
+			dd if=/dev/zero of=$T/fill/x bs=1M count=300 status=none
+			exec "$BC" run mem buffer_size=32M,250M --time 0.2 --warmup 0 -q -o $T/real.json
+		) >$T/real.out 2>$T/real.err </dev/null
+		expect_py "a real 400M v1 cgroup with 300M of tmpfs in it: the 250M buffer is skipped with its figures" $T/real.json \
+			'[(c["params"]["buffer_size"] >> 20, c["status"]) for c in d["cases"]] == [(32, "ok"), (250, "skipped")] and "available (the cgroup '$rcg': limit 400.0 MiB, 3" in d["cases"][1]["reason"]'
+		umount $T/fill
+	else
+		echo "SKIP: the real memory cgroup: no limit could be set or no tmpfs mounted"
+	fi
+	rmdir $rcg
+else
+	echo "SKIP: no v1 memory cgroup could be made below this process's: the fake hierarchies only"
+fi
+run_env $T/mg BENCHCORE_MEMAVAIL=garbage run mem buffer_size=32M --time 0.2 --warmup 0 -q -o $T/mg.json
+expect_rc "BENCHCORE_MEMAVAIL=garbage: refused, not the memory check quietly off" 2
+expect_grep "naming the variable" $T/mg.err '^benchcore: error: BENCHCORE_MEMAVAIL="garbage" is not a size'
+check "nothing ran" test ! -e $T/mg.json
+
 # --- profile = small: sizes halved until they fit in half; heavy skipped -----
 run_env $T/p BENCHCORE_MEMAVAIL=$((100 << 20)) run mem buffer_size=512M --profile small --time 0.2 --warmup 0 -o $T/p.json
 expect_rc "profile small on 100M" 0

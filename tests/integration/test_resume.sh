@@ -91,3 +91,43 @@ run_bc $T/wr -c w.conf -o w.json --resume -q
 expect_rc "after a kill in a measured window: resumed" 0
 expect_py "after a kill in a measured window ($nk cases kept): each case once, all ok" w.json \
 	'len(d["cases"]) == 4 and len(set((c["params"]["max_prime"], c["repeat"]) for c in d["cases"])) == 4 and all(c["status"] == "ok" for c in d["cases"])'
+
+# forged files: each refused naming the case, exit 2, the file byte for byte
+printf 'time = 0.2;\nwarmup = 0;\nrepeat = 1;\nreport_interval = 0;\nmodules = ({ name = "cpu"; max_prime = [300, 400]; });\n' >f.conf
+run_bc $T/f0 -c f.conf -o f.json -q
+expect_rc "a whole run to forge from" 0
+"$PY" -S - f.json <<'PY'
+import copy, json, sys
+d = json.load(open(sys.argv[1]))
+a, b = d["cases"]
+def forge(name, cases):
+	x = copy.deepcopy(d); x["cases"] = cases; json.dump(x, open(name + ".json", "w"))
+def change(c, **kw):
+	c = copy.deepcopy(c); c.update(kw); return c
+forge("dupcase", [a, change(a, id=2)])
+forge("dupid", [a, change(b, id=a["id"])])
+forge("foreign", [a, change(b, module="mem")])
+forge("params", [a, change(b, params=dict(b["params"], max_prime=999))])
+forge("threads", [a, change(b, threads=3)])
+forge("repeat", [a, change(b, repeat=2)])
+forge("noid", [a, change(b, id=0)])
+forge("maxid", [change(a, id=2**63 - 1)])
+forge("bigid", [change(a, id=2**32)])
+PY
+for f in dupcase:'is an earlier case again' dupid:'has the id of an earlier case' \
+	 foreign:'is of a module the config does not run' params:'is not a case of this plan' \
+	 threads:'is not a case of this plan' repeat:'is not a case of this plan' noid:'has no id benchcore writes' \
+	 maxid:'has an id that leaves no room'; do
+	n=${f%%:*} why=${f#*:}
+	sum=$(sha256sum $n.json)
+	run_bc $T/fg$n -c f.conf -o $n.json --resume -q
+	expect_rc "forged ($n): refused" 2
+	expect_grep "forged ($n): the case named (index, id, module, threads, repeat, params), and why" $T/fg$n.err \
+		"^benchcore: error: cannot resume: cases\[[01]\], id [0-9]+ \((cpu|mem), threads [0-9]+, repeat [0-9]+, \{\"max_prime\":[0-9]+\}\) $why"
+	check "forged ($n): the file is untouched" test "$(sha256sum $n.json)" = "$sum"
+done
+expect_grep "the foreign module's case is the one named" $T/fgforeign.err 'cases\[1\], id 2 \(mem, threads 1, repeat 1, \{"max_prime":400\}\)'
+run_bc $T/fgbig -c f.conf -o bigid.json --resume -q
+expect_rc "a kept case of id 2^32: resumed" 0
+expect_py "ids are 64-bit: the new case is 2^32 + 1, not 1 (no 32-bit wrap)" bigid.json \
+	'sorted(c["id"] for c in d["cases"]) == [2**32, 2**32 + 1]'

@@ -19,11 +19,33 @@ check "two runs have two run ids, one host id" \
 	test "$(jget w.json "d['run_id']")" != "$(jget w2.json "d['run_id']")" -a \
 	     "$(jget w.json "d['host_id']")" = "$(jget w2.json "d['host_id']")"
 
-hms=$(date -d '-1 hour' +%H:%M:%S)
-run_bc past run cpu "${quick[@]}" -o past.json --start-at "$hms"
+ago=$(date -d '-1 hour' +%Y-%m-%dT%H:%M:%S)
+run_bc past run cpu "${quick[@]}" -o past.json --start-at "$ago"
 expect_rc "a time an hour ago is refused" 2
-expect_grep "and said to be in the past" past.err "error: --start-at $hms .* s in the past"
+expect_grep "and said to be in the past" past.err "error: --start-at $ago .* s in the past"
 check "nothing was written for the refused run" test ! -e past.json -a ! -e past.json.lock
+
+# A zoned time of day 60 s away is 60 s away in any local zone: Kiritimati
+# (UTC+14) has tomorrow's date from 10:00Z, Pago Pago (UTC-11) yesterday's
+# until 11:00Z, so one of them always has another date than UTC. The wait
+# line is read, then the run is stopped.
+hmsz=$(date -u -d '+60 sec' +%H:%M:%SZ)
+for tz in Pacific/Kiritimati Pacific/Pago_Pago; do
+	n=${tz#*/}
+	TZ=$tz "$BC" run cpu "${quick[@]}" -o "$n.json" --start-at "$hmsz" >"$n.out" 2>"$n.err" </dev/null &
+	pid=$!
+	for _ in $(seq 50); do grep -q waiting "$n.err" 2>/dev/null && break; sleep 0.1; done
+	kill -TERM "$pid" 2>/dev/null; wait "$pid"
+	s=$(sed -n 's/^benchcore: waiting \([0-9.]*\) s.*/\1/p' "$n.err")
+	check "TZ=$tz, --start-at $hmsz: waits about 60 s (${s:-no wait line}), not a day more or refused" \
+		awk -v s="${s:-x}" 'BEGIN { exit !(s ~ /^[0-9.]+$/ && s > 50 && s <= 61) }'
+done
+
+run_bc huge run cpu "${quick[@]}" -o huge.json --start-at 1e300
+expect_rc "a huge epoch is refused" 2
+expect_grep "as out of range, saying the range, not a date of year -219246529" huge.err \
+	'error: --start-at: "1e300" is out of range'
+expect_grep "the range is said" huge.err '9999-12-31T23:59:59Z'
 
 run_bc bad -c /dev/null --start-at tomorrow
 expect_rc "a word that is not a time is a usage error" 2

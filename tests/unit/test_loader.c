@@ -37,6 +37,7 @@ static void test_broken_modules(void **st)
 	expect_load_error("small.so", "descriptor too small");
 	expect_load_error("nocallbacks.so", "missing callbacks");
 	expect_load_error("missing.so", "could not read module file");
+	expect_load_error("badname.so", "name is missing or not [a-z0-9_]+");	/* "bad\nname" */
 }
 
 /* ABI 1.3: a newer minor is refused only for what it uses that this host

@@ -106,6 +106,6 @@ expect_rc "x86 against arm64: compare" 0
 expect_grep "x86 against arm64: what differs names the architecture first" $T/mix.out '^what differs, most likely to explain a difference: architecture \(arch: x86_64 -> aarch64\)'
 run_bc $T/pg compare --per-ghz $T/x86.json $T/arm.json
 expect_rc "x86 against arm64: --per-ghz" 0
-expect_grep "--per-ghz divides by each file's measured clock, arm64 included" $T/pg.out '^cpu events_per_sec .* @ [0-9.]+ = [0-9.]+ .* @ [0-9.]+ = [0-9.]+'
+expect_grep "--per-ghz divides by each file's measured clock, arm64 included" $T/pg.out '^cpu events_per_sec .* @ [0-9.]+ = [0-9.e+]+ .* @ [0-9.]+ = [0-9.e+]+'
 run_bc $T/mixr report $T/x86.json $T/arm.json -o $T/mix.html
 expect_rc "x86 against arm64: report" 0

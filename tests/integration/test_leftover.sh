@@ -134,6 +134,17 @@ else
 	rm -rf $TMPDIR/benchcore.mOunt1
 fi
 
+# --- check-module's own directory carries a record too
+"$BC" check-module "$BUILD/modules/cpu.so" --time 1 --warmup 0 >$T/ck.out 2>$T/ck.err </dev/null &
+CK=$!
+ckdir() { CKDIR=$(dirs 'benchcore-check.*'); [ -n "$CKDIR" ] && [ -e "$CKDIR/check.json" ]; }
+waitfor ckdir
+kill -KILL $CK; wait $CK 2>/dev/null
+check "check-module killed outright: its directory has an owner record" test -e "$CKDIR/.benchcore-owner"
+run_bc $T/ckc clean
+check "  and clean removes it" test ! -e "$CKDIR"
+expect_grep "  saying so" $T/ckc.err "removed $CKDIR \([0-9.]+ MiB\)"
+
 run_bc $T/h clean --help
 expect_rc "clean --help" 0
 expect_grep "clean --help lists its flags" $T/h.out '--dry-run'

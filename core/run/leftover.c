@@ -11,9 +11,14 @@
 #include "leftover.h"
 #include "util.h"
 
-#define OWNER_MAGIC	"benchcore-owner 1"
+/* Version 2 records the true start time. Version 1's was always 0 (field
+   21 was read): a benchcore that still writes 1 reads 2 as no record at all
+   and keeps it, where it would take a start it never sees for a reused pid. */
+#define OWNER_MAGIC	"benchcore-owner 2"
+#define OWNER_MAGIC_V1	"benchcore-owner 1"
 
 typedef struct owner {
+	int v1;				/* read from a version 1 record: start is not to be trusted */
 	int pid;
 	unsigned long long start;	/* clock ticks after boot (/proc/PID/stat field 22) */
 	char boot[40];			/* /proc/sys/kernel/random/boot_id, or "" */
@@ -108,7 +113,9 @@ static int owner_read(int dirfd, owner *o, int *have)
 	*have = 0;
 	if (read_small(dirfd, BC_OWNER_FILE, buf, sizeof(buf), 1) <= 0)
 		return -1;
-	if (strncmp(buf, OWNER_MAGIC "\n", sizeof(OWNER_MAGIC)))
+	if (!strncmp(buf, OWNER_MAGIC_V1 "\n", sizeof(OWNER_MAGIC_V1)))
+		o->v1 = 1;
+	else if (strncmp(buf, OWNER_MAGIC "\n", sizeof(OWNER_MAGIC)))
 		return -1;
 	for (char *save = NULL, *l = strtok_r(buf + sizeof(OWNER_MAGIC), "\n", &save); l;
 	     l = strtok_r(NULL, "\n", &save)) {
@@ -148,17 +155,16 @@ static int owner_judge(const owner *o, int have, char *why, size_t n)
 		return OWNER_DEAD;
 	if (state == 'Z' || state == 'X')
 		return OWNER_DEAD;	/* the owner is a zombie, past cleaning up */
-	if (start == o->start)
-		return OWNER_ALIVE;
-	/* Another process has the pid now. Benchcore before this release wrote
-	   start 0 (it read field 21): such a record of a benchcore that still
-	   runs cannot be told from a reuse by another benchcore. */
-	if (o->start == 0 && !strcmp(comm, "benchcore")) {
-		snprintf(why, n, "its owner record has start time 0 (an older benchcore's) and pid %d is a "
-			 "benchcore now", o->pid);
-		return OWNER_UNKNOWN;
-	}
-	return OWNER_DEAD;
+	if (!o->v1)
+		return start == o->start ? OWNER_ALIVE : OWNER_DEAD;	/* else another process has the pid */
+	/* An older benchcore's record (start 0 whatever the truth): a process
+	   that is no benchcore is not its owner; one that is cannot be told
+	   from it. */
+	if (strcmp(comm, "benchcore"))
+		return OWNER_DEAD;
+	snprintf(why, n, "its owner record is an older benchcore's (version 1, no true start time) and pid %d "
+		 "is a benchcore", o->pid);
+	return OWNER_UNKNOWN;
 }
 
 /* benchcore*.XXXXXX: what run.c's make_tmpdir creates. */

@@ -5,7 +5,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "leftover.h"
@@ -376,4 +378,70 @@ bc_clean_stats bc_clean_leftovers(const char *parent, int dry_run, int verbose)
 			clean_one(dirfd(d), parent, de->d_name, dry_run, verbose, &s);
 	closedir(d);
 	return s;
+}
+
+/* Whether name is base.tmp.PID.XXXXXX; *pid gets PID. */
+static int is_temp_of(const char *name, const char *base, long *pid)
+{
+	size_t b = strlen(base), n = strlen(name);
+	if (strncmp(name, base, b) || strncmp(name + b, ".tmp.", 5) || n < b + 5 + 2 + 7)
+		return 0;
+	char *end;
+	errno = 0;
+	*pid = strtol(name + b + 5, &end, 10);
+	if (errno || *pid <= 0 || end == name + b + 5 || *end != '.' || strlen(end) != 7)
+		return 0;
+	for (const char *c = end + 1; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')))
+			return 0;
+	return 1;
+}
+
+/* 1 when a live process holds path.lock (a run writing path). */
+static int lock_held(const char *path)
+{
+	char *lp = bc_xasprintf("%s.lock", path);
+	int fd = open(lp, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY), held = 0;
+	free(lp);
+	if (fd < 0)
+		return errno != ENOENT;	/* cannot be told: taken for held */
+	struct stat st;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || flock(fd, LOCK_SH | LOCK_NB) != 0)
+		held = 1;
+	close(fd);
+	return held;
+}
+
+unsigned bc_sweep_temps(const char *path, int locked)
+{
+	if (!path || !*path || !strcmp(path, "-") || (!locked && lock_held(path)))
+		return 0;
+	char *dir = bc_xstrdup(path), *slash = strrchr(dir, '/');
+	const char *base = slash ? slash + 1 : dir;
+	if (slash)
+		*slash = '\0';
+	DIR *d = opendir(slash ? (*dir ? dir : "/") : ".");
+	unsigned gone = 0;
+	struct dirent *de;
+	long pid;
+	while (d && *base && (de = readdir(d)) != NULL) {
+		struct stat st;
+		if (!is_temp_of(de->d_name, base, &pid) || pid == (long)getpid() || pid > INT32_MAX)
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode) ||
+		    st.st_uid != geteuid())
+			continue;
+		/* alive, or not ours to signal: kept (a reused pid only delays it) */
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		if (unlinkat(dirfd(d), de->d_name, 0) == 0) {
+			gone++;
+			say("removed %s%s%s, a temporary file that benchcore pid %ld (no longer running) left while "
+			    "writing %s", slash ? dir : "", slash ? "/" : "", de->d_name, pid, path);
+		}
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	return gone;
 }

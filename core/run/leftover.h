@@ -35,4 +35,10 @@ const char *bc_leftover_parent(void);
    dry_run only says what it would remove. verbose also says what it kept
    and why (what it cannot judge is said always). Returns the counts. */
 bc_clean_stats bc_clean_leftovers(const char *parent, int dry_run, int verbose);
+
+/* Removes the temporaries of path (PATH.tmp.PID.XXXXXX, bc_write_atomic's)
+   that a writer killed outright left: regular files of this user whose PID
+   no longer runs, and only when no live run holds PATH.lock (locked: this
+   process holds it). Each is said on stderr; returns how many went. */
+unsigned bc_sweep_temps(const char *path, int locked);
 #endif

@@ -99,8 +99,19 @@ mkdir $TMPDIR/benchcore.rEuse0 $TMPDIR/benchcore.piDone $TMPDIR/benchcore.nOns01
 printf 'benchcore-owner 1\npid %d\nstart 0\nboot %s\npidns %s\n' $$ "$boot" "$ns" >$TMPDIR/benchcore.rEuse0/.benchcore-owner
 printf 'benchcore-owner 1\npid 1\nstart 0\nboot %s\npidns %s\n' "$boot" "$ns" >$TMPDIR/benchcore.piDone/.benchcore-owner
 printf 'benchcore-owner 1\npid %d\nstart 0\nboot %s\n' $$ "$boot" >$TMPDIR/benchcore.nOns01/.benchcore-owner
+# version 2 records (the true start time): this shell's own start is alive,
+# one tick off is another process's
+st=$(sed 's/.*) //' /proc/$$/stat | cut -d' ' -f20)
+mkdir $TMPDIR/benchcore.v2LivE $TMPDIR/benchcore.v2ReUs
+printf 'benchcore-owner 2\npid %d\nstart %s\nboot %s\npidns %s\n' $$ "$st" "$boot" "$ns" >$TMPDIR/benchcore.v2LivE/.benchcore-owner
+printf 'benchcore-owner 2\npid %d\nstart %s\nboot %s\npidns %s\n' $$ "$((st - 1))" "$boot" "$ns" >$TMPDIR/benchcore.v2ReUs/.benchcore-owner
 run_bc $T/fg clean
 expect_rc "clean of forged records" 0
+check "a record with this shell's pid and true start time is kept" test -e $TMPDIR/benchcore.v2LivE/.benchcore-owner
+run_bc $T/fgv clean -v
+expect_grep "  as a running run's" $T/fgv.err "kept $TMPDIR/benchcore.v2LivE: its run \(pid $$\) is still running"
+check "the same pid with a start one tick off (a reused pid) is removed" test ! -e $TMPDIR/benchcore.v2ReUs
+rm -rf $TMPDIR/benchcore.v2LivE
 check "a live pid (this shell's) with another start time (0): its directory is removed" test ! -e $TMPDIR/benchcore.rEuse0
 check "pid 1 with start 0 is not taken for a run that runs for ever: removed" test ! -e $TMPDIR/benchcore.piDone
 check "a record without a pid namespace is kept" test -e $TMPDIR/benchcore.nOns01/.benchcore-owner

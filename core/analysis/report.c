@@ -595,9 +595,14 @@ static void header(FILE *f, bc_results *res, int n, const char *title)
 		size_t unsteady = 0;
 		for (size_t j = 0; j < res[i].ngroups; j++)
 			unsteady += res[i].groups[j].unsteady;
-		fprintf(f, "</td><td>%zu ok, %zu failed, %zu other%s", res[i].nok,
-			res[i].nfailed, res[i].ncases - res[i].nok - res[i].nfailed,
-			res[i].interrupted ? " <span class='warn'>(interrupted)</span>" : "");
+		long of;
+		const char *partial = bc_results_partial(&res[i], &of);
+		fprintf(f, "</td><td>%zu ok, %zu failed, %zu other", res[i].nok, res[i].nfailed,
+			res[i].ncases - res[i].nok - res[i].nfailed);
+		if (partial && of >= 0)
+			fprintf(f, " <span class='warn'>(partial: %zu of %ld cases; %s)</span>", res[i].ncases, of, partial);
+		else if (partial)
+			fprintf(f, " <span class='warn'>(partial: %s)</span>", partial);
 		if (unsteady)
 			fprintf(f, " <span class='warn'>(%zu whose warmup never became steady)</span>", unsteady);
 		fputs("</td></tr>\n", f);

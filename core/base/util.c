@@ -289,7 +289,10 @@ void bc_rmtree(const char *path)
 
 int bc_write_atomic(const char *path, const char *data, size_t len, bc_err *e)
 {
-	char *tmp = bc_xasprintf("%s.tmp.XXXXXX", path);
+	/* the writer's pid in the name: a temporary left by a writer killed
+	   outright is known as benchcore's and swept once that pid is gone
+	   (bc_sweep_temps) */
+	char *tmp = bc_xasprintf("%s.tmp.%ld.XXXXXX", path, (long)getpid());
 	int fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
 		bc_err_set(e, "could not write \"%s\": %s", path, strerror(errno));

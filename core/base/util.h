@@ -112,6 +112,7 @@ char *bc_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Removes a directory tree (scratch dirs); ignores errors. */
 void bc_rmtree(const char *path);
 
-/* Writes data to path atomically: temp file in the same directory, fsync, rename. */
+/* Writes data to path atomically: a temp file in the same directory
+   (PATH.tmp.PID.XXXXXX, PID the writer's), fsync, rename. */
 int bc_write_atomic(const char *path, const char *data, size_t len, bc_err *e);
 #endif

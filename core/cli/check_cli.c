@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "config.h"
 #include "flags.h"
+#include "leftover.h"
 #include "loader.h"
 #include "options.h"
 #include "suite.h"
@@ -313,6 +314,9 @@ static char *results_path(const check_args *a, char **tmpdir)
 		free(t);
 		return NULL;
 	}
+	/* like a run's directories: a check killed outright leaves it to the
+	   next run's sweep or `benchcore clean` */
+	bc_owner_mark(t);
 	*tmpdir = t;
 	return bc_xasprintf("%s/check.json", t);
 }

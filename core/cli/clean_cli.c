@@ -49,7 +49,9 @@ int bc_cmd_clean(int argc, char **argv)
 		       "e.g. by the OOM killer): private servers' data, module and scratch directories,\n"
 		       "named benchcore*.XXXXXX in $TMPDIR (or /tmp). Only a directory of this user whose\n"
 		       "owner record (" BC_OWNER_FILE ": pid and start time) names a process that no\n"
-		       "longer runs is removed; one whose run lives, or without a record, is kept.\n"
+		       "longer runs is removed; one whose run lives, or without a record, is kept, and\n"
+		       "one whose record cannot be judged (no pid namespace, another namespace's pid)\n"
+		       "is kept and said so. A mount point inside one is never crossed.\n"
 		       "Every run does the same when it starts.\n\nOptions:\n");
 		bc_flags_help(stdout, clean_flags, 1);
 		free(rest);
@@ -65,8 +67,8 @@ int bc_cmd_clean(int argc, char **argv)
 	const char *dir = a.dir ? a.dir : bc_leftover_parent();
 	bc_clean_stats s = bc_clean_leftovers(dir, a.dry, a.verbose);
 	printf("%s %u director%s of dead runs (%.1f MiB) in %s; kept %u of running runs, %u without an "
-	       "owner record%s\n", a.dry ? "would remove" : "removed", s.removed, s.removed == 1 ? "y" : "ies",
-	       (double)s.bytes / 1048576.0, dir, s.alive, s.unmarked,
+	       "owner record, %u that cannot be judged%s\n", a.dry ? "would remove" : "removed", s.removed,
+	       s.removed == 1 ? "y" : "ies", (double)s.bytes / 1048576.0, dir, s.alive, s.unmarked, s.unknown,
 	       s.failed ? "; some could not be removed (see above)" : "");
 	return s.failed ? 1 : 0;
 }

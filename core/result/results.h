@@ -56,6 +56,9 @@ typedef struct bc_results {
 	char *label;		/* label, else host.hostname, else the file name */
 	char *started_at;	/* may be NULL */
 	int interrupted;
+	char *status;		/* "running", "complete", "interrupted", "stopped"; NULL in
+				   files from before it */
+	long planned;		/* cases_planned, or -1 (absent) */
 	json_t *host;		/* the host object (a reference), or an empty object */
 	json_t *config;		/* the config object as written (a reference, unvalidated: read
 				   with care), or an empty object */
@@ -79,9 +82,13 @@ int bc_results_parse(const char *buf, size_t len, const char *name,
 int bc_results_load(const char *path, bc_results *r, bc_err *e);
 
 void bc_results_free(bc_results *r);
+/* Whether r is a partial run's file: NULL for a whole one, else why, in
+   words ("the run was interrupted"); *of gets cases_planned (-1: unknown). */
+const char *bc_results_partial(const bc_results *r, long *of);
 /* Loads n files into res[0..n) for command cmd ("compare"); on the first
    failure prints "benchcore CMD: FILE: reason", frees what was loaded and
-   returns -1. */
+   returns -1. A file that is not a whole run's (bc_results_partial) gets a
+   warning line on stderr. */
 int bc_load_all(const char *cmd, char **files, int n, bc_results *res);
 
 /* Grouping cases one by one (the runner's own summary and groups[]): an

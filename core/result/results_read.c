@@ -4,6 +4,7 @@
    that is absent is skipped (older writers, failed cases). Unknown fields
    are ignored, as docs/results.md promises. */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -260,6 +261,11 @@ static int read_top(bc_results *r, json_t *root, bc_err *e)
 	if (json_is_string(json_object_get(root, "started_at")))
 		r->started_at = bc_xstrdup(json_string_value(json_object_get(root, "started_at")));
 	r->interrupted = json_is_true(json_object_get(root, "interrupted"));
+	json_t *st = json_object_get(root, "status"), *pl = json_object_get(root, "cases_planned");
+	if (json_is_string(st))
+		r->status = bc_xstrdup(json_string_value(st));
+	r->planned = json_is_integer(pl) && json_integer_value(pl) >= 0 && json_integer_value(pl) < LONG_MAX ?
+			     (long)json_integer_value(pl) : -1;
 	json_array_foreach(cases, i, c) {
 		bc_case_result cr;	/* the one reader of a case: every field checked */
 		if (bc_case_from_json(c, i, &cr, e) < 0)
@@ -274,7 +280,7 @@ static int read_top(bc_results *r, json_t *root, bc_err *e)
 void bc_results_init(bc_results *r, const char *name)
 {
 	*r = (bc_results){ .path = bc_xstrdup(name), .info = json_object(), .info_varies = json_object(),
-			   .host = json_object(),
+			   .host = json_object(), .planned = -1,
 			   .label = bc_xstrdup(name) };
 }
 
@@ -448,6 +454,7 @@ void bc_results_free(bc_results *r)
 	free(r->path);
 	free(r->label);
 	free(r->started_at);
+	free(r->status);
 	json_decref(r->host);
 	json_decref(r->config);
 	json_decref(r->info);
@@ -527,9 +534,25 @@ const bc_rmetric *bc_group_metric(const bc_rgroup *g, const char *name)
 	return NULL;
 }
 
+const char *bc_results_partial(const bc_results *r, long *of)
+{
+	*of = r->planned;
+	if (r->status && !strcmp(r->status, "complete"))
+		return NULL;
+	if (r->status && !strcmp(r->status, "running"))
+		return "its run was still going when it was written, or was killed outright (SIGKILL, "
+		       "the OOM killer, a power cut)";
+	if (r->status && !strcmp(r->status, "stopped"))
+		return "its run stopped early (a module exited in benchcore's process)";
+	if (r->interrupted || (r->status && *r->status))
+		return "its run was interrupted";
+	return NULL;	/* a file from before status, not interrupted */
+}
+
 int bc_load_all(const char *cmd, char **files, int n, bc_results *res)
 {
 	bc_err e;
+	long of;
 
 	for (int i = 0; i < n; i++) {
 		if (bc_results_load(files[i], &res[i], &e) < 0) {
@@ -538,6 +561,15 @@ int bc_load_all(const char *cmd, char **files, int n, bc_results *res)
 				bc_results_free(&res[j]);
 			return -1;
 		}
+		const char *why = bc_results_partial(&res[i], &of);
+		char *shown = why ? bc_printable(files[i]) : NULL;
+		if (why && of >= 0)
+			fprintf(stderr, "benchcore %s: warning: %s is partial: %zu of %ld cases (%s)\n", cmd, shown,
+				res[i].ncases, of, why);
+		else if (why)
+			fprintf(stderr, "benchcore %s: warning: %s is partial: %zu cases (%s)\n", cmd, shown,
+				res[i].ncases, why);
+		free(shown);
 	}
 	return 0;
 }

@@ -47,10 +47,12 @@ void bc_runner_init(bc_runner *r, const bc_config *cfg, json_t *config_json, con
 	char run_id[BC_ID_HEX], host_id[BC_ID_HEX];
 	bc_run_id_new(run_id);
 	bc_host_id(host_id);
+	/* "running" (and interrupted) until the last write: a file whose run
+	   was killed outright must not read as a whole one */
 	r->doc = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:s, s:o, s:o, s:{s:s, s:I}, s:[], s:[]}", "schema",
 			   "benchcore/1", "benchcore_version", BC_VERSION, "run_id", run_id, "host_id", host_id,
-			   "started_at", ts, "finished_at", ts,
-			   "interrupted", 0, "label", cfg->label ? cfg->label : host,
+			   "started_at", ts, "status", "running",
+			   "interrupted", 1, "label", cfg->label ? cfg->label : host,
 			   "host", bc_sysinfo_host(io_path), "config", config_json, "schedule",
 			   "repeat_order", cfg->run.back_to_back ? "back_to_back" : "rounds",
 			   "seed", (json_int_t)r->seed, "cases", "groups");
@@ -139,8 +141,17 @@ int bc_runner_write(bc_runner *r, int final)
 	bc_err e;
 	int rc = 0;
 	now_iso(ts, sizeof(ts));
-	json_object_set_new(r->doc, "finished_at", json_string(ts));
-	json_object_set_new(r->doc, "interrupted", json_boolean(r->interrupted));
+	/* finished_at and the end's status only at the end: until then the run
+	   may still be killed between two writes */
+	if (final) {
+		json_object_set_new(r->doc, "status", json_string(r->interrupted ? "interrupted" :
+								  r->stopped ? "stopped" : "complete"));
+		json_object_set_new(r->doc, "finished_at", json_string(ts));
+	} else {
+		json_object_set_new(r->doc, "status", json_string("running"));
+		json_object_del(r->doc, "finished_at");
+	}
+	json_object_set_new(r->doc, "interrupted", json_boolean(!final || r->interrupted));
 	/* groups[]: the cases grouped by the one rule compare and report use */
 	bc_results_done(&r->groups);
 	json_object_set_new(r->doc, "groups", bc_groups_json(&r->groups));

@@ -594,6 +594,8 @@ static void here_exit(int status, void *arg)
 		failed_case(c, why, &cr);
 		bc_runner_record(r, &cr, here.label, here.point, here.round);
 	}
+	if (r)
+		r->stopped = 1;
 	int wf = r ? bc_runner_write(r, 1) != 0 : 0;
 	bc_service_stop_all();
 	if (c->scratch)
@@ -741,6 +743,12 @@ int bc_runner_run(bc_runner *r, bc_modplan *plans, size_t n)
 {
 	r->t0 = bc_now_ns();
 	r->eta_seen = r->ncases;	/* a resume's kept cases are not this run's pace */
+	size_t planned = 0;
+	for (size_t i = 0; i < n; i++)
+		planned += cases_of(&plans[i]);
+	/* what a whole run writes (repeat = auto: at most): a reader tells a
+	   partial file by it and status */
+	json_object_set_new(r->doc, "cases_planned", json_integer((json_int_t)planned));
 	/* what runs killed outright left (their owner is gone): see leftover.h */
 	bc_clean_leftovers(bc_leftover_parent(), 0, 0);
 	for (size_t i = 0; i < n && !bc_stop_requested; i++) {

@@ -21,6 +21,7 @@ typedef struct bc_runner {
 	uint64_t next_id;		/* ids are 64-bit: a resumed file may hold large ones */
 	uint32_t seed;			/* of the rounds' order: cfg's, or drawn (recorded) */
 	int failed, interrupted;
+	int stopped;			/* the run ended early (a module's exit() with isolate = false) */
 	FILE *text;			/* where the human text goes: stdout, or stderr with -o - */
 	int write_failed;		/* the last write of the results failed */
 	int spilled;			/* OUT.intervals.jsonl started by this run */

@@ -9,6 +9,7 @@
 #include "config.h"
 #include "document.h"
 #include "engine.h"
+#include "leftover.h"
 #include "loader.h"
 #include "options.h"
 #include "plan.h"
@@ -433,6 +434,11 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 		free(csv);
 		goto out;
 	}
+	/* what a run killed outright while writing left beside its files */
+	bc_sweep_temps(out, 1);
+	if (want_out && out && strcmp(want_out, out))
+		bc_sweep_temps(want_out, 0);
+	bc_sweep_temps(csv, 0);
 	bc_results *base = NULL;
 	if (cfg->baseline) {
 		bc_err why;

@@ -17,10 +17,13 @@ REPO=$(cd "$(dirname "$0")/../.." && pwd)
 PLAY=$REPO/contrib/ansible/fleet.yml
 NSA=bcf$$a NSB=bcf$$b
 ADDR_A=198.18.31.1 ADDR_B=198.18.31.2
-made_run_sshd=""; sshd_pids=""; ns_made=""
+made_run_sshd=""; sshd_pids=""; ns_made=""; swapper=""; planted_vt=""; deb_pkg=""
 home_had=""; for d in "$HOME/.ansible" "$HOME/.ansible_async"; do [ -e "$d" ] && home_had="$home_had $d"; done
 
 cleanup() {
+	[ -n "$swapper" ] && kill "$swapper" 2>/dev/null
+	[ -n "$deb_pkg" ] && dpkg-query -W "$deb_pkg" >/dev/null 2>&1 && dpkg --purge "$deb_pkg" >/dev/null 2>&1
+	for d in $planted_vt; do rm -rf "$d"; done
 	for p in $sshd_pids; do kill "$p" 2>/dev/null; done
 	for ns in $ns_made; do
 		# what ran in our namespaces (async wrappers, serve) is ours to stop
@@ -45,7 +48,7 @@ fi
 
 # The program as a host gets it: an installed tree (bin/, lib/benchcore/modules),
 # relocatable, unpacked by the playbook (benchcore_install=tarball).
-mkdir -p "$T/stage/bin" "$T/stage/lib/benchcore/modules" "$T/results"
+mkdir -p "$T/stage/bin" "$T/stage/lib/benchcore/modules" "$T/results" "$T"/hosts/{alpha,beta,gamma,delta}
 cp "$BC" "$T/stage/bin/benchcore"
 cp "$BUILD"/modules/*.so "$T/stage/lib/benchcore/modules/"
 tar -C "$T/stage" -czf "$T/tree.tar.gz" .
@@ -58,7 +61,7 @@ ansible_python_interpreter=/usr/bin/python3
 benchcore_install=tarball
 benchcore_tarball=$T/tree.tar.gz
 benchcore_prefix=$T/hosts/{{ inventory_hostname }}/benchcore
-benchcore_workdir=$T/hosts/{{ inventory_hostname }}/work
+benchcore_workdir_parent=$T/hosts/{{ inventory_hostname }}
 benchcore_results=$T/results
 benchcore_controller_bin=$BC
 benchcore_version=$version
@@ -278,6 +281,69 @@ if [ -f "$study" ]; then
 	expect_grep "  ... with beta against alpha" "$T/results3/fleet.html" "<td>beta</td>"
 else
 	echo "SKIP: no examples/studies/cloud-vm-quick-tests.conf here: the study part is left out"
+fi
+
+# Another user of a host plants what the playbook once used: the fixed work
+# directory (/var/tmp/benchcore-fleet, and its name under the parent) and
+# its -debs directory, 0777 and theirs, with serve.pid/serve.log symlinks to
+# a victim file, and swaps every .deb that appears in -debs for their own.
+# The playbook (benchcore_install=deb, a small package of this test's own)
+# must use none of it: the genuine package is installed, the planted files
+# and the victim are untouched, the run's work directory is fresh, root's,
+# 0700. A planted 0777 parent (beta's benchcore_workdir_parent) is refused.
+plant() {	# plant DIR: a 0777 directory of nobody's, symlinks to the victim in it
+	mkdir -m 0777 "$1" && chown nobody: "$1" &&
+	setpriv --reuid=65534 --regid=65534 --clear-groups sh -c "ln -s '$T/victim' '$1/serve.pid' && ln -s '$T/victim' '$1/serve.log'"
+}
+snapshot() { for d in "$@"; do stat -c '%n %U %a %F' "$d" "$d"/* 2>/dev/null; done; cat "$T/victim"; }
+if [ "$mode" = ssh ] && command -v dpkg-deb >/dev/null && command -v setpriv >/dev/null; then
+	deb_pkg=bcfleet-test-$$
+	mkdeb() {	# mkdeb NAME CONTENT: the package deb_pkg with one file holding CONTENT
+		local d=$T/deb/$1
+		mkdir -p "$d/DEBIAN" "$d$T/deb-installed"
+		printf 'Package: %s\nVersion: 1.0\nArchitecture: all\nMaintainer: benchcore tests <t@example.invalid>\nDescription: test_fleet package\n' \
+			"$deb_pkg" > "$d/DEBIAN/control"
+		echo "$2" > "$d$T/deb-installed/marker"
+		dpkg-deb -Zgzip --build "$d" "$T/deb/$1.deb" >/dev/null
+	}
+	mkdeb genuine genuine; mkdeb evil evil
+	chmod 0755 "$T/deb"; chmod 0644 "$T/deb/evil.deb"
+	echo "victim's own" > "$T/victim"
+	planted="$T/hosts/alpha/benchcore-fleet $T/hosts/alpha/benchcore-fleet-debs $T/hosts/beta/planted"
+	if [ ! -e /var/tmp/benchcore-fleet ] && [ ! -e /var/tmp/benchcore-fleet-debs ]; then	# the old default
+		planted_vt="/var/tmp/benchcore-fleet /var/tmp/benchcore-fleet-debs"; planted="$planted $planted_vt"
+	fi
+	for d in $planted; do plant "$d"; done
+	# the other user's swapper: every .deb in a -debs directory becomes theirs
+	setpriv --reuid=65534 --regid=65534 --clear-groups sh -c "while :; do for f in $T/hosts/alpha/benchcore-fleet-debs/*.deb \
+		${planted_vt:+/var/tmp/benchcore-fleet-debs/*.deb}; do [ -f \"\$f\" ] && ! cmp -s \"\$f\" $T/deb/evil.deb &&
+		cp $T/deb/evil.deb \"\$f.x\" && mv -f \"\$f.x\" \"\$f\"; done; sleep 0.01; done" 2>/dev/null &
+	swapper=$!
+	before=$(snapshot $planted)
+	sed -e "s|^beta .*|& benchcore_workdir_parent=$T/hosts/beta/planted|" "$T/inventory.ini" > "$T/inventory4.ini"
+	mkdir -p "$T/results4"
+	# the version asked for is none: the play stops after the install
+	playbook "$T/play4.log" -i "$T/inventory4.ini" -l alpha,beta,localhost -e benchcore_install=deb \
+		-e "{\"benchcore_debs\": [\"$T/deb/genuine.deb\"]}" -e ansible_become_method=su \
+		-e benchcore_version=0.0.0-none -e benchcore_results="$T/results4"
+	kill "$swapper" 2>/dev/null; wait "$swapper" 2>/dev/null; swapper=""
+	[ -n "${BC_FLEET_LOGS:-}" ] && cp "$T/play4.log" "$BC_FLEET_LOGS/"
+	check "planted directories: the playbook installed its package on alpha" \
+		test "$(dpkg-query -W -f='${Status}' "$deb_pkg" 2>/dev/null)" = "install ok installed"
+	check "  the genuine one, not the one swapped into a planted -debs directory" \
+		test "$(cat "$T/deb-installed/marker" 2>/dev/null)" = genuine
+	check "  the planted directories, their files and the victim are untouched" test "$(snapshot $planted)" = "$before"
+	wd=$(ls -d "$T"/hosts/alpha/benchcore-fleet.* 2>/dev/null | head -1)
+	check "  alpha's work directory was made fresh (benchcore-fleet.XXXXXX): root's, 0700" \
+		test -n "$wd" -a "$(stat -c '%U %a' "$wd" 2>/dev/null)" = "root 700"
+	expect_grep "  a planted 0777 parent (beta's) is refused, named" "$T/play4.log" \
+		"beta: benchcore_workdir_parent $T/hosts/beta/planted belongs to uid 65534, neither the remote user \(0\) nor root"
+	check "  and nothing was made in it" test -z "$(ls "$T/hosts/beta/planted" | grep -v '^serve\.')"
+	[ -s "$T/deb-installed/marker" ] || tail -30 "$T/play4.log"
+	dpkg --purge "$deb_pkg" >/dev/null 2>&1; deb_pkg=""
+	for d in $planted_vt; do rm -rf "$d"; done; planted_vt=""
+else
+	echo "SKIP: planted work directories need the namespaces (root), dpkg-deb and setpriv"
 fi
 
 # A host with another version fails loudly, before anything runs.

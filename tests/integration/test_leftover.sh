@@ -5,11 +5,14 @@
 # clean`, removes those whose owner is gone and says so with their size. A
 # live run's directory, one without a record, and one of another user's
 # process that reuses the dead owner's pid, and one of another pid namespace
-# are never mistaken for a dead run's.
+# are never mistaken for a dead run's. The start time recorded is the
+# process's own (a reused pid is told apart, a forged start 0 is not "running"
+# for ever); a record without a pid namespace cannot be judged and is kept,
+# saying so; a bind mount inside a dead run's directory is never crossed.
 . "$(dirname "$0")/lib.sh"
 export TMPDIR=$T/tmp; mkdir -p $TMPDIR	# benchcore's module and scratch directories go here
-LIVE=
-trap '[ -n "$LIVE" ] && kill -INT $LIVE 2>/dev/null; wait 2>/dev/null; rm -rf "$T"' EXIT
+LIVE= MOUNTED=
+trap '[ -n "$LIVE" ] && kill -INT $LIVE 2>/dev/null; wait 2>/dev/null; [ -n "$MOUNTED" ] && umount "$MOUNTED"; rm -rf "$T"' EXIT
 
 if ! command -v redis-server >/dev/null; then
 	pass "skipped: redis-server not installed (scripts/deps.sh installs it)"
@@ -38,6 +41,8 @@ killed() {
 LIVE=$!
 livedir() { LIVEDIR=$(dirs 'benchcore-cpu.*'); [ -n "$LIVEDIR" ] && [ -e "$LIVEDIR/.benchcore-owner" ]; }
 waitfor livedir
+check "the owner record's start time is the run's own (field 22 of /proc/PID/stat)" \
+	test "$(sed -n 's/^start //p' "$LIVEDIR/.benchcore-owner")" = "$(sed 's/.*) //' /proc/$LIVE/stat | cut -d' ' -f20)"
 killed k1
 DEAD=$(dirs 'benchcore-redis.*')
 check "SIGKILL: the private server died with benchcore" no_redis
@@ -72,6 +77,7 @@ check "clean: the live run's directory is untouched" test -e "$LIVEDIR/.benchcor
 expect_grep "clean --verbose: says why the live one stays" $T/cl.err "kept $LIVEDIR: its run \(pid $LIVE\) is still running"
 check "clean: a directory without a record is kept, with its file" test "$(cat $TMPDIR/benchcore.nOrec1/f)" = data
 check "clean: another pid namespace's directory is kept" test -e $TMPDIR/benchcore-ns.oThEr1/.benchcore-owner
+expect_grep "  and said: its pid cannot be judged here" $T/cl.err "kept $TMPDIR/benchcore-ns.oThEr1: cannot judge whether its run is alive: its run \(pid 999999\) is in another pid namespace"
 check "clean: a symlink is not followed" test -e $TMPDIR/benchcore-lnk.sYmlk1 -a -d $T/elsewhere
 
 # --- the next run's start does the same
@@ -84,6 +90,71 @@ expect_grep "the next run removes it and says so (even with -q)" $T/nx.err "remo
 check "the next run: the dead run's directory is gone" test ! -e "$DEAD"
 check "the next run: the live run's directory is untouched" test -e "$LIVEDIR/.benchcore-owner"
 check "the live run is still running" kill -0 $LIVE
+
+# --- forged records: a live pid with start 0 (the test shell's, or pid 1's):
+# another process has the pid, so the run is dead; no pid namespace: cannot
+# judge, kept, said even without -v
+boot=$(cat /proc/sys/kernel/random/boot_id) ns=$(readlink /proc/self/ns/pid)
+mkdir $TMPDIR/benchcore.rEuse0 $TMPDIR/benchcore.piDone $TMPDIR/benchcore.nOns01
+printf 'benchcore-owner 1\npid %d\nstart 0\nboot %s\npidns %s\n' $$ "$boot" "$ns" >$TMPDIR/benchcore.rEuse0/.benchcore-owner
+printf 'benchcore-owner 1\npid 1\nstart 0\nboot %s\npidns %s\n' "$boot" "$ns" >$TMPDIR/benchcore.piDone/.benchcore-owner
+printf 'benchcore-owner 1\npid %d\nstart 0\nboot %s\n' $$ "$boot" >$TMPDIR/benchcore.nOns01/.benchcore-owner
+# version 2 records (the true start time): this shell's own start is alive,
+# one tick off is another process's
+st=$(sed 's/.*) //' /proc/$$/stat | cut -d' ' -f20)
+mkdir $TMPDIR/benchcore.v2LivE $TMPDIR/benchcore.v2ReUs
+printf 'benchcore-owner 2\npid %d\nstart %s\nboot %s\npidns %s\n' $$ "$st" "$boot" "$ns" >$TMPDIR/benchcore.v2LivE/.benchcore-owner
+printf 'benchcore-owner 2\npid %d\nstart %s\nboot %s\npidns %s\n' $$ "$((st - 1))" "$boot" "$ns" >$TMPDIR/benchcore.v2ReUs/.benchcore-owner
+run_bc $T/fg clean
+expect_rc "clean of forged records" 0
+check "a record with this shell's pid and true start time is kept" test -e $TMPDIR/benchcore.v2LivE/.benchcore-owner
+run_bc $T/fgv clean -v
+expect_grep "  as a running run's" $T/fgv.err "kept $TMPDIR/benchcore.v2LivE: its run \(pid $$\) is still running"
+check "the same pid with a start one tick off (a reused pid) is removed" test ! -e $TMPDIR/benchcore.v2ReUs
+rm -rf $TMPDIR/benchcore.v2LivE
+check "a live pid (this shell's) with another start time (0): its directory is removed" test ! -e $TMPDIR/benchcore.rEuse0
+check "pid 1 with start 0 is not taken for a run that runs for ever: removed" test ! -e $TMPDIR/benchcore.piDone
+check "a record without a pid namespace is kept" test -e $TMPDIR/benchcore.nOns01/.benchcore-owner
+expect_grep "  and clean says it cannot judge it, without -v" $T/fg.err \
+	"kept $TMPDIR/benchcore.nOns01: cannot judge whether its run is alive: its owner record has no pid namespace"
+expect_grep "  the summary counts it (and the other pid namespace's)" $T/fg.out "kept [0-9]+ of running runs, [0-9]+ without an owner record, 2 that cannot be judged"
+run_bc $T/fr run cpu max_prime=100 --time 0.1 --warmup 0 -q -o $T/fr.json
+expect_grep "  a run's start says so too (even with -q)" $T/fr.err "kept $TMPDIR/benchcore.nOns01: cannot judge"
+rm -rf $TMPDIR/benchcore.nOns01
+
+# --- a bind mount (same file system, same st_dev) inside a dead run's directory
+mkdir -p $T/precious/deep $TMPDIR/benchcore.mOunt1/sub/in
+echo keep >$T/precious/file; echo keep >$T/precious/deep/file2
+echo mine >$TMPDIR/benchcore.mOunt1/sub/own
+printf 'benchcore-owner 1\npid 999999\nstart 5\nboot %s\npidns %s\n' "$boot" "$ns" >$TMPDIR/benchcore.mOunt1/.benchcore-owner
+if mount --bind $T/precious $TMPDIR/benchcore.mOunt1/sub/in 2>$T/mnt.err; then
+	MOUNTED=$TMPDIR/benchcore.mOunt1/sub/in
+	run_bc $T/bm clean
+	check "bind mount: the mounted directory's files are intact" \
+		test "$(cat $T/precious/file $T/precious/deep/file2)" = "keep
+keep"
+	check "bind mount: the dead run's own file beside it is removed" test ! -e $TMPDIR/benchcore.mOunt1/sub/own
+	expect_grep "bind mount: clean names the mount point it did not cross" $T/bm.err \
+		"could not remove all of $TMPDIR/benchcore.mOunt1 .*1 mount point inside \($TMPDIR/benchcore.mOunt1/sub/in\) is never crossed"
+	umount "$MOUNTED" && MOUNTED=
+	run_bc $T/bm2 clean
+	check "bind mount: unmounted, the directory goes" test ! -e $TMPDIR/benchcore.mOunt1
+	check "  and the once mounted directory is still intact" test -e $T/precious/deep/file2
+else
+	echo "SKIP: mount --bind failed ($(cat $T/mnt.err)): the bind mount part is left out"
+	rm -rf $TMPDIR/benchcore.mOunt1
+fi
+
+# --- check-module's own directory carries a record too
+"$BC" check-module "$BUILD/modules/cpu.so" --time 1 --warmup 0 >$T/ck.out 2>$T/ck.err </dev/null &
+CK=$!
+ckdir() { CKDIR=$(dirs 'benchcore-check.*'); [ -n "$CKDIR" ] && [ -e "$CKDIR/check.json" ]; }
+waitfor ckdir
+kill -KILL $CK; wait $CK 2>/dev/null
+check "check-module killed outright: its directory has an owner record" test -e "$CKDIR/.benchcore-owner"
+run_bc $T/ckc clean
+check "  and clean removes it" test ! -e "$CKDIR"
+expect_grep "  saying so" $T/ckc.err "removed $CKDIR \([0-9.]+ MiB\)"
 
 run_bc $T/h clean --help
 expect_rc "clean --help" 0

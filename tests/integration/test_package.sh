@@ -114,13 +114,13 @@ version=$("$BC" --version | awk '{print $2}')
 printf '[benchcore_hosts]\nsolo ansible_connection=local ansible_python_interpreter=/usr/bin/python3\n' > "$T/inv.ini"
 printf 'modules = ( { name = "cpu"; time = 0.2; warmup = 0; } );\n' > "$T/solo.conf.j2"
 if command -v ansible-playbook >/dev/null; then
-	mkdir -p "$T/ahome" "$T/rtmp" "$T/srcfleet"
+	mkdir -p "$T/ahome" "$T/rtmp" "$T/srcfleet" "$T/srcwork"
 	tar -C "$REPO" --exclude=./build --exclude='./build-*' --exclude=./.git --transform 's|^\.|benchcore|' \
 	    -czf "$T/src.tar.gz" .
 	"${ansible_env[@]}" ansible-playbook -i "$T/inv.ini" "$REPO/contrib/ansible/fleet.yml" \
 	    -e "{\"benchcore_install\": \"source\", \"benchcore_src_tarball\": \"$T/src.tar.gz\",
 	         \"benchcore_prefix\": \"$T/srcprefix\", \"benchcore_version\": \"$version\",
-	         \"benchcore_workdir\": \"$T/srcwork\", \"benchcore_results\": \"$T/srcfleet\",
+	         \"benchcore_workdir_parent\": \"$T/srcwork\", \"benchcore_results\": \"$T/srcfleet\",
 	         \"benchcore_conf\": \"$T/solo.conf.j2\", \"benchcore_controller_bin\": \"$BC\",
 	         \"benchcore_start_delay\": 3, \"benchcore_poll\": 1}" > "$T/play-src.log" 2>&1 </dev/null
 	RC=$?
@@ -211,9 +211,9 @@ check "nothing of them is left in /usr" test ! -e /usr/bin/benchcore -a ! -e /us
 
 # the playbook's default install (benchcore_install=deb) on one local host
 if command -v ansible-playbook >/dev/null; then
-	mkdir -p "$T/ahome" "$T/fleet" "$T/rtmp"
+	mkdir -p "$T/ahome" "$T/fleet" "$T/rtmp" "$T/work"
 	"${ansible_env[@]}" ansible-playbook -i "$T/inv.ini" "$REPO/contrib/ansible/fleet.yml" \
-	    -e "{\"benchcore_debs\": [\"$deb\"], \"benchcore_version\": \"$version\", \"benchcore_workdir\": \"$T/work\",
+	    -e "{\"benchcore_debs\": [\"$deb\"], \"benchcore_version\": \"$version\", \"benchcore_workdir_parent\": \"$T/work\",
 	         \"benchcore_results\": \"$T/fleet\", \"benchcore_conf\": \"$T/solo.conf.j2\",
 	         \"benchcore_controller_bin\": \"$BC\", \"benchcore_start_delay\": 3, \"benchcore_poll\": 1}" \
 	    > "$T/play.log" 2>&1 </dev/null

@@ -112,7 +112,8 @@ int bc_cmd_list(int argc, char **argv)
 	for (size_t i = 0; i < set.nfails; i++) {
 		char *stem = bc_printable(set.fails[i].stem), *path = bc_printable(set.fails[i].path),
 		     *msg = bc_printable(set.fails[i].err.msg);
-		printf("%-10s %s\n    %s\n", stem, path, msg);
+		printf("%-10s %s%s\n    %s\n", stem, path, set.fails[i].is_dir ? ": not searched (none of its "
+		       "modules is loaded)" : "", msg);
 		free(stem);
 		free(path);
 		free(msg);

@@ -85,6 +85,8 @@ expect_grep "a typed offset past opts_size is refused, naming the option" $T/l.o
  'invalid module ".*meta_offset\.so": option "b" has offset 8, outside its options struct'
 expect_grep "two typed options on one member are refused, naming both" $T/l.out \
  'invalid module ".*meta_overlap\.so": options "a" and "b" share bytes'
+expect_grep "BENCH_OPT_SCALES on a STRING option is refused, naming the option and its type" $T/l.out \
+ 'invalid module ".*meta_scalestr\.so": option "label" is BENCH_OPT_SCALES but of type string'
 run_bc $T/nf run meta_newflag --threads 1 --time 0.1 --warmup 0 -q
 expect_rc "running a refused newer module is a load error" 2
 expect_grep "the run says why" $T/nf.err 'option flag 0x40 on option "x"'

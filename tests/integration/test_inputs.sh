@@ -207,3 +207,10 @@ expect_py "the series file holds every interval of that case" $T/sc.json.interva
 run_bc $T/si run cpu max_prime=100 --time 0.2 --warmup 0 --report-interval 0.05 -q -o $T/si.json
 expect_py "a short series stays inline" $T/si.json 'len(d["cases"][0]["intervals"]) >= 3 and "intervals_file" not in d["cases"][0]'
 check "and no series file is made for it" test ! -e $T/si.json.intervals.jsonl
+
+# --- list: a module directory refused whole is named as the directory, with why
+mkdir -p $T/permdir && cp $BUILD/modules/cpu.so $T/permdir/ && chmod 777 $T/permdir
+run_bc $T/pl list --module-path $T/permdir
+expect_grep "list names a refused directory by its path" $T/pl.out "^\(directory\) $T/permdir: not searched"
+expect_grep "... and says why" $T/pl.out "refusing to load from module directory \"$T/permdir\": .*writable by others"
+expect_no_grep "... never as a file of it" $T/pl.out '\(directory\)\.so'

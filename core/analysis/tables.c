@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "options.h"
 #include "stats.h"
 #include "tables.h"
 #include "util.h"
@@ -130,10 +131,7 @@ static const bc_rmetric *metric_of(const bc_rgroup *g, const bc_tab_opts *t)
 
 static char *json_text(json_t *v)
 {
-	if (json_is_string(v))
-		return bc_xstrdup(json_string_value(v));
-	char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
-	return s ? s : bc_xstrdup("?");
+	return bc_json_text(v);
 }
 
 /* The params of g that vary among the groups of its module in r (a sweep's

@@ -135,6 +135,16 @@ void bc_format_size(uint64_t v, char *buf, size_t len)
 		snprintf(buf, len, "%llu%c", (unsigned long long)v, suf[i]);
 }
 
+const char *bc_fmt_double(double v, char *buf, size_t len)
+{
+	for (int digits = 15; digits <= 17; digits++) {
+		snprintf(buf, len, "%.*g", digits, v);
+		if (v != v || strtod(buf, NULL) == v)	/* NaN never equals itself: "nan" as is */
+			break;
+	}
+	return buf;
+}
+
 const char *bc_human_size(double bytes, char *buf, size_t len)
 {
 	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };

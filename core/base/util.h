@@ -50,6 +50,12 @@ void bc_format_size(uint64_t v, char *buf, size_t len);
 /* Bytes for people: "512 B", "1.0 MiB", "2.5 GiB" (the largest unit of
    1024 that keeps the figure at least 1). Returns buf. */
 const char *bc_human_size(double bytes, char *buf, size_t len);
+/* A value as the shortest text that reads back as the same double: 0.2,
+   not 0.20000000000000001 (%.15g, else %.16g, else %.17g). Every option or
+   param value printed for people or spreadsheets goes through it. Returns
+   buf (BC_DOUBLE_TEXT bytes are enough). */
+#define BC_DOUBLE_TEXT 32
+const char *bc_fmt_double(double v, char *buf, size_t len);
 int bc_parse_double(const char *s, double *out);
 int bc_parse_int64(const char *s, int64_t *out);
 

@@ -147,7 +147,8 @@ static void print_description(const bc_module *m)
 /* A number as the config would write it. */
 static char *num_text(const bench_option_v1 *o, double v)
 {
-	return o->type == BENCH_OPT_DOUBLE ? bc_xasprintf("%.17g", v) : bc_xasprintf("%.0f", v);
+	char buf[BC_DOUBLE_TEXT];
+	return o->type == BENCH_OPT_DOUBLE ? bc_xstrdup(bc_fmt_double(v, buf, sizeof(buf))) : bc_xasprintf("%.0f", v);
 }
 
 /* Is candidate (ENUM: choice index, BOOL: 0/1, else the number) the
@@ -225,7 +226,7 @@ static char *what_of(const bc_module *m, const bc_case_result *r)
 		free(defs);
 		if (dflt || !v)
 			continue;
-		char *t = json_is_string(v) ? bc_printable(json_string_value(v)) : json_dumps(v, JSON_ENCODE_ANY);
+		char *t = json_is_string(v) ? bc_printable(json_string_value(v)) : bc_json_text(v);
 		char *n = bc_xasprintf("%s%s%s=%s", out, *out ? " " : "", o->name, t ? t : "?");
 		free(t);
 		free(out);

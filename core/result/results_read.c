@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "options.h"
 #include "results.h"
 #include "stats.h"
 #include "util.h"
@@ -68,13 +69,9 @@ char *bc_params_text(json_t *params)
 	json_object_foreach(params, k, v) {
 		fprintf(f, "%s%s=", first ? "" : " ", k);
 		first = 0;
-		if (json_is_string(v)) {
-			fputs(json_string_value(v), f);
-		} else {
-			char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS);
-			fputs(s ? s : "?", f);
-			free(s);
-		}
+		char *s = bc_json_text(v);	/* 0.2, not 0.20000000000000001 */
+		fputs(s, f);
+		free(s);
 	}
 	fclose(f);
 	return buf;

@@ -214,3 +214,14 @@ run_bc $T/pl list --module-path $T/permdir
 expect_grep "list names a refused directory by its path" $T/pl.out "^\(directory\) $T/permdir: not searched"
 expect_grep "... and says why" $T/pl.out "refusing to load from module directory \"$T/permdir\": .*writable by others"
 expect_no_grep "... never as a file of it" $T/pl.out '\(directory\)\.so'
+
+# --- option values print in their shortest round-trip form: 1.1, not 1.1000000000000001
+printf 'time = 0.1; warmup = 0; repeat = 1; threads = [1];\nmodules = ( { name = "checkable"; factor = [1.1, 2.2]; words = 8; } );\n' >$T/rt.conf
+run_bc $T/rt -c $T/rt.conf --module-path "$TESTMODS" -o $T/rt.json --csv $T/rt.csv -q
+expect_grep "the run's CSV: factor=1.1" $T/rt.csv '^1,checkable,.*factor=1\.1 '
+expect_py "... the results keep the exact double" $T/rt.json '[c["params"]["factor"] for c in d["cases"]] == [1.1, 2.2]'
+for v in "" --table --index --csv; do
+	run_bc $T/rc$v compare $v $T/rt.json $T/rt.json
+	expect_grep "compare ${v:-(text)}: factor=1.1" $T/rc$v.out 'factor=1\.1[ ,]'
+	expect_no_grep "... never 1.1000000000000001" $T/rc$v.out 'factor=1\.10000000'
+done

@@ -145,6 +145,12 @@ const char *bc_fmt_double(double v, char *buf, size_t len)
 	return buf;
 }
 
+const char *bc_full_stop(const char *text)
+{
+	size_t n = text ? strlen(text) : 0;
+	return n && !strchr(".!?:", text[n - 1]) ? "." : "";
+}
+
 const char *bc_human_size(double bytes, char *buf, size_t len)
 {
 	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };

@@ -55,6 +55,10 @@ const char *bc_human_size(double bytes, char *buf, size_t len);
    param value printed for people or spreadsheets goes through it. Returns
    buf (BC_DOUBLE_TEXT bytes are enough). */
 #define BC_DOUBLE_TEXT 32
+/* "." when a help sentence does not end in . ! ? or :, else "": printed
+   after it, so that what follows ("Range: 1 .. 64.", "Choices: a, b.") is a
+   sentence of its own, never run into the help. */
+const char *bc_full_stop(const char *text);
 const char *bc_fmt_double(double v, char *buf, size_t len);
 int bc_parse_double(const char *s, double *out);
 int bc_parse_int64(const char *s, int64_t *out);

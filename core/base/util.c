@@ -14,6 +14,7 @@
 #include "util.h"
 
 int bc_quiet;
+int bc_case_warnings_later;
 
 #define VFMT(buf, fmt) do { va_list ap; va_start(ap, fmt); \
 	vsnprintf(buf, sizeof(buf), fmt, ap); va_end(ap); } while (0)

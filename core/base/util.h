@@ -33,6 +33,9 @@ FILE *bc_stderr(void);
 void bc_stderr_set(FILE *f);
 void bc_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern int bc_quiet;	/* -q: no info lines */
+/* check-module: a case's warnings are printed once, in its table, not also
+   on stderr as they happen (they are kept in the case's result either way) */
+extern int bc_case_warnings_later;
 
 static inline uint64_t bc_now_ns(void)
 {

@@ -356,6 +356,7 @@ static int run_check(const bc_module *m, const check_args *a)
 	}
 	bc_suite_opts so = { .out = out, .force = a->out ? 0 : 1, .quiet = 1, .module = m };
 	bc_quiet = 1;
+	bc_case_warnings_later = 1;	/* each under its case in the table: once, not also on stderr */
 	printf("\nrunning %zu entr%s (time %g s, warmup %g s, phases %g s, prepare %g s) under the run's "
 	       "containment:\n", cfg.nmods, cfg.nmods == 1 ? "y" : "ies", a->time_s, a->warmup_s, a->phase_s,
 	       cfg.run.prepare_timeout);

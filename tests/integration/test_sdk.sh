@@ -232,8 +232,11 @@ expect_grep "... naming the case, its option and the phase" $T/cb.out '^  case [
 t0=$(date +%s%N)
 run_bc $T/cm check-module $M/checkmany.so --time 0.2 --warmup 0.1
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-expect_rc "check-module on a module failing 5 cases of 7" 1
-expect_grep "... counts each failed case, not only the first" $T/cm.out '^FAIL: 2 of 7 cases passed'
+expect_rc "check-module on a module failing 5 cases of 8" 1
+expect_grep "... counts each failed case, not only the first" $T/cm.out '^FAIL: 3 of 8 cases passed'
+n=$(cat $T/cm.out $T/cm.err | grep -c 'checkmany-warning-once')
+check "... a case's warning is printed once, under its case (got $n)" test "$n" = 1
+expect_grep "... there" $T/cm.out '^      warning: checkmany-warning-once$'
 expect_grep "... fails the case that left 80 processes behind, naming the count" $T/cm.out \
 	'^  case [0-9]+ \(mode=strays, 1 thread\): left 80 processes running'
 expect_grep "... a crash in finish shows the seconds of init, thread_init, warmup and measure" $T/cm.out \

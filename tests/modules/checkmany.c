@@ -5,7 +5,8 @@
  * fail_init2: init returns BENCH_ERR; crash_finish: finish crashes after
  * init, thread_init, warmup and the window ran (their seconds must show);
  * strays: init leaves 80 sleeping processes behind; hang_thread_init:
- * thread_init never returns (check-module's own short limit must end it). */
+ * thread_init never returns (check-module's own short limit must end it);
+ * warn: runs ok with one logged warning (shown once, not twice). */
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
@@ -13,8 +14,8 @@
 #include "benchcore/module.h"
 
 static const char *const checkmany_modes[] = { "ok", "fail_init", "fail_init2", "crash_finish", "strays",
-					       "hang_thread_init", NULL };
-enum { M_OK, M_FAIL, M_FAIL2, M_CRASH, M_STRAYS, M_HANG };
+					       "hang_thread_init", "warn", NULL };
+enum { M_OK, M_FAIL, M_FAIL2, M_CRASH, M_STRAYS, M_HANG, M_WARN };
 
 static const bench_option_v1 checkmany_options[] = {
 	{ .name = "mode", .type = BENCH_OPT_ENUM, .def = "ok", .choices = checkmany_modes,
@@ -35,6 +36,8 @@ static int checkmany_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **s
 		api->set_error(ctx, "refused on purpose (mode %d)", *mode);
 		return BENCH_ERR;
 	}
+	if (*mode == M_WARN)
+		api->log(ctx, BENCH_LOG_WARN, "checkmany-warning-once");
 	for (int i = 0; *mode == M_STRAYS && i < 80; i++) {
 		if (fork() == 0) {
 			prctl(PR_SET_NAME, "bc-checkmany");

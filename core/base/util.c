@@ -146,6 +146,15 @@ const char *bc_fmt_double(double v, char *buf, size_t len)
 	return buf;
 }
 
+const char *bc_fmt_fig(double v, int decimals, int sign, char *buf, size_t len)
+{
+	if (fabs(v) < 1e6 || !isfinite(v))
+		snprintf(buf, len, sign ? "%+.*f" : "%.*f", decimals, v);
+	else
+		snprintf(buf, len, sign ? "%+.6g" : "%.6g", v);
+	return buf;
+}
+
 const char *bc_full_stop(const char *text)
 {
 	size_t n = text ? strlen(text) : 0;

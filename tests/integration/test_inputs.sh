@@ -225,3 +225,31 @@ for v in "" --table --index --csv; do
 	expect_grep "compare ${v:-(text)}: factor=1.1" $T/rc$v.out 'factor=1\.1[ ,]'
 	expect_no_grep "... never 1.1000000000000001" $T/rc$v.out 'factor=1\.10000000'
 done
+
+# --- compare: a metric no measurement gives is refused; huge values print in 6 digits; no clock, no nan
+python3 - $FX/cmp-a.json $T <<'PY'
+import json, sys
+for name, edit in (("neg", lambda c: c["metrics"]["events_per_sec"].update(value=-990.0)),
+                   ("huge", lambda c: c["metrics"]["events_per_sec"].update(value=1e300)),
+                   ("noclk", lambda c: (c.pop("cpu_mhz_mean", None), c.pop("cpu_freq", None)))):
+    d = json.load(open(sys.argv[1]))
+    for c in d["cases"]:
+        if "metrics" in c:
+            edit(c)
+    json.dump(d, open(sys.argv[2] + "/" + name + ".json", "w"))
+PY
+run_bc $T/cn compare $FX/cmp-a.json $T/neg.json
+expect_rc "compare refuses a negative throughput" 2
+expect_grep "... naming the file, the case and the metric" $T/cn.err \
+	"^benchcore compare: $T/neg.json: cases\[0\] \(case 1, cpu, 1 thread\): metric events_per_sec is -990, which no measurement gives$"
+expect_grep "... and why" $T/cn.err '^DETAIL: A throughput \(higher is better\) cannot be negative\.$'
+run_bc $T/cnr report $FX/cmp-a.json $T/neg.json -o $T/cn.html
+expect_rc "report refuses it too" 2
+for v in "" --table --per-ghz --index; do
+	run_bc $T/ch$v compare $v $FX/cmp-a.json $T/huge.json
+	check "compare ${v:-(text)} of 1e300: no 300-digit figure (longest line $(wc -L <$T/ch$v.out))" test "$(wc -L <$T/ch$v.out)" -lt 400
+	expect_grep "... in 6 significant digits" $T/ch$v.out '[0-9]e\+(300|29[0-9])'
+done
+run_bc $T/cg compare --per-ghz $FX/cmp-a.json $T/noclk.json
+expect_no_grep "per-ghz of a file without a clock: never nan" $T/cg.out 'nan'
+expect_grep "... says there is no clock" $T/cg.out 'no clock recorded'

@@ -10,8 +10,8 @@
 
 #define MAX_POINTS	256
 
-/* A mean for people: one decimal from 100 up to a million, 6 significant
-   digits beyond (1e300 is 1e+300, never 300 digits), 4 below 100. */
+/* A mean for people: one decimal from 100 up (6 significant digits past
+   1e12: bc_fmt_fig; 1e300 is 1e+300, never 300 digits), 4 below 100. */
 static void print_value(FILE *f, double v)
 {
 	if (isnan(v))
@@ -22,7 +22,7 @@ static void print_value(FILE *f, double v)
 		fprintf(f, "%.4g", v);
 }
 
-/* A change (a fraction) as a signed percentage (bc_fmt_fig). Returns buf. */
+/* A change (a fraction) as a signed percentage, one decimal (bc_fmt_fig). Returns buf. */
 static const char *pct_text(char *buf, size_t n, double x)
 {
 	char v[BC_DOUBLE_TEXT];

@@ -80,7 +80,7 @@ static char *num_text(double v)
 {
 	if (isnan(v))
 		return bc_xstrdup("n/a");
-	char b[BC_DOUBLE_TEXT];	/* 6 significant digits past a million (bc_fmt_fig) */
+	char b[BC_DOUBLE_TEXT];	/* 6 significant digits past 1e12 (bc_fmt_fig) */
 	return fabs(v) >= 1e4 || v == floor(v) ? bc_xstrdup(bc_fmt_fig(v, 0, 0, b, sizeof(b))) :
 		bc_xasprintf("%.4g", v);
 }

@@ -148,7 +148,7 @@ const char *bc_fmt_double(double v, char *buf, size_t len)
 
 const char *bc_fmt_fig(double v, int decimals, int sign, char *buf, size_t len)
 {
-	if (fabs(v) < 1e6 || !isfinite(v))
+	if (fabs(v) < 1e12 || !isfinite(v))
 		snprintf(buf, len, sign ? "%+.*f" : "%.*f", decimals, v);
 	else
 		snprintf(buf, len, sign ? "%+.6g" : "%.6g", v);

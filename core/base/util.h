@@ -63,9 +63,10 @@ const char *bc_human_size(double bytes, char *buf, size_t len);
    sentence of its own, never run into the help. */
 const char *bc_full_stop(const char *text);
 const char *bc_fmt_double(double v, char *buf, size_t len);
-/* A figure for people: decimals after the point while |v| < 1e6, else 6
-   significant digits (1e+300, never 300 digits); sign: a + on positives
-   (changes). Returns buf (BC_DOUBLE_TEXT bytes are enough). */
+/* A figure for people: decimals after the point while |v| < 1e12 (what a
+   measurement gives: 83720418 events/s), else 6 significant digits
+   (1e+300, never 300 digits); sign: a + on positives (changes). Returns buf
+   (BC_DOUBLE_TEXT bytes are enough). */
 const char *bc_fmt_fig(double v, int decimals, int sign, char *buf, size_t len);
 int bc_parse_double(const char *s, double *out);
 int bc_parse_int64(const char *s, int64_t *out);

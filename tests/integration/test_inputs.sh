@@ -253,3 +253,14 @@ done
 run_bc $T/cg compare --per-ghz $FX/cmp-a.json $T/noclk.json
 expect_no_grep "per-ghz of a file without a clock: never nan" $T/cg.out 'nan'
 expect_grep "... says there is no clock" $T/cg.out 'no clock recorded'
+
+# --- the run's summary labels each row by every option that differs between the module's entries
+cat >$T/ent.conf <<'CONF'
+time = 0.1; warmup = 0; repeat = 1; threads = [1];
+modules = ( { name = "checkable"; kind = ["add", "xor"]; words = 8; },
+            { name = "checkable"; kind = "add"; words = 16; } );
+CONF
+run_bc $T/ent -c $T/ent.conf --module-path "$TESTMODS" -o $T/ent.json
+expect_grep "summary: an entry's row names the option the entries set differently" $T/ent.out '^1 +checkable words=8 kind=add +1 +1 ok'
+expect_grep "... and the one swept in an entry" $T/ent.out '^2 +checkable words=8 kind=xor +1 +1 ok'
+expect_grep "... the other entry's row apart from both" $T/ent.out '^3 +checkable words=16 kind=add +1 +1 ok'

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "compare.h"
+#include "options.h"
 #include "util.h"
 
 static json_t *facts_diff(const bc_results *a, const bc_results *b);
@@ -523,8 +524,8 @@ static void flatten(json_t *dst, const char *prefix, json_t *v, int depth)
 	if (json_is_string(v)) {
 		json_object_set(dst, prefix, v);
 	} else {
-		char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS);
-		json_object_set_new(dst, prefix, json_string(s ? s : "?"));
+		char *s = bc_json_text(v);
+		json_object_set_new(dst, prefix, json_string(s));
 		free(s);
 	}
 }

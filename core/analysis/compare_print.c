@@ -10,14 +10,24 @@
 
 #define MAX_POINTS	256
 
+/* A mean for people: one decimal from 100 up (6 significant digits past
+   1e12: bc_fmt_fig; 1e300 is 1e+300, never 300 digits), 4 below 100. */
 static void print_value(FILE *f, double v)
 {
 	if (isnan(v))
 		fputs("n/a", f);
 	else if (fabs(v) >= 100 || v == 0)
-		fprintf(f, "%.1f", v);
+		fputs(bc_fmt_fig(v, 1, 0, (char[BC_DOUBLE_TEXT]){ 0 }, BC_DOUBLE_TEXT), f);
 	else
 		fprintf(f, "%.4g", v);
+}
+
+/* A change (a fraction) as a signed percentage, one decimal (bc_fmt_fig). Returns buf. */
+static const char *pct_text(char *buf, size_t n, double x)
+{
+	char v[BC_DOUBLE_TEXT];
+	snprintf(buf, n, "%s%%", bc_fmt_fig(x * 100, 1, 1, v, sizeof(v)));
+	return buf;
 }
 
 static void print_host_diff(FILE *f, json_t *diff)
@@ -58,10 +68,11 @@ static void print_row(FILE *f, const bc_cmp *c, const bc_cmp_row *r)
 	print_value(f, r->sb.mean);
 	if (*r->ma->unit)
 		fprintf(f, " %s", r->ma->unit);
+	char p1[32], p2[32];
 	if (isfinite(r->change))
-		fprintf(f, "  %+.1f%%", r->change * 100);
+		fprintf(f, "  %s", pct_text(p1, sizeof(p1), r->change));
 	if (r->has_ci && isfinite(r->ci_lo))
-		fprintf(f, " [%+.1f%% .. %+.1f%%]", r->ci_lo * 100, r->ci_hi * 100);
+		fprintf(f, " [%s .. %s]", pct_text(p1, sizeof(p1), r->ci_lo), pct_text(p2, sizeof(p2), r->ci_hi));
 	fprintf(f, "  n=%zu/%zu", r->sa.n, r->sb.n);
 	if (r->tested)
 		fprintf(f, "  %s %s=%.4g p=%.4f p_adj=%.4f", bc_row_test_name(c, r),
@@ -141,10 +152,11 @@ static void print_largest(FILE *f, const bc_cmp *c)
 	fprintf(f, "largest headline differences (%g%% interval of B/A - 1):\n", c->opts.level * 100);
 	for (size_t i = 0; i < n; i++) {
 		const bc_cmp_row *r = &c->rows[idx[i]];
-		fprintf(f, "  %-8s %s%sthreads=%ld %s %+.1f%%", r->ga->module, r->ga->params_text,
-			*r->ga->params_text ? " " : "", r->ga->threads, r->ma->name, r->change * 100);
+		char p1[32], p2[32];
+		fprintf(f, "  %-8s %s%sthreads=%ld %s %s", r->ga->module, r->ga->params_text,
+			*r->ga->params_text ? " " : "", r->ga->threads, r->ma->name, pct_text(p1, sizeof(p1), r->change));
 		if (r->has_ci && isfinite(r->ci_lo))
-			fprintf(f, " [%+.1f%% .. %+.1f%%]", r->ci_lo * 100, r->ci_hi * 100);
+			fprintf(f, " [%s .. %s]", pct_text(p1, sizeof(p1), r->ci_lo), pct_text(p2, sizeof(p2), r->ci_hi));
 		fprintf(f, " %s", bc_verdict_name(r->verdict));
 		if (r->need_n)
 			fprintf(f, " (needs %s%zu repeats)", r->need_n >= 1000 ? ">" : "~", r->need_n);

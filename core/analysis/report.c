@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "compare.h"
+#include "options.h"
 #include "report_study.h"
 #include "svg.h"
 #include "util.h"
@@ -549,8 +550,8 @@ static void fingerprints(FILE *f, bc_results *res, int n)
 			if (json_is_string(x))
 				esc(f, json_string_value(x));
 			else if (x) {
-				char *s = json_dumps(x, JSON_ENCODE_ANY | JSON_COMPACT);
-				esc(f, s ? s : "");
+				char *s = bc_json_text(x);
+				esc(f, s);
 				free(s);
 			} else {
 				fputs("<i>absent</i>", f);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "options.h"
 #include "stats.h"
 #include "tables.h"
 #include "util.h"
@@ -79,7 +80,9 @@ static char *num_text(double v)
 {
 	if (isnan(v))
 		return bc_xstrdup("n/a");
-	return fabs(v) >= 1e4 || v == floor(v) ? bc_xasprintf("%.0f", v) : bc_xasprintf("%.4g", v);
+	char b[BC_DOUBLE_TEXT];	/* 6 significant digits past 1e12 (bc_fmt_fig) */
+	return fabs(v) >= 1e4 || v == floor(v) ? bc_xstrdup(bc_fmt_fig(v, 0, 0, b, sizeof(b))) :
+		bc_xasprintf("%.4g", v);
 }
 
 /* "84246 ±1.2%": the mean and the half-width of its 95% interval. */
@@ -88,7 +91,9 @@ static char *value_text(const bc_summary *s)
 	char *v = num_text(s->mean);
 	if (s->n < 2 || s->mean == 0)
 		return v;
-	char *out = bc_xasprintf("%s ±%.1f%%", v, 100 * (s->ci95_high - s->mean) / fabs(s->mean));
+	char b[BC_DOUBLE_TEXT];
+	char *out = bc_xasprintf("%s ±%s%%", v, bc_fmt_fig(100 * (s->ci95_high - s->mean) / fabs(s->mean), 1, 0, b,
+							     sizeof(b)));
 	free(v);
 	return out;
 }
@@ -130,10 +135,7 @@ static const bc_rmetric *metric_of(const bc_rgroup *g, const bc_tab_opts *t)
 
 static char *json_text(json_t *v)
 {
-	if (json_is_string(v))
-		return bc_xstrdup(json_string_value(v));
-	char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
-	return s ? s : bc_xstrdup("?");
+	return bc_json_text(v);
 }
 
 /* The params of g that vary among the groups of its module in r (a sweep's
@@ -361,8 +363,9 @@ int bc_table(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, const 
 				row[i + 1] = bc_xstrdup("-");
 				continue;
 			}
-			char *v = value_text(&r->sb);
-			row[i + 1] = bc_xasprintf("%s %s %+.1f%%", v, bc_verdict_name(r->verdict), 100 * r->change);
+			char *v = value_text(&r->sb), b[BC_DOUBLE_TEXT];
+			row[i + 1] = bc_xasprintf("%s %s %s%%", v, bc_verdict_name(r->verdict),
+						  bc_fmt_fig(100 * r->change, 1, 1, b, sizeof(b)));
 			free(v);
 		}
 		tab_row(&tb, row);
@@ -501,7 +504,10 @@ int bc_per_ghz(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, cons
 		nominal |= !meas;
 		row[0] = bc_xasprintf("%s%s%s %s", g->module, *lab ? " " : "", lab, m->name);
 		free(lab);
-		row[1] = bc_xasprintf("%.4g @ %.2f = %.4g", sa.mean, ga, sa.mean / ga);
+		/* no clock recorded (an older or foreign file): the value alone, never "@ nan = nan" */
+		int ca = ga > 0 && isfinite(ga);
+		row[1] = ca ? bc_xasprintf("%.4g @ %.2f = %.4g", sa.mean, ga, sa.mean / ga) :
+			bc_xasprintf("%.4g @ no clock recorded", sa.mean);
 		for (int i = 1; i < s.n; i++) {
 			const bc_cmp_row *r = row_for(&s.cmp[i], g, m->name);
 			if (!r) {
@@ -511,14 +517,21 @@ int bc_per_ghz(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, cons
 			double gb = ghz_of(r->gb, &meas), rt = r->sb.mean / sa.mean, rf = gb / ga;
 			double dev = 100 * (rt / rf - 1);
 			nominal |= !meas;
+			if (!ca || !(gb > 0 && isfinite(gb))) {
+				row[i + 1] = bc_xasprintf("%.4g @ no clock recorded; x%s", r->sb.mean,
+							  bc_fmt_fig(rt, 3, 0, (char[BC_DOUBLE_TEXT]){ 0 }, BC_DOUBLE_TEXT));
+				continue;
+			}
 			if (isfinite(dev)) {
 				total[i]++;
 				within[i] += fabs(dev) <= PROPORTIONAL_PCT;
 				if (fabs(dev) > fabs(worst[i]))
 					worst[i] = dev;
 			}
-			row[i + 1] = bc_xasprintf("%.4g @ %.2f = %.4g; x%.3f vs clock x%.3f (%+.1f%%)", r->sb.mean, gb,
-						  r->sb.mean / gb, rt, rf, dev);
+			char xr[BC_DOUBLE_TEXT], dv[BC_DOUBLE_TEXT];
+			row[i + 1] = bc_xasprintf("%.4g @ %.2f = %.4g; x%s vs clock x%.3f (%s%%)", r->sb.mean, gb,
+						  r->sb.mean / gb, bc_fmt_fig(rt, 3, 0, xr, sizeof(xr)), rf,
+						  bc_fmt_fig(dev, 1, 1, dv, sizeof(dv)));
 		}
 		tab_row(&tb, row);
 	}
@@ -528,11 +541,17 @@ int bc_per_ghz(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, cons
 			"(+d%%): how far the throughput ratio is from the clock ratio\n",
 			nominal ? " (some cases only had the kernel's claim, cpu_mhz_mean: not measured)" : "",
 			res[0].label);
-		for (int i = 1; i < s.n; i++)
+		for (int i = 1; i < s.n; i++) {
+			if (!total[i]) {
+				fprintf(f, "%s against %s: no case has a clock on both sides: whether throughput is "
+					"proportional to it cannot be told\n", res[i].label, res[0].label);
+				continue;
+			}
 			fprintf(f, "%s against %s: throughput %s proportional to the clock (within %g%% in %zu of %zu "
-				"cases; largest deviation %+.1f%%)\n", res[i].label, res[0].label,
-				total[i] && within[i] == total[i] ? "is" : "is not", PROPORTIONAL_PCT, within[i],
-				total[i], worst[i]);
+				"cases; largest deviation %s%%)\n", res[i].label, res[0].label,
+				within[i] == total[i] ? "is" : "is not", PROPORTIONAL_PCT, within[i],
+				total[i], bc_fmt_fig(worst[i], 1, 1, (char[BC_DOUBLE_TEXT]){ 0 }, BC_DOUBLE_TEXT));
+		}
 	}
 	sides_free(&s);
 	free(gs);
@@ -618,7 +637,9 @@ int bc_index(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, const 
 			for (size_t q = 0; q < np[i]; q++)
 				if (mod ? parts[i][q].module && !strcmp(parts[i][q].module, mod) : !parts[i][q].module)
 					x = &parts[i][q];
-			row[i + 1] = x ? bc_xasprintf("%.1f [%.1f, %.1f] (%zu case%s)", x->index, x->low, x->high,
+			char ix[3][BC_DOUBLE_TEXT];
+			row[i + 1] = x ? bc_xasprintf("%s [%s, %s] (%zu case%s)", bc_fmt_fig(x->index, 1, 0, ix[0], 32),
+						      bc_fmt_fig(x->low, 1, 0, ix[1], 32), bc_fmt_fig(x->high, 1, 0, ix[2], 32),
 						      x->cases, x->cases == 1 ? "" : "s") : bc_xstrdup("-");
 		}
 		tab_row(&tb, row);

@@ -14,6 +14,7 @@
 #include "util.h"
 
 int bc_quiet;
+int bc_case_warnings_later;
 
 #define VFMT(buf, fmt) do { va_list ap; va_start(ap, fmt); \
 	vsnprintf(buf, sizeof(buf), fmt, ap); va_end(ap); } while (0)
@@ -133,6 +134,31 @@ void bc_format_size(uint64_t v, char *buf, size_t len)
 		snprintf(buf, len, "%llu", (unsigned long long)v);
 	else
 		snprintf(buf, len, "%llu%c", (unsigned long long)v, suf[i]);
+}
+
+const char *bc_fmt_double(double v, char *buf, size_t len)
+{
+	for (int digits = 15; digits <= 17; digits++) {
+		snprintf(buf, len, "%.*g", digits, v);
+		if (v != v || strtod(buf, NULL) == v)	/* NaN never equals itself: "nan" as is */
+			break;
+	}
+	return buf;
+}
+
+const char *bc_fmt_fig(double v, int decimals, int sign, char *buf, size_t len)
+{
+	if (fabs(v) < 1e12 || !isfinite(v))
+		snprintf(buf, len, sign ? "%+.*f" : "%.*f", decimals, v);
+	else
+		snprintf(buf, len, sign ? "%+.6g" : "%.6g", v);
+	return buf;
+}
+
+const char *bc_full_stop(const char *text)
+{
+	size_t n = text ? strlen(text) : 0;
+	return n && !strchr(".!?:", text[n - 1]) ? "." : "";
 }
 
 const char *bc_human_size(double bytes, char *buf, size_t len)

@@ -33,6 +33,9 @@ FILE *bc_stderr(void);
 void bc_stderr_set(FILE *f);
 void bc_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern int bc_quiet;	/* -q: no info lines */
+/* check-module: a case's warnings are printed once, in its table, not also
+   on stderr as they happen (they are kept in the case's result either way) */
+extern int bc_case_warnings_later;
 
 static inline uint64_t bc_now_ns(void)
 {
@@ -50,6 +53,21 @@ void bc_format_size(uint64_t v, char *buf, size_t len);
 /* Bytes for people: "512 B", "1.0 MiB", "2.5 GiB" (the largest unit of
    1024 that keeps the figure at least 1). Returns buf. */
 const char *bc_human_size(double bytes, char *buf, size_t len);
+/* A value as the shortest text that reads back as the same double: 0.2,
+   not 0.20000000000000001 (%.15g, else %.16g, else %.17g). Every option or
+   param value printed for people or spreadsheets goes through it. Returns
+   buf (BC_DOUBLE_TEXT bytes are enough). */
+#define BC_DOUBLE_TEXT 32
+/* "." when a help sentence does not end in . ! ? or :, else "": printed
+   after it, so that what follows ("Range: 1 .. 64.", "Choices: a, b.") is a
+   sentence of its own, never run into the help. */
+const char *bc_full_stop(const char *text);
+const char *bc_fmt_double(double v, char *buf, size_t len);
+/* A figure for people: decimals after the point while |v| < 1e12 (what a
+   measurement gives: 83720418 events/s), else 6 significant digits
+   (1e+300, never 300 digits); sign: a + on positives (changes). Returns buf
+   (BC_DOUBLE_TEXT bytes are enough). */
+const char *bc_fmt_fig(double v, int decimals, int sign, char *buf, size_t len);
 int bc_parse_double(const char *s, double *out);
 int bc_parse_int64(const char *s, int64_t *out);
 

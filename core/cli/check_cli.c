@@ -26,12 +26,19 @@
 #include "suite.h"
 #include "util.h"
 
-enum { K_TIME = 1, K_WARMUP, K_THREADS, K_DEFAULTS, K_OUTPUT, K_VERBOSE, K_HELP };
+enum { K_TIME = 1, K_WARMUP, K_THREADS, K_PHASE, K_DEFAULTS, K_OUTPUT, K_VERBOSE, K_HELP };
+/* A check's cases are short: a hang in a phase is a finding, not a minute's
+   wait (a run's defaults give init and thread_init 60 s each). prepare, which
+   may load data, gets PREPARE_TIMES the limit. */
+#define PHASE_LIMIT_S 5.0
+#define PREPARE_TIMES 12
 static const bc_flag check_flags[] = {
 	{ "time", 0, "S", K_TIME, "measured seconds of each case (default 0.5)" },
 	{ "warmup", 0, "S", K_WARMUP, "warmup seconds of each case (default 0.2)" },
 	{ "threads", 0, "N", K_THREADS, "the second thread count of the defaults' cases (default 2, or the "
 	  "module's min_cpus when more)" },
+	{ "phase-timeout", 0, "S", K_PHASE, "seconds init, thread_init, finish, cleanup and destroy may each take, "
+	  "and the window's grace, before the case is killed and failed (default 5); prepare may take 12 times that" },
 	{ "defaults-only", 0, NULL, K_DEFAULTS, "run the defaults only, not each option at its bounds" },
 	{ "output", 'o', "OUT.json", K_OUTPUT, "keep the results of the check (schema benchcore/1)" },
 	{ "verbose", 'v', NULL, K_VERBOSE, "also the run's own text: the plan, every case's figures, its summary" },
@@ -40,7 +47,7 @@ static const bc_flag check_flags[] = {
 };
 
 typedef struct check_args {
-	double time_s, warmup_s;
+	double time_s, warmup_s, phase_s;
 	unsigned threads;
 	int defaults_only, verbose, help;
 	const char *out;
@@ -50,13 +57,14 @@ static int on_check_flag(void *arg, const bc_flag *f, const char *val, bc_err *e
 {
 	check_args *a = arg;
 	double d;
-	if (f->code == K_TIME || f->code == K_WARMUP) {
-		if (bc_parse_double(val, &d) || d < (f->code == K_TIME ? 0.01 : 0) || d > 3600) {
+	if (f->code == K_TIME || f->code == K_WARMUP || f->code == K_PHASE) {
+		if (bc_parse_double(val, &d) || d < (f->code == K_WARMUP ? 0 : f->code == K_PHASE ? 0.1 : 0.01) ||
+		    d > 3600) {
 			bc_err_set(e, "--%s: \"%s\" is not a number of seconds in %s .. 3600", f->lng, val,
-				   f->code == K_TIME ? "0.01" : "0");
+				   f->code == K_WARMUP ? "0" : f->code == K_PHASE ? "0.1" : "0.01");
 			return -1;
 		}
-		*(f->code == K_TIME ? &a->time_s : &a->warmup_s) = d;
+		*(f->code == K_TIME ? &a->time_s : f->code == K_WARMUP ? &a->warmup_s : &a->phase_s) = d;
 	} else if (f->code == K_THREADS) {
 		int64_t t;
 		if (bc_parse_int64(val, &t) || t < 1 || t > 1024) {
@@ -140,7 +148,8 @@ static void print_description(const bc_module *m)
 /* A number as the config would write it. */
 static char *num_text(const bench_option_v1 *o, double v)
 {
-	return o->type == BENCH_OPT_DOUBLE ? bc_xasprintf("%.17g", v) : bc_xasprintf("%.0f", v);
+	char buf[BC_DOUBLE_TEXT];
+	return o->type == BENCH_OPT_DOUBLE ? bc_xstrdup(bc_fmt_double(v, buf, sizeof(buf))) : bc_xasprintf("%.0f", v);
 }
 
 /* Is candidate (ENUM: choice index, BOOL: 0/1, else the number) the
@@ -218,7 +227,7 @@ static char *what_of(const bc_module *m, const bc_case_result *r)
 		free(defs);
 		if (dflt || !v)
 			continue;
-		char *t = json_is_string(v) ? bc_printable(json_string_value(v)) : json_dumps(v, JSON_ENCODE_ANY);
+		char *t = json_is_string(v) ? bc_printable(json_string_value(v)) : bc_json_text(v);
 		char *n = bc_xasprintf("%s%s%s=%s", out, *out ? " " : "", o->name, t ? t : "?");
 		free(t);
 		free(out);
@@ -233,13 +242,16 @@ static char *what_of(const bc_module *m, const bc_case_result *r)
 
 static char *fails;	/* the failed cases' lines for the verdict (main thread) */
 
-static void print_case(const bc_module *m, const bc_case_result *r, int *bad)
+/* Prints one case's line; 1 when it passed. */
+static int print_case(const bc_module *m, const bc_case_result *r)
 {
 	char *what = what_of(m, r), mem[32] = "-";
 	if (r->peak_rss_bytes)
 		bc_human_size((double)r->peak_rss_bytes, mem, sizeof(mem));
-	int ok = !strcmp(r->status, "ok") || (!strcmp(r->status, "skipped") && r->reason && *r->reason);
-	*bad |= !ok;
+	/* a case that left processes running is no pass, whatever its status:
+	   on a site they would outlive the run (the runner kills them) */
+	int ok = (!strcmp(r->status, "ok") || (!strcmp(r->status, "skipped") && r->reason && *r->reason)) &&
+		 !r->strays_killed;
 	printf("%-5lld %-26s %4ld %-5s %-11s", r->id, what, r->threads, ok ? "PASS" : "FAIL", r->status);
 	for (int i = 0; i < BC_NPHASES; i++) {
 		if (r->phases.set && r->phases.s[i] == r->phases.s[i])
@@ -248,20 +260,28 @@ static void print_case(const bc_module *m, const bc_case_result *r, int *bad)
 			printf(" %8s", "-");
 	}
 	printf(" %10s\n", mem);
-	if (r->reason) {
-		char *p = bc_printable(r->reason);
+	char *p = r->reason ? bc_printable(r->reason) : NULL;
+	if (p)
 		printf("      reason: %s\n", p);
-		if (!ok)
-			fails = bc_xasprintf("%s  case %lld (%s, %ld thread%s): %s\n", fails ? fails : "", r->id, what,
-					     r->threads, r->threads == 1 ? "" : "s", p);
-		free(p);
+	if (!ok) {
+		char *strays = r->strays_killed ? bc_xasprintf("%sleft %llu process%s running (killed): a module "
+							       "must stop what it starts", p ? "; " : "",
+							       (unsigned long long)r->strays_killed,
+							       r->strays_killed == 1 ? "" : "es") : bc_xstrdup("");
+		char *f = bc_xasprintf("%s  case %lld (%s, %ld thread%s): %s%s\n", fails ? fails : "", r->id, what,
+				       r->threads, r->threads == 1 ? "" : "s", p ? p : "", strays);
+		free(fails);
+		fails = f;
+		free(strays);
 	}
+	free(p);
 	for (size_t i = 0; i < r->nwarnings; i++) {
-		char *p = bc_printable(r->warnings[i]);
-		printf("      warning: %s\n", p);
-		free(p);
+		char *wp = bc_printable(r->warnings[i]);
+		printf("      warning: %s\n", wp);
+		free(wp);
 	}
 	free(what);
+	return ok;
 }
 
 /* The check's results, read back with the one case reader. */
@@ -281,14 +301,14 @@ static int report(const bc_module *m, const char *path, int run_rc)
 	for (size_t i = 0; i < n; i++) {
 		bc_case_result r;
 		bc_err err;
-		int was = bad;
 		if (bc_case_from_json(json_array_get(cases, i), i, &r, &err)) {
 			printf("      unreadable case: %s\n", err.msg);
 			bad = 1;
 			continue;
 		}
-		print_case(m, &r, &bad);
-		npass += bad == was;
+		int ok = print_case(m, &r);
+		bad |= !ok;
+		npass += (size_t)ok;
 		bc_case_free(&r);
 	}
 	json_decref(doc);
@@ -329,6 +349,9 @@ static int run_check(const bc_module *m, const check_args *a)
 	cfg.run.time_s = a->time_s;
 	cfg.run.warmup_s = a->warmup_s;
 	cfg.run.report_interval = 0;
+	cfg.run.init_timeout = cfg.run.thread_init_timeout = cfg.run.grace = a->phase_s;
+	cfg.run.cleanup_timeout = a->phase_s;	/* finish, cleanup and destroy each */
+	cfg.run.prepare_timeout = a->phase_s * PREPARE_TIMES;
 	plan_check(&cfg, m, a);
 	char *tmp, *out = results_path(a, &tmp);
 	if (!out) {
@@ -337,8 +360,10 @@ static int run_check(const bc_module *m, const check_args *a)
 	}
 	bc_suite_opts so = { .out = out, .force = a->out ? 0 : 1, .quiet = 1, .module = m };
 	bc_quiet = 1;
-	printf("\nrunning %zu entr%s (time %g s, warmup %g s) under the run's containment:\n", cfg.nmods,
-	       cfg.nmods == 1 ? "y" : "ies", a->time_s, a->warmup_s);
+	bc_case_warnings_later = 1;	/* each under its case in the table: once, not also on stderr */
+	printf("\nrunning %zu entr%s (time %g s, warmup %g s, phases %g s, prepare %g s) under the run's "
+	       "containment:\n", cfg.nmods, cfg.nmods == 1 ? "y" : "ies", a->time_s, a->warmup_s, a->phase_s,
+	       cfg.run.prepare_timeout);
 	fflush(stdout);
 	/* the run's own text (plan, figures, summary) only with --verbose: the
 	   check's table below says what an author needs; warnings and errors
@@ -367,7 +392,7 @@ static int run_check(const bc_module *m, const check_args *a)
 
 int bc_cmd_check_module(int argc, char **argv)
 {
-	check_args a = { .time_s = 0.5, .warmup_s = 0.2 };
+	check_args a = { .time_s = 0.5, .warmup_s = 0.2, .phase_s = PHASE_LIMIT_S };
 	char **rest;
 	if (bc_flags_parse("check-module", check_flags, 0, argc - 1, argv + 1, on_check_flag, &a, &rest))
 		return 2;
@@ -376,7 +401,9 @@ int bc_cmd_check_module(int argc, char **argv)
 		       "Loads FILE.so as a run would (the same trust checks and probe), describes it, and runs it\n"
 		       "through every phase: its defaults at 1 and N threads, then each INT/SIZE/DOUBLE option\n"
 		       "at its min and max, each ENUM choice and each BOOL value (other options at their\n"
-		       "defaults). Prints each case's status, phase times and peak memory.\n"
+		       "defaults). Prints each case's status, phase times and peak memory. Its limits are\n"
+		       "short: 5 s for each phase (prepare 60 s), not a run's 60 s (--phase-timeout).\n"
+		       "A case fails when it failed, crashed, hung or left processes running.\n"
 		       "Exit status: 0 every case ok or skipped with a reason, 1 a case failed, 2 the module\n"
 		       "was refused or a usage error.\n\nOptions:\n");
 		bc_flags_help(stdout, check_flags, 0);

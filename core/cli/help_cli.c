@@ -112,7 +112,8 @@ int bc_cmd_list(int argc, char **argv)
 	for (size_t i = 0; i < set.nfails; i++) {
 		char *stem = bc_printable(set.fails[i].stem), *path = bc_printable(set.fails[i].path),
 		     *msg = bc_printable(set.fails[i].err.msg);
-		printf("%-10s %s\n    %s\n", stem, path, msg);
+		printf("%-10s %s%s\n    %s\n", stem, path, set.fails[i].is_dir ? ": not searched (none of its "
+		       "modules is loaded)" : "", msg);
 		free(stem);
 		free(path);
 		free(msg);
@@ -158,13 +159,15 @@ static void option_line(FILE *f, const bench_option_v1 *o, int md)
 	   and what the host may scale down */
 	const char *where = (o->flags & BENCH_OPT_PLACEMENT) ? " (placement)" : "";
 	const char *scales = (o->flags & BENCH_OPT_SCALES) ? " (scales)" : "";
+	/* the help is a sentence: what follows it starts after its full stop */
+	const char *help = o->help ? o->help : "", *stop = *extra || (md && (o->flags & BENCH_OPT_NOSWEEP)) ?
+		bc_full_stop(help) : "";
 	if (md)
-		fprintf(f, "| `%s` | %s | `%s` | %s%s%s%s%s |\n", o->name, bc_opt_type_name(o->type), def,
-			o->help ? o->help : "", extra, (o->flags & BENCH_OPT_NOSWEEP) ? " Not sweepable." : "",
-			where, scales);
+		fprintf(f, "| `%s` | %s | `%s` | %s%s%s%s%s%s |\n", o->name, bc_opt_type_name(o->type), def,
+			help, stop, extra, (o->flags & BENCH_OPT_NOSWEEP) ? " Not sweepable." : "", where, scales);
 	else
-		fprintf(f, "  %-16s %-7s %-12s %s%s%s%s%s\n", o->name, bc_opt_type_name(o->type),
-			*def ? def : "\"\"", o->help ? o->help : "", extra,
+		fprintf(f, "  %-16s %-7s %-12s %s%s%s%s%s%s\n", o->name, bc_opt_type_name(o->type),
+			*def ? def : "\"\"", help, stop, extra,
 			(o->flags & BENCH_OPT_SECRET) ? " (secret: never shown)" : "", where, scales);
 }
 

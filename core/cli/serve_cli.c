@@ -176,7 +176,7 @@ static char *setting_text(const config_setting_t *s)
 	case CONFIG_TYPE_INT64:
 		return bc_xasprintf("%lld", (long long)config_setting_get_int64(s));
 	case CONFIG_TYPE_FLOAT:
-		return bc_xasprintf("%.17g", config_setting_get_float(s));
+		return bc_xstrdup(bc_fmt_double(config_setting_get_float(s), (char[BC_DOUBLE_TEXT]){ 0 }, BC_DOUBLE_TEXT));
 	case CONFIG_TYPE_BOOL:
 		return bc_xstrdup(config_setting_get_bool(s) ? "true" : "false");
 	case CONFIG_TYPE_STRING:

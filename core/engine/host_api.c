@@ -367,7 +367,8 @@ static void api_log(bench_ctx *x, int level, const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	char *p = bc_text_dup(buf);	/* one line, whatever the module wrote */
-	fprintf(bc_stderr(), "benchcore: %s: %s: %s\n", x->d->name, names[level < 0 ? 0 : level], p);
+	if (level > BENCH_LOG_WARN || !bc_case_warnings_later)
+		fprintf(bc_stderr(), "benchcore: %s: %s: %s\n", x->d->name, names[level < 0 ? 0 : level], p);
 	free(p);
 	if (level <= BENCH_LOG_WARN)
 		keep_warning(x, buf);
@@ -375,7 +376,8 @@ static void api_log(bench_ctx *x, int level, const char *fmt, ...)
 
 void bc_ctx_warn(bench_ctx *x, const char *msg)
 {
-	fprintf(bc_stderr(), "benchcore: warning: %s\n", msg);
+	if (!bc_case_warnings_later)
+		fprintf(bc_stderr(), "benchcore: warning: %s\n", msg);
 	keep_warning(x, msg);
 }
 

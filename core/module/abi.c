@@ -34,17 +34,26 @@ static void newer_hint(bc_err *e, uint32_t minor)
 
 int bc_abi_check_newer(const char *path, const bench_module_v1 *d, bc_err *e)
 {
-	/* up to this minor, bytes past the last field are the struct's tail
-	   padding, which a descriptor built at run time may leave unset */
-	if (d->abi_minor <= BENCH_ABI_MINOR || d->struct_size <= MODULE_KNOWN_END)
-		return 0;
-	if (d->struct_size > sizeof(*d) + NEWER_SLACK) {
+	/* a minor this host knows is at most this host's struct (older ones
+	   are shorter); a later one appends a few fields: more is garbage */
+	int known = d->abi_minor <= BENCH_ABI_MINOR;
+	if (d->struct_size > sizeof(*d) + (known ? 0 : NEWER_SLACK)) {
 		bc_err_set(e, "invalid module \"%s\": descriptor of %u bytes", path, d->struct_size);
-		bc_err_detail(e, "ABI %d.%d's bench_module_v1 is %zu bytes; a later minor appends a few fields, "
-			      "not %u bytes.", BENCH_ABI_MAJOR, BENCH_ABI_MINOR, sizeof(*d), d->struct_size);
+		if (known)
+			bc_err_detail(e, "ABI %d.%d's bench_module_v1 is %zu bytes; a descriptor of ABI %d.%u is "
+				      "at most that, not %u bytes.", BENCH_ABI_MAJOR, BENCH_ABI_MINOR, sizeof(*d),
+				      BENCH_ABI_MAJOR, d->abi_minor, d->struct_size);
+		else
+			bc_err_detail(e, "ABI %d.%d's bench_module_v1 is %zu bytes; a later minor appends a few "
+				      "fields, not %u bytes.", BENCH_ABI_MAJOR, BENCH_ABI_MINOR, sizeof(*d),
+				      d->struct_size);
 		bc_err_hint(e, "set struct_size with BENCH_MODULE_HEADER and rebuild");
 		return -1;
 	}
+	/* up to this minor, bytes past the last field are the struct's tail
+	   padding, which a descriptor built at run time may leave unset */
+	if (known || d->struct_size <= MODULE_KNOWN_END)
+		return 0;
 	int at = nonzero_at(d, MODULE_KNOWN_END, d->struct_size);
 	if (at < 0)
 		return 0;	/* a newer minor that uses nothing new: it loads */

@@ -365,6 +365,13 @@ int bc_module_check(const char *path, bc_module *m, bc_err *e)
 				   path, o->name);
 			return -1;
 		}
+		if ((o->flags & BENCH_OPT_SCALES) && o->type != BENCH_OPT_SIZE && o->type != BENCH_OPT_INT) {
+			bc_err_set(e, "invalid module \"%s\": option \"%s\" is BENCH_OPT_SCALES but of type %s",
+				   path, o->name, bc_opt_type_name(o->type));
+			bc_err_detail(e, "The host scales SIZE and INT options only (the scale setting).");
+			bc_err_hint(e, "drop BENCH_OPT_SCALES from the option, or make it SIZE or INT");
+			return -1;
+		}
 		const char *ctl = has_control(o->def) ? "default" : NULL;
 		for (const char *const *c = o->choices; c && *c && !ctl; c++)
 			ctl = has_control(*c) ? "choices" : NULL;
@@ -610,7 +617,10 @@ static void add_fail(bc_modset *set, const char *path, const bc_err *e)
 	f->path = bc_xstrdup(path);
 	const char *base = strrchr(path, '/');
 	f->stem = bc_xstrdup(base ? base + 1 : path);
-	f->stem[strlen(f->stem) - 3] = '\0';
+	size_t n = strlen(f->stem);
+	if (n > 3 && !strcmp(f->stem + n - 3, ".so"))
+		f->stem[n - 3] = '\0';
+	f->is_dir = 0;
 	/* a load error quotes file names and what a probe printed: escaped once
 	   for every place that shows it (list, help, run's warnings) */
 	bc_text_copy(f->err.msg, sizeof(f->err.msg), e->msg);
@@ -718,10 +728,11 @@ void bc_modset_load(bc_modset *set, char **dirs)
 		struct stat st;
 		if (stat(dirs[i], &st) != 0 || !S_ISDIR(st.st_mode))
 			continue;
-		if (bc_check_trust(dirs[i], 1, &e)) {
-			char *p = bc_xasprintf("%s/(directory).so", dirs[i]);
-			add_fail(set, p, &e);
-			free(p);
+		if (bc_check_trust(dirs[i], 1, &e)) {	/* the directory itself, named as such */
+			add_fail(set, dirs[i], &e);
+			free(set->fails[set->nfails - 1].stem);
+			set->fails[set->nfails - 1].stem = bc_xstrdup("(directory)");
+			set->fails[set->nfails - 1].is_dir = 1;
 			continue;
 		}
 		list_dir(dirs[i], i, &cs, &nc);

@@ -27,6 +27,7 @@ typedef struct bc_loadfail {
 	char *path;
 	char *stem;			/* file name without .so: the module it claims to be */
 	char dup[72];			/* for a duplicate: the module name both files claim */
+	int is_dir;			/* a search-path directory refused whole (path: the directory) */
 	bc_err err;
 } bc_loadfail;
 

@@ -107,16 +107,59 @@ void bc_print_case(FILE *f, const bc_case_result *c, const char *label)
 			(unsigned long long)c->open_loop.max_queue);
 }
 
+/* module -> {param: true} for every param whose value differs between two
+   of the module's cases (a sweep in one entry, or two entries of the
+   module that set it differently; absent in one counts): what tells the
+   summary's rows apart. One pass against each module's first case. */
+static json_t *differing_params(const bc_case_result *cases, size_t n)
+{
+	json_t *first = json_object(), *diff = json_object();
+	for (size_t i = 0; i < n; i++) {
+		const char *mod = cases[i].module ? cases[i].module : "", *k;
+		json_t *at = json_object_get(first, mod), *v, *d = json_object_get(diff, mod);
+		if (!at) {
+			json_object_set_new(first, mod, json_integer((json_int_t)i));
+			json_object_set_new(diff, mod, json_object());
+			continue;
+		}
+		json_t *ref = cases[json_integer_value(at)].params, *own = cases[i].params;
+		json_object_foreach(own, k, v)
+			if (!json_equal(v, json_object_get(ref, k)))
+				json_object_set_new(d, k, json_true());
+		json_object_foreach(ref, k, v)
+			if (!json_object_get(own, k))
+				json_object_set_new(d, k, json_true());
+	}
+	json_decref(first);
+	return diff;
+}
+
+/* "block_size=4096 rw=randread": c's params that differ among its module's cases. */
+static char *row_label(const bc_case_result *c, json_t *diff)
+{
+	json_t *keys = json_object_get(diff, c->module ? c->module : ""), *shown = json_object(), *v;
+	const char *k;
+	json_object_foreach(c->params, k, v)
+		if (json_object_get(keys, k))
+			json_object_set(shown, k, v);
+	char *s = bc_params_text(shown);
+	json_decref(shown);
+	return s;
+}
+
 void bc_print_summary(FILE *f, const bc_case_result *cases, size_t n, const bc_results *groups)
 {
 	char nb[64];
 	size_t ok = 0;
+	json_t *diff = differing_params(cases, n);
 	fprintf(f, "\nSummary\n%-5s %-8s %-34s %4s %4s %-11s %14s  %s\n", "case", "module", "point",
 		"thr", "rep", "status", "events/s", "headline metric");
 	for (size_t i = 0; i < n; i++) {
 		const bc_case_result *c = &cases[i];
-		/* the swept parameters; files from before "point" existed: all of them */
-		char *p = c->point ? bc_xstrdup(c->point) : bc_params_text(c->params);
+		/* every param that tells the module's rows apart: swept in an entry
+		   or set differently by two entries (the plan's point has only the
+		   former: three io entries would all read rw=...) */
+		char *p = row_label(c, diff);
 		char *pk = json_dumps(c->params, JSON_COMPACT | JSON_SORT_KEYS);
 		/* grouped as compare groups them: its primary metric is the summary's */
 		const bc_rgroup *g = bc_results_find(groups, c->module, pk ? pk : "{}", c->threads);
@@ -139,6 +182,7 @@ void bc_print_summary(FILE *f, const bc_case_result *cases, size_t n, const bc_r
 		ok += !strcmp(c->status, "ok");
 		free(p);
 	}
+	json_decref(diff);
 	fprintf(f, "%zu of %zu cases ok\n", ok, n);
 }
 

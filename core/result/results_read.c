@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "options.h"
 #include "results.h"
 #include "stats.h"
 #include "util.h"
@@ -69,13 +70,9 @@ char *bc_params_text(json_t *params)
 	json_object_foreach(params, k, v) {
 		fprintf(f, "%s%s=", first ? "" : " ", k);
 		first = 0;
-		if (json_is_string(v)) {
-			fputs(json_string_value(v), f);
-		} else {
-			char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS);
-			fputs(s ? s : "?", f);
-			free(s);
-		}
+		char *s = bc_json_text(v);	/* 0.2, not 0.20000000000000001 */
+		fputs(s, f);
+		free(s);
 	}
 	fclose(f);
 	return buf;
@@ -228,6 +225,29 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
+/* A metric no measurement gives: every module metric is a throughput
+   (higher is better) or a latency or cost (lower is better), and neither is
+   below 0 (the case reader already refuses what is not a finite number, and
+   op classes' rates and latencies below 0). A file that holds one was not
+   written by a run: compared, it would make a win or a loss of nothing. */
+static int impossible_metric(const bc_case_result *c, size_t i, bc_err *e)
+{
+	for (size_t k = 0; k < c->nmetrics; k++) {
+		const bc_cr_metric *m = &c->metrics[k];
+		if (m->value >= 0)
+			continue;
+		char v[BC_DOUBLE_TEXT];
+		bc_err_set(e, "cases[%zu] (case %lld, %s, %ld thread%s): metric %s is %s, which no measurement gives",
+			   i, c->id, c->module ? c->module : "?", c->threads, c->threads == 1 ? "" : "s", m->name,
+			   bc_fmt_double(m->value, v, sizeof(v)));
+		bc_err_detail(e, "A %s cannot be negative.", m->higher_is_better ? "throughput (higher is better)" :
+			      "latency or cost (lower is better)");
+		bc_err_hint(e, "this file was not written by a benchcore run as it is: compare the run's own file");
+		return -1;
+	}
+	return 0;
+}
+
 static int read_top(bc_results *r, json_t *root, bc_err *e)
 {
 	json_t *schema = json_object_get(root, "schema"), *cases, *label, *host, *c;
@@ -270,6 +290,10 @@ static int read_top(bc_results *r, json_t *root, bc_err *e)
 		bc_case_result cr;	/* the one reader of a case: every field checked */
 		if (bc_case_from_json(c, i, &cr, e) < 0)
 			return -1;
+		if (impossible_metric(&cr, i, e)) {
+			bc_case_free(&cr);
+			return -1;
+		}
 		bc_results_add_case(r, &cr);
 		bc_case_free(&cr);
 	}
@@ -551,12 +575,16 @@ const char *bc_results_partial(const bc_results *r, long *of)
 
 int bc_load_all(const char *cmd, char **files, int n, bc_results *res)
 {
-	bc_err e;
+	bc_err e = { .msg = "" };
 	long of;
 
 	for (int i = 0; i < n; i++) {
 		if (bc_results_load(files[i], &res[i], &e) < 0) {
 			fprintf(stderr, "benchcore %s: %s: %s\n", cmd, files[i], e.msg);
+			if (e.detail[0])
+				fprintf(stderr, "DETAIL: %s\n", e.detail);
+			if (e.hint[0])
+				fprintf(stderr, "HINT: %s\n", e.hint);
 			for (int j = 0; j < i; j++)
 				bc_results_free(&res[j]);
 			return -1;

@@ -25,7 +25,7 @@ static char *scalar_text(const config_setting_t *s, const char *where, bc_err *e
 		return bc_xasprintf("%lld", v);
 	}
 	case CONFIG_TYPE_FLOAT:
-		return bc_xasprintf("%.17g", config_setting_get_float(s));
+		return bc_xstrdup(bc_fmt_double(config_setting_get_float(s), (char[BC_DOUBLE_TEXT]){ 0 }, BC_DOUBLE_TEXT));
 	case CONFIG_TYPE_STRING:
 		return bc_xstrdup(config_setting_get_string(s));
 	case CONFIG_TYPE_BOOL:

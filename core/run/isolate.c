@@ -150,7 +150,33 @@ typedef struct watch {
 	size_t report, report_len;
 	char bad[300];			/* the first message that is wrong, or "" */
 	const char *bad_at;		/* the phase it came in */
+	uint64_t began[BC_PHASE_N];	/* when each phase's message came; 0: never */
 } watch;
+
+/* The channel's phases are the result's, one for one (prepared: the
+   threads' thread_init). */
+_Static_assert((int)BC_PHASE_PREPARED == (int)BC_PH_THREAD_INIT && (int)BC_PHASE_DESTROY == (int)BC_PH_DESTROY &&
+	       (int)BC_PHASE_N == (int)BC_NPHASES, "channel phases and result phases differ");
+
+/* A case that never reported (crashed, hung, killed): the seconds of the
+   phases it went through, as the runner saw their messages come, the last
+   one until now. init and prepare count only when their callback runs, as
+   in the engine's own figures. */
+static void runner_phases(const bc_case *c, const watch *w, bc_case_result *cr)
+{
+	uint64_t end = bc_now_ns();
+	for (int ph = BC_PHASE_N - 1; ph >= 0; ph--) {
+		if (!w->began[ph])
+			continue;
+		int ran = ph == BC_PHASE_INIT ? c->mod->desc.init != NULL :
+			ph == BC_PHASE_PREPARE ? c->do_prepare && c->mod->desc.prepare : 1;
+		if (ran && end >= w->began[ph]) {
+			cr->phases.set = 1;
+			cr->phases.s[ph] = (double)(end - w->began[ph]) / 1e9;
+		}
+		end = w->began[ph];
+	}
+}
 
 /* The case's report, read by the one reader of case results; else the
    case failed saying why. */
@@ -203,6 +229,7 @@ static void reap(const bc_case *c, pid_t pid, const watch *w, int timed_out, int
 		snprintf(why, sizeof(why), "the case's process ended unexpectedly in %s", phase);
 	}
 	failed_case(c, why, cr);
+	runner_phases(c, w, cr);
 }
 
 /* A server request: start the server here, in the runner, and answer. */
@@ -286,6 +313,7 @@ static void handle_msg(const bc_case *c, case_link *l, int fd, watch *w, char *l
 	}
 	switch (m.kind) {
 	case BC_MSG_PHASE:
+		w->began[m.phase] = bc_now_ns();
 		w->limit = phase_limit(c, l, m.phase);
 		w->phase = bc_phase_where(m.phase);
 		w->deadline = bc_now_ns() + (uint64_t)(w->limit * 1e9);

@@ -248,9 +248,20 @@ char *bc_val_text(const bench_option_v1 *o, const bc_val *v)
 	case BENCH_OPT_BOOL: return bc_xstrdup(v->i ? "true" : "false");
 	case BENCH_OPT_INT: return bc_xasprintf("%lld", (long long)v->i);
 	case BENCH_OPT_SIZE: bc_format_size((uint64_t)v->i, b, sizeof(b)); return bc_xstrdup(b);
-	case BENCH_OPT_DOUBLE: return bc_xasprintf("%g", v->d);
+	case BENCH_OPT_DOUBLE: return bc_xstrdup(bc_fmt_double(v->d, b, sizeof(b)));
 	default: return bc_xstrdup(v->s ? v->s : "");
 	}
+}
+
+char *bc_json_text(const json_t *v)
+{
+	char buf[BC_DOUBLE_TEXT];
+	if (json_is_string(v))
+		return bc_xstrdup(json_string_value(v));
+	if (json_is_real(v))
+		return bc_xstrdup(bc_fmt_double(json_real_value(v), buf, sizeof(buf)));
+	char *s = v ? json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS) : NULL;
+	return s ? s : bc_xstrdup("?");
 }
 
 json_t *bc_val_json(const bench_option_v1 *o, const bc_val *v)

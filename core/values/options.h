@@ -31,6 +31,9 @@ void bc_val_free(bc_val *v);
 char *bc_val_text(const bench_option_v1 *o, const bc_val *v);
 /* JSON value (size as bytes, bool as bool); secrets "<redacted>". */
 json_t *bc_val_json(const bench_option_v1 *o, const bc_val *v);
+/* A param's JSON value as people read it: a string as is, a real in its
+   shortest round-trip form (bc_fmt_double), anything else as JSON. Malloc'd. */
+char *bc_json_text(const json_t *v);
 /* "a, b, c" of an enum's choices (static buffer per call site: caller's). */
 void bc_choices_text(const bench_option_v1 *o, char *buf, size_t n);
 const bench_option_v1 *bc_opt_find(const bench_option_v1 *opts, const char *name);

@@ -321,13 +321,14 @@ void bc_settings_doc(FILE *f, int markdown)
 			if (s->flag)
 				snprintf(flag, sizeof(flag), "--%s%s%s", s->flag, s->metavar ? " " : "",
 					 s->metavar ? s->metavar : "");
+			const char *stop = *range ? bc_full_stop(s->opt.help) : "";	/* the help ends first */
 			if (markdown)
-				fprintf(f, "| `%s` | %s%s%s | %s | %s%s%s | %s%s |\n", s->opt.name, *flag ? "`" : "",
+				fprintf(f, "| `%s` | %s%s%s | %s | %s%s%s | %s%s%s |\n", s->opt.name, *flag ? "`" : "",
 					flag, *flag ? "`" : "", type_text(s, tbuf, sizeof(tbuf)), *def ? "`" : "", def,
-					*def ? "`" : "", s->opt.help, range);
+					*def ? "`" : "", s->opt.help, stop, range);
 			else
-				fprintf(f, "  %-20s %-16s %-12s %s%s\n", s->opt.name, type_text(s, tbuf, sizeof(tbuf)),
-					*def ? def : "-", s->opt.help, range);
+				fprintf(f, "  %-20s %-16s %-12s %s%s%s\n", s->opt.name, type_text(s, tbuf, sizeof(tbuf)),
+					*def ? def : "-", s->opt.help, stop, range);
 		}
 	}
 }

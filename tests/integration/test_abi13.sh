@@ -13,13 +13,13 @@ info() { echo "(lambda i: $1)(d['cases'][${2:-0}]['info'])"; }
 run_bc $T/h12 help old12
 expect_rc "help of a module built for ABI 1.2" 0
 expect_grep "1.2 help: the ABI shown" $T/h12.out '\(ABI 1\.2\)$'
-expect_grep "1.2 help: int with a range" $T/h12.out '^  count +int +3 +an int with a range Range: 1 \.\. 100\.$'
+expect_grep "1.2 help: int with a range" $T/h12.out '^  count +int +3 +an int with a range\. Range: 1 \.\. 100\.$'
 expect_grep "1.2 help: int without one" $T/h12.out '^  shift +int +-7 +an int without one$'
-expect_grep "1.2 help: enum and its choices" $T/h12.out '^  mode +enum +slow +an enum Choices: fast, slow, exact\.$'
-expect_grep "1.2 help: list and its items" $T/h12.out '^  tags +string +red,blue +a list A list \(a,b,c\), not a sweep; items: red, green, blue\.$'
+expect_grep "1.2 help: enum and its choices" $T/h12.out '^  mode +enum +slow +an enum\. Choices: fast, slow, exact\.$'
+expect_grep "1.2 help: list and its items" $T/h12.out '^  tags +string +red,blue +a list\. A list \(a,b,c\), not a sweep; items: red, green, blue\.$'
 expect_grep "1.2 help: string" $T/h12.out '^  label +string +none +a string$'
-expect_grep "1.2 help: size range" $T/h12.out '^  block +size +4K +a size Range: 512 \.\. 1G\.$'
-expect_grep "1.2 help: bool, double" $T/h12.out '^  ratio +double +0\.25 +a double Range: 0 \.\. 1\.$'
+expect_grep "1.2 help: size range" $T/h12.out '^  block +size +4K +a size\. Range: 512 \.\. 1G\.$'
+expect_grep "1.2 help: bool, double" $T/h12.out '^  ratio +double +0\.25 +a double\. Range: 0 \.\. 1\.$'
 n=$(grep -cE '^  (count|shift|mode|tags|label|block|on|ratio) ' $T/h12.out)
 check "1.2 help: exactly its 8 options (got $n)" test "$n" = 8
 run_bc $T/r12 run old12 --threads 1 --time 0.2 --warmup 0 -q -o $T/r12.json
@@ -85,6 +85,8 @@ expect_grep "a typed offset past opts_size is refused, naming the option" $T/l.o
  'invalid module ".*meta_offset\.so": option "b" has offset 8, outside its options struct'
 expect_grep "two typed options on one member are refused, naming both" $T/l.out \
  'invalid module ".*meta_overlap\.so": options "a" and "b" share bytes'
+expect_grep "BENCH_OPT_SCALES on a STRING option is refused, naming the option and its type" $T/l.out \
+ 'invalid module ".*meta_scalestr\.so": option "label" is BENCH_OPT_SCALES but of type string'
 run_bc $T/nf run meta_newflag --threads 1 --time 0.1 --warmup 0 -q
 expect_rc "running a refused newer module is a load error" 2
 expect_grep "the run says why" $T/nf.err 'option flag 0x40 on option "x"'
@@ -93,3 +95,10 @@ expect_grep "newer: options read through its larger entries" $T/hn.out '^  word 
 run_bc $T/rn run newer n=7 --threads 1 --time 0.2 --warmup 0 -q -o $T/rn.json
 expect_rc "a newer minor that uses nothing new runs" 0
 expect_py "newer: its options read right" $T/rn.json "$(info "i=={'n':'7','word':'hi'}")"
+
+# --- help: an option's help sentence ends before its range or choices begin
+run_bc $T/hr help rogue
+expect_grep "help: the help ends with a full stop before Choices" $T/hr.out '^  fault +enum +none +how to misbehave\. Choices: none, '
+run_bc $T/hs help settings
+expect_grep "help settings: the same for a setting's range" $T/hs.out '^  threads .*a list is a sweep\. Range: 1 \.\. 4096\.$'
+check "... and no help runs into a range, choices or list anywhere" test -z "$(grep -hE '[a-z0-9)] (Range|Choices|A list):' $T/hr.out $T/hs.out $T/h12.out docs/modules.md docs/settings.md)"

@@ -213,3 +213,60 @@ expect_py "the series file holds every interval of that case" $T/sc.json.interva
 run_bc $T/si run cpu max_prime=100 --time 0.2 --warmup 0 --report-interval 0.05 -q -o $T/si.json
 expect_py "a short series stays inline" $T/si.json 'len(d["cases"][0]["intervals"]) >= 3 and "intervals_file" not in d["cases"][0]'
 check "and no series file is made for it" test ! -e $T/si.json.intervals.jsonl
+
+# --- list: a module directory refused whole is named as the directory, with why
+mkdir -p $T/permdir && cp $BUILD/modules/cpu.so $T/permdir/ && chmod 777 $T/permdir
+run_bc $T/pl list --module-path $T/permdir
+expect_grep "list names a refused directory by its path" $T/pl.out "^\(directory\) $T/permdir: not searched"
+expect_grep "... and says why" $T/pl.out "refusing to load from module directory \"$T/permdir\": .*writable by others"
+expect_no_grep "... never as a file of it" $T/pl.out '\(directory\)\.so'
+
+# --- option values print in their shortest round-trip form: 1.1, not 1.1000000000000001
+printf 'time = 0.1; warmup = 0; repeat = 1; threads = [1];\nmodules = ( { name = "checkable"; factor = [1.1, 2.2]; words = 8; } );\n' >$T/rt.conf
+run_bc $T/rt -c $T/rt.conf --module-path "$TESTMODS" -o $T/rt.json --csv $T/rt.csv -q
+expect_grep "the run's CSV: factor=1.1" $T/rt.csv '^1,checkable,.*factor=1\.1 '
+expect_py "... the results keep the exact double" $T/rt.json '[c["params"]["factor"] for c in d["cases"]] == [1.1, 2.2]'
+for v in "" --table --index --csv; do
+	run_bc $T/rc$v compare $v $T/rt.json $T/rt.json
+	expect_grep "compare ${v:-(text)}: factor=1.1" $T/rc$v.out 'factor=1\.1[ ,]'
+	expect_no_grep "... never 1.1000000000000001" $T/rc$v.out 'factor=1\.10000000'
+done
+
+# --- compare: a metric no measurement gives is refused; huge values print in 6 digits; no clock, no nan
+python3 - $FX/cmp-a.json $T <<'PY'
+import json, sys
+for name, edit in (("neg", lambda c: c["metrics"]["events_per_sec"].update(value=-990.0)),
+                   ("huge", lambda c: c["metrics"]["events_per_sec"].update(value=1e300)),
+                   ("noclk", lambda c: (c.pop("cpu_mhz_mean", None), c.pop("cpu_freq", None)))):
+    d = json.load(open(sys.argv[1]))
+    for c in d["cases"]:
+        if "metrics" in c:
+            edit(c)
+    json.dump(d, open(sys.argv[2] + "/" + name + ".json", "w"))
+PY
+run_bc $T/cn compare $FX/cmp-a.json $T/neg.json
+expect_rc "compare refuses a negative throughput" 2
+expect_grep "... naming the file, the case and the metric" $T/cn.err \
+	"^benchcore compare: $T/neg.json: cases\[0\] \(case 1, cpu, 1 thread\): metric events_per_sec is -990, which no measurement gives$"
+expect_grep "... and why" $T/cn.err '^DETAIL: A throughput \(higher is better\) cannot be negative\.$'
+run_bc $T/cnr report $FX/cmp-a.json $T/neg.json -o $T/cn.html
+expect_rc "report refuses it too" 2
+for v in "" --table --per-ghz --index; do
+	run_bc $T/ch$v compare $v $FX/cmp-a.json $T/huge.json
+	check "compare ${v:-(text)} of 1e300: no 300-digit figure (longest line $(wc -L <$T/ch$v.out))" test "$(wc -L <$T/ch$v.out)" -lt 400
+	expect_grep "... in 6 significant digits" $T/ch$v.out '[0-9]e\+(300|29[0-9])'
+done
+run_bc $T/cg compare --per-ghz $FX/cmp-a.json $T/noclk.json
+expect_no_grep "per-ghz of a file without a clock: never nan" $T/cg.out 'nan'
+expect_grep "... says there is no clock" $T/cg.out 'no clock recorded'
+
+# --- the run's summary labels each row by every option that differs between the module's entries
+cat >$T/ent.conf <<'CONF'
+time = 0.1; warmup = 0; repeat = 1; threads = [1];
+modules = ( { name = "checkable"; kind = ["add", "xor"]; words = 8; },
+            { name = "checkable"; kind = "add"; words = 16; } );
+CONF
+run_bc $T/ent -c $T/ent.conf --module-path "$TESTMODS" -o $T/ent.json
+expect_grep "summary: an entry's row names the option the entries set differently" $T/ent.out '^1 +checkable words=8 kind=add +1 +1 ok'
+expect_grep "... and the one swept in an entry" $T/ent.out '^2 +checkable words=8 kind=xor +1 +1 ok'
+expect_grep "... the other entry's row apart from both" $T/ent.out '^3 +checkable words=16 kind=add +1 +1 ok'

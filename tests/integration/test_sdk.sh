@@ -101,7 +101,7 @@ check "make uninstall DESTDIR=... leaves no file in the staged tree" test -z "$(
 # issue 25's finding 10. Modules are copied into a directory of their own so
 # only they are probed.
 M=$T/m; mkdir -p $M && chmod 755 $M
-for so in sdkrules diskhog ops256 ops257 checkable checkbad small svc; do cp "$TESTMODS/$so.so" $M/; done
+for so in sdkrules diskhog ops256 ops257 checkable checkbad checkmany small svc; do cp "$TESTMODS/$so.so" $M/; done
 MP="--module-path $M"
 lines() { grep -c -- "$2" "$1" 2>/dev/null; }
 
@@ -227,6 +227,23 @@ expect_py "each case records its peak memory (1 MiB .. 1 GiB) and phase times" $
 run_bc $T/cb check-module $M/checkbad.so --time 0.2 --warmup 0
 expect_rc "check-module on a module that crashes at a bound fails" 1
 expect_grep "... naming the case, its option and the phase" $T/cb.out '^  case [0-9]+ \(words=64, 1 thread\): .*in finish'
+# a module failing most of its cases, in every way: each failure counted, strays fail, a crash keeps
+# the seconds of the phases it went through, a hang in thread_init ends at check-module's own limit
+t0=$(date +%s%N)
+run_bc $T/cm check-module $M/checkmany.so --time 0.2 --warmup 0.1
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+expect_rc "check-module on a module failing 5 cases of 8" 1
+expect_grep "... counts each failed case, not only the first" $T/cm.out '^FAIL: 3 of 8 cases passed'
+n=$(cat $T/cm.out $T/cm.err | grep -c 'checkmany-warning-once')
+check "... a case's warning is printed once, under its case (got $n)" test "$n" = 1
+expect_grep "... there" $T/cm.out '^      warning: checkmany-warning-once$'
+expect_grep "... fails the case that left 80 processes behind, naming the count" $T/cm.out \
+	'^  case [0-9]+ \(mode=strays, 1 thread\): left 80 processes running'
+expect_grep "... a crash in finish shows the seconds of init, thread_init, warmup and measure" $T/cm.out \
+	'^[0-9]+ +mode=crash_finish +1 FAIL +failed +[0-9.]+ +- +[0-9.]+ +0\.[0-9]+ +0\.[0-9]+ +[0-9.]+ +- +- +-$'
+expect_grep "... a hang in thread_init ends at check-module's 5 s limit" $T/cm.out \
+	'^  case [0-9]+ \(mode=hang_thread_init, 1 thread\): .*within 5 s'
+check "... and the whole check takes seconds, not a minute (${ms} ms)" test $ms -lt 30000
 run_bc $T/cs check-module $M/small.so
 expect_rc "check-module on a module the loader refuses" 2
 expect_grep "... says it is refused as a site would refuse it" $T/cs.out '^REFUSED: '

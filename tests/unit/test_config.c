@@ -178,6 +178,30 @@ static void test_sizes(void **st)
 	assert_string_equal(buf, "16K");
 }
 
+/* Values for people: the shortest text that reads back as the double; figures bounded. */
+static void test_value_text(void **st)
+{
+	(void)st;
+	char b[BC_DOUBLE_TEXT];
+	assert_string_equal(bc_fmt_double(0.2, b, sizeof(b)), "0.2");
+	assert_string_equal(bc_fmt_double(1.1, b, sizeof(b)), "1.1");
+	assert_string_equal(bc_fmt_double(0.1 + 0.2, b, sizeof(b)), "0.30000000000000004");	/* not 0.3 */
+	assert_true(strtod(bc_fmt_double(1.0 / 3, b, sizeof(b)), NULL) == 1.0 / 3);
+	assert_string_equal(bc_fmt_double(1e300, b, sizeof(b)), "1e+300");
+	assert_string_equal(bc_fmt_fig(83720418.2, 0, 0, b, sizeof(b)), "83720418");
+	assert_string_equal(bc_fmt_fig(1e300, 1, 0, b, sizeof(b)), "1e+300");
+	assert_string_equal(bc_fmt_fig(-0.5, 1, 1, b, sizeof(b)), "-0.5");
+	assert_string_equal(bc_fmt_fig(2.25e15, 1, 1, b, sizeof(b)), "+2.25e+15");
+	json_t *j = json_real(0.2);
+	char *t = bc_json_text(j);
+	assert_string_equal(t, "0.2");
+	free(t);
+	json_decref(j);
+	assert_string_equal(bc_full_stop("how to misbehave"), ".");
+	assert_string_equal(bc_full_stop("ends."), "");
+	assert_string_equal(bc_full_stop(""), "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -186,6 +210,7 @@ int main(void)
 		cmocka_unit_test(test_settings_table),
 		cmocka_unit_test(test_module_options),
 		cmocka_unit_test(test_sizes),
+		cmocka_unit_test(test_value_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

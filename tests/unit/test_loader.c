@@ -171,6 +171,12 @@ static void test_option_layouts(void **st)
 	d.option_size = 60;	/* not a bench_option_v1 of any minor */
 	assert_int_equal(bc_abi_host_options("x.so", &d, &o, &e), -1);
 	assert_non_null(strstr(e.msg, "option_size is 60 bytes"));
+	d.abi_minor = 3;	/* a minor this host knows: no bigger than its struct */
+	d.struct_size = 0xffffff00u;
+	assert_int_equal(bc_abi_check_newer("x.so", &d, &e), -1);
+	assert_non_null(strstr(e.msg, "descriptor of 4294967040 bytes"));
+	d.struct_size = sizeof(d);
+	assert_int_equal(bc_abi_check_newer("x.so", &d, &e), 0);
 	d.abi_minor = 9;
 	d.struct_size = 1u << 30;
 	assert_int_equal(bc_abi_check_newer("x.so", &d, &e), -1);

@@ -629,6 +629,9 @@ static const struct { const char *what; const char *const fields[6]; } causes[] 
 	{ "mitigations", { "mitigations." } },
 	{ "microcode", { "cpu_id.microcode" } },
 	{ "file system", { "io.fs_type", "io.mount_options", "io.disk.", "io.scheduler", "io.device" } },
+	/* a module fact (the io module's info): a block on 4 KiB pages is a DMA
+	   segment per page, on a huge page one; it moved dd-style I/O up to 2x */
+	{ "I/O buffer", { "io.buffer_pages" } },
 	{ "OS", { "os", "os_version", "libc", "kernel_cmdline" } },
 	{ "memory", { "memory_bytes", "memory_limit_bytes", "numa", "thp" } },
 	{ "virtualization", { "virtualization", "container" } },

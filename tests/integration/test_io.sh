@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # io module: values a user relies on, cleanup, and the safety refusals.
-# Runs on a disk-backed directory (not tmpfs) so O_DIRECT works; ~20 s.
+# Runs on a disk-backed directory (not tmpfs) so O_DIRECT works; ~30 s.
 # A case's failure reason is printed on stdout ("reason: ..."), usage errors on stderr.
 . "$(dirname "$0")/lib.sh"
 
@@ -50,14 +50,15 @@ expect_py "8 ok cases with IOPS and p99" "$T/mx.json" \
 expect_py "randread cases report no write metrics" "$T/mx.json" \
 	"all('write_iops' not in c['metrics'] for c in d['cases'] if c['params']['rw'] == 'randread')"
 check "per-thread files removed after the thread sweep" test -z "$(ls "$D")"
-# buffers: huge pages by default (where the kernel grants them), said in info
-if grep -q '\[never\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null; then
-	want_pages="4k on"
+# buffers: page-aligned memory on 4 KiB pages by default, as dd and fio use
+# (with THP = always the kernel may still put them on huge pages: said so)
+if grep -q '\[always\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null; then
+	want_pages="(4k \\(page-aligned|huge on)"
 else
-	want_pages="huge"
+	want_pages="4k \\(page-aligned, as dd and fio use\\)$"
 fi
-expect_py "info.buffer_pages: '$want_pages' for every case (THP: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null))" "$T/mx.json" \
-	"all(c['info']['buffer_pages'].startswith('$want_pages') for c in d['cases'])"
+expect_py "info.buffer_pages of the default buffers: '$want_pages' for every case (THP: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null))" "$T/mx.json" \
+	"all(__import__('re').match(r'$want_pages', c['info']['buffer_pages']) and c['params']['buffer_hugepages'] is False for c in d['cases'])"
 
 # --- an events limit is honoured exactly, with iodepth I/Os in flight --------
 run_bc "$T/ev" run io -q --force --report-interval 0 --time 0 --warmup 0 --events 3000 $COMMON \
@@ -82,13 +83,96 @@ expect_rc "psync sequential write with fsync_every" 0
 expect_py "fsyncs = writes / 8 (+-1)" "$T/ps.json" \
 	"abs(d['cases'][0]['ops']['fsync']['count'] - d['cases'][0]['ops']['write']['count'] // 8) <= 1 and d['cases'][0]['ops']['fsync']['count'] > 0"
 
-expect_py "buffer_hugepages=false says 4k" "$T/ps.json" \
-	"d['cases'][0]['info']['buffer_pages'] == '4k (buffer_hugepages = false)'"
+expect_py "psync, sequential write: mb_per_sec (dd's MB/s, 10^6 bytes) = write bytes / 1e6 / seconds, beside mib_per_sec" "$T/ps.json" \
+	"(lambda c: c['metrics']['mb_per_sec']['unit'] == 'MB/s' and abs(c['metrics']['mb_per_sec']['value'] * 1e6 * c['duration_s'] - c['ops']['write']['bytes']) <= 0.01 * c['ops']['write']['bytes'] and abs(c['metrics']['mb_per_sec']['value'] - c['metrics']['mib_per_sec']['value'] * 1.048576) <= 1e-6 * c['metrics']['mb_per_sec']['value'])(d['cases'][0])"
+expect_py "mb_per_sec only in dd-style cases (psync, read or write): not with libaio or random I/O" "$T/mx.json" \
+	"all('mb_per_sec' not in c['metrics'] for c in d['cases'])"
 
 run_bc "$T/af" run io $S $COMMON rw=randwrite fsync_every=64 -o "$T/af.json"
 expect_rc "libaio randwrite with fsync_every" 0
 expect_py "libaio: one fsync per 64+ writes, queue drained before each" "$T/af.json" \
 	"0 < d['cases'][0]['ops']['fsync']['count'] <= d['cases'][0]['ops']['write']['count'] // 64 + 1"
+
+# --- the studies' dd test: io's MiB/s against dd on the same file, each buffer kind
+# engine=psync direct=true block_size=100K over the whole file once (--events N)
+# against dd bs=100K count=N oflag=direct / iflag=direct. A shared disk drifts
+# from one second to the next and a synchronous stream's rate on a loaded host
+# is mostly its wake-up latency, which moved single runs of either tool by 2x
+# here; so each round runs dd between the two buffer kinds (which kind goes
+# first alternates), the ratio is taken within the round, the median over 7
+# rounds is judged, and every run is SCHED_FIFO (chrt -f 1, where allowed).
+# The bounds are wider than the issue's 15%, for the shared disk: at a load of
+# 9-16 on 2 CPUs, 30 runs of this (32-64 MiB, 5-7 rounds) gave io/dd read
+# 0.91-1.34 with the default buffer (one 1.45) and 1.36-2.45 with huge pages
+# (the old default: one DMA segment per request, less work than dd's), so
+# 0.75-1.40 passes the one and fails the other. Writes are judged loosely: dd
+# fills its buffer from /dev/zero before each block, and its write measured
+# 1.1-1.9x slower than io's (and fio's, bench/io.sh) whatever io's buffer kind,
+# so they cannot tell the kinds apart.
+DDD=$D/dd; mkdir "$DDD"; DDF=$DDD/benchcore-io.0.dat
+DDN=655		# whole 100K blocks in 64 MiB (dd must stop short of the trailer)
+RT=""; chrt -f 1 true 2>/dev/null && RT="chrt -f 1"
+run_bc "$T/ddl" run io -q --force --keep --time 0 --warmup 0 --events 1 path="$DDD" file_size=64M \
+	files=shared engine=psync rw=read block_size=100K
+seq_one() {	# kind rw round
+	local o=$T/seq.$1.$2.$3 hp=""	# page: the default, no option given
+	case $1 in
+	dd)	if [ "$2" = write ]; then
+			$RT dd if=/dev/zero of="$DDF" bs=100K count=$DDN oflag=direct conv=notrunc 2>"$o.txt"
+		else
+			$RT dd if="$DDF" of=/dev/null bs=100K count=$DDN iflag=direct 2>"$o.txt"
+		fi;;
+	*)	[ "$1" = huge ] && hp=buffer_hugepages=true
+		$RT "$BC" run io -q --force --keep --time 0 --warmup 0 --report-interval 0 --events $DDN \
+			path="$DDF" file_size=64M files=shared engine=psync rw="$2" block_size=100K \
+			$hp -o "$o.json" >/dev/null 2>&1;;
+	esac
+}
+ROUNDS=7
+for r in $(seq $ROUNDS); do
+	for rw in write read; do
+		# dd between the two kinds, each kind first in every other round
+		if [ $((r % 2)) = 1 ]; then o="page dd huge"; else o="huge dd page"; fi
+		for k in $o; do seq_one "$k" "$rw" "$r"; done
+	done
+done
+"$PY" -S - "$T" "$ROUNDS" > "$T/seq.json" <<'PYEOF'
+import json, re, statistics, sys
+t, rounds = sys.argv[1], int(sys.argv[2])
+def mib(kind, rw, r):
+    p = "%s/seq.%s.%s.%d" % (t, kind, rw, r)
+    if kind == "dd":
+        m = re.search(r"^(\d+) bytes.*copied, ([0-9.e+-]+) s", open(p + ".txt").read(), re.M)
+        return int(m.group(1)) / 1048576 / float(m.group(2))
+    return json.load(open(p + ".json"))["cases"][0]["metrics"]["mib_per_sec"]["value"]
+out = {}
+for rw in ("write", "read"):
+    for k in ("page", "huge"):
+        out["%s_%s" % (k, rw)] = statistics.median(mib(k, rw, r) / mib("dd", rw, r) for r in range(1, rounds + 1))
+json.dump(out, sys.stdout)
+PYEOF
+ratios=$(jget "$T/seq.json" "', '.join('%s %.2f' % kv for kv in sorted(d.items()))")
+if grep -q '\[never\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null; then
+	want_huge="4k on 1 of 1 threads: transparent huge pages not granted$"
+else
+	want_huge="huge \\(buffer_hugepages = true\\)$"
+fi
+expect_py "a dd-style case records its buffer kind: the default's page-aligned memory" "$T/seq.page.read.1.json" \
+	"(lambda c: c['status'] == 'ok' and c['params']['buffer_hugepages'] is False and __import__('re').match(r'$want_pages', c['info']['buffer_pages']))(d['cases'][0])"
+expect_py "a dd-style case records its buffer kind: buffer_hugepages = true" "$T/seq.huge.read.1.json" \
+	"(lambda c: c['status'] == 'ok' and c['params']['buffer_hugepages'] is True and __import__('re').match(r'$want_huge', c['info']['buffer_pages']))(d['cases'][0])"
+expect_py "dd-style read: mb_per_sec (MB/s) = mib_per_sec x 1.048576" "$T/seq.page.read.1.json" \
+	"(lambda m: m['mb_per_sec']['unit'] == 'MB/s' and abs(m['mb_per_sec']['value'] - m['mib_per_sec']['value'] * 1.048576) <= 1e-6 * m['mb_per_sec']['value'])(d['cases'][0]['metrics'])"
+expect_py "default buffer: io's read MiB/s 0.75-1.40 x dd's (median of $ROUNDS rounds, ${RT:-no chrt}; io/dd: $ratios)" "$T/seq.json" \
+	"0.75 <= d['page_read'] <= 1.40"
+expect_py "default buffer: io's write MiB/s 0.75-2.2 x dd's (dd zero-fills each block)" "$T/seq.json" \
+	"0.75 <= d['page_write'] <= 2.2"
+run_bc "$T/ddc" compare --match-ignore buffer_hugepages "$T/seq.huge.read.1.json" "$T/seq.page.read.1.json"
+expect_grep "compare names the buffer kind on its what-differs line" "$T/ddc.out" \
+	"^what differs, most likely to explain a difference: I/O buffer \(io\.buffer_pages: [^ ].* -> [^ ].*\)$"
+run_bc "$T/ddx" run io -q --force --time 0 --warmup 0 --events 1 path="$DDD" file_size=64M files=shared \
+	engine=psync rw=read block_size=100K
+rmdir "$DDD"
 
 # --- keep, reuse, verify -----------------------------------------------------
 run_bc "$T/vw" run io $S $COMMON files=shared rw=randwrite verify=true --keep -o "$T/vw.json"

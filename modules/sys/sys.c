@@ -47,8 +47,9 @@ static const bench_option_v1 sys_options[] = {
 	  "sort, od, grep, tee, wc)", sys_test_names, 0, 0, 0, BENCH_OPT_AT(struct sys_opts, test) },
 	{ "buffer_size", BENCH_OPT_SIZE, "1K", "file_copy: bytes per read and write (UnixBench: 256, 1024, 4096)",
 	  NULL, 1, 1048576, 0, BENCH_OPT_AT(struct sys_opts, buffer_size) },
-	{ "max_blocks", BENCH_OPT_INT, "2000", "file_copy: the file's size in blocks, copied over and over "
-	  "(UnixBench's -m: 500 at 256 bytes, 2000 at 1024, 8000 at 4096)", NULL, 1, 1e7, 0,
+	{ "max_blocks", BENCH_OPT_INT, "2000", "file_copy: the file's size in KiB (UnixBench's -m, whose "
+	  "\"blocks\" are KiB whatever the buffer: 500, 2000, 8000 in its index), copied over and over",
+	  NULL, 1, 1048576, 0,
 	  BENCH_OPT_AT(struct sys_opts, max_blocks) },
 	{ "path", BENCH_OPT_STRING, "/var/tmp", "file_copy: the directory of its two files (made by the case, "
 	  "removed after; a file there of another name is never touched)", NULL, 0, 0, BENCH_OPT_PLACEMENT,
@@ -267,10 +268,9 @@ static int sys_needs(const bench_host_api_v1 *api, bench_ctx *ctx, bench_needs_v
 	static char why[96];
 	if (o->test != SYS_FILE_COPY)
 		return BENCH_OK;
-	out->disk_bytes = 2ull * api->threads(ctx) * (uint64_t)o->max_blocks * (uint64_t)o->buffer_size;
+	out->disk_bytes = 2ull * api->threads(ctx) * (uint64_t)o->max_blocks * 1024u;
 	out->disk_path = o->path;
-	snprintf(why, sizeof(why), "2 files x %lld blocks of %lld bytes a thread", (long long)o->max_blocks,
-		 (long long)o->buffer_size);
+	snprintf(why, sizeof(why), "2 files of %lld KiB a thread", (long long)o->max_blocks);
 	out->why = why;
 	return BENCH_OK;
 }

@@ -35,7 +35,7 @@ struct sys_thread {
 	int pipe[2];			/* pipe: this thread's own */
 	int src, dst;			/* file_copy: its two files */
 	char *src_path, *dst_path;
-	int64_t block;			/* file_copy: the next block of src */
+	int64_t block, blocks;		/* file_copy: the next buffer of src, and how many it holds */
 	char *buf;
 };
 

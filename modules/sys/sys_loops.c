@@ -74,7 +74,7 @@ static int sys_copy(struct sys_thread *t, uint64_t n)
 {
 	size_t bs = (size_t)t->s->o->buffer_size;
 	for (uint64_t i = 0; i < n; i++) {
-		if (t->block == t->s->o->max_blocks) {	/* the whole file copied: again from the start */
+		if (t->block == t->blocks) {	/* the whole file copied: again from the start */
 			if (lseek(t->src, 0, SEEK_SET) || lseek(t->dst, 0, SEEK_SET))
 				return sys_fail(t, "lseek");
 			t->block = 0;
@@ -130,7 +130,11 @@ int sys_copy_prepare(struct sys_state *s, struct sys_thread *t)
 	if ((t->src = sys_new_file(s, t, "src", &t->src_path)) < 0 ||
 	    (t->dst = sys_new_file(s, t, "dst", &t->dst_path)) < 0)
 		return BENCH_ERR;
-	for (int64_t i = 0; i < s->o->max_blocks; i++)
+	/* max_blocks KiB, as UnixBench's fstime sizes it (at least one buffer) */
+	t->blocks = s->o->max_blocks * 1024 / s->o->buffer_size;
+	if (t->blocks < 1)
+		t->blocks = 1;
+	for (int64_t i = 0; i < t->blocks; i++)
 		if (write(t->src, t->buf, bs) != (ssize_t)bs)
 			return s->api->errorf(s->ctx, NULL, "file_copy: writing %s: %s", t->src_path,
 					      strerror(errno)), BENCH_ERR;

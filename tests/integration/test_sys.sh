@@ -141,3 +141,16 @@ expect_grep "the score says how many tests it covers" $T/ubi.out 'the score is o
 run_bc $T/ubn compare --index unixbench $T/ubbase.json
 expect_rc "compare --index unixbench on a file without any of its tests" 2
 expect_grep "it says which config runs them" $T/ubn.out "none of UnixBench's index tests"
+
+# file_copy's file is max_blocks KiB (UnixBench's -m), whatever the buffer: the
+# plan checks two such files a thread against the free space at path
+if mkdir -p $T/small && mount -t tmpfs -o size=3M tmpfs $T/small 2>/dev/null; then
+	run_sys $T/fs1 test=file_copy path=$T/small buffer_size=256 max_blocks=2000 --time 0.2
+	expect_py "file_copy at 256 bytes, max_blocks 2000: 2 x 2000 KiB does not fit 3 MiB, skipped with the figures" $T/fs1.json \
+		"d['cases'][0]['status'] == 'skipped' and '2 files of 2000 KiB a thread' in d['cases'][0]['reason']"
+	run_sys $T/fs2 test=file_copy path=$T/small buffer_size=4K max_blocks=500 --time 0.2
+	expect_py "file_copy at 4K, max_blocks 500: 2 x 500 KiB fits, runs" $T/fs2.json "d['cases'][0]['status'] == 'ok'"
+	umount $T/small
+else
+	echo "SKIP: file_copy sizes: cannot mount a tmpfs here"
+fi

@@ -277,7 +277,10 @@ typedef struct bench_host_api_v1 {
 	   and a hint (detail and hint may be NULL). t is the worker thread that
 	   hit it, or NULL on the main thread. Any thread, race-free: the first
 	   error of the case is its reason ("thread 3: ..."), later ones are
-	   counted. Return BENCH_ERR from the callback afterwards. */
+	   counted. Return BENCH_ERR from the callback afterwards. One reported
+	   in the measured window (until the workers have returned) fails the
+	   case whatever the callbacks return, and is its reason; one before or
+	   after it that no BENCH_ERR followed is a warning. */
 	void (*error)(bench_ctx *ctx, bench_thread *t, const char *message, const char *detail,
 		      const char *hint);
 

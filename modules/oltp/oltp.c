@@ -32,6 +32,7 @@ struct oltp_opts {
 	const char *server, *socket, *user, *password, *database, *engine;
 	int64_t warehouses, load_threads, buffer_pool, retries;
 	int isolation, foreign_keys, mode, check;
+	double reply_timeout;
 };
 
 static const bench_option_v1 oltp_options[] = {
@@ -71,6 +72,9 @@ static const bench_option_v1 oltp_options[] = {
 	  BENCH_OPT_NOSWEEP, BENCH_OPT_AT(struct oltp_opts, buffer_pool) },
 	{ "retries", BENCH_OPT_INT, "10", "runs of a transaction after a deadlock or lock wait timeout",
 	  NULL, 0, 1000, 0, BENCH_OPT_AT(struct oltp_opts, retries) },
+	{ "reply_timeout", BENCH_OPT_DOUBLE, "2",
+	  "seconds a statement may wait while no connection gets any answer: longer means the server "
+	  "stopped answering, and fails the case", NULL, 0.05, 3600, 0, BENCH_OPT_AT(struct oltp_opts, reply_timeout) },
 	{ NULL }
 };
 
@@ -158,6 +162,7 @@ static int oltp_read_options(oltp_state *s, const struct oltp_opts *o)
 	s->mode = o->mode;
 	s->check = o->check == CHECK_AUTO ? s->warehouses <= OLTP_SMALL_SCALE : o->check == CHECK_ON;
 	s->retries_max = (int)o->retries;
+	s->reply_ns = (uint64_t)(o->reply_timeout * 1e9);
 	s->threads = api->threads(ctx);
 	if (!s->load_threads) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -227,6 +232,10 @@ static int oltp_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
 		      : "unpaced: no keying or think times, any terminal any warehouse");
 	api->set_info(ctx, "isolation", s->isolation);
 	api->set_info(ctx, "client_library", mysql_get_client_info());
+	if (oltp_watch_start(s)) {
+		api->set_error(ctx, "cannot start the thread that watches the server's answers");
+		return BENCH_ERR;
+	}
 	return BENCH_OK;
 }
 
@@ -380,6 +389,8 @@ static int oltp_finish(void *state)
 	oltp_info(s, "nurand_c", "load C_LAST %u; run C_LAST %u, C_ID %u, OL_I_ID %u", s->c_load.c_last,
 		  s->c_run.c_last, s->c_run.c_id, s->c_run.ol_i_id);
 	oltp_spec_checks(s, count, all);
+	if (__atomic_load_n(&s->unresponsive, __ATOMIC_ACQUIRE))
+		return BENCH_ERR;	/* the watcher's error is the reason; the server is not asked again */
 
 	char err[512];
 	const char *hint;
@@ -426,6 +437,7 @@ static void oltp_destroy(void *state)
 	oltp_state *s = state;
 	if (!s)
 		return;
+	oltp_watch_stop(s);
 	if (s->password) {
 		explicit_bzero(s->password, strlen(s->password));
 		free(s->password);

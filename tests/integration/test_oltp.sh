@@ -88,6 +88,21 @@ expect_py "server version and key settings recorded; mode labelled" $T/a.json \
 expect_py "headline metric is tpmc" $T/a.json 'd["cases"][0]["headline"] == "tpmc"'
 check "the password is in no output or result" bash -c "! grep -q 'Pw-s3cret-77' $T/a.out $T/a.err $T/a.json"
 
+# --- issue 37: mariadbd SIGSTOPped 0.5 s into a 2 s window (alive, not answering): the case fails
+# within reply_timeout (2 s), naming the server, instead of ok or the watchdog's kill 12 s later
+trap 'kill -CONT $MPID 2>/dev/null; kill $MPID 2>/dev/null; wait $MPID 2>/dev/null; rm -rf "$T"' EXIT
+"$BC" run oltp "${CONN[@]}" warehouses=1 --threads 2 --time 2 --warmup 0 --keep --force -o $T/stop.json \
+	>$T/stop.out 2>$T/stop.err </dev/null &
+SPID=$!
+for _ in $(seq 300); do grep -q 'consistency conditions 1-4 before' $T/stop.err && break; sleep 0.1; done
+sleep 0.5; kill -STOP $MPID; sleep 3; kill -CONT $MPID
+wait $SPID; RC=$?
+expect_rc "SIGSTOP in the window: the run fails" 1
+expect_py "SIGSTOP in the window: failed, the reason names the server that stopped answering" $T/stop.json \
+	'(lambda c: c["status"] == "failed" and "oltp: the server at socket '$SOCK' stopped answering" in c["reason"] and "longer than reply_timeout (2 s)" in c["error"]["detail"])(d["cases"][0])'
+expect_py "SIGSTOP in the window: the case's figures are kept (transactions before the stop)" $T/stop.json \
+	'd["cases"][0]["ops"]["new_order"]["count"] > 0'
+
 # --- a second run reuses the data: no load; without --keep, cleanup drops it
 run_bc $T/b run oltp "${CONN[@]}" warehouses=1 --threads 2 --time 1 --warmup 0 --force -o $T/b.json
 expect_rc "second run" 0

@@ -396,7 +396,10 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 		cfg->baseline = bc_xstrdup(c->baseline);
 	}
 	for (size_t i = 0; i < n; i++)	/* needs() against this machine; profile = small fits sizes */
-		plans[i].need_skip = bc_needs_plan(&plans[i], plans[i].run.profile_small, &plans[i].need_skipped);
+		if (bc_needs_plan(&plans[i], plans[i].run.profile_small, &e)) {
+			bc_err_print(&e);	/* options that make no sense together: nothing runs */
+			goto out;
+		}
 	if (plan_too_large(cfg, plans, n))
 		goto out;
 	bc_runner r;

@@ -496,8 +496,9 @@ typedef struct bench_module_v1 {
 	/* What a case needs from this machine (bench_needs_v1), from its
 	   options; called before init in a process of its own, options readable
 	   as in init (api->options(), getters). Return BENCH_OK, or BENCH_ERR
-	   with set_error() when the options make no sense. NULL: the static
-	   requires only. */
+	   with set_error() or errorf() when the options make no sense together:
+	   a configuration error, which fails the whole plan before anything
+	   runs (exit 2) with that message. NULL: the static requires only. */
 	int (*needs)(const bench_host_api_v1 *api, bench_ctx *ctx, bench_needs_v1 *out);
 	/* sizeof(bench_option_v1) as the module was built (BENCH_MODULE_HEADER
 	   sets it): the host steps through options[] by it. Modules of minor

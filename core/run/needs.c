@@ -221,6 +221,29 @@ static int needs_refused(const bc_modplan *p, const bc_need *nd, size_t cases, b
 	return 0;
 }
 
+/* The plan says what the module declared (its largest case), so a user and
+   a test can hold it against what the case then takes. */
+static void needs_say(const bc_modplan *p, const bc_need *nd, size_t cases)
+{
+	const bc_need *d = NULL, *m = NULL;
+	for (size_t i = 0; i < cases; i++) {
+		if (nd[i].disk && nd[i].path[0] && (!d || nd[i].disk > d->disk))
+			d = &nd[i];
+		if (nd[i].memory && (!m || nd[i].memory > m->memory))
+			m = &nd[i];
+	}
+	if (!d && !m)
+		return;
+	char a[32], disk[1100] = "", mem[64] = "";
+	const bc_need *w = d ? d : m;
+	if (d)
+		snprintf(disk, sizeof(disk), "%s at %s", bc_human_size((double)d->disk, a, sizeof(a)), d->path);
+	if (m)
+		snprintf(mem, sizeof(mem), "%s of memory", bc_human_size((double)m->memory, a, sizeof(a)));
+	bc_info("plan: %s declares up to %s%s%s%s%s%s", p->mod->desc.name, disk, d && m ? " and " : "", mem,
+		w->why[0] ? " (" : "", w->why, w->why[0] ? ")" : "");
+}
+
 int bc_needs_plan(bc_modplan *p, int profile_small, bc_err *e)
 {
 	size_t cases = p->npoints * p->run.nthreads;
@@ -253,6 +276,7 @@ int bc_needs_plan(bc_modplan *p, int profile_small, bc_err *e)
 		said[strlen(said) - 1] = '\0';
 		bc_info("profile small, module %s:%s", p->mod->desc.name, said);
 	}
+	needs_say(p, nd, cases);
 	char **why = bc_xcalloc(cases, sizeof(*why));
 	for (size_t i = 0; i < cases; i++)
 		if ((why[i] = bc_needs_unmet(p, &nd[i], 1)))

@@ -132,6 +132,17 @@ static void set_phase(bench_ctx *x, int ph)
 	}
 }
 
+/* The measured window, for error(): from its start until the workers
+   have returned. */
+static void window_mark(bench_ctx *x, int open)
+{
+	pthread_mutex_lock(&x->lock);
+	x->in_window = open;
+	if (open)
+		x->pre_window = x->first.count;
+	pthread_mutex_unlock(&x->lock);
+}
+
 /* Waits until time `until` or until all workers exited; 1 if they all did. */
 static int wait_until(bench_ctx *x, uint64_t until)
 {
@@ -244,15 +255,23 @@ static void peak_reset(void)
 	}
 }
 
+/* The error that explains the case: the measured window's first, else the
+   case's first (an earlier one that no BENCH_ERR followed did not stop
+   anything). */
+static const bc_first_err *cause(const bench_ctx *x)
+{
+	return x->win.set ? &x->win : &x->first;
+}
+
 /* The case's reason: the first error() (naming its thread), else the last
    set_error(), else fallback. Written into x->reason. */
 static const char *why(bench_ctx *x, const char *fallback)
 {
-	if (x->first.set && x->first.thread >= 0)
-		snprintf(x->reason, sizeof(x->reason), "thread %d: %s", x->first.thread, x->first.msg);
+	const bc_first_err *f = cause(x);
+	if (f->set && f->thread >= 0)
+		snprintf(x->reason, sizeof(x->reason), "thread %d: %s", f->thread, f->msg);
 	else
-		snprintf(x->reason, sizeof(x->reason), "%s",
-			 x->first.set ? x->first.msg : x->err[0] ? x->err : fallback);
+		snprintf(x->reason, sizeof(x->reason), "%s", f->set ? f->msg : x->err[0] ? x->err : fallback);
 	return x->reason;
 }
 
@@ -260,7 +279,7 @@ static const char *why(bench_ctx *x, const char *fallback)
 static void thread_failed(bench_ctx *x, bc_case_result *cj, const char *stage, unsigned i)
 {
 	char msg[1200];
-	if (x->first.set && x->first.thread >= 0)
+	if (cause(x)->set && cause(x)->thread >= 0)
 		snprintf(msg, sizeof(msg), "%s", why(x, "failed"));
 	else
 		snprintf(msg, sizeof(msg), "thread %u: %s", i, why(x, "failed"));
@@ -277,17 +296,18 @@ static void first_error(const bc_first_err *f, bc_case_result *r)
 	r->error.thread = f->thread >= 0 ? f->thread : -1;
 }
 
-/* error() in a case that still ended ok (no callback returned BENCH_ERR,
-   the error budget held): not the case's reason, which an ok case has
-   none of, but a warning in its result, with the detail and hint. */
-static void error_went_on(bench_ctx *x)
+/* error() before the measured window (or after it) in a case that no
+   callback's BENCH_ERR stopped: not the case's reason (an ok case has none;
+   a failed one has the window's), but a warning in its result, with the
+   detail and hint. n: how many errors it stands for. */
+static void error_went_on(bench_ctx *x, unsigned n)
 {
 	const bc_first_err *f = &x->first;
 	char thr[32] = "", more[64] = "";
 	if (f->thread >= 0)
 		snprintf(thr, sizeof(thr), "thread %d: ", f->thread);
-	if (f->count > 1)
-		snprintf(more, sizeof(more), " (%llu errors reported in all)", (unsigned long long)f->count);
+	if (n > 1)
+		snprintf(more, sizeof(more), " (%llu errors reported in all)", (unsigned long long)n);
 	char *w = bc_xasprintf("%s: error() reported, but no callback returned BENCH_ERR and the case went on: "
 			       "%s%s%s%s%s%s%s", x->d->name, thr, f->msg, f->detail[0] ? " DETAIL: " : "", f->detail,
 			       f->hint[0] ? " HINT: " : "", f->hint, more);
@@ -534,6 +554,8 @@ static void measure(bench_ctx *x, bc_case_result *cj)
 	if (c->run.warmup_s > 0)
 		phase_note(c, "warmup");
 	uint64_t tw = bc_now_ns();
+	if (c->run.warmup_s <= 0)
+		window_mark(x, 1);
 	set_phase(x, c->run.warmup_s > 0 ? PH_WARMUP : PH_MEASURE);
 	if (c->run.warmup_s > 0 && c->run.warmup_auto) {
 		auto_warmup(x, cj);
@@ -544,6 +566,7 @@ static void measure(bench_ctx *x, bc_case_result *cj)
 	}
 	if (c->run.warmup_s > 0) {
 		probe_freq(x, cj, 0);	/* the end of warmup: the cores at the load's clock */
+		window_mark(x, 1);
 		set_phase(x, PH_MEASURE);
 	}
 	phase_note(c, "measure");
@@ -577,6 +600,7 @@ static void measure(bench_ctx *x, bc_case_result *cj)
 	}
 	for (unsigned i = 0; i < x->nthreads; i++)
 		pthread_join(x->t[i]->tid, NULL);
+	window_mark(x, 0);
 	probe_freq(x, cj, 1);
 	bc_meas_tick(&m, x, x->t1, 1);
 	cj->duration_s = (double)(x->t1 - x->t0) / 1e9;
@@ -586,6 +610,8 @@ static void measure(bench_ctx *x, bc_case_result *cj)
 			break;
 		}
 	judge_threads(x, cj);
+	if (x->win.set && is_ok(cj))	/* error() in the window, though every callback said ok */
+		set_status(cj, "failed", "thread_run", why(x, "failed"));
 	if (bc_stop_requested)
 		set_status(cj, "interrupted", NULL, "interrupted by signal");
 	cj->phases.s[BC_PH_MEASURE] = cj->duration_s;	/* the window itself, not the join after it */
@@ -596,7 +622,7 @@ static void measure(bench_ctx *x, bc_case_result *cj)
 	x->in_finish = 0;
 	if (x->d->finish)
 		phase_done(cj, BC_PH_FINISH, tf);
-	if (frc != BENCH_OK && !bc_stop_requested)
+	if (frc != BENCH_OK && !bc_stop_requested && is_ok(cj))	/* else the earlier failure is the reason */
 		set_status(cj, "failed", "finish", why(x, "failed"));
 	if (x->bad_metric[0] && is_ok(cj))
 		set_status(cj, "failed", "finish", x->bad_metric);
@@ -712,10 +738,16 @@ done:
 		phase_done(cj, BC_PH_DESTROY, tp);
 	}
 	cj->peak_rss_bytes = peak_rss();
-	if (x->first.set && is_ok(cj))
-		error_went_on(x);
-	else if (x->first.set)
+	if (x->first.set && is_ok(cj)) {
+		error_went_on(x, x->first.count);
+	} else if (x->win.set) {
+		first_error(&x->win, cj);
+		cj->error.count = x->first.count;
+		if (x->pre_window)	/* a hiccup before the window, which went on */
+			error_went_on(x, x->pre_window);
+	} else if (x->first.set) {
 		first_error(&x->first, cj);
+	}
 	compare_hints(x->d, cj);
 	if (leaked) {
 		/* a thread stuck in thread_init may still call the host: it gets a

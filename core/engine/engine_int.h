@@ -84,6 +84,12 @@ struct bench_ctx {
 	int in_init, in_prepare, in_finish;	/* which callback runs (main-thread calls) */
 	int stop_fd;			/* eventfd: readable once phase is PH_STOP */
 	bc_first_err first;
+	/* The first error() of the measured window (from its start until the
+	   workers have returned): it fails the case, whatever the callbacks
+	   return (a server that stopped answering). Under lock. */
+	bc_first_err win;
+	int in_window;
+	unsigned pre_window;		/* first.count when the window opened */
 	bc_declared declared[BC_MAX_DECLARED];	/* main thread, init and prepare only */
 	unsigned ndeclared;
 	struct bc_prep {		/* prepare progress */

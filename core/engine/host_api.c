@@ -400,18 +400,29 @@ static void copy_text(char *dst, size_t n, const char *src)
 	bc_text_copy(dst, n, src);
 }
 
+static void keep_error(bc_first_err *f, bench_thread *t, const char *msg, const char *detail,
+		       const char *hint)
+{
+	if (!f->set) {
+		f->set = 1;
+		f->thread = t ? (int)t->idx : -1;
+		copy_text(f->msg, sizeof(f->msg), msg && *msg ? msg : "failed");
+		copy_text(f->detail, sizeof(f->detail), detail);
+		copy_text(f->hint, sizeof(f->hint), hint);
+	}
+	f->count++;
+}
+
+/* The case's first error is kept, and the window's first apart: one in the
+   measured window fails the case (engine.c), one before it that no
+   BENCH_ERR followed is a warning. */
 static void api_error(bench_ctx *x, bench_thread *t, const char *msg, const char *detail,
 		      const char *hint)
 {
 	pthread_mutex_lock(&x->lock);
-	if (!x->first.set) {
-		x->first.set = 1;
-		x->first.thread = t ? (int)t->idx : -1;
-		copy_text(x->first.msg, sizeof(x->first.msg), msg && *msg ? msg : "failed");
-		copy_text(x->first.detail, sizeof(x->first.detail), detail);
-		copy_text(x->first.hint, sizeof(x->first.hint), hint);
-	}
-	x->first.count++;
+	keep_error(&x->first, t, msg, detail, hint);
+	if (x->in_window)
+		keep_error(&x->win, t, msg, detail, hint);
 	pthread_mutex_unlock(&x->lock);
 }
 

@@ -91,6 +91,9 @@ static void needs_child(const bc_modplan *p, int fd)
 			bc_err ne;
 			if (bc_case_needs(&c, &nd, &ne) != 0) {
 				snprintf(out.err, sizeof(out.err), "%.*s", (int)sizeof(out.err) - 1, ne.msg);
+				snprintf(out.err_detail, sizeof(out.err_detail), "%.*s", (int)sizeof(out.err_detail) - 1,
+					 ne.detail);
+				snprintf(out.err_hint, sizeof(out.err_hint), "%.*s", (int)sizeof(out.err_hint) - 1, ne.hint);
 			} else {
 				out.disk = nd.disk_bytes;
 				out.memory = nd.memory_bytes;
@@ -165,8 +168,11 @@ int bc_needs_eval(const bc_modplan *p, bc_need *out, bc_err *e)
 	for (size_t i = 0; i < cases; i++) {	/* the child's texts, made safe */
 		out[i].path[sizeof(out[i].path) - 1] = out[i].why[sizeof(out[i].why) - 1] = '\0';
 		out[i].err[sizeof(out[i].err) - 1] = '\0';
+		out[i].err_detail[sizeof(out[i].err_detail) - 1] = out[i].err_hint[sizeof(out[i].err_hint) - 1] = '\0';
 		bc_utf8_fix(out[i].why);
 		bc_utf8_fix(out[i].err);
+		bc_utf8_fix(out[i].err_detail);
+		bc_utf8_fix(out[i].err_hint);
 		bc_utf8_fix(out[i].path);
 	}
 	return 0;
@@ -208,20 +214,73 @@ void bc_needs_free(char **why, size_t n)
 	free(why);
 }
 
-char **bc_needs_plan(bc_modplan *p, const bc_mem_room *mem, int profile_small, size_t *skipped)
+/* needs() refused the options of a case: the plan's error, as a bad option
+   value's, naming the entry and the point. */
+static int needs_refused(const bc_modplan *p, const bc_need *nd, size_t cases, bc_err *e)
+{
+	for (size_t i = 0; i < cases; i++) {
+		if (!nd[i].err[0])
+			continue;
+		size_t nt = p->run.nthreads ? p->run.nthreads : 1;
+		bc_val *vals = bc_xcalloc(p->nopts ? p->nopts : 1, sizeof(*vals));
+		bc_plan_point(p, i / nt, vals);
+		char *pt = bc_plan_point_label(p, vals);
+		bc_err_set(e, "%s: module \"%s\"%s%s, threads = %u: %s", p->mc && p->mc->where ? p->mc->where :
+			   "command line", p->mod->desc.name, pt && *pt ? " at " : "", pt ? pt : "",
+			   p->run.threads[i % nt], nd[i].err);
+		bc_err_detail(e, "%s", nd[i].err_detail[0] ? nd[i].err_detail : "its needs() refused these options");
+		if (nd[i].err_hint[0])
+			bc_err_hint(e, "%s", nd[i].err_hint);
+		else
+			bc_err_hint(e, "see benchcore help %s", p->mod->desc.name);
+		free(pt);
+		free(vals);
+		return -1;
+	}
+	return 0;
+}
+
+/* The plan says what the module declared (its largest case), so a user and
+   a test can hold it against what the case then takes. */
+static void needs_say(const bc_modplan *p, const bc_need *nd, size_t cases)
+{
+	const bc_need *d = NULL, *m = NULL;
+	for (size_t i = 0; i < cases; i++) {
+		if (nd[i].disk && nd[i].path[0] && (!d || nd[i].disk > d->disk))
+			d = &nd[i];
+		if (nd[i].memory && (!m || nd[i].memory > m->memory))
+			m = &nd[i];
+	}
+	if (!d && !m)
+		return;
+	char a[32], disk[1100] = "", mem[64] = "";
+	const bc_need *w = d ? d : m;
+	if (d)
+		snprintf(disk, sizeof(disk), "%s at %s", bc_human_size((double)d->disk, a, sizeof(a)), d->path);
+	if (m)
+		snprintf(mem, sizeof(mem), "%s of memory", bc_human_size((double)m->memory, a, sizeof(a)));
+	bc_info("plan: %s declares up to %s%s%s%s%s%s", p->mod->desc.name, disk, d && m ? " and " : "", mem,
+		w->why[0] ? " (" : "", w->why, w->why[0] ? ")" : "");
+}
+
+int bc_needs_plan(bc_modplan *p, const bc_mem_room *mem, int profile_small, bc_err *e)
 {
 	size_t cases = p->npoints * p->run.nthreads;
 	char said[1024] = "";
 	bc_err err;
-	*skipped = 0;
+	p->need_skip = NULL;
+	p->need_skipped = 0;
 	if (!p->mod->desc.needs || !cases)
-		return NULL;
+		return 0;
 	bc_need *nd = bc_xcalloc(cases, sizeof(*nd));
-	char **why = bc_xcalloc(cases, sizeof(*why));
 	for (int round = 0; round < 16; round++) {
 		if (bc_needs_eval(p, nd, &err)) {
 			bc_warn("%s; its cases run unchecked", err.msg);
 			break;
+		}
+		if (needs_refused(p, nd, cases, e)) {
+			free(nd);
+			return -1;
 		}
 		int fits = 1;
 		for (size_t i = 0; i < cases && fits; i++) {
@@ -236,9 +295,12 @@ char **bc_needs_plan(bc_modplan *p, const bc_mem_room *mem, int profile_small, s
 		said[strlen(said) - 1] = '\0';
 		bc_info("profile small, module %s:%s", p->mod->desc.name, said);
 	}
+	needs_say(p, nd, cases);
+	char **why = bc_xcalloc(cases, sizeof(*why));
 	for (size_t i = 0; i < cases; i++)
 		if ((why[i] = bc_needs_unmet(p, &nd[i], mem, 1)))
-			(*skipped)++;
+			p->need_skipped++;
+	p->need_skip = why;
 	free(nd);
-	return why;
+	return 0;
 }

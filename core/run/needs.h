@@ -17,6 +17,7 @@ typedef struct bc_need {
 	char path[1024];		/* where the disk is needed ("" = nowhere) */
 	char why[256];			/* the module's account of the figures */
 	char err[512];			/* needs() refused the options: the reason */
+	char err_detail[512], err_hint[512];	/* ... and errorf()'s detail and hint */
 } bc_need;
 
 /* Free bytes at path or its nearest existing parent (*at, static). 0, or
@@ -38,11 +39,15 @@ int bc_needs_eval(const bc_modplan *p, bc_need *out, bc_err *e);
    case may take (1, or 0.5 when shrinking for profile = "small"). malloc'd. */
 char *bc_needs_unmet(const bc_modplan *p, const bc_need *nd, const bc_mem_room *mem, double share);
 
-/* The reasons of every case of p that cannot run here, [point * nthreads +
-   ti] (NULL: it fits), or NULL for a module without needs(); *skipped gets
-   how many. profile_small: first halve p's scalable options (not below
-   their minimum) until its cases fit in half of what is free, saying each
-   change. On a failed evaluation: a warning, nothing skipped. */
-char **bc_needs_plan(bc_modplan *p, const bc_mem_room *mem, int profile_small, size_t *skipped);
+/* Fills p->need_skip with the reasons of every case of p that cannot run
+   here, [point * nthreads + ti] (NULL: it fits; the array NULL for a module
+   without needs()), and p->need_skipped with how many, against mem (what
+   this machine and its cgroups leave). profile_small: first
+   halve p's scalable options (not below their minimum) until its cases fit
+   in half of what is free, saying each change. On a failed evaluation: a
+   warning, nothing skipped. -1 with e set (the module's message, detail
+   and hint) when needs() refused a case's options: a configuration error,
+   not a machine too small. */
+int bc_needs_plan(bc_modplan *p, const bc_mem_room *mem, int profile_small, bc_err *e);
 void bc_needs_free(char **why, size_t n);
 #endif

@@ -409,7 +409,10 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 						   cfg->skip_heavy ? "skip_heavy = true" : "profile = \"small\"");
 			continue;
 		}
-		p->need_skip = bc_needs_plan(p, &mem, p->run.profile_small, &p->need_skipped);
+		if (bc_needs_plan(p, &mem, p->run.profile_small, &e)) {
+			bc_err_print(&e);	/* options that make no sense together: nothing runs */
+			goto out;
+		}
 	}
 	if (plan_too_large(cfg, plans, n))
 		goto out;

@@ -28,7 +28,7 @@ struct net_opts {
 	int test;				/* enum net_test */
 	int reverse, bidir, nodelay, zerocopy;
 	int64_t flows, msg_size, window, pacing_rate;
-	double bitrate, timeout;		/* Mbit/s; seconds */
+	double bitrate, timeout, reply_timeout;	/* Mbit/s; seconds */
 };
 
 static const bench_option_v1 net_options[] = {
@@ -74,6 +74,10 @@ static const bench_option_v1 net_options[] = {
 	{ .name = "timeout", .type = BENCH_OPT_DOUBLE, .def = "5", .min = 0.1, .max = 600,
 	  .help = "seconds for a connect or a control message; udp_rr waits timeout/25 for an answer",
 	  BENCH_OPT_AT(struct net_opts, timeout) },
+	{ .name = "reply_timeout", .type = BENCH_OPT_DOUBLE, .def = "2", .min = 0.05, .max = 3600,
+	  .help = "seconds a flow with work under way may go without progress (a byte taken or received, an "
+		  "answer): longer means the server stopped answering, and fails the case (not udp_stream)",
+	  BENCH_OPT_AT(struct net_opts, reply_timeout) },
 	{ 0 }
 };
 
@@ -170,6 +174,7 @@ static int net_options_read(net_state *s, const struct net_opts *o)
 	s->secret = o->secret;
 	s->bitrate_bps = o->bitrate * 1e6;
 	s->timeout_ms = (int)(o->timeout * 1000);
+	s->reply_ns = (uint64_t)(o->reply_timeout * 1e9);
 	s->threads = s->api->threads(s->ctx);
 	s->flows = (unsigned)o->flows;
 	p->threads = s->threads;
@@ -505,6 +510,8 @@ static int net_finish(void *state)
 	char err[300] = "";
 	net_msg m = { .type = NET_M_STOP };
 	bench_totals_v1 tot;
+	if (__atomic_load_n(&s->stalled, __ATOMIC_ACQUIRE))
+		return BENCH_ERR;	/* a worker's error is the reason: a stopped server is not waited for */
 	int rc = net_send_msg(s->ctl, &m, s->timeout_ms);
 	if (rc)
 		return net_ctl_error(s, "asking for the results of", rc, NULL);

@@ -29,6 +29,8 @@ typedef struct net_state {
 	const char *secret;
 	double bitrate_bps;		/* udp_stream, all flows together */
 	int timeout_ms;
+	uint64_t reply_ns;		/* reply_timeout: a flow without progress longer fails the case */
+	int stalled;			/* atomic: a worker found the server not answering */
 	unsigned threads, flows;	/* flows per thread */
 	char where[300];		/* host:port, for messages */
 	int ctl;

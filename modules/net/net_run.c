@@ -5,7 +5,14 @@
  *
  * Bytes of a forward stream are counted as the receiver acknowledged them
  * (TCP_INFO bytes_acked, sampled when the window opens and closes), not as
- * written: what sits in the socket buffers at the end never arrived. */
+ * written: what sits in the socket buffers at the end never arrived.
+ *
+ * A flow with work under way that makes no progress (a stream's socket
+ * takes or yields no byte; a request gets no answer) for longer than
+ * reply_timeout means the server stopped answering (SIGSTOPped, wedged):
+ * the worker says so, naming the server, and gives up, which fails the
+ * case. The loops look every reply_timeout / 4, at most every 100 ms.
+ * udp_stream has no answers to wait for. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -37,6 +44,7 @@ typedef struct net_cflow {
 	size_t pos, hlen;		/* rr: bytes of this request or answer done; header length */
 	unsigned char hdr[NET_DATA_HDR];	/* tcp_crr: this connection's cookie and id */
 	uint64_t start, seq, next_ns;
+	uint64_t progress;		/* streams, udp_rr: the last byte moved or answer got */
 	net_tcpi t0;
 	net_fstat *fs;
 } net_cflow;
@@ -46,6 +54,7 @@ typedef struct net_cthread {
 	bench_thread *t;
 	unsigned idx;
 	int ep, measuring, snapped, budget, inflight;
+	uint64_t next_look;		/* when the flows are looked at for a stall */
 	net_cflow *f;
 	unsigned nf;
 	char *txbuf, *tx, *rx;		/* tx + NET_DATA_HDR on a page boundary */
@@ -77,6 +86,58 @@ static int flow_fail(net_cthread *ct, net_cflow *f, const char *what)
 	s->api->error(s->ctx, ct->t, "lost a data connection to the net server", d,
 		      "the server stopped, was killed or dropped the test: see its log");
 	return BENCH_ERR;
+}
+
+/* How long epoll may sleep before the next look for a stall (ms). */
+static int look_wait_ms(const net_cthread *ct, uint64_t now)
+{
+	return ct->next_look > now ? (int)((ct->next_look - now + 999999) / 1000000) : 0;
+}
+
+/* f has had work under way since `since` with no progress: past
+   reply_timeout the server stopped answering, said naming it (1). */
+static int flow_stalled(net_cthread *ct, net_cflow *f, uint64_t since, uint64_t now, const char *what)
+{
+	net_state *s = ct->s;
+	if (!since || since >= now || now - since <= s->reply_ns)
+		return 0;
+	char msg[400], d[400];
+	__atomic_store_n(&s->stalled, 1, __ATOMIC_RELEASE);
+	snprintf(msg, sizeof(msg), "net: the server at %s stopped answering", s->where);
+	snprintf(d, sizeof(d), "flow %u: %s for %.3f s, longer than reply_timeout (%g s)", f->id, what,
+		 (now - since) / 1e9, s->reply_ns / 1e9);
+	s->api->error(s->ctx, ct->t, msg, d, "check the server (stopped, overloaded) and the path to it; "
+		      "raise reply_timeout if it is only slow");
+	return 1;
+}
+
+/* Whether a look is due; the next one is planned. */
+static int look_due(net_cthread *ct, uint64_t now)
+{
+	if (now < ct->next_look)
+		return 0;
+	uint64_t step = ct->s->reply_ns / 4 < 100000000u ? ct->s->reply_ns / 4 : 100000000u;
+	ct->next_look = now + (step ? step : 1);
+	return 1;
+}
+
+/* Every flow of the thread, when a look is due: a stream's flows since
+   their last byte, a request's since it began (udp_rr: since the flow's
+   last answer, over the datagrams counted lost). 1: one stalled. */
+static int flows_stalled(net_cthread *ct, uint64_t now)
+{
+	int test = ct->s->p.test;
+	if (!look_due(ct, now))
+		return 0;
+	for (unsigned i = 0; i < ct->nf; i++) {
+		net_cflow *f = &ct->f[i];
+		int rr = test == NET_TCP_RR || test == NET_TCP_CRR;
+		uint64_t since = rr ? (f->phase == PH_IDLE ? 0 : f->start) : f->progress;
+		if (flow_stalled(ct, f, since, now, test == NET_TCP_STREAM ? "no byte taken or received" :
+				 test == NET_UDP_RR ? "no answer to any datagram" : "no answer to its request"))
+			return 1;
+	}
+	return 0;
 }
 
 static int flow_socket(net_cthread *ct, int type, char *err, size_t errlen)
@@ -274,7 +335,8 @@ static int stream_send(net_cthread *ct, net_cflow *f)
 			return 0;
 		if (r < 0)
 			return flow_fail(ct, f, strerror(errno));
-		api->record(ct->t, 0, api->now_ns() - t0, (uint64_t)r);
+		f->progress = api->now_ns();
+		api->record(ct->t, 0, f->progress - t0, (uint64_t)r);
 	}
 	return 0;
 }
@@ -295,7 +357,8 @@ static int stream_recv(net_cthread *ct, net_cflow *f, unsigned op)
 			return 0;
 		if (r < 0)
 			return flow_fail(ct, f, strerror(errno));
-		api->record(ct->t, op, api->now_ns() - t0, (uint64_t)r);
+		f->progress = api->now_ns();
+		api->record(ct->t, op, f->progress - t0, (uint64_t)r);
 		if (ct->measuring)
 			f->fs->bytes_rx += (uint64_t)r;
 	}
@@ -307,10 +370,14 @@ static int run_stream(net_cthread *ct)
 	const bench_host_api_v1 *api = ct->s->api;
 	const net_params *p = &ct->s->p;
 	unsigned recv_op = p->bidir ? 1 : 0;
+	for (unsigned i = 0; i < ct->nf; i++)
+		ct->f[i].progress = api->now_ns();
 	while (!api->stopping(ct->t) && ct->budget) {
 		struct epoll_event evs[64];
+		if (flows_stalled(ct, api->now_ns()))
+			return BENCH_ERR;
 		window_check(ct);
-		int n = epoll_wait(ct->ep, evs, 64, -1);
+		int n = epoll_wait(ct->ep, evs, 64, look_wait_ms(ct, api->now_ns()));
 		for (int i = 0; i < n; i++) {
 			if (evs[i].data.u32 == NET_STOP_TAG)
 				continue;
@@ -490,9 +557,12 @@ static int run_rr_single(net_cthread *ct)
 		window_check(ct);
 		f->start = api->now_ns();
 		rr_begin(ct, f, 0);
-		while ((rc = rr_step(ct, f, 1)) == 0)
+		while ((rc = rr_step(ct, f, 1)) == 0) {
 			if (api->stopping(ct->t))
 				return BENCH_OK;
+			if (flows_stalled(ct, api->now_ns()))
+				return BENCH_ERR;
+		}
 		if (rc < 0)
 			return BENCH_ERR;
 		rr_count(ct, f);
@@ -510,8 +580,10 @@ static int run_rr(net_cthread *ct)
 			return BENCH_ERR;
 	while (!api->stopping(ct->t) && (ct->budget || ct->inflight)) {
 		struct epoll_event evs[64];
+		if (flows_stalled(ct, api->now_ns()))
+			return BENCH_ERR;
 		window_check(ct);
-		int n = epoll_wait(ct->ep, evs, 64, -1);
+		int n = epoll_wait(ct->ep, evs, 64, look_wait_ms(ct, api->now_ns()));
 		for (int i = 0; i < n; i++)
 			if (evs[i].data.u32 != NET_STOP_TAG && rr_event(ct, &ct->f[evs[i].data.u32]))
 				return BENCH_ERR;
@@ -599,11 +671,15 @@ static int run_udp_rr(net_cthread *ct)
 	const bench_host_api_v1 *api = s->api;
 	size_t n = s->p.msg_size;
 	uint64_t rto = (uint64_t)s->timeout_ms * 1000000u / 25;
-	for (unsigned i = 0; i < ct->nf; i++)
+	for (unsigned i = 0; i < ct->nf; i++) {
 		ct->f[i].phase = PH_IDLE;
+		ct->f[i].progress = api->now_ns();
+	}
 	while (!api->stopping(ct->t)) {
 		struct epoll_event evs[64];
 		uint64_t now = api->now_ns(), earliest = UINT64_MAX;
+		if (flows_stalled(ct, now))
+			return BENCH_ERR;
 		window_check(ct);
 		for (unsigned i = 0; i < ct->nf; i++) {
 			net_cflow *f = &ct->f[i];
@@ -629,6 +705,8 @@ static int run_udp_rr(net_cthread *ct)
 		}
 		if (earliest == UINT64_MAX)
 			break;		/* the budget is spent and nothing is in flight */
+		if (ct->next_look < earliest)
+			earliest = ct->next_look;
 		int k = epoll_wait_ns(ct, evs, 64, earliest > now ? earliest - now : 0);
 		for (int i = 0; i < k; i++) {
 			if (evs[i].data.u32 == NET_STOP_TAG)
@@ -640,6 +718,7 @@ static int run_udp_rr(net_cthread *ct)
 				if (f->phase != PH_RECV || be_get(b + 16, 8) != f->seq || memcmp(b, s->cookie, 8))
 					continue;	/* a late answer to one already counted lost */
 				uint64_t t = api->now_ns();
+				f->progress = t;
 				api->record(ct->t, 0, t - f->start, 2 * n);
 				if (ct->measuring) {
 					f->fs->trans++;

@@ -7,6 +7,7 @@
  *   oltp_marker.c  the marker: what makes a database benchcore's, and the only drops
  *   oltp_load.c    schema and the parallel loader (prepare), consistency conditions
  *   oltp_txn.c     prepared statements, the five transactions, the worker loop
+ *   oltp_watch.c   the watcher: a server that stopped answering fails the case
  *
  * Concurrency: struct oltp_state is written by the main thread (init, prepare,
  * finish, cleanup, destroy); worker threads only read it, except the fields
@@ -73,6 +74,11 @@ typedef struct oltp_state {
 
 	/* counters merged by thread_done (atomic) */
 	uint64_t rollbacks, retries, failures, deadlocks, lock_waits;
+
+	/* a server that stopped answering (oltp_watch.c) */
+	uint64_t reply_ns;		/* reply_timeout */
+	struct oltp_watch *watch;	/* NULL: not watched */
+	int unresponsive;		/* atomic: the watcher said so; finish asks the server nothing */
 } oltp_state;
 
 /* ----- small fast random numbers (one generator per thread) */
@@ -147,6 +153,15 @@ int oltp_load(oltp_state *s, MYSQL *m);
 int oltp_consistency(oltp_state *s, MYSQL *m, char *why, size_t whyn);
 
 /* ----- oltp_txn.c */
+/* ----- oltp_watch.c: the watcher thread (init starts it, destroy stops it)
+   and what worker i publishes for it: a statement sent, its answer, its
+   connection (NULL: none). */
+int oltp_watch_start(oltp_state *s);
+void oltp_watch_stop(oltp_state *s);
+void oltp_watch_sent(oltp_state *s, unsigned i);
+void oltp_watch_answered(oltp_state *s, unsigned i);
+void oltp_watch_conn(oltp_state *s, unsigned i, MYSQL *m);
+
 int oltp_thread_init(void *state, bench_thread *t, void **tstate);
 int oltp_thread_run(void *tstate);
 void oltp_thread_done(void *tstate);

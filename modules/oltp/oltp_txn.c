@@ -112,6 +112,7 @@ typedef struct oltp_thread {
 	uint64_t seed;
 	unsigned char deck[DECK_SIZE];
 	unsigned deck_pos;
+	unsigned idx;			/* thread index: the watcher's slot */
 	unsigned home_w, home_d;	/* mode = spec */
 	int seen_measuring;
 	unsigned err_no;		/* of the last failed statement */
@@ -209,12 +210,14 @@ static int64_t q(oltp_thread *x, enum stmt_id id, const char *fmt, ...)
 	va_end(ap);
 
 	mysql_stmt_free_result(st);
-	if ((nin && mysql_stmt_bind_param(st, in)) || mysql_stmt_execute(st))
+	oltp_watch_sent(x->s, x->idx);	/* the server's part: execute, and the rows stored */
+	int bad = (nin && mysql_stmt_bind_param(st, in)) || mysql_stmt_execute(st) ||
+		  (x->nout && (mysql_stmt_bind_result(st, x->out) || mysql_stmt_store_result(st)));
+	oltp_watch_answered(x->s, x->idx);
+	if (bad)
 		return q_fail(x, st);
 	if (!x->nout)
 		return (int64_t)mysql_stmt_affected_rows(st);
-	if (mysql_stmt_bind_result(st, x->out) || mysql_stmt_store_result(st))
-		return q_fail(x, st);
 	int rc = mysql_stmt_fetch(st);
 	if (rc == 1)
 		return q_fail(x, st);
@@ -492,6 +495,15 @@ static int oltp_fatal(unsigned e)
 	return e == 2006 || e == 2013 || e == 2055 || e == 2002 || e == 2003 || e == 2026;
 }
 
+/* COMMIT or ROLLBACK, watched like a statement: nonzero on an error. */
+static int tx_end(oltp_thread *x, int commit)
+{
+	oltp_watch_sent(x->s, x->idx);
+	int rc = commit ? mysql_commit(x->m) : mysql_rollback(x->m);
+	oltp_watch_answered(x->s, x->idx);
+	return rc;
+}
+
 /* One transaction of type, retried on deadlock and lock wait timeout.
    0 done (committed, rolled back by design, or failed and counted), -1 the
    worker must stop. */
@@ -504,14 +516,14 @@ static int run_tx(oltp_thread *x, int type)
 	uint64_t t0 = api->now_ns();
 	for (int attempt = 0;; attempt++) {
 		int rc = oltp_tx_fn[type](x, &in);
-		if (rc == 0 && mysql_commit(x->m)) {
+		if (rc == 0 && tx_end(x, 1)) {
 			x->err_no = mysql_errno(x->m);
 			snprintf(x->err, sizeof(x->err), "commit: %s", mysql_error(x->m));
 			rc = -1;
 		}
 		if (rc >= 0) {
 			if (rc == 1)
-				mysql_rollback(x->m);
+				tx_end(x, 0);
 			api->record(t, (unsigned)type, api->now_ns() - t0, 0);
 			if (rc == 1 && api->measuring(t))
 				x->rollbacks++;
@@ -523,7 +535,7 @@ static int run_tx(oltp_thread *x, int type)
 				  "lost the connection to the server (error %u)", e);
 			return -1;
 		}
-		mysql_rollback(x->m);
+		tx_end(x, 0);
 		int measuring = api->measuring(t);
 		if ((e == 1213 || e == 1205) && attempt < x->s->retries_max) {
 			if (measuring) {
@@ -581,11 +593,11 @@ static void oltp_snapshot(oltp_thread *x, int which)
 	if (!__atomic_compare_exchange_n(&sn->state, &want, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 		return;
 	const bench_host_api_v1 *api = x->s->api;
-	mysql_commit(x->m);	/* a fresh read view: the snapshot sees every commit so far */
+	tx_end(x, 1);	/* a fresh read view: the snapshot sees every commit so far */
 	uint64_t a = api->now_ns();
 	int64_t sum;
 	int ok = q(x, SNAP_NEXT_O_ID, "|i", &sum) > 0;
-	mysql_commit(x->m);
+	tx_end(x, 1);
 	sn->sum = sum;
 	sn->ns = a + (api->now_ns() - a) / 2;
 	__atomic_store_n(&sn->state, ok ? 2 : -1, __ATOMIC_RELEASE);
@@ -633,6 +645,7 @@ int oltp_thread_init(void *state, bench_thread *t, void **tstate)
 		return BENCH_ERR;
 	x->s = s;
 	x->t = t;
+	x->idx = i;
 	x->seed = s->seed ^ (0x9e3779b97f4a7c15ull * (i + 1)) ^ api->now_ns();
 	for (int k = 0; k < DECK_SIZE; k++)
 		x->deck[k] = k < 10 ? TX_NEW_ORDER : k < 20 ? TX_PAYMENT : (unsigned char)(TX_N - (DECK_SIZE - k));
@@ -644,6 +657,7 @@ int oltp_thread_init(void *state, bench_thread *t, void **tstate)
 		oltp_fail(s, t, err, hint, "connection %u failed", i);
 		goto fail;
 	}
+	oltp_watch_conn(s, i, x->m);
 	snprintf(sql, sizeof(sql), "SET SESSION TRANSACTION ISOLATION LEVEL %s", s->isolation);
 	if (oltp_exec(x->m, sql, err, sizeof(err)) || mysql_autocommit(x->m, 0)) {
 		oltp_fail(s, t, err, NULL, "connection %u: cannot set the isolation level", i);
@@ -678,6 +692,7 @@ void oltp_thread_done(void *tstate)
 	__atomic_add_fetch(&s->deadlocks, x->deadlocks, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&s->lock_waits, x->lock_waits, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&s->failures, x->failures, __ATOMIC_RELAXED);
+	oltp_watch_conn(s, x->idx, NULL);	/* before the close: the watcher never sees a reused number */
 	for (int k = 0; k < ST_N; k++)
 		if (x->st[k])
 			mysql_stmt_close(x->st[k]);

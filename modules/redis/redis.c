@@ -75,6 +75,9 @@ static const bench_option_v1 rd_options[] = {
 	  .help = "client key (PEM)" },
 	{ .name = "cluster", .type = BENCH_OPT_BOOL, .def = "false", BENCH_OPT_AT(struct redis_opts, cluster),
 	  .help = "Redis Cluster: route by CLUSTER SLOTS, follow MOVED/ASK" },
+	{ .name = "reply_timeout", .type = BENCH_OPT_DOUBLE, .def = "1", .min = 0.01, .max = 3600,
+	  .help = "seconds a connection with requests in flight may go without a byte of reply: longer means "
+		  "the server stopped answering, and fails the case", BENCH_OPT_AT(struct redis_opts, reply_timeout) },
 	{ .name = "allow_foreign", .type = BENCH_OPT_BOOL, .def = "false", BENCH_OPT_AT(struct redis_opts, allow_foreign),
 	  .help = "let the run touch data it did not create: custom commands unchecked, "
 		  "unbounded writes on a server that evicts (recorded in the case's info)" },
@@ -245,6 +248,7 @@ static int rd_read_options(rd_state *s)
 	s->user = o->user;
 	s->password = o->password;
 	s->allow_foreign = o->allow_foreign;
+	s->reply_ns = (uint64_t)(o->reply_timeout * 1e9);
 	if (s->clients < s->threads) {
 		char d[160];
 		snprintf(d, sizeof(d), "clients = %u connections in total cannot be split across %u threads",
@@ -623,11 +627,14 @@ static int rd_prepare(void *state)
 
 /* A case is ok only if the work happened: no request answered in the
    window, or requests still waiting at the stop for longer than the whole
-   window (a server that stopped answering), fail it; so does an eviction. */
+   window (a server that stopped answering), fail it; so does an eviction.
+   The workers fail a connection silent past reply_timeout themselves
+   (redis_run.c, rd_stalled). */
 static int rd_judge(rd_main *m, uint64_t all, double secs)
 {
 	rd_state *s = &m->s;
-	char d[400];
+	char d[400], where[300];
+	rd_describe(&s->srv, where, sizeof(where));
 	if (s->thread_failed)
 		return BENCH_OK;	/* failed already: a worker's error is the reason */
 	if (!all) {
@@ -642,8 +649,10 @@ static int rd_judge(rd_main *m, uint64_t all, double secs)
 		snprintf(d, sizeof(d), "requests were still waiting for a reply when the window closed, the "
 			 "oldest for %.3f s, longer than the window (%.3f s); %llu answered in it",
 			 (double)s->unfinished_max_ns / 1e9, secs, (unsigned long long)all);
-		s->api->error(s->ctx, NULL, "redis: the server stopped answering", d,
-			      "check the server (stopped, swapping, blocked by a slow command or a full disk)");
+		char msg[400];
+		snprintf(msg, sizeof(msg), "redis: the server at %s stopped answering", where);
+		s->api->error(s->ctx, NULL, msg, d, "check the server (stopped, swapping, blocked by a slow "
+			      "command or a full disk)");
 		return BENCH_ERR;
 	}
 	return rd_check_evictions(m, "during the case") ? BENCH_ERR : BENCH_OK;

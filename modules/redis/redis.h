@@ -56,6 +56,7 @@ struct redis_opts {
 	int tests, key_pattern;
 	int64_t clients, pipeline, data_size, keyspace, fill, db;
 	int data_random, tls, cluster, allow_foreign;
+	double reply_timeout;
 	const char *ratio, *command, *server, *user, *password;
 	const char *tls_ca, *tls_cert, *tls_key;
 };
@@ -82,6 +83,7 @@ typedef struct rd_state {
 	unsigned ratio_set, ratio_get;
 	const char *user, *password;
 	int allow_foreign;		/* custom commands unchecked, unbounded writes on an evicting server */
+	uint64_t reply_ns;		/* reply_timeout: a request waiting longer means the server stopped */
 
 	/* the run's namespace: "benchcore:<run id>:" */
 	char prefix[48];

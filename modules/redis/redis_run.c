@@ -27,6 +27,11 @@
  *  - A nil (or empty list) reply to a test that reads what its fill put
  *    there (GET, SET_GET's GET, LRANGE_*) is an error of its class, not a
  *    success: the key was evicted or deleted under the run.
+ *  - A connection with requests in flight that got no byte of reply for
+ *    longer than reply_timeout (checked every reply_timeout / 4, at most
+ *    100 ms, warmup and window alike) means the server stopped answering:
+ *    the worker reports it, naming the server, and gives up, which fails
+ *    the case. A large reply still arriving is not a stop.
  *  - Requests still in flight when the window closes are recorded with the
  *    time they had waited (record_unfinished), so a server that stopped
  *    answering shows in the maximum; finish fails a case in which none was
@@ -78,6 +83,8 @@ typedef struct rd_conn {
 	int out;			/* EPOLLOUT armed */
 	int dirty;			/* rate mode: has unwritten requests */
 	uint64_t batch_t0;		/* closed loop: the batch's first write, until its first reply byte */
+	uint64_t rx, rx_seen;		/* bytes read; as rd_stalled last saw them */
+	uint64_t quiet_since;		/* rd_stalled: when rx last changed */
 	uint8_t batch_counted, batch_op;
 	char err[256];			/* text of the last error reply */
 	char bad[160];			/* why a reply was refused (too long, too many elements) */
@@ -100,6 +107,7 @@ struct rd_thread {
 	double gap_sum;
 	uint64_t gap_n, last_arrival;
 	uint64_t unfinished, unfinished_max, unfinished_rec;
+	uint64_t next_check;		/* when rd_stalled looks again */
 	int failed;
 };
 
@@ -650,6 +658,7 @@ static int rd_on_read(rd_thread *th, rd_conn *c)
 			break;
 		if (n <= 0)
 			return rd_fail_io(th, c, "read", n == 0 ? 0 : errno);
+		c->rx += (uint64_t)n;
 		if (c->batch_t0) {		/* redis-benchmark's stamp: the first readable event */
 			if (c->batch_counted && s->first_byte[c->batch_op] >= 0)
 				api->record_dist(th->t, s->first_byte[c->batch_op], api->now_ns() - c->batch_t0);
@@ -697,6 +706,42 @@ static void rd_account_unfinished(rd_thread *th)
 	}
 }
 
+/* A connection whose oldest request has waited longer than reply_timeout
+   with not one byte of reply coming meanwhile: the server stopped answering
+   (SIGSTOP, swapping, a slow command blocking it). A large reply still
+   arriving is progress, however long it takes. Reported naming the server;
+   -1 then. The oldest request of a connection is the head of its ring;
+   bytes are looked at here, at most every 100 ms, not stamped per read. */
+static int rd_stalled(rd_thread *th, uint64_t now)
+{
+	rd_state *s = th->s;
+	uint64_t step = s->reply_ns / 4 < 100000000u ? s->reply_ns / 4 : 100000000u;
+	th->next_check = now + (step ? step : 1);
+	for (unsigned i = 0; i < th->nconn; i++) {
+		rd_conn *c = &th->c[i];
+		const rd_req *q = c->qn ? &c->q[c->qhead] : NULL;
+		if (c->rx != c->rx_seen || !c->quiet_since) {
+			c->rx_seen = c->rx;
+			c->quiet_since = now;
+		}
+		uint64_t since = q && q->sent > c->quiet_since ? q->sent : c->quiet_since;
+		if (!q || !q->sent || since > now || now - since <= s->reply_ns)
+			continue;
+		const rd_server *srv = s->cluster && c->node < s->nnodes ? &s->nodes[c->node] : &s->srv;
+		char where[300], msg[400], d[400];
+		rd_describe(srv, where, sizeof(where));
+		snprintf(msg, sizeof(msg), "redis: the server at %s stopped answering", where);
+		snprintf(d, sizeof(d), "no reply byte for %.3f s on connection %u of thread %u (%u request(s) in "
+			 "flight on it, the oldest sent %.3f s ago), longer than reply_timeout (%g s)",
+			 (double)(now - since) / 1e9, c->idx, th->idx, c->qn, (double)(now - q->sent) / 1e9,
+			 s->reply_ns / 1e9);
+		th->api->error(s->ctx, th->t, msg, d, "check the server (stopped, swapping, blocked by a slow "
+			       "command or a full disk); raise reply_timeout if it is only slow");
+		return -1;
+	}
+	return 0;
+}
+
 static int rd_loop(rd_thread *th)
 {
 	const bench_host_api_v1 *api = th->api;
@@ -707,22 +752,24 @@ static int rd_loop(rd_thread *th)
 		for (unsigned i = 0; i < th->ncl; i++)
 			if (rd_send_batch(th, i) != 0)
 				return BENCH_ERR;
+	th->next_check = api->now_ns();
 	for (;;) {
 		if (api->stopping(th->t))
 			break;
-		uint64_t due = 0;
-		if (th->rate && rd_dispatch(th, api->now_ns(), &due) != 0)
+		uint64_t due = 0, now = api->now_ns();
+		if (now >= th->next_check && rd_stalled(th, now) != 0)
+			return BENCH_ERR;
+		if (th->rate && rd_dispatch(th, now, &due) != 0)
 			return BENCH_ERR;
 		if (th->budget_done && th->inflight == 0)
 			break;
-		struct timespec ts, *tp = NULL;
-		if (due) {
-			uint64_t now = api->now_ns(), w = due > now ? due - now : 0;
-			ts.tv_sec = (time_t)(w / 1000000000u);
-			ts.tv_nsec = (long)(w % 1000000000u);
-			tp = &ts;
-		}
-		int n = epoll_pwait2(th->ep, evs, 64, tp, NULL);
+		struct timespec ts;
+		uint64_t until = due && due < th->next_check ? due : th->next_check;
+		now = api->now_ns();
+		uint64_t w = until > now ? until - now : 0;
+		ts.tv_sec = (time_t)(w / 1000000000u);
+		ts.tv_nsec = (long)(w % 1000000000u);
+		int n = epoll_pwait2(th->ep, evs, 64, &ts, NULL);
 		if (n < 0 && errno != EINTR) {
 			api->error(s->ctx, th->t, "redis: epoll_wait failed", strerror(errno), NULL);
 			return BENCH_ERR;

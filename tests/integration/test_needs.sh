@@ -142,3 +142,18 @@ expect_grep "small-vm.conf: the plan skips heavy oltp before anything runs" $T/s
 expect_no_grep "small-vm.conf: a skipped heavy module's sizes are not fitted" $T/svm.err '^profile small, module oltp'
 expect_py "small-vm.conf: oltp's cases keep the warehouses the file gave" $T/svm.json \
 	'all(c["params"]["warehouses"] == 2 for c in d["cases"] if c["module"] == "oltp")'
+
+# --- issue 37: needs() refusing the options is a configuration error, not a machine too small ---
+run_bc $T/nr run needy --module-path $TESTMODS lo=1,5 hi=3 --time 0.1 --warmup 0 -o $T/nr.json
+expect_rc "needs() says the options make no sense together: the plan fails" 2
+expect_grep "... with the module's message, naming the entry and the point" $T/nr.err \
+	'^benchcore: error: command line: module "needy" at lo=5, threads = 1: needy: lo = 5 is not below hi = 3$'
+expect_grep "... its errorf() detail" $T/nr.err '^DETAIL: the range lo \.\. hi is empty$'
+expect_grep "... and its hint" $T/nr.err '^HINT: give lo < hi$'
+expect_no_grep "... never called a skip for this machine's size" $T/nr.err "machine's size|skipped"
+check "... and nothing ran: no results file" test ! -e $T/nr.json
+printf 'time = 0.1; warmup = 0;\nmodules = ( { name = "cpu"; max_prime = 100; },\n  { name = "needy"; lo = 7; hi = 2; } );\n' >$T/nr.conf
+run_bc $T/nrc -c $T/nr.conf --module-path $TESTMODS -o $T/nrc.json
+expect_rc "in a config file: the plan fails before the first module runs" 2
+expect_grep "... naming the file and line of the entry" $T/nrc.err "^benchcore: error: $T/nr.conf:3: module \"needy\", threads = 1: needy: lo = 7"
+check "... and not even cpu ran" test ! -e $T/nrc.json

@@ -433,6 +433,21 @@ wait $KPID; RC=$?
 expect_rc "a server killed mid-test fails the case" 1
 expect_grep "... with a lost data connection" $T/killed.out "lost a data connection"
 check "... well before the test's end, not a hang" test $(( $(date +%s) - start )) -le 3
+# issue 37: the peer SIGSTOPped 0.3 s into a 3 s window (alive, not answering): the case fails with the
+# default reply_timeout (2 s), naming the server, and its end does not wait for the stopped server
+start_serve stopped
+trap 'kill -CONT $SPID 2>/dev/null; rm -rf "$T"' EXIT
+"$BC" run net server=127.0.0.1:$PORT --time 3 --warmup 0 -q -o $T/stopped.json >$T/stopped.out 2>$T/stopped.err </dev/null &
+KPID=$!
+for _ in $(seq 100); do grep -q 'client .*: tcp_stream, 1 flows' $T/stopped.err && break; sleep 0.05; done
+sleep 0.3; kill -STOP "$SPID"; start=$(date +%s%N)
+wait $KPID; RC=$?
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+kill -CONT "$SPID"; trap 'rm -rf "$T"' EXIT; stop_serve
+expect_rc "the server SIGSTOPped in the window: the run fails" 1
+expect_py "... the case failed, the reason names the server that stopped answering" $T/stopped.json \
+	"(lambda c: c['status'] == 'failed' and 'net: the server at 127.0.0.1:$PORT stopped answering' in c['reason'] and 'longer than reply_timeout (2 s)' in c['error']['detail'])(d['cases'][0])"
+check "... done ${ms} ms after the stop (the window's 2.7 s left, not a wait for results: < 5000)" test $ms -lt 5000
 start_serve dur --max-duration 0.5
 run_bc $T/dur run net server=127.0.0.1:$PORT --time 2 --warmup 0 -q --no-isolate
 expect_rc "a test longer than --max-duration is stopped" 1

@@ -88,6 +88,21 @@ expect_py "server version and key settings recorded; mode labelled" $T/a.json \
 expect_py "headline metric is tpmc" $T/a.json 'd["cases"][0]["headline"] == "tpmc"'
 check "the password is in no output or result" bash -c "! grep -q 'Pw-s3cret-77' $T/a.out $T/a.err $T/a.json"
 
+# --- issue 37: mariadbd SIGSTOPped 0.5 s into a 2 s window (alive, not answering): the case fails
+# within reply_timeout (2 s), naming the server, instead of ok or the watchdog's kill 12 s later
+trap 'kill -CONT $MPID 2>/dev/null; kill $MPID 2>/dev/null; wait $MPID 2>/dev/null; rm -rf "$T"' EXIT
+"$BC" run oltp "${CONN[@]}" warehouses=1 --threads 2 --time 2 --warmup 0 --keep --force -o $T/stop.json \
+	>$T/stop.out 2>$T/stop.err </dev/null &
+SPID=$!
+for _ in $(seq 300); do grep -q 'consistency conditions 1-4 before' $T/stop.err && break; sleep 0.1; done
+sleep 0.5; kill -STOP $MPID; sleep 3; kill -CONT $MPID
+wait $SPID; RC=$?
+expect_rc "SIGSTOP in the window: the run fails" 1
+expect_py "SIGSTOP in the window: failed, the reason names the server that stopped answering" $T/stop.json \
+	'(lambda c: c["status"] == "failed" and "oltp: the server at socket '$SOCK' stopped answering" in c["reason"] and "longer than reply_timeout (2 s)" in c["error"]["detail"])(d["cases"][0])'
+expect_py "SIGSTOP in the window: the case's figures are kept (transactions before the stop)" $T/stop.json \
+	'd["cases"][0]["ops"]["new_order"]["count"] > 0'
+
 # --- a second run reuses the data: no load; without --keep, cleanup drops it
 run_bc $T/b run oltp "${CONN[@]}" warehouses=1 --threads 2 --time 1 --warmup 0 --force -o $T/b.json
 expect_rc "second run" 0
@@ -180,13 +195,32 @@ for _ in $(seq 100); do mysqld_of_ours || break; sleep 0.1; done
 KDIR=$(ls -d $TMPDIR/benchcore-oltp.* 2>/dev/null | head -1)
 check "SIGKILL: the private mariadbd died with benchcore" no_mysqld
 check "SIGKILL: its data directory stays ($(du -sm $KDIR 2>/dev/null | cut -f1) MiB)" test -n "$KDIR" -a -d "$KDIR/data"
-run_bc $T/v run oltp warehouses=1 --threads 2 --time 1 --warmup 0 "${Q[@]}" -o $T/v.json
+# (without -q: the plan says what needs() declares; the private server's directory is sampled meanwhile)
+"$BC" run oltp warehouses=1 --threads 2 --time 1 --warmup 0 --force -o $T/v.json >$T/v.out 2>$T/v.err </dev/null &
+VPID=$!
+peak=0
+while kill -0 $VPID 2>/dev/null; do
+	for d in $TMPDIR/benchcore-oltp.*; do
+		[ -d "$d" ] && [ "$d" != "$KDIR" ] || continue
+		k=$(du -sk "$d" 2>/dev/null | cut -f1)
+		[ "${k:-0}" -gt "$peak" ] && peak=$k
+	done
+	sleep 0.2
+done
+wait $VPID; RC=$?
 expect_grep "the next run removes the dead run's data directory and says so, with its size" $T/v.err \
 	"removed $KDIR \([0-9]+\.[0-9] MiB\), left by benchcore pid $KPID, which is no longer running"
 check "the dead run's directory is gone" test ! -e "$KDIR"
 expect_rc "private server: runs with nothing configured" 0
 expect_py "private server: ok, recorded as private with its settings" $T/v.json \
 	'(lambda c: c["status"] == "ok" and c["info"]["server"] == "private" and c["info"]["server.innodb_flush_log_at_trx_commit"] == "2" and c["info"]["server.log_bin"] == "0" and c["metrics"]["tpmc"]["value"] > 0)(d["cases"][0])'
+# issue 37: the disk needs() declares for a private warehouse against the directory's peak (du):
+# never below it, at most 25% above
+decl=$(sed -n 's/^plan: oltp declares up to \([0-9.]*\) MiB at .* (a private MariaDB: 1 warehouse)$/\1/p' $T/v.err)
+decl_k=$(awk -v m="${decl:-0}" 'BEGIN { printf "%d", m * 1024 }')
+check "private server: the plan says the disk it declares (${decl:-none} MiB)" test -n "$decl"
+check "private server: its directory's peak ($((peak / 1024)) MiB) is not above the declaration" test "$peak" -gt 0 -a "$peak" -le "$decl_k"
+check "private server: the declaration is at most 25% above the peak" test $((decl_k * 100)) -le $((peak * 125))
 no_server() { sleep 0.5; ! pgrep -f -- "$TMPDIR/benchcore-oltp" >/dev/null; }
 check "private server: no mariadbd of benchcore's left" no_server
 check "private server: its directory is gone" test -z "$(ls -A $TMPDIR)"

@@ -157,9 +157,11 @@ run_bc $T/mmev run redis server=$T/g.sock tests=LPUSH allow_foreign=true data_si
 expect_py "maxmemory, allow_foreign: the server evicted keys during the case: it fails, saying so" $T/mmev.json \
 	'd["cases"][0]["status"] == "failed" and "evicted keys" in d["cases"][0]["reason"] and "evicted_keys rose by" in d["cases"][0]["error"]["detail"]'
 
-# 4. a server that stops answering (SIGSTOP): not ok, and the stuck requests are in the histogram
+# 4. a server that stops answering (SIGSTOP): the stuck requests are in the histogram (reply_timeout
+# raised above the stop, so that the window's end sees them)
 PID_F=$(cli f INFO server | tr -d '\r' | sed -n 's/^process_id://p')
-"$BC" run redis server=$T/f.sock tests=SET clients=4 --time 2 $Q -o $T/stop1.json >$T/stop1.out 2>$T/stop1.err </dev/null &
+trap 'kill -CONT $PID_F 2>/dev/null; for p in $PIDS; do kill -9 $p 2>/dev/null; done; rm -rf "$T"' EXIT
+"$BC" run redis server=$T/f.sock tests=SET clients=4 reply_timeout=5 --time 2 $Q -o $T/stop1.json >$T/stop1.out 2>$T/stop1.err </dev/null &
 apid=$!
 wait_clients 6	# 4 workers, the run's set-up connection, redis-cli
 sleep 0.8; kill -STOP $PID_F; sleep 2.2; kill -CONT $PID_F
@@ -168,7 +170,7 @@ expect_py "SIGSTOP for the last second: the 4 requests in flight at the stop cou
 	'd["cases"][0]["info"]["unfinished"] == "4" and d["cases"][0]["ops"]["SET"]["latency_ns"]["max"] >= 8e8 and float(d["cases"][0]["info"]["unfinished_max_ms"]) >= 800'
 expect_py "SIGSTOP for the last second: requests_per_sec counts answered requests only" $T/stop1.json \
 	'abs(d["cases"][0]["metrics"]["requests_per_sec"]["value"] * d["cases"][0]["duration_s"] - (d["cases"][0]["ops"]["SET"]["count"] - 4)) < 2'
-"$BC" run redis server=$T/f.sock tests=SET clients=4 --warmup 1 --time 0.5 -q -o $T/stop2.json >$T/stop2.out 2>$T/stop2.err </dev/null &
+"$BC" run redis server=$T/f.sock tests=SET clients=4 reply_timeout=5 --warmup 1 --time 0.5 -q -o $T/stop2.json >$T/stop2.out 2>$T/stop2.err </dev/null &
 apid=$!
 wait_clients 6
 sleep 0.3; kill -STOP $PID_F; sleep 1.8; kill -CONT $PID_F
@@ -176,6 +178,16 @@ wait $apid; RC=$?
 expect_rc "SIGSTOP before the window: the run fails" 1
 expect_py "SIGSTOP before the window: no request completed, said so with the wait" $T/stop2.json \
 	'd["cases"][0]["status"] == "failed" and "no request completed" in d["cases"][0]["reason"] and "still waiting" in d["cases"][0]["error"]["detail"]'
+# issue 37: stopped 0.5 s into a 2 s window, alive but not answering: with the default reply_timeout
+# (1 s) the case fails, naming the server, whatever the module's callbacks return
+"$BC" run redis server=$T/f.sock tests=SET clients=4 --time 2 $Q -o $T/stop3.json >$T/stop3.out 2>$T/stop3.err </dev/null &
+apid=$!
+wait_clients 6
+sleep 0.5; kill -STOP $PID_F; sleep 2; kill -CONT $PID_F
+wait $apid; RC=$?
+expect_rc "SIGSTOP in the window: the run fails" 1
+expect_py "SIGSTOP in the window: failed, the reason names the server that stopped answering" $T/stop3.json \
+	'(lambda c: c["status"] == "failed" and "the server at unix:'$T'/f.sock stopped answering" in c["reason"] and "longer than reply_timeout (1 s)" in c["error"]["detail"])(d["cases"][0])'
 check "SIGSTOP: the foreign keys byte-identical" foreign_kept
 
 # 5, 6. a peer that is not Redis: tests/servers/fake_redis.py MODE

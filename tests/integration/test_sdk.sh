@@ -165,6 +165,13 @@ expect_py "... it is a warning with its message, detail and hint" $T/eo.json \
 	'any("error() reported" in w and "sdkrules: a hiccup DETAIL: nothing failed HINT: no need to act" in w for w in d["cases"][0]["warnings"])'
 expect_py "... and no error object in an ok case" $T/eo.json '"error" not in d["cases"][0]'
 expect_grep "... said on stderr too" $T/eo.err 'warning: sdkrules: error\(\) reported'
+# issue 37: an error() in the measured window fails the case whatever the callbacks return
+run_bc $T/ew run sdkrules $MP mode=error_window --time 0.3 --warmup 0.1 -o $T/ew.json
+expect_rc "error() in the window, every callback BENCH_OK: the run fails" 1
+expect_py "... the case failed, the window's error its reason and error object" $T/ew.json \
+	'(lambda c: c["status"] == "failed" and c["reason"] == "thread_run: thread 0: sdkrules: the server stopped answering" and c["error"]["detail"] == "no reply for 1 s" and c["error"]["count"] == 2)(d["cases"][0])'
+expect_py "... the error() from init, before the window, is a warning" $T/ew.json \
+	'any("sdkrules: a hiccup DETAIL: nothing failed" in w for w in d["cases"][0]["warnings"])'
 
 # sizes for people: 1 MiB is 1.0 MiB, not 0.0 GiB
 run_bc $T/hs help sdkrules $MP

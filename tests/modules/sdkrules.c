@@ -3,6 +3,9 @@
  * in option `marker` so a test can see which callbacks ran, where:
  *   ok           every callback once, nothing odd
  *   error_ok     error() from init, then BENCH_OK: the case ends ok (a warning)
+ *   error_window error() from init (a warning) and from thread 0's event in
+ *                the measured window, every callback returning BENCH_OK:
+ *                the window's error fails the case
  *   info_flood   100000 set_info keys in finish (the host keeps 256, warns)
  *   tinit_fail   thread_init of thread 1 fails: thread_done runs for thread 0 only
  *   crash_event  SIGSEGV in event: init + cleanup run again in a fresh process
@@ -18,7 +21,7 @@
 #include "benchcore/module.h"
 
 static const char *const sdkrules_modes[] = { "ok", "error_ok", "info_flood", "tinit_fail",
-					      "crash_event", "threads_info", "init_fail", NULL };
+					      "crash_event", "threads_info", "init_fail", "error_window", NULL };
 
 static const bench_option_v1 sdkrules_options[] = {
 	{ .name = "mode", .type = BENCH_OPT_ENUM, .def = "ok", .choices = sdkrules_modes,
@@ -74,7 +77,7 @@ static int sdkrules_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **st
 	s->marker = api->opt_string(ctx, "marker");
 	*state = s;
 	sdkrules_mark(s, "init", -1);
-	if (sdkrules_is(s, "error_ok"))
+	if (sdkrules_is(s, "error_ok") || sdkrules_is(s, "error_window"))
 		api->error(ctx, NULL, "sdkrules: a hiccup", "nothing failed", "no need to act");
 	if (sdkrules_is(s, "init_fail")) {
 		api->error(ctx, NULL, "sdkrules: init refused on purpose", NULL, NULL);
@@ -109,6 +112,11 @@ static int sdkrules_event(void *tstate, uint64_t *bytes)
 	(void)bytes;
 	if (sdkrules_is(th->s, "crash_event"))
 		raise(SIGSEGV);
+	if (sdkrules_is(th->s, "error_window") && th->idx == 0 && !th->said && th->s->api->measuring(th->t)) {
+		th->s->api->error(th->s->ctx, th->t, "sdkrules: the server stopped answering",
+				  "no reply for 1 s", "see the server");
+		th->said = 1;	/* and goes on: BENCH_OK all the way */
+	}
 	if (sdkrules_is(th->s, "threads_info") && !th->said && th->s->api->measuring(th->t)) {
 		char key[32];
 		snprintf(key, sizeof(key), "thread_%u", th->idx);

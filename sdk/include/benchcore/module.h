@@ -277,7 +277,10 @@ typedef struct bench_host_api_v1 {
 	   and a hint (detail and hint may be NULL). t is the worker thread that
 	   hit it, or NULL on the main thread. Any thread, race-free: the first
 	   error of the case is its reason ("thread 3: ..."), later ones are
-	   counted. Return BENCH_ERR from the callback afterwards. */
+	   counted. Return BENCH_ERR from the callback afterwards. One reported
+	   in the measured window (until the workers have returned) fails the
+	   case whatever the callbacks return, and is its reason; one before or
+	   after it that no BENCH_ERR followed is a warning. */
 	void (*error)(bench_ctx *ctx, bench_thread *t, const char *message, const char *detail,
 		      const char *hint);
 
@@ -495,8 +498,9 @@ typedef struct bench_module_v1 {
 	/* What a case needs from this machine (bench_needs_v1), from its
 	   options; called before init in a process of its own, options readable
 	   as in init (api->options(), getters). Return BENCH_OK, or BENCH_ERR
-	   with set_error() when the options make no sense. NULL: the static
-	   requires only. */
+	   with set_error() or errorf() when the options make no sense together:
+	   a configuration error, which fails the whole plan before anything
+	   runs (exit 2) with that message. NULL: the static requires only. */
 	int (*needs)(const bench_host_api_v1 *api, bench_ctx *ctx, bench_needs_v1 *out);
 	/* sizeof(bench_option_v1) as the module was built (BENCH_MODULE_HEADER
 	   sets it): the host steps through options[] by it. Modules of minor

@@ -16,6 +16,18 @@ const char *bc_verdict_name(int v)
 	return v >= 0 && v < BC_V_N ? names[v] : "?";
 }
 
+const char *bc_suspect_word(size_t wins, size_t losses)
+{
+	return wins && losses ? "suspect (win and loss)" : wins ? "suspect win" : "suspect loss";
+}
+
+const char *bc_row_verdict(const bc_cmp_row *r)
+{
+	if (r->verdict != BC_V_SUSPECT)
+		return bc_verdict_name(r->verdict);
+	return r->direction == BC_V_WIN ? "suspect win" : "suspect loss";
+}
+
 const char *bc_kind_name(int kind)
 {
 	static const char *const names[] = { "throughput", "latency", "tail", "fairness" };
@@ -156,6 +168,47 @@ static void interval(const bc_cmp_opts *o, bc_cmp_row *r)
 	r->has_ci = 1;
 }
 
+double bc_interference_bound(const double *share, const double *use, size_t n, double busy)
+{
+	double sum = 0;
+	if (!n)
+		return NAN;
+	for (size_t i = 0; i < n; i++) {
+		double sh = share[i], f = 0;
+		if (sh >= 1)
+			return INFINITY;
+		if (sh >= busy && sh > 0) {
+			double c = isnan(use[i]) ? 1 : fmin(1, use[i] / (1 - sh));
+			f = c * sh / (1 - sh);
+		}
+		sum += log1p(f);
+	}
+	return expm1(sum / (double)n);
+}
+
+/* One side's interference: its mean share (percent), the slowdown it can
+   cause the row's metric, the largest share seen into *max_pct. A tail
+   percentile or a fairness figure has no such bound: one preempted
+   request waits a whole time slice, one starved thread skews fairness. */
+static void side_interference(const bc_cmp_opts *o, const bc_rgroup *g, int kind, double *share,
+			      double *bound, double *max_pct)
+{
+	double sum = 0;
+	*share = -1;
+	*bound = bc_interference_bound(g->interf_share, g->interf_use, g->ninterf, o->busy_pct / 100);
+	if (isnan(*bound)) {
+		*bound = 0;
+		return;
+	}
+	for (size_t i = 0; i < g->ninterf; i++) {
+		sum += g->interf_share[i];
+		*max_pct = fmax(*max_pct, 100 * g->interf_share[i]);
+	}
+	*share = 100 * sum / (double)g->ninterf;
+	if (*bound > 0 && (kind == BC_KIND_TAIL || kind == BC_KIND_FAIRNESS))
+		*bound = INFINITY;
+}
+
 /* First pass: everything that does not depend on the other rows. */
 static void measure_row(const bc_cmp_opts *o, bc_cmp_row *r)
 {
@@ -178,9 +231,8 @@ static void measure_row(const bc_cmp_opts *o, bc_cmp_row *r)
 	r->headline = a == bc_primary_metric(r->ga);
 	r->threshold = pick_threshold(o, r->ga, a, r->kind, &r->threshold_src);
 	interval(o, r);
-	r->busy_pct = fmax(fmax(r->ga->steal_max, r->ga->other_max),
-			   fmax(r->gb->steal_max, r->gb->other_max));
-	r->busy = r->busy_pct >= o->busy_pct;
+	side_interference(o, r->ga, r->kind, &r->share_a, &r->bound_a, &r->busy_pct);
+	side_interference(o, r->gb, r->kind, &r->share_b, &r->bound_b, &r->busy_pct);
 	if (too_few(o, r, a->n, b->n))
 		return;
 	if (o->test == BC_TEST_WELCH)
@@ -274,6 +326,46 @@ static int clock_explains(const bc_cmp_row *r, double *per_ghz)
 	return fabs(*per_ghz) < r->threshold;
 }
 
+/* A win or loss (r->direction set): did interference cause it? Only the
+   side it hit is slowed: a loss can come from B's, a win from A's. The
+   interval's end nearest to no change, moved back by that side's bound
+   (rates up by 1 + bound, times down), must still clear the threshold;
+   else suspect. Either way the reason names what there was. */
+static int interference_explains(const bc_cmp_opts *o, bc_cmp_row *r)
+{
+	int loss = r->direction == BC_V_LOSS, hib = r->ma->higher_is_better;
+	double bound = loss ? r->bound_b : r->bound_a, share = loss ? r->share_b : r->share_a;
+	double other = loss ? r->share_a : r->share_b, t = r->threshold, m = 1 + bound, near, moved;
+	const char *hit = loss ? "B" : "A", *oth = loss ? "A" : "B";
+	/* the near end: for a rate loss ci_hi (< -t), a rate win ci_lo (> t); times the reverse */
+	near = (loss == hib) ? r->ci_hi : r->ci_lo;
+	/* interference on the hit side made its rate lower (its time higher) by up to m */
+	moved = (loss == hib) ? (1 + near) * m - 1 : (1 + near) / m - 1;
+	int explains = bound > 0 && (isinf(bound) || (near < 0 ? moved >= -t : moved <= t));
+	size_t n = 0;
+	char *w = r->reason;
+	if (explains) {
+		n = (size_t)snprintf(w, sizeof(r->reason), "%s in the direction interference could cause: "
+				     "steal and other processes took %.0f%% of %s's CPUs, enough to explain ",
+				     bc_verdict_name(r->direction), share, hit);
+		snprintf(w + n, sizeof(r->reason) - n, isinf(bound) ? "any %s difference" :
+			 "a %s difference up to %.1f%%", bc_kind_name(r->kind), bound * 100);
+		return 1;
+	}
+	if (share >= o->busy_pct)
+		n = (size_t)snprintf(w, sizeof(r->reason), "stands: the %.0f%% interference on %s's CPUs "
+				     "explains at most %.1f%%", share, hit, bound * 100);
+	if (other >= o->busy_pct && n < sizeof(r->reason))
+		n += (size_t)snprintf(w + n, sizeof(r->reason) - n, "%sstands: the %.0f%% interference on "
+				      "%s's CPUs only narrows it", n ? "; " : "", other, oth);
+	double beside = fmax(r->ga->other_max, r->gb->other_max);
+	if (n < sizeof(r->reason) && beside >= o->busy_pct && share < o->busy_pct && other < o->busy_pct)
+		snprintf(w + n, sizeof(r->reason) - n, "%sran beside load on other CPUs (up to %.0f%% of the "
+			 "machine): a memory-bound case shares bandwidth and caches with it", n ? "; " : "",
+			 beside);
+	return 0;
+}
+
 /* Second pass, after the adjustment: the verdict from the interval. */
 static void judge_row(const bc_cmp_opts *o, bc_cmp_row *r)
 {
@@ -297,10 +389,7 @@ static void judge_row(const bc_cmp_opts *o, bc_cmp_row *r)
 		r->direction = (r->ma->higher_is_better ? r->change > 0 : r->change < 0) ?
 			       BC_V_WIN : BC_V_LOSS;
 		r->verdict = r->direction;
-		if (r->busy)
-			snprintf(r->reason, sizeof(r->reason), "%s on a busy machine: steal or other "
-				 "processes took %.0f%% of the CPU", bc_verdict_name(r->direction),
-				 r->busy_pct);
+		r->busy = interference_explains(o, r);
 		double ghz;
 		if (!r->busy && clock_explains(r, &ghz)) {
 			snprintf(r->reason, sizeof(r->reason), "%s on one machine whose measured clock moved "
@@ -337,7 +426,7 @@ static void add_row(bc_cmp *c, const bc_rgroup *ga, const bc_rgroup *gb,
 		c->rows = bc_xrealloc(c->rows, *cap, sizeof(*c->rows));
 	}
 	bc_cmp_row *r = &c->rows[c->nrows++];
-	*r = (bc_cmp_row){ .ga = ga, .gb = gb, .ma = ma, .mb = mb, .clock_change = NAN };
+	*r = (bc_cmp_row){ .ga = ga, .gb = gb, .ma = ma, .mb = mb, .clock_change = NAN, .busy_pct = -1 };
 	measure_row(&c->opts, r);
 	if (one_machine && ga->freq_n && gb->freq_n && ga->freq_sum > 0)
 		r->clock_change = (gb->freq_sum / (double)gb->freq_n) / (ga->freq_sum / (double)ga->freq_n) - 1;
@@ -437,6 +526,8 @@ bc_cmp_item *bc_cmp_items(const bc_cmp *c, size_t *n)
 		if (k == *n)
 			it[(*n)++] = (bc_cmp_item){ .module = r->ga->module, .metric = r->ma->name };
 		it[k].count[r->verdict]++;
+		if (r->verdict == BC_V_SUSPECT)
+			*(r->direction == BC_V_WIN ? &it[k].suspect_win : &it[k].suspect_loss) += 1;
 	}
 	for (size_t k = 0; k < *n; k++) {
 		const size_t *v = it[k].count;

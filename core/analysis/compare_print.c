@@ -66,7 +66,7 @@ static void print_row(FILE *f, const bc_cmp *c, const bc_cmp_row *r)
 	if (r->tested)
 		fprintf(f, "  %s %s=%.4g p=%.4f p_adj=%.4f", bc_row_test_name(c, r),
 			c->opts.test == BC_TEST_WELCH ? "t" : "U", r->test.stat, r->test.p, r->p_adj);
-	fprintf(f, "  %s", bc_verdict_name(r->verdict));
+	fprintf(f, "  %s", bc_row_verdict(r));
 	if (*r->reason)
 		fprintf(f, " (%s)", r->reason);
 	fputc('\n', f);
@@ -86,7 +86,7 @@ static void print_items(FILE *f, const bc_cmp *c)
 		case BC_ITEM_A_WINS: fprintf(f, "%s wins", c->a->label); break;
 		case BC_ITEM_MIXED: fputs("mixed", f); break;
 		case BC_ITEM_TIE: fputs("tie (equivalent)", f); break;
-		case BC_ITEM_SUSPECT: fputs("suspect", f); break;
+		case BC_ITEM_SUSPECT: fputs(bc_suspect_word(it[i].suspect_win, it[i].suspect_loss), f); break;
 		default: fputs("inconclusive", f);
 		}
 		fprintf(f, " (%zu win, %zu loss, %zu tie, %zu inconclusive, %zu suspect)\n",
@@ -145,7 +145,7 @@ static void print_largest(FILE *f, const bc_cmp *c)
 			*r->ga->params_text ? " " : "", r->ga->threads, r->ma->name, r->change * 100);
 		if (r->has_ci && isfinite(r->ci_lo))
 			fprintf(f, " [%+.1f%% .. %+.1f%%]", r->ci_lo * 100, r->ci_hi * 100);
-		fprintf(f, " %s", bc_verdict_name(r->verdict));
+		fprintf(f, " %s", bc_row_verdict(r));
 		if (r->need_n)
 			fprintf(f, " (needs %s%zu repeats)", r->need_n >= 1000 ? ">" : "~", r->need_n);
 		fputc('\n', f);

@@ -357,7 +357,7 @@ static void verdict_table(FILE *f, const bc_cmp *c)
 		fprintf(f, "<td class='num'>%g%% <small>%s</small></td>", r->threshold * 100,
 			bc_kind_name(r->kind));
 		fprintf(f, "<td class='%s'>%s%s", bc_verdict_name(r->verdict),
-			bc_verdict_name(r->verdict), r->headline ? " <small>(headline)</small>" : "");
+			bc_row_verdict(r), r->headline ? " <small>(headline)</small>" : "");
 		if (*r->reason) {
 			fputs(" <small>(", f);
 			esc(f, r->reason);
@@ -393,7 +393,7 @@ static void largest_note(FILE *f, const bc_cmp *c)
 		if (r->has_ci && isfinite(r->ci_lo))
 			fprintf(f, " [%+.1f%% .. %+.1f%%]", r->ci_lo * 100, r->ci_hi * 100);
 		fprintf(f, " <span class='%s'>%s</span>", bc_verdict_name(r->verdict),
-			bc_verdict_name(r->verdict));
+			bc_row_verdict(r));
 		if (r->need_n)
 			fprintf(f, " (needs %s%zu repeats)", r->need_n >= 1000 ? "&gt;" : "~", r->need_n);
 	}
@@ -433,7 +433,8 @@ static void item_table(FILE *f, const bc_cmp *c)
 			esc_label(f, it[i].result == BC_ITEM_B_WINS ? c->b->label : c->a->label);
 			fputs(" wins", f);
 		} else {
-			fputs(word[it[i].result], f);
+			fputs(it[i].result == BC_ITEM_SUSPECT ?
+			      bc_suspect_word(it[i].suspect_win, it[i].suspect_loss) : word[it[i].result], f);
 		}
 		fputs("</td>", f);
 		for (int v = 0; v < BC_V_N; v++)

@@ -362,7 +362,7 @@ int bc_table(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, const 
 				continue;
 			}
 			char *v = value_text(&r->sb);
-			row[i + 1] = bc_xasprintf("%s %s %+.1f%%", v, bc_verdict_name(r->verdict), 100 * r->change);
+			row[i + 1] = bc_xasprintf("%s %s %+.1f%%", v, bc_row_verdict(r), 100 * r->change);
 			free(v);
 		}
 		tab_row(&tb, row);
@@ -396,13 +396,13 @@ static int summary_kind(const bc_cmp_row *r)
 	return -1;
 }
 
-static char *item_text(const size_t *v, const char *la, const char *lb)
+static char *item_text(const size_t *v, const size_t *dir, const char *la, const char *lb)
 {
 	size_t all = 0;
 	for (int k = 0; k < BC_V_N; k++)
 		all += v[k];
 	const char *what = v[BC_V_WIN] && !v[BC_V_LOSS] ? NULL : v[BC_V_LOSS] && !v[BC_V_WIN] ? NULL :
-			   v[BC_V_WIN] ? "mixed" : v[BC_V_SUSPECT] ? "suspect" :
+			   v[BC_V_WIN] ? "mixed" : v[BC_V_SUSPECT] ? bc_suspect_word(dir[0], dir[1]) :
 			   v[BC_V_TIE] && v[BC_V_TIE] == all ? "tie" : v[BC_V_TIE] ? "tie or inconclusive" :
 			   "inconclusive";
 	if (!what)
@@ -433,7 +433,7 @@ int bc_summary_table(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o
 		if (!first)
 			continue;
 		for (int kind = 0; kind < SR_N; kind++) {
-			size_t cnt[MAX_SIDES][BC_V_N] = { { 0 } }, any = 0;
+			size_t cnt[MAX_SIDES][BC_V_N] = { { 0 } }, dir[MAX_SIDES][2] = { { 0 } }, any = 0;
 			const char *name = NULL;
 			for (int i = 1; i < s.n; i++)
 				for (size_t r = 0; r < s.cmp[i].nrows; r++) {
@@ -441,6 +441,8 @@ int bc_summary_table(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o
 					if (strcmp(row->ga->module, mod) || summary_kind(row) != kind)
 						continue;
 					cnt[i][row->verdict]++;
+					if (row->verdict == BC_V_SUSPECT)
+						dir[i][row->direction != BC_V_WIN]++;
 					any++;
 					if (!name)
 						name = row->ma->name;
@@ -452,7 +454,7 @@ int bc_summary_table(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o
 				 kind == SR_FAIR ? bc_xasprintf("%s fairness (stddev of events per thread)", mod) :
 				 bc_xasprintf("%s mean latency", mod);
 			for (int i = 1; i < s.n; i++)
-				row[i] = item_text(cnt[i], res[0].label, res[i].label);
+				row[i] = item_text(cnt[i], dir[i], res[0].label, res[i].label);
 			tab_row(&tb, row);
 		}
 	}

@@ -162,8 +162,9 @@ static void add_latency(bc_rgroup *g, const bc_cr_op *o)
 static void add_interference(bc_rgroup *g, const bc_case_result *c)
 {
 	double share = c->cpu.interference_pct;
-	if (isnan(share) && !isnan(c->cpu.other_pct))	/* an older file: the machine's */
-		share = c->cpu.other_pct + (isnan(c->cpu.steal_pct) ? 0 : c->cpu.steal_pct);
+	if (isnan(share) && (!isnan(c->cpu.other_pct) || !isnan(c->cpu.steal_pct)))	/* an older file: */
+		share = (isnan(c->cpu.other_pct) ? 0 : c->cpu.other_pct) +	/* the machine's */
+			(isnan(c->cpu.steal_pct) ? 0 : c->cpu.steal_pct);
 	if (isnan(share))
 		return;
 	if (g->ninterf == g->cinterf) {

@@ -233,6 +233,7 @@ static void measure_row(const bc_cmp_opts *o, bc_cmp_row *r)
 	interval(o, r);
 	side_interference(o, r->ga, r->kind, &r->share_a, &r->bound_a, &r->busy_pct);
 	side_interference(o, r->gb, r->kind, &r->share_b, &r->bound_b, &r->busy_pct);
+	r->busy = r->busy_pct >= o->busy_pct;
 	if (too_few(o, r, a->n, b->n))
 		return;
 	if (o->test == BC_TEST_WELCH)
@@ -389,15 +390,15 @@ static void judge_row(const bc_cmp_opts *o, bc_cmp_row *r)
 		r->direction = (r->ma->higher_is_better ? r->change > 0 : r->change < 0) ?
 			       BC_V_WIN : BC_V_LOSS;
 		r->verdict = r->direction;
-		r->busy = interference_explains(o, r);
+		int suspect = interference_explains(o, r);
 		double ghz;
-		if (!r->busy && clock_explains(r, &ghz)) {
+		if (!suspect && clock_explains(r, &ghz)) {
 			snprintf(r->reason, sizeof(r->reason), "%s on one machine whose measured clock moved "
 				 "%+.1f%% between the runs: per GHz %+.1f%%, within the %g%% threshold",
 				 bc_verdict_name(r->direction), r->clock_change * 100, ghz * 100, t * 100);
-			r->busy = 1;
+			suspect = 1;
 		}
-		if (r->busy)
+		if (suspect)
 			r->verdict = BC_V_SUSPECT;
 		return;
 	}

@@ -84,7 +84,7 @@ typedef struct bc_cmp_row {
 	   |mean A|): estimate, per-repeat spread, standard error; for need_n */
 	double w_d, w_s, w_se, w_df;
 	int w_log;		/* the working scale is logs */
-	int busy;		/* interference explains the would-be win or loss (SUSPECT) */
+	int busy;		/* a case of either side ran with interference >= busy_pct */
 	double busy_pct;	/* the larger side's largest interference share, percent (-1 unknown) */
 	double share_a, share_b;	/* each side's mean interference share, percent (-1 unknown) */
 	double bound_a, bound_b;	/* the slowdown each side's interference can cause

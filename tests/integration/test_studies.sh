@@ -78,7 +78,7 @@ for mp, base in ((500, 100.0), (700, 200.0)):
         c["metrics"]["events_per_sec"]["value"] = v * k
         c["fairness"]["events_stddev"] = 0.0
         c["cpu_freq"] = {"measured_mhz": mhz, "cpus": 1, "source": "probe"}
-        c["cpu"]["other_pct"] = 0.0; c["cpu"]["steal_pct"] = 0.0
+        c["cpu"]["other_pct"] = 0.0; c["cpu"]["steal_pct"] = 0.0; c["cpu"]["interference_pct"] = 0.0
         cases.append(c)
 d["cases"] = cases; d["label"] = label
 d["host"]["hostname"] = label	# each its own machine: a slower clock is the machine's, not drift

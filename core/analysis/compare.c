@@ -168,47 +168,6 @@ static void interval(const bc_cmp_opts *o, bc_cmp_row *r)
 	r->has_ci = 1;
 }
 
-double bc_interference_bound(const double *share, const double *use, size_t n, double busy)
-{
-	double sum = 0;
-	if (!n)
-		return NAN;
-	for (size_t i = 0; i < n; i++) {
-		double sh = share[i], f = 0;
-		if (sh >= 1)
-			return INFINITY;
-		if (sh >= busy && sh > 0) {
-			double c = isnan(use[i]) ? 1 : fmin(1, use[i] / (1 - sh));
-			f = c * sh / (1 - sh);
-		}
-		sum += log1p(f);
-	}
-	return expm1(sum / (double)n);
-}
-
-/* One side's interference: its mean share (percent), the slowdown it can
-   cause the row's metric, the largest share seen into *max_pct. A tail
-   percentile or a fairness figure has no such bound: one preempted
-   request waits a whole time slice, one starved thread skews fairness. */
-static void side_interference(const bc_cmp_opts *o, const bc_rgroup *g, int kind, double *share,
-			      double *bound, double *max_pct)
-{
-	double sum = 0;
-	*share = -1;
-	*bound = bc_interference_bound(g->interf_share, g->interf_use, g->ninterf, o->busy_pct / 100);
-	if (isnan(*bound)) {
-		*bound = 0;
-		return;
-	}
-	for (size_t i = 0; i < g->ninterf; i++) {
-		sum += g->interf_share[i];
-		*max_pct = fmax(*max_pct, 100 * g->interf_share[i]);
-	}
-	*share = 100 * sum / (double)g->ninterf;
-	if (*bound > 0 && (kind == BC_KIND_TAIL || kind == BC_KIND_FAIRNESS))
-		*bound = INFINITY;
-}
-
 /* First pass: everything that does not depend on the other rows. */
 static void measure_row(const bc_cmp_opts *o, bc_cmp_row *r)
 {
@@ -231,9 +190,7 @@ static void measure_row(const bc_cmp_opts *o, bc_cmp_row *r)
 	r->headline = a == bc_primary_metric(r->ga);
 	r->threshold = pick_threshold(o, r->ga, a, r->kind, &r->threshold_src);
 	interval(o, r);
-	side_interference(o, r->ga, r->kind, &r->share_a, &r->bound_a, &r->busy_pct);
-	side_interference(o, r->gb, r->kind, &r->share_b, &r->bound_b, &r->busy_pct);
-	r->busy = r->busy_pct >= o->busy_pct;
+	bc_row_interference(o, r);
 	if (too_few(o, r, a->n, b->n))
 		return;
 	if (o->test == BC_TEST_WELCH)
@@ -327,46 +284,6 @@ static int clock_explains(const bc_cmp_row *r, double *per_ghz)
 	return fabs(*per_ghz) < r->threshold;
 }
 
-/* A win or loss (r->direction set): did interference cause it? Only the
-   side it hit is slowed: a loss can come from B's, a win from A's. The
-   interval's end nearest to no change, moved back by that side's bound
-   (rates up by 1 + bound, times down), must still clear the threshold;
-   else suspect. Either way the reason names what there was. */
-static int interference_explains(const bc_cmp_opts *o, bc_cmp_row *r)
-{
-	int loss = r->direction == BC_V_LOSS, hib = r->ma->higher_is_better;
-	double bound = loss ? r->bound_b : r->bound_a, share = loss ? r->share_b : r->share_a;
-	double other = loss ? r->share_a : r->share_b, t = r->threshold, m = 1 + bound, near, moved;
-	const char *hit = loss ? "B" : "A", *oth = loss ? "A" : "B";
-	/* the near end: for a rate loss ci_hi (< -t), a rate win ci_lo (> t); times the reverse */
-	near = (loss == hib) ? r->ci_hi : r->ci_lo;
-	/* interference on the hit side made its rate lower (its time higher) by up to m */
-	moved = (loss == hib) ? (1 + near) * m - 1 : (1 + near) / m - 1;
-	int explains = bound > 0 && (isinf(bound) || (near < 0 ? moved >= -t : moved <= t));
-	size_t n = 0;
-	char *w = r->reason;
-	if (explains) {
-		n = (size_t)snprintf(w, sizeof(r->reason), "%s in the direction interference could cause: "
-				     "steal and other processes took %.0f%% of %s's CPUs, enough to explain ",
-				     bc_verdict_name(r->direction), share, hit);
-		snprintf(w + n, sizeof(r->reason) - n, isinf(bound) ? "any %s difference" :
-			 "a %s difference up to %.1f%%", bc_kind_name(r->kind), bound * 100);
-		return 1;
-	}
-	if (share >= o->busy_pct)
-		n = (size_t)snprintf(w, sizeof(r->reason), "stands: the %.0f%% interference on %s's CPUs "
-				     "explains at most %.1f%%", share, hit, bound * 100);
-	if (other >= o->busy_pct && n < sizeof(r->reason))
-		n += (size_t)snprintf(w + n, sizeof(r->reason) - n, "%sstands: the %.0f%% interference on "
-				      "%s's CPUs only narrows it", n ? "; " : "", other, oth);
-	double beside = fmax(r->ga->other_max, r->gb->other_max);
-	if (n < sizeof(r->reason) && beside >= o->busy_pct && share < o->busy_pct && other < o->busy_pct)
-		snprintf(w + n, sizeof(r->reason) - n, "%sran beside load on other CPUs (up to %.0f%% of the "
-			 "machine): a memory-bound case shares bandwidth and caches with it", n ? "; " : "",
-			 beside);
-	return 0;
-}
-
 /* Second pass, after the adjustment: the verdict from the interval. */
 static void judge_row(const bc_cmp_opts *o, bc_cmp_row *r)
 {
@@ -390,7 +307,7 @@ static void judge_row(const bc_cmp_opts *o, bc_cmp_row *r)
 		r->direction = (r->ma->higher_is_better ? r->change > 0 : r->change < 0) ?
 			       BC_V_WIN : BC_V_LOSS;
 		r->verdict = r->direction;
-		int suspect = interference_explains(o, r);
+		int suspect = bc_interference_explains(o, r);
 		double ghz;
 		if (!suspect && clock_explains(r, &ghz)) {
 			snprintf(r->reason, sizeof(r->reason), "%s on one machine whose measured clock moved "
@@ -483,6 +400,12 @@ void bc_compare_pair(const bc_results *a, const bc_results *b,
 	char *ignore[BC_CMP_MAX_OVERRIDES + 1] = { NULL };
 
 	*out = (bc_cmp){ .a = a, .b = b, .opts = *o };
+	/* busy_threshold: the runs' own setting when both say the same */
+	json_t *ta = json_object_get(a->config, "busy_threshold"), *tb = json_object_get(b->config, "busy_threshold");
+	if (!o->busy_set && json_is_number(ta) && json_is_number(tb) &&
+	    json_number_value(ta) == json_number_value(tb) && json_number_value(ta) >= 0 &&
+	    json_number_value(ta) <= 100)
+		out->opts.busy_pct = json_number_value(ta);
 	int one_machine = same_machine(out);
 	for (size_t i = 0; i < o->nignore; i++)
 		ignore[i] = (char *)o->ignore[i];
@@ -621,11 +544,55 @@ static void flatten(json_t *dst, const char *prefix, json_t *v, int depth)
 	}
 }
 
+/* Figures that move by themselves on one machine: MemTotal (a VM's balloon,
+   the kernel's own reservations) and the NUMA nodes' memory. Within
+   BC_WOBBLE of each other they are the same fact; a real change of memory is
+   a step far larger. */
+#define BC_WOBBLE 0.05
+static int near_bytes(double a, double b)
+{
+	return a > 0 && b > 0 && fabs(b / a - 1) < BC_WOBBLE;
+}
+
+static int same_numa(json_t *a, json_t *b)
+{
+	size_t i;
+	json_t *na;
+	if (!json_is_array(a) || !json_is_array(b) || json_array_size(a) != json_array_size(b))
+		return 0;
+	json_array_foreach(a, i, na) {
+		json_t *nb = json_array_get(b, i);
+		if (!json_equal(json_object_get(na, "node"), json_object_get(nb, "node")) ||
+		    !json_equal(json_object_get(na, "cpus"), json_object_get(nb, "cpus")) ||
+		    !near_bytes(json_number_value(json_object_get(na, "memory_bytes")),
+				json_number_value(json_object_get(nb, "memory_bytes"))))
+			return 0;
+	}
+	return 1;
+}
+
+static int wobbles(const char *k, json_t *va, json_t *vb)
+{
+	const char *a = json_string_value(va), *b = json_string_value(vb);
+	if (!a || !b)
+		return 0;
+	if (!strcmp(k, "memory_bytes"))
+		return near_bytes(strtod(a, NULL), strtod(b, NULL));
+	if (!strcmp(k, "numa")) {
+		json_t *ja = json_loads(a, 0, NULL), *jb = json_loads(b, 0, NULL);
+		int same = same_numa(ja, jb);
+		json_decref(ja);
+		json_decref(jb);
+		return same;
+	}
+	return 0;
+}
+
 static void diff_one(json_t *out, const char *k, json_t *va, json_t *vb, const char *kind)
 {
 	if (bc_host_field_ignored(k))
 		return;
-	if (va && vb && json_equal(va, vb))
+	if (va && vb && (json_equal(va, vb) || (!strcmp(kind, "host") && wobbles(k, va, vb))))
 		return;
 	json_array_append_new(out, json_pack("{s:s, s:o, s:o, s:s}", "field", k,
 		"a", va ? json_incref(va) : json_null(),
@@ -730,12 +697,23 @@ static int field_of(const char *field, const char *pat)
 	return pat[l - 1] == '.' ? !strncmp(field, pat, l) : !strcmp(field, pat);
 }
 
-/* The clock the two runs measured, when they differ by more than 3%. */
+/* The clock the two runs measured, when they differ by more than 3% and
+   beyond the run-to-run spread each run saw (its cases' measured_min ..
+   measured_max: the ranges do not overlap). */
 static int clock_differs(const bc_cmp *c, double *ma, double *mb)
 {
-	*ma = json_number_value(json_object_get(json_object_get(c->a->host, "cpu_mhz"), "measured"));
-	*mb = json_number_value(json_object_get(json_object_get(c->b->host, "cpu_mhz"), "measured"));
-	return *ma > 0 && *mb > 0 && fabs(*mb / *ma - 1) > 0.03;
+	json_t *a = json_object_get(c->a->host, "cpu_mhz"), *b = json_object_get(c->b->host, "cpu_mhz");
+	*ma = json_number_value(json_object_get(a, "measured"));
+	*mb = json_number_value(json_object_get(b, "measured"));
+	if (!(*ma > 0 && *mb > 0 && fabs(*mb / *ma - 1) > 0.03))
+		return 0;
+	double alo = json_number_value(json_object_get(a, "measured_min"));
+	double ahi = json_number_value(json_object_get(a, "measured_max"));
+	double blo = json_number_value(json_object_get(b, "measured_min"));
+	double bhi = json_number_value(json_object_get(b, "measured_max"));
+	if (alo > 0 && alo <= *ma && *ma <= ahi && blo > 0 && blo <= *mb && *mb <= bhi)
+		return *mb > *ma ? blo > ahi : bhi < alo;
+	return 1;
 }
 
 void bc_cmp_explain(FILE *f, const bc_cmp *c)

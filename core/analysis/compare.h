@@ -45,6 +45,7 @@ typedef struct bc_cmp_opts {
 	double busy_pct;	/* busy_threshold: interference (steal and other processes on
 				   the case's CPUs, percent of their time) below it is not
 				   weighed: 5 */
+	int busy_set;		/* busy_pct given (--busy-threshold), not the default */
 	double level;		/* confidence of the interval of B/A: 0.80 (see compare --help) */
 	bc_threshold_for over[BC_CMP_MAX_OVERRIDES];	/* --threshold-for, in order */
 	size_t nover;
@@ -150,6 +151,12 @@ const char *bc_suspect_word(size_t wins, size_t losses);
    the geometric mean (compare's interval is on the logs):
    exp(mean log(1 + f_i)) - 1. 0 when no repeat reached busy; NAN when n is 0. */
 double bc_interference_bound(const double *share, const double *use, size_t n, double busy);
+/* interference.c, for compare.c: a row's share_a/b, bound_a/b, busy_pct and
+   busy from its groups; and, for a would-be win or loss (direction set),
+   1 when the hit side's interference explains it (suspect), its reason
+   written either way. */
+void bc_row_interference(const bc_cmp_opts *o, bc_cmp_row *r);
+int bc_interference_explains(const bc_cmp_opts *o, bc_cmp_row *r);
 const char *bc_kind_name(int kind);	/* "throughput", "latency", "tail", "fairness" */
 /* "headline 0 wins, 0 losses, 6 ties (equivalent), ...; secondary ..."
    without a newline. */

@@ -119,8 +119,9 @@ static void print_method(FILE *f, const bc_cmp *c)
 		fprintf(f, ", %s %g%%", o->over[i].name, o->over[i].frac * 100);
 	fprintf(f, "\nverdicts: [..] is the %g%% interval of B/A - 1; win/loss: significant and "
 		"wholly beyond the threshold; tie (equivalent): wholly inside +-threshold; "
-		"inconclusive: anything else; steal or other processes >= %g%% makes a would-be "
-		"win or loss suspect\n", o->level * 100, o->busy_pct);
+		"inconclusive: anything else; suspect win/loss: a would-be win or loss in the direction "
+		"interference could cause (steal and other processes >= %g%% of the time of the hit side's "
+		"CPUs) and no larger than it can explain\n", o->level * 100, c->opts.busy_pct);
 	bc_cmp_matching_note(f, o);
 	fputc('\n', f);
 }

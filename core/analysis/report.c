@@ -470,9 +470,11 @@ static void method_note(FILE *f, bc_results *res, const bc_cmp_opts *o)
 		"<b>tie (equivalent)</b>: the interval lies wholly inside &plusmn;threshold (two "
 		"one-sided tests; at least %d repeats a side): the two are the same, not merely "
 		"indistinguishable; <b>inconclusive</b>: anything else, with the number of repeats "
-		"that would likely resolve it; <b>suspect</b>: would be a win or loss, but steal or "
-		"other processes took &ge; %g%% of the CPU during a case (the run's own servers "
-		"are cpu.server_pct, not other processes). Headline: each module's declared "
+		"that would likely resolve it; <b>suspect win / loss</b>: would be a win or loss in the "
+		"direction interference could cause (steal and other processes took &ge; %g%% of the "
+		"time of the CPUs a case of the slower side could run on), and no larger than that "
+		"interference can explain (the run's own servers are cpu.server_pct, not other "
+		"processes); a larger difference, or one the other way, stands. Headline: each module's declared "
 		"headline metric.</p>\n", o->level * 100, BC_TIE_MIN_N, o->busy_pct);
 	fputs("<p class='note'>", f);
 	bc_cmp_matching_note(f, o);	/* option names: [a-z0-9_], nothing to escape */

@@ -138,8 +138,8 @@ static json_t *config_json(const bc_config *cfg, bc_modplan *plans, size_t n)
 	char sha[65];
 	bc_err e;
 	int have_sha = cfg->baseline && bc_file_sha256(cfg->baseline, sha, &e) == 0;
-	return json_pack("{s:s?, s:o, s:b, s:s*, s:s*, s:o}", "file", cfg->file ? fixed(cfg->file) : NULL, "percentiles",
-			 pct, "skip_heavy", cfg->skip_heavy, "baseline", cfg->baseline ? fixed(cfg->baseline) : NULL,
+	return json_pack("{s:s?, s:o, s:b, s:f, s:s*, s:s*, s:o}", "file", cfg->file ? fixed(cfg->file) : NULL,
+			 "percentiles", pct, "skip_heavy", cfg->skip_heavy, "busy_threshold", cfg->busy_threshold, "baseline", cfg->baseline ? fixed(cfg->baseline) : NULL,
 			 "baseline_sha256", have_sha ? sha : NULL, "modules", mods);
 }
 

@@ -181,6 +181,32 @@ PYEOF
 run_bc $T/wk compare $T/wa.json $T/wc.json
 expect_grep "what differs: a measured clock 35% lower is named" $T/wk.out '^what differs, most likely to explain a difference: clock \(4000 -> 2600 MHz measured\)$'
 
+# --- what differs, not what wobbles (issue 38) -------------------------------
+"$PY" -S - $T/wa.json $T/wm <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1])); base = sys.argv[2]
+def put(name, mem, mhz, lo, hi):
+    d["host"]["memory_bytes"] = mem
+    d["host"]["numa"] = [{"node": 0, "cpus": "0-1", "memory_bytes": mem - 1000}]
+    d["host"]["cpu_mhz"].update({"measured": mhz, "measured_min": lo, "measured_max": hi})
+    d["label"] = name
+    json.dump(d, open(base + "-" + name + ".json", "w"))
+put("a", 5731246080, 4000.0, 3700.0, 4100.0)
+put("balloon", 5865463808, 3800.0, 3600.0, 4000.0)	# MemTotal +2.3%, clock -5% within both runs' spread
+put("bigger", 11462492160, 4000.0, 3700.0, 4100.0)	# twice the memory
+put("a2", 5731246080, 4000.0, 3990.0, 4010.0)
+put("slower", 5731246080, 3800.0, 3790.0, 3810.0)	# -5%, beyond both runs' spread
+PYEOF
+run_bc $T/wob compare --json $T/wm-a.json $T/wm-balloon.json
+expect_py "what wobbles: MemTotal +2.3% (a balloon), NUMA memory and a clock within its spread are no differences" $T/wob.out \
+	'[x["field"] for x in d["comparisons"][0]["host_differences"] if x["kind"] == "host"] == []'
+run_bc $T/wobt compare $T/wm-a.json $T/wm-balloon.json
+expect_no_grep "what wobbles: not named as a likeliest cause" $T/wobt.out '^what differs'
+run_bc $T/wbig compare $T/wm-a.json $T/wm-bigger.json
+expect_grep "what differs: twice the memory is named" $T/wbig.out '^what differs, most likely to explain a difference: memory \((memory_bytes|numa): '
+run_bc $T/wslow compare $T/wm-a2.json $T/wm-slower.json
+expect_grep "what differs: a clock 5% lower beyond both runs' spread is named" $T/wslow.out '^what differs, most likely to explain a difference: clock \(4000 -> 3800 MHz measured\)$'
+
 # --- each study's config runs end to end at its smallest scale -------------
 if [ "${BC_QUICK:-0}" = 1 ]; then
 	echo "QUICK: the three study configs' real runs are left out (the [plain] pass runs them)"

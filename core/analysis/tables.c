@@ -543,18 +543,46 @@ int bc_per_ghz(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, cons
 
 /* -------------------------------------------------------------- --index */
 
-static void index_part(double sum, double var, size_t k, const char *module, bc_index_part *p)
+/* The mean of k log ratios: sum, the variance of the sum and the sum of
+   var_i^2 / df_i (Welch-Satterthwaite: the degrees of freedom of the sum),
+   95% interval from the t distribution at those degrees of freedom. */
+static void index_part(double sum, double var, double v2df, size_t k, const char *module, bc_index_part *p)
 {
-	double m = sum / (double)k, h = 1.96 * sqrt(var) / (double)k;
+	double m = sum / (double)k, df = v2df > 0 ? var * var / v2df : 1e6;
+	double h = (var > 0 ? bc_t_quantile_two_sided(0.05, df) : 0) * sqrt(var) / (double)k;
 	*p = (bc_index_part){ .module = module, .index = 100 * exp(m), .low = 100 * exp(m - h),
 			      .high = 100 * exp(m + h), .cases = k };
+}
+
+/* One headline row on the index's scale: its log ratio turned so that > 0
+   is better for B, its variance and degrees of freedom: compare's own
+   interval (logs of the values, Welch, Satterthwaite) when it drew one,
+   else the delta method from each side's repeats. */
+static double index_term(const bc_cmp_row *r, double *var, double *df)
+{
+	double sign = r->ma->higher_is_better ? 1 : -1;
+	if (r->has_ci && r->w_log && r->w_df > 0) {
+		*var = r->w_se * r->w_se;
+		*df = r->w_df;
+		return sign * r->w_d;
+	}
+	double va = r->sa.n > 1 ? r->sa.stddev * r->sa.stddev / (r->sa.n * r->sa.mean * r->sa.mean) : 0;
+	double vb = r->sb.n > 1 ? r->sb.stddev * r->sb.stddev / (r->sb.n * r->sb.mean * r->sb.mean) : 0;
+	*var = va + vb;
+	*df = (double)(r->sa.n + r->sb.n) - 2 > 0 ? (double)(r->sa.n + r->sb.n) - 2 : 1;
+	return sign * log(r->sb.mean / r->sa.mean);
+}
+
+int bc_index_undecided(const bc_cmp_row *r)
+{
+	return r->verdict == BC_V_INCONCLUSIVE || r->verdict == BC_V_SUSPECT;
 }
 
 size_t bc_index_compute(const bc_cmp *c, bc_index_part *out, size_t max)
 {
 	size_t np = 0;
-	double gsum = 0, gvar = 0;
-	size_t gk = 0;
+	double gsum = 0, gvar = 0, gv2df = 0;
+	size_t gk = 0, gund = 0;
 	for (size_t i = 0; i < c->nrows && np + 1 < max; i++) {
 		const char *mod = c->rows[i].ga->module;
 		int first = 1;
@@ -562,35 +590,37 @@ size_t bc_index_compute(const bc_cmp *c, bc_index_part *out, size_t max)
 			first = !(c->rows[j].headline && !strcmp(c->rows[j].ga->module, mod));
 		if (!c->rows[i].headline || !first)
 			continue;
-		double sum = 0, var = 0;
-		size_t k = 0;
+		double sum = 0, var = 0, v2df = 0, vi, dfi;
+		size_t k = 0, und = 0;
 		for (size_t j = i; j < c->nrows; j++) {
 			const bc_cmp_row *r = &c->rows[j];
 			if (!r->headline || strcmp(r->ga->module, mod) || !(r->sa.mean > 0) || !(r->sb.mean > 0))
 				continue;
-			/* log of the ratio, turned so that > 0 is better for B; its
-			   variance by the delta method from each side's repeats */
-			double l = log(r->sb.mean / r->sa.mean) * (r->ma->higher_is_better ? 1 : -1);
-			double va = r->sa.n > 1 ? r->sa.stddev * r->sa.stddev / (r->sa.n * r->sa.mean * r->sa.mean) : 0;
-			double vb = r->sb.n > 1 ? r->sb.stddev * r->sb.stddev / (r->sb.n * r->sb.mean * r->sb.mean) : 0;
-			sum += l;
-			var += va + vb;
+			sum += index_term(r, &vi, &dfi);
+			var += vi;
+			v2df += vi * vi / dfi;
+			und += bc_index_undecided(r);
 			k++;
 		}
 		if (!k)
 			continue;
-		index_part(sum, var, k, mod, &out[np++]);
+		index_part(sum, var, v2df, k, mod, &out[np]);
+		out[np++].undecided = und;
 		/* every module weighs the same in the overall index, however many
 		   cases it has (redis's 19 tests do not outvote one cpu case) */
 		gsum += log(out[np - 1].index / 100);
-		gvar += var / ((double)k * k);
+		double kk = (double)k * k;
+		gvar += var / kk;
+		gv2df += v2df / (kk * kk);
+		gund += und;
 		gk++;
 	}
 	if (gk) {
-		index_part(gsum, gvar, gk, NULL, &out[np]);
+		index_part(gsum, gvar, gv2df, gk, NULL, &out[np]);
 		out[np].cases = 0;
 		for (size_t i = 0; i < np; i++)
 			out[np].cases += out[i].cases;
+		out[np].undecided = gund;
 		np++;
 	}
 	return np;
@@ -620,22 +650,27 @@ int bc_index(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, const 
 			for (size_t q = 0; q < np[i]; q++)
 				if (mod ? parts[i][q].module && !strcmp(parts[i][q].module, mod) : !parts[i][q].module)
 					x = &parts[i][q];
-			row[i + 1] = x ? bc_xasprintf("%.1f [%.1f, %.1f] (%zu case%s)", x->index, x->low, x->high,
-						      x->cases, x->cases == 1 ? "" : "s") : bc_xstrdup("-");
+			row[i + 1] = !x ? bc_xstrdup("-") : x->undecided ?
+				     bc_xasprintf("%.1f [%.1f, %.1f] (%zu case%s, %zu undecided)", x->index, x->low,
+						  x->high, x->cases, x->cases == 1 ? "" : "s", x->undecided) :
+				     bc_xasprintf("%.1f [%.1f, %.1f] (%zu case%s)", x->index, x->low, x->high,
+						  x->cases, x->cases == 1 ? "" : "s");
 		}
 		tab_row(&tb, row);
 	}
 	tab_print(f, &tb, t->format);
 	if (t->format == BC_TAB_TEXT) {
 		fprintf(f, "\nper module: 100 x the geometric mean of its cases' headline ratios against %s "
-			"(lower-is-better metrics turned, so above 100 is better), 95%% interval from the repeats; "
-			"overall: the modules' geometric mean, each module weighing the same\ncases covered:\n",
-			res[0].label);
+			"(lower-is-better metrics turned, so above 100 is better), 95%% interval from compare's own "
+			"(Welch on the logs, its degrees of freedom: few repeats widen it); overall: the modules' "
+			"geometric mean, each module weighing the same; undecided: cases compare calls "
+			"inconclusive or suspect\ncases covered, with compare's verdict:\n", res[0].label);
 		for (size_t r = 0; ref < s.n && r < s.cmp[ref].nrows; r++) {
 			const bc_cmp_row *row = &s.cmp[ref].rows[r];
 			if (row->headline && row->sa.mean > 0 && row->sb.mean > 0)
-				fprintf(f, "  %s %s threads=%ld %s\n", row->ga->module, row->ga->params_text,
-					row->ga->threads, row->ma->name);
+				fprintf(f, "  %s %s threads=%ld %s: %s%s\n", row->ga->module, row->ga->params_text,
+					row->ga->threads, row->ma->name, bc_row_verdict(row),
+					bc_index_undecided(row) ? " (undecided)" : "");
 		}
 	}
 	sides_free(&s);

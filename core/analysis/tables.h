@@ -39,7 +39,10 @@ typedef struct bc_index_part {
 	const char *module;	/* NULL for the overall index */
 	double index, low, high;	/* 100 = as good as a; 95% interval */
 	size_t cases;
+	size_t undecided;	/* of them, compare's verdict inconclusive or suspect */
 } bc_index_part;
+/* 1 when compare could not decide the row: inconclusive or suspect. */
+int bc_index_undecided(const bc_cmp_row *r);
 /* Fills up to max parts (modules in a's order, then the overall one);
    returns how many. */
 size_t bc_index_compute(const bc_cmp *c, bc_index_part *out, size_t max);

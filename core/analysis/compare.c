@@ -260,11 +260,11 @@ static void change_text(const bc_cmp_opts *o, const bc_cmp_row *r, char *buf, si
 
 /* The two files come from one machine: the same host name, CPU model and
    CPU id (a kernel or a library may differ: that is what is compared). */
-static int same_machine(const bc_cmp *c)
+static int same_machine(const bc_results *ra, const bc_results *rb)
 {
 	static const char *const keys[] = { "hostname", "cpu_model", "cpu_id" };
 	for (size_t i = 0; i < 3; i++) {
-		json_t *a = json_object_get(c->a->host, keys[i]), *b = json_object_get(c->b->host, keys[i]);
+		json_t *a = json_object_get(ra->host, keys[i]), *b = json_object_get(rb->host, keys[i]);
 		if (!a || !json_equal(a, b))
 			return 0;
 	}
@@ -335,6 +335,15 @@ static void judge_row(const bc_cmp_opts *o, bc_cmp_row *r)
 			 "needs %s repeats", ch, t * 100, bc_kind_name(r->kind), more);
 }
 
+static void first_pass(const bc_cmp_opts *o, const bc_rgroup *ga, const bc_rgroup *gb,
+		       const bc_rmetric *ma, const bc_rmetric *mb, int one_machine, bc_cmp_row *r)
+{
+	*r = (bc_cmp_row){ .ga = ga, .gb = gb, .ma = ma, .mb = mb, .clock_change = NAN, .busy_pct = -1 };
+	measure_row(o, r);
+	if (one_machine && ga->freq_n && gb->freq_n && ga->freq_sum > 0)
+		r->clock_change = (gb->freq_sum / (double)gb->freq_n) / (ga->freq_sum / (double)ga->freq_n) - 1;
+}
+
 /* one_machine: same_machine(c), judged once for the pair */
 static void add_row(bc_cmp *c, const bc_rgroup *ga, const bc_rgroup *gb,
 		    const bc_rmetric *ma, const bc_rmetric *mb, size_t *cap, int one_machine)
@@ -343,11 +352,7 @@ static void add_row(bc_cmp *c, const bc_rgroup *ga, const bc_rgroup *gb,
 		*cap = *cap ? *cap * 2 : 16;
 		c->rows = bc_xrealloc(c->rows, *cap, sizeof(*c->rows));
 	}
-	bc_cmp_row *r = &c->rows[c->nrows++];
-	*r = (bc_cmp_row){ .ga = ga, .gb = gb, .ma = ma, .mb = mb, .clock_change = NAN, .busy_pct = -1 };
-	measure_row(&c->opts, r);
-	if (one_machine && ga->freq_n && gb->freq_n && ga->freq_sum > 0)
-		r->clock_change = (gb->freq_sum / (double)gb->freq_n) / (ga->freq_sum / (double)ga->freq_n) - 1;
+	first_pass(&c->opts, ga, gb, ma, mb, one_machine, &c->rows[c->nrows++]);
 }
 
 /* The family is every tested row of this pair: a compare of 8 cases x 6
@@ -393,6 +398,34 @@ static const bc_rgroup **push_group(const bc_rgroup **v, size_t *n, const bc_rgr
 	return v;
 }
 
+/* busy_threshold: the runs' own setting when both say the same */
+static void pair_busy(const bc_results *a, const bc_results *b, bc_cmp_opts *o)
+{
+	json_t *ta = json_object_get(a->config, "busy_threshold"), *tb = json_object_get(b->config, "busy_threshold");
+	if (!o->busy_set && json_is_number(ta) && json_is_number(tb) &&
+	    json_number_value(ta) == json_number_value(tb) && json_number_value(ta) >= 0 &&
+	    json_number_value(ta) <= 100)
+		o->busy_pct = json_number_value(ta);
+}
+
+int bc_compare_decided(const bc_results *baseline, const bc_results *run, const bc_rgroup *g)
+{
+	bc_cmp_opts o = BC_CMP_OPTS_DEFAULT;
+	const bc_rgroup *ga = bc_results_match(baseline, run, g, NULL);
+	const bc_rmetric *ma = ga ? bc_primary_metric(ga) : NULL, *mb = ma ? bc_group_metric(g, ma->name) : NULL;
+	bc_cmp_row r;
+	if (!mb || !ma->n || !mb->n)
+		return 0;
+	pair_busy(baseline, run, &o);
+	first_pass(&o, ga, g, ma, mb, same_machine(baseline, run), &r);
+	/* the family's adjustment, whatever the cases still to come: weighted
+	   BH gives a headline row p_adj <= p x 2 x (headline rows), and there
+	   are at most as many as the baseline has groups */
+	r.p_adj = r.tested ? fmin(1, r.test.p * 2 * (double)(baseline->ngroups ? baseline->ngroups : 1)) : NAN;
+	judge_row(&o, &r);
+	return r.verdict == BC_V_WIN || r.verdict == BC_V_LOSS || r.verdict == BC_V_TIE;
+}
+
 void bc_compare_pair(const bc_results *a, const bc_results *b,
 		     const bc_cmp_opts *o, bc_cmp *out)
 {
@@ -400,13 +433,8 @@ void bc_compare_pair(const bc_results *a, const bc_results *b,
 	char *ignore[BC_CMP_MAX_OVERRIDES + 1] = { NULL };
 
 	*out = (bc_cmp){ .a = a, .b = b, .opts = *o };
-	/* busy_threshold: the runs' own setting when both say the same */
-	json_t *ta = json_object_get(a->config, "busy_threshold"), *tb = json_object_get(b->config, "busy_threshold");
-	if (!o->busy_set && json_is_number(ta) && json_is_number(tb) &&
-	    json_number_value(ta) == json_number_value(tb) && json_number_value(ta) >= 0 &&
-	    json_number_value(ta) <= 100)
-		out->opts.busy_pct = json_number_value(ta);
-	int one_machine = same_machine(out);
+	pair_busy(a, b, &out->opts);
+	int one_machine = same_machine(a, b);
 	for (size_t i = 0; i < o->nignore; i++)
 		ignore[i] = (char *)o->ignore[i];
 	for (size_t i = 0; i < a->ngroups; i++) {

@@ -118,6 +118,13 @@ typedef struct bc_cmp {
 void bc_compare_pair(const bc_results *a, const bc_results *b,
 		     const bc_cmp_opts *o, bc_cmp *out);
 void bc_cmp_free(bc_cmp *c);
+/* repeat = auto's "decided" (core/run/auto.h bc_decide_fn): 1 when compare
+   of baseline (A) and run (B) gives group g of run's headline a win, loss
+   or tie by compare's own rule (default options, the files' busy_threshold,
+   one machine or two), with the adjustment bounded for any family the
+   final files can make: a win or loss needs p x 2 x baseline's groups <
+   alpha, so compare on the finished files says the same. */
+int bc_compare_decided(const bc_results *baseline, const bc_results *run, const bc_rgroup *g);
 
 /* The studies' summary: per module and metric (over all params and thread
    counts) the verdict counts and the overall result. */

@@ -14,7 +14,7 @@ double bc_interference_bound(const double *share, const double *use, size_t n, d
 		return NAN;
 	for (size_t i = 0; i < n; i++) {
 		double sh = share[i], f = 0;
-		if (sh >= 1)
+		if (sh >= busy && sh >= 1)
 			return INFINITY;
 		if (sh >= busy && sh > 0) {
 			double c = isnan(use[i]) ? 1 : fmin(1, use[i] / (1 - sh));

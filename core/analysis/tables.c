@@ -98,26 +98,41 @@ static char *value_text(const bc_summary *s)
 typedef struct sides {
 	int n;				/* files; cmp[i] for i >= 1 */
 	bc_cmp cmp[MAX_SIDES];
+	const bc_results *a;		/* res[0]: every row's ga is one of its groups */
+	size_t *first[MAX_SIDES];	/* per group of a, its first row in cmp[i] (SIZE_MAX: none) */
 } sides;
 
 static void sides_make(sides *s, const bc_results *res, int n, const bc_cmp_opts *o)
 {
 	s->n = n > MAX_SIDES ? MAX_SIDES : n;
-	for (int i = 1; i < s->n; i++)
+	s->a = &res[0];
+	for (int i = 1; i < s->n; i++) {
 		bc_compare_pair(&res[0], &res[i], o, &s->cmp[i]);
+		/* a group's rows are consecutive (compare adds them group by
+		   group): one pass indexes them, so a table stays linear */
+		s->first[i] = bc_xmalloc((res[0].ngroups + 1) * sizeof(size_t));
+		for (size_t g = 0; g <= res[0].ngroups; g++)
+			s->first[i][g] = SIZE_MAX;
+		for (size_t r = s->cmp[i].nrows; r-- > 0;)
+			s->first[i][s->cmp[i].rows[r].ga - res[0].groups] = r;
+	}
 }
 
 static void sides_free(sides *s)
 {
-	for (int i = 1; i < s->n; i++)
+	for (int i = 1; i < s->n; i++) {
 		bc_cmp_free(&s->cmp[i]);
+		free(s->first[i]);
+	}
 }
 
-static const bc_cmp_row *row_for(const bc_cmp *c, const bc_rgroup *g, const char *metric)
+/* The row of group g (of res[0]) and metric in cmp[i], or NULL. */
+static const bc_cmp_row *row_for(const sides *s, int i, const bc_rgroup *g, const char *metric)
 {
-	for (size_t i = 0; i < c->nrows; i++)
-		if (c->rows[i].ga == g && !strcmp(c->rows[i].ma->name, metric))
-			return &c->rows[i];
+	const bc_cmp *c = &s->cmp[i];
+	for (size_t r = s->first[i][g - s->a->groups]; r < c->nrows && c->rows[r].ga == g; r++)
+		if (!strcmp(c->rows[r].ma->name, metric))
+			return &c->rows[r];
 	return NULL;
 }
 
@@ -136,15 +151,49 @@ static char *json_text(json_t *v)
 	return s ? s : bc_xstrdup("?");
 }
 
-/* The params of g that vary among the groups of its module in r (a sweep's
+/* Two values of one key in two groups' params (NULL: absent) are the same. */
+static int same_value(json_t *a, json_t *b)
+{
+	return (!a && !b) || (a && b && json_equal(a, b));
+}
+
+json_t *bc_label_ctx(const bc_results *r)
+{
+	json_t *ctx = json_object();
+	for (size_t i = 0; i < r->ngroups; i++) {
+		const bc_rgroup *g = &r->groups[i];
+		json_t *p = json_loads(g->params_key, 0, NULL), *m = json_object_get(ctx, g->module), *v;
+		const char *k;
+		if (!p)
+			p = json_object();
+		if (!m) {	/* the module's first group: what the others are measured against */
+			json_object_set_new(ctx, g->module, json_pack("{s:o, s:{}, s:I, s:b}", "ref", p, "vary",
+						"threads", (json_int_t)g->threads, "tvary", 0));
+			continue;
+		}
+		json_t *ref = json_object_get(m, "ref"), *vary = json_object_get(m, "vary");
+		json_object_foreach(p, k, v)
+			if (!same_value(v, json_object_get(ref, k)))
+				json_object_set_new(vary, k, json_true());
+		json_object_foreach(ref, k, v)
+			if (!same_value(v, json_object_get(p, k)))
+				json_object_set_new(vary, k, json_true());
+		if (json_integer_value(json_object_get(m, "threads")) != g->threads)
+			json_object_set_new(m, "tvary", json_true());
+		json_decref(p);
+	}
+	return ctx;
+}
+
+/* The params of g that vary among the groups of its module (a sweep's
    points), as "k=v k=v", then "threads=N" when threads vary; the --by
    option's value first, bare. Shown as the results reader escaped them. */
-char *bc_case_label(const bc_results *r, const bc_rgroup *g, const char *by_opt)
+char *bc_case_label_in(json_t *ctx, const bc_rgroup *g, const char *by_opt)
 {
-	json_t *p = json_loads(g->params_key, 0, NULL), *v;
+	json_t *p = json_loads(g->params_key, 0, NULL), *v, *m = json_object_get(ctx, g->module);
+	json_t *vary = json_object_get(m, "vary");
 	const char *k;
 	char *out = bc_xstrdup(""), *tmp;
-	int vary_threads = 0;
 	if (!p)
 		p = json_object();
 	if (by_opt && (v = json_object_get(p, by_opt))) {
@@ -154,27 +203,14 @@ char *bc_case_label(const bc_results *r, const bc_rgroup *g, const char *by_opt)
 		out = tmp;
 	}
 	json_object_foreach(p, k, v) {
-		if (by_opt && !strcmp(k, by_opt))
-			continue;
-		int varies = 0;
-		for (size_t i = 0; i < r->ngroups && !varies; i++) {
-			const bc_rgroup *h = &r->groups[i];
-			if (strcmp(h->module, g->module))
-				continue;
-			json_t *hp = json_loads(h->params_key, 0, NULL);
-			varies = hp && !json_equal(json_object_get(hp, k), v);
-			json_decref(hp);
-		}
-		if (!varies)
+		if ((by_opt && !strcmp(k, by_opt)) || !json_object_get(vary, k))
 			continue;
 		char *t = json_text(v), *sh = bc_printable(t), *kk = bc_printable(k);
 		tmp = bc_xasprintf("%s%s%s=%s", out, *out ? " " : "", kk, sh);
 		free(t), free(sh), free(kk), free(out);
 		out = tmp;
 	}
-	for (size_t i = 0; i < r->ngroups; i++)
-		vary_threads |= !strcmp(r->groups[i].module, g->module) && r->groups[i].threads != g->threads;
-	if (vary_threads) {
+	if (json_is_true(json_object_get(m, "tvary"))) {
 		tmp = bc_xasprintf("%s%sthreads=%ld", out, *out ? " " : "", g->threads);
 		free(out);
 		out = tmp;
@@ -183,10 +219,47 @@ char *bc_case_label(const bc_results *r, const bc_rgroup *g, const char *by_opt)
 	return out;
 }
 
+char *bc_case_label(const bc_results *r, const bc_rgroup *g, const char *by_opt)
+{
+	json_t *ctx = bc_label_ctx(r);
+	char *s = bc_case_label_in(ctx, g, by_opt);
+	json_decref(ctx);
+	return s;
+}
+
+static char *value_key(json_t *v)
+{
+	char *k = v ? json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY) : NULL;
+	return k ? k : bc_xstrdup("");
+}
+
+/* For plan_rank: per module entry of r's config (by index) and option,
+   each listed value's position (the last, when listed twice), keyed by
+   its compact JSON: "I\nOPTION" -> {value: position}. */
+static json_t *plan_index(const bc_results *r)
+{
+	json_t *idx = json_object(), *m, *vals, *e;
+	size_t i, x;
+	const char *o;
+	json_array_foreach(json_object_get(r->config, "modules"), i, m)
+		json_object_foreach(json_object_get(m, "options"), o, vals) {
+			json_t *pos = json_object();
+			json_array_foreach(vals, x, e) {
+				char *vk = value_key(e);
+				json_object_set_new(pos, vk, json_integer((json_int_t)x));
+				free(vk);
+			}
+			char *key = bc_xasprintf("%zu\n%s", i, o);
+			json_object_set_new(idx, key, pos);
+			free(key);
+		}
+	return idx;
+}
+
 /* Where g stands in its run's plan: module entry, then each option's value
    in the order the config lists them (a sweep as written, not the shuffled
    order the rounds ran in), then threads as listed. Unknown: last. */
-static void plan_rank(const bc_results *r, const bc_rgroup *g, const char *by_opt, double *key,
+static void plan_rank(const bc_results *r, json_t *idx, const bc_rgroup *g, const char *by_opt, double *key,
 		      size_t nkey)
 {
 	json_t *mods = json_object_get(r->config, "modules"), *m, *p = json_loads(g->params_key, 0, NULL), *e;
@@ -203,14 +276,14 @@ static void plan_rank(const bc_results *r, const bc_rgroup *g, const char *by_op
 		if (by_opt)	/* --by: its values' order first */
 			k++;
 		json_object_foreach(opts, o, vals) {
-			size_t at = 0;
-			json_array_foreach(vals, x, e)
-				if (p && json_equal(e, json_object_get(p, o)))
-					at = x;
+			char *ik = bc_xasprintf("%zu\n%s", i, o), *vk = value_key(p ? json_object_get(p, o) : NULL);
+			json_t *at_j = json_object_get(json_object_get(idx, ik), vk);
+			double at = at_j ? (double)json_integer_value(at_j) : 0;
+			free(ik), free(vk);
 			if (by_opt && !strcmp(o, by_opt))
-				key[1] = (double)at;
+				key[1] = at;
 			else if (k + 1 < nkey)
-				key[k++] = (double)at;
+				key[k++] = at;
 		}
 		json_array_foreach(json_object_get(m, "threads"), x, e)
 			if (json_integer_value(e) == g->threads && k < nkey)
@@ -239,11 +312,13 @@ static int cmp_ranked(const void *x, const void *y)
 static void sort_plan(const bc_results *r, const bc_rgroup **gs, size_t n, const char *by_opt)
 {
 	ranked *v = bc_xcalloc(n ? n : 1, sizeof(*v));
+	json_t *idx = plan_index(r);
 	for (size_t i = 0; i < n; i++) {
 		v[i].g = gs[i];
 		v[i].first = i;
-		plan_rank(r, gs[i], by_opt, v[i].key, 32);
+		plan_rank(r, idx, gs[i], by_opt, v[i].key, 32);
 	}
+	json_decref(idx);
 	qsort(v, n, sizeof(*v), cmp_ranked);
 	for (size_t i = 0; i < n; i++)
 		gs[i] = v[i].g;
@@ -269,31 +344,32 @@ static int by_order(const bc_results *r, const char *by, const bc_rgroup **out, 
 	char mod[128];
 	snprintf(mod, sizeof(mod), "%.*s", (int)(dot - by), by);
 	const char *opt = dot + 1;
-	json_t *vals = json_array();
+	/* the option's values in the order first met, each with its groups in
+	   file order: buckets keyed by the value's compact JSON (linear) */
+	json_t *order = json_array(), *bucket = json_object();
 	*n = 0;
 	for (size_t i = 0; i < r->ngroups; i++) {
 		json_t *p = json_loads(r->groups[i].params_key, 0, NULL), *v;
 		if (!strcmp(r->groups[i].module, mod) && p && (v = json_object_get(p, opt))) {
-			size_t k, seen = 0;
-			json_t *e;
-			json_array_foreach(vals, k, e)
-				seen |= json_equal(e, v);
-			if (!seen)
-				json_array_append(vals, v);
+			char *vk = value_key(v);
+			json_t *b = json_object_get(bucket, vk);
+			if (!b) {
+				json_object_set_new(bucket, vk, b = json_array());
+				json_array_append_new(order, json_string(vk));
+			}
+			json_array_append_new(b, json_integer((json_int_t)i));
+			free(vk);
 		}
 		json_decref(p);
 	}
-	size_t k;
-	json_t *e;
-	json_array_foreach(vals, k, e)
-		for (size_t i = 0; i < r->ngroups; i++) {
-			json_t *p = json_loads(r->groups[i].params_key, 0, NULL);
-			if (!strcmp(r->groups[i].module, mod) && p && json_equal(json_object_get(p, opt), e))
-				out[(*n)++] = &r->groups[i];
-			json_decref(p);
-		}
-	int found = json_array_size(vals) > 0;
-	json_decref(vals);
+	size_t k, j;
+	json_t *e, *gi;
+	json_array_foreach(order, k, e)
+		json_array_foreach(json_object_get(bucket, json_string_value(e)), j, gi)
+			out[(*n)++] = &r->groups[json_integer_value(gi)];
+	int found = json_array_size(order) > 0;
+	json_decref(order);
+	json_decref(bucket);
 	return found ? 0 : -1;
 }
 
@@ -342,13 +418,14 @@ int bc_table(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, const 
 	sides_make(&s, res, n, o);
 	tab tb = { .ncols = (size_t)s.n + 1 };
 	const char *byopt = t->by ? strchr(t->by, '.') + 1 : NULL;
+	json_t *labels = bc_label_ctx(&res[0]);
 	header(&tb, res, s.n, t->by ? t->by : "case");
 	for (size_t k = 0; k < ng; k++) {
 		const bc_rgroup *g = gs[k];
 		const bc_rmetric *m = metric_of(g, t);
 		if (!m || !m->n)
 			continue;
-		char *row[MAX_SIDES + 2], *lab = bc_case_label(&res[0], g, byopt);
+		char *row[MAX_SIDES + 2], *lab = bc_case_label_in(labels, g, byopt);
 		bc_summary sa;
 		bc_stats_summary(m->values, m->n, &sa);
 		row[0] = t->by ? bc_xasprintf("%s %s", lab, m->name) :
@@ -356,7 +433,7 @@ int bc_table(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, const 
 		free(lab);
 		row[1] = value_text(&sa);
 		for (int i = 1; i < s.n; i++) {
-			const bc_cmp_row *r = row_for(&s.cmp[i], g, m->name);
+			const bc_cmp_row *r = row_for(&s, i, g, m->name);
 			if (!r) {
 				row[i + 1] = bc_xstrdup("-");
 				continue;
@@ -371,6 +448,7 @@ int bc_table(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, const 
 	if (t->format == BC_TAB_TEXT)
 		fprintf(f, "\neach cell: mean ±95%% interval of the repeats; after the first column, the verdict "
 			"against %s and the difference\n", res[0].label);
+	json_decref(labels);
 	sides_free(&s);
 	free(gs);
 	return 0;
@@ -491,12 +569,13 @@ int bc_per_ghz(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, cons
 	double worst[MAX_SIDES] = { 0 };
 	int nominal = 0, meas;
 	header(&tb, res, s.n, "case (value @ GHz = per GHz)");
+	json_t *labels = bc_label_ctx(&res[0]);
 	for (size_t k = 0; k < ng; k++) {
 		const bc_rgroup *g = gs[k];
 		const bc_rmetric *m = metric_of(g, t);
 		if (!m || !m->n)
 			continue;
-		char *row[MAX_SIDES + 2], *lab = bc_case_label(&res[0], g, t->by ? strchr(t->by, '.') + 1 : NULL);
+		char *row[MAX_SIDES + 2], *lab = bc_case_label_in(labels, g, t->by ? strchr(t->by, '.') + 1 : NULL);
 		bc_summary sa;
 		bc_stats_summary(m->values, m->n, &sa);
 		double ga = ghz_of(g, &meas);
@@ -505,7 +584,7 @@ int bc_per_ghz(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, cons
 		free(lab);
 		row[1] = bc_xasprintf("%.4g @ %.2f = %.4g", sa.mean, ga, sa.mean / ga);
 		for (int i = 1; i < s.n; i++) {
-			const bc_cmp_row *r = row_for(&s.cmp[i], g, m->name);
+			const bc_cmp_row *r = row_for(&s, i, g, m->name);
 			if (!r) {
 				row[i + 1] = bc_xstrdup("-");
 				continue;
@@ -536,6 +615,7 @@ int bc_per_ghz(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, cons
 				total[i] && within[i] == total[i] ? "is" : "is not", PROPORTIONAL_PCT, within[i],
 				total[i], worst[i]);
 	}
+	json_decref(labels);
 	sides_free(&s);
 	free(gs);
 	return 0;

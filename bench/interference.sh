@@ -15,12 +15,17 @@
 # direction; A/A under a hog: at most 1 false win or loss in 48 rows.
 # Prints the headline verdicts, the A/A counts and the interference seen.
 # Needs 2 CPUs and taskset. Asserts nothing: the machine's other load counts.
-#   bench/interference.sh   (TIME=1 s per case, WARMUP=0.3, REPEAT=5; BEFORE=/work/main/build/benchcore)
+# NICE=-15 (root) runs the case and the busy loop at that priority: on a
+# machine busy with other work that gives them most of the CPU, close to a
+# machine where the busy loop is the only other load.
+#   bench/interference.sh   (TIME=1 s per case, WARMUP=0.3, REPEAT=5; BEFORE=/work/main/build/benchcore; NICE=)
 WARMUP=${WARMUP:-0.3}
 . "$(dirname "$0")/lib.sh"
 TIME=${TIME:-1}
 REPEAT=${REPEAT:-5}
 BEFORE=${BEFORE:-/work/main/build/benchcore}
+NICE=${NICE:-}
+PRIO=(); [ -n "$NICE" ] && PRIO=(nice -n "$NICE")
 if [ "$(nproc)" -lt 2 ] || ! command -v taskset >/dev/null; then
 	echo "bench: needs 2 CPUs and taskset" >&2
 	exit 2
@@ -38,13 +43,13 @@ conf "$OUT/a.conf" 10000 4K /dev/shm
 conf "$OUT/b.conf" 20000 1M /var/tmp
 
 HOG=
-hog() { taskset -c "$1" sh -c 'while :; do :; done' & HOG=$!; }
+hog() { "${PRIO[@]}" taskset -c "$1" sh -c 'while :; do :; done' & HOG=$!; }
 unhog() { [ -n "$HOG" ] && kill "$HOG" 2>/dev/null; wait "$HOG" 2>/dev/null; HOG=; }
 trap 'unhog; rm -rf "$BENCH_TMP"' EXIT
 
 side() {	# side OUT.json CONF
 	local t0=$SECONDS
-	if ! taskset -c 0 "$BC" -c "$2" -q --force -o "$1" >"$1.log" 2>&1; then
+	if ! "${PRIO[@]}" taskset -c 0 "$BC" -c "$2" -q --force -o "$1" >"$1.log" 2>&1; then
 		echo "bench: run of $2 failed:" >&2
 		tail -5 "$1.log" >&2
 	fi
@@ -80,7 +85,7 @@ PYEOF
 }
 
 machine
-echo "# interference: $TIME s per case, $REPEAT repeats, case pinned to CPU 0; $(date -u +%H:%M:%S) UTC"
+echo "# interference: $TIME s per case, $REPEAT repeats, case pinned to CPU 0${NICE:+, nice $NICE}; $(date -u +%H:%M:%S) UTC"
 for place in beside on; do
 	cpu=1; [ $place = on ] && cpu=0
 	echo "## hog $place the case (busy loop on CPU $cpu)"

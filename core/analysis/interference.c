@@ -75,15 +75,18 @@ int bc_interference_explains(const bc_cmp_opts *o, bc_cmp_row *r)
 	char *w = r->reason;
 	if (explains) {
 		n = (size_t)snprintf(w, sizeof(r->reason), "%s in the direction interference could cause: "
-				     "steal and other processes took %.0f%% of %s's CPUs, enough to explain ",
+				     "steal and other processes took %.0f%% of %s's CPUs, enough to ",
 				     bc_verdict_name(r->direction), share, hit);
-		snprintf(w + n, sizeof(r->reason) - n, isinf(bound) ? "any %s difference" :
-			 "a %s difference up to %.1f%%", bc_kind_name(r->kind), bound * 100);
+		if (isinf(bound))
+			snprintf(w + n, sizeof(r->reason) - n, "explain any %s difference", bc_kind_name(r->kind));
+		else
+			snprintf(w + n, sizeof(r->reason) - n, "make it up to %.1f%% slower (time per unit "
+				 "of work)", bound * 100);
 		return 1;
 	}
 	if (share >= o->busy_pct)
 		n = (size_t)snprintf(w, sizeof(r->reason), "stands: the %.0f%% interference on %s's CPUs "
-				     "explains at most %.1f%%", share, hit, bound * 100);
+				     "can make it at most %.1f%% slower", share, hit, bound * 100);
 	if (other >= o->busy_pct && n < sizeof(r->reason))
 		n += (size_t)snprintf(w + n, sizeof(r->reason) - n, "%sstands: the %.0f%% interference on "
 				      "%s's CPUs only narrows it", n ? "; " : "", other, oth);

@@ -148,7 +148,7 @@ expect_py "busy: mem's headline is the declared mib_per_sec" "$T/busy.out" \
 expect_py "busy: cpu declares 20% for event.p99_ms: +11% is a tie by the module's threshold" "$T/busy.out" \
 	'all(r["threshold_source"] == "module" and r["threshold_pct"] == 20 and r["verdict"] == "tie" for r in d["comparisons"][0]["rows"] if r["metric"] == "event.p99_ms" and r["module"] == "cpu")'
 run_bc "$T/busytxt" compare $FX/cmp-v11-quiet.json $FX/cmp-v11-busy.json
-expect_grep "busy text: says why, with the direction" "$T/busytxt.out" 'suspect loss \(loss in the direction interference could cause: steal and other processes took 12% of B.s CPUs, enough to explain a throughput difference up to 14\.3%\)'
+expect_grep "busy text: says why, with the direction" "$T/busytxt.out" 'suspect loss \(loss in the direction interference could cause: steal and other processes took 12% of B.s CPUs, enough to make it up to 14\.3% slower \(time per unit of work\)\)'
 # busy_threshold: the flag, and the runs' own setting when both files say the same
 run_bc "$T/busy20" compare --json --busy-threshold 20 $FX/cmp-v11-quiet.json $FX/cmp-v11-busy.json
 expect_py "--busy-threshold 20: 12.5% is not weighed, 10% slower is a loss" "$T/busy20.out" \

@@ -149,6 +149,20 @@ expect_py "busy: cpu declares 20% for event.p99_ms: +11% is a tie by the module'
 	'all(r["threshold_source"] == "module" and r["threshold_pct"] == 20 and r["verdict"] == "tie" for r in d["comparisons"][0]["rows"] if r["metric"] == "event.p99_ms" and r["module"] == "cpu")'
 run_bc "$T/busytxt" compare $FX/cmp-v11-quiet.json $FX/cmp-v11-busy.json
 expect_grep "busy text: says why, with the direction" "$T/busytxt.out" 'suspect loss \(loss in the direction interference could cause: steal and other processes took 12% of B.s CPUs, enough to make it up to 14\.3% slower \(time per unit of work\)\)'
+# one judge: --table and --summary-table carry compare's verdict, with its direction
+run_bc "$T/busytab" compare --table $FX/cmp-v11-quiet.json $FX/cmp-v11-busy.json
+expect_grep "busy --table: suspect with its direction" "$T/busytab.out" '^cpu threads=1 events_per_sec +1001 ±0\.8% +900 ±0\.9% suspect loss -10\.1%$'
+run_bc "$T/busysum" compare --summary-table $FX/cmp-v11-quiet.json $FX/cmp-v11-busy.json
+expect_grep "busy --summary-table: suspect with its direction" "$T/busysum.out" '^cpu events_per_sec +suspect loss \(0 tie, 0 inconclusive of 3\)$'
+"$PY" -S - "$T/busy.out" "$T/busytab.out" <<'PYEOF' >"$T/agree.txt"
+import json, sys, re
+rows = [r for r in json.load(open(sys.argv[1]))["comparisons"][0]["rows"] if r["headline"]]
+cells = [l for l in open(sys.argv[2]) if re.match(r"^(cpu|mem) ", l)]
+want = [r["verdict"] + (" " + r["direction"] if r["verdict"] == "suspect" else "") for r in rows]
+got = [re.search(r"(win|loss|tie|inconclusive|suspect (win|loss)) [-+]", l).group(1) for l in cells]
+print("ok" if sorted(want) == sorted(got) and len(got) == len(want) else "differ %s %s" % (want, got))
+PYEOF
+expect_grep "--table's verdicts are compare's, case by case" "$T/agree.txt" '^ok$'
 # busy_threshold: the flag, and the runs' own setting when both files say the same
 run_bc "$T/busy20" compare --json --busy-threshold 20 $FX/cmp-v11-quiet.json $FX/cmp-v11-busy.json
 expect_py "--busy-threshold 20: 12.5% is not weighed, 10% slower is a loss" "$T/busy20.out" \

@@ -43,14 +43,14 @@ expect_rc "the baseline run" 0
 printf 'busy_threshold = 100;\nrepeat = "auto";\nmin_repeat = 3;\nmax_repeat = 12;\ntime = 0.3;\nwarmup = 0;\nreport_interval = 0;\nbaseline = "%s";\nmodules = ({ name = "synth"; cv = 0.01; ops = %s; });\n' $T/base.json 13000 >cand.conf
 run_bc $T/b1 -c cand.conf $M -q -o $T/cand.json
 expect_rc "a run against the baseline" 0
-expect_py "against the baseline, a +30% difference is decided at min_repeat (3), saying decided" $T/cand.json \
-	'len(d["cases"]) == 3 and sorted(d["cases"], key=lambda c: c["repeat"])[-1].get("repeat_stop") == "decided"'
+expect_py "against the baseline, a +30% difference is decided at min_repeat (3; 4 when a loaded machine spreads a repeat: compare's test wants p x 2 < 0.05), saying decided" $T/cand.json \
+	'len(d["cases"]) <= 4 and sorted(d["cases"], key=lambda c: c["repeat"])[-1].get("repeat_stop") == "decided"'
 run_bc $T/b2 -c cand.conf $M -q -o $T/cand2.json --time 0.3
 # --baseline on the command line: the same stop from `run`, and it overrides the config's baseline
 run_bc $T/b6 run synth $M cv=0.01 ops=13000 --repeat auto --min-repeat 3 --max-repeat 12 --time 0.3 --warmup 0 \
 	--report-interval 0 --baseline $T/base.json --busy-threshold 100 -q -o $T/cand3.json
-expect_py "--baseline: a +30% difference is decided at min_repeat (3) from the command line too" $T/cand3.json \
-	'len(d["cases"]) == 3 and sorted(d["cases"], key=lambda c: c["repeat"])[-1].get("repeat_stop") == "decided"'
+expect_py "--baseline: a +30% difference is decided at min_repeat (3, or 4) from the command line too" $T/cand3.json \
+	'len(d["cases"]) <= 4 and sorted(d["cases"], key=lambda c: c["repeat"])[-1].get("repeat_stop") == "decided"'
 run_bc $T/b7 -c cand.conf $M -q -o $T/cand4.json --baseline $T/nothere.json
 expect_rc "--baseline overrides the config's baseline (a missing one is refused before running)" 2
 expect_grep "the refusal names the command line's file, not the config's" $T/b7.err 'baseline .*nothere\.json'

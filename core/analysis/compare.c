@@ -17,6 +17,18 @@ const char *bc_verdict_name(int v)
 	return v >= 0 && v < BC_V_N ? names[v] : "?";
 }
 
+const char *bc_suspect_word(size_t wins, size_t losses)
+{
+	return wins && losses ? "suspect (win and loss)" : wins ? "suspect win" : "suspect loss";
+}
+
+const char *bc_row_verdict(const bc_cmp_row *r)
+{
+	if (r->verdict != BC_V_SUSPECT)
+		return bc_verdict_name(r->verdict);
+	return r->direction == BC_V_WIN ? "suspect win" : "suspect loss";
+}
+
 const char *bc_kind_name(int kind)
 {
 	static const char *const names[] = { "throughput", "latency", "tail", "fairness" };
@@ -179,9 +191,7 @@ static void measure_row(const bc_cmp_opts *o, bc_cmp_row *r)
 	r->headline = a == bc_primary_metric(r->ga);
 	r->threshold = pick_threshold(o, r->ga, a, r->kind, &r->threshold_src);
 	interval(o, r);
-	r->busy_pct = fmax(fmax(r->ga->steal_max, r->ga->other_max),
-			   fmax(r->gb->steal_max, r->gb->other_max));
-	r->busy = r->busy_pct >= o->busy_pct;
+	bc_row_interference(o, r);
 	if (too_few(o, r, a->n, b->n))
 		return;
 	if (o->test == BC_TEST_WELCH)
@@ -251,11 +261,11 @@ static void change_text(const bc_cmp_opts *o, const bc_cmp_row *r, char *buf, si
 
 /* The two files come from one machine: the same host name, CPU model and
    CPU id (a kernel or a library may differ: that is what is compared). */
-static int same_machine(const bc_cmp *c)
+static int same_machine(const bc_results *ra, const bc_results *rb)
 {
 	static const char *const keys[] = { "hostname", "cpu_model", "cpu_id" };
 	for (size_t i = 0; i < 3; i++) {
-		json_t *a = json_object_get(c->a->host, keys[i]), *b = json_object_get(c->b->host, keys[i]);
+		json_t *a = json_object_get(ra->host, keys[i]), *b = json_object_get(rb->host, keys[i]);
 		if (!a || !json_equal(a, b))
 			return 0;
 	}
@@ -298,18 +308,15 @@ static void judge_row(const bc_cmp_opts *o, bc_cmp_row *r)
 		r->direction = (r->ma->higher_is_better ? r->change > 0 : r->change < 0) ?
 			       BC_V_WIN : BC_V_LOSS;
 		r->verdict = r->direction;
-		if (r->busy)
-			snprintf(r->reason, sizeof(r->reason), "%s on a busy machine: steal or other "
-				 "processes took %.0f%% of the CPU", bc_verdict_name(r->direction),
-				 r->busy_pct);
+		int suspect = bc_interference_explains(o, r);
 		double ghz;
-		if (!r->busy && clock_explains(r, &ghz)) {
+		if (!suspect && clock_explains(r, &ghz)) {
 			snprintf(r->reason, sizeof(r->reason), "%s on one machine whose measured clock moved "
 				 "%+.1f%% between the runs: per GHz %+.1f%%, within the %g%% threshold",
 				 bc_verdict_name(r->direction), r->clock_change * 100, ghz * 100, t * 100);
-			r->busy = 1;
+			suspect = 1;
 		}
-		if (r->busy)
+		if (suspect)
 			r->verdict = BC_V_SUSPECT;
 		return;
 	}
@@ -329,6 +336,15 @@ static void judge_row(const bc_cmp_opts *o, bc_cmp_row *r)
 			 "needs %s repeats", ch, t * 100, bc_kind_name(r->kind), more);
 }
 
+static void first_pass(const bc_cmp_opts *o, const bc_rgroup *ga, const bc_rgroup *gb,
+		       const bc_rmetric *ma, const bc_rmetric *mb, int one_machine, bc_cmp_row *r)
+{
+	*r = (bc_cmp_row){ .ga = ga, .gb = gb, .ma = ma, .mb = mb, .clock_change = NAN, .busy_pct = -1 };
+	measure_row(o, r);
+	if (one_machine && ga->freq_n && gb->freq_n && ga->freq_sum > 0)
+		r->clock_change = (gb->freq_sum / (double)gb->freq_n) / (ga->freq_sum / (double)ga->freq_n) - 1;
+}
+
 /* one_machine: same_machine(c), judged once for the pair */
 static void add_row(bc_cmp *c, const bc_rgroup *ga, const bc_rgroup *gb,
 		    const bc_rmetric *ma, const bc_rmetric *mb, size_t *cap, int one_machine)
@@ -337,11 +353,7 @@ static void add_row(bc_cmp *c, const bc_rgroup *ga, const bc_rgroup *gb,
 		*cap = *cap ? *cap * 2 : 16;
 		c->rows = bc_xrealloc(c->rows, *cap, sizeof(*c->rows));
 	}
-	bc_cmp_row *r = &c->rows[c->nrows++];
-	*r = (bc_cmp_row){ .ga = ga, .gb = gb, .ma = ma, .mb = mb, .clock_change = NAN };
-	measure_row(&c->opts, r);
-	if (one_machine && ga->freq_n && gb->freq_n && ga->freq_sum > 0)
-		r->clock_change = (gb->freq_sum / (double)gb->freq_n) / (ga->freq_sum / (double)ga->freq_n) - 1;
+	first_pass(&c->opts, ga, gb, ma, mb, one_machine, &c->rows[c->nrows++]);
 }
 
 /* The family is every tested row of this pair: a compare of 8 cases x 6
@@ -387,6 +399,34 @@ static const bc_rgroup **push_group(const bc_rgroup **v, size_t *n, const bc_rgr
 	return v;
 }
 
+/* busy_threshold: the runs' own setting when both say the same */
+static void pair_busy(const bc_results *a, const bc_results *b, bc_cmp_opts *o)
+{
+	json_t *ta = json_object_get(a->config, "busy_threshold"), *tb = json_object_get(b->config, "busy_threshold");
+	if (!o->busy_set && json_is_number(ta) && json_is_number(tb) &&
+	    json_number_value(ta) == json_number_value(tb) && json_number_value(ta) >= 0 &&
+	    json_number_value(ta) <= 100)
+		o->busy_pct = json_number_value(ta);
+}
+
+int bc_compare_decided(const bc_results *baseline, const bc_results *run, const bc_rgroup *g)
+{
+	bc_cmp_opts o = BC_CMP_OPTS_DEFAULT;
+	const bc_rgroup *ga = bc_results_match(baseline, run, g, NULL);
+	const bc_rmetric *ma = ga ? bc_primary_metric(ga) : NULL, *mb = ma ? bc_group_metric(g, ma->name) : NULL;
+	bc_cmp_row r;
+	if (!mb || !ma->n || !mb->n)
+		return 0;
+	pair_busy(baseline, run, &o);
+	first_pass(&o, ga, g, ma, mb, same_machine(baseline, run), &r);
+	/* the family's adjustment, whatever the cases still to come: weighted
+	   BH gives a headline row p_adj <= p x 2 x (headline rows), and there
+	   are at most as many as the baseline has groups */
+	r.p_adj = r.tested ? fmin(1, r.test.p * 2 * (double)(baseline->ngroups ? baseline->ngroups : 1)) : NAN;
+	judge_row(&o, &r);
+	return r.verdict == BC_V_WIN || r.verdict == BC_V_LOSS || r.verdict == BC_V_TIE;
+}
+
 void bc_compare_pair(const bc_results *a, const bc_results *b,
 		     const bc_cmp_opts *o, bc_cmp *out)
 {
@@ -394,7 +434,8 @@ void bc_compare_pair(const bc_results *a, const bc_results *b,
 	char *ignore[BC_CMP_MAX_OVERRIDES + 1] = { NULL };
 
 	*out = (bc_cmp){ .a = a, .b = b, .opts = *o };
-	int one_machine = same_machine(out);
+	pair_busy(a, b, &out->opts);
+	int one_machine = same_machine(a, b);
 	for (size_t i = 0; i < o->nignore; i++)
 		ignore[i] = (char *)o->ignore[i];
 	for (size_t i = 0; i < a->ngroups; i++) {
@@ -438,6 +479,8 @@ bc_cmp_item *bc_cmp_items(const bc_cmp *c, size_t *n)
 		if (k == *n)
 			it[(*n)++] = (bc_cmp_item){ .module = r->ga->module, .metric = r->ma->name };
 		it[k].count[r->verdict]++;
+		if (r->verdict == BC_V_SUSPECT)
+			*(r->direction == BC_V_WIN ? &it[k].suspect_win : &it[k].suspect_loss) += 1;
 	}
 	for (size_t k = 0; k < *n; k++) {
 		const size_t *v = it[k].count;
@@ -530,11 +573,55 @@ static void flatten(json_t *dst, const char *prefix, json_t *v, int depth)
 	}
 }
 
+/* Figures that move by themselves on one machine: MemTotal (a VM's balloon,
+   the kernel's own reservations) and the NUMA nodes' memory. Within
+   BC_WOBBLE of each other they are the same fact; a real change of memory is
+   a step far larger. */
+#define BC_WOBBLE 0.05
+static int near_bytes(double a, double b)
+{
+	return a > 0 && b > 0 && fabs(b / a - 1) < BC_WOBBLE;
+}
+
+static int same_numa(json_t *a, json_t *b)
+{
+	size_t i;
+	json_t *na;
+	if (!json_is_array(a) || !json_is_array(b) || json_array_size(a) != json_array_size(b))
+		return 0;
+	json_array_foreach(a, i, na) {
+		json_t *nb = json_array_get(b, i);
+		if (!json_equal(json_object_get(na, "node"), json_object_get(nb, "node")) ||
+		    !json_equal(json_object_get(na, "cpus"), json_object_get(nb, "cpus")) ||
+		    !near_bytes(json_number_value(json_object_get(na, "memory_bytes")),
+				json_number_value(json_object_get(nb, "memory_bytes"))))
+			return 0;
+	}
+	return 1;
+}
+
+static int wobbles(const char *k, json_t *va, json_t *vb)
+{
+	const char *a = json_string_value(va), *b = json_string_value(vb);
+	if (!a || !b)
+		return 0;
+	if (!strcmp(k, "memory_bytes"))
+		return near_bytes(strtod(a, NULL), strtod(b, NULL));
+	if (!strcmp(k, "numa")) {
+		json_t *ja = json_loads(a, 0, NULL), *jb = json_loads(b, 0, NULL);
+		int same = same_numa(ja, jb);
+		json_decref(ja);
+		json_decref(jb);
+		return same;
+	}
+	return 0;
+}
+
 static void diff_one(json_t *out, const char *k, json_t *va, json_t *vb, const char *kind)
 {
 	if (bc_host_field_ignored(k))
 		return;
-	if (va && vb && json_equal(va, vb))
+	if (va && vb && (json_equal(va, vb) || (!strcmp(kind, "host") && wobbles(k, va, vb))))
 		return;
 	json_array_append_new(out, json_pack("{s:s, s:o, s:o, s:s}", "field", k,
 		"a", va ? json_incref(va) : json_null(),
@@ -643,12 +730,23 @@ static int field_of(const char *field, const char *pat)
 	return pat[l - 1] == '.' ? !strncmp(field, pat, l) : !strcmp(field, pat);
 }
 
-/* The clock the two runs measured, when they differ by more than 3%. */
+/* The clock the two runs measured, when they differ by more than 3% and
+   beyond the run-to-run spread each run saw (its cases' measured_min ..
+   measured_max: the ranges do not overlap). */
 static int clock_differs(const bc_cmp *c, double *ma, double *mb)
 {
-	*ma = json_number_value(json_object_get(json_object_get(c->a->host, "cpu_mhz"), "measured"));
-	*mb = json_number_value(json_object_get(json_object_get(c->b->host, "cpu_mhz"), "measured"));
-	return *ma > 0 && *mb > 0 && fabs(*mb / *ma - 1) > 0.03;
+	json_t *a = json_object_get(c->a->host, "cpu_mhz"), *b = json_object_get(c->b->host, "cpu_mhz");
+	*ma = json_number_value(json_object_get(a, "measured"));
+	*mb = json_number_value(json_object_get(b, "measured"));
+	if (!(*ma > 0 && *mb > 0 && fabs(*mb / *ma - 1) > 0.03))
+		return 0;
+	double alo = json_number_value(json_object_get(a, "measured_min"));
+	double ahi = json_number_value(json_object_get(a, "measured_max"));
+	double blo = json_number_value(json_object_get(b, "measured_min"));
+	double bhi = json_number_value(json_object_get(b, "measured_max"));
+	if (alo > 0 && alo <= *ma && *ma <= ahi && blo > 0 && blo <= *mb && *mb <= bhi)
+		return *mb > *ma ? blo > ahi : bhi < alo;
+	return 1;
 }
 
 void bc_cmp_explain(FILE *f, const bc_cmp *c)

@@ -18,8 +18,14 @@ enum { BC_TEST_MWU, BC_TEST_WELCH };
    (compare.c): WIN/LOSS significant after the adjustment and the interval
    wholly beyond the practical threshold on one side; TIE (equivalent) the
    interval wholly inside +-threshold; INCONCLUSIVE anything else.
-   SUSPECT: the data say win or loss, but a case of either side ran while
-   steal or other processes took >= busy_pct of the CPU, or, on one machine
+   SUSPECT: the data say win or loss, in the direction interference could
+   cause (B worse when B's cases were interfered with, B better when A's
+   were: it only slows the side it hits), and the interference is large
+   enough to explain it: the interval's near end, moved by the slowdown the
+   hit side's interference can cause (bc_interference_bound), no longer
+   clears the threshold. A difference interference cannot cause, or one
+   too large for it, stands (its reason names the interference). Also
+   SUSPECT: on one machine
    (the same host name and CPU), its measured clock moved between the runs
    by enough that per GHz the change is within the threshold (a shared
    host's turbo, not the software). */
@@ -36,7 +42,10 @@ typedef struct bc_cmp_opts {
 	double kind_threshold[BC_KIND_N];	/* fractions; [THROUGHPUT] is --threshold */
 	int test;		/* BC_TEST_MWU or BC_TEST_WELCH */
 	int adjust;		/* BC_ADJ_BH (default), BC_ADJ_HOLM or BC_ADJ_NONE */
-	double busy_pct;	/* steal or other share that makes a verdict suspect: 5 */
+	double busy_pct;	/* busy_threshold: interference (steal and other processes on
+				   the case's CPUs, percent of their time) below it is not
+				   weighed: 5 */
+	int busy_set;		/* busy_pct given (--busy-threshold), not the default */
 	double level;		/* confidence of the interval of B/A: 0.80 (see compare --help) */
 	bc_threshold_for over[BC_CMP_MAX_OVERRIDES];	/* --threshold-for, in order */
 	size_t nover;
@@ -76,8 +85,11 @@ typedef struct bc_cmp_row {
 	   |mean A|): estimate, per-repeat spread, standard error; for need_n */
 	double w_d, w_s, w_se, w_df;
 	int w_log;		/* the working scale is logs */
-	int busy;		/* a case of either side ran with steal/other >= busy_pct */
-	double busy_pct;	/* the larger of those shares, percent (-1 unknown) */
+	int busy;		/* a case of either side ran with interference >= busy_pct */
+	double busy_pct;	/* the larger side's largest interference share, percent (-1 unknown) */
+	double share_a, share_b;	/* each side's mean interference share, percent (-1 unknown) */
+	double bound_a, bound_b;	/* the slowdown each side's interference can cause
+					   (bc_interference_bound; INFINITY for tails) */
 	double clock_change;	/* one machine: B's measured clock / A's - 1 (the probe's
 				   means over the repeats); NAN on two machines or unknown */
 	size_t need_n;		/* inconclusive: repeats per side likely to resolve it (1000: more) */
@@ -106,6 +118,13 @@ typedef struct bc_cmp {
 void bc_compare_pair(const bc_results *a, const bc_results *b,
 		     const bc_cmp_opts *o, bc_cmp *out);
 void bc_cmp_free(bc_cmp *c);
+/* repeat = auto's "decided" (core/run/auto.h bc_decide_fn): 1 when compare
+   of baseline (A) and run (B) gives group g of run's headline a win, loss
+   or tie by compare's own rule (default options, the files' busy_threshold,
+   one machine or two), with the adjustment bounded for any family the
+   final files can make: a win or loss needs p x 2 x baseline's groups <
+   alpha, so compare on the finished files says the same. */
+int bc_compare_decided(const bc_results *baseline, const bc_results *run, const bc_rgroup *g);
 
 /* The studies' summary: per module and metric (over all params and thread
    counts) the verdict counts and the overall result. */
@@ -114,6 +133,7 @@ enum { BC_ITEM_B_WINS, BC_ITEM_A_WINS, BC_ITEM_MIXED, BC_ITEM_TIE, BC_ITEM_INCON
 typedef struct bc_cmp_item {
 	const char *module, *metric;	/* borrowed from the rows */
 	size_t count[BC_V_N];		/* BC_V_* */
+	size_t suspect_win, suspect_loss;	/* count[BC_V_SUSPECT] by direction */
 	int result;			/* BC_ITEM_* */
 } bc_cmp_item;
 
@@ -124,6 +144,26 @@ bc_cmp_item *bc_cmp_items(const bc_cmp *c, size_t *n);
 #define BC_CMP_LARGEST 5
 size_t bc_cmp_largest(const bc_cmp *c, size_t *idx, size_t max);
 const char *bc_verdict_name(int v);
+/* A row's verdict as shown: "suspect loss", "suspect win", else the name. */
+const char *bc_row_verdict(const bc_cmp_row *r);
+/* Suspect rows of an item by direction: "suspect win", "suspect loss" or,
+   with both, "suspect (win and loss)". */
+const char *bc_suspect_word(size_t wins, size_t losses);
+/* The slowdown interference can cause a case, as a fraction of its time per
+   unit of work: for each repeat with share s (steal and other processes'
+   fraction of its CPUs' time) >= busy (a fraction), a CPU-bound case using
+   all its CPUs got 1 - s of them and ran 1 / (1 - s) times as long:
+   s / (1 - s) more; one that used a fraction c of the time left to it
+   (use / (1 - s), at most 1) loses at most c x s / (1 - s). Over n repeats
+   the geometric mean (compare's interval is on the logs):
+   exp(mean log(1 + f_i)) - 1. 0 when no repeat reached busy; NAN when n is 0. */
+double bc_interference_bound(const double *share, const double *use, size_t n, double busy);
+/* interference.c, for compare.c: a row's share_a/b, bound_a/b, busy_pct and
+   busy from its groups; and, for a would-be win or loss (direction set),
+   1 when the hit side's interference explains it (suspect), its reason
+   written either way. */
+void bc_row_interference(const bc_cmp_opts *o, bc_cmp_row *r);
+int bc_interference_explains(const bc_cmp_opts *o, bc_cmp_row *r);
 const char *bc_kind_name(int kind);	/* "throughput", "latency", "tail", "fairness" */
 /* "headline 0 wins, 0 losses, 6 ties (equivalent), ...; secondary ..."
    without a newline. */

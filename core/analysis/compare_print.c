@@ -77,7 +77,7 @@ static void print_row(FILE *f, const bc_cmp *c, const bc_cmp_row *r)
 	if (r->tested)
 		fprintf(f, "  %s %s=%.4g p=%.4f p_adj=%.4f", bc_row_test_name(c, r),
 			c->opts.test == BC_TEST_WELCH ? "t" : "U", r->test.stat, r->test.p, r->p_adj);
-	fprintf(f, "  %s", bc_verdict_name(r->verdict));
+	fprintf(f, "  %s", bc_row_verdict(r));
 	if (*r->reason)
 		fprintf(f, " (%s)", r->reason);
 	fputc('\n', f);
@@ -97,7 +97,7 @@ static void print_items(FILE *f, const bc_cmp *c)
 		case BC_ITEM_A_WINS: fprintf(f, "%s wins", c->a->label); break;
 		case BC_ITEM_MIXED: fputs("mixed", f); break;
 		case BC_ITEM_TIE: fputs("tie (equivalent)", f); break;
-		case BC_ITEM_SUSPECT: fputs("suspect", f); break;
+		case BC_ITEM_SUSPECT: fputs(bc_suspect_word(it[i].suspect_win, it[i].suspect_loss), f); break;
 		default: fputs("inconclusive", f);
 		}
 		fprintf(f, " (%zu win, %zu loss, %zu tie, %zu inconclusive, %zu suspect)\n",
@@ -130,8 +130,9 @@ static void print_method(FILE *f, const bc_cmp *c)
 		fprintf(f, ", %s %g%%", o->over[i].name, o->over[i].frac * 100);
 	fprintf(f, "\nverdicts: [..] is the %g%% interval of B/A - 1; win/loss: significant and "
 		"wholly beyond the threshold; tie (equivalent): wholly inside +-threshold; "
-		"inconclusive: anything else; steal or other processes >= %g%% makes a would-be "
-		"win or loss suspect\n", o->level * 100, o->busy_pct);
+		"inconclusive: anything else; suspect win/loss: a would-be win or loss in the direction "
+		"interference could cause (steal and other processes >= %g%% of the time of the hit side's "
+		"CPUs) and no larger than it can explain\n", o->level * 100, c->opts.busy_pct);
 	bc_cmp_matching_note(f, o);
 	fputc('\n', f);
 }
@@ -157,7 +158,7 @@ static void print_largest(FILE *f, const bc_cmp *c)
 			*r->ga->params_text ? " " : "", r->ga->threads, r->ma->name, pct_text(p1, sizeof(p1), r->change));
 		if (r->has_ci && isfinite(r->ci_lo))
 			fprintf(f, " [%s .. %s]", pct_text(p1, sizeof(p1), r->ci_lo), pct_text(p2, sizeof(p2), r->ci_hi));
-		fprintf(f, " %s", bc_verdict_name(r->verdict));
+		fprintf(f, " %s", bc_row_verdict(r));
 		if (r->need_n)
 			fprintf(f, " (needs %s%zu repeats)", r->need_n >= 1000 ? ">" : "~", r->need_n);
 		fputc('\n', f);

@@ -367,7 +367,7 @@ static void verdict_table(FILE *f, const bc_cmp *c)
 		fprintf(f, "<td class='num'>%g%% <small>%s</small></td>", r->threshold * 100,
 			bc_kind_name(r->kind));
 		fprintf(f, "<td class='%s'>%s%s", bc_verdict_name(r->verdict),
-			bc_verdict_name(r->verdict), r->headline ? " <small>(headline)</small>" : "");
+			bc_row_verdict(r), r->headline ? " <small>(headline)</small>" : "");
 		if (*r->reason) {
 			fputs(" <small>(", f);
 			esc(f, r->reason);
@@ -403,7 +403,7 @@ static void largest_note(FILE *f, const bc_cmp *c)
 		if (r->has_ci && isfinite(r->ci_lo))
 			fprintf(f, " [%+.1f%% .. %+.1f%%]", r->ci_lo * 100, r->ci_hi * 100);
 		fprintf(f, " <span class='%s'>%s</span>", bc_verdict_name(r->verdict),
-			bc_verdict_name(r->verdict));
+			bc_row_verdict(r));
 		if (r->need_n)
 			fprintf(f, " (needs %s%zu repeats)", r->need_n >= 1000 ? "&gt;" : "~", r->need_n);
 	}
@@ -443,7 +443,8 @@ static void item_table(FILE *f, const bc_cmp *c)
 			esc_label(f, it[i].result == BC_ITEM_B_WINS ? c->b->label : c->a->label);
 			fputs(" wins", f);
 		} else {
-			fputs(word[it[i].result], f);
+			fputs(it[i].result == BC_ITEM_SUSPECT ?
+			      bc_suspect_word(it[i].suspect_win, it[i].suspect_loss) : word[it[i].result], f);
 		}
 		fputs("</td>", f);
 		for (int v = 0; v < BC_V_N; v++)
@@ -479,9 +480,11 @@ static void method_note(FILE *f, bc_results *res, const bc_cmp_opts *o)
 		"<b>tie (equivalent)</b>: the interval lies wholly inside &plusmn;threshold (two "
 		"one-sided tests; at least %d repeats a side): the two are the same, not merely "
 		"indistinguishable; <b>inconclusive</b>: anything else, with the number of repeats "
-		"that would likely resolve it; <b>suspect</b>: would be a win or loss, but steal or "
-		"other processes took &ge; %g%% of the CPU during a case (the run's own servers "
-		"are cpu.server_pct, not other processes). Headline: each module's declared "
+		"that would likely resolve it; <b>suspect win / loss</b>: would be a win or loss in the "
+		"direction interference could cause (steal and other processes took &ge; %g%% of the "
+		"time of the CPUs a case of the slower side could run on), and no larger than that "
+		"interference can explain (the run's own servers are cpu.server_pct, not other "
+		"processes); a larger difference, or one the other way, stands. Headline: each module's declared "
 		"headline metric.</p>\n", o->level * 100, BC_TIE_MIN_N, o->busy_pct);
 	fputs("<p class='note'>", f);
 	bc_cmp_matching_note(f, o);	/* option names: [a-z0-9_], nothing to escape */

@@ -22,7 +22,7 @@ static void esc(FILE *f, const char *s) { bc_html_escape(f, s); }
 static void index_section(FILE *f, bc_results *res, int n, const bc_cmp_opts *o)
 {
 	fputs("<h3>Index</h3>\n<table><tr><th>file</th><th>module</th><th>index (first file = 100)</th>"
-	      "<th>95% interval</th><th>cases</th></tr>\n", f);
+	      "<th>95% interval</th><th>cases</th><th>undecided (compare: inconclusive or suspect)</th></tr>\n", f);
 	for (int i = 1; i < n && i < MAX_FILES; i++) {
 		bc_cmp c;
 		bc_index_part p[65];
@@ -34,7 +34,8 @@ static void index_section(FILE *f, bc_results *res, int n, const bc_cmp_opts *o)
 			fputs("</td><td>", f);
 			esc(f, p[k].module ? p[k].module : "overall");
 			fprintf(f, "</td><td class='num'>%.1f</td><td class='num'>%.1f .. %.1f</td>"
-				"<td class='num'>%zu</td></tr>\n", p[k].index, p[k].low, p[k].high, p[k].cases);
+				"<td class='num'>%zu</td><td class='num'>%zu</td></tr>\n", p[k].index, p[k].low,
+				p[k].high, p[k].cases, p[k].undecided);
 		}
 		bc_cmp_free(&c);
 	}

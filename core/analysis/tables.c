@@ -103,26 +103,41 @@ static char *value_text(const bc_summary *s)
 typedef struct sides {
 	int n;				/* files; cmp[i] for i >= 1 */
 	bc_cmp cmp[MAX_SIDES];
+	const bc_results *a;		/* res[0]: every row's ga is one of its groups */
+	size_t *first[MAX_SIDES];	/* per group of a, its first row in cmp[i] (SIZE_MAX: none) */
 } sides;
 
 static void sides_make(sides *s, const bc_results *res, int n, const bc_cmp_opts *o)
 {
 	s->n = n > MAX_SIDES ? MAX_SIDES : n;
-	for (int i = 1; i < s->n; i++)
+	s->a = &res[0];
+	for (int i = 1; i < s->n; i++) {
 		bc_compare_pair(&res[0], &res[i], o, &s->cmp[i]);
+		/* a group's rows are consecutive (compare adds them group by
+		   group): one pass indexes them, so a table stays linear */
+		s->first[i] = bc_xmalloc((res[0].ngroups + 1) * sizeof(size_t));
+		for (size_t g = 0; g <= res[0].ngroups; g++)
+			s->first[i][g] = SIZE_MAX;
+		for (size_t r = s->cmp[i].nrows; r-- > 0;)
+			s->first[i][s->cmp[i].rows[r].ga - res[0].groups] = r;
+	}
 }
 
 static void sides_free(sides *s)
 {
-	for (int i = 1; i < s->n; i++)
+	for (int i = 1; i < s->n; i++) {
 		bc_cmp_free(&s->cmp[i]);
+		free(s->first[i]);
+	}
 }
 
-static const bc_cmp_row *row_for(const bc_cmp *c, const bc_rgroup *g, const char *metric)
+/* The row of group g (of res[0]) and metric in cmp[i], or NULL. */
+static const bc_cmp_row *row_for(const sides *s, int i, const bc_rgroup *g, const char *metric)
 {
-	for (size_t i = 0; i < c->nrows; i++)
-		if (c->rows[i].ga == g && !strcmp(c->rows[i].ma->name, metric))
-			return &c->rows[i];
+	const bc_cmp *c = &s->cmp[i];
+	for (size_t r = s->first[i][g - s->a->groups]; r < c->nrows && c->rows[r].ga == g; r++)
+		if (!strcmp(c->rows[r].ma->name, metric))
+			return &c->rows[r];
 	return NULL;
 }
 
@@ -138,15 +153,49 @@ static char *json_text(json_t *v)
 	return bc_json_text(v);
 }
 
-/* The params of g that vary among the groups of its module in r (a sweep's
+/* Two values of one key in two groups' params (NULL: absent) are the same. */
+static int same_value(json_t *a, json_t *b)
+{
+	return (!a && !b) || (a && b && json_equal(a, b));
+}
+
+json_t *bc_label_ctx(const bc_results *r)
+{
+	json_t *ctx = json_object();
+	for (size_t i = 0; i < r->ngroups; i++) {
+		const bc_rgroup *g = &r->groups[i];
+		json_t *p = json_loads(g->params_key, 0, NULL), *m = json_object_get(ctx, g->module), *v;
+		const char *k;
+		if (!p)
+			p = json_object();
+		if (!m) {	/* the module's first group: what the others are measured against */
+			json_object_set_new(ctx, g->module, json_pack("{s:o, s:{}, s:I, s:b}", "ref", p, "vary",
+						"threads", (json_int_t)g->threads, "tvary", 0));
+			continue;
+		}
+		json_t *ref = json_object_get(m, "ref"), *vary = json_object_get(m, "vary");
+		json_object_foreach(p, k, v)
+			if (!same_value(v, json_object_get(ref, k)))
+				json_object_set_new(vary, k, json_true());
+		json_object_foreach(ref, k, v)
+			if (!same_value(v, json_object_get(p, k)))
+				json_object_set_new(vary, k, json_true());
+		if (json_integer_value(json_object_get(m, "threads")) != g->threads)
+			json_object_set_new(m, "tvary", json_true());
+		json_decref(p);
+	}
+	return ctx;
+}
+
+/* The params of g that vary among the groups of its module (a sweep's
    points), as "k=v k=v", then "threads=N" when threads vary; the --by
    option's value first, bare. Shown as the results reader escaped them. */
-char *bc_case_label(const bc_results *r, const bc_rgroup *g, const char *by_opt)
+char *bc_case_label_in(json_t *ctx, const bc_rgroup *g, const char *by_opt)
 {
-	json_t *p = json_loads(g->params_key, 0, NULL), *v;
+	json_t *p = json_loads(g->params_key, 0, NULL), *v, *m = json_object_get(ctx, g->module);
+	json_t *vary = json_object_get(m, "vary");
 	const char *k;
 	char *out = bc_xstrdup(""), *tmp;
-	int vary_threads = 0;
 	if (!p)
 		p = json_object();
 	if (by_opt && (v = json_object_get(p, by_opt))) {
@@ -156,27 +205,14 @@ char *bc_case_label(const bc_results *r, const bc_rgroup *g, const char *by_opt)
 		out = tmp;
 	}
 	json_object_foreach(p, k, v) {
-		if (by_opt && !strcmp(k, by_opt))
-			continue;
-		int varies = 0;
-		for (size_t i = 0; i < r->ngroups && !varies; i++) {
-			const bc_rgroup *h = &r->groups[i];
-			if (strcmp(h->module, g->module))
-				continue;
-			json_t *hp = json_loads(h->params_key, 0, NULL);
-			varies = hp && !json_equal(json_object_get(hp, k), v);
-			json_decref(hp);
-		}
-		if (!varies)
+		if ((by_opt && !strcmp(k, by_opt)) || !json_object_get(vary, k))
 			continue;
 		char *t = json_text(v), *sh = bc_printable(t), *kk = bc_printable(k);
 		tmp = bc_xasprintf("%s%s%s=%s", out, *out ? " " : "", kk, sh);
 		free(t), free(sh), free(kk), free(out);
 		out = tmp;
 	}
-	for (size_t i = 0; i < r->ngroups; i++)
-		vary_threads |= !strcmp(r->groups[i].module, g->module) && r->groups[i].threads != g->threads;
-	if (vary_threads) {
+	if (json_is_true(json_object_get(m, "tvary"))) {
 		tmp = bc_xasprintf("%s%sthreads=%ld", out, *out ? " " : "", g->threads);
 		free(out);
 		out = tmp;
@@ -185,10 +221,47 @@ char *bc_case_label(const bc_results *r, const bc_rgroup *g, const char *by_opt)
 	return out;
 }
 
+char *bc_case_label(const bc_results *r, const bc_rgroup *g, const char *by_opt)
+{
+	json_t *ctx = bc_label_ctx(r);
+	char *s = bc_case_label_in(ctx, g, by_opt);
+	json_decref(ctx);
+	return s;
+}
+
+static char *value_key(json_t *v)
+{
+	char *k = v ? json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY) : NULL;
+	return k ? k : bc_xstrdup("");
+}
+
+/* For plan_rank: per module entry of r's config (by index) and option,
+   each listed value's position (the last, when listed twice), keyed by
+   its compact JSON: "I\nOPTION" -> {value: position}. */
+static json_t *plan_index(const bc_results *r)
+{
+	json_t *idx = json_object(), *m, *vals, *e;
+	size_t i, x;
+	const char *o;
+	json_array_foreach(json_object_get(r->config, "modules"), i, m)
+		json_object_foreach(json_object_get(m, "options"), o, vals) {
+			json_t *pos = json_object();
+			json_array_foreach(vals, x, e) {
+				char *vk = value_key(e);
+				json_object_set_new(pos, vk, json_integer((json_int_t)x));
+				free(vk);
+			}
+			char *key = bc_xasprintf("%zu\n%s", i, o);
+			json_object_set_new(idx, key, pos);
+			free(key);
+		}
+	return idx;
+}
+
 /* Where g stands in its run's plan: module entry, then each option's value
    in the order the config lists them (a sweep as written, not the shuffled
    order the rounds ran in), then threads as listed. Unknown: last. */
-static void plan_rank(const bc_results *r, const bc_rgroup *g, const char *by_opt, double *key,
+static void plan_rank(const bc_results *r, json_t *idx, const bc_rgroup *g, const char *by_opt, double *key,
 		      size_t nkey)
 {
 	json_t *mods = json_object_get(r->config, "modules"), *m, *p = json_loads(g->params_key, 0, NULL), *e;
@@ -205,14 +278,14 @@ static void plan_rank(const bc_results *r, const bc_rgroup *g, const char *by_op
 		if (by_opt)	/* --by: its values' order first */
 			k++;
 		json_object_foreach(opts, o, vals) {
-			size_t at = 0;
-			json_array_foreach(vals, x, e)
-				if (p && json_equal(e, json_object_get(p, o)))
-					at = x;
+			char *ik = bc_xasprintf("%zu\n%s", i, o), *vk = value_key(p ? json_object_get(p, o) : NULL);
+			json_t *at_j = json_object_get(json_object_get(idx, ik), vk);
+			double at = at_j ? (double)json_integer_value(at_j) : 0;
+			free(ik), free(vk);
 			if (by_opt && !strcmp(o, by_opt))
-				key[1] = (double)at;
+				key[1] = at;
 			else if (k + 1 < nkey)
-				key[k++] = (double)at;
+				key[k++] = at;
 		}
 		json_array_foreach(json_object_get(m, "threads"), x, e)
 			if (json_integer_value(e) == g->threads && k < nkey)
@@ -241,11 +314,13 @@ static int cmp_ranked(const void *x, const void *y)
 static void sort_plan(const bc_results *r, const bc_rgroup **gs, size_t n, const char *by_opt)
 {
 	ranked *v = bc_xcalloc(n ? n : 1, sizeof(*v));
+	json_t *idx = plan_index(r);
 	for (size_t i = 0; i < n; i++) {
 		v[i].g = gs[i];
 		v[i].first = i;
-		plan_rank(r, gs[i], by_opt, v[i].key, 32);
+		plan_rank(r, idx, gs[i], by_opt, v[i].key, 32);
 	}
+	json_decref(idx);
 	qsort(v, n, sizeof(*v), cmp_ranked);
 	for (size_t i = 0; i < n; i++)
 		gs[i] = v[i].g;
@@ -271,31 +346,32 @@ static int by_order(const bc_results *r, const char *by, const bc_rgroup **out, 
 	char mod[128];
 	snprintf(mod, sizeof(mod), "%.*s", (int)(dot - by), by);
 	const char *opt = dot + 1;
-	json_t *vals = json_array();
+	/* the option's values in the order first met, each with its groups in
+	   file order: buckets keyed by the value's compact JSON (linear) */
+	json_t *order = json_array(), *bucket = json_object();
 	*n = 0;
 	for (size_t i = 0; i < r->ngroups; i++) {
 		json_t *p = json_loads(r->groups[i].params_key, 0, NULL), *v;
 		if (!strcmp(r->groups[i].module, mod) && p && (v = json_object_get(p, opt))) {
-			size_t k, seen = 0;
-			json_t *e;
-			json_array_foreach(vals, k, e)
-				seen |= json_equal(e, v);
-			if (!seen)
-				json_array_append(vals, v);
+			char *vk = value_key(v);
+			json_t *b = json_object_get(bucket, vk);
+			if (!b) {
+				json_object_set_new(bucket, vk, b = json_array());
+				json_array_append_new(order, json_string(vk));
+			}
+			json_array_append_new(b, json_integer((json_int_t)i));
+			free(vk);
 		}
 		json_decref(p);
 	}
-	size_t k;
-	json_t *e;
-	json_array_foreach(vals, k, e)
-		for (size_t i = 0; i < r->ngroups; i++) {
-			json_t *p = json_loads(r->groups[i].params_key, 0, NULL);
-			if (!strcmp(r->groups[i].module, mod) && p && json_equal(json_object_get(p, opt), e))
-				out[(*n)++] = &r->groups[i];
-			json_decref(p);
-		}
-	int found = json_array_size(vals) > 0;
-	json_decref(vals);
+	size_t k, j;
+	json_t *e, *gi;
+	json_array_foreach(order, k, e)
+		json_array_foreach(json_object_get(bucket, json_string_value(e)), j, gi)
+			out[(*n)++] = &r->groups[json_integer_value(gi)];
+	int found = json_array_size(order) > 0;
+	json_decref(order);
+	json_decref(bucket);
 	return found ? 0 : -1;
 }
 
@@ -344,13 +420,14 @@ int bc_table(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, const 
 	sides_make(&s, res, n, o);
 	tab tb = { .ncols = (size_t)s.n + 1 };
 	const char *byopt = t->by ? strchr(t->by, '.') + 1 : NULL;
+	json_t *labels = bc_label_ctx(&res[0]);
 	header(&tb, res, s.n, t->by ? t->by : "case");
 	for (size_t k = 0; k < ng; k++) {
 		const bc_rgroup *g = gs[k];
 		const bc_rmetric *m = metric_of(g, t);
 		if (!m || !m->n)
 			continue;
-		char *row[MAX_SIDES + 2], *lab = bc_case_label(&res[0], g, byopt);
+		char *row[MAX_SIDES + 2], *lab = bc_case_label_in(labels, g, byopt);
 		bc_summary sa;
 		bc_stats_summary(m->values, m->n, &sa);
 		row[0] = t->by ? bc_xasprintf("%s %s", lab, m->name) :
@@ -358,13 +435,13 @@ int bc_table(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, const 
 		free(lab);
 		row[1] = value_text(&sa);
 		for (int i = 1; i < s.n; i++) {
-			const bc_cmp_row *r = row_for(&s.cmp[i], g, m->name);
+			const bc_cmp_row *r = row_for(&s, i, g, m->name);
 			if (!r) {
 				row[i + 1] = bc_xstrdup("-");
 				continue;
 			}
 			char *v = value_text(&r->sb), b[BC_DOUBLE_TEXT];
-			row[i + 1] = bc_xasprintf("%s %s %s%%", v, bc_verdict_name(r->verdict),
+			row[i + 1] = bc_xasprintf("%s %s %s%%", v, bc_row_verdict(r),
 						  bc_fmt_fig(100 * r->change, 1, 1, b, sizeof(b)));
 			free(v);
 		}
@@ -374,6 +451,7 @@ int bc_table(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, const 
 	if (t->format == BC_TAB_TEXT)
 		fprintf(f, "\neach cell: mean ±95%% interval of the repeats; after the first column, the verdict "
 			"against %s and the difference\n", res[0].label);
+	json_decref(labels);
 	sides_free(&s);
 	free(gs);
 	return 0;
@@ -399,13 +477,13 @@ static int summary_kind(const bc_cmp_row *r)
 	return -1;
 }
 
-static char *item_text(const size_t *v, const char *la, const char *lb)
+static char *item_text(const size_t *v, const size_t *dir, const char *la, const char *lb)
 {
 	size_t all = 0;
 	for (int k = 0; k < BC_V_N; k++)
 		all += v[k];
 	const char *what = v[BC_V_WIN] && !v[BC_V_LOSS] ? NULL : v[BC_V_LOSS] && !v[BC_V_WIN] ? NULL :
-			   v[BC_V_WIN] ? "mixed" : v[BC_V_SUSPECT] ? "suspect" :
+			   v[BC_V_WIN] ? "mixed" : v[BC_V_SUSPECT] ? bc_suspect_word(dir[0], dir[1]) :
 			   v[BC_V_TIE] && v[BC_V_TIE] == all ? "tie" : v[BC_V_TIE] ? "tie or inconclusive" :
 			   "inconclusive";
 	if (!what)
@@ -436,7 +514,7 @@ int bc_summary_table(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o
 		if (!first)
 			continue;
 		for (int kind = 0; kind < SR_N; kind++) {
-			size_t cnt[MAX_SIDES][BC_V_N] = { { 0 } }, any = 0;
+			size_t cnt[MAX_SIDES][BC_V_N] = { { 0 } }, dir[MAX_SIDES][2] = { { 0 } }, any = 0;
 			const char *name = NULL;
 			for (int i = 1; i < s.n; i++)
 				for (size_t r = 0; r < s.cmp[i].nrows; r++) {
@@ -444,6 +522,8 @@ int bc_summary_table(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o
 					if (strcmp(row->ga->module, mod) || summary_kind(row) != kind)
 						continue;
 					cnt[i][row->verdict]++;
+					if (row->verdict == BC_V_SUSPECT)
+						dir[i][row->direction != BC_V_WIN]++;
 					any++;
 					if (!name)
 						name = row->ma->name;
@@ -455,7 +535,7 @@ int bc_summary_table(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o
 				 kind == SR_FAIR ? bc_xasprintf("%s fairness (stddev of events per thread)", mod) :
 				 bc_xasprintf("%s mean latency", mod);
 			for (int i = 1; i < s.n; i++)
-				row[i] = item_text(cnt[i], res[0].label, res[i].label);
+				row[i] = item_text(cnt[i], dir[i], res[0].label, res[i].label);
 			tab_row(&tb, row);
 		}
 	}
@@ -492,12 +572,13 @@ int bc_per_ghz(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, cons
 	double worst[MAX_SIDES] = { 0 };
 	int nominal = 0, meas;
 	header(&tb, res, s.n, "case (value @ GHz = per GHz)");
+	json_t *labels = bc_label_ctx(&res[0]);
 	for (size_t k = 0; k < ng; k++) {
 		const bc_rgroup *g = gs[k];
 		const bc_rmetric *m = metric_of(g, t);
 		if (!m || !m->n)
 			continue;
-		char *row[MAX_SIDES + 2], *lab = bc_case_label(&res[0], g, t->by ? strchr(t->by, '.') + 1 : NULL);
+		char *row[MAX_SIDES + 2], *lab = bc_case_label_in(labels, g, t->by ? strchr(t->by, '.') + 1 : NULL);
 		bc_summary sa;
 		bc_stats_summary(m->values, m->n, &sa);
 		double ga = ghz_of(g, &meas);
@@ -509,7 +590,7 @@ int bc_per_ghz(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, cons
 		row[1] = ca ? bc_xasprintf("%.4g @ %.2f = %.4g", sa.mean, ga, sa.mean / ga) :
 			bc_xasprintf("%.4g @ no clock recorded", sa.mean);
 		for (int i = 1; i < s.n; i++) {
-			const bc_cmp_row *r = row_for(&s.cmp[i], g, m->name);
+			const bc_cmp_row *r = row_for(&s, i, g, m->name);
 			if (!r) {
 				row[i + 1] = bc_xstrdup("-");
 				continue;
@@ -553,6 +634,7 @@ int bc_per_ghz(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, cons
 				total[i], bc_fmt_fig(worst[i], 1, 1, (char[BC_DOUBLE_TEXT]){ 0 }, BC_DOUBLE_TEXT));
 		}
 	}
+	json_decref(labels);
 	sides_free(&s);
 	free(gs);
 	return 0;
@@ -560,18 +642,46 @@ int bc_per_ghz(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, cons
 
 /* -------------------------------------------------------------- --index */
 
-static void index_part(double sum, double var, size_t k, const char *module, bc_index_part *p)
+/* The mean of k log ratios: sum, the variance of the sum and the sum of
+   var_i^2 / df_i (Welch-Satterthwaite: the degrees of freedom of the sum),
+   95% interval from the t distribution at those degrees of freedom. */
+static void index_part(double sum, double var, double v2df, size_t k, const char *module, bc_index_part *p)
 {
-	double m = sum / (double)k, h = 1.96 * sqrt(var) / (double)k;
+	double m = sum / (double)k, df = v2df > 0 ? var * var / v2df : 1e6;
+	double h = (var > 0 ? bc_t_quantile_two_sided(0.05, df) : 0) * sqrt(var) / (double)k;
 	*p = (bc_index_part){ .module = module, .index = 100 * exp(m), .low = 100 * exp(m - h),
 			      .high = 100 * exp(m + h), .cases = k };
+}
+
+/* One headline row on the index's scale: its log ratio turned so that > 0
+   is better for B, its variance and degrees of freedom: compare's own
+   interval (logs of the values, Welch, Satterthwaite) when it drew one,
+   else the delta method from each side's repeats. */
+static double index_term(const bc_cmp_row *r, double *var, double *df)
+{
+	double sign = r->ma->higher_is_better ? 1 : -1;
+	if (r->has_ci && r->w_log && r->w_df > 0) {
+		*var = r->w_se * r->w_se;
+		*df = r->w_df;
+		return sign * r->w_d;
+	}
+	double va = r->sa.n > 1 ? r->sa.stddev * r->sa.stddev / (r->sa.n * r->sa.mean * r->sa.mean) : 0;
+	double vb = r->sb.n > 1 ? r->sb.stddev * r->sb.stddev / (r->sb.n * r->sb.mean * r->sb.mean) : 0;
+	*var = va + vb;
+	*df = (double)(r->sa.n + r->sb.n) - 2 > 0 ? (double)(r->sa.n + r->sb.n) - 2 : 1;
+	return sign * log(r->sb.mean / r->sa.mean);
+}
+
+int bc_index_undecided(const bc_cmp_row *r)
+{
+	return r->verdict == BC_V_INCONCLUSIVE || r->verdict == BC_V_SUSPECT;
 }
 
 size_t bc_index_compute(const bc_cmp *c, bc_index_part *out, size_t max)
 {
 	size_t np = 0;
-	double gsum = 0, gvar = 0;
-	size_t gk = 0;
+	double gsum = 0, gvar = 0, gv2df = 0;
+	size_t gk = 0, gund = 0;
 	for (size_t i = 0; i < c->nrows && np + 1 < max; i++) {
 		const char *mod = c->rows[i].ga->module;
 		int first = 1;
@@ -579,35 +689,37 @@ size_t bc_index_compute(const bc_cmp *c, bc_index_part *out, size_t max)
 			first = !(c->rows[j].headline && !strcmp(c->rows[j].ga->module, mod));
 		if (!c->rows[i].headline || !first)
 			continue;
-		double sum = 0, var = 0;
-		size_t k = 0;
+		double sum = 0, var = 0, v2df = 0, vi, dfi;
+		size_t k = 0, und = 0;
 		for (size_t j = i; j < c->nrows; j++) {
 			const bc_cmp_row *r = &c->rows[j];
 			if (!r->headline || strcmp(r->ga->module, mod) || !(r->sa.mean > 0) || !(r->sb.mean > 0))
 				continue;
-			/* log of the ratio, turned so that > 0 is better for B; its
-			   variance by the delta method from each side's repeats */
-			double l = log(r->sb.mean / r->sa.mean) * (r->ma->higher_is_better ? 1 : -1);
-			double va = r->sa.n > 1 ? r->sa.stddev * r->sa.stddev / (r->sa.n * r->sa.mean * r->sa.mean) : 0;
-			double vb = r->sb.n > 1 ? r->sb.stddev * r->sb.stddev / (r->sb.n * r->sb.mean * r->sb.mean) : 0;
-			sum += l;
-			var += va + vb;
+			sum += index_term(r, &vi, &dfi);
+			var += vi;
+			v2df += vi * vi / dfi;
+			und += bc_index_undecided(r);
 			k++;
 		}
 		if (!k)
 			continue;
-		index_part(sum, var, k, mod, &out[np++]);
+		index_part(sum, var, v2df, k, mod, &out[np]);
+		out[np++].undecided = und;
 		/* every module weighs the same in the overall index, however many
 		   cases it has (redis's 19 tests do not outvote one cpu case) */
 		gsum += log(out[np - 1].index / 100);
-		gvar += var / ((double)k * k);
+		double kk = (double)k * k;
+		gvar += var / kk;
+		gv2df += v2df / (kk * kk);
+		gund += und;
 		gk++;
 	}
 	if (gk) {
-		index_part(gsum, gvar, gk, NULL, &out[np]);
+		index_part(gsum, gvar, gv2df, gk, NULL, &out[np]);
 		out[np].cases = 0;
 		for (size_t i = 0; i < np; i++)
 			out[np].cases += out[i].cases;
+		out[np].undecided = gund;
 		np++;
 	}
 	return np;
@@ -637,24 +749,28 @@ int bc_index(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, const 
 			for (size_t q = 0; q < np[i]; q++)
 				if (mod ? parts[i][q].module && !strcmp(parts[i][q].module, mod) : !parts[i][q].module)
 					x = &parts[i][q];
-			char ix[3][BC_DOUBLE_TEXT];
-			row[i + 1] = x ? bc_xasprintf("%s [%s, %s] (%zu case%s)", bc_fmt_fig(x->index, 1, 0, ix[0], 32),
+			char ix[3][BC_DOUBLE_TEXT], und[48] = "";
+			if (x && x->undecided)
+				snprintf(und, sizeof(und), ", %zu undecided", x->undecided);
+			row[i + 1] = x ? bc_xasprintf("%s [%s, %s] (%zu case%s%s)", bc_fmt_fig(x->index, 1, 0, ix[0], 32),
 						      bc_fmt_fig(x->low, 1, 0, ix[1], 32), bc_fmt_fig(x->high, 1, 0, ix[2], 32),
-						      x->cases, x->cases == 1 ? "" : "s") : bc_xstrdup("-");
+						      x->cases, x->cases == 1 ? "" : "s", und) : bc_xstrdup("-");
 		}
 		tab_row(&tb, row);
 	}
 	tab_print(f, &tb, t->format);
 	if (t->format == BC_TAB_TEXT) {
 		fprintf(f, "\nper module: 100 x the geometric mean of its cases' headline ratios against %s "
-			"(lower-is-better metrics turned, so above 100 is better), 95%% interval from the repeats; "
-			"overall: the modules' geometric mean, each module weighing the same\ncases covered:\n",
-			res[0].label);
+			"(lower-is-better metrics turned, so above 100 is better), 95%% interval from compare's own "
+			"(Welch on the logs, its degrees of freedom: few repeats widen it); overall: the modules' "
+			"geometric mean, each module weighing the same; undecided: cases compare calls "
+			"inconclusive or suspect\ncases covered, with compare's verdict:\n", res[0].label);
 		for (size_t r = 0; ref < s.n && r < s.cmp[ref].nrows; r++) {
 			const bc_cmp_row *row = &s.cmp[ref].rows[r];
 			if (row->headline && row->sa.mean > 0 && row->sb.mean > 0)
-				fprintf(f, "  %s %s threads=%ld %s\n", row->ga->module, row->ga->params_text,
-					row->ga->threads, row->ma->name);
+				fprintf(f, "  %s %s threads=%ld %s: %s%s\n", row->ga->module, row->ga->params_text,
+					row->ga->threads, row->ma->name, bc_row_verdict(row),
+					bc_index_undecided(row) ? " (undecided)" : "");
 		}
 	}
 	sides_free(&s);

@@ -32,6 +32,11 @@ const bc_rgroup **bc_plan_groups(const bc_results *r, const char *module, size_t
    groups ("block_size=4096 oper=read threads=2"), by_opt's value first and
    bare. Escaped for display; malloc'd. */
 char *bc_case_label(const bc_results *r, const bc_rgroup *g, const char *by_opt);
+/* The same for many groups of r: bc_label_ctx(r) once (what varies in each
+   module; a new reference, json_decref it), then bc_case_label_in per
+   group, so a table of n cases costs n, not n x n. */
+json_t *bc_label_ctx(const bc_results *r);
+char *bc_case_label_in(json_t *ctx, const bc_rgroup *g, const char *by_opt);
 
 /* The index of b against a: per module and overall, the geometric mean of
    the headline ratios (each turned so that > 1 is better for b), x 100. */
@@ -39,7 +44,10 @@ typedef struct bc_index_part {
 	const char *module;	/* NULL for the overall index */
 	double index, low, high;	/* 100 = as good as a; 95% interval */
 	size_t cases;
+	size_t undecided;	/* of them, compare's verdict inconclusive or suspect */
 } bc_index_part;
+/* 1 when compare could not decide the row: inconclusive or suspect. */
+int bc_index_undecided(const bc_cmp_row *r);
 /* Fills up to max parts (modules in a's order, then the overall one);
    returns how many. */
 size_t bc_index_compute(const bc_cmp *c, bc_index_part *out, size_t max);

@@ -115,6 +115,14 @@ int bc_cmp_option(bc_cmp_opts *o, int code, const char *arg, bc_err *e)
 		return -1;
 	case BC_OPT_MATCH_IGNORE:
 		return add_ignore(o, arg, e);
+	case BC_OPT_BUSY:
+		if (parse_pct(arg, &o->busy_pct) == 0 && o->busy_pct <= 1) {
+			o->busy_pct *= 100;	/* kept in percent */
+			o->busy_set = 1;
+			return 0;
+		}
+		bc_err_set(e, "--busy-threshold %s: wants a percentage from 0 to 100, e.g. 5", arg);
+		return -1;
 	}
 	bc_err_set(e, "unknown option");
 	return -1;

@@ -15,7 +15,7 @@
 
 enum { F_SUITE = 1, F_RUN = 2 };
 enum { C_CONFIG = 1, C_OUTPUT, C_CSV, C_FORCE, C_ONLY, C_SKIP, C_LABEL, C_FORCE_MODULE, C_QUIET,
-       C_MODPATH, C_REPORT, C_RESUME, C_START_AT, C_BASELINE, C_SETTING = 1000 /* + index in bc_settings */ };
+       C_MODPATH, C_REPORT, C_RESUME, C_START_AT, C_BASELINE, C_BUSY, C_SETTING = 1000 /* + index in bc_settings */ };
 
 /* The flags of -c and run that are not run settings; the run settings'
    flags come from settings.c's table (see all_flags). */
@@ -35,6 +35,10 @@ static const bc_flag cli_flags[] = {
 	  "machine's run of the same config): a case stops repeating once its verdict against that file's case "
 	  "is known, so a second machine runs as long as its comparison needs (overrides the config's "
 	  "baseline)", F_SUITE | F_RUN },
+	{ "busy-threshold", 0, "PCT", C_BUSY, "the busy_threshold setting: interference (steal and other "
+	  "processes on a case's CPUs, percent of their time) below it is not weighed by repeat = auto's "
+	  "\"decided\" nor, when both files record the same, by compare (0 to 100; overrides the config's)",
+	  F_SUITE | F_RUN },
 	{ "label", 0, "NAME", C_LABEL, "name of this system in compare/report (default: host name)", F_SUITE | F_RUN },
 	{ "force-module", 0, NULL, C_FORCE_MODULE, "run modules whose requirements are not met", F_SUITE | F_RUN },
 	{ "quiet", 'q', NULL, C_QUIET, "no progress or interval lines on stderr", F_SUITE | F_RUN },
@@ -83,6 +87,7 @@ typedef struct cli {
 	int defer;
 	size_t nover;
 	struct { const bc_setting *s; const char *val, *flag; } over[64];
+	const char *busy;	/* --busy-threshold, applied after the config file */
 } cli;
 
 void bc_usage(FILE *f)
@@ -175,6 +180,7 @@ static int on_flag(void *arg, const bc_flag *f, const char *val, bc_err *err)
 	case C_ONLY: c->only = val; return 0;
 	case C_SKIP: c->skip = val; return 0;
 	case C_BASELINE: c->baseline = val; return 0;
+	case C_BUSY: cl->busy = val; return 0;
 	case C_LABEL:
 		if (!bc_utf8_valid(val)) {
 			bc_err_set(err, "--label: not valid UTF-8 text (results keep the label as UTF-8)");
@@ -217,6 +223,14 @@ static int on_flag(void *arg, const bc_flag *f, const char *val, bc_err *err)
 /* -c: the kept run-setting flags over the file's top level and entries. */
 static int apply_overrides(const cli *cl, bc_config *cfg)
 {
+	if (cl->busy) {	/* a global setting: checked by its table row */
+		char *v[] = { (char *)cl->busy, NULL };
+		bc_err e;
+		if (bc_setting_set(bc_setting_find("busy_threshold"), cfg, v, "--busy-threshold", &e)) {
+			bc_err_print(&e);
+			return -1;
+		}
+	}
 	for (size_t i = 0; i < cl->nover; i++) {
 		const bc_setting *s = cl->over[i].s;
 		if (set_flag(s, cl->over[i].flag, cl->over[i].val, &cfg->run))
@@ -330,6 +344,7 @@ int bc_cmd_suite(int argc, char **argv)
 		rc = 2;
 	for (char **w = rest; !rc && *w; w++)
 		rc = apply_module_override(&cfg, *w);
+	c.o.decide = bc_compare_decided;	/* repeat = auto's "decided" is compare's verdict */
 	if (!rc)
 		rc = finish_report(&c.o, bc_run_suite(&cfg, &c.o));
 	free(rest);
@@ -361,6 +376,9 @@ int bc_cmd_run(int argc, char **argv)
 			free(where);
 		}
 	}
+	if (!rc && apply_overrides(&c, &cfg))	/* --busy-threshold */
+		rc = 2;
+	c.o.decide = bc_compare_decided;	/* repeat = auto's "decided" is compare's verdict */
 	if (!rc)
 		rc = finish_report(&c.o, bc_run_suite(&cfg, &c.o));
 	free(rest);

@@ -1,12 +1,13 @@
 /* The run's own processes: the private servers benchcore started and the
  * processes a module declared (ABI 1.3 declare_process). Their CPU time over
  * the measured window is the workload's, recorded as cpu.server_pct; the
- * share of "other processes" (cpu.other_pct, which makes compare call a
- * verdict suspect) leaves it out. Main thread only, like the rest of the
+ * share of "other processes" (cpu.other_pct, and on the case's own CPUs
+ * cpu.interference_pct, which compare weighs) leaves it out. Main thread only, like the rest of the
  * window's accounting (measure.c). */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,21 +85,41 @@ static int counted(const bench_ctx *x, int pid, int pgrp)
 	return 0;
 }
 
-/* Ticks of every declared process, and of every member of a declared
-   group, now: each process once, however it was declared. */
-unsigned long long bc_declared_ticks(const bench_ctx *x)
+/* pid's ticks go to *on_set too when it may run on a CPU of set (its
+   affinity overlaps): a server pinned elsewhere took nothing from the
+   case's CPUs, so it is not subtracted from their busy time. */
+static void add_ticks(int pid, unsigned long long t, const cpu_set_t *set,
+		      unsigned long long *sum, unsigned long long *on_set)
+{
+	cpu_set_t aff, both;
+	*sum += t;
+	if (!set || !on_set)
+		return;
+	if (sched_getaffinity(pid, sizeof(aff), &aff) != 0) {
+		*on_set += t;	/* unknown: counted as the workload's, as before */
+		return;
+	}
+	CPU_AND(&both, &aff, set);
+	if (CPU_COUNT(&both))
+		*on_set += t;
+}
+
+unsigned long long bc_declared_ticks_on(const bench_ctx *x, const cpu_set_t *set,
+					unsigned long long *on_set)
 {
 	unsigned long long sum = 0, t;
 	int any_group = 0, pgrp;
 	char id[24];
 
+	if (on_set)
+		*on_set = 0;
 	for (unsigned i = 0; i < x->ndeclared; i++)
 		any_group |= x->declared[i].group;
 	if (!any_group) {	/* single processes: no need to walk /proc */
 		for (unsigned i = 0; i < x->ndeclared; i++) {
 			snprintf(id, sizeof(id), "%d", x->declared[i].pid);
 			if (read_stat(id, &pgrp, &t) == 0)
-				sum += t;
+				add_ticks(x->declared[i].pid, t, set, &sum, on_set);
 		}
 		return sum;
 	}
@@ -110,10 +131,17 @@ unsigned long long bc_declared_ticks(const bench_ctx *x)
 		if (!isdigit((unsigned char)e->d_name[0]))
 			continue;
 		if (read_stat(e->d_name, &pgrp, &t) == 0 && counted(x, atoi(e->d_name), pgrp))
-			sum += t;
+			add_ticks(atoi(e->d_name), t, set, &sum, on_set);
 	}
 	closedir(d);
 	return sum;
+}
+
+/* Ticks of every declared process, and of every member of a declared
+   group, now: each process once, however it was declared. */
+unsigned long long bc_declared_ticks(const bench_ctx *x)
+{
+	return bc_declared_ticks_on(x, NULL, NULL);
 }
 
 /* "redis-server (pid 4242, its process group), burner (pid 77)" */

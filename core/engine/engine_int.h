@@ -3,6 +3,7 @@
 #ifndef BC_ENGINE_INT_H
 #define BC_ENGINE_INT_H
 #include <pthread.h>
+#include <sched.h>
 #include "engine.h"
 #include "hist.h"
 
@@ -138,6 +139,13 @@ typedef struct bc_meas {
 		unsigned long long steal, total, busy;	/* the machine's ticks (/proc/stat) */
 		unsigned long long server;	/* ticks of the declared processes (/proc/PID/stat) */
 		int have_stat;
+		/* the CPUs the case could run on (affinity, which the cpuset
+		   cgroup narrows), summed over their /proc/stat "cpuN" lines */
+		unsigned long long set_steal, set_total, set_busy;
+		unsigned set_n;		/* CPUs in the set found in /proc/stat; 0: unknown */
+		unsigned long long server_set;	/* the declared processes' ticks that could
+						   have run on the set (affinity overlaps) */
+		char set_list[128];	/* "0", "0-3,6": the set as a cpulist */
 	} cpu0, cpu1;
 } bc_meas;
 
@@ -159,6 +167,10 @@ int bc_declare(bench_ctx *x, int pid, int group, const char *name, bc_err *e);
 /* CPU ticks (user + system, with reaped children) of the declared processes
    and groups, each process once; 0 when none. */
 unsigned long long bc_declared_ticks(const bench_ctx *x);
+/* The same; *on_set: the part of the processes whose affinity overlaps set
+   (they could have taken the case's CPUs' time). */
+unsigned long long bc_declared_ticks_on(const bench_ctx *x, const cpu_set_t *set,
+					unsigned long long *on_set);
 /* "name (pid N[, its process group]), ...", malloc'd. */
 char *bc_declared_names(const bench_ctx *x);
 void bc_meas_sample_mhz(bc_meas *m);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <unistd.h>
 #include <sys/resource.h>
 #include "engine_int.h"
@@ -35,29 +36,75 @@ void bc_meas_free(bc_meas *m)
 	bc_case_drop_intervals(&left);
 }
 
+/* "0-3,6" of a set, into buf. */
+static void cpulist(const cpu_set_t *set, char *buf, size_t n)
+{
+	size_t o = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < CPU_SETSIZE && o < n; i++) {
+		if (!CPU_ISSET(i, set))
+			continue;
+		int j = i;
+		while (j + 1 < CPU_SETSIZE && CPU_ISSET(j + 1, set))
+			j++;
+		o += (size_t)(j > i ? snprintf(buf + o, n - o, "%s%d-%d", o ? "," : "", i, j)
+				    : snprintf(buf + o, n - o, "%s%d", o ? "," : "", i));
+		i = j;
+	}
+}
+
+/* /proc/stat: the machine's "cpu" line, and the "cpuN" lines of the CPUs
+   in set summed. "cpu user nice system idle iowait irq softirq steal ..."
+   (guest time is inside user already). */
+static void read_proc_stat(struct bc_cpu_snap *c, const cpu_set_t *set)
+{
+	FILE *f = fopen("/proc/stat", "re");
+	char line[512];
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long v[8], tot = 0;
+		int cpu = -1, got;
+		if (strncmp(line, "cpu", 3) != 0)
+			break;	/* the cpu lines come first */
+		if (line[3] == ' ')
+			got = sscanf(line + 3, "%llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1],
+				     &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
+		else
+			got = sscanf(line + 3, "%d %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &v[0],
+				     &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) - 1;
+		if (got != 8)
+			continue;
+		for (int i = 0; i < 8; i++)
+			tot += v[i];
+		unsigned long long busy = v[0] + v[1] + v[2] + v[5] + v[6];	/* user nice system irq softirq */
+		if (cpu < 0) {
+			c->total = tot, c->steal = v[7], c->busy = busy;
+			c->have_stat = 1;
+		} else if (set && cpu < CPU_SETSIZE && CPU_ISSET(cpu, set)) {
+			c->set_total += tot, c->set_steal += v[7], c->set_busy += busy;
+			c->set_n++;
+		}
+	}
+	if (f)
+		fclose(f);
+}
+
 void bc_meas_cpu(struct bc_cpu_snap *c, const bench_ctx *x)
 {
 	struct rusage ru;
+	cpu_set_t set;
+	int have_set = sched_getaffinity(0, sizeof(set), &set) == 0;
 	memset(c, 0, sizeof(*c));
+	if (have_set)
+		cpulist(&set, c->set_list, sizeof(c->set_list));
 	if (x && x->ndeclared)
-		c->server = bc_declared_ticks(x);
+		c->server = bc_declared_ticks_on(x, have_set ? &set : NULL, &c->server_set);
 	if (getrusage(RUSAGE_SELF, &ru) == 0) {
 		c->user_s = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
 		c->sys_s = (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 	}
-	/* "cpu user nice system idle iowait irq softirq steal ..." */
-	FILE *f = fopen("/proc/stat", "re");
-	unsigned long long v[8];
-	if (f && fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
-			&v[3], &v[4], &v[5], &v[6], &v[7]) == 8) {
-		for (int i = 0; i < 8; i++)
-			c->total += v[i];
-		c->steal = v[7];
-		c->busy = v[0] + v[1] + v[2] + v[5] + v[6];	/* user nice system irq softirq */
-		c->have_stat = 1;
-	}
-	if (f)
-		fclose(f);
+	read_proc_stat(c, have_set ? &set : NULL);
+	if (have_set && c->set_n != (unsigned)CPU_COUNT(&set))
+		c->set_n = 0;	/* a CPU of the set without its line: unknown */
 }
 
 /* The share of the machine's CPU time that processes other than this one
@@ -95,6 +142,56 @@ static void server_figures(const struct bc_cpu_snap *a, const struct bc_cpu_snap
 	free(names);
 }
 
+/* Interference where the case ran: on the CPUs it could run on (the
+   affinity mask at the window's start and end, the same set), the share of
+   their time the hypervisor took (steal) and other processes took (their
+   busy ticks less the case's own CPU time and its declared processes'
+   that could run there). All of the case's CPU time was spent on the set. */
+static void set_figures(const struct bc_cpu_snap *a, const struct bc_cpu_snap *b, bc_case_result *r)
+{
+	double hz = (double)sysconf(_SC_CLK_TCK);
+	if (!a->set_n || a->set_n != b->set_n || strcmp(a->set_list, b->set_list) ||
+	    b->set_total <= a->set_total)
+		return;
+	double total = (double)(b->set_total - a->set_total);
+	double own = (b->user_s - a->user_s + b->sys_s - a->sys_s) * (hz > 0 ? hz : 100);
+	double server = b->server_set > a->server_set ? (double)(b->server_set - a->server_set) : 0;
+	double other = (double)(b->set_busy - a->set_busy) - own - server;
+	double steal = (double)(b->set_steal - a->set_steal);
+	bc_case_set_str(&r->cpu.cpus, a->set_list);
+	r->cpu.cpus_n = (long)a->set_n;
+	r->cpu.cpus_steal_pct = 100.0 * steal / total;
+	r->cpu.cpus_other_pct = other > 0 ? 100.0 * other / total : 0;
+	r->cpu.interference_pct = r->cpu.cpus_steal_pct + r->cpu.cpus_other_pct;
+	r->cpu.cpus_use = own / total;
+	if (r->cpu.cpus_use > 1)
+		r->cpu.cpus_use = 1;	/* tick rounding */
+}
+
+/* Load on the case's own CPUs is what can slow it; load elsewhere is
+   recorded (other_pct) and named only for what CPUs share (memory). */
+static void interference_warning(bench_ctx *x, const bc_case_result *r)
+{
+	char w[400];
+	if (isnan(r->cpu.interference_pct)) {
+		if (r->cpu.other_pct < 5)
+			return;
+		snprintf(w, sizeof(w), "other processes used %.1f%% of the machine's CPU time "
+			 "during the measured window: this case competed with them%s", r->cpu.other_pct,
+			 x->ndeclared ? "" : " (a local server of the workload counts as other unless "
+			 "its module declares it)");
+	} else if (r->cpu.interference_pct >= 5) {
+		snprintf(w, sizeof(w), "steal and other processes took %.1f%% of the time of the CPUs "
+			 "this case could run on (%s) during the measured window: it competed with them, "
+			 "and compare weighs that against any slowdown%s", r->cpu.interference_pct, r->cpu.cpus,
+			 x->ndeclared ? "" : " (a local server of the workload counts as other unless "
+			 "its module declares it)");
+	} else {
+		return;
+	}
+	bc_ctx_warn(x, w);
+}
+
 /* What the window cost in CPU time, and what the hypervisor took (steal):
    rates divided by wall-clock time fall when a host preempts the guest,
    rates per CPU second (what some reference tools print) do not. */
@@ -118,15 +215,8 @@ static void cpu_figures(bc_meas *m, bench_ctx *x, double secs, uint64_t ops, bc_
 			bc_ctx_warn(x, w);
 		}
 		r->cpu.other_pct = other_pct(a, b);
-		if (r->cpu.other_pct >= 5) {
-			char w[300];
-			snprintf(w, sizeof(w), "other processes used %.1f%% of the machine's CPU time "
-				 "during the measured window: this case competed with them, and a "
-				 "comparison of it is suspect%s", r->cpu.other_pct, x->ndeclared ? "" :
-				 " (a local server of the workload counts as other unless its module "
-				 "declares it)");
-			bc_ctx_warn(x, w);
-		}
+		set_figures(a, b, r);
+		interference_warning(x, r);
 	}
 }
 

@@ -23,6 +23,7 @@ void bc_case_init(bc_case_result *r)
 	r->stability.interval_cv = NAN;
 	r->cpu.utilization = r->cpu.steal_pct = r->cpu.other_pct = NAN;
 	r->cpu.server_s = r->cpu.server_pct = r->cpu.server_us_per_op = NAN;
+	r->cpu.cpus_steal_pct = r->cpu.cpus_other_pct = r->cpu.interference_pct = r->cpu.cpus_use = NAN;
 	for (int i = 0; i < BC_NPHASES; i++)
 		r->phases.s[i] = NAN;
 }
@@ -49,6 +50,7 @@ void bc_case_free(bc_case_result *r)
 	free(r->repeat_stop);
 	free(r->headline);
 	free(r->cpu.servers);
+	free(r->cpu.cpus);
 	for (size_t i = 0; i < r->nthresholds; i++)
 		free(r->thresholds[i].metric);
 	free(r->thresholds);
@@ -409,6 +411,13 @@ json_t *bc_case_to_json(const bc_case_result *r)
 		put_real(c, "server_pct", r->cpu.server_pct);
 		put_real(c, "server_us_per_op", r->cpu.server_us_per_op);
 		put_str(c, "servers", r->cpu.servers);
+		put_str(c, "cpus", r->cpu.cpus);
+		if (r->cpu.cpus_n > 0)
+			json_object_set_new(c, "cpus_n", json_integer(r->cpu.cpus_n));
+		put_real(c, "cpus_steal_pct", r->cpu.cpus_steal_pct);
+		put_real(c, "cpus_other_pct", r->cpu.cpus_other_pct);
+		put_real(c, "interference_pct", r->cpu.interference_pct);
+		put_real(c, "cpus_use", r->cpu.cpus_use);
 		json_object_set_new(o, "cpu", c);
 	}
 	if (r->peak_rss_bytes)

@@ -174,6 +174,14 @@ typedef struct bc_case_result {
 		   the case had none. other_pct leaves them out. */
 		double server_s, server_pct, server_us_per_op;
 		char *servers;		/* "redis-server (pid 4242, its process group)" */
+		/* where the case ran: the CPUs it could run on (affinity, which
+		   the cpuset cgroup narrows) and, on them alone, the share of
+		   their time steal and other processes took (interference_pct =
+		   the two), and the case's own CPU time as a fraction of theirs.
+		   NULL / 0 / NAN: absent (older files, no per-CPU /proc/stat). */
+		char *cpus;		/* "0", "0-3,6" */
+		long cpus_n;
+		double cpus_steal_pct, cpus_other_pct, interference_pct, cpus_use;
 	} cpu;
 	uint64_t peak_rss_bytes;	/* the case process's peak resident memory; 0: absent */
 	struct {		/* phase_s: seconds each phase took; NAN: not run (absent) */

@@ -481,6 +481,28 @@ out:
 	return rc;
 }
 
+/* Interference where the case ran: shares in 0..100, the case's use of
+   its CPUs in 0..1, a count of CPUs; a value that cannot be is refused. */
+static int read_cpu_set(rd *d, bc_case_result *r, json_t *cpu, const char *where)
+{
+	static const char *const keys[] = { "cpus_steal_pct", "cpus_other_pct", "interference_pct",
+					    "cpus_use", "cpus_n" };
+	static const double hi[] = { 100, 100, 100, 1, 1 << 20 };
+	double n = NAN, *vals[] = { &r->cpu.cpus_steal_pct, &r->cpu.cpus_other_pct,
+				    &r->cpu.interference_pct, &r->cpu.cpus_use, &n };
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		double x;
+		int rc = get_num(cpu, keys[i], &x);
+		if (rc < 0 || (rc > 0 && !(x >= 0 && x <= hi[i] * (1 + 1e-9))))
+			return fail(d, "%s.cpu.%s: not a number in 0..%g", where, keys[i], hi[i]);
+		*vals[i] = rc > 0 ? x : NAN;
+	}
+	if (!isnan(n) && (n < 1 || n != floor(n)))
+		return fail(d, "%s.cpu.cpus_n: not a count of CPUs", where);
+	r->cpu.cpus_n = isnan(n) ? 0 : (long)n;
+	return 0;
+}
+
 static int read_cpu(rd *d, bc_case_result *r, json_t *c, const char *where)
 {
 	static const char *const keys[] = { "user_s", "sys_s", "utilization", "steal_pct", "other_pct",
@@ -505,7 +527,9 @@ static int read_cpu(rd *d, bc_case_result *r, json_t *c, const char *where)
 	}
 	char at[96];
 	snprintf(at, sizeof(at), "%s.cpu", where);
-	return str(d, cpu, "servers", &r->cpu.servers, at);
+	if (str(d, cpu, "servers", &r->cpu.servers, at) < 0 || str(d, cpu, "cpus", &r->cpu.cpus, at) < 0)
+		return -1;
+	return read_cpu_set(d, r, cpu, where);
 }
 
 static int read_freq(rd *d, bc_case_result *r, json_t *c, const char *where)

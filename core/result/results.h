@@ -42,6 +42,13 @@ typedef struct bc_rgroup {
 	   cpu.steal_pct (hypervisor) and cpu.other_pct (other processes);
 	   -1 when no case reported it (older files). */
 	double steal_max, other_max;
+	/* Interference where each ok case ran, one pair per repeat: the share
+	   (fraction) of its CPUs' time steal and other processes took
+	   (cpu.interference_pct; an older file: the machine's steal_pct +
+	   other_pct), and its own use of those CPUs (cpu.cpus_use; NAN
+	   unknown). ninterf < repeats when some case recorded neither. */
+	double *interf_share, *interf_use;
+	size_t ninterf, cinterf;
 	double cpu_mhz_sum;	/* sum over repeats that reported cpu_mhz_mean */
 	size_t cpu_mhz_n;
 	size_t unsteady;	/* cases whose warmup = auto never reached a steady state */

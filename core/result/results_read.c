@@ -157,6 +157,23 @@ static void add_latency(bc_rgroup *g, const bc_cr_op *o)
 	}
 }
 
+static void add_interference(bc_rgroup *g, const bc_case_result *c)
+{
+	double share = c->cpu.interference_pct;
+	if (isnan(share) && (!isnan(c->cpu.other_pct) || !isnan(c->cpu.steal_pct)))	/* an older file: */
+		share = (isnan(c->cpu.other_pct) ? 0 : c->cpu.other_pct) +	/* the machine's */
+			(isnan(c->cpu.steal_pct) ? 0 : c->cpu.steal_pct);
+	if (isnan(share))
+		return;
+	if (g->ninterf == g->cinterf) {
+		g->cinterf = g->cinterf ? 2 * g->cinterf : 4;
+		g->interf_share = bc_xrealloc(g->interf_share, g->cinterf, sizeof(double));
+		g->interf_use = bc_xrealloc(g->interf_use, g->cinterf, sizeof(double));
+	}
+	g->interf_share[g->ninterf] = fmin(1, share / 100);
+	g->interf_use[g->ninterf++] = c->cpu.cpus_use;
+}
+
 /* ABI 1.1 fields that steer compare: the module's headline metric, its
    practical thresholds and how busy the machine was. */
 static void add_verdict_fields(bc_rgroup *g, const bc_case_result *c)
@@ -171,6 +188,7 @@ static void add_verdict_fields(bc_rgroup *g, const bc_case_result *c)
 		g->steal_max = c->cpu.steal_pct;
 	if (!isnan(c->cpu.other_pct) && c->cpu.other_pct > g->other_max)
 		g->other_max = c->cpu.other_pct;
+	add_interference(g, c);
 }
 
 static void add_info(bc_results *r, const bc_case_result *c)
@@ -468,6 +486,8 @@ void bc_results_free(bc_results *r)
 		}
 		free(g->metrics);
 		free(g->headline);
+		free(g->interf_share);
+		free(g->interf_use);
 		json_decref(g->thresholds);
 		free(g->module);
 		free(g->params_key);

@@ -12,7 +12,7 @@ int bc_auto_look(const bc_results *groups, const bc_results *baseline, const bc_
 {
 	bc_case c = { .mod = p->mod, .vals = vals, .threads = threads };
 	bc_case_result h;
-	*out = (bc_auto_case){ .threshold = 0.02 };
+	*out = (bc_auto_case){ .threshold = 0.02, .run = groups, .baseline = baseline };
 	bc_case_header(&c, "ok", NULL, &h);
 	char *key = json_dumps(h.params, JSON_COMPACT | JSON_SORT_KEYS);
 	const bc_rgroup *g = key ? bc_results_find(groups, p->mod->desc.name, key, (long)threads) : NULL;
@@ -22,6 +22,7 @@ int bc_auto_look(const bc_results *groups, const bc_results *baseline, const bc_
 	bc_case_free(&h);
 	if (!g || !(out->hm = bc_primary_metric(g)))
 		return 0;
+	out->g = g;
 	out->bm = gb ? bc_group_metric(gb, out->hm->name) : NULL;
 	if (out->bm && out->bm->n < 2)
 		out->bm = NULL;	/* nothing to decide against */
@@ -37,8 +38,8 @@ const char *bc_auto_stop(const bc_auto_case *a, const bc_runset *run)
 	   baseline's own spread may be what no repeat here can narrow); the
 	   rounds left go to the cases they can decide */
 	size_t far = (size_t)BC_FUTILE_FACTOR * run->max_repeat;
-	if (bm) {	/* decided against the baseline's case */
-		if (bc_decided(bm->values, bm->n, hm->values, hm->n, thr, BC_VERDICT_LEVEL, hm->n))
+	if (bm) {	/* decided against the baseline's case: compare's own verdict */
+		if (a->decide && a->decide(a->baseline, a->run, a->g))
 			return "decided";
 		if (hm->n >= 2 && !bc_decided(bm->values, bm->n, hm->values, hm->n, thr, BC_VERDICT_LEVEL, far))
 			return "futile";

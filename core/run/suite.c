@@ -139,8 +139,8 @@ static json_t *config_json(const bc_config *cfg, bc_modplan *plans, size_t n)
 	char sha[65];
 	bc_err e;
 	int have_sha = cfg->baseline && bc_file_sha256(cfg->baseline, sha, &e) == 0;
-	return json_pack("{s:s?, s:o, s:b, s:s*, s:s*, s:o}", "file", cfg->file ? fixed(cfg->file) : NULL, "percentiles",
-			 pct, "skip_heavy", cfg->skip_heavy, "baseline", cfg->baseline ? fixed(cfg->baseline) : NULL,
+	return json_pack("{s:s?, s:o, s:b, s:f, s:s*, s:s*, s:o}", "file", cfg->file ? fixed(cfg->file) : NULL,
+			 "percentiles", pct, "skip_heavy", cfg->skip_heavy, "busy_threshold", cfg->busy_threshold, "baseline", cfg->baseline ? fixed(cfg->baseline) : NULL,
 			 "baseline_sha256", have_sha ? sha : NULL, "modules", mods);
 }
 
@@ -469,6 +469,7 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 	}
 	bc_runner_init(&r, cfg, config_json(cfg, plans, n), io_path_of(plans, n));
 	r.baseline = base;
+	r.decide = c->decide;
 	if (c->resume && bc_runner_resume(&r, out, plans, n, &e)) {
 		bc_err_print(&e);
 		bc_runner_free(&r);

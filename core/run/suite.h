@@ -5,6 +5,7 @@
 #ifndef BC_SUITE_H
 #define BC_SUITE_H
 #include "runset.h"
+#include "auto.h"
 #include "loader.h"
 
 typedef struct bc_suite_opts {
@@ -20,6 +21,8 @@ typedef struct bc_suite_opts {
 	   malloc'd, the caller frees them. The command line writes the report
 	   (analysis sits above the run). */
 	char *done_json, *done_report;
+	bc_decide_fn decide;		/* repeat = auto's "decided": compare's verdict (auto.h),
+					   set by the command line; NULL: never decided */
 	const bc_module *module;	/* check-module: every entry names this module, loaded
 					   already (no search path is read) */
 } bc_suite_opts;

@@ -64,6 +64,7 @@ typedef struct bc_config {
 	double pct[BC_MAX_PCT];
 	size_t npct;
 	int skip_heavy;
+	double busy_threshold;		/* percent (settings.c) */
 	bc_runset run;
 	bc_modconf *mods;
 	size_t nmods;

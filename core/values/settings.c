@@ -38,6 +38,11 @@ const bc_setting bc_settings[] = {
 	    "this config) to decide against: a case stops repeating once its verdict against that file's case "
 	    "is known (win, loss or tie), not only once it is precise" },
 	  BC_SCOPE_GLOBAL, BC_ST_STRING, CFG(baseline) },
+	{ { "busy_threshold", BENCH_OPT_DOUBLE, "5", "interference weighed, in percent of the time of a case's "
+	    "CPUs that steal and other processes took: below it, it is not counted against a verdict. compare "
+	    "uses the files' value when both record the same (else 5, or --busy-threshold); repeat = auto's "
+	    "\"decided\" judges with it", .min = 0, .max = 100 },
+	  BC_SCOPE_GLOBAL, BC_ST_DOUBLE, CFG(busy_threshold) },
 	{ { "report", BENCH_OPT_STRING, NULL, "HTML report of the run, written from the results file at the "
 	    "end (like --report; needs an output file)" },
 	  BC_SCOPE_GLOBAL, BC_ST_STRING, CFG(report) },

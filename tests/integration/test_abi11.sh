@@ -101,6 +101,6 @@ expect_py "compare marks the busy side's headline verdict suspect, not a win or 
  "all(r['verdict'] in ('suspect', 'tie', 'inconclusive') and r['busy'] for r in d['comparisons'][0]['rows'] if r['metric'] == 'events_per_sec') and d['comparisons'][0]['summary']['headline']['losses'] == 0"
 expect_py "other processes' CPU share is measured (two hogs on two CPUs: >= 25%)" $T/busy.json \
  "all(c['cpu']['other_pct'] >= 25 for c in d['cases'])"
-expect_grep "a busy machine is warned about" $T/busy.err 'warning: other processes used [0-9.]+% of the machine.s CPU time during the measured window'
+expect_grep "a busy machine is warned about" $T/busy.err 'warning: steal and other processes took [0-9.]+% of the time of the CPUs this case could run on \([0-9,-]+\) during the measured window'
 expect_py "the warning is kept in the case" $T/busy.json \
- "any('other processes used' in w for w in d['cases'][0].get('warnings', []))"
+ "any('of the time of the CPUs this case could run on' in w for w in d['cases'][0].get('warnings', []))"

@@ -139,8 +139,8 @@ check "report with a refused option wrote nothing" test ! -e "$T/bad.html"
 
 # --- ABI 1.1 fields: headline, module thresholds, busy machine ---------------
 run_bc "$T/busy" compare --json $FX/cmp-v11-quiet.json $FX/cmp-v11-busy.json
-expect_py "busy: 10% slower with other processes at 12% is suspect, not a loss" "$T/busy.out" \
-	'all(r["verdict"] == "suspect" and r["direction"] == "loss" and r["busy"] and r["busy_pct"] == 12 for r in d["comparisons"][0]["rows"] if r["metric"] == "events_per_sec")'
+expect_py "busy: 10% slower with other processes at 12% (and steal 0.5%) on B is suspect, not a loss" "$T/busy.out" \
+	'all(r["verdict"] == "suspect" and r["direction"] == "loss" and r["busy"] and r["busy_pct"] == 12.5 for r in d["comparisons"][0]["rows"] if r["metric"] == "events_per_sec")'
 expect_py "busy: suspects counted apart, no wins or losses" "$T/busy.out" \
 	'(lambda s: (s["wins"], s["losses"], s["suspect"], s["headline"]["suspect"]))(d["comparisons"][0]["summary"]) == (0, 0, 10, 5)'
 expect_py "busy: mem's headline is the declared mib_per_sec" "$T/busy.out" \
@@ -148,7 +148,37 @@ expect_py "busy: mem's headline is the declared mib_per_sec" "$T/busy.out" \
 expect_py "busy: cpu declares 20% for event.p99_ms: +11% is a tie by the module's threshold" "$T/busy.out" \
 	'all(r["threshold_source"] == "module" and r["threshold_pct"] == 20 and r["verdict"] == "tie" for r in d["comparisons"][0]["rows"] if r["metric"] == "event.p99_ms" and r["module"] == "cpu")'
 run_bc "$T/busytxt" compare $FX/cmp-v11-quiet.json $FX/cmp-v11-busy.json
-expect_grep "busy text: says why" "$T/busytxt.out" 'suspect \(loss on a busy machine: steal or other processes took 12% of the CPU\)'
+expect_grep "busy text: says why, with the direction" "$T/busytxt.out" 'suspect loss \(loss in the direction interference could cause: steal and other processes took 12% of B.s CPUs, enough to make it up to 14\.3% slower \(time per unit of work\)\)'
+# one judge: --table and --summary-table carry compare's verdict, with its direction
+run_bc "$T/busytab" compare --table $FX/cmp-v11-quiet.json $FX/cmp-v11-busy.json
+expect_grep "busy --table: suspect with its direction" "$T/busytab.out" '^cpu threads=1 events_per_sec +1001 ±0\.8% +900 ±0\.9% suspect loss -10\.1%$'
+run_bc "$T/busysum" compare --summary-table $FX/cmp-v11-quiet.json $FX/cmp-v11-busy.json
+expect_grep "busy --summary-table: suspect with its direction" "$T/busysum.out" '^cpu events_per_sec +suspect loss \(0 tie, 0 inconclusive of 3\)$'
+"$PY" -S - "$T/busy.out" "$T/busytab.out" <<'PYEOF' >"$T/agree.txt"
+import json, sys, re
+rows = [r for r in json.load(open(sys.argv[1]))["comparisons"][0]["rows"] if r["headline"]]
+cells = [l for l in open(sys.argv[2]) if re.match(r"^(cpu|mem) ", l)]
+want = [r["verdict"] + (" " + r["direction"] if r["verdict"] == "suspect" else "") for r in rows]
+got = [re.search(r"(win|loss|tie|inconclusive|suspect (win|loss)) [-+]", l).group(1) for l in cells]
+print("ok" if sorted(want) == sorted(got) and len(got) == len(want) else "differ %s %s" % (want, got))
+PYEOF
+expect_grep "--table's verdicts are compare's, case by case" "$T/agree.txt" '^ok$'
+# busy_threshold: the flag, and the runs' own setting when both files say the same
+run_bc "$T/busy20" compare --json --busy-threshold 20 $FX/cmp-v11-quiet.json $FX/cmp-v11-busy.json
+expect_py "--busy-threshold 20: 12.5% is not weighed, 10% slower is a loss" "$T/busy20.out" \
+	'd["busy_pct"] == 20 and all(r["verdict"] == "loss" for r in d["comparisons"][0]["rows"] if r["metric"] == "events_per_sec")'
+for f in quiet busy; do
+	"$PY" -S -c 'import json,sys; d=json.load(open(sys.argv[1])); d["config"]["busy_threshold"]=20; json.dump(d, open(sys.argv[2], "w"))' \
+		$FX/cmp-v11-$f.json "$T/bt-$f.json"
+done
+run_bc "$T/bt" compare --json "$T/bt-quiet.json" "$T/bt-busy.json"
+expect_py "busy_threshold = 20 in both files: compare judges with it" "$T/bt.out" \
+	'all(r["verdict"] == "loss" for r in d["comparisons"][0]["rows"] if r["metric"] == "events_per_sec")'
+run_bc "$T/bt1" compare --json "$T/bt-quiet.json" $FX/cmp-v11-busy.json
+expect_py "busy_threshold in one file only: the default 5" "$T/bt1.out" \
+	'all(r["verdict"] == "suspect" for r in d["comparisons"][0]["rows"] if r["metric"] == "events_per_sec")'
+run_bc "$T/btbad" compare --busy-threshold 101 $FX/cmp-v11-quiet.json $FX/cmp-v11-busy.json
+expect_rc "--busy-threshold 101: refused" 2
 # --- the run's own server is not "other" (issue 26) ---------------------------
 run_bc "$T/srv" compare --json $FX/cmp-v11-quiet.json $FX/cmp-v13-server.json
 expect_py "a local server at 45% of the CPU (cpu.server_pct), others 1%: 10% slower is a loss, not suspect" "$T/srv.out" \
@@ -178,7 +208,7 @@ for opt in $(grep -oE -- '--[a-z][a-z-]*[a-z]' "$T/help.out" | sort -u); do
 	case $opt in --help) continue;; esac
 	arg=""; case $opt in --threshold) arg=3;; --alpha) arg=0.1;; --test) arg=welch;;
 		--threshold-for) arg=tail=20;; --adjust) arg=holm;; --format) arg=markdown;; --level) arg=90;;
-		--match-ignore) arg=max_prime;; --by) arg=cpu.max_prime;; --metric) arg=events_per_sec;; esac
+		--match-ignore) arg=max_prime;; --by) arg=cpu.max_prime;; --metric) arg=events_per_sec;; --busy-threshold) arg=10;; esac
 	"$BC" compare $opt $arg $FX/cmp-a.json $FX/cmp-a2.json >/dev/null 2>&1 || bad="$bad $opt"
 done
 if [ -z "$bad" ]; then pass "every option in compare --help is accepted"; else fail "options in --help rejected:$bad"; fi

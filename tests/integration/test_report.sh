@@ -54,7 +54,7 @@ expect_grep "report: a file without a measured clock: the kernel's claim, labell
 expect_no_grep "report: the nominal 2445 MHz is not shown as the clock" "$T/clock.html" '2445 MHz'
 run_bc "$T/rep11" report --threshold-for tail=5 $FX/cmp-v11-quiet.json $FX/cmp-v11-busy.json -o "$T/v11.html"
 expect_rc "report of ABI 1.1 files with --threshold-for" 0
-expect_grep "report: busy verdicts are suspect" "$T/v11.html" "<td class='suspect'>suspect <small>\(headline\)</small> <small>\(loss on a busy machine"
+expect_grep "report: busy verdicts are suspect" "$T/v11.html" "<td class='suspect'>suspect loss <small>\(headline\)</small> <small>\(loss in the direction interference could cause"
 expect_grep "report: --threshold-for shown in the note" "$T/v11.html" 'tail 15%, fairness 50%, tail 5%'
 expect_grep "report: labels escaped" "$H" '&lt;script&gt;document\.title'
 expect_no_grep "report: no script or img element from the input" "$H" '<script|<img'

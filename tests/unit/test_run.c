@@ -423,6 +423,43 @@ static void test_document(void **st)
 	json_decref(d);
 }
 
+/* The run's text (each case's lines, the ETA, the summary table) is a human
+   output: in simulated time every figure in it is exact, so it is checked
+   whole against tests/golden/run.txt, less the lines of the machine (CPU
+   time, the measured clock). BC_GOLDEN_UPDATE=1 rewrites the file. */
+static void test_text_golden(void **st)
+{
+	(void)st;
+	assert_int_equal(bc("gold", "ops=1000,2500 --threads 1,2 --repeat 2 --seed 42 --time 1 --warmup 0.5 "
+				  "--report-interval 0.5"), 0);
+	char *s = text("gold", "out"), *got = bc_xstrdup("");
+	for (char *line = strtok(s, "\n"); line; line = strtok(NULL, "\n")) {
+		if (!strncmp(line, "    cpu: ", 9) || !strncmp(line, "    clock: ", 11))
+			continue;
+		char *n = bc_xasprintf("%s%s\n", got, line);
+		free(got);
+		got = n;
+	}
+	free(s);
+	const char *golden = "tests/golden/run.txt";
+	if (getenv("BC_GOLDEN_UPDATE")) {
+		FILE *f = fopen(golden, "w");
+		assert_non_null(f);
+		fputs(got, f);
+		fclose(f);
+	}
+	char *want = NULL;
+	size_t n = 0;
+	if (slurp(golden, &want, &n))
+		fail_msg("%s: cannot read it (run from the repository's root)", golden);
+	if (strcmp(got, want)) {
+		fprintf(stderr, "the run's text differs from %s; it is now:\n%s", golden, got);
+		fail_msg("the run's text is not %s (BC_GOLDEN_UPDATE=1 rewrites it)", golden);
+	}
+	free(got);
+	free(want);
+}
+
 static int setup(void **st)
 {
 	(void)st;
@@ -484,6 +521,7 @@ int main(void)
 		cmocka_unit_test(test_warmup_auto),
 		cmocka_unit_test(test_eta),
 		cmocka_unit_test(test_document),
+		cmocka_unit_test(test_text_golden),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -57,9 +57,13 @@ ok = [c for c in d["cases"] if c["status"] == "ok"]
 say(len(ok) == len(d["cases"]) and ok, "every case ok", [c["status"] for c in d["cases"]])
 got = sorted({g["headline"] for g in d["groups"]})
 say(got == [want], "groups[].headline is the declared headline", got)
-# the summary table prints each case's headline field (its text: tests/golden/run.txt)
-got = sorted({c.get("headline") for c in d["cases"]})
-say(got == [want], "every case's headline (the run summary's column) names it", got)
+# the summary table prints, per case, its group's headline and the case's value of it
+# (its text: tests/golden/run.txt)
+key = lambda x: (x["module"], json.dumps(x["params"], sort_keys=True), x["threads"])
+gh = {key(g): g["headline"] for g in d["groups"]}
+got = sorted({str(gh.get(key(c))) for c in d["cases"]})
+say(got == [want] and all(want in c["metrics"] for c in d["cases"]),
+    "the run summary's column: every case's group names it, and the case has its value", got)
 rows = list(csv.DictReader(open(p + ".csv")))
 got = sorted({r["metric"] for r in rows if r["headline"] == "true"})
 n = sum(r["headline"] == "true" for r in rows)

@@ -88,37 +88,47 @@ tally() {	# name, pass count, fail count, seconds
 }
 note() { printf '%-52s %s\n' "$1" "$2"; }	# a line for what did not run
 
-run_unit() {	# label, binary, [wrapper...]
-	local label=$1 bin=$2; shift 2
-	local out t0; out=$(logname "$label"); t0=$(now)
-	TESTMODS="$PWD/$(dirname "$(dirname "$bin")")/testmods" "$@" "$bin" >"$out" 2>&1; local rc=$?
-	local p f
+# Unit tests and integration scripts run as background jobs, $jobs at a
+# time; a job's line is printed when it ends (in the order they finish).
+declare -A job_label job_out job_t0 job_kind
+running=0
+start_unit() {	# label, binary, [wrapper...]: a cmocka binary (its environment is the caller's)
+	local label=$1 bin=$2 out; shift 2
+	out=$(logname "$label")
+	( TESTMODS="$PWD/$(dirname "$(dirname "$bin")")/testmods" "$@" "$bin" >"$out" 2>&1 </dev/null
+	  echo $? >"$out.rc" ) &
+	job_label[$!]=$label; job_out[$!]=$out; job_t0[$!]=$(now); job_kind[$!]=unit
+	running=$((running + 1))
+}
+finish_unit() {	# label, log, seconds
+	local label=$1 out=$2 secs=$3 rc p f
+	rc=$(cat "$out.rc" 2>/dev/null || echo 1); rm -f "$out.rc"
 	p=$(grep -E '^\[  PASSED  \] [0-9]+ test' "$out" | grep -oE '[0-9]+' | head -1)
 	f=$(grep -E '^\[  FAILED  \] [0-9]+ test' "$out" | grep -oE '[0-9]+' | head -1)
 	p=${p:-0}; f=${f:-0}
-	if [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then f=1; echo "  exit $rc, see $out"; fi
-	tally "$label" "$p" "$f" "$(since "$t0")"
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; echo "  exit $rc, see $out"; fi
+	tally "$label" "$p" "$f" "$secs"
 	[ "$f" -gt 0 ] && sed 's/^/    /' "$out" | grep -E 'FAILED|ERROR|error|Assert|==[0-9]+==' | head -20
 }
-
-# Integration scripts run as background jobs; a job's line is printed when it
-# ends (so with two at a time, in the order they finish).
-declare -A job_label job_out job_t0
-running=0
 start_integration() {	# label, build dir, script, quick (0/1)
 	local label=$1 dir=$2 script=$3 quick=$4 out
 	out=$(logname "$label")
 	( BUILD="$dir" BC="$PWD/$dir/benchcore" TESTMODS="$PWD/$dir/testmods" BC_QUICK=$quick \
 		timeout 600 bash "$script" >"$out" 2>&1 </dev/null; echo $? >"$out.rc" ) &
-	job_label[$!]=$label; job_out[$!]=$out; job_t0[$!]=$(now)
+	job_label[$!]=$label; job_out[$!]=$out; job_t0[$!]=$(now); job_kind[$!]=integration
 	running=$((running + 1))
 }
-finish_integration() {	# waits for one job, prints its line
+finish_integration() {	# waits for one job (unit or integration), prints its line
 	local pid
 	wait -n -p pid
 	running=$((running - 1))
 	local label=${job_label[$pid]} out=${job_out[$pid]} secs rc p f
 	secs=$(since "${job_t0[$pid]}")
+	if [ "${job_kind[$pid]}" = unit ]; then
+		finish_unit "$label" "$out" "$secs"
+		unset "job_label[$pid]" "job_out[$pid]" "job_t0[$pid]" "job_kind[$pid]"
+		return
+	fi
 	rc=$(cat "$out.rc" 2>/dev/null || echo 1); rm -f "$out.rc"
 	p=$(grep -c '^PASS: ' "$out"); f=$(grep -c '^FAIL: ' "$out")
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; echo "  exit $rc, see $out"; fi
@@ -127,7 +137,7 @@ finish_integration() {	# waits for one job, prints its line
 	# what the script left out, or ran reduced, and why
 	grep -E '^(SKIP|QUICK): ' "$out" | sed 's/^/    /'
 	[ "$f" -gt 0 ] && grep -E '^FAIL: ' -A3 "$out" | sed 's/^/    /' | head -30
-	unset "job_label[$pid]" "job_out[$pid]" "job_t0[$pid]"
+	unset "job_label[$pid]" "job_out[$pid]" "job_t0[$pid]" "job_kind[$pid]"
 }
 drain() { while [ $running -gt 0 ]; do finish_integration; done; }
 
@@ -138,7 +148,8 @@ unit_pass() {	# build dir, label prefix, [wrapper for unit tests...]
 	for bin in "$dir"/tests/test_*; do
 		[ -x "$bin" ] || continue
 		[ -n "$only" ] && [[ "$bin" != *$only* ]] && continue
-		run_unit "$tag unit/$(basename "$bin")" "$bin" "$@"
+		start_unit "$tag unit/$(basename "$bin")" "$bin" "$@"
+		[ $running -ge "$jobs" ] && finish_integration
 	done
 }
 
@@ -220,10 +231,12 @@ if in_full; then
 			for bin in "$build"/tests/test_*; do
 				[ -x "$bin" ] || continue
 				[ -n "$only" ] && [[ "$bin" != *$only* ]] && continue
-				run_unit "[valgrind] unit/$(basename "$bin")" "$bin" valgrind -q --fair-sched=yes \
+				start_unit "[valgrind] unit/$(basename "$bin")" "$bin" valgrind -q --fair-sched=yes \
 					--child-silent-after-fork=yes --leak-check=full --errors-for-leak-kinds=definite,indirect \
 					--show-leak-kinds=definite,indirect --error-exitcode=99 --trace-children=no
+				[ $running -ge "$jobs" ] && finish_integration
 			done
+			drain
 		fi
 	fi
 fi

@@ -21,7 +21,7 @@
 __attribute__((visibility("default"))) void (*synth_sleep_ns)(uint64_t ns);
 
 typedef struct synth_opts {
-	double ops, cv, ramp_s, wobble, step;
+	double ops, cv, ramp_s, wobble, step, need_mib;
 	const char *count_file;
 } synth_opts;
 
@@ -38,6 +38,8 @@ static const bench_option_v1 synth_options[] = {
 	  .min = 0, .max = 0.5, BENCH_OPT_AT(synth_opts, step) },
 	{ .name = "count_file", .type = BENCH_OPT_STRING, .def = "", .help = "where step counts the cases",
 	  BENCH_OPT_AT(synth_opts, count_file) },
+	{ .name = "need_mib", .type = BENCH_OPT_DOUBLE, .def = "0", .help = "memory a thread needs (needs()), MiB",
+	  .min = 0, .max = 1e12, BENCH_OPT_AT(synth_opts, need_mib) },
 	{ .name = NULL }
 };
 
@@ -140,6 +142,15 @@ static int synth_run(void *tstate)
 	return BENCH_OK;
 }
 
+/* needs(): need_mib per thread, for the tests of a case's requirements */
+static int synth_needs(const bench_host_api_v1 *api, bench_ctx *ctx, bench_needs_v1 *out)
+{
+	const synth_opts *o = api->options(ctx);
+	out->memory_bytes = (uint64_t)(o->need_mib * 1048576.0) * api->threads(ctx);
+	out->why = "need_mib per thread";
+	return BENCH_OK;
+}
+
 static void synth_thread_done(void *tstate)
 {
 	free(tstate);
@@ -156,6 +167,7 @@ static const bench_module_v1 synth_module = {
 	.thread_init = synth_thread_init,
 	.thread_run = synth_run,
 	.thread_done = synth_thread_done,
+	.needs = synth_needs,
 	.destroy = synth_destroy,
 };
 

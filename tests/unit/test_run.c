@@ -389,6 +389,36 @@ static void test_eta(void **st)
 	free(s);
 }
 
+/* needs(): a case that needs more memory than the machine has is skipped
+   with the figures, before anything of it runs; the plan counts it; the
+   cases that fit run. */
+static void test_needs(void **st)
+{
+	(void)st;
+	assert_int_equal(bc("nd", "need_mib=1,100000000 --threads 1,2 --time 0.1 --warmup 0"), 0);
+	json_t *d = doc("nd");
+	assert_int_equal(json_array_size(cases(d)), 4);
+	unsigned skipped = 0;
+	for (size_t i = 0; i < 4; i++) {
+		json_t *c = at(d, i);
+		int big = num(json_object_get(c, "params"), "need_mib") > 1;
+		assert_string_equal(str(c, "status"), big ? "skipped" : "ok");
+		if (big) {
+			skipped++;
+			assert_non_null(strstr(str(c, "reason"), "need_mib per thread"));
+			assert_non_null(strstr(str(c, "reason"), "synth needs"));
+			assert_int_equal(json_object_size(json_object_get(c, "ops")), 0);	/* nothing ran */
+			/* per thread: twice the figure at 2 threads */
+			assert_non_null(strstr(str(c, "reason"), ival(c, "threads") == 2 ? "190.7 TiB" : "95.4 TiB"));
+		}
+	}
+	assert_int_equal(skipped, 2);
+	json_decref(d);
+	char *err = text("nd", "err");
+	assert_non_null(strstr(err, "plan: 2 cases to run, 2 skipped for this machine's size"));
+	free(err);
+}
+
 /* The results document: schema, the run's schedule and config as given,
    the summary grouping every repeat, written whole after the run. */
 static void test_document(void **st)
@@ -528,6 +558,7 @@ int main(void)
 		cmocka_unit_test(test_baseline),
 		cmocka_unit_test(test_warmup_auto),
 		cmocka_unit_test(test_eta),
+		cmocka_unit_test(test_needs),
 		cmocka_unit_test(test_document),
 		cmocka_unit_test(test_text_golden),
 	};

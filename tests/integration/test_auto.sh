@@ -148,6 +148,9 @@ run_bc $T/w6r report $T/w2.json $T/w2.json -o $T/w2.html
 expect_grep "... and beside the verdict of its case" $T/w2.html "warmup never steady in 1 case\(s\) of A, 1 of B"
 
 # --- the ETA follows what is left -------------------------------------------
+# (which cases a live run predicts to stop follows its measured spread, which a loaded
+# machine widens: the full form; unit/test_run checks the same ETA lines to the second)
+if [ "${BC_QUICK:-0}" = 1 ]; then echo "QUICK: the live ETA (4 checks): make check-full; unit/test_run checks the ETA exactly"; else
 run_bc $T/eta run synth $M cv=0,0.2 --time 0.2 --warmup 0 --repeat auto --min-repeat 3 --max-repeat 6 --report-interval 0 -o $T/eta.json
 expect_grep "an ETA after each case, from the cases left: likely and at most" $T/eta.out '^    eta: about [0-9]+ s left, [0-9]+ cases? likely, [0-9]+ at most \(repeat = auto stops decided ones early\)$'
 n1=$(grep -oE 'likely, [0-9]+ at most' $T/eta.out | head -1 | grep -oE '[0-9]+'); n2=$(grep -oE 'likely, [0-9]+ at most' $T/eta.out | tail -1 | grep -oE '[0-9]+')
@@ -156,3 +159,4 @@ check "likely is never above at most ($(wc -l <$T/etas) ETA lines)" awk '$1 > $2
 check "once the tight case (cv 0) has values, fewer cases are likely than the bound (it stops at 3)" \
 	awk '$1 < $2 {found = 1} END {exit !found}' $T/etas
 check "the ETA's cases left go down ($n1 -> $n2)" test "${n1:-0}" -gt "${n2:-0}"
+fi

@@ -6,14 +6,15 @@
 # (see tests/integration/lib.sh). Two levels (tests/README.md lists every
 # test, its level and its time):
 #   check (make check): what proves correctness, in minutes: the unit tests
-#     (plain, and with --asan-build again under ASan+UBSan) and every
+#     (plain, and with --asan-build again under ASan+UBSan), every
 #     integration script but the $full_only ones, in its quick form
 #     (BC_QUICK=1: the script leaves out its long or timing-bound parts and
-#     prints one "QUICK: ..." line for each).
+#     prints one "QUICK: ..." line for each), and the $asan_check scripts
+#     against the ASan+UBSan build.
 #   full (make check-full): what check leaves out: the $full_only scripts, the
 #     full form of every script that has a quick one, and with --asan-build
-#     the integration scripts against the ASan+UBSan build and every unit
-#     test under valgrind (no leaks, no errors).
+#     the other integration scripts against the ASan+UBSan build and every
+#     unit test under valgrind (no leaks, no errors).
 #   all (the default): both (a script with a quick form runs in its full form only).
 # Each test's line ends with its wall time in seconds. Integration scripts run
 # two at a time (--jobs, BC_TEST_JOBS; 1 = one after another) except the ones
@@ -68,6 +69,11 @@ declare -A asan_skip=(
 # connections all passed: it is back, and prints the reason and the server
 # log's tail if its first load fails again)
 asan_quick="test_oltp test_redis"
+# [asan] scripts of the check level (quick forms): the parsers and readers a
+# user's input reaches (configs, flags, results files, module descriptors,
+# --resume, signals) under the sanitizers, in about a minute; the full level's
+# [asan] pass runs the rest
+asan_check="test_abi13 test_compare test_golden test_inputs test_interrupt test_leftover test_report test_resume test_sdk test_start_at test_sysinfo"
 
 # the python that `python3` names, resolved once (a version manager's shim
 # costs ~0.15 s a call; tests/integration/lib.sh calls it directly)
@@ -172,7 +178,12 @@ integration_pass() {
 			fi;;
 		full)
 			[[ " $full_only " != *" $name "* ]] && ! has_quick "$s" && continue;;
+		asancheck)
+			[[ " $asan_check " != *" $name "* ]] && continue
+			has_quick "$s" && q[$name]=1;;
 		asan)
+			# level full: what the check level ran under ASan is not run again
+			[ "$level" = full ] && [[ " $asan_check " == *" $name "* ]] && continue
 			if [ -n "${asan_skip[$name]:-}" ]; then
 				note "$tag $name" "skipped: ${asan_skip[$name]}"
 				continue
@@ -215,6 +226,11 @@ if in_check; then
 		asan_env_off
 	fi
 	integration_pass "$build" "[plain]" check
+	if [ -n "$asan" ] && [ "$level" = check ]; then	# level all: the full [asan] pass below
+		asan_env
+		integration_pass "$asan" "[asan]" asancheck
+		asan_env_off
+	fi
 fi
 if in_full; then
 	[ "$level" = full ] && note "[full]" "what make check leaves out (tests/README.md)"

@@ -1,8 +1,12 @@
 # benchcore: build, install, check.
 #
 #   make                  build build/benchcore and build/modules/*.so
-#   make check            unit + integration tests, then the same under ASan+UBSan,
-#                         and the unit tests under valgrind; ends with "N passed, N failed"
+#   make check            what proves correctness, in minutes: the unit tests (plain and
+#                         ASan+UBSan) and the quick forms of the integration tests;
+#                         ends with "N passed, N failed" (tests/README.md)
+#   make check-full       the long and statistical rest: the integration tests' full forms
+#                         and timing checks, the package and fleet builds, the integration
+#                         tests under ASan+UBSan, every unit test under valgrind, longer fuzzing
 #   make install PREFIX=/usr/local DESTDIR=   install binary, modules, SDK, pkg-config file,
 #                         docs (DATADIR/doc/benchcore: sdk.md and docs/*.md)
 #   make uninstall
@@ -88,8 +92,7 @@ UNIT_SRC	:= $(wildcard tests/unit/test_*.c)
 UNIT_BIN	:= $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 
-.PHONY: cross-arm64
-.PHONY: all modules testmods unit man check check-fast install uninstall clean FORCE print-floors
+.PHONY: all modules testmods unit man check check-full check-fast cross-arm64 install uninstall clean FORCE print-floors
 all: $(BUILD)/benchcore modules $(BUILD)/.benchcore-build
 modules: $(MODULE_SO) $(HELPER_BIN)
 testmods: $(TESTMOD_SO) $(STANDIN)
@@ -173,7 +176,9 @@ $(COMPLETION): $(BUILD)/benchcore $(MODULE_SO) scripts/gen-man.py
 	@mkdir -p $(@D)
 	scripts/gen-man.py completion $(BUILD)/benchcore > $@.tmp && mv $@.tmp $@
 
-# make check: everything a change must pass. tests/run.sh prints the final tally.
+# make check: everything a change must pass, in minutes; make check-full: the
+# long and statistical rest (tests/README.md says which test is where). CI
+# runs both. tests/run.sh prints the final tally.
 # Both builds go two jobs at a time even when make was called without -j
 # (`make check` is the README's command); a -j given to make is kept.
 CHECK_J = $(if $(filter -j%,$(MAKEFLAGS)),,-j2)
@@ -181,7 +186,13 @@ check:
 	+$(MAKE) --no-print-directory $(CHECK_J) all testmods unit
 	+$(MAKE) --no-print-directory $(CHECK_J) BUILD=build-asan SAN=1 OPT=-O1 all testmods unit
 	+$(if $(HAVE_ARM64),$(MAKE) --no-print-directory cross-arm64,@echo "arm64: no cross build (needs $(ARM64_CC), qemu-aarch64 and scripts/arm64-sysroot.sh's sysroot)")
-	tests/run.sh --build $(BUILD) --asan-build build-asan
+	tests/run.sh --build $(BUILD) --asan-build build-asan --level check
+
+check-full:
+	+$(MAKE) --no-print-directory $(CHECK_J) all testmods unit
+	+$(MAKE) --no-print-directory $(CHECK_J) BUILD=build-asan SAN=1 OPT=-O1 all testmods unit
+	+$(if $(HAVE_ARM64),$(MAKE) --no-print-directory cross-arm64,@echo "arm64: no cross build (needs $(ARM64_CC), qemu-aarch64 and scripts/arm64-sysroot.sh's sysroot)")
+	tests/run.sh --build $(BUILD) --asan-build build-asan --level full
 
 # arm64: a cross build against a sysroot of Debian's arm64 packages
 # (scripts/arm64-sysroot.sh lays it out), tested under qemu-aarch64 by
@@ -195,10 +206,10 @@ cross-arm64:
 HAVE_ARM64	= $(shell test -d $(ARM64_SYSROOT)/usr/include && command -v $(ARM64_CC) >/dev/null && \
 		    command -v qemu-aarch64 >/dev/null && echo yes)
 
-# The plain build's tests only (quicker while developing).
+# The plain build's tests of make check only (quicker while developing).
 check-fast:
 	+$(MAKE) --no-print-directory $(CHECK_J) all testmods unit
-	tests/run.sh --build $(BUILD)
+	tests/run.sh --build $(BUILD) --level check
 
 # the SDK as the in-tree modules see it (headers and module.mk of this tree)
 $(BUILD)/sdk/benchcore.pc: sdk/benchcore.pc.in

@@ -1,28 +1,42 @@
 #!/usr/bin/env bash
-# Runs every test of benchcore and ends with one line "N passed, N failed".
-#   tests/run.sh --build DIR [--asan-build DIR] [--only PATTERN] [--jobs N]
+# Runs the tests of benchcore and ends with one line "N passed, N failed".
+#   tests/run.sh --build DIR [--asan-build DIR] [--level check|full|all] [--only PATTERN] [--jobs N]
 # Unit tests are cmocka binaries in DIR/tests/; integration tests are
 # tests/integration/test_*.sh, which print "PASS: what" / "FAIL: what" lines
-# (see tests/integration/lib.sh). With --asan-build the unit and integration
-# tests run again against the ASan+UBSan build, and the plain unit tests run
-# under valgrind (no leaks, no errors).
+# (see tests/integration/lib.sh). Two levels (tests/README.md lists every
+# test, its level and its time):
+#   check (make check): what proves correctness, in minutes: the unit tests
+#     (plain, and with --asan-build again under ASan+UBSan), every
+#     integration script but the $full_only ones, in its quick form
+#     (BC_QUICK=1: the script leaves out its long or timing-bound parts and
+#     prints one "QUICK: ..." line for each), and the $asan_check scripts
+#     against the ASan+UBSan build.
+#   full (make check-full): what check leaves out: the $full_only scripts, the
+#     full form of every script that has a quick one, and with --asan-build
+#     the other integration scripts against the ASan+UBSan build and every
+#     unit test under valgrind (no leaks, no errors).
+#   all (the default): both (a script with a quick form runs in its full form only).
 # Each test's line ends with its wall time in seconds. Integration scripts run
 # two at a time (--jobs, BC_TEST_JOBS; 1 = one after another) except the ones
 # in $solo below, which run with nothing beside them. What a pass leaves out
 # or runs reduced is said in its lines ("skipped", "quick", "SKIP:", "QUICK:").
 set -u
 cd "$(dirname "$0")/.."
-build=build; asan=""; only=""; jobs=${BC_TEST_JOBS:-2}
+build=build; asan=""; only=""; jobs=${BC_TEST_JOBS:-2}; level=all
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--build) build=$2; shift 2;;
 	--asan-build) asan=$2; shift 2;;
 	--only) only=$2; shift 2;;
 	--jobs) jobs=$2; shift 2;;
-	*) echo "usage: tests/run.sh --build DIR [--asan-build DIR] [--only PATTERN] [--jobs N]" >&2; exit 2;;
+	--level) level=$2; shift 2;;
+	*) echo "usage: tests/run.sh --build DIR [--asan-build DIR] [--level check|full|all] [--only PATTERN] [--jobs N]" >&2; exit 2;;
 	esac
 done
 [[ "$jobs" =~ ^[1-9][0-9]*$ ]] || { echo "tests/run.sh: --jobs wants a number >= 1" >&2; exit 2; }
+case "$level" in check|full|all) ;; *) echo "tests/run.sh: --level is check, full or all" >&2; exit 2;; esac
+in_check() { [ "$level" != full ]; }
+in_full() { [ "$level" != check ]; }
 
 # --- which script runs how (names are test_*.sh stems)
 # solo: asserts CPU shares or timing that a test running beside it would
@@ -31,7 +45,14 @@ done
 # test_compare: real cpu runs, 4 repeats a side, must show a rate-limited run's
 # loss at adjusted p < 0.05, which a neighbour's noise can hide), or keeps
 # both CPUs busy itself (test_fuzz: two fuzzers at a time).
+# (their quick forms leave those parts out and run beside others)
 solo="test_abi11 test_compare test_core test_fuzz"
+# full level only: the package and fleet builds (a .deb built and installed,
+# the playbook against hosts)
+full_only="test_fleet test_package"
+# fuzzing, seconds per target: test_fuzz's quick form fuzzes 3 s (and replays
+# the corpora), the full level FUZZ_SECONDS
+fuzz_full=${FUZZ_SECONDS:-30}
 # [asan] pass, left out, with the reason printed in its line
 declare -A asan_skip=(
 	[test_fuzz]="the fuzz targets are ASan+UBSan builds of their own; the [plain] pass fuzzed them and replayed their corpora"
@@ -49,6 +70,11 @@ declare -A asan_skip=(
 # connections all passed: it is back, and prints the reason and the server
 # log's tail if its first load fails again)
 asan_quick="test_oltp test_redis"
+# [asan] scripts of the check level (quick forms): the parsers and readers a
+# user's input reaches (configs, flags, results files, module descriptors,
+# --resume, signals) under the sanitizers, in about a minute; the full level's
+# [asan] pass runs the rest
+asan_check="test_abi13 test_compare test_golden test_inputs test_interrupt test_leftover test_report test_resume test_sdk test_start_at test_sysinfo"
 
 # the python that `python3` names, resolved once (a version manager's shim
 # costs ~0.15 s a call; tests/integration/lib.sh calls it directly)
@@ -69,37 +95,47 @@ tally() {	# name, pass count, fail count, seconds
 }
 note() { printf '%-52s %s\n' "$1" "$2"; }	# a line for what did not run
 
-run_unit() {	# label, binary, [wrapper...]
-	local label=$1 bin=$2; shift 2
-	local out t0; out=$(logname "$label"); t0=$(now)
-	TESTMODS="$PWD/$(dirname "$(dirname "$bin")")/testmods" "$@" "$bin" >"$out" 2>&1; local rc=$?
-	local p f
+# Unit tests and integration scripts run as background jobs, $jobs at a
+# time; a job's line is printed when it ends (in the order they finish).
+declare -A job_label job_out job_t0 job_kind
+running=0
+start_unit() {	# label, binary, [wrapper...]: a cmocka binary (its environment is the caller's)
+	local label=$1 bin=$2 out; shift 2
+	out=$(logname "$label")
+	( TESTMODS="$PWD/$(dirname "$(dirname "$bin")")/testmods" "$@" "$bin" >"$out" 2>&1 </dev/null
+	  echo $? >"$out.rc" ) &
+	job_label[$!]=$label; job_out[$!]=$out; job_t0[$!]=$(now); job_kind[$!]=unit
+	running=$((running + 1))
+}
+finish_unit() {	# label, log, seconds
+	local label=$1 out=$2 secs=$3 rc p f
+	rc=$(cat "$out.rc" 2>/dev/null || echo 1); rm -f "$out.rc"
 	p=$(grep -E '^\[  PASSED  \] [0-9]+ test' "$out" | grep -oE '[0-9]+' | head -1)
 	f=$(grep -E '^\[  FAILED  \] [0-9]+ test' "$out" | grep -oE '[0-9]+' | head -1)
 	p=${p:-0}; f=${f:-0}
-	if [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then f=1; echo "  exit $rc, see $out"; fi
-	tally "$label" "$p" "$f" "$(since "$t0")"
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; echo "  exit $rc, see $out"; fi
+	tally "$label" "$p" "$f" "$secs"
 	[ "$f" -gt 0 ] && sed 's/^/    /' "$out" | grep -E 'FAILED|ERROR|error|Assert|==[0-9]+==' | head -20
 }
-
-# Integration scripts run as background jobs; a job's line is printed when it
-# ends (so with two at a time, in the order they finish).
-declare -A job_label job_out job_t0
-running=0
 start_integration() {	# label, build dir, script, quick (0/1)
 	local label=$1 dir=$2 script=$3 quick=$4 out
 	out=$(logname "$label")
 	( BUILD="$dir" BC="$PWD/$dir/benchcore" TESTMODS="$PWD/$dir/testmods" BC_QUICK=$quick \
 		timeout 600 bash "$script" >"$out" 2>&1 </dev/null; echo $? >"$out.rc" ) &
-	job_label[$!]=$label; job_out[$!]=$out; job_t0[$!]=$(now)
+	job_label[$!]=$label; job_out[$!]=$out; job_t0[$!]=$(now); job_kind[$!]=integration
 	running=$((running + 1))
 }
-finish_integration() {	# waits for one job, prints its line
+finish_integration() {	# waits for one job (unit or integration), prints its line
 	local pid
 	wait -n -p pid
 	running=$((running - 1))
 	local label=${job_label[$pid]} out=${job_out[$pid]} secs rc p f
 	secs=$(since "${job_t0[$pid]}")
+	if [ "${job_kind[$pid]}" = unit ]; then
+		finish_unit "$label" "$out" "$secs"
+		unset "job_label[$pid]" "job_out[$pid]" "job_t0[$pid]" "job_kind[$pid]"
+		return
+	fi
 	rc=$(cat "$out.rc" 2>/dev/null || echo 1); rm -f "$out.rc"
 	p=$(grep -c '^PASS: ' "$out"); f=$(grep -c '^FAIL: ' "$out")
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; echo "  exit $rc, see $out"; fi
@@ -108,73 +144,121 @@ finish_integration() {	# waits for one job, prints its line
 	# what the script left out, or ran reduced, and why
 	grep -E '^(SKIP|QUICK): ' "$out" | sed 's/^/    /'
 	[ "$f" -gt 0 ] && grep -E '^FAIL: ' -A3 "$out" | sed 's/^/    /' | head -30
-	unset "job_label[$pid]" "job_out[$pid]" "job_t0[$pid]"
+	unset "job_label[$pid]" "job_out[$pid]" "job_t0[$pid]" "job_kind[$pid]"
 }
 drain() { while [ $running -gt 0 ]; do finish_integration; done; }
 
-suite() {	# build dir, label prefix, [wrapper for unit tests...]
+has_quick() { grep -q 'BC_QUICK' "$1"; }
+
+unit_pass() {	# build dir, label prefix, [wrapper for unit tests...]
 	local dir=$1 tag=$2; shift 2
 	for bin in "$dir"/tests/test_*; do
 		[ -x "$bin" ] || continue
 		[ -n "$only" ] && [[ "$bin" != *$only* ]] && continue
-		run_unit "$tag unit/$(basename "$bin")" "$bin" "$@"
+		start_unit "$tag unit/$(basename "$bin")" "$bin" "$@"
+		[ $running -ge "$jobs" ] && finish_integration
 	done
+}
+
+# integration scripts: build dir, label prefix, form (check: quick forms and
+# no $full_only; full: $full_only and the full forms; asan: every script but
+# $asan_skip, quick for $asan_quick)
+integration_pass() {
+	local dir=$1 tag=$2 form=$3
 	local scripts=() pool=() s name quick
+	declare -A q=()
 	for s in tests/integration/test_*.sh; do
 		[ -n "$only" ] && [[ "$s" != *$only* ]] && continue
 		name=$(basename "$s" .sh)
-		if [ "$tag" = "[asan]" ] && [ -n "${asan_skip[$name]:-}" ]; then
-			note "$tag $name" "skipped: ${asan_skip[$name]}"
-			continue
-		fi
+		case $form in
+		check)
+			[[ " $full_only " == *" $name "* ]] && continue
+			if has_quick "$s"; then
+				in_full && continue	# level all: its full form runs below
+				q[$name]=1
+			fi;;
+		full)
+			[[ " $full_only " != *" $name "* ]] && ! has_quick "$s" && continue;;
+		asancheck)
+			[[ " $asan_check " != *" $name "* ]] && continue
+			has_quick "$s" && q[$name]=1;;
+		asan)
+			# level full: what the check level ran under ASan is not run again
+			[ "$level" = full ] && [[ " $asan_check " == *" $name "* ]] && continue
+			if [ -n "${asan_skip[$name]:-}" ]; then
+				note "$tag $name" "skipped: ${asan_skip[$name]}"
+				continue
+			fi
+			[[ " $asan_quick " == *" $name "* ]] && q[$name]=1;;
+		esac
 		scripts+=("$s")
 	done
-	# the solo scripts first, one at a time; then the others, $jobs at a time
+	# the solo scripts' full forms first, one at a time; then the others, $jobs at a time
 	for s in "${scripts[@]}"; do
 		name=$(basename "$s" .sh)
-		if [[ " $solo " != *" $name "* ]]; then pool+=("$s"); continue; fi
+		if [[ " $solo " != *" $name "* ]] || [ -n "${q[$name]:-}" ]; then pool+=("$s"); continue; fi
 		start_integration "$tag $name" "$dir" "$s" 0
 		drain
 	done
 	for s in "${pool[@]}"; do
-		name=$(basename "$s" .sh); quick=0
-		[ "$tag" = "[asan]" ] && [[ " $asan_quick " == *" $name "* ]] && quick=1
-		start_integration "$tag $name$([ $quick = 1 ] && echo ' (quick)')" "$dir" "$s" $quick
+		name=$(basename "$s" .sh); quick=${q[$name]:-0}
+		start_integration "$tag $name$([ "$quick" = 1 ] && echo ' (quick)')" "$dir" "$s" "$quick"
 		[ $running -ge "$jobs" ] && finish_integration
 	done
 	drain
 }
 
-t_all=$(now)
-suite "$build" "[plain]"
-if [ -n "$asan" ]; then
+asan_env() {
 	# handle_segv=0: a module crashing on purpose must die of its signal, as without ASan;
 	# allocator_may_return_null=1: a huge malloc returns NULL, as without ASan
 	export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1:handle_segv=0:allocator_may_return_null=1
 	export SAN=1
 	export LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp
 	export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-	suite "$asan" "[asan]"
-	unset ASAN_OPTIONS UBSAN_OPTIONS SAN LSAN_OPTIONS
-	if command -v valgrind >/dev/null; then
-		for bin in "$build"/tests/test_*; do
-			[ -x "$bin" ] || continue
-			[ -n "$only" ] && [[ "$bin" != *$only* ]] && continue
-			# test_verdicts: 900 synthetic compare pairs, ~125 s under valgrind;
-			# compare's code runs under valgrind in unit/test_compare, and
-			# test_verdicts itself under ASan+LSan in the [asan] pass
-			if [ "$(basename "$bin")" = test_verdicts ]; then
-				note "[valgrind] unit/test_verdicts" "skipped: ~125 s; compare runs under valgrind in unit/test_compare, this test under ASan+LSan above"
-				continue
-			fi
-			run_unit "[valgrind] unit/$(basename "$bin")" "$bin" valgrind -q \
-				--leak-check=full --errors-for-leak-kinds=definite,indirect \
-				--show-leak-kinds=definite,indirect --error-exitcode=99 --trace-children=no
-		done
+}
+asan_env_off() { unset ASAN_OPTIONS UBSAN_OPTIONS SAN LSAN_OPTIONS; }
+
+t_all=$(now)
+if in_check; then
+	unit_pass "$build" "[plain]"
+	if [ -n "$asan" ]; then
+		asan_env
+		unit_pass "$asan" "[asan]"
+		asan_env_off
+	fi
+	integration_pass "$build" "[plain]" check
+	if [ -n "$asan" ] && [ "$level" = check ]; then	# level all: the full [asan] pass below
+		asan_env
+		integration_pass "$asan" "[asan]" asancheck
+		asan_env_off
+	fi
+fi
+if in_full; then
+	[ "$level" = full ] && note "[full]" "what make check leaves out (tests/README.md)"
+	FUZZ_SECONDS=$fuzz_full integration_pass "$build" "[plain]" full
+	if [ -n "$asan" ]; then
+		asan_env
+		integration_pass "$asan" "[asan]" asan
+		asan_env_off
+		if command -v valgrind >/dev/null; then
+			# --fair-sched: a worker spinning in record() would otherwise
+			# starve the thread that ends the window (unit/test_engine: 266 s
+			# without it, 3 s with); the children a test forks (module probes)
+			# exit without freeing, which is theirs to do
+			for bin in "$build"/tests/test_*; do
+				[ -x "$bin" ] || continue
+				[ -n "$only" ] && [[ "$bin" != *$only* ]] && continue
+				start_unit "[valgrind] unit/$(basename "$bin")" "$bin" valgrind -q --fair-sched=yes \
+					--child-silent-after-fork=yes --leak-check=full --errors-for-leak-kinds=definite,indirect \
+					--show-leak-kinds=definite,indirect --error-exitcode=99 --trace-children=no
+				[ $running -ge "$jobs" ] && finish_integration
+			done
+			drain
+		fi
 	fi
 fi
 echo
-echo "tests took $(since "$t_all") s (integration scripts $jobs at a time; alone: $solo)"
+echo "tests took $(since "$t_all") s (level $level; integration scripts $jobs at a time; alone in their full forms: $solo)"
 # the logs are kept only when something failed (and then named)
 if [ ${#failures[@]} -gt 0 ]; then
 	printf 'failed: %s\n' "${failures[@]}"

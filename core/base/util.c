@@ -84,8 +84,15 @@ void bc_info(const char *fmt, ...)
 	print_line("", buf);
 }
 
+uint64_t (*bc_now_hook)(void);
+void (*bc_sleep_hook)(uint64_t t);
+
 void bc_sleep_until(uint64_t t)
 {
+	if (bc_sleep_hook) {
+		bc_sleep_hook(t);
+		return;
+	}
 	struct timespec ts = { .tv_sec = (time_t)(t / 1000000000u), .tv_nsec = (long)(t % 1000000000u) };
 	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 }

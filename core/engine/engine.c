@@ -9,6 +9,7 @@
 #include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <unistd.h>
+#include "clock.h"
 #include "engine_int.h"
 #include "hist.h"
 #include "freq.h"
@@ -72,6 +73,7 @@ static void worker_vanished(void *arg)
 {
 	struct bench_thread *t = arg;
 	bench_ctx *x = t->ctx;
+	bc_clock_leave();
 	pthread_mutex_lock(&x->lock);
 	t->vanished = 1;
 	if (!t->readied) {
@@ -101,6 +103,7 @@ static void *worker(void *arg)
 	while (x->phase == PH_INIT)
 		pthread_cond_wait(&x->cond, &x->lock);
 	pthread_mutex_unlock(&x->lock);
+	bc_clock_join();	/* simulated time (clock.h) waits for this thread */
 	if (rc == BENCH_OK && LD(x->phase) != PH_STOP) {
 		if (x->d->event)
 			(x->gap_ns > 0 ? event_loop_open : event_loop_closed)(t);
@@ -110,6 +113,7 @@ static void *worker(void *arg)
 	if (rc == BENCH_OK && x->d->thread_done)
 		x->d->thread_done(t->tstate);
 	pthread_cleanup_pop(0);
+	bc_clock_leave();
 	pthread_mutex_lock(&x->lock);
 	t->end_ns = bc_now_ns();
 	t->exited = 1;
@@ -122,9 +126,13 @@ static void *worker(void *arg)
 static void set_phase(bench_ctx *x, int ph)
 {
 	pthread_mutex_lock(&x->lock);
+	if (x->phase == PH_INIT)	/* the workers waiting at the gate start now */
+		bc_clock_expect(x->ready - x->exited);
 	__atomic_store_n(&x->phase, ph, __ATOMIC_RELAXED);
 	pthread_cond_broadcast(&x->cond);
 	pthread_mutex_unlock(&x->lock);
+	if (ph == PH_STOP)
+		bc_clock_kick();
 	if (ph == PH_STOP && x->stop_fd >= 0) {
 		uint64_t one = 1;	/* stays readable: nobody reads it */
 		if (write(x->stop_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)

@@ -55,7 +55,9 @@ uint64_t bc_hist_percentile(const bc_hist *h, double p, uint64_t min, uint64_t m
 	for (unsigned i = 0; i < BC_HIST_BUCKETS; i++) {
 		seen += h->b[i];
 		if (seen >= rank) {
-			v = bc_hist_bucket_mid(i);
+			/* the last bucket is open-ended (everything past 2^44 ns): its
+			   midpoint says nothing, the recorded maximum is in it */
+			v = i == BC_HIST_BUCKETS - 1 ? max : bc_hist_bucket_mid(i);
 			break;
 		}
 	}

@@ -46,6 +46,7 @@ void bc_hist_merge(bc_hist *dst, const bc_hist *src);
 void bc_hist_diff(bc_hist *dst, const bc_hist *a, const bc_hist *b);
 uint64_t bc_hist_total(const bc_hist *h);
 /* The p-th percentile (0 < p <= 100): the midpoint of the bucket holding the
-   value of rank ceil(p/100 * n), clamped to [min, max]. 0 when empty. */
+   value of rank ceil(p/100 * n), clamped to [min, max] (in the open-ended
+   last bucket: max). 0 when empty. */
 uint64_t bc_hist_percentile(const bc_hist *h, double p, uint64_t min, uint64_t max);
 #endif

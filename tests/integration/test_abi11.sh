@@ -49,12 +49,15 @@ expect_py "a thread blocked on the stop fd leaves at the end of the window" $T/i
 if [ $el -lt 6000 ]; then pass "the idle case ended in ${el} ms, not at the watchdog"; else fail "idle case took ${el} ms"; fi
 
 # --- open loop: next_arrival paces many connections per thread without sleeping
+# (an achieved rate: the full form only, with nothing beside it)
+if [ "${BC_QUICK:-0}" = 1 ]; then echo "QUICK: the open loop's achieved rate and latency (3 checks): make check-full"; else
 run_bc $T/ol run evloop conns=8 --threads 2 --rate 4000 --time 2 --warmup 0.5 -q -o $T/ol.json
 expect_py "open loop: achieved rate within 10% of --rate 4000" $T/ol.json \
  "abs(d['cases'][0]['ops']['ping']['per_sec']-4000)<400"
 expect_py "open loop: latency from the intended start is never below the uncorrected one" $T/ol.json \
  "(lambda o: o['latency_ns']['p50']>=o['dists']['uncorrected']['latency_ns']['p50'] and o['latency_ns']['max']>=o['dists']['uncorrected']['latency_ns']['max'])(d['cases'][0]['ops']['ping'])"
 expect_py "open loop: the schedule is recorded" $T/ol.json "d['cases'][0]['open_loop']['rate']==4000"
+fi
 
 # --- errors with detail and hint, from a worker thread
 run_bc $T/fl run evloop fail_thread=1 --threads 2 --time 1 --warmup 0 -o $T/fl.json
@@ -90,7 +93,9 @@ expect_py "the case records what prepare did and how long it took" $T/pp.json \
  "(lambda p: p['done']==30 and p['total']==30 and p['unit']=='units' and p['seconds']>=0.3)(d['cases'][0]['prepare'])"
 
 # --- a busy machine: a CPU hog beside a cpu case is seen, warned about, and
-# compare calls the verdict suspect instead of a clean loss
+# compare calls the verdict suspect instead of a clean loss (CPU shares: the
+# full form only, with nothing beside it)
+if [ "${BC_QUICK:-0}" = 1 ]; then echo "QUICK: a quiet run against one beside two CPU hogs (4 checks): make check-full"; else
 run_bc $T/base run cpu max_prime=2000 --threads 1 --time 0.3 --warmup 0 --repeat 5 --label quiet -q -o $T/base.json
 hogs=()
 for i in 1 2; do timeout 60 sh -c 'while :; do :; done' & hogs+=($!); done
@@ -104,3 +109,4 @@ expect_py "other processes' CPU share is measured (two hogs on two CPUs: >= 25%)
 expect_grep "a busy machine is warned about" $T/busy.err 'warning: steal and other processes took [0-9.]+% of the time of the CPUs this case could run on \([0-9,-]+\) during the measured window'
 expect_py "the warning is kept in the case" $T/busy.json \
  "any('of the time of the CPUs this case could run on' in w for w in d['cases'][0].get('warnings', []))"
+fi

@@ -73,6 +73,8 @@ expect_py "nothing swept: empty point" $T/s1.json 'd["cases"][0]["point"] == ""'
 expect_py "sweep: groups of 2 repeats" $T/s.json 'len(d["groups"])==6 and all(g["repeats"]==2 for g in d["groups"])'
 # oversubscription (the studies sweep 1, 6, 12 .. 42 threads on small machines); 2 s so that each of
 # 42 threads is scheduled many times over even while other tests load the machine
+# (CPU shares: the full form only, with nothing beside it: tests/run.sh's solo)
+if [ "${BC_QUICK:-0}" = 1 ]; then echo "QUICK: 6 and 42 threads on $(nproc) CPUs (fairness and CPU time, 5 checks): make check-full"; else
 run_bc $T/ov run cpu max_prime=2000 --threads 6,42 --time 2 --warmup 0.2 -o $T/ov.json
 expect_py "6 and 42 threads on $(nproc) CPUs: ok, and every thread did work" $T/ov.json \
 	'[c["threads"] for c in d["cases"]] == [6, 42] and all(c["status"] == "ok" and c["fairness"]["events_min"] > 0 for c in d["cases"])'
@@ -84,6 +86,7 @@ expect_grep "fairness line with min/max is printed" $T/ov.out 'fairness: events/
 expect_py "cpu time of the window: a CPU-bound case keeps its threads busy (as far as the machine let it)" $T/ov.json \
 	'all(0.5 * min(c["threads"], '"$(nproc)"') * (1 - (c["cpu"].get("other_pct", 0) + c["cpu"].get("steal_pct", 0)) / 100) <= c["cpu"]["utilization"] <= min(c["threads"], '"$(nproc)"') + 0.2 and c["cpu"]["sys_s"] >= 0 and 0 <= c["cpu"].get("steal_pct", 0) <= 100 for c in d["cases"])'
 expect_grep "the cpu line is printed" $T/ov.out '^    cpu: user [0-9.]+ s, sys [0-9.]+ s \([0-9.]+ CPUs busy\)'
+fi
 run_bc $T/e run cpu max_prime=100 --events 1000 --time 0 --warmup 0 --threads 2 -q -o $T/e.json
 expect_py "events limit is exact" $T/e.json 'd["cases"][0]["ops"]["event"]["count"]==1000'
 run_bc $T/o run ops $MP --max-error-rate 1 bytes=8K --threads 2 --time 0.5 --warmup 0.1 -q -o $T/o.json

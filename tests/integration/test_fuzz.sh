@@ -11,6 +11,10 @@
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
 secs=${FUZZ_SECONDS:-10}
+if [ "${BC_QUICK:-0}" = 1 ]; then	# make check: a short fuzz; make check-full fuzzes FUZZ_SECONDS
+	secs=${FUZZ_SECONDS_QUICK:-3}
+	echo "QUICK: ${secs} s of fuzzing per target (make check-full: 30)"
+fi
 case "$BUILD" in *asan*) secs=${FUZZ_SECONDS_ASAN:-5};; esac
 jobs=${FUZZ_JOBS:-2}
 if ! command -v clang >/dev/null && ! command -v clang-14 >/dev/null; then

@@ -234,7 +234,7 @@ expect_grep "what differs: a clock 5% lower beyond both runs' spread is named" $
 
 # --- each study's config runs end to end at its smallest scale -------------
 if [ "${BC_QUICK:-0}" = 1 ]; then
-	echo "QUICK: the three study configs' real runs are left out (the [plain] pass runs them)"
+	echo "QUICK: the three study configs' real runs are left out (13 checks: make check-full runs them)"
 else
 	S=$(cd "$(dirname "$0")/../.." && pwd)/examples/studies
 	mkdir -p $T/st && cd $T/st

@@ -15,8 +15,13 @@
 #include <unistd.h>
 #include <benchcore/module.h>
 
+/* How a worker waits 2 ms between its records: a real sleep, unless a test
+   that runs the engine in simulated time points this at its clock's sleep
+   (tests/unit/test_run.c: bc_clock_sleep_ns, core/engine/clock.h). */
+__attribute__((visibility("default"))) void (*synth_sleep_ns)(uint64_t ns);
+
 typedef struct synth_opts {
-	double ops, cv, ramp_s, wobble, step;
+	double ops, cv, ramp_s, wobble, step, need_mib;
 	const char *count_file;
 } synth_opts;
 
@@ -33,6 +38,8 @@ static const bench_option_v1 synth_options[] = {
 	  .min = 0, .max = 0.5, BENCH_OPT_AT(synth_opts, step) },
 	{ .name = "count_file", .type = BENCH_OPT_STRING, .def = "", .help = "where step counts the cases",
 	  BENCH_OPT_AT(synth_opts, count_file) },
+	{ .name = "need_mib", .type = BENCH_OPT_DOUBLE, .def = "0", .help = "memory a thread needs (needs()), MiB",
+	  .min = 0, .max = 1e12, BENCH_OPT_AT(synth_opts, need_mib) },
 	{ .name = NULL }
 };
 
@@ -116,7 +123,10 @@ static int synth_run(void *tstate)
 	double owed = 0;
 	while (!api->should_stop(w->t)) {
 		struct timespec ts = { 0, 2 * 1000 * 1000 };	/* 2 ms: a window edge moves the count by < 1% */
-		nanosleep(&ts, NULL);
+		if (synth_sleep_ns)
+			synth_sleep_ns(2 * 1000 * 1000);
+		else
+			nanosleep(&ts, NULL);
 		uint64_t now = api->now_ns();
 		double age = (double)(now - s->t0) / 1e9, dt = (double)(now - last) / 1e9;
 		double ramp = s->o->ramp_s > 0 && age < s->o->ramp_s ? 0.5 + 0.5 * age / s->o->ramp_s : 1;
@@ -129,6 +139,15 @@ static int synth_run(void *tstate)
 			api->record_n(w->t, 0, n, (uint64_t)(dt * 1e9 / (double)n), 0);
 		last = now;
 	}
+	return BENCH_OK;
+}
+
+/* needs(): need_mib per thread, for the tests of a case's requirements */
+static int synth_needs(const bench_host_api_v1 *api, bench_ctx *ctx, bench_needs_v1 *out)
+{
+	const synth_opts *o = api->options(ctx);
+	out->memory_bytes = (uint64_t)(o->need_mib * 1048576.0) * api->threads(ctx);
+	out->why = "need_mib per thread";
 	return BENCH_OK;
 }
 
@@ -148,6 +167,7 @@ static const bench_module_v1 synth_module = {
 	.thread_init = synth_thread_init,
 	.thread_run = synth_run,
 	.thread_done = synth_thread_done,
+	.needs = synth_needs,
 	.destroy = synth_destroy,
 };
 

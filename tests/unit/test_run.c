@@ -1,0 +1,566 @@
+/* The runner (core/run/) end to end, in this process and in simulated time
+   (core/engine/clock.h): `benchcore run synth ...` with isolate = false
+   against tests/modules/synth.c, whose workers sleep through the same clock.
+   A 10 s window takes milliseconds and has exactly the operations its
+   options say, so the schedule (rounds, the shuffled order, thread sweeps),
+   repeat = auto's stopping rules, warmup = auto, the ETA and the results
+   document are checked to the figure, not within a loaded machine's noise. */
+#include "unit.h"
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <jansson.h>
+#include "clock.h"
+#include "cli.h"
+#include "util.h"
+
+static char dir[64];		/* scratch: the module, TMPDIR, outputs */
+static char modpath[128];	/* dir/mods: synth.so alone */
+static unsigned nrun;
+
+/* the whole of file p, NUL-terminated; n its length */
+static int slurp(const char *p, char **out, size_t *n)
+{
+	FILE *f = fopen(p, "rb");
+	if (!f)
+		return -1;
+	size_t cap = 4096, len = 0;
+	char *s = bc_xmalloc(cap);
+	for (size_t k; (k = fread(s + len, 1, cap - len - 1, f)) > 0;) {
+		len += k;
+		if (cap - len < 2)
+			s = bc_xrealloc(s, cap *= 2, 1);
+	}
+	fclose(f);
+	s[len] = '\0';
+	*out = s;
+	*n = len;
+	return 0;
+}
+
+/* `benchcore run synth --module-path ... ARGS -o dir/NAME.json`, stdout and
+   stderr into dir/NAME.out and dir/NAME.err; its exit code. */
+static int bc(const char *name, const char *args)
+{
+	char *line = bc_xasprintf("synth --module-path %s --no-isolate --report-interval 0 %s -o %s/%s.json", modpath, args,
+				  dir, name);
+	char *argv[64];
+	int argc = 0;
+	for (char *tok = strtok(line, " "); tok && argc < 63; tok = strtok(NULL, " "))
+		argv[argc++] = tok;
+	argv[argc] = NULL;
+	char *out = bc_xasprintf("%s/%s.out", dir, name), *err = bc_xasprintf("%s/%s.err", dir, name);
+	fflush(stdout);
+	fflush(stderr);
+	int o1 = dup(1), o2 = dup(2);
+	int f1 = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644), f2 = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	dup2(f1, 1);
+	dup2(f2, 2);
+	int rc = bc_cmd_run(argc, argv);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(o1, 1);
+	dup2(o2, 2);
+	close(o1);
+	close(o2);
+	close(f1);
+	close(f2);
+	free(out);
+	free(err);
+	free(line);
+	nrun++;
+	return rc;
+}
+
+static json_t *doc(const char *name)
+{
+	char *p = bc_xasprintf("%s/%s.json", dir, name);
+	json_t *d = json_load_file(p, 0, NULL);
+	free(p);
+	assert_non_null(d);
+	return d;
+}
+
+static __attribute__((noinline)) char *text(const char *name, const char *ext)
+{
+	char *p = bc_xasprintf("%s/%s.%s", dir, name, ext), *s = NULL;
+	size_t n = 0;
+	assert_int_equal(slurp(p, &s, &n), 0);
+	free(p);
+	return s;
+}
+
+static json_t *cases(json_t *d) { return json_object_get(d, "cases"); }
+static json_t *at(json_t *d, size_t i) { return json_array_get(cases(d), i); }
+static long ival(json_t *o, const char *k) { return (long)json_integer_value(json_object_get(o, k)); }
+static double num(json_t *o, const char *k) { return json_number_value(json_object_get(o, k)); }
+static const char *str(json_t *o, const char *k) { return json_string_value(json_object_get(o, k)); }
+static double headline(json_t *c) { return num(json_object_get(json_object_get(c, "metrics"), "events_per_sec"), "value"); }
+static const char *stop_of(json_t *c) { return str(c, "repeat_stop"); }
+
+/* the cases in the order they ran as "point/threads/round " */
+static char *order(json_t *d)
+{
+	char *s = bc_xstrdup("");
+	for (size_t i = 0; i < json_array_size(cases(d)); i++) {
+		json_t *c = at(d, i);
+		char *n = bc_xasprintf("%s%s/%ld/%ld ", s, str(c, "point"), ival(c, "threads"), ival(c, "round"));
+		free(s);
+		s = n;
+	}
+	return s;
+}
+
+/* A 10 s window at 2 threads x 5000 op/s: exactly 100000 operations, ten
+   interval reports of 10000 op/s each, in far less than a second. */
+static void test_window_exact(void **st)
+{
+	(void)st;
+	assert_int_equal(bc("w", "ops=5000 --threads 2 --time 10 --warmup 1 --report-interval 1"), 0);
+	json_t *d = doc("w"), *c = at(d, 0);
+	assert_string_equal(str(c, "status"), "ok");
+	assert_true(fabs(num(c, "duration_s") - 10) < 1e-9);
+	assert_true(fabs(num(c, "warmup_s") - 1) < 1e-9);
+	json_t *ev = json_object_get(json_object_get(c, "ops"), "event");
+	assert_int_equal(ival(ev, "count"), 100000);
+	assert_true(fabs(headline(c) - 10000) < 1e-6);
+	json_t *iv = json_object_get(c, "intervals");
+	assert_int_equal(json_array_size(iv), 10);
+	for (size_t i = 0; i < 10; i++) {
+		assert_true(fabs(num(json_array_get(iv, i), "t") - (double)(i + 1)) < 1e-9);
+		assert_true(fabs(num(json_array_get(iv, i), "events_per_sec") - 10000) < 1e-6);
+	}
+	/* every thread did its share: 50000 each */
+	json_t *f = json_object_get(c, "fairness");
+	assert_true(fabs(num(f, "events_mean") - 50000) < 1e-9 && num(f, "events_stddev") == 0);
+	json_decref(d);
+	/* and again: the same figures */
+	assert_int_equal(bc("w2", "ops=5000 --threads 2 --time 10 --warmup 1 --report-interval 1"), 0);
+	d = doc("w2");
+	assert_int_equal(ival(json_object_get(json_object_get(at(d, 0), "ops"), "event"), "count"), 100000);
+	json_decref(d);
+}
+
+/* Rounds: every (point, threads) once per round, shuffled, reproducible
+   from the recorded seed; back_to_back keeps plan order. */
+static void test_rounds(void **st)
+{
+	(void)st;
+	assert_int_equal(bc("r1", "ops=1000,2000,3000 --threads 1,2 --repeat 3 --seed 42 --time 0.1 --warmup 0"), 0);
+	json_t *d = doc("r1");
+	assert_int_equal(json_array_size(cases(d)), 18);
+	json_t *sch = json_object_get(d, "schedule");
+	assert_string_equal(str(sch, "repeat_order"), "rounds");
+	assert_int_equal(ival(sch, "seed"), 42);
+	int shuffled = 0;
+	for (int r = 0; r < 3; r++) {
+		unsigned seen = 0;	/* bit (ops/1000 - 1) * 2 + threads - 1 */
+		double prev = 0;
+		for (int i = 0; i < 6; i++) {
+			json_t *c = at(d, (size_t)(6 * r + i));
+			assert_int_equal(ival(c, "round"), r + 1);
+			assert_int_equal(ival(c, "repeat"), r + 1);
+			double ops = num(json_object_get(c, "params"), "ops");
+			long th = ival(c, "threads");
+			seen |= 1u << ((unsigned)(ops / 1000 - 1) * 2 + (unsigned)(th - 1));
+			/* the headline is what the options say: ops x threads */
+			assert_true(fabs(headline(c) - ops * (double)th) < 1e-6);
+			double key = ops * 10 + (double)th;
+			shuffled |= key < prev;
+			prev = key;
+		}
+		assert_int_equal(seen, 0x3f);
+	}
+	assert_true(shuffled);
+	json_t *g = json_object_get(d, "groups");
+	assert_int_equal(json_array_size(g), 6);
+	for (size_t i = 0; i < 6; i++)
+		assert_int_equal(ival(json_array_get(g, i), "repeats"), 3);
+	char *o1 = order(d);
+	assert_int_equal(bc("r2", "ops=1000,2000,3000 --threads 1,2 --repeat 3 --seed 42 --time 0.1 --warmup 0"), 0);
+	json_t *d2 = doc("r2");
+	char *o2 = order(d2);
+	assert_string_equal(o1, o2);
+	assert_int_equal(bc("r3", "ops=1000,2000,3000 --threads 1,2 --repeat 3 --seed 7 --time 0.1 --warmup 0"), 0);
+	json_t *d3 = doc("r3");
+	char *o3 = order(d3);
+	assert_string_not_equal(o1, o3);
+	free(o1);
+	free(o2);
+	free(o3);
+	json_decref(d);
+	json_decref(d2);
+	json_decref(d3);
+
+	assert_int_equal(bc("b", "ops=1000,2000 --threads 1,2 --repeat 2 --repeat-order back_to_back --time 0.1 "
+			      "--warmup 0"), 0);
+	d = doc("b");
+	assert_int_equal(json_array_size(cases(d)), 8);
+	for (size_t i = 0; i < 8; i++) {	/* points, then threads, then repeats */
+		json_t *c = at(d, i);
+		assert_true(fabs(num(json_object_get(c, "params"), "ops") - (double)(1000 + 1000 * (i / 4))) < 1e-9);
+		assert_int_equal(ival(c, "threads"), 1 + (long)(i / 2) % 2);
+		assert_int_equal(ival(c, "repeat"), 1 + (long)i % 2);
+		assert_int_equal(ival(c, "round"), ival(c, "repeat"));
+	}
+	json_decref(d);
+}
+
+/* repeats of one group, sorted by repeat */
+static size_t reps(json_t *d, double cv, json_t **out, size_t cap)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < json_array_size(cases(d)); i++) {
+		json_t *c = at(d, i);
+		if (cv >= 0 && fabs(num(json_object_get(c, "params"), "cv") - cv) > 1e-12)
+			continue;
+		if (n < cap)
+			out[n++] = c;
+	}
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && ival(out[j - 1], "repeat") > ival(out[j], "repeat"); j--) {
+			json_t *t = out[j];
+			out[j] = out[j - 1];
+			out[j - 1] = t;
+		}
+	return n;
+}
+
+/* Only the last repeat says why the case stopped; the earlier ones nothing. */
+static void stopped(json_t **t, size_t n, const char *why)
+{
+	for (size_t i = 0; i + 1 < n; i++)
+		assert_null(stop_of(t[i]));
+	assert_non_null(stop_of(t[n - 1]));
+	assert_string_equal(stop_of(t[n - 1]), why);
+}
+
+/* repeat = auto's stopping rules on spreads known exactly (synth's step:
+   factors 1, 1+s, 1-s in turn): the answers are the rules', to the repeat. */
+static void test_repeat_auto(void **st)
+{
+	(void)st;
+	json_t *t[32];
+	char *a = bc_xasprintf("step=0.012 count_file=%s/c1 --time 1 --warmup 0 --repeat auto --min-repeat 3 "
+			       "--max-repeat 8", dir);
+	assert_int_equal(bc("s1", a), 0);
+	free(a);
+	json_t *d = doc("s1");
+	size_t n = reps(d, -1, t, 32);
+	assert_int_equal(n, 4);		/* 1.2%: the interval inside 2% after 4 */
+	stopped(t, n, "precise");
+	assert_int_equal(ival(json_array_get(json_object_get(d, "groups"), 0), "repeats"), 4);
+	json_decref(d);
+
+	a = bc_xasprintf("step=0.03 count_file=%s/c2 --time 1 --warmup 0 --repeat auto --min-repeat 3 --max-repeat 7", dir);
+	assert_int_equal(bc("s2", a), 0);
+	free(a);
+	d = doc("s2");
+	n = reps(d, -1, t, 32);
+	assert_int_equal(n, 7);		/* 3%: needs 9 to 12, within 2 x 7: runs to max_repeat */
+	stopped(t, n, "max_repeat");
+	json_decref(d);
+
+	a = bc_xasprintf("step=0.2 count_file=%s/c3 --time 1 --warmup 0 --repeat auto --min-repeat 3 --max-repeat 12", dir);
+	assert_int_equal(bc("s3", a), 0);
+	free(a);
+	d = doc("s3");
+	n = reps(d, -1, t, 32);
+	assert_int_equal(n, 3);		/* 20%: beyond 2 x 12 repeats: futile at min_repeat */
+	stopped(t, n, "futile");
+	json_t *ra = json_object_get(json_array_get(json_object_get(json_object_get(d, "config"), "modules"), 0),
+				     "repeat_auto");
+	assert_int_equal(ival(ra, "min_repeat"), 3);
+	assert_int_equal(ival(ra, "max_repeat"), 12);
+	json_decref(d);
+
+	/* a tight case (cv 0) and a noisy one (cv 0.3) in one run */
+	assert_int_equal(bc("tn", "cv=0,0.3 --time 1 --warmup 0 --repeat auto --min-repeat 3 --max-repeat 8"), 0);
+	d = doc("tn");
+	n = reps(d, 0, t, 32);
+	assert_int_equal(n, 3);
+	stopped(t, n, "precise");
+	for (size_t i = 0; i < n; i++)
+		assert_true(fabs(headline(t[i]) - 10000) < 1e-6);
+	n = reps(d, 0.3, t, 32);
+	assert_true(n >= 3 && n <= 8);
+	assert_non_null(stop_of(t[n - 1]));
+	json_decref(d);
+
+	/* time_budget: 2 s budget, cases of 1 s: a new round only while within it */
+	a = bc_xasprintf("step=0.02 count_file=%s/c4 --time 1 --warmup 0 --repeat auto --min-repeat 2 --max-repeat 20 "
+			 "--time-budget 2.5", dir);
+	assert_int_equal(bc("tb", a), 0);
+	free(a);
+	d = doc("tb");
+	n = reps(d, -1, t, 32);
+	assert_int_equal(n, 3);
+	stopped(t, n, "budget");
+	json_decref(d);
+}
+
+/* A baseline decides sooner: +30% against a case known to +-1%. */
+static void test_baseline(void **st)
+{
+	(void)st;
+	json_t *t[32];
+	assert_int_equal(bc("base", "cv=0.01 --time 1 --warmup 0 --repeat auto --min-repeat 3 --max-repeat 12"), 0);
+	char *a = bc_xasprintf("cv=0.01 ops=13000 --time 1 --warmup 0 --repeat auto --min-repeat 3 --max-repeat 12 "
+			       "--baseline %s/base.json", dir);
+	assert_int_equal(bc("cand", a), 0);
+	free(a);
+	json_t *d = doc("cand");
+	size_t n = reps(d, -1, t, 32);
+	assert_int_equal(n, 3);
+	stopped(t, n, "decided");
+	json_t *cfg = json_object_get(d, "config");
+	assert_non_null(strstr(str(cfg, "baseline"), "base.json"));
+	assert_int_equal(strlen(str(cfg, "baseline_sha256")), 64);
+	json_decref(d);
+}
+
+/* warmup = auto: a 1 s ramp is steady once the window (0.5 s) holds none
+   of it; a wobble never settles and runs to max_warmup, saying so. */
+static void test_warmup_auto(void **st)
+{
+	(void)st;
+	assert_int_equal(bc("wa", "ramp_s=1 --time 0.5 --warmup auto --max-warmup 6 --warmup-window 0.5"), 0);
+	json_t *d = doc("wa"), *c = at(d, 0);
+	assert_true(json_is_true(json_object_get(c, "warmup_steady")));
+	double w = num(c, "warmup_s");
+	assert_true(w >= 1.0 && w < 2.0);
+	json_t *wa = json_object_get(json_array_get(json_object_get(json_object_get(d, "config"), "modules"), 0),
+				     "warmup_auto");
+	assert_true(fabs(num(wa, "max_warmup") - 6) < 1e-12);
+	assert_true(fabs(num(wa, "warmup_window") - 0.5) < 1e-12);
+	json_decref(d);
+	/* the same run again: the same warmup, to the nanosecond */
+	assert_int_equal(bc("wa2", "ramp_s=1 --time 0.5 --warmup auto --max-warmup 6 --warmup-window 0.5"), 0);
+	d = doc("wa2");
+	assert_true(num(at(d, 0), "warmup_s") == w);
+	json_decref(d);
+
+	assert_int_equal(bc("ww", "wobble=0.3 --time 0.5 --warmup auto --max-warmup 1.5 --warmup-window 0.5"), 0);
+	d = doc("ww");
+	c = at(d, 0);
+	assert_true(json_is_false(json_object_get(c, "warmup_steady")));
+	assert_true(fabs(num(c, "warmup_s") - 1.5) < 1e-9);
+	char *warn = json_dumps(json_object_get(c, "warnings"), 0);
+	assert_non_null(strstr(warn, "no steady state"));
+	free(warn);
+	json_decref(d);
+
+	/* bursts of +-30% every 150 ms settle over blocks of steps */
+	assert_int_equal(bc("wb", "wobble=0.3 --time 0.5 --warmup auto --max-warmup 12 --warmup-window 0.5"), 0);
+	d = doc("wb");
+	assert_true(json_is_true(json_object_get(at(d, 0), "warmup_steady")));
+	assert_true(num(at(d, 0), "warmup_s") < 8);
+	json_decref(d);
+}
+
+/* The ETA after each case: from the pace so far and the cases left, likely
+   never above at most, and going down. Simulated seconds: exact. */
+static void test_eta(void **st)
+{
+	(void)st;
+	assert_int_equal(bc("eta", "cv=0,0.2 --time 2 --warmup 0 --repeat auto --min-repeat 3 --max-repeat 6"), 0);
+	char *s = text("eta", "out");
+	unsigned lines = 0, first_most = 0, last_most = 0, fewer = 0;
+	for (char *p = strstr(s, "eta: about "); p; p = strstr(p + 1, "eta: about ")) {
+		unsigned secs, likely, most;
+		assert_int_equal(sscanf(p, "eta: about %u s left, %u case%*[s] likely, %u at most", &secs, &likely,
+					&most), 3);
+		assert_true(likely <= most);
+		/* each case takes exactly 2 s here: the ETA is 2 s a case likely */
+		assert_int_equal(secs, 2 * likely);
+		fewer |= likely < most;
+		if (!lines++)
+			first_most = most;
+		last_most = most;
+	}
+	assert_true(lines >= 3);
+	assert_true(fewer);
+	assert_true(first_most > last_most);
+	free(s);
+}
+
+/* needs(): a case that needs more memory than the machine has is skipped
+   with the figures, before anything of it runs; the plan counts it; the
+   cases that fit run. */
+static void test_needs(void **st)
+{
+	(void)st;
+	assert_int_equal(bc("nd", "need_mib=1,100000000 --threads 1,2 --time 0.1 --warmup 0"), 0);
+	json_t *d = doc("nd");
+	assert_int_equal(json_array_size(cases(d)), 4);
+	unsigned skipped = 0;
+	for (size_t i = 0; i < 4; i++) {
+		json_t *c = at(d, i);
+		int big = num(json_object_get(c, "params"), "need_mib") > 1;
+		assert_string_equal(str(c, "status"), big ? "skipped" : "ok");
+		if (big) {
+			skipped++;
+			assert_non_null(strstr(str(c, "reason"), "need_mib per thread"));
+			assert_non_null(strstr(str(c, "reason"), "synth needs"));
+			assert_int_equal(json_object_size(json_object_get(c, "ops")), 0);	/* nothing ran */
+			/* per thread: twice the figure at 2 threads */
+			assert_non_null(strstr(str(c, "reason"), ival(c, "threads") == 2 ? "190.7 TiB" : "95.4 TiB"));
+		}
+	}
+	assert_int_equal(skipped, 2);
+	json_decref(d);
+	char *err = text("nd", "err");
+	assert_non_null(strstr(err, "plan: 2 cases to run, 2 skipped for this machine's size"));
+	free(err);
+}
+
+/* The results document: schema, the run's schedule and config as given,
+   the summary grouping every repeat, written whole after the run. */
+static void test_document(void **st)
+{
+	(void)st;
+	assert_int_equal(bc("doc", "ops=2000 cv=0 --threads 1,2 --repeat 2 --time 1 --warmup 0 --seed 3"), 0);
+	json_t *d = doc("doc");
+	assert_string_equal(str(d, "schema"), "benchcore/1");
+	assert_true(json_is_false(json_object_get(d, "interrupted")));
+	assert_non_null(str(d, "run_id"));
+	assert_non_null(str(d, "host_id"));
+	assert_int_equal(json_array_size(cases(d)), 4);
+	json_t *g = json_object_get(d, "groups");
+	assert_int_equal(json_array_size(g), 2);
+	for (size_t i = 0; i < 2; i++) {
+		json_t *gi = json_array_get(g, i);
+		assert_int_equal(ival(gi, "repeats"), 2);
+		json_t *v = json_object_get(json_object_get(json_object_get(gi, "metrics"), "events_per_sec"), "values");
+		assert_int_equal(json_array_size(v), 2);
+		double want = 2000.0 * (double)ival(gi, "threads");
+		assert_true(fabs(json_number_value(json_array_get(v, 0)) - want) < 1e-6);
+		assert_true(fabs(json_number_value(json_array_get(v, 1)) - want) < 1e-6);
+	}
+	/* ids are 1..n in the order run */
+	for (size_t i = 0; i < 4; i++)
+		assert_int_equal(ival(at(d, i), "id"), (long)i + 1);
+	json_decref(d);
+	/* an existing file is never overwritten without --force: a new name */
+	assert_int_equal(bc("doc", "--time 0.1 --warmup 0"), 0);
+	d = doc("doc");
+	assert_int_equal(json_array_size(cases(d)), 4);
+	json_decref(d);
+}
+
+/* The run's text (each case's lines, the ETA, the summary table) is a human
+   output: in simulated time every figure in it is exact, so it is checked
+   whole against tests/golden/run.txt, less the lines of the machine (CPU
+   time, the measured clock). BC_GOLDEN_UPDATE=1 rewrites the file. */
+static void test_text_golden(void **st)
+{
+	(void)st;
+	assert_int_equal(bc("gold", "ops=1000,2500 --threads 1,2 --repeat 2 --seed 42 --time 1 --warmup 0.5 "
+				  "--report-interval 0.5"), 0);
+	char *s = text("gold", "out"), *got = bc_xstrdup("");
+	for (char *line = strtok(s, "\n"); line; line = strtok(NULL, "\n")) {
+		if (!strncmp(line, "    cpu: ", 9) || !strncmp(line, "    clock: ", 11))
+			continue;
+		char *n = bc_xasprintf("%s%s\n", got, line);
+		free(got);
+		got = n;
+	}
+	free(s);
+	const char *golden = "tests/golden/run.txt";
+	if (getenv("BC_GOLDEN_UPDATE")) {
+		FILE *f = fopen(golden, "w");
+		assert_non_null(f);
+		fputs(got, f);
+		fclose(f);
+	}
+	char *want = NULL;
+	size_t n = 0;
+	if (slurp(golden, &want, &n))
+		fail_msg("%s: cannot read it (run from the repository's root)", golden);
+	if (strcmp(got, want)) {
+		fprintf(stderr, "the run's text differs from %s; it is now:\n%s", golden, got);
+		fail_msg("the run's text is not %s (BC_GOLDEN_UPDATE=1 rewrites it)", golden);
+	}
+	free(got);
+	free(want);
+}
+
+/* synth's workers record every 2 ms; here every 10 ms (synth counts what
+   it owes from the clock, so the figures are the same, with a fifth of the
+   steps): every duration and interval below is a multiple of 10 ms */
+static void synth_sleep(uint64_t ns)
+{
+	bc_clock_sleep_ns(5 * ns);
+}
+
+static int setup(void **st)
+{
+	(void)st;
+	strcpy(dir, "/tmp/bc-unit-run.XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(modpath, sizeof(modpath), "%s/mods", dir);
+	char *tmp = bc_xasprintf("%s/tmp", dir);
+	mkdir(modpath, 0755);
+	mkdir(tmp, 0755);
+	setenv("TMPDIR", tmp, 1);
+	free(tmp);
+	const char *tm = getenv("TESTMODS");
+	char *src = bc_xasprintf("%s/synth.so", tm ? tm : "build/testmods"), *dst = bc_xasprintf("%s/synth.so", modpath);
+	char *data = NULL;
+	size_t n = 0;
+	int rc = slurp(src, &data, &n);
+	FILE *f = rc ? NULL : fopen(dst, "wb");
+	if (f) {
+		rc = fwrite(data, 1, n, f) == n ? 0 : -1;
+		fclose(f);
+		chmod(dst, 0755);
+	}
+	free(data);
+	/* the loader's dlopen of this file finds this copy already loaded:
+	   the same synth_sleep_ns */
+	void *h = rc || !f ? NULL : dlopen(dst, RTLD_NOW | RTLD_LOCAL);
+	void (**hook)(uint64_t) = h ? (void (**)(uint64_t))dlsym(h, "synth_sleep_ns") : NULL;
+	free(src);
+	free(dst);
+	if (!hook) {
+		fprintf(stderr, "test_run: cannot load synth.so from %s (TESTMODS)\n", tm ? tm : "build/testmods");
+		return -1;
+	}
+	*hook = synth_sleep;
+	return bc_clock_virtual_start(1000000000ull);
+}
+
+static int teardown(void **st)
+{
+	(void)st;
+	bc_clock_virtual_stop();
+	if (getenv("BC_UNIT_KEEP"))
+		return 0;
+	char *cmd = bc_xasprintf("rm -rf '%s'", dir);
+	int rc = system(cmd);
+	free(cmd);
+	return rc;
+}
+
+int main(void)
+{
+	alarm(120);	/* a clock that stopped moving would hang here: fail instead */
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_window_exact),
+		cmocka_unit_test(test_rounds),
+		cmocka_unit_test(test_repeat_auto),
+		cmocka_unit_test(test_baseline),
+		cmocka_unit_test(test_warmup_auto),
+		cmocka_unit_test(test_eta),
+		cmocka_unit_test(test_needs),
+		cmocka_unit_test(test_document),
+		cmocka_unit_test(test_text_golden),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

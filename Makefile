@@ -78,6 +78,10 @@ MODULE_SO	:= $(MODULES:%=$(BUILD)/modules/%.so)
 # installed beside the module, which runs it (sys: fork and exec from a small process).
 HELPERS		:= $(sort $(patsubst modules/%/helper/,%,$(dir $(wildcard modules/*/helper/*.c))))
 HELPER_BIN	:= $(HELPERS:%=$(BUILD)/modules/%-helper)
+# Reference sets a module ships (modules/NAME/*.refset.json: compare --index SET),
+# beside the modules in the build and the install.
+REFSETS		:= $(wildcard modules/*/*.refset.json)
+REFSET_OUT	:= $(addprefix $(BUILD)/modules/,$(notdir $(REFSETS)))
 -include $(wildcard modules/*/build.mk)
 
 # Deliberately broken modules used by the loader and robustness tests.
@@ -94,7 +98,7 @@ UNIT_BIN	:= $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 .PHONY: all modules testmods unit man check check-full check-fast cross-arm64 install uninstall clean FORCE print-floors
 all: $(BUILD)/benchcore modules $(BUILD)/.benchcore-build
-modules: $(MODULE_SO) $(HELPER_BIN)
+modules: $(MODULE_SO) $(HELPER_BIN) $(REFSET_OUT)
 testmods: $(TESTMOD_SO) $(STANDIN)
 unit: $(UNIT_BIN)
 
@@ -138,6 +142,10 @@ $(BUILD)/modules/$(1)-helper: $(wildcard modules/$(1)/helper/*.c)
 	$$(CC) -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -D_GNU_SOURCE -o $$@ $$^
 endef
 $(foreach h,$(HELPERS),$(eval $(call helper_rule,$(h))))
+
+$(BUILD)/modules/%.refset.json: $(REFSETS)
+	@mkdir -p $(@D)
+	cp $(filter %/$*.refset.json,$(REFSETS)) $@
 
 $(BUILD)/testmods/%.so: tests/modules/%.c sdk/include/benchcore/module.h
 	@mkdir -p $(@D)
@@ -245,6 +253,7 @@ install: all man $(BUILD)/benchcore.pc
 	install -m 644 $(COMPLETION) $(DESTDIR)$(BASHCOMPDIR)/benchcore
 	install -m 755 $(BUILD)/benchcore $(DESTDIR)$(BINDIR)/benchcore
 	for so in $(MODULE_SO) $(HELPER_BIN); do install -m 755 $$so $(DESTDIR)$(MODULEDIR)/; done
+	for r in $(REFSET_OUT); do install -m 644 $$r $(DESTDIR)$(MODULEDIR)/; done
 	install -m 644 $(SDK_HEADERS) $(DESTDIR)$(INCLUDEDIR)/benchcore/
 	install -m 644 $(BUILD)/benchcore.pc $(DESTDIR)$(PKGCONFIGDIR)/benchcore.pc
 	install -m 644 sdk/module.mk $(DESTDIR)$(DATADIR)/benchcore/module.mk
@@ -258,7 +267,8 @@ uninstall:
 	      $(DESTDIR)$(PKGCONFIGDIR)/benchcore.pc $(DESTDIR)$(DATADIR)/benchcore/module.mk \
 	      $(DESTDIR)$(DOCDIR)/sdk.md $(DOCS:docs/%=$(DESTDIR)$(DOCDIR)/%)
 	rm -rf $(DESTDIR)$(DATADIR)/benchcore/examples
-	rm -f $(MODULES:%=$(DESTDIR)$(MODULEDIR)/%.so) $(HELPERS:%=$(DESTDIR)$(MODULEDIR)/%-helper)
+	rm -f $(MODULES:%=$(DESTDIR)$(MODULEDIR)/%.so) $(HELPERS:%=$(DESTDIR)$(MODULEDIR)/%-helper) \
+	      $(REFSET_OUT:$(BUILD)/modules/%=$(DESTDIR)$(MODULEDIR)/%)
 	rm -f $(DESTDIR)$(MANDIR)/man1/benchcore.1 $(DESTDIR)$(MANDIR)/man5/benchcore.conf.5 \
 	      $(DESTDIR)$(BASHCOMPDIR)/benchcore
 	-rmdir $(DESTDIR)$(MODULEDIR) $(DESTDIR)$(LIBDIR)/benchcore \

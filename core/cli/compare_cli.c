@@ -8,7 +8,8 @@
 #include "cmp_flags.h"
 #include "compare.h"
 #include "tables.h"
-#include "unixbench.h"
+#include "loader.h"
+#include "refset.h"
 #include "util.h"
 
 #define MAX_FILES	16
@@ -92,8 +93,9 @@ static const bc_flag compare_flags[] = {
 	  "(the frequency study's conclusion)" },
 	{ "index", 0, NULL, F_INDEX, "a UnixBench-style index of every file against the first (100): per "
 	  "module and overall, the geometric mean of the headline ratios, with a 95% interval and the cases "
-	  "it covers; --index unixbench RUN.json ...: UnixBench's System Benchmarks Index of each file "
-	  "(against UnixBench's own baseline, one copy and N copies)" },
+	  "it covers; --index SET RUN.json ...: each file against a reference set a module ships "
+	  "(SET.refset.json on the module path: the sys module's unixbench is UnixBench's System Benchmarks "
+	  "Index, its baseline, one copy and N copies)" },
 	{ "format", 0, "text|markdown|csv", F_FORMAT, "the form of --table, --summary-table, --per-ghz and "
 	  "--index (default text)" },
 	{ "json", 0, NULL, F_JSON, "JSON on stdout instead of text" },
@@ -194,14 +196,16 @@ int bc_cmd_compare(int argc, char **argv)
 		free(files);
 		return 2;
 	}
-	/* --index unixbench RUN.json ...: UnixBench's reference set, not a first file */
-	int ub = a.view == F_INDEX && nfiles > 1 && !strcmp(files[0], "unixbench");
+	/* --index unixbench RUN.json ...: a module's reference set, not a first file */
+	int ub = a.view == F_INDEX && nfiles > 1 && bc_refset_named(files[0]);
 	if (ub && bc_load_all("compare", files + 1, nfiles - 1, res) < 0) {
 		free(files);
 		return 2;
 	}
 	if (ub) {
-		rc = bc_unixbench_index(stdout, res, nfiles - 1);
+		char **dirs = bc_module_search_path(NULL);
+		rc = bc_refset_index(stdout, files[0], dirs, res, nfiles - 1);
+		bc_strv_free(dirs);
 		if (bc_stdout_done("compare"))
 			rc = 2;
 		for (int i = 0; i < nfiles - 1; i++)

@@ -54,8 +54,8 @@ expect_py "fairness over 2 threads: mean = count/2" $T/c.json 'abs(d["cases"][1]
 expect_py "groups carry repeat statistics" $T/c.json 'len(d["groups"])==2 and d["groups"][0]["metrics"]["events_per_sec"]["values"]'
 expect_py "config is recorded" $T/c.json 'd["config"]["modules"][0]["options"]["max_prime"]==[2000]'
 expect_grep "CSV header" $T/c.csv '^case,module,params,threads,repeat,status,metric,value,unit,higher_is_better,headline$'
-expect_grep "CSV row per metric" $T/c.csv '^2,cpu,max_prime=2000,2,1,ok,events_per_sec,'
-expect_grep "CSV: the headline column marks the case's headline metric" $T/c.csv '^2,cpu,max_prime=2000,2,1,ok,events_per_sec,.*,true,true$'
+expect_grep "CSV row per metric" $T/c.csv '^2,cpu,max_prime=2000 test=prime,2,1,ok,events_per_sec,'
+expect_grep "CSV: the headline column marks the case's headline metric" $T/c.csv '^2,cpu,max_prime=2000 test=prime,2,1,ok,events_per_sec,.*,true,true$'
 
 # --- existing results are not overwritten without --force
 run_bc $T/c2 run cpu max_prime=100 --time 0.2 --warmup 0 -q -o $T/c.json

@@ -276,7 +276,7 @@ if [ -f "$study" ]; then
 	[ "$RC" = 0 ] || tail -20 "$T/play3.log"
 	[ -n "${BC_FLEET_LOGS:-}" ] && cp "$T/play3.log" "$BC_FLEET_LOGS/"
 	expect_py "  alpha ran the study's modules" "$T/results3/alpha.json" \
-		"sorted(set(c['module'] for c in d['cases'])) == ['cpu', 'io', 'mem', 'net', 'rsa']"
+		"sorted(set(c['module'] for c in d['cases'])) == ['cpu', 'io', 'net', 'rsa', 'sys']"
 	expect_grep "  the fleet report shows the studies' index table" "$T/results3/fleet.html" "<h3>Index</h3>"
 	expect_grep "  ... with beta against alpha" "$T/results3/fleet.html" "<td>beta</td>"
 else

@@ -253,12 +253,13 @@ rm -f "$D/benchcore-io.0.dat"
 # --- tmpfs with direct = true ------------------------------------------------
 if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ]; then
 	run_bc "$T/tf" run io $S path=/dev/shm file_size=1M -o "$T/tf.json"
-	expect_rc "tmpfs + direct: case fails" 1
-	expect_grep "tmpfs: clear message" "$T/tf.out" "reason: init: direct I/O is not supported.*tmpfs"
-	expect_grep "tmpfs: the remedy as a hint line" "$T/tf.out" "^ *hint: set direct = false"
-	expect_py "tmpfs: error.hint in the JSON, not pasted into the reason" "$T/tf.json" \
-		"'direct = false' in d['cases'][0]['error']['hint'] and 'direct = false' not in d['cases'][0]['reason']"
-	expect_no_grep "tmpfs: no raw EINVAL" "$T/tf.out" "Invalid argument"
+	# found by needs() in the plan (issue 42): a configuration error before anything runs
+	expect_rc "tmpfs + direct: refused in the plan" 2
+	expect_grep "tmpfs: clear message, naming the path and tmpfs" "$T/tf.err" "direct = true, but direct I/O is not supported at \"/dev/shm\""
+	expect_grep "tmpfs: why, as the detail" "$T/tf.err" "^DETAIL: it is on tmpfs"
+	expect_grep "tmpfs: the remedy as a hint line" "$T/tf.err" "^HINT: set direct = false"
+	check "tmpfs: nothing ran, no results file" test ! -e "$T/tf.json"
+	expect_no_grep "tmpfs: no raw EINVAL" "$T/tf.err" "Invalid argument"
 	M=$(mktemp -d /dev/shm/bc-io-test.XXXXXX)
 	run_bc "$T/tb" run io $S path="$M" file_size=1M direct=false -o "$T/tb.json"
 	expect_rc "tmpfs + direct = false runs" 0

@@ -263,10 +263,14 @@ else
 	# study 3 at 1/100: rsa at 1 thread, dd-style write then read, loopback net, the index's tests
 	run_bc $T/st/s3 -c $S/cloud-vm-quick-tests.conf --scale 0.01 --repeat 2 -o $T/st/s3.json --label vm1
 	expect_rc "study 3 (cloud-vm-quick-tests.conf) at --scale 0.01" 0
-	expect_py "study 3: rsa, io write and read at 100K blocks, net, cpu and mem ran, all ok" $T/st/s3.json \
-		'sorted(set(c["module"] for c in d["cases"])) == ["cpu", "io", "mem", "net", "rsa"] and sorted(set(c["params"]["rw"] for c in d["cases"] if c["module"] == "io")) == ["read", "write"] and all(c["params"]["block_size"] == 102400 for c in d["cases"] if c["module"] == "io") and all(c["status"] == "ok" for c in d["cases"])'
+	expect_py "study 3: rsa, io write and read at 100K blocks, net and UnixBench's tests (cpu, sys) ran, all ok" $T/st/s3.json \
+		'sorted(set(c["module"] for c in d["cases"])) == ["cpu", "io", "net", "rsa", "sys"] and sorted(set(c["params"]["rw"] for c in d["cases"] if c["module"] == "io")) == ["read", "write"] and all(c["params"]["block_size"] == 102400 for c in d["cases"] if c["module"] == "io") and all(c["status"] == "ok" for c in d["cases"])'
 	run_bc $T/st/i3 compare --index $T/st/s3.json $T/st/s3.json
 	expect_grep "study 3's index from its run: overall, against itself 100" $T/st/i3.out '^overall \(geometric mean of the modules\) +100 +100\.0 '
+	run_bc $T/st/u3 compare --index unixbench $T/st/s3.json
+	expect_grep "study 3: UnixBench's score of the VM from its run, every index test present" $T/st/u3.out '^System Benchmarks Index Score +[0-9]+\.[0-9]$'
+	expect_no_grep "study 3: no index test missing" $T/st/u3.out 'not in the results'
+
 	cd $T
 fi
 

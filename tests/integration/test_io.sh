@@ -45,6 +45,8 @@ check "data files removed after the run" test -z "$(ls "$D")"
 run_bc "$T/mx" run io $S --time 0.5 $COMMON rw=randread,randwrite block_size=4K,16K \
 	--threads 1,2 -o "$T/mx.json"
 expect_rc "rw x block_size x threads matrix runs" 0
+# what a case that is not so says (kept in the log if the check below fails)
+"$PY" -S -c "import json,sys; d=json.load(open(sys.argv[1])); print('cases:', len(d['cases']), [(c['params']['rw'], c['params']['block_size'], c['threads'], c['status'], c.get('reason')) for c in d['cases'] if c['status'] != 'ok' or 'p99' not in c['ops'].get(c['params']['rw'][4:], {}).get('latency_ns', {})])" "$T/mx.json" 2>&1 | head -3
 expect_py "8 ok cases with IOPS and p99" "$T/mx.json" \
 	"len(d['cases']) == 8 and all(c['status'] == 'ok' and c['metrics']['iops']['value'] > 0 and 'p99' in c['ops'][c['params']['rw'][4:]]['latency_ns'] for c in d['cases'])"
 expect_py "randread cases report no write metrics" "$T/mx.json" \

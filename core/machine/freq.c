@@ -46,21 +46,27 @@ static int chain(unsigned iters)
 #endif
 }
 
-double bc_freq_probe_here(void)
+/* The fastest of BURSTS bursts of the chain, in ticks of clock now(); 0
+   when the architecture has no chain or no burst took a tick. */
+static uint64_t fastest_burst(uint64_t (*now)(void))
 {
 	uint64_t best = UINT64_MAX;
 	for (int b = 0; b < BURSTS; b++) {
-		uint64_t t0 = mono_ns();
+		uint64_t t0 = now();
 		if (chain(BURST_ITERS) < 0)
 			return 0;
-		uint64_t dt = mono_ns() - t0;
+		uint64_t dt = now() - t0;
 		if (dt && dt < best)
 			best = dt;
 	}
-	if (best == UINT64_MAX)
-		return 0;
+	return best == UINT64_MAX ? 0 : best;
+}
+
+double bc_freq_probe_here(void)
+{
+	uint64_t best = fastest_burst(mono_ns);
 	/* cycles / ns = GHz; x 1000 = MHz */
-	return (double)BURST_ITERS * 100.0 / (double)best * 1000.0;
+	return best ? (double)BURST_ITERS * 100.0 / (double)best * 1000.0 : 0;
 }
 
 double bc_freq_probe_cpu(int cpu)
@@ -126,16 +132,8 @@ double bc_freq_probe_counter(double *counter_hz)
 	__asm__ volatile("mrs %0, cntfrq_el0" : "=r"(hz));
 	if (!hz)
 		return 0;
-	uint64_t best = UINT64_MAX;
-	for (int b = 0; b < BURSTS; b++) {
-		uint64_t t0 = cntvct();
-		if (chain(BURST_ITERS) < 0)
-			return 0;
-		uint64_t dt = cntvct() - t0;
-		if (dt && dt < best)
-			best = dt;
-	}
-	if (best == UINT64_MAX)
+	uint64_t best = fastest_burst(cntvct);
+	if (!best)
 		return 0;
 	*counter_hz = (double)hz;
 	/* adds per tick x ticks per second = adds per second */

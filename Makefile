@@ -45,7 +45,7 @@ endif
 FLOOR_0		:= base
 FLOOR_1		:= values stats
 FLOOR_2		:= machine module result
-FLOOR_3		:= engine
+FLOOR_3		:= engine archive
 FLOOR_4		:= run
 FLOOR_5		:= analysis
 FLOOR_6		:= cli

@@ -62,6 +62,7 @@ typedef struct bc_results {
 	char *path;		/* as given, for messages */
 	char *label;		/* label, else host.hostname, else the file name */
 	char *started_at;	/* may be NULL */
+	char *run_id;		/* may be NULL (older or forged files) */
 	int interrupted;
 	char *status;		/* "running", "complete", "interrupted", "stopped"; NULL in
 				   files from before it */

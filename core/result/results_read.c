@@ -298,6 +298,8 @@ static int read_top(bc_results *r, json_t *root, bc_err *e)
 		r->label = shown(base_name(r->path));
 	if (json_is_string(json_object_get(root, "started_at")))
 		r->started_at = bc_xstrdup(json_string_value(json_object_get(root, "started_at")));
+	if (json_is_string(json_object_get(root, "run_id")))
+		r->run_id = shown(json_string_value(json_object_get(root, "run_id")));
 	r->interrupted = json_is_true(json_object_get(root, "interrupted"));
 	json_t *st = json_object_get(root, "status"), *pl = json_object_get(root, "cases_planned");
 	if (json_is_string(st))
@@ -498,6 +500,7 @@ void bc_results_free(bc_results *r)
 	free(r->path);
 	free(r->label);
 	free(r->started_at);
+	free(r->run_id);
 	free(r->status);
 	json_decref(r->host);
 	json_decref(r->config);

@@ -230,8 +230,8 @@ static void merged_note(FILE *f, bc_results *res, int n, const skey *k, long t, 
 	if (bc_merged_pct(g, ng, op, strtod(cats[0] + 1, NULL), &ms, &bad)) {
 		fputs("no percentiles of all the files together: ", f);
 		esc_label(f, res[at[bad]].label);
-		fputs(" has no latency histograms (a file from before them); the chart shows each file's "
-		      "mean of its repeats' percentiles</p>\n", f);
+		fputs(" has no latency histograms to merge (a file from before them, or counts too large to "
+		      "add); the chart shows each file's mean of its repeats' percentiles</p>\n", f);
 		return;
 	}
 	fprintf(f, "all %zu files' records together (their latency histograms merged):", ng);

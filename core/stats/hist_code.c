@@ -63,6 +63,11 @@ typedef struct {
 	const char *why;
 } hist_it;
 
+static hist_it it_of(const bc_hist_code *c)
+{
+	return (hist_it){ c->buf, c->buf ? c->buf + c->len : NULL, 0, NULL };	/* NULL + 0 is undefined */
+}
+
 /* The next varint: 1 and *v, 0 at the end, -1 malformed. */
 static int get_varint(hist_it *it, int64_t *v)
 {
@@ -117,7 +122,7 @@ static int next_bucket(hist_it *it, unsigned *idx, uint64_t *n)
 static int walk(const bc_hist_code *c, void (*fn)(void *, unsigned, uint64_t), void *arg,
 		uint64_t *total, const char **why)
 {
-	hist_it it = { c->buf, c->buf + c->len, 0, NULL };
+	hist_it it = it_of(c);
 	unsigned idx;
 	uint64_t n, sum = 0;
 	int rc;
@@ -228,7 +233,7 @@ int bc_hist_decode(const bc_hist_code *c, bc_hist *h, const char **why)
 
 int bc_hist_code_merge(bc_hist_code *dst, const bc_hist_code *src)
 {
-	hist_it a = { dst->buf, dst->buf + dst->len, 0, NULL }, b = { src->buf, src->buf + src->len, 0, NULL };
+	hist_it a = it_of(dst), b = it_of(src);
 	unsigned ia = 0, ib = 0;
 	uint64_t na = 0, nb = 0;
 	int ha = next_bucket(&a, &ia, &na), hb = next_bucket(&b, &ib, &nb);
@@ -261,7 +266,7 @@ int bc_hist_code_merge(bc_hist_code *dst, const bc_hist_code *src)
 
 uint64_t bc_hist_code_percentile(const bc_hist_code *c, double p, uint64_t min, uint64_t max)
 {
-	hist_it it = { c->buf, c->buf + c->len, 0, NULL };
+	hist_it it = it_of(c);
 	unsigned idx;
 	uint64_t n, seen = 0, v = max;
 	if (!c->total)

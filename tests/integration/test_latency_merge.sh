@@ -77,6 +77,15 @@ expect_py "host A's groups[]: event.p99_ms merged is the p99 of its two repeats'
 expect_py "... and not the mean of the repeats' p99s (more than 10% below it)" $T/A.json \
 	"d['groups'][0]['metrics']['event.p99_ms']['mean'] < 0.9 * $u_a"
 
+# benchcore merge (one system's parts: host A's synth beside a cpu part) keeps
+# the histograms, and its groups[] the merged p99 of the repeats.
+run_bc $T/cpu run cpu max_prime=200 --time 0.2 --warmup 0 --report-interval 0 --label hostA -q -o $T/A-cpu.json
+run_bc $T/m merge $T/A.json $T/A-cpu.json -o $T/M.json
+expect_rc "benchcore merge of host A's two parts" 0
+expect_py "... keeps every case's histogram and groups[]' merged p99 of synth's repeats ($u_a ms)" $T/M.json \
+	"(all('latency_hist' in c['ops']['event'] for c in d['cases'] if c['module'] == 'synth') and
+	  ['%.4g' % g['metrics']['event.p99_ms']['merged'] for g in d['groups'] if g['module'] == 'synth'] == ['$u_a'])"
+
 # The fleet view: the report of both hosts says the p99 of all their records.
 run_bc $T/r report $T/A.json $T/B.json -o $T/fleet.html
 expect_rc "the report of both hosts" 0

@@ -279,6 +279,8 @@ static int read_hist(rd *d, json_t *oj, bc_cr_op *op, const char *where)
 	} else if (integer(d, h, "sub_bucket_bits", 0, 64, -1, &bits, at) < 0 ||
 		   integer(d, h, "max_exponent", 0, 64, -1, &exp, at) < 0) {
 		/* said */
+	} else if (bits < 0 || exp < 0) {
+		fail(d, "%s: wants sub_bucket_bits and max_exponent (integers)", at);
 	} else if (bits != BC_HIST_SUB_BITS || exp != BC_HIST_MAX_EXP) {
 		fail(d, "%s: a layout of %lld sub-bucket bits up to 2^%lld ns, not this build's %d up to 2^%d",
 		     at, bits, exp, BC_HIST_SUB_BITS, BC_HIST_MAX_EXP);

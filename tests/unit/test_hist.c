@@ -531,8 +531,14 @@ static void test_case_latency_hist(void **st)
 	};
 	json_t *vals[] = { json_string("hdr-v2"), json_integer(8), json_integer(62), json_integer(6),
 			   json_string("####") };
+	json_t *cc = json_deep_copy(c);		/* a layout not said */
+	json_object_del(json_object_get(json_object_get(json_object_get(cc, "ops"), "read"), "latency_hist"),
+			"max_exponent");
+	assert_int_equal(bc_case_from_json(cc, 3, &r, &e), -1);
+	assert_non_null(strstr(e.msg, "cases[3].ops.read.latency_hist: wants sub_bucket_bits and max_exponent"));
+	json_decref(cc);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		json_t *cc = json_deep_copy(c);
+		cc = json_deep_copy(c);
 		json_t *h = json_object_get(json_object_get(json_object_get(cc, "ops"), "read"), "latency_hist");
 		json_object_set_new(h, bad[i].key, vals[i]);
 		e.msg[0] = '\0';

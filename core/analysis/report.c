@@ -207,6 +207,43 @@ static long common_max_threads(bc_results *res, int n, const skey *k)
 	return best;
 }
 
+/* The fleet's percentiles: those of all the files' records of op at t
+   threads together, read off their merged histograms (results.h
+   bc_merged_pct), not a mean of per-host percentiles; when a file has no
+   histograms (written before them) that is said, and the chart stands. */
+static void merged_note(FILE *f, bc_results *res, int n, const skey *k, long t, const char *op,
+			const char *const *cats, size_t nc)
+{
+	const bc_rgroup *g[MAX_FILES];
+	int at[MAX_FILES];
+	size_t ng = 0, bad = 0;
+	double ms;
+
+	for (int i = 0; i < n; i++)
+		if ((g[ng] = bc_results_find(&res[i], k->module, k->params_key, t)))
+			at[ng++] = i;
+	if (ng < 2 || !nc)
+		return;
+	fputs("<p class='note'>", f);
+	esc(f, op);
+	fprintf(f, " at %ld thread%s, ", t, t > 1 ? "s" : "");
+	if (bc_merged_pct(g, ng, op, strtod(cats[0] + 1, NULL), &ms, &bad)) {
+		fputs("no percentiles of all the files together: ", f);
+		esc_label(f, res[at[bad]].label);
+		fputs(" has no latency histograms to merge (a file from before them, or counts too large to "
+		      "add); the chart shows each file's mean of its repeats' percentiles</p>\n", f);
+		return;
+	}
+	fprintf(f, "all %zu files' records together (their latency histograms merged):", ng);
+	for (size_t c = 0; c < nc; c++)
+		if (!bc_merged_pct(g, ng, op, strtod(cats[c] + 1, NULL), &ms, &bad)) {
+			fputs(c ? ", " : " ", f);
+			esc(f, cats[c]);
+			fprintf(f, " %.4g ms", ms);
+		}
+	fputs("</p>\n", f);
+}
+
 static void chart_latency(FILE *f, bc_results *res, int n, const skey *k)
 {
 	long t = common_max_threads(res, n, k);
@@ -256,6 +293,7 @@ static void chart_latency(FILE *f, bc_results *res, int n, const skey *k)
 		bc_svg_chart(f, &(bc_chart){ .title = title, .xlabel = "percentile",
 			.ylabel = "latency (ms)", .note = "lower is better; mean of the repeats",
 			.xcats = cats, .ncat = nc, .s = s, .ns = (size_t)n });
+		merged_note(f, res, n, k, t, lm->op, cats, nc);
 	}
 }
 

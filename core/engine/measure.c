@@ -392,6 +392,13 @@ static void op_figures(bench_ctx *x, unsigned k, double secs, bc_hist *h, bc_cr_
 {
 	o->name = bc_xstrdup(x->ops[k]);
 	bc_meas_latency(x, k, h, &o->count, &o->lat);
+	if (o->count) {	/* kept, so hosts' and repeats' percentiles merge (docs/results.md) */
+		bc_hist_code c;
+		bc_hist_encode(h, &c);
+		o->hist = bc_hist_code_text(&c);
+		o->hist_count = c.total;
+		bc_hist_code_free(&c);
+	}
 	for (unsigned i = 0; i < x->nthreads; i++) {
 		o->bytes += x->t[i]->ops[k].bytes;
 		o->errors += x->t[i]->ops[k].errors;

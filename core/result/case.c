@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "case.h"
+#include "hist.h"
 #include "util.h"
 
 const char *const bc_phase_names[BC_NPHASES] = { "init", "prepare", "thread_init", "warmup", "measure",
@@ -82,6 +83,7 @@ void bc_case_free(bc_case_result *r)
 			free_latency(&o->dists[j].lat);
 		}
 		free(o->dists);
+		free(o->hist);
 	}
 	free(r->ops);
 	free(r->open_loop.arrival);
@@ -228,6 +230,11 @@ static json_t *op_json(const bc_cr_op *op)
 	put_real(o, "per_sec", op->per_sec);
 	if (op->lat.set)
 		json_object_set_new(o, "latency_ns", latency_json(&op->lat));
+	if (op->hist)
+		json_object_set_new(o, "latency_hist", json_pack("{s:s, s:i, s:i, s:I, s:s}", "encoding",
+			BC_HIST_ENCODING, "sub_bucket_bits", BC_HIST_SUB_BITS, "max_exponent", BC_HIST_MAX_EXP,
+			"count", (json_int_t)(op->hist_count > (uint64_t)INT64_MAX ? INT64_MAX : op->hist_count),
+			"data", op->hist));
 	if (op->has_kinds || op->nkinds) {
 		json_t *k = json_object();
 		for (size_t i = 0; i < op->nkinds; i++)

@@ -64,6 +64,11 @@ typedef struct {		/* ops.OP */
 	char *folded_first;	/* error_kinds_folded.first_kind */
 	bc_cr_dist *dists;
 	size_t ndists;
+	/* ops.OP.latency_hist: the histogram the percentiles came from, in its
+	   compact encoding (hist.h: BC_HIST_ENCODING, as base64 text), checked
+	   by the reader; NULL when absent (files from before it, no records) */
+	char *hist;
+	uint64_t hist_count;	/* the records it holds */
 } bc_cr_op;
 
 typedef struct {		/* intervals[i].ops.OP */

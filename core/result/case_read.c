@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "case.h"
+#include "hist.h"
 #include "util.h"
 
 #define MAX_THREADS	1000000
@@ -254,6 +255,57 @@ static int read_dists(rd *d, json_t *oj, bc_cr_op *op, const char *where)
 	return 0;
 }
 
+/* ops.OP.latency_hist: the layout this build records, its data checked
+   whole (hist_code.c: bounded, every varint and bucket inside the layout,
+   counts that add up to count without passing 2^64). */
+static int read_hist(rd *d, json_t *oj, bc_cr_op *op, const char *where)
+{
+	json_t *h, *enc, *data;
+	long long bits, exp;
+	uint64_t n, total;
+	int had, rc = -1;
+	const char *why;
+	bc_hist_code c;
+
+	if (object(d, oj, "latency_hist", &h, where) < 0)
+		return -1;
+	if (!h)
+		return 0;
+	char *at = bc_xasprintf("%s.latency_hist", where);
+	enc = json_object_get(h, "encoding");
+	data = json_object_get(h, "data");
+	if (!json_is_string(enc) || strcmp(json_string_value(enc), BC_HIST_ENCODING)) {
+		fail(d, "%s.encoding: not \"%s\"", at, BC_HIST_ENCODING);
+	} else if (integer(d, h, "sub_bucket_bits", 0, 64, -1, &bits, at) < 0 ||
+		   integer(d, h, "max_exponent", 0, 64, -1, &exp, at) < 0) {
+		/* said */
+	} else if (bits < 0 || exp < 0) {
+		fail(d, "%s: wants sub_bucket_bits and max_exponent (integers)", at);
+	} else if (bits != BC_HIST_SUB_BITS || exp != BC_HIST_MAX_EXP) {
+		fail(d, "%s: a layout of %lld sub-bucket bits up to 2^%lld ns, not this build's %d up to 2^%d",
+		     at, bits, exp, BC_HIST_SUB_BITS, BC_HIST_MAX_EXP);
+	} else if (count(d, h, "count", &n, &had, at) < 0) {
+		/* said */
+	} else if (!had || !json_is_string(data)) {
+		fail(d, "%s: wants count (an integer >= 0) and data (a string)", at);
+	} else if (bc_hist_code_from_text(json_string_value(data), json_string_length(data), &c, &why) < 0) {
+		fail(d, "%s.data: not a histogram: %s", at, why);
+	} else {
+		total = c.total;
+		bc_hist_code_free(&c);
+		if (total != n) {
+			fail(d, "%s: its buckets hold %llu records, its count says %llu", at,
+			     (unsigned long long)total, (unsigned long long)n);
+		} else {
+			op->hist = bc_xstrdup(json_string_value(data));
+			op->hist_count = n;
+			rc = 0;
+		}
+	}
+	free(at);
+	return rc;
+}
+
 static int read_op(rd *d, const char *name, json_t *oj, bc_cr_op *op, const char *where)
 {
 	static const char *const counts[] = { "count", "errors", "bytes" };
@@ -273,7 +325,7 @@ static int read_op(rd *d, const char *name, json_t *oj, bc_cr_op *op, const char
 			goto out;
 	if (num(d, oj, "per_sec", &op->per_sec, 1, at) < 0 ||
 	    read_latency(d, lat, &op->lat, at) < 0 || read_kinds(d, oj, op, at) < 0 ||
-	    read_dists(d, oj, op, at) < 0)
+	    read_dists(d, oj, op, at) < 0 || read_hist(d, oj, op, at) < 0)
 		goto out;
 	rc = 0;
 out:

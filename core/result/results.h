@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <jansson.h>
 #include "case.h"
+#include "hist.h"
 
 typedef enum {
 	BC_MK_METRIC,		/* cases[].metrics.NAME */
@@ -27,6 +28,15 @@ typedef struct bc_rmetric {
 	double *values;		/* one per ok repeat that reported it */
 	size_t n, cap;
 } bc_rmetric;
+
+typedef struct bc_rhist {	/* one op class's latency over a group's ok repeats */
+	char *op;		/* as shown (the latency metrics' op) */
+	bc_hist_code code;	/* the repeats' latency_hist, merged */
+	double min, max;	/* ns over the repeats: the clamp of a merged percentile */
+	size_t parts;		/* repeats whose histogram is in code */
+	size_t missing;		/* repeats that ran it without one (older files), or that
+				   would overflow the merge: then there is no merged figure */
+} bc_rhist;
 
 typedef struct bc_rgroup {
 	char *module;
@@ -56,6 +66,8 @@ typedef struct bc_rgroup {
 	size_t freq_n;
 	bc_rmetric *metrics;
 	size_t nmetrics, cap;
+	bc_rhist *hists;	/* per op class that ran, in order of first appearance */
+	size_t nhists, chists;
 } bc_rgroup;
 
 typedef struct bc_results {
@@ -148,4 +160,18 @@ const bc_rgroup *bc_results_find(const bc_results *r, const char *module,
 const bc_rgroup *bc_results_match(const bc_results *r, const bc_results *gfile, const bc_rgroup *g,
 				  char *const *ignore);
 const bc_rmetric *bc_group_metric(const bc_rgroup *g, const char *name);
+
+/* Latency merged across repeats, files and hosts (group_hist.c): a
+   percentile of the union of their records is the percentile of their
+   merged histogram, never a mean of their percentiles. */
+/* c's op classes' histograms into g (bc_results_add_case). */
+void bc_group_add_hists(bc_rgroup *g, const bc_case_result *c);
+void bc_group_free_hists(bc_rgroup *g);
+/* The op class called op (as shown) of g, or NULL. */
+const bc_rhist *bc_group_hist(const bc_rgroup *g, const char *op);
+/* The pct-th percentile (0 < pct <= 100), in ms, of op's records in all of
+   groups g[0..n) (one per file; repeats within each): 0 and *ms, or -1 when
+   one of them has no merged histogram of op (*bad: its index), so the
+   caller falls back to the mean of the percentiles and says so. */
+int bc_merged_pct(const bc_rgroup *const *g, size_t n, const char *op, double pct, double *ms, size_t *bad);
 #endif

@@ -224,6 +224,7 @@ void bc_results_add_case(bc_results *r, const bc_case_result *c)
 		push_value(group_metric(g, "interval_cv", "", 0, BC_MK_STABILITY), c->stability.interval_cv);
 	for (size_t i = 0; i < c->nops; i++)
 		add_latency(g, &c->ops[i]);
+	bc_group_add_hists(g, c);
 	add_verdict_fields(g, c);
 	if (!isnan(c->cpu_mhz_mean) && c->cpu_mhz_mean > 0) {
 		g->cpu_mhz_sum += c->cpu_mhz_mean;
@@ -392,10 +393,17 @@ json_t *bc_groups_json(const bc_results *r)
 			for (size_t k = 0; k < m->n; k++)
 				json_array_append_new(vals, json_real(m->values[k]));
 			bc_stats_summary(m->values, m->n, &st);
-			json_object_set_new(metrics, m->name, json_pack("{s:s, s:b, s:o, s:f, s:f, s:f, s:f, s:f, s:f}",
+			json_t *mj = json_pack("{s:s, s:b, s:o, s:f, s:f, s:f, s:f, s:f, s:f}",
 				"unit", m->unit, "higher_is_better", m->higher_is_better, "values", vals,
 				"mean", st.mean, "median", st.median, "stddev", st.stddev, "cv", st.cv,
-				"ci95_low", st.ci95_low, "ci95_high", st.ci95_high));
+				"ci95_low", st.ci95_low, "ci95_high", st.ci95_high);
+			double ms;
+			size_t bad;
+			/* the percentile of all the repeats' records, when every repeat kept its histogram */
+			if (m->kind == BC_MK_LATENCY && m->pct[0] == 'p' &&
+			    !bc_merged_pct(&g, 1, m->op, strtod(m->pct + 1, NULL), &ms, &bad))
+				json_object_set_new(mj, "merged", json_real(ms));
+			json_object_set_new(metrics, m->name, mj);
 		}
 		json_array_append_new(out, json_pack("{s:s, s:o, s:I, s:I, s:s, s:o}", "module", g->module,
 			"params", params ? params : json_object(), "threads", (json_int_t)g->threads,
@@ -487,6 +495,7 @@ void bc_results_free(bc_results *r)
 			free(g->metrics[j].values);
 		}
 		free(g->metrics);
+		bc_group_free_hists(g);
 		free(g->headline);
 		free(g->interf_share);
 		free(g->interf_use);

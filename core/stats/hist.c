@@ -41,23 +41,34 @@ uint64_t bc_hist_total(const bc_hist *h)
 	return n;
 }
 
-uint64_t bc_hist_percentile(const bc_hist *h, double p, uint64_t min, uint64_t max)
+uint64_t bc_hist_rank(uint64_t n, double p)
 {
-	uint64_t n = bc_hist_total(h);
-	if (n == 0)
-		return 0;
 	uint64_t rank = (uint64_t)ceil(p / 100.0 * (double)n);
 	if (rank < 1)
 		rank = 1;
 	if (rank > n)
 		rank = n;
+	return rank;
+}
+
+uint64_t bc_hist_bucket_value(unsigned idx, uint64_t max)
+{
+	/* the last bucket is open-ended (everything past 2^44 ns): its
+	   midpoint says nothing, the recorded maximum is in it */
+	return idx == BC_HIST_BUCKETS - 1 ? max : bc_hist_bucket_mid(idx);
+}
+
+uint64_t bc_hist_percentile(const bc_hist *h, double p, uint64_t min, uint64_t max)
+{
+	uint64_t n = bc_hist_total(h);
+	if (n == 0)
+		return 0;
+	uint64_t rank = bc_hist_rank(n, p);
 	uint64_t seen = 0, v = max;
 	for (unsigned i = 0; i < BC_HIST_BUCKETS; i++) {
 		seen += h->b[i];
 		if (seen >= rank) {
-			/* the last bucket is open-ended (everything past 2^44 ns): its
-			   midpoint says nothing, the recorded maximum is in it */
-			v = i == BC_HIST_BUCKETS - 1 ? max : bc_hist_bucket_mid(i);
+			v = bc_hist_bucket_value(i, max);
 			break;
 		}
 	}

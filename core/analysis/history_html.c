@@ -52,18 +52,30 @@ static void chart(FILE *f, const bc_hseries *s)
 	}
 	char *title = series_title(s), *ylabel = bc_printable(s->run[0]->unit ? s->run[0]->unit : "");
 	char *name = bc_printable(s->run[0]->metric);
-	bc_series ser = { .name = name, .n = s->n, .x = x, .y = y, .ylo = lo, .yhi = hi };
+	/* the level of each segment between change points, as a second line */
+	size_t nl = 2 * (s->nch + 1);
+	double *lx = bc_xcalloc(nl, sizeof(*lx)), *ly = bc_xcalloc(nl, sizeof(*ly));
+	for (size_t i = 0; i <= s->nch; i++) {
+		size_t a = i ? s->ch[i - 1].cp.at : 0, b = i < s->nch ? s->ch[i].cp.at : s->n;
+		lx[2 * i] = (double)a + 1;
+		lx[2 * i + 1] = (double)b;
+		ly[2 * i] = ly[2 * i + 1] = i < s->nch ? s->ch[i].cp.before : s->ch[i - 1].cp.after;
+	}
+	bc_series ser[2] = { { .name = name, .n = s->n, .x = x, .y = y, .ylo = lo, .yhi = hi },
+			     { .name = "level", .n = nl, .x = lx, .y = ly } };
 	bc_chart c = { .title = title, .xlabel = "run, in time order", .ylabel = ylabel,
-		       .note = s->run[0]->higher_is_better ? "higher is better; dashed: change points" :
-			       "lower is better; dashed: change points",
-		       .s = &ser, .ns = 1, .marks = mx, .mark_labels = (const char *const *)ml,
-		       .nmarks = s->nch, .zoom = 1 };
+		       .note = s->run[0]->higher_is_better ? "higher is better; dashed: change points; "
+			       "level: the mean between them" : "lower is better; dashed: change points; "
+			       "level: the mean between them",
+		       .s = ser, .ns = s->nch ? 2 : 1, .marks = mx, .mark_labels = (const char *const *)ml,
+		       .nmarks = s->nch, .zoom = 1, .linear_x = 1 };
 	char *pt = bc_printable(title);
 	c.title = pt;
 	bc_svg_chart(f, &c);
 	free(pt);
 	for (size_t i = 0; i < s->nch; i++)
 		free(ml[i]);
+	free(lx), free(ly);
 	free(ml), free(mx), free(x), free(y), free(lo), free(hi), free(title), free(ylabel), free(name);
 }
 

@@ -118,7 +118,7 @@ static void data_range(const bc_chart *c, scale *s)
 		s->x0 = -0.5;
 		s->x1 = c->ncat - 0.5;
 	}
-	s->logx = !c->xcats && s->x0 > 0 && s->x1 / s->x0 > 16;
+	s->logx = !c->xcats && !c->linear_x && s->x0 > 0 && s->x1 / s->x0 > 16;
 	s->clip = clip;
 	if (c->zoom && !(isfinite(ymin) && isfinite(ymax)))
 		ymin = ymax = 0;

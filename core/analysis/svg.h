@@ -29,6 +29,7 @@ typedef struct bc_chart {
 	const char *const *mark_labels;
 	size_t nmarks;
 	int zoom;			/* the y axis spans the data (a 3% step shows), not 0 up */
+	int linear_x;			/* never a log x axis (runs in time order, not thread counts) */
 } bc_chart;
 
 /* Writes text with & < > " ' escaped for HTML content and attributes. */

@@ -53,9 +53,9 @@ static void chart(FILE *f, const bc_hseries *s)
 	char *title = series_title(s), *ylabel = bc_printable(s->run[0]->unit ? s->run[0]->unit : "");
 	char *name = bc_printable(s->run[0]->metric);
 	/* the level of each segment between change points, as a second line */
-	size_t nl = 2 * (s->nch + 1);
-	double *lx = bc_xcalloc(nl, sizeof(*lx)), *ly = bc_xcalloc(nl, sizeof(*ly));
-	for (size_t i = 0; i <= s->nch; i++) {
+	size_t nl = s->nch ? 2 * (s->nch + 1) : 0;
+	double *lx = bc_xcalloc(nl + 1, sizeof(*lx)), *ly = bc_xcalloc(nl + 1, sizeof(*ly));
+	for (size_t i = 0; nl && i <= s->nch; i++) {
 		size_t a = i ? s->ch[i - 1].cp.at : 0, b = i < s->nch ? s->ch[i].cp.at : s->n;
 		lx[2 * i] = (double)a + 1;
 		lx[2 * i + 1] = (double)b;

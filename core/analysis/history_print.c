@@ -190,6 +190,15 @@ static void print_text(FILE *f, const bc_history *h)
 		text_series(f, h, &h->series[i]);
 }
 
+/* A text cell: printable (a terminal escape in a host name is no data), then
+   bc_csv_cell's quoting and formula guard. */
+static void csv_text(FILE *f, const char *s)
+{
+	char *p = bc_printable(s ? s : "");
+	bc_csv_cell(f, p);
+	free(p);
+}
+
 static void csv_num(FILE *f, double v)
 {
 	char b[BC_DOUBLE_TEXT];
@@ -203,7 +212,7 @@ static void csv_facts(FILE *f, const bc_hchange *c)
 		return;
 	}
 	char *j = bc_strv_join(c->facts, "; ");
-	bc_csv_cell(f, j);
+	bc_csv_cell(f, j);	/* the facts are printable already */
 	free(j);
 }
 
@@ -220,18 +229,18 @@ static void print_csv(FILE *f, const bc_history *h)
 			for (int j = 0; j < 3; j++) {
 				if (j)
 					fputc(',', f);
-				bc_csv_cell(f, cells[j] ? cells[j] : "");
+				csv_text(f, cells[j]);
 			}
 			fprintf(f, ",%ld,", p->threads);
-			bc_csv_cell(f, p->metric);
+			csv_text(f, p->metric);
 			fputc(',', f);
-			bc_csv_cell(f, p->unit);
+			csv_text(f, p->unit);
 			fprintf(f, ",%zu,", k + 1);
-			bc_csv_cell(f, p->run_id);
+			csv_text(f, p->run_id);
 			fputc(',', f);
-			bc_csv_cell(f, p->started);
+			csv_text(f, p->started);
 			fputc(',', f);
-			bc_csv_cell(f, p->label);
+			csv_text(f, p->label);
 			csv_num(f, p->mean);
 			csv_num(f, p->ci_low);
 			csv_num(f, p->ci_high);

@@ -156,3 +156,29 @@ expect_rc "--alpha below 1/(permutations+1)" 0
 expect_grep "--alpha 0.0005 with 999 permutations: no change point can be shown" $T/strict.out "^history: 24 runs, 2 series .*, 0 change points"
 run_bc $T/alpha history --module cpu --alpha 2 "$R/db1-01.json"
 expect_rc "--alpha 2 refused" 2
+
+# --- hostile strings: a host name with a terminal escape and a |, a label a
+# spreadsheet would run and a page would parse
+mkdir -p $T/evil
+for i in 01 02 03 04 05 06; do
+	"$PY" -S - "$R/db1-$i.json" "$T/evil/e-$i.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["host"]["hostname"] = "ev\u001b]0;pwned\u0007il|host"
+d["label"] = "=<b>1|1</b>"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+done
+run_bc $T/ev history --module cpu --where cpu_max_prime=10000 $T/evil/*.json
+expect_rc "hostile strings: text" 0
+check "hostile strings: no escape byte reaches the terminal" sh -c "! grep -q \$(printf '\\033') $T/ev.out"
+expect_grep "hostile strings: the escape shown as text" $T/ev.out 'ev\\x1b\]0;pwned\\x07il\|host: cpu'
+run_bc $T/evc history --module cpu --format csv $T/evil/*.json
+expect_grep "hostile strings: csv: a formula cell is quoted for the spreadsheet" $T/evc.out ",\"'=<b>1\|1</b>\","
+check "hostile strings: csv: no escape byte in it" sh -c "! grep -q \$(printf '\\033') $T/evc.out"
+run_bc $T/evm history --module cpu --format markdown $T/evil/*.json
+expect_grep "hostile strings: markdown: a | in a cell escaped" $T/evm.out '\| =<b>1\\\|1</b> \|'
+run_bc $T/evh history --module cpu --html $T/evil.html $T/evil/*.json
+expect_rc "hostile strings: html (and a series without a change point)" 0
+expect_grep "hostile strings: html: the label's tag shown as text" $T/evil.html "=&lt;b&gt;1|1&lt;/b&gt;|no change point|No change point"
+expect_no_grep "hostile strings: html: the label is no tag" $T/evil.html "<b>1"

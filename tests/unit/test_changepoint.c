@@ -75,7 +75,8 @@ static void test_step_found(void **st)
 
 /* 200 flat series of 40 runs at 1% noise: the method's false alarms. At
    alpha 0.01 a flat series gets a change point with probability about
-   0.01: 2 of 200 expected, 6 or more with probability 0.016 (binomial); the seeds are fixed, so the count is too. */
+   0.01: 2 of 200 expected, 6 or more with probability 0.016 (binomial);
+   the seeds are fixed, so the count is too. */
 static void test_flat_series(void **st)
 {
 	(void)st;

@@ -204,11 +204,24 @@ static size_t distinct_runs(const bc_hpoint *const *v, size_t n)
 	return k;
 }
 
+/* Text fields a reader left NULL (points.h says "" for absent; a backend
+   may not) become "", so nothing below tests for both. */
+static void fill_empty(bc_hpoint *p)
+{
+	char **f[] = { &p->run_id, &p->started, &p->host, &p->label, &p->module, &p->params_key,
+		       &p->params_text, &p->metric, &p->unit };
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		if (!*f[i])
+			*f[i] = bc_xstrdup(i == 5 ? "{}" : "");
+}
+
 void bc_history_build(bc_history *h, bc_hpoint *pts, size_t n, const bc_cp_opts *o)
 {
 	*h = (bc_history){ .pts = pts, .npts = n, .cp = o ? *o : BC_CP_OPTS_DEFAULT };
 	const bc_hpoint **v = bc_xcalloc(n + 1, sizeof(*v));
 	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		fill_empty(&pts[i]);
 	for (size_t i = 0; i < n; i++)
 		if (isfinite(pts[i].mean))
 			v[m++] = &pts[i];

@@ -107,25 +107,40 @@ static void test_beside_and_none(void **st)
 }
 
 /* Two hosts are two series; a run given twice is one point; a mean that is
-   not a number is left out; fewer than 6 runs are not tested. */
+   not a number is left out; fewer than 6 runs are not tested; a point
+   with NULL strings and no host object prints in every form. */
 static void test_series_and_drops(void **st)
 {
 	(void)st;
-	bc_hpoint *p = calloc(10, sizeof(*p));
+	bc_hpoint *p = calloc(12, sizeof(*p));
 	size_t n = 0;
 	for (int day = 1; day <= 4; day++)
 		p[n++] = point("db2", 1, day, 1000, &before);
 	p[n++] = point("db2", 1, 2, 1000, &before);	/* db2-02 again */
 	p[n++] = point("db1", 1, 1, NAN, &before);
 	p[n++] = point("db1", 1, 2, 990, &before);
+	/* a backend's point with its strings and objects left NULL */
+	p[n] = point("db3", 1, 1, 10, &before);
+	free(p[n].unit), free(p[n].label), free(p[n].started), free(p[n].params_text);
+	json_decref(p[n].hostobj), json_decref(p[n].info);
+	p[n].unit = p[n].label = p[n].started = p[n].params_text = NULL;
+	p[n].hostobj = p[n].info = NULL;
+	n++;
 	bc_history h;
 	bc_history_build(&h, p, n, NULL);
-	assert_int_equal(h.nseries, 2);
+	assert_int_equal(h.nseries, 3);
 	assert_string_equal(h.series[0].run[0]->host, "db1");
+	assert_string_equal(h.series[2].run[0]->unit, "");
+	FILE *devnull = fopen("/dev/null", "w");
+	bc_history_print(devnull, &h, BC_HIST_TEXT);
+	bc_history_print(devnull, &h, BC_HIST_CSV);
+	bc_history_print(devnull, &h, BC_HIST_MARKDOWN);
+	assert_int_equal(bc_history_html(devnull, &h, "t"), 0);
+	fclose(devnull);
 	assert_int_equal(h.series[0].n, 1);
 	assert_int_equal(h.series[1].n, 4);
 	assert_int_equal(h.dropped, 2);
-	assert_int_equal(h.nruns, 5);
+	assert_int_equal(h.nruns, 6);
 	assert_false(h.series[1].tested);
 	assert_int_equal(bc_history_changes(&h), 0);
 	bc_history_free(&h);

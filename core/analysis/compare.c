@@ -687,7 +687,7 @@ static json_t *module_facts(json_t *info, json_t *varies, json_t *oinfo, json_t 
 	return o;
 }
 
-json_t *bc_facts_diff(json_t *host_a, json_t *info_a, json_t *varies_a,
+json_t *bc_facts_diff_parts(json_t *host_a, json_t *info_a, json_t *varies_a,
 		      json_t *host_b, json_t *info_b, json_t *varies_b)
 {
 	json_t *out = json_array(), *ha = bc_host_flatten(host_a), *hb = bc_host_flatten(host_b);
@@ -701,7 +701,7 @@ json_t *bc_facts_diff(json_t *host_a, json_t *info_a, json_t *varies_a,
 /* Host facts first, then the modules': [{field, a, b, kind}]. */
 static json_t *facts_diff(const bc_results *a, const bc_results *b)
 {
-	return bc_facts_diff(a->host, a->info, a->info_varies, b->host, b->info, b->info_varies);
+	return bc_facts_diff_parts(a->host, a->info, a->info_varies, b->host, b->info, b->info_varies);
 }
 
 json_t *bc_host_diff(json_t *ha, json_t *hb)

@@ -186,7 +186,7 @@ json_t *bc_facts(const bc_results *r);
    info_varies (NULL: none known; a fractional number is still taken for a
    per-run figure). history names the facts that changed at a change
    point with it. */
-json_t *bc_facts_diff(json_t *host_a, json_t *info_a, json_t *varies_a,
+json_t *bc_facts_diff_parts(json_t *host_a, json_t *info_a, json_t *varies_a,
 		      json_t *host_b, json_t *info_b, json_t *varies_b);
 /* What a differing fact is, as compare's explanation names it ("kernel",
    "mitigations", "microcode", "clock", "CPU", ...; the order of *rank is

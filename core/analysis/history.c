@@ -1,5 +1,5 @@
 /* history.h: series from points, their change points, and the facts that
-   changed at each. The facts are compare's (bc_facts_diff: the host
+   changed at each. The facts are compare's (bc_facts_diff_parts: the host
    fingerprint flattened, the modules' facts) plus the two versions a run
    records outside them (benchcore's and the module's) and the clock it
    measured (bc_clock_moved), so a change point is named as compare would
@@ -109,7 +109,7 @@ static fact name_fact(json_t *d, size_t seq)
 static char **facts_between(const bc_hpoint *p, const bc_hpoint *q, size_t *n)
 {
 	json_t *none = json_object();	/* a point without a host object or facts (the archive's) */
-	json_t *d = bc_facts_diff(p->hostobj ? p->hostobj : none, p->info ? p->info : none, NULL,
+	json_t *d = bc_facts_diff_parts(p->hostobj ? p->hostobj : none, p->info ? p->info : none, NULL,
 				  q->hostobj ? q->hostobj : none, q->info ? q->info : none, NULL), *x;
 	version_diff(d, p, q);
 	size_t i, nf = 0;

@@ -688,7 +688,7 @@ static json_t *module_facts(json_t *info, json_t *varies, json_t *oinfo, json_t 
 }
 
 json_t *bc_facts_diff_parts(json_t *host_a, json_t *info_a, json_t *varies_a,
-		      json_t *host_b, json_t *info_b, json_t *varies_b)
+			    json_t *host_b, json_t *info_b, json_t *varies_b)
 {
 	json_t *out = json_array(), *ha = bc_host_flatten(host_a), *hb = bc_host_flatten(host_b);
 	json_t *ma = module_facts(info_a, varies_a, info_b, varies_b, ha);

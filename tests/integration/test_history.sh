@@ -103,7 +103,7 @@ expect_true "--html: two charts (db1, 1 and 2 threads), one change point each, m
 expect_grep "--html: the change points' facts in the page" $T/h.html "kernel: 6.1.0-17-amd64 -&gt; 6.1.0-18-amd64"
 expect_grep "--html: each run's interval drawn" $T/h.html "class='interval'"
 expect_grep "--html: the text still goes to stdout" $T/html.out "^db1: cpu"
-check "--html: no temporary file left" test -z "$(ls $T | grep '\.tmp\.')"
+check "--html: no temporary file left" sh -c "! ls -d $T/h.html.tmp.* >/dev/null 2>&1"
 # shellcheck disable=SC2086
 run_bc $T/htmld history --module cpu --html $T $FILES
 expect_rc "--html DIRECTORY refused" 2

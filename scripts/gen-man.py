@@ -363,7 +363,7 @@ _benchcore()
 			COMPREPLY=($(compgen -W "$(_benchcore_module_keys "$bc" "$module")" -- "$cur"))
 		fi ;;
 	help) [ -z "$module" ] && COMPREPLY=($(compgen -W "settings $(_benchcore_modules "$bc")" -- "$cur")) ;;
-	compare|report) COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur")) ;;
+	compare|report|history) COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur")) ;;
 	esac
 	return 0
 }

@@ -74,7 +74,7 @@ asan_quick="test_oltp test_redis"
 # user's input reaches (configs, flags, results files, module descriptors,
 # --resume, signals) under the sanitizers, in about a minute; the full level's
 # [asan] pass runs the rest
-asan_check="test_abi13 test_compare test_golden test_inputs test_interrupt test_latency_merge test_leftover test_report test_resume test_sdk test_start_at test_sysinfo"
+asan_check="test_abi13 test_compare test_golden test_history test_inputs test_interrupt test_latency_merge test_leftover test_report test_resume test_sdk test_start_at test_sysinfo"
 
 # the python that `python3` names, resolved once (a version manager's shim
 # costs ~0.15 s a call; tests/integration/lib.sh calls it directly)

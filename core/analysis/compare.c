@@ -632,11 +632,11 @@ static void diff_one(json_t *out, const char *k, json_t *va, json_t *vb, const c
    machine or the module: its value differs between the file's cases (a
    random seed, a check's measured p90), or it is a fractional number (a
    layout rate). Versions and settings stay. */
-static int per_run(const bc_results *r, const char *k, json_t *v)
+static int per_run(json_t *varies, const char *k, json_t *v)
 {
 	const char *s = json_string_value(v);
 	char *end;
-	if (json_object_get(r->info_varies, k))
+	if (varies && json_object_get(varies, k))
 		return 1;
 	if (!s || !*s)
 		return 0;
@@ -674,27 +674,34 @@ static void diff_into(json_t *out, json_t *fa, json_t *fb, const char *kind)
 	json_decref(fb);
 }
 
-/* The module facts of r (MODULE.KEY from cases' info) that are facts: not
-   per-run figures of either file, not host fields. New object. */
-static json_t *module_facts(const bc_results *r, const bc_results *other, json_t *host)
+/* The module facts of one side (MODULE.KEY from cases' info) that are
+   facts: not per-run figures of either side, not host fields. New object. */
+static json_t *module_facts(json_t *info, json_t *varies, json_t *oinfo, json_t *ovaries, json_t *host)
 {
 	json_t *o = json_object(), *v;
 	const char *k;
-	json_object_foreach(r->info, k, v)
-		if (!json_object_get(host, k) && !per_run(r, k, v) &&
-		    !per_run(other, k, json_object_get(other->info, k)))
+	json_object_foreach(info, k, v)
+		if (!json_object_get(host, k) && !per_run(varies, k, v) &&
+		    !per_run(ovaries, k, json_object_get(oinfo, k)))
 			json_object_set(o, k, v);
 	return o;
+}
+
+json_t *bc_facts_diff_parts(json_t *host_a, json_t *info_a, json_t *varies_a,
+			    json_t *host_b, json_t *info_b, json_t *varies_b)
+{
+	json_t *out = json_array(), *ha = bc_host_flatten(host_a), *hb = bc_host_flatten(host_b);
+	json_t *ma = module_facts(info_a, varies_a, info_b, varies_b, ha);
+	json_t *mb = module_facts(info_b, varies_b, info_a, varies_a, hb);
+	diff_into(out, ha, hb, "host");
+	diff_into(out, ma, mb, "module");
+	return out;
 }
 
 /* Host facts first, then the modules': [{field, a, b, kind}]. */
 static json_t *facts_diff(const bc_results *a, const bc_results *b)
 {
-	json_t *out = json_array(), *ha = bc_host_flatten(a->host), *hb = bc_host_flatten(b->host);
-	json_t *ma = module_facts(a, b, ha), *mb = module_facts(b, a, hb);
-	diff_into(out, ha, hb, "host");
-	diff_into(out, ma, mb, "module");
-	return out;
+	return bc_facts_diff_parts(a->host, a->info, a->info_varies, b->host, b->info, b->info_varies);
 }
 
 json_t *bc_host_diff(json_t *ha, json_t *hb)
@@ -730,12 +737,21 @@ static int field_of(const char *field, const char *pat)
 	return pat[l - 1] == '.' ? !strncmp(field, pat, l) : !strcmp(field, pat);
 }
 
-/* The clock the two runs measured, when they differ by more than 3% and
-   beyond the run-to-run spread each run saw (its cases' measured_min ..
-   measured_max: the ranges do not overlap). */
-static int clock_differs(const bc_cmp *c, double *ma, double *mb)
+const char *bc_fact_cause(const char *field, size_t *rank)
 {
-	json_t *a = json_object_get(c->a->host, "cpu_mhz"), *b = json_object_get(c->b->host, "cpu_mhz");
+	for (size_t i = 0; i < sizeof(causes) / sizeof(causes[0]); i++)
+		for (int j = 0; j < 6 && causes[i].fields[j]; j++)
+			if (field_of(field, causes[i].fields[j])) {
+				if (rank)
+					*rank = i;
+				return causes[i].what;
+			}
+	return NULL;
+}
+
+int bc_clock_moved(json_t *host_a, json_t *host_b, double *ma, double *mb)
+{
+	json_t *a = json_object_get(host_a, "cpu_mhz"), *b = json_object_get(host_b, "cpu_mhz");
 	*ma = json_number_value(json_object_get(a, "measured"));
 	*mb = json_number_value(json_object_get(b, "measured"));
 	if (!(*ma > 0 && *mb > 0 && fabs(*mb / *ma - 1) > 0.03))
@@ -747,6 +763,11 @@ static int clock_differs(const bc_cmp *c, double *ma, double *mb)
 	if (alo > 0 && alo <= *ma && *ma <= ahi && blo > 0 && blo <= *mb && *mb <= bhi)
 		return *mb > *ma ? blo > ahi : bhi < alo;
 	return 1;
+}
+
+static int clock_differs(const bc_cmp *c, double *ma, double *mb)
+{
+	return bc_clock_moved(c->a->host, c->b->host, ma, mb);
 }
 
 void bc_cmp_explain(FILE *f, const bc_cmp *c)

@@ -182,6 +182,21 @@ json_t *bc_host_flatten(json_t *host);
    that recorded each). New object. compare's differences and report's
    machine table both read this. */
 json_t *bc_facts(const bc_results *r);
+/* The facts that differ between two runs, from their parts: host objects,
+   module info and info_varies (NULL: none known; a fractional number is
+   still taken for a per-run figure). New array [{field, a, b, kind}] as
+   bc_cmp's host_diff (compare's own comes from here); history names the
+   facts that changed at a change point with it. */
+json_t *bc_facts_diff_parts(json_t *host_a, json_t *info_a, json_t *varies_a,
+			    json_t *host_b, json_t *info_b, json_t *varies_b);
+/* What a differing fact is, as compare's explanation names it ("kernel",
+   "mitigations", "microcode", "clock", "CPU", ...; the order of *rank is
+   most fundamental first), or NULL. */
+const char *bc_fact_cause(const char *field, size_t *rank);
+/* 1 when the clock the two hosts measured (cpu_mhz.measured) differs by
+   more than 3% and beyond the spread each run saw (measured_min .. max do
+   not overlap); *ma and *mb get the two figures (0: unknown). */
+int bc_clock_moved(json_t *host_a, json_t *host_b, double *ma, double *mb);
 /* 1 for host fields left out of the difference warnings. */
 int bc_host_field_ignored(const char *field);
 

@@ -97,7 +97,7 @@ static double lo_of(const bc_series *r, size_t k, int clip)
 static void data_range(const bc_chart *c, scale *s)
 {
 	int first = 1, clip = nonneg(c);
-	double ymax = c->has_ref ? c->ref_y : 0, ymin = 0;
+	double ymax = c->has_ref ? c->ref_y : c->zoom ? -INFINITY : 0, ymin = c->zoom ? INFINITY : 0;
 
 	s->x0 = s->x1 = 0;
 	for (size_t i = 0; i < c->ns; i++)
@@ -118,10 +118,17 @@ static void data_range(const bc_chart *c, scale *s)
 		s->x0 = -0.5;
 		s->x1 = c->ncat - 0.5;
 	}
-	s->logx = !c->xcats && s->x0 > 0 && s->x1 / s->x0 > 16;
+	s->logx = !c->xcats && !c->linear_x && s->x0 > 0 && s->x1 / s->x0 > 16;
 	s->clip = clip;
+	if (c->zoom && !(isfinite(ymin) && isfinite(ymax)))
+		ymin = ymax = 0;
+	if (c->zoom && ymax > ymin) {	/* a margin of a tenth of the span on each side */
+		double pad = (ymax - ymin) / 10;
+		ymin = clip && ymin - pad < 0 ? 0 : ymin - pad;
+		ymax += pad;
+	}
 	if (!(ymax > ymin))
-		ymax = ymin + 1;
+		ymax = ymin + (ymin ? fabs(ymin) / 10 : 1);
 	double step = nice_step(ymax - ymin, 5);
 	if (isnan(step)) {
 		s->y0 = ymin;
@@ -130,6 +137,60 @@ static void data_range(const bc_chart *c, scale *s)
 	}
 	s->y0 = floor(ymin / step) * step;
 	s->y1 = ceil(ymax * 1.05 / step) * step;
+}
+
+/* More distinct x values than BC_SVG_XTICKS (a series of runs): x ticks
+   at round steps instead of at every x (which would also cost n^2 to
+   deduplicate). Stops counting past the bound. */
+static int many_x(const bc_chart *c)
+{
+	double seen[BC_SVG_XTICKS + 1];
+	size_t n = 0;
+	for (size_t i = 0; i < c->ns; i++)
+		for (size_t k = 0; k < c->s[i].n; k++) {
+			size_t j = 0;
+			while (j < n && seen[j] != c->s[i].x[k])
+				j++;
+			if (j == n && isfinite(c->s[i].x[k])) {
+				if (n == BC_SVG_XTICKS)
+					return 1;
+				seen[n++] = c->s[i].x[k];
+			}
+		}
+	return 0;
+}
+
+static void round_xticks(FILE *f, const scale *s)
+{
+	double step = s->logx ? NAN : nice_step(s->x1 - s->x0, 8);
+	char buf[64];
+	if (isnan(step))
+		return;
+	int nt = 0;
+	for (double x = ceil(s->x0 / step) * step; x <= s->x1 + step / 1e6 && nt < 40; x += step, nt++) {
+		fmt_num(buf, sizeof(buf), x);
+		fprintf(f, "<line x1='%.1f' x2='%.1f' y1='%d' y2='%d' stroke='#999'/>"
+			"<text x='%.1f' y='%d' text-anchor='middle' class='tick'>%s</text>\n",
+			sx(s, x), sx(s, x), MT + PH, MT + PH + 4, sx(s, x), MT + PH + 16, buf);
+	}
+}
+
+/* The chart's vertical marks (change points), dashed, labelled at the top. */
+static void marks(FILE *f, const bc_chart *c, const scale *s)
+{
+	for (size_t i = 0; i < c->nmarks; i++) {
+		if (!isfinite(c->marks[i]) || c->marks[i] < s->x0 || c->marks[i] > s->x1)
+			continue;
+		double x = sx(s, c->marks[i]);
+		fprintf(f, "<line class='mark' x1='%.1f' x2='%.1f' y1='%d' y2='%d' stroke='#c62828' "
+			"stroke-dasharray='5 3'/>", x, x, MT, MT + PH);
+		if (c->mark_labels && c->mark_labels[i]) {
+			fprintf(f, "<text x='%.1f' y='%d' class='tick' fill='#c62828'>", x + 3, MT + 12 + 12 * (int)(i % 3));
+			bc_html_escape(f, c->mark_labels[i]);
+			fputs("</text>", f);
+		}
+		fputc('\n', f);
+	}
 }
 
 static void axes(FILE *f, const bc_chart *c, const scale *s)
@@ -159,10 +220,11 @@ static void axes(FILE *f, const bc_chart *c, const scale *s)
 			bc_html_escape(f, c->xcats[i]);
 			fputs("</text>\n", f);
 		}
+	} else if (many_x(c)) {
+		round_xticks(f, s);
 	} else {
 		for (size_t i = 0; i < c->ns; i++)
-			for (size_t k = 0; k < c->s[i].n; k++) {
-				double x = c->s[i].x[k];
+			for (size_t k = 0; k < c->s[i].n; k++) {				double x = c->s[i].x[k];
 				int dup = 0;
 				for (size_t j = 0; j <= i && !dup; j++)
 					for (size_t q = 0; q < (j == i ? k : c->s[j].n) && !dup; q++)
@@ -340,6 +402,7 @@ static void chart(FILE *f, const bc_chart *c)
 	if (c->has_ref)
 		fprintf(f, "<line x1='%d' x2='%d' y1='%.1f' y2='%.1f' stroke='#555' stroke-dasharray='4 4'/>\n",
 			ML, ML + PW, sy(&s, c->ref_y), sy(&s, c->ref_y));
+	marks(f, c, &s);
 	for (size_t i = 0; i < c->ns; i++)
 		if (c->bars && c->xcats)
 			bars(f, &c->s[i], &s, (int)i, c->ns, c->ncat);

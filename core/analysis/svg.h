@@ -23,12 +23,22 @@ typedef struct bc_chart {
 	const bc_series *s;
 	size_t ns;
 	int bars;			/* with xcats: grouped bars, one per series in each category */
+	/* vertical dashed lines at these x values, each with its label (change
+	   points); NULL: none */
+	const double *marks;
+	const char *const *mark_labels;
+	size_t nmarks;
+	int zoom;			/* the y axis spans the data (a 3% step shows), not 0 up */
+	int linear_x;			/* never a log x axis (runs in time order, not thread counts) */
 } bc_chart;
 
 /* Writes text with & < > " ' escaped for HTML content and attributes. */
 void bc_html_escape(FILE *f, const char *s);
 
 /* One <figure> with an <svg> line chart (class "chart"). Points that are
-   not finite are skipped. */
+   not finite are skipped. The x axis is ticked at the x values that occur,
+   or, with more than BC_SVG_XTICKS of them (a series of runs), at round
+   steps. */
+#define BC_SVG_XTICKS	24
 void bc_svg_chart(FILE *f, const bc_chart *c);
 #endif

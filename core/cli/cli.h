@@ -18,6 +18,8 @@ int bc_cmd_check_module(int argc, char **argv);
 /* benchcore compare (compare_cli.c) and report (report_cli.c) */
 int bc_cmd_compare(int argc, char **argv);
 int bc_cmd_report(int argc, char **argv);
+/* benchcore history --module M ...: series and change points (history_cli.c) */
+int bc_cmd_history(int argc, char **argv);
 /* benchcore merge A.json B.json -o C.json: one system's parts (merge_cli.c) */
 int bc_cmd_merge(int argc, char **argv);
 /* benchcore --help (run_cli.c: it lists the run flags) */

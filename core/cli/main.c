@@ -1,7 +1,7 @@
 /* benchcore: the command line's entry. Each subcommand lives in its own
  * file with its flag table (flags.h): run_cli.c (-c, run), help_cli.c (list,
  * help), check_cli.c (check-module), clean_cli.c, serve_cli.c, compare_cli.c,
- * report_cli.c, sysinfo_cli.c. */
+ * report_cli.c, sysinfo_cli.c, history_cli.c. */
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
@@ -42,6 +42,8 @@ int main(int argc, char **argv)
 		return bc_cmd_merge(argc - 1, argv + 1);
 	if (!strcmp(cmd, "report"))
 		return bc_cmd_report(argc - 1, argv + 1);
+	if (!strcmp(cmd, "history"))
+		return bc_cmd_history(argc - 1, argv + 1);
 	if (cmd[0] == '-')
 		return bc_cmd_suite(argc - 1, argv + 1);
 	return bc_usage_error("unknown command \"%s\"", cmd);

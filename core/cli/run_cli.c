@@ -111,6 +111,9 @@ void bc_usage(FILE *f)
 		"  benchcore clean [options]               remove the directories of runs that were killed\n"
 		"  benchcore check-module FILE.so [options]\n"
 		"                                          a module author's check: load, describe, run every phase\n"
+		"  benchcore history --module M [options] [A.json ...]\n"
+		"                                          per host and case, the runs' means in time order and\n"
+		"                                          their change points, named with what changed\n"
 		"  benchcore --help | --version\n\n", BC_VERSION);
 	fprintf(f, "options of -c (a run setting's flag overrides the file, module entries included):\n");
 	bc_flags_help(f, all_flags(), F_SUITE);

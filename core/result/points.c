@@ -60,6 +60,8 @@ static void add_point(const bc_results *r, const bc_rgroup *g, const bc_rmetric 
 		.higher_is_better = m->higher_is_better, .headline = headline,
 		.mean = st.mean, .ci_low = st.ci95_low, .ci_high = st.ci95_high, .n = m->n,
 		.hostobj = json_incref(r->host), .info = json_incref(r->info),
+		.version = r->version ? bc_xstrdup(r->version) : NULL,
+		.module_version = g->module_version ? bc_xstrdup(g->module_version) : NULL,
 	};
 }
 
@@ -100,6 +102,8 @@ void bc_hpoint_free(bc_hpoint *p)
 	free(p->unit);
 	json_decref(p->hostobj);
 	json_decref(p->info);
+	free(p->version);
+	free(p->module_version);
 }
 
 void bc_hpoints_free(bc_hpoint *pts, size_t n)

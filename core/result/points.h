@@ -24,6 +24,8 @@ typedef struct bc_hpoint {
 	size_t n;
 	json_t *hostobj;	/* the run's host object (own reference) */
 	json_t *info;		/* the run's module info, "module.key" -> value (own reference) */
+	char *version;		/* benchcore_version of the run (NULL: unknown) */
+	char *module_version;	/* the cases' module_version (NULL: unknown) */
 } bc_hpoint;
 
 /* What a history asks for. module is required; the rest narrow it (NULL: any).

@@ -47,6 +47,7 @@ typedef struct bc_rgroup {
 	long threads;
 	size_t repeats;		/* ok cases */
 	char *headline;		/* case.headline (first seen), else "events_per_sec" */
+	char *module_version;	/* case.module_version (first seen), NULL when none said */
 	json_t *thresholds;	/* case.thresholds merged: metric -> percent (numbers >= 0) */
 	/* Busiest window of the ok cases, in percent of the machine's CPU time:
 	   cpu.steal_pct (hypervisor) and cpu.other_pct (other processes);
@@ -75,6 +76,7 @@ typedef struct bc_results {
 	char *label;		/* label, else host.hostname, else the file name */
 	char *started_at;	/* may be NULL */
 	char *run_id;		/* may be NULL (older or forged files) */
+	char *version;		/* benchcore_version, may be NULL */
 	int interrupted;
 	char *status;		/* "running", "complete", "interrupted", "stopped"; NULL in
 				   files from before it */

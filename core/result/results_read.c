@@ -214,6 +214,8 @@ void bc_results_add_case(bc_results *r, const bc_case_result *c)
 	r->nok++;
 	bc_rgroup *g = find_or_add_group(r, c->module, c->params, c->placement, c->threads);
 	g->repeats++;
+	if (!g->module_version && c->module_version && *c->module_version)
+		g->module_version = shown(c->module_version);
 	for (size_t i = 0; i < c->nmetrics; i++)
 		push_value(group_metric(g, c->metrics[i].name, c->metrics[i].unit,
 					c->metrics[i].higher_is_better, BC_MK_METRIC), c->metrics[i].value);
@@ -301,6 +303,8 @@ static int read_top(bc_results *r, json_t *root, bc_err *e)
 		r->started_at = bc_xstrdup(json_string_value(json_object_get(root, "started_at")));
 	if (json_is_string(json_object_get(root, "run_id")))
 		r->run_id = shown(json_string_value(json_object_get(root, "run_id")));
+	if (json_is_string(json_object_get(root, "benchcore_version")))
+		r->version = shown(json_string_value(json_object_get(root, "benchcore_version")));
 	r->interrupted = json_is_true(json_object_get(root, "interrupted"));
 	json_t *st = json_object_get(root, "status"), *pl = json_object_get(root, "cases_planned");
 	if (json_is_string(st))
@@ -501,6 +505,7 @@ void bc_results_free(bc_results *r)
 		free(g->interf_use);
 		json_decref(g->thresholds);
 		free(g->module);
+		free(g->module_version);
 		free(g->params_key);
 		json_decref(g->placement);
 		free(g->params_text);
@@ -510,6 +515,7 @@ void bc_results_free(bc_results *r)
 	free(r->label);
 	free(r->started_at);
 	free(r->run_id);
+	free(r->version);
 	free(r->status);
 	json_decref(r->host);
 	json_decref(r->config);

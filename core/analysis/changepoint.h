@@ -1,0 +1,51 @@
+/* Change points in a series of means: where its level shifted, and whether
+   the shift is real (docs/history.md). Binary segmentation on the
+   mean-shift statistic, which is E-Divisive's energy statistic with
+   exponent 2 (Matteson & James 2014), each split judged by a permutation
+   test as E-Divisive and MongoDB's CI do (Daly et al., ICPE 2020). O(n) per
+   permutation, so 10,000 runs take milliseconds, where E-Divisive's
+   exponent-1 statistic is O(n^2). Permutations are drawn from a seeded
+   generator keyed by the segment, so a series gives the same answer every
+   time. Pure: no state, safe from any thread. */
+#ifndef BC_CHANGEPOINT_H
+#define BC_CHANGEPOINT_H
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct bc_cp_opts {
+	double alpha;		/* a split is a change point when its p <= alpha */
+	unsigned perms;		/* permutations per test */
+	size_t min_seg;		/* points on either side of a change point, at least */
+	uint64_t seed;		/* of the permutations */
+} bc_cp_opts;
+
+/* 0.01, 999 permutations, 3 points a side, seed 1. */
+#define BC_CP_ALPHA	0.01
+#define BC_CP_PERMS	999
+#define BC_CP_MIN_SEG	3
+#define BC_CP_OPTS_DEFAULT ((bc_cp_opts){ .alpha = BC_CP_ALPHA, .perms = BC_CP_PERMS, \
+	.min_seg = BC_CP_MIN_SEG, .seed = 1 })
+
+typedef struct bc_cpoint {
+	size_t at;		/* the first point of the new level: y[at] */
+	double p;		/* the permutation test's p ((count + 1) / (perms + 1)) */
+	double stat;		/* the split's statistic: n_l n_r / n (mean_l - mean_r)^2 */
+	/* the final segments either side: from the previous change point (or
+	   the start) to this one, and from it to the next (or the end) */
+	size_t n_before, n_after;
+	double before, after;	/* their means */
+	double change;		/* after / before - 1 (NAN when before is 0) */
+	/* 95% interval of the change (Welch on the segments' points, as a
+	   fraction of before); NAN when a side has one point */
+	double change_lo, change_hi;
+} bc_cpoint;
+
+/* The change points of y[0..n), in order of at; *out malloc'd (NULL when
+   none), their number returned. Points that are not finite are refused by
+   the caller (history leaves them out). o NULL: the defaults. */
+size_t bc_changepoints(const double *y, size_t n, const bc_cp_opts *o, bc_cpoint **out);
+
+/* The best split of y[0..n) with min_seg points a side: its index (the
+   first point after it) and statistic; 0 when n < 2 min_seg. For tests. */
+size_t bc_cp_best_split(const double *y, size_t n, size_t min_seg, double *stat);
+#endif

@@ -74,7 +74,7 @@ static void tab_html(FILE *f, const tab *t)
 	for (size_t r = 0; r < t->nrows; r++) {
 		fputs("<tr>", f);
 		for (size_t c = 0; c < t->ncols; c++) {
-			fputs(r ? (c ? "<td class='num'>" : "<td>") : "<th>", f);
+			fputs(r ? "<td>" : "<th>", f);
 			bc_html_escape(f, t->cells[r * t->ncols + c]);
 			fputs(r ? "</td>" : "</th>", f);
 		}
@@ -774,11 +774,25 @@ static double ghz_of(const bc_rgroup *g, int *measured)
 
 #define PROPORTIONAL_PCT 5.0
 
+#define GHZ_MODS 32
 typedef struct ghz_tally {
 	size_t within[MAX_SIDES], total[MAX_SIDES];
 	double worst[MAX_SIDES];
 	int nominal;		/* some case had only the kernel's claim */
+	/* the same per module (up to GHZ_MODS, in table order) */
+	const char *mod[GHZ_MODS];
+	size_t nmod, mwithin[GHZ_MODS][MAX_SIDES], mtotal[GHZ_MODS][MAX_SIDES];
 } ghz_tally;
+
+static size_t ghz_mod(ghz_tally *y, const char *module)
+{
+	size_t k = 0;
+	while (k < y->nmod && strcmp(y->mod[k], module))
+		k++;
+	if (k == y->nmod && k < GHZ_MODS)
+		y->mod[y->nmod++] = module;
+	return k;
+}
 
 /* One row of --per-ghz: metric m of group g (of res[0]) on every side. */
 static void ghz_row(tab *tb, const sides *s, const bc_rgroup *g, const bc_rmetric *m, const char *lab,
@@ -810,8 +824,13 @@ static void ghz_row(tab *tb, const sides *s, const bc_rgroup *g, const bc_rmetri
 			continue;
 		}
 		if (isfinite(dev)) {
+			size_t mk = ghz_mod(y, g->module);
 			y->total[i]++;
 			y->within[i] += fabs(dev) <= PROPORTIONAL_PCT;
+			if (mk < GHZ_MODS) {
+				y->mtotal[mk][i]++;
+				y->mwithin[mk][i] += fabs(dev) <= PROPORTIONAL_PCT;
+			}
 			if (fabs(dev) > fabs(y->worst[i]))
 				y->worst[i] = dev;
 		}
@@ -821,6 +840,26 @@ static void ghz_row(tab *tb, const sides *s, const bc_rgroup *g, const bc_rmetri
 					  bc_fmt_fig(dev, 1, 1, dv, sizeof(dv)));
 	}
 	tab_row(tb, row);
+}
+
+/* With cases of several modules: "; per module: rsa is (2 of 2), io is
+   not (0 of 2)" for side i; else "". malloc'd. */
+static char *ghz_per_module(const ghz_tally *y, int i)
+{
+	char *out = bc_xstrdup(""), *tmp;
+	size_t shown = 0;
+	for (size_t k = 0; k < y->nmod; k++)
+		shown += y->mtotal[k][i] > 0;
+	for (size_t k = 0; shown > 1 && k < y->nmod; k++) {
+		if (!y->mtotal[k][i])
+			continue;
+		tmp = bc_xasprintf("%s%s%s %s (%zu of %zu)", out, *out ? ", " : "; per module: ", y->mod[k],
+				   y->mwithin[k][i] == y->mtotal[k][i] ? "is" : "is not", y->mwithin[k][i],
+				   y->mtotal[k][i]);
+		free(out);
+		out = tmp;
+	}
+	return out;
 }
 
 /* The notes of --per-ghz: what the cells say, then per file whether its
@@ -838,11 +877,13 @@ static void ghz_notes(tab *tb, const bc_results *res, int n, const ghz_tally *y)
 						  res[0].label));
 			continue;
 		}
+		char *per = ghz_per_module(y, i);
 		tab_note(tb, bc_xasprintf("%s against %s: throughput %s proportional to the clock (within %g%% in "
-					  "%zu of %zu cases; largest deviation %s%%)", res[i].label, res[0].label,
+					  "%zu of %zu cases; largest deviation %s%%)%s", res[i].label, res[0].label,
 					  y->within[i] == y->total[i] ? "is" : "is not", PROPORTIONAL_PCT,
 					  y->within[i], y->total[i], bc_fmt_fig(y->worst[i], 1, 1,
-					  (char[BC_DOUBLE_TEXT]){ 0 }, BC_DOUBLE_TEXT)));
+					  (char[BC_DOUBLE_TEXT]){ 0 }, BC_DOUBLE_TEXT), per));
+		free(per);
 	}
 }
 

@@ -159,10 +159,13 @@ probe = """JSON.stringify({
       var b = t.getBoundingClientRect();
       return b.width > 0 && b.top >= r.top && b.bottom <= r.bottom + 1 && b.right <= r.right + 1; });
     var ref = s.querySelector('line[stroke-dasharray="4 4"] + text.legend') ? 1 : 0;
+    var frame = s.querySelector(':scope > rect'), fb = frame ? frame.getBBox() : null;
+    var outside = Array.from(s.querySelectorAll('g.series')).filter(function (g) {
+      var b = g.getBBox(); return fb && b.height > 0 && (b.y + b.height > fb.y + fb.height + 4 || b.y < fb.y - 4); }).length;
     return {w: r.width, h: r.height, points: pts.length, lines: drawn.length,
             title: (s.querySelector('text.title') || {}).textContent,
             texts: s.querySelectorAll('text').length,
-            series: s.querySelectorAll('g.series').length, legends: legends.length - ref,
+            series: s.querySelectorAll('g.series').length, legends: legends.length - ref, outside: outside,
             negticks: Array.from(s.querySelectorAll('text.tick')).filter(function (t) {
               return /^[-\u2212]/.test(t.textContent); }).length};
   }),
@@ -197,7 +200,8 @@ for b in bad[:5]:
     print("broken chart:", b)
 unlisted = [x["title"] for x in res["svgs"] if x["legends"] != x["series"]]
 neg = [x["title"] for x in res["svgs"] if x["negticks"]]
-print(f"legends_unlisted={len(unlisted)} negative_ticks={len(neg)} {unlisted[:3]} {neg[:3]}")
+out = [x["title"] for x in res["svgs"] if x["outside"]]
+print(f"legends_unlisted={len(unlisted)} negative_ticks={len(neg)} series_outside_plot={len(out)} {unlisted[:3]} {neg[:3]} {out[:3]}")
 print("PROPORTIONAL", json.dumps(res["proportional"]))
 print("SUMMARY", json.dumps(res["summary"]))
 print("RESULT", "ok" if len(res["svgs"]) == want and not bad and not errors and res["scripts"] == 0 and "pwned" not in res["title"] else "bad")
@@ -322,6 +326,6 @@ if command -v chromium >/dev/null; then
 	browser_check $T/st.html "$ART/report-st.png" "$(grep -o "<svg class='chart'" $T/st.html | wc -l)" >$T/bst.out 2>&1
 	cat $T/bst.out
 	expect_grep "browser: the page of 16 systems renders" $T/bst.out '^RESULT ok'
-	expect_grep "browser: every legend lists every series inside its picture; no tick below zero (intervals clipped)" \
-		$T/bst.out '^legends_unlisted=0 negative_ticks=0 '
+	expect_grep "browser: every legend lists every series inside its picture; no tick below zero, no line, bar or interval outside the plot (intervals clipped)" \
+		$T/bst.out '^legends_unlisted=0 negative_ticks=0 series_outside_plot=0 '
 fi

@@ -329,3 +329,15 @@ if command -v chromium >/dev/null; then
 	expect_grep "browser: every legend lists every series inside its picture; no tick below zero, no line, bar or interval outside the plot (intervals clipped)" \
 		$T/bst.out '^legends_unlisted=0 negative_ticks=0 series_outside_plot=0 '
 fi
+# a long label in a legend: cut at a character (never inside a UTF-8 sequence), the whole in its title
+"$PY" -S -c 'import json,sys; d=json.load(open(sys.argv[1])); d["label"]="é"*25; json.dump(d, open(sys.argv[2],"w"))' \
+	$FX/cmp-slow.json $T/long.json
+run_bc $T/long report $FX/cmp-a.json $T/long.json -o $T/long.html
+"$PY" -S - $T/long.html >$T/long.out <<'PYEOF'
+import re, sys
+html = open(sys.argv[1], encoding="utf-8", errors="strict").read()
+m = re.findall(r"class='legend'([^>]*)><title>([^<]*)</title>([^<]*)</text>", html)
+print("legends=%d first=%r" % (len(m), m[0] if m else None))
+PYEOF
+expect_grep "a 25-character label: cut to 17 and an ellipsis, squeezed to fit, the whole in its title, valid UTF-8" $T/long.out \
+	"^legends=[1-9][0-9]* first=\(\" textLength='104' lengthAdjust='spacingAndGlyphs'\", '$(printf 'é%.0s' $(seq 25))', '$(printf 'é%.0s' $(seq 17))…'\)$"

@@ -1,5 +1,6 @@
 /* The report's views that follow the studies (report.c calls
-   bc_report_study): the index against the first file, a bar chart across a
+   bc_report_study): compare --table (with the module facts that differ),
+   the index against the first file, a bar chart across a
    module's cases when every file ran it at one thread count (the frequency
    study's 19 tests, the cloud study's machines), each module's headline
    against its one swept numeric option (block size), the headline against
@@ -255,7 +256,10 @@ static void chart_vs_clock(FILE *f, bc_results *res, int n, const char *module, 
 
 void bc_report_study(FILE *f, bc_results *res, int n, const bc_cmp_opts *o)
 {
-	fputs("<h2>The studies' views</h2>\n", f);
+	fputs("<h2>The studies' views</h2>\n<h3>Cases and systems</h3>\n", f);
+	/* compare --table: each case's headline in every file, its verdict, and the module facts
+	   that differ between the files (the OpenSSL version) */
+	bc_table(f, res, n, o, &(bc_tab_opts){ .format = BC_TAB_HTML });
 	if (n > 1) {
 		index_section(f, res, n, o);
 		/* compare --per-ghz: throughput per GHz and whether it is proportional to the clock */

@@ -284,6 +284,8 @@ expect_grep "report: the per-GHz table's rows" $T/vm.html \
 	'^<tr><td>rsa threads=4 sign_per_sec</td><td>1996 @ 3\.00 = 665\.3</td><td>1331 @ 2\.00 = 665\.3; x0\.667 vs clock x0\.667 \(\+0\.0%\)</td></tr>$'
 expect_grep "report: the summary table, a module one file did not run said so" $T/vm.html \
 	'^<tr><td>cpu events_per_sec</td><td>not run in vm2</td></tr>$'
+expect_grep "report: compare --table in the page, with the OpenSSL version each VM's rsa recorded" $T/vm.html \
+	'^<tr><td>rsa info: openssl_version</td><td>OpenSSL 1\.0\.2k-fips  26 Jan 2017</td><td>OpenSSL 3\.0\.2 15 Mar 2022</td></tr>$'
 n_io=$(grep -c '^<h3>io <small>' $T/vm.html)
 if [ "$n_io" = 1 ]; then pass "report: io on tmpfs (vm1) and on disk (vm2), matched by placement: one set of charts"
 else fail "report: $n_io sets of io charts for one matched case, wanted 1"; fi

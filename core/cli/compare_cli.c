@@ -80,7 +80,9 @@ enum { F_JSON = 1, F_CSV, F_SCALING, F_HELP, F_TABLE, F_SUMMARY_TABLE, F_PER_GHZ
 static const bc_flag compare_flags[] = {
 	BC_CMP_FLAGS,
 	{ "table", 0, NULL, F_TABLE, "a table of cases x files: each case's headline (or --metric), "
-	  "mean ±95% interval, and every file's verdict against the first (the studies' tables)" },
+	  "mean ±95% interval, and every file's verdict against the first (the studies' tables); under a "
+	  "module's cases, each module fact its cases recorded (info: rsa's openssl_version) whose value "
+	  "differs between the files, a row" },
 	{ "by", 0, "MODULE.OPTION", F_BY, "with --table or --per-ghz: one row per value of the option, in "
 	  "the order first met (e.g. --by redis.tests: tests x files)" },
 	{ "metric", 0, "NAME[,NAME]", F_METRIC, "with --table or --per-ghz: this metric instead of each case's "

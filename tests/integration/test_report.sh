@@ -2,8 +2,10 @@
 # benchcore report: the page is self-contained, escapes what it prints, and
 # every chart renders in a real browser. Headless Chromium is driven over the
 # DevTools protocol on a pipe (--remote-debugging-pipe: no port, no race): it
-# loads the page, collects console messages and exceptions, measures every
-# <svg> with getBoundingClientRect, and saves a full-page screenshot.
+# loads each page in turn (one browser for all), collects console messages and
+# exceptions, measures every <svg> with getBoundingClientRect (legends inside
+# the picture, series inside the plot), reads the verdicts and tables as laid
+# out, and saves a full-page screenshot.
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
 FX=tests/fixtures
@@ -89,10 +91,13 @@ run_bc "$T/help" report --help
 expect_grep "report --help documents -o" "$T/help.out" '-o, --output FILE'
 
 # --- the browser ---------------------------------------------------------------
-browser_check() {	# html, screenshot, expected charts
-	timeout 90 python3 - "$1" "$2" "$3" <<'EOF'
+# One browser for every page: browser_check HTML SCREENSHOT CHARTS REPORT [HTML ...]
+# loads each page in turn and writes what it found to that page's REPORT file.
+browser_check() {
+	timeout 150 python3 - "$@" <<'EOF'
 import base64, json, os, shutil, subprocess, sys, tempfile
-html, shot, want = os.path.abspath(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+a = sys.argv[1:]
+pages = [(os.path.abspath(a[i]), a[i + 1], int(a[i + 2]), a[i + 3]) for i in range(0, len(a) - 3, 4)]
 r3, w3 = os.pipe()   # chromium reads commands on fd 3
 r4, w4 = os.pipe()   # and writes replies and events on fd 4
 profile = tempfile.mkdtemp(prefix="bc-chromium.")
@@ -143,9 +148,6 @@ target = call("Target.createTarget", {"url": "about:blank"})["targetId"]
 s = call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
 for d in ("Page.enable", "Runtime.enable", "Log.enable"):
     call(d, session=s)
-events.clear()
-call("Page.navigate", {"url": "file://" + html}, session=s)
-wait_event("Page.loadEventFired")
 # Per chart: its series and the legend entries drawn inside the picture (the
 # dashed reference line has one more), tick labels below zero; per page: the
 # per-GHz verdicts and the summary table's rows, as the browser lays them out.
@@ -177,49 +179,46 @@ probe = """JSON.stringify({
       return Array.from(t.querySelectorAll('tr')).map(function (tr) {
         return Array.from(tr.cells).map(function (c) { return c.innerText; }); }); })[0] || []
   })"""
-res = json.loads(call("Runtime.evaluate", {"expression": probe, "returnByValue": True}, session=s)["result"]["value"])
-metrics = call("Page.getLayoutMetrics", session=s)
-height = int(metrics["cssContentSize"]["height"]) if "cssContentSize" in metrics else 4000
-img = call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True,
-           "clip": {"x": 0, "y": 0, "width": 1280, "height": min(height, 16000), "scale": 1}}, session=s)
-open(shot, "wb").write(base64.b64decode(img["data"]))
-errors = [e for e in events if e.get("method") == "Runtime.exceptionThrown"
-          or (e.get("method") == "Runtime.consoleAPICalled" and e["params"]["type"] in ("error", "assert"))
-          or (e.get("method") == "Log.entryAdded" and e["params"]["entry"]["level"] == "error")]
+def page(html, shot, want, report):
+    events.clear()
+    call("Page.navigate", {"url": "file://" + html}, session=s)
+    wait_event("Page.loadEventFired")
+    res = json.loads(call("Runtime.evaluate", {"expression": probe, "returnByValue": True}, session=s)["result"]["value"])
+    metrics = call("Page.getLayoutMetrics", session=s)
+    height = int(metrics["cssContentSize"]["height"]) if "cssContentSize" in metrics else 4000
+    img = call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True,
+               "clip": {"x": 0, "y": 0, "width": 1280, "height": min(height, 16000), "scale": 1}}, session=s)
+    open(shot, "wb").write(base64.b64decode(img["data"]))
+    errors = [e for e in events if e.get("method") == "Runtime.exceptionThrown"
+              or (e.get("method") == "Runtime.consoleAPICalled" and e["params"]["type"] in ("error", "assert"))
+              or (e.get("method") == "Log.entryAdded" and e["params"]["entry"]["level"] == "error")]
+    bad = [x for x in res["svgs"] if not (x["w"] > 0 and x["h"] > 0 and x["points"] > 0 and x["texts"] > 5)]
+    unlisted = [x["title"] for x in res["svgs"] if x["legends"] != x["series"]]
+    neg = [x["title"] for x in res["svgs"] if x["negticks"]]
+    out = [x["title"] for x in res["svgs"] if x["outside"]]
+    with open(report, "w") as f:
+        print(f"charts={len(res['svgs'])} want={want} broken={len(bad)} errors={len(errors)} scripts={res['scripts']} title={res['title']!r}", file=f)
+        for e in errors[:5]:
+            print("console:", json.dumps(e["params"])[:300], file=f)
+        for b in bad[:5]:
+            print("broken chart:", b, file=f)
+        print(f"legends_unlisted={len(unlisted)} negative_ticks={len(neg)} series_outside_plot={len(out)} {unlisted[:3]} {neg[:3]} {out[:3]}", file=f)
+        print("PROPORTIONAL", json.dumps(res["proportional"]), file=f)
+        print("SUMMARY", json.dumps(res["summary"]), file=f)
+        print("RESULT", "ok" if len(res["svgs"]) == want and not bad and not errors and res["scripts"] == 0 and "pwned" not in res["title"] else "bad", file=f)
 try:
-    call("Browser.close")
-except SystemExit:
-    pass
-p.wait(timeout=20)
-shutil.rmtree(profile, ignore_errors=True)   # the throwaway browser profile
-bad = [x for x in res["svgs"] if not (x["w"] > 0 and x["h"] > 0 and x["points"] > 0 and x["texts"] > 5)]
-print(f"charts={len(res['svgs'])} want={want} broken={len(bad)} errors={len(errors)} scripts={res['scripts']} title={res['title']!r}")
-for e in errors[:5]:
-    print("console:", json.dumps(e["params"])[:300])
-for b in bad[:5]:
-    print("broken chart:", b)
-unlisted = [x["title"] for x in res["svgs"] if x["legends"] != x["series"]]
-neg = [x["title"] for x in res["svgs"] if x["negticks"]]
-out = [x["title"] for x in res["svgs"] if x["outside"]]
-print(f"legends_unlisted={len(unlisted)} negative_ticks={len(neg)} series_outside_plot={len(out)} {unlisted[:3]} {neg[:3]} {out[:3]}")
-print("PROPORTIONAL", json.dumps(res["proportional"]))
-print("SUMMARY", json.dumps(res["summary"]))
-print("RESULT", "ok" if len(res["svgs"]) == want and not bad and not errors and res["scripts"] == 0 and "pwned" not in res["title"] else "bad")
+    for pg in pages:
+        page(*pg)
+finally:
+    try:
+        call("Browser.close")
+    except SystemExit:
+        pass
+    p.wait(timeout=20)
+    shutil.rmtree(profile, ignore_errors=True)   # the throwaway browser profile
 EOF
 }
 
-if command -v chromium >/dev/null; then
-	browser_check "$H" "$ART/report.png" "$nsvg" >"$T/browser.out" 2>&1
-	cat "$T/browser.out"
-	expect_grep "browser: every chart rendered with non-zero size, no console errors, no script ran" \
-		"$T/browser.out" '^RESULT ok'
-	expect_grep "browser: every legend lists every series inside its picture (a 50-character label squeezed, cut, whole in its title)" \
-		"$T/browser.out" '^legends_unlisted=0 '
-	if [ -s "$ART/report.png" ]; then pass "browser: screenshot saved"; else fail "browser: no screenshot"; fi
-	echo "screenshot: $ART/report.png"
-else
-	fail "chromium not installed (scripts/deps.sh installs it)"
-fi
 
 # --- charts as the studies need them (issue 42): every series in its legend,
 # intervals clipped at zero, a one-point chart drawn as bars --------------
@@ -318,18 +317,27 @@ else fail "report --match-ignore path: $n_io sets of io charts, wanted 1"; fi
 # the same in the browser: the verdict and the summary table as laid out, and the charts
 # of 16 systems with every series in the legend, inside the picture, no tick below zero
 if command -v chromium >/dev/null; then
-	browser_check $T/vm.html "$ART/report-vm.png" "$(grep -o "<svg class='chart'" $T/vm.html | wc -l)" >$T/bvm.out 2>&1
-	cat $T/bvm.out
+	charts() { grep -o "<svg class='chart'" "$1" | wc -l; }
+	browser_check "$H" "$ART/report.png" "$nsvg" "$T/browser.out" \
+		$T/vm.html "$ART/report-vm.png" "$(charts $T/vm.html)" $T/bvm.out \
+		$T/st.html "$ART/report-st.png" "$(charts $T/st.html)" $T/bst.out >$T/browser.err 2>&1
+	cat "$T/browser.out" $T/bvm.out $T/bst.out $T/browser.err 2>/dev/null
+	expect_grep "browser: every chart rendered with non-zero size, no console errors, no script ran" \
+		"$T/browser.out" '^RESULT ok'
+	expect_grep "browser: every legend lists every series inside its picture (a 50-character label squeezed, cut, whole in its title)" \
+		"$T/browser.out" '^legends_unlisted=0 '
+	if [ -s "$ART/report.png" ]; then pass "browser: screenshot saved"; else fail "browser: no screenshot"; fi
+	echo "screenshots: $ART/report.png $ART/report-vm.png $ART/report-st.png"
 	expect_grep "browser: the studies' page renders" $T/bvm.out '^RESULT ok'
 	expect_grep "browser: the per-GHz verdict is on the page" $T/bvm.out \
 		'^PROPORTIONAL \["vm2 against vm1: throughput is not proportional to the clock \(within 5% in 2 of 4 cases; largest deviation -40\.0%\); per module: rsa is \(2 of 2\), io is not \(0 of 2\)"\]$'
 	expect_grep "browser: the summary table's rows, 'not run in vm2' among them" $T/bvm.out \
 		'^SUMMARY \[\["item", "vm2 vs vm1"\], \["rsa sign_per_sec", "vm1 wins \(2 of 2\)"\], .*\["cpu events_per_sec", "not run in vm2"\]\]$'
-	browser_check $T/st.html "$ART/report-st.png" "$(grep -o "<svg class='chart'" $T/st.html | wc -l)" >$T/bst.out 2>&1
-	cat $T/bst.out
 	expect_grep "browser: the page of 16 systems renders" $T/bst.out '^RESULT ok'
 	expect_grep "browser: every legend lists every series inside its picture; no tick below zero, no line, bar or interval outside the plot (intervals clipped)" \
 		$T/bst.out '^legends_unlisted=0 negative_ticks=0 series_outside_plot=0 '
+else
+	fail "chromium not installed (scripts/deps.sh installs it)"
 fi
 # a long label in a legend: cut at a character (never inside a UTF-8 sequence), the whole in its title
 "$PY" -S -c 'import json,sys; d=json.load(open(sys.argv[1])); d["label"]="é"*25; json.dump(d, open(sys.argv[2],"w"))' \

@@ -63,14 +63,36 @@ static int claimed(const skey *keys, size_t nk, int i, const char *module, const
 	return 0;
 }
 
-/* File j's case of section k: compare's match of res[0]'s (cmp[j]), else
-   the one with the same params, when no other section has it. */
-static void match_into(skey *keys, size_t nk, skey *k, bc_results *res, int j, const bc_cmp *cmp)
+/* compare's matches of one file against res[0], by case: "MODULE\nPARAMS"
+   of res[0]'s group -> [row indexes], so a section finds its match in one
+   look-up. New object. */
+static json_t *match_map(const bc_cmp *c)
 {
-	for (size_t r = 0; cmp && r < cmp->nrows && !k->pk[j]; r++) {
-		const bc_rgroup *ga = cmp->rows[r].ga, *gb = cmp->rows[r].gb;
-		if (!strcmp(ga->module, k->module) && !strcmp(ga->params_key, k->pk[0]) &&
-		    !claimed(keys, nk, j, gb->module, gb->params_key)) {
+	json_t *map = json_object();
+	for (size_t r = 0; r < c->nrows; r++) {
+		char *key = bc_xasprintf("%s\n%s", c->rows[r].ga->module, c->rows[r].ga->params_key);
+		json_t *v = json_object_get(map, key);
+		if (!v)
+			json_object_set_new(map, key, v = json_array());
+		if (json_array_size(v) < 64)	/* thread counts and metrics of one case */
+			json_array_append_new(v, json_integer((json_int_t)r));
+		free(key);
+	}
+	return map;
+}
+
+/* File j's case of section k: compare's match of res[0]'s (cmp[j], looked
+   up in map), else the one with the same params, when no other section has
+   it. */
+static void match_into(skey *keys, size_t nk, skey *k, bc_results *res, int j, const bc_cmp *cmp, json_t *map)
+{
+	char *key = cmp ? bc_xasprintf("%s\n%s", k->module, k->pk[0]) : NULL;
+	json_t *rows = key ? json_object_get(map, key) : NULL, *ri;
+	size_t x;
+	free(key);
+	json_array_foreach(rows, x, ri) {
+		const bc_rgroup *gb = cmp->rows[json_integer_value(ri)].gb;
+		if (!k->pk[j] && !claimed(keys, nk, j, gb->module, gb->params_key)) {
 			k->pk[j] = gb->params_key;
 			k->pt[j] = gb->params_text;
 		}
@@ -94,8 +116,11 @@ static size_t collect_keys(bc_results *res, int n, const bc_cmp_opts *o, skey *k
 {
 	size_t nk = 0;
 	bc_cmp *cmp = bc_xcalloc((size_t)n, sizeof(*cmp));
-	for (int j = 1; j < n; j++)
+	json_t *map[MAX_FILES] = { NULL };
+	for (int j = 1; j < n; j++) {
 		bc_compare_pair(&res[0], &res[j], o, &cmp[j]);
+		map[j] = match_map(&cmp[j]);
+	}
 	for (int i = 0; i < n; i++)
 		for (size_t g = 0; g < res[i].ngroups && nk < max; g++) {
 			const bc_rgroup *gr = &res[i].groups[g];
@@ -106,11 +131,13 @@ static size_t collect_keys(bc_results *res, int n, const bc_cmp_opts *o, skey *k
 			k->pk[i] = gr->params_key;
 			k->pt[i] = gr->params_text;
 			for (int j = i + 1; j < n; j++)
-				match_into(keys, nk, k, res, j, i ? NULL : &cmp[j]);
+				match_into(keys, nk, k, res, j, i ? NULL : &cmp[j], map[j]);
 			nk++;
 		}
-	for (int j = 1; j < n; j++)
+	for (int j = 1; j < n; j++) {
 		bc_cmp_free(&cmp[j]);
+		json_decref(map[j]);
+	}
 	free(cmp);
 	return nk;
 }

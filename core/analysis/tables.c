@@ -561,13 +561,19 @@ static void table_header(tab *tb, const bc_results *res, int n, const char *firs
 	tab_row(tb, row);
 }
 
-/* Whether gs[k] is the last shown row of its module. */
-static int last_of_module(const bc_rgroup **gs, size_t k, size_t ng, char **names, const bc_tab_opts *t)
+/* Per row of gs, 1 when it is the last shown row of its module (its facts
+   go after it): one pass from the end, so a table stays linear. New array. */
+static char *last_of_module(const bc_rgroup **gs, size_t ng, char **names, const bc_tab_opts *t)
 {
-	for (size_t j = k + 1; j < ng; j++)
-		if (!strcmp(gs[j]->module, gs[k]->module) && shown(gs[j], names, t))
-			return 0;
-	return 1;
+	char *last = bc_xcalloc(ng + 1, 1);
+	json_t *seen = json_object();
+	for (size_t k = ng; k-- > 0;)
+		if (shown(gs[k], names, t) && !json_object_get(seen, gs[k]->module)) {
+			json_object_set_new(seen, gs[k]->module, json_true());
+			last[k] = 1;
+		}
+	json_decref(seen);
+	return last;
 }
 
 int bc_table(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, const bc_tab_opts *t)
@@ -589,6 +595,7 @@ int bc_table(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, const 
 	const char *byopt = t->by ? strchr(t->by, '.') + 1 : NULL;
 	json_t *labels = bc_label_ctx(&res[0]), *facts = bc_tab_facts(res, s.n);
 	table_header(&tb, res, s.n, t->by ? t->by : "case", names, nm);
+	char *last = last_of_module(gs, ng, names, t);
 	for (size_t k = 0; k < ng; k++) {
 		const bc_rgroup *g = gs[k];
 		if (!shown(g, names, t))
@@ -604,7 +611,7 @@ int bc_table(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, const 
 		for (size_t gi = 0; gi < groups; gi++)
 			metric_cells(&s, g, mname ? mname : names[gi], row + 1 + gi * (size_t)s.n);
 		tab_row(&tb, row);
-		if (last_of_module(gs, k, ng, names, t))
+		if (last[k])
 			fact_rows(&tb, facts, g->module, s.n, groups);
 	}
 	tab_note(&tb, bc_xasprintf("each cell: mean ±95%% interval of the repeats; after the first column, the "
@@ -615,6 +622,7 @@ int bc_table(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, const 
 	json_decref(facts);
 	sides_free(&s);
 	bc_strv_free(names);
+	free(last);
 	free(gs);
 	return 0;
 }

@@ -171,6 +171,7 @@ void bc_cmp_summary_text(FILE *f, const bc_cmp *c);
 /* "mwu-exact", "mwu-normal", "welch" or "welch-log" for a tested row. */
 const char *bc_row_test_name(const bc_cmp *c, const bc_cmp_row *r);
 
+/* hostdiff.c: what differs between the two machines. */
 /* Differences between two host objects, flattened to dotted names
    ("libraries.jansson"), leaving out the host name and time-varying fields
    (current MHz, warnings). New array [{field, a, b}], values as text. */
@@ -182,6 +183,11 @@ json_t *bc_host_flatten(json_t *host);
    that recorded each). New object. compare's differences and report's
    machine table both read this. */
 json_t *bc_facts(const bc_results *r);
+/* The differences of a's and b's facts (bc_facts, leaving out a module
+   fact that is a figure of a run rather than of the machine): host fields
+   first, then the modules'. New array [{field, a, b, kind}], kind "host"
+   or "module". compare.c's host_diff. */
+json_t *bc_facts_diff(const bc_results *a, const bc_results *b);
 /* The facts that differ between two runs, from their parts: host objects,
    module info and info_varies (NULL: none known; a fractional number is
    still taken for a per-run figure). New array [{field, a, b, kind}] as
@@ -212,7 +218,7 @@ size_t bc_scaling(const bc_results *r, const char *module, const char *params_ke
 		  const char *metric, bc_scale_point *pts, size_t max);
 
 
-/* One line, when anything: the one or two differing facts of the two
+/* hostdiff.c. One line, when anything: the one or two differing facts of the two
    machines that most likely explain a difference (CPU, usable CPUs, the
    measured clock, kernel, mitigations, microcode, file system, ...). */
 void bc_cmp_explain(FILE *f, const bc_cmp *c);

@@ -12,13 +12,17 @@
 #include "options.h"
 #include "report_study.h"
 #include "svg.h"
+#include "tables.h"
 #include "util.h"
 
 #define MAX_FILES	16
 #define MAX_PTS		256
 #define MAX_PCT		16
 
-typedef struct { const char *module, *params_key, *params_text; } skey;
+/* One section of charts: a case (module and params) of each file, matched
+   as compare matches them (placement, --match-ignore): pk[i] is file i's
+   params_key (NULL: no such case), pt[i] its params_text. */
+typedef struct { const char *module, *pk[MAX_FILES], *pt[MAX_FILES]; } skey;
 
 /* One line of a chart: owns its arrays. */
 typedef struct {
@@ -50,34 +54,107 @@ static void esc_label(FILE *f, const char *s)
 	fputs("</bdi>", f);
 }
 
-static void collect_keys(bc_results *res, int n, skey *keys, size_t *nk, size_t max)
+/* Whether file i's case (module, pk) is a section's already. */
+static int claimed(const skey *keys, size_t nk, int i, const char *module, const char *pk)
 {
-	*nk = 0;
-	for (int i = 0; i < n; i++)
-		for (size_t g = 0; g < res[i].ngroups; g++) {
-			const bc_rgroup *gr = &res[i].groups[g];
-			int seen = 0;
-			for (size_t k = 0; k < *nk && !seen; k++)
-				seen = !strcmp(keys[k].module, gr->module) &&
-				       !strcmp(keys[k].params_key, gr->params_key);
-			if (!seen && *nk < max)
-				keys[(*nk)++] = (skey){ gr->module, gr->params_key, gr->params_text };
-		}
+	for (size_t k = 0; k < nk; k++)
+		if (keys[k].pk[i] && !strcmp(keys[k].module, module) && !strcmp(keys[k].pk[i], pk))
+			return 1;
+	return 0;
 }
 
-static int same_key(const bc_rgroup *g, const skey *k)
+/* compare's matches of one file against res[0], by case: "MODULE\nPARAMS"
+   of res[0]'s group -> [row indexes], so a section finds its match in one
+   look-up. New object. */
+static json_t *match_map(const bc_cmp *c)
 {
-	return !strcmp(g->module, k->module) && !strcmp(g->params_key, k->params_key);
+	json_t *map = json_object();
+	for (size_t r = 0; r < c->nrows; r++) {
+		char *key = bc_xasprintf("%s\n%s", c->rows[r].ga->module, c->rows[r].ga->params_key);
+		json_t *v = json_object_get(map, key);
+		if (!v)
+			json_object_set_new(map, key, v = json_array());
+		if (json_array_size(v) < 64)	/* thread counts and metrics of one case */
+			json_array_append_new(v, json_integer((json_int_t)r));
+		free(key);
+	}
+	return map;
+}
+
+/* File j's case of section k: compare's match of res[0]'s (cmp[j], looked
+   up in map), else the one with the same params, when no other section has
+   it. */
+static void match_into(skey *keys, size_t nk, skey *k, bc_results *res, int j, const bc_cmp *cmp, json_t *map)
+{
+	char *key = cmp ? bc_xasprintf("%s\n%s", k->module, k->pk[0]) : NULL;
+	json_t *rows = key ? json_object_get(map, key) : NULL, *ri;
+	size_t x;
+	free(key);
+	json_array_foreach(rows, x, ri) {
+		const bc_rgroup *gb = cmp->rows[json_integer_value(ri)].gb;
+		if (!k->pk[j] && !claimed(keys, nk, j, gb->module, gb->params_key)) {
+			k->pk[j] = gb->params_key;
+			k->pt[j] = gb->params_text;
+		}
+	}
+	const char *own = NULL;
+	for (int i = 0; i < j && !own; i++)
+		own = k->pk[i];
+	for (size_t g = 0; own && !k->pk[j] && g < res[j].ngroups; g++) {
+		const bc_rgroup *gr = &res[j].groups[g];
+		if (!strcmp(gr->module, k->module) && !strcmp(gr->params_key, own) &&
+		    !claimed(keys, nk, j, gr->module, gr->params_key)) {
+			k->pk[j] = gr->params_key;
+			k->pt[j] = gr->params_text;
+		}
+	}
+}
+
+/* The sections: res[0]'s cases with each file's match, then the cases of
+   the other files nothing matched. */
+static size_t collect_keys(bc_results *res, int n, const bc_cmp_opts *o, skey *keys, size_t max)
+{
+	size_t nk = 0;
+	bc_cmp *cmp = bc_xcalloc((size_t)n, sizeof(*cmp));
+	json_t *map[MAX_FILES] = { NULL };
+	for (int j = 1; j < n; j++) {
+		bc_compare_pair(&res[0], &res[j], o, &cmp[j]);
+		map[j] = match_map(&cmp[j]);
+	}
+	for (int i = 0; i < n; i++)
+		for (size_t g = 0; g < res[i].ngroups && nk < max; g++) {
+			const bc_rgroup *gr = &res[i].groups[g];
+			if (claimed(keys, nk, i, gr->module, gr->params_key))
+				continue;
+			skey *k = &keys[nk];
+			*k = (skey){ .module = gr->module };
+			k->pk[i] = gr->params_key;
+			k->pt[i] = gr->params_text;
+			for (int j = i + 1; j < n; j++)
+				match_into(keys, nk, k, res, j, i ? NULL : &cmp[j], map[j]);
+			nk++;
+		}
+	for (int j = 1; j < n; j++) {
+		bc_cmp_free(&cmp[j]);
+		json_decref(map[j]);
+	}
+	free(cmp);
+	return nk;
+}
+
+static int same_key(const bc_rgroup *g, const skey *k, int i)
+{
+	return k->pk[i] && !strcmp(g->module, k->module) && !strcmp(g->params_key, k->pk[i]);
 }
 
 /* Mean and 95% CI of metric against threads, sorted by threads. */
-static void sweep(const bc_results *r, const skey *k, const char *metric, line_buf *b)
+static void sweep(const bc_results *r, int file, const skey *k, const char *metric, line_buf *b)
 {
 	b->n = 0;
 	for (size_t g = 0; g < r->ngroups && b->n < MAX_PTS; g++) {
 		const bc_rmetric *m;
 		bc_summary s;
-		if (!same_key(&r->groups[g], k) || !(m = bc_group_metric(&r->groups[g], metric)) || !m->n)
+		if (!same_key(&r->groups[g], k, file) || !(m = bc_group_metric(&r->groups[g], metric)) || !m->n)
 			continue;
 		bc_stats_summary(m->values, m->n, &s);
 		size_t i = b->n++;
@@ -97,7 +174,7 @@ static const bc_rmetric *find_metric(bc_results *res, int n, const skey *k, cons
 	for (int i = 0; i < n; i++)
 		for (size_t g = 0; g < res[i].ngroups; g++) {
 			const bc_rmetric *m;
-			if (same_key(&res[i].groups[g], k) && (m = bc_group_metric(&res[i].groups[g], name)))
+			if (same_key(&res[i].groups[g], k, i) && (m = bc_group_metric(&res[i].groups[g], name)))
 				return m;
 		}
 	return NULL;
@@ -115,7 +192,7 @@ static int chart_vs_threads(FILE *f, bc_results *res, int n, const skey *k, cons
 	if (!b)
 		abort();
 	for (int i = 0; i < n; i++) {
-		sweep(&res[i], k, metric, &b[i]);
+		sweep(&res[i], i, k, metric, &b[i]);
 		any |= b[i].n > 0;
 		s[i] = (bc_series){ res[i].label, b[i].n, b[i].x, b[i].y,
 				    errbars ? b[i].lo : NULL, errbars ? b[i].hi : NULL };
@@ -134,7 +211,7 @@ static void chart_primary(FILE *f, bc_results *res, int n, const skey *k)
 
 	for (int i = 0; i < n && !g0; i++)
 		for (size_t g = 0; g < res[i].ngroups && !g0; g++)
-			if (same_key(&res[i].groups[g], k))
+			if (same_key(&res[i].groups[g], k, i))
 				g0 = &res[i].groups[g];
 	const bc_rmetric *m = g0 ? bc_primary_metric(g0) : NULL;
 	if (!m)
@@ -160,12 +237,12 @@ static void chart_scaling(FILE *f, bc_results *res, int n, const skey *k)
 		abort();
 	for (int i = 0; i < n; i++) {
 		for (size_t g = 0; g < res[i].ngroups && !g0; g++)
-			if (same_key(&res[i].groups[g], k))
+			if (same_key(&res[i].groups[g], k, i))
 				g0 = &res[i].groups[g];
 	}
 	const bc_rmetric *m = g0 ? bc_primary_metric(g0) : NULL;
 	for (int i = 0; m && i < n; i++) {
-		size_t np = bc_scaling(&res[i], k->module, k->params_key, m->name, pts, MAX_PTS);
+		size_t np = k->pk[i] ? bc_scaling(&res[i], k->module, k->pk[i], m->name, pts, MAX_PTS) : 0;
 		for (size_t j = 0; j < np; j++) {
 			b[i].x[j] = (double)pts[j].threads;
 			b[i].y[j] = pts[j].efficiency * 100;
@@ -192,14 +269,11 @@ static long common_max_threads(bc_results *res, int n, const skey *k)
 	for (int i = 0; i < n; i++)
 		for (size_t g = 0; g < res[i].ngroups; g++) {
 			const bc_rgroup *gr = &res[i].groups[g];
-			if (!same_key(gr, k) || gr->threads <= best)
+			if (!same_key(gr, k, i) || gr->threads <= best)
 				continue;
 			int all = 1;
 			for (int j = 0; j < n && all; j++) {
-				int has_key = 0;
-				for (size_t q = 0; q < res[j].ngroups && !has_key; q++)
-					has_key = same_key(&res[j].groups[q], k);
-				all = !has_key || bc_results_find(&res[j], k->module, k->params_key, gr->threads);
+				all = !k->pk[j] || bc_results_find(&res[j], k->module, k->pk[j], gr->threads);
 			}
 			if (all)
 				best = gr->threads;
@@ -220,7 +294,7 @@ static void merged_note(FILE *f, bc_results *res, int n, const skey *k, long t, 
 	double ms;
 
 	for (int i = 0; i < n; i++)
-		if ((g[ng] = bc_results_find(&res[i], k->module, k->params_key, t)))
+		if (k->pk[i] && (g[ng] = bc_results_find(&res[i], k->module, k->pk[i], t)))
 			at[ng++] = i;
 	if (ng < 2 || !nc)
 		return;
@@ -250,7 +324,7 @@ static void chart_latency(FILE *f, bc_results *res, int n, const skey *k)
 	const bc_rgroup *g0 = NULL;
 
 	for (int i = 0; i < n && !g0; i++)
-		g0 = bc_results_find(&res[i], k->module, k->params_key, t);
+		g0 = k->pk[i] ? bc_results_find(&res[i], k->module, k->pk[i], t) : NULL;
 	if (!g0)
 		return;
 	for (size_t m = 0; m < g0->nmetrics; m++) {
@@ -272,7 +346,7 @@ static void chart_latency(FILE *f, bc_results *res, int n, const skey *k)
 			    strcmp(g0->metrics[j].pct, "mean"))	/* a percentile chart */
 				cats[nc++] = g0->metrics[j].pct;
 		for (int i = 0; i < n; i++) {
-			const bc_rgroup *g = bc_results_find(&res[i], k->module, k->params_key, t);
+			const bc_rgroup *g = k->pk[i] ? bc_results_find(&res[i], k->module, k->pk[i], t) : NULL;
 			s[i] = (bc_series){ res[i].label, nc, x[i], y[i], NULL, NULL };
 			for (size_t c = 0; c < nc; c++) {
 				char name[512];
@@ -310,7 +384,7 @@ static void mhz_line(FILE *f, bc_results *res, int n, const skey *k)
 		double meas = 0, claim = 0;
 		size_t nmeas = 0, nclaim = 0;
 		for (size_t g = 0; g < res[i].ngroups; g++)
-			if (same_key(&res[i].groups[g], k)) {
+			if (same_key(&res[i].groups[g], k, i)) {
 				meas += res[i].groups[g].freq_sum;
 				nmeas += res[i].groups[g].freq_n;
 				claim += res[i].groups[g].cpu_mhz_sum;
@@ -331,19 +405,42 @@ static void mhz_line(FILE *f, bc_results *res, int n, const skey *k)
 		fputs("</p>\n", f);
 }
 
-static void module_sections(FILE *f, bc_results *res, int n)
+/* A section's heading: the module and the first file's params; the files
+   whose matched case has other params (placement, --match-ignore) named
+   under it with theirs. */
+static void section_heading(FILE *f, bc_results *res, int n, const skey *k)
 {
-	skey keys[512];
-	size_t nk;
+	const char *pt = NULL;
+	for (int i = 0; i < n && !pt; i++)
+		pt = k->pt[i];
+	fputs("<h3>", f);
+	esc(f, k->module);
+	fputs(" <small>", f);
+	esc(f, pt && *pt ? pt : "(no parameters)");
+	fputs("</small></h3>\n", f);
+	int any = 0;
+	for (int i = 0; i < n; i++) {
+		if (!k->pt[i] || !strcmp(k->pt[i], pt))
+			continue;
+		fputs(any ? "; " : "<p class='note matched'>matched as compare matches cases (placement, "
+		      "--match-ignore): ", f);
+		esc_label(f, res[i].label);
+		fputs(" ran it with ", f);
+		esc(f, *k->pt[i] ? k->pt[i] : "(no parameters)");
+		any = 1;
+	}
+	if (any)
+		fputs("</p>\n", f);
+}
 
-	collect_keys(res, n, keys, &nk, 512);
+static void module_sections(FILE *f, bc_results *res, int n, const bc_cmp_opts *o)
+{
+	skey *keys = bc_xcalloc(512, sizeof(*keys));
+	size_t nk = collect_keys(res, n, o, keys, 512);
+
 	for (size_t i = 0; i < nk; i++) {
 		const skey *k = &keys[i];
-		fputs("<h3>", f);
-		esc(f, k->module);
-		fputs(" <small>", f);
-		esc(f, *k->params_text ? k->params_text : "(no parameters)");
-		fputs("</small></h3>\n", f);
+		section_heading(f, res, n, k);
 		mhz_line(f, res, n, k);
 		fputs("<div class='charts'>\n", f);
 		chart_primary(f, res, n, k);
@@ -355,6 +452,7 @@ static void module_sections(FILE *f, bc_results *res, int n)
 		chart_scaling(f, res, n, k);
 		fputs("</div>\n", f);
 	}
+	free(keys);
 }
 
 static void num_cell(FILE *f, double v)
@@ -555,6 +653,10 @@ static void verdicts(FILE *f, bc_results *res, int n, const bc_cmp_opts *o, int 
 		}
 		bc_cmp_free(&c);
 	}
+	if (!detail) {	/* compare --summary-table: the first study's closing table */
+		fputs("<h3>Summary per module</h3>\n", f);
+		bc_summary_table(f, res, n, o, &(bc_tab_opts){ .format = BC_TAB_HTML });
+	}
 }
 
 /* Fingerprints side by side: one row per flattened host field, one column
@@ -658,7 +760,7 @@ int bc_report_write(FILE *f, bc_results *res, int n, const bc_cmp_opts *o, const
 	verdicts(f, res, n, o, 0);
 	fputs("<h2>Charts</h2>\n<p class='note'>One line per system. Charts against threads "
 	      "show the mean over the repeats.</p>\n", f);
-	module_sections(f, res, n);
+	module_sections(f, res, n, o);
 	bc_report_study(f, res, n, o);
 	fingerprints(f, res, n);
 	if (n > 1)

@@ -1,9 +1,11 @@
 /* The report's views that follow the studies (report.c calls
-   bc_report_study): the index against the first file, a bar chart across a
+   bc_report_study): compare --table (with the module facts that differ),
+   the index against the first file, a bar chart across a
    module's cases when every file ran it at one thread count (the frequency
    study's 19 tests, the cloud study's machines), each module's headline
-   against its one swept numeric option (block size), and the headline
-   against the clock measured in each file (the frequency study). */
+   against its one swept numeric option (block size), the headline against
+   the clock measured in each file and compare --per-ghz's table with its
+   proportional verdict (the frequency study). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -254,9 +256,16 @@ static void chart_vs_clock(FILE *f, bc_results *res, int n, const char *module, 
 
 void bc_report_study(FILE *f, bc_results *res, int n, const bc_cmp_opts *o)
 {
-	fputs("<h2>The studies' views</h2>\n", f);
-	if (n > 1)
+	fputs("<h2>The studies' views</h2>\n<h3>Cases and systems</h3>\n", f);
+	/* compare --table: each case's headline in every file, its verdict, and the module facts
+	   that differ between the files (the OpenSSL version) */
+	bc_table(f, res, n, o, &(bc_tab_opts){ .format = BC_TAB_HTML });
+	if (n > 1) {
 		index_section(f, res, n, o);
+		/* compare --per-ghz: throughput per GHz and whether it is proportional to the clock */
+		fputs("<h3>Per GHz of the measured clock</h3>\n", f);
+		bc_per_ghz(f, res, n, o, &(bc_tab_opts){ .format = BC_TAB_HTML });
+	}
 	for (size_t g = 0; g < res[0].ngroups; g++) {
 		const char *mod = res[0].groups[g].module;
 		int first = 1;

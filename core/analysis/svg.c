@@ -313,18 +313,53 @@ static int chart_height(const bc_chart *c)
 	return need > H ? need : H;
 }
 
+/* Right of the plot at the legend's 11 px: LEGEND_PX for the name. Past
+   LEGEND_FIT characters a name (of 6 to 10 px each) is squeezed into it
+   (textLength); past LEGEND_CHARS it is cut, the whole name in its title. */
+#define LEGEND_PX	(W - (ML + PW + 14 + 28) - 4)
+#define LEGEND_FIT	14
+#define LEGEND_CHARS	18
+
+/* name cut to LEGEND_CHARS code points (the last one an ellipsis when cut),
+   never inside a UTF-8 sequence; returns the code points of out. */
+static size_t legend_name(char *out, size_t cap, const char *name)
+{
+	size_t chars = 0, i = 0, cut = 0;
+	for (; name[i]; i++) {
+		if (((unsigned char)name[i] & 0xc0) == 0x80)
+			continue;
+		if (++chars == LEGEND_CHARS)
+			cut = i;	/* where the ellipsis goes if there is more */
+		if (chars > LEGEND_CHARS)
+			break;
+	}
+	if (chars <= LEGEND_CHARS || cut + 4 > cap) {
+		snprintf(out, cap, "%s", chars <= LEGEND_CHARS ? name : "...");
+		return chars <= LEGEND_CHARS ? chars : 3;
+	}
+	memcpy(out, name, cut);
+	memcpy(out + cut, "\xe2\x80\xa6", 4);	/* U+2026 and the terminator */
+	return LEGEND_CHARS;
+}
+
 static void legend(FILE *f, const bc_chart *c)
 {
 	int x = ML + PW + 14, y = MT + 10;
 
 	for (size_t i = 0; i < c->ns; i++, y += LEGEND_STEP) {
-		char name[24];
-		snprintf(name, sizeof(name), "%s", c->s[i].name);
-		if (strlen(c->s[i].name) >= sizeof(name))
-			memcpy(name + sizeof(name) - 4, "...", 4);
+		char name[LEGEND_CHARS * 4 + 4];
+		size_t chars = legend_name(name, sizeof(name), c->s[i].name ? c->s[i].name : "");
 		fprintf(f, "<line x1='%d' x2='%d' y1='%d' y2='%d' stroke='%s' stroke-width='3'%s/>"
-			"<text x='%d' y='%d' class='legend'>", x, x + 22, y, y, palette[i % 8],
+			"<text x='%d' y='%d' class='legend'", x, x + 22, y, y, palette[i % 8],
 			i >= 8 ? " stroke-dasharray='6 3'" : "", x + 28, y + 4);
+		if (chars > LEGEND_FIT)
+			fprintf(f, " textLength='%d' lengthAdjust='spacingAndGlyphs'", LEGEND_PX);
+		fputc('>', f);
+		if (strcmp(name, c->s[i].name ? c->s[i].name : "")) {	/* shortened: the whole name on hover */
+			fputs("<title>", f);
+			bc_html_escape(f, c->s[i].name);
+			fputs("</title>", f);
+		}
 		bc_html_escape(f, name);
 		fputs("</text>\n", f);
 	}

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "options.h"
 #include "stats.h"
+#include "svg.h"
 #include "tables.h"
 #include "util.h"
 
@@ -15,7 +16,15 @@
 typedef struct tab {
 	size_t ncols, nrows, cap;
 	char **cells;		/* row-major; row 0 is the header */
+	char **notes;		/* lines under the table (text, JSON, HTML) */
+	size_t nnotes;
 } tab;
+
+static void tab_note(tab *t, char *line)
+{
+	t->notes = bc_xrealloc(t->notes, t->nnotes + 1, sizeof(char *));
+	t->notes[t->nnotes++] = line;
+}
 
 static void tab_row(tab *t, char **row)
 {
@@ -36,9 +45,70 @@ static size_t width(const char *s)
 	return w;
 }
 
+/* {"columns": header, "rows": [[cell...]], "notes": [line...]}. */
+static void tab_json(FILE *f, const tab *t)
+{
+	json_t *rows = json_array(), *cols = json_array(), *notes = json_array();
+	for (size_t r = 0; r < t->nrows; r++) {
+		json_t *row = r ? json_array() : cols;
+		for (size_t c = 0; c < t->ncols; c++) {
+			json_t *v = json_string(t->cells[r * t->ncols + c]);	/* NULL when not UTF-8 */
+			json_array_append_new(row, v ? v : json_string("?"));
+		}
+		if (r)
+			json_array_append_new(rows, row);
+	}
+	for (size_t i = 0; i < t->nnotes; i++) {
+		json_t *v = json_string(t->notes[i]);
+		json_array_append_new(notes, v ? v : json_string("?"));
+	}
+	json_t *doc = json_pack("{s:o, s:o, s:o}", "columns", cols, "rows", rows, "notes", notes);
+	json_dumpf(doc, f, JSON_INDENT(1));
+	fputc('\n', f);
+	json_decref(doc);
+}
+
+static void tab_html(FILE *f, const tab *t)
+{
+	fputs("<table>\n", f);
+	for (size_t r = 0; r < t->nrows; r++) {
+		fputs("<tr>", f);
+		for (size_t c = 0; c < t->ncols; c++) {
+			fputs(r ? "<td>" : "<th>", f);
+			bc_html_escape(f, t->cells[r * t->ncols + c]);
+			fputs(r ? "</td>" : "</th>", f);
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n", f);
+	for (size_t i = 0; i < t->nnotes; i++) {
+		fputs("<p class='note'>", f);
+		bc_html_escape(f, t->notes[i]);
+		fputs("</p>\n", f);
+	}
+}
+
+static void tab_free(tab *t)
+{
+	for (size_t i = 0; i < t->nrows * t->ncols; i++)
+		free(t->cells[i]);
+	for (size_t i = 0; i < t->nnotes; i++)
+		free(t->notes[i]);
+	free(t->cells);
+	free(t->notes);
+	*t = (tab){ 0 };
+}
+
+/* The table in form fmt; text ends with the notes after a blank line,
+   markdown and CSV are the table alone. Frees t. */
 static void tab_print(FILE *f, tab *t, int fmt)
 {
 	size_t w[64] = { 0 };
+	if (fmt == BC_TAB_JSON || fmt == BC_TAB_HTML) {
+		(fmt == BC_TAB_JSON ? tab_json : tab_html)(f, t);
+		tab_free(t);
+		return;
+	}
 	for (size_t r = 0; r < t->nrows; r++)
 		for (size_t c = 0; c < t->ncols && c < 64; c++) {
 			size_t l = width(t->cells[r * t->ncols + c]);
@@ -70,10 +140,11 @@ static void tab_print(FILE *f, tab *t, int fmt)
 			fputs(" |\n", f);
 		}
 	}
-	for (size_t i = 0; i < t->nrows * t->ncols; i++)
-		free(t->cells[i]);
-	free(t->cells);
-	*t = (tab){ 0 };
+	if (fmt == BC_TAB_TEXT && t->nnotes)
+		fputc('\n', f);
+	for (size_t i = 0; fmt == BC_TAB_TEXT && i < t->nnotes; i++)
+		fprintf(f, "%s\n", t->notes[i]);
+	tab_free(t);
 }
 
 static char *num_text(double v)
@@ -410,49 +481,148 @@ static void header(tab *t, const bc_results *res, int n, const char *first)
 
 /* ------------------------------------------------------------ --table */
 
+/* The n cells of metric name of group g (of res[0]) in cells[0..n): the
+   baseline's mean ±interval, then each file's with its verdict against it;
+   "-" where a file has no matched case or the case no such metric. */
+static void metric_cells(const sides *s, const bc_rgroup *g, const char *name, char **cells)
+{
+	const bc_rmetric *m = bc_group_metric(g, name);
+	bc_summary sa;
+	if (!m || !m->n) {
+		for (int i = 0; i < s->n; i++)
+			cells[i] = bc_xstrdup("-");
+		return;
+	}
+	bc_stats_summary(m->values, m->n, &sa);
+	cells[0] = value_text(&sa);
+	for (int i = 1; i < s->n; i++) {
+		const bc_cmp_row *r = row_for(s, i, g, m->name);
+		if (!r) {
+			cells[i] = bc_xstrdup("-");
+			continue;
+		}
+		char *v = value_text(&r->sb), b[BC_DOUBLE_TEXT];
+		cells[i] = bc_xasprintf("%s %s %s%%", v, bc_row_verdict(r), bc_fmt_fig(100 * r->change, 1, 1, b, sizeof(b)));
+		free(v);
+	}
+}
+
+/* Whether the table has a row for g: a metric of names (or its headline). */
+static int shown(const bc_rgroup *g, char **names, const bc_tab_opts *t)
+{
+	if (!names)
+		return metric_of(g, t) && metric_of(g, t)->n;
+	for (size_t k = 0; names[k]; k++) {
+		const bc_rmetric *m = bc_group_metric(g, names[k]);
+		if (m && m->n)
+			return 1;
+	}
+	return 0;
+}
+
+/* The rows of module's facts that differ between the files (bc_tab_facts):
+   "MODULE info: KEY", each file's value in each column group. */
+static void fact_rows(tab *tb, json_t *facts, const char *module, int nfiles, size_t groups)
+{
+	const char *k;
+	json_t *vals;
+	size_t l = strlen(module);
+	json_object_foreach(facts, k, vals) {
+		if (strncmp(k, module, l) || k[l] != '.')
+			continue;
+		char *row[1 + BC_TAB_MAX_METRICS * MAX_SIDES], *key = bc_printable(k + l + 1);
+		row[0] = bc_xasprintf("%s info: %s", module, key);
+		free(key);
+		for (size_t gi = 0; gi < groups; gi++)
+			for (int i = 0; i < nfiles; i++) {
+				const char *v = json_string_value(json_array_get(vals, (size_t)i));
+				row[1 + gi * (size_t)nfiles + (size_t)i] = v ? bc_printable(v) : bc_xstrdup("-");
+			}
+		tab_row(tb, row);
+	}
+}
+
+/* The header of --table: one column per file, or with several metrics one
+   group of them per metric ("sign_per_sec vm1"). */
+static void table_header(tab *tb, const bc_results *res, int n, const char *first, char **names, int nm)
+{
+	if (nm < 2) {
+		header(tb, res, n, first);
+		return;
+	}
+	char *row[1 + BC_TAB_MAX_METRICS * MAX_SIDES];
+	row[0] = bc_xstrdup(first);
+	for (int k = 0; k < nm; k++)
+		for (int i = 0; i < n; i++) {
+			char *m = bc_printable(names[k]);
+			row[1 + k * n + i] = bc_xasprintf("%s %s", m, res[i].label);
+			free(m);
+		}
+	tab_row(tb, row);
+}
+
+/* Per row of gs, 1 when it is the last shown row of its module (its facts
+   go after it): one pass from the end, so a table stays linear. New array. */
+static char *last_of_module(const bc_rgroup **gs, size_t ng, char **names, const bc_tab_opts *t)
+{
+	char *last = bc_xcalloc(ng + 1, 1);
+	json_t *seen = json_object();
+	for (size_t k = ng; k-- > 0;)
+		if (shown(gs[k], names, t) && !json_object_get(seen, gs[k]->module)) {
+			json_object_set_new(seen, gs[k]->module, json_true());
+			last[k] = 1;
+		}
+	json_decref(seen);
+	return last;
+}
+
 int bc_table(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, const bc_tab_opts *t)
 {
 	size_t ng;
-	const bc_rgroup **gs = table_groups(res, t, &ng);
-	if (!gs)
+	char **names;
+	int nm = bc_tab_metrics(t, res, n, &names);
+	if (nm < 0)
 		return 2;
+	const bc_rgroup **gs = table_groups(res, t, &ng);
+	if (!gs) {
+		bc_strv_free(names);
+		return 2;
+	}
 	sides s;
 	sides_make(&s, res, n, o);
-	tab tb = { .ncols = (size_t)s.n + 1 };
+	size_t groups = nm > 1 ? (size_t)nm : 1;
+	tab tb = { .ncols = groups * (size_t)s.n + 1 };
 	const char *byopt = t->by ? strchr(t->by, '.') + 1 : NULL;
-	json_t *labels = bc_label_ctx(&res[0]);
-	header(&tb, res, s.n, t->by ? t->by : "case");
+	json_t *labels = bc_label_ctx(&res[0]), *facts = bc_tab_facts(res, s.n);
+	table_header(&tb, res, s.n, t->by ? t->by : "case", names, nm);
+	char *last = last_of_module(gs, ng, names, t);
 	for (size_t k = 0; k < ng; k++) {
 		const bc_rgroup *g = gs[k];
-		const bc_rmetric *m = metric_of(g, t);
-		if (!m || !m->n)
+		if (!shown(g, names, t))
 			continue;
-		char *row[MAX_SIDES + 2], *lab = bc_case_label_in(labels, g, byopt);
-		bc_summary sa;
-		bc_stats_summary(m->values, m->n, &sa);
-		row[0] = t->by ? bc_xasprintf("%s %s", lab, m->name) :
-			     bc_xasprintf("%s%s%s %s", g->module, *lab ? " " : "", lab, m->name);
+		char *row[1 + BC_TAB_MAX_METRICS * MAX_SIDES], *lab = bc_case_label_in(labels, g, byopt);
+		const char *mname = nm > 1 ? NULL : metric_of(g, t)->name;
+		if (!mname)
+			row[0] = t->by ? bc_xstrdup(lab) : bc_xasprintf("%s%s%s", g->module, *lab ? " " : "", lab);
+		else
+			row[0] = t->by ? bc_xasprintf("%s %s", lab, mname) :
+				 bc_xasprintf("%s%s%s %s", g->module, *lab ? " " : "", lab, mname);
 		free(lab);
-		row[1] = value_text(&sa);
-		for (int i = 1; i < s.n; i++) {
-			const bc_cmp_row *r = row_for(&s, i, g, m->name);
-			if (!r) {
-				row[i + 1] = bc_xstrdup("-");
-				continue;
-			}
-			char *v = value_text(&r->sb), b[BC_DOUBLE_TEXT];
-			row[i + 1] = bc_xasprintf("%s %s %s%%", v, bc_row_verdict(r),
-						  bc_fmt_fig(100 * r->change, 1, 1, b, sizeof(b)));
-			free(v);
-		}
+		for (size_t gi = 0; gi < groups; gi++)
+			metric_cells(&s, g, mname ? mname : names[gi], row + 1 + gi * (size_t)s.n);
 		tab_row(&tb, row);
+		if (last[k])
+			fact_rows(&tb, facts, g->module, s.n, groups);
 	}
+	tab_note(&tb, bc_xasprintf("each cell: mean ±95%% interval of the repeats; after the first column, the "
+				   "verdict against %s and the difference%s", res[0].label, json_object_size(facts) ?
+				   "; info: a module fact that differs between the files (cases' info)" : ""));
 	tab_print(f, &tb, t->format);
-	if (t->format == BC_TAB_TEXT)
-		fprintf(f, "\neach cell: mean ±95%% interval of the repeats; after the first column, the verdict "
-			"against %s and the difference\n", res[0].label);
 	json_decref(labels);
+	json_decref(facts);
 	sides_free(&s);
+	bc_strv_free(names);
+	free(last);
 	free(gs);
 	return 0;
 }
@@ -493,6 +663,88 @@ static char *item_text(const size_t *v, const size_t *dir, const char *la, const
 			    all);
 }
 
+/* Whether r has a case of module. */
+static int runs_module(const bc_results *r, const char *module)
+{
+	for (size_t g = 0; g < r->ngroups; g++)
+		if (!strcmp(r->groups[g].module, module))
+			return 1;
+	return 0;
+}
+
+/* The modules of the files, the baseline's order first: a new array of
+   names owned by res (free() it), *n set. */
+static const char **all_modules(const bc_results *res, int n, size_t *nmod)
+{
+	size_t cap = 0;
+	for (int i = 0; i < n; i++)
+		cap += res[i].ngroups;
+	const char **mods = bc_xcalloc(cap + 1, sizeof(*mods));
+	*nmod = 0;
+	for (int i = 0; i < n; i++)
+		for (size_t g = 0; g < res[i].ngroups; g++) {
+			const char *m = res[i].groups[g].module;
+			size_t k = 0;
+			while (k < *nmod && strcmp(mods[k], m))
+				k++;
+			if (k == *nmod)
+				mods[(*nmod)++] = m;
+		}
+	return mods;
+}
+
+/* The headline's name of module in the first file that ran it. */
+static const char *module_headline(const bc_results *res, int n, const char *module)
+{
+	for (int i = 0; i < n; i++)
+		for (size_t g = 0; g < res[i].ngroups; g++)
+			if (!strcmp(res[i].groups[g].module, module)) {
+				const bc_rmetric *m = bc_primary_metric(&res[i].groups[g]);
+				return m ? m->name : "headline";
+			}
+	return "headline";
+}
+
+/* One row of the summary table: module's item kind over every side, or
+   nothing when no side has a row of that kind (its headline row is always
+   there: a module one file did not run says so). */
+static void summary_row(tab *tb, const sides *s, const bc_results *res, const char *mod, int kind)
+{
+	size_t cnt[MAX_SIDES][BC_V_N] = { { 0 } }, dir[MAX_SIDES][2] = { { 0 } }, any = 0;
+	const char *name = NULL;
+	for (int i = 1; i < s->n; i++)
+		for (size_t r = 0; r < s->cmp[i].nrows; r++) {
+			const bc_cmp_row *row = &s->cmp[i].rows[r];
+			if (strcmp(row->ga->module, mod) || summary_kind(row) != kind)
+				continue;
+			cnt[i][row->verdict]++;
+			if (row->verdict == BC_V_SUSPECT)
+				dir[i][row->direction != BC_V_WIN]++;
+			any++;
+			if (!name)
+				name = row->ma->name;
+		}
+	if (!any && kind != SR_HEAD)
+		return;
+	char *row[MAX_SIDES + 1];
+	row[0] = kind == SR_HEAD ? bc_xasprintf("%s %s", mod, name ? name : module_headline(res, s->n, mod)) :
+		 kind == SR_FAIR ? bc_xasprintf("%s fairness (stddev of events per thread)", mod) :
+		 bc_xasprintf("%s mean latency", mod);
+	for (int i = 1; i < s->n; i++) {
+		size_t all = 0;
+		for (int v = 0; v < BC_V_N; v++)
+			all += cnt[i][v];
+		int in_a = runs_module(&res[0], mod), in_b = runs_module(&res[i], mod);
+		if (!in_a || !in_b)
+			row[i] = bc_xasprintf("not run in %s", in_b ? res[0].label : res[i].label);
+		else if (!all)
+			row[i] = bc_xasprintf("no case in common with %s", res[0].label);
+		else
+			row[i] = item_text(cnt[i], dir[i], res[0].label, res[i].label);
+	}
+	tab_row(tb, row);
+}
+
 int bc_summary_table(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, const bc_tab_opts *t)
 {
 	bc_cmp_opts om = *o;
@@ -505,44 +757,15 @@ int bc_summary_table(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o
 	for (int i = 1; i < s.n; i++)
 		hrow[i] = bc_xasprintf("%s vs %s", res[i].label, res[0].label);
 	tab_row(&tb, hrow);
-	/* modules in the baseline's order */
-	for (size_t gi = 0; gi < res[0].ngroups; gi++) {
-		const char *mod = res[0].groups[gi].module;
-		int first = 1;
-		for (size_t gj = 0; gj < gi && first; gj++)
-			first = strcmp(res[0].groups[gj].module, mod) != 0;
-		if (!first)
-			continue;
-		for (int kind = 0; kind < SR_N; kind++) {
-			size_t cnt[MAX_SIDES][BC_V_N] = { { 0 } }, dir[MAX_SIDES][2] = { { 0 } }, any = 0;
-			const char *name = NULL;
-			for (int i = 1; i < s.n; i++)
-				for (size_t r = 0; r < s.cmp[i].nrows; r++) {
-					const bc_cmp_row *row = &s.cmp[i].rows[r];
-					if (strcmp(row->ga->module, mod) || summary_kind(row) != kind)
-						continue;
-					cnt[i][row->verdict]++;
-					if (row->verdict == BC_V_SUSPECT)
-						dir[i][row->direction != BC_V_WIN]++;
-					any++;
-					if (!name)
-						name = row->ma->name;
-				}
-			if (!any)
-				continue;
-			char *row[MAX_SIDES + 1];
-			row[0] = kind == SR_HEAD ? bc_xasprintf("%s %s", mod, name) :
-				 kind == SR_FAIR ? bc_xasprintf("%s fairness (stddev of events per thread)", mod) :
-				 bc_xasprintf("%s mean latency", mod);
-			for (int i = 1; i < s.n; i++)
-				row[i] = item_text(cnt[i], dir[i], res[0].label, res[i].label);
-			tab_row(&tb, row);
-		}
-	}
+	size_t nmod;
+	const char **mods = all_modules(res, s.n, &nmod);	/* the baseline's order, then the others' */
+	for (size_t m = 0; m < nmod; m++)
+		for (int kind = 0; kind < SR_N; kind++)
+			summary_row(&tb, &s, res, mods[m], kind);
+	free(mods);
+	tab_note(&tb, bc_xstrdup("each item over every case (params x threads) of the module: one side wins when "
+				 "it wins some and loses none; tie only when every case is equivalent"));
 	tab_print(f, &tb, t->format);
-	if (t->format == BC_TAB_TEXT)
-		fprintf(f, "\neach item over every case (params x threads) of the module: one side wins when it "
-			"wins some and loses none; tie only when every case is equivalent\n");
 	sides_free(&s);
 	return 0;
 }
@@ -559,83 +782,151 @@ static double ghz_of(const bc_rgroup *g, int *measured)
 
 #define PROPORTIONAL_PCT 5.0
 
+#define GHZ_MODS 32
+typedef struct ghz_tally {
+	size_t within[MAX_SIDES], total[MAX_SIDES];
+	double worst[MAX_SIDES];
+	int nominal;		/* some case had only the kernel's claim */
+	/* the same per module (up to GHZ_MODS, in table order) */
+	const char *mod[GHZ_MODS];
+	size_t nmod, mwithin[GHZ_MODS][MAX_SIDES], mtotal[GHZ_MODS][MAX_SIDES];
+} ghz_tally;
+
+static size_t ghz_mod(ghz_tally *y, const char *module)
+{
+	size_t k = 0;
+	while (k < y->nmod && strcmp(y->mod[k], module))
+		k++;
+	if (k == y->nmod && k < GHZ_MODS)
+		y->mod[y->nmod++] = module;
+	return k;
+}
+
+/* One row of --per-ghz: metric m of group g (of res[0]) on every side. */
+static void ghz_row(tab *tb, const sides *s, const bc_rgroup *g, const bc_rmetric *m, const char *lab,
+		    ghz_tally *y)
+{
+	char *row[MAX_SIDES + 2];
+	bc_summary sa;
+	int meas;
+	bc_stats_summary(m->values, m->n, &sa);
+	double ga = ghz_of(g, &meas);
+	y->nominal |= !meas;
+	row[0] = bc_xasprintf("%s%s%s %s", g->module, *lab ? " " : "", lab, m->name);
+	/* no clock recorded (an older or foreign file): the value alone, never "@ nan = nan" */
+	int ca = ga > 0 && isfinite(ga);
+	row[1] = ca ? bc_xasprintf("%.4g @ %.2f = %.4g", sa.mean, ga, sa.mean / ga) :
+		bc_xasprintf("%.4g @ no clock recorded", sa.mean);
+	for (int i = 1; i < s->n; i++) {
+		const bc_cmp_row *r = row_for(s, i, g, m->name);
+		if (!r) {
+			row[i + 1] = bc_xstrdup("-");
+			continue;
+		}
+		double gb = ghz_of(r->gb, &meas), rt = r->sb.mean / sa.mean, rf = gb / ga;
+		double dev = 100 * (rt / rf - 1);
+		y->nominal |= !meas;
+		if (!ca || !(gb > 0 && isfinite(gb))) {
+			row[i + 1] = bc_xasprintf("%.4g @ no clock recorded; x%s", r->sb.mean,
+						  bc_fmt_fig(rt, 3, 0, (char[BC_DOUBLE_TEXT]){ 0 }, BC_DOUBLE_TEXT));
+			continue;
+		}
+		if (isfinite(dev)) {
+			size_t mk = ghz_mod(y, g->module);
+			y->total[i]++;
+			y->within[i] += fabs(dev) <= PROPORTIONAL_PCT;
+			if (mk < GHZ_MODS) {
+				y->mtotal[mk][i]++;
+				y->mwithin[mk][i] += fabs(dev) <= PROPORTIONAL_PCT;
+			}
+			if (fabs(dev) > fabs(y->worst[i]))
+				y->worst[i] = dev;
+		}
+		char xr[BC_DOUBLE_TEXT], dv[BC_DOUBLE_TEXT];
+		row[i + 1] = bc_xasprintf("%.4g @ %.2f = %.4g; x%s vs clock x%.3f (%s%%)", r->sb.mean, gb,
+					  r->sb.mean / gb, bc_fmt_fig(rt, 3, 0, xr, sizeof(xr)), rf,
+					  bc_fmt_fig(dev, 1, 1, dv, sizeof(dv)));
+	}
+	tab_row(tb, row);
+}
+
+/* With cases of several modules: "; per module: rsa is (2 of 2), io is
+   not (0 of 2)" for side i; else "". malloc'd. */
+static char *ghz_per_module(const ghz_tally *y, int i)
+{
+	char *out = bc_xstrdup(""), *tmp;
+	size_t shown = 0;
+	for (size_t k = 0; k < y->nmod; k++)
+		shown += y->mtotal[k][i] > 0;
+	for (size_t k = 0; shown > 1 && k < y->nmod; k++) {
+		if (!y->mtotal[k][i])
+			continue;
+		tmp = bc_xasprintf("%s%s%s %s (%zu of %zu)", out, *out ? ", " : "; per module: ", y->mod[k],
+				   y->mwithin[k][i] == y->mtotal[k][i] ? "is" : "is not", y->mwithin[k][i],
+				   y->mtotal[k][i]);
+		free(out);
+		out = tmp;
+	}
+	return out;
+}
+
+/* The notes of --per-ghz: what the cells say, then per file whether its
+   throughput is proportional to the clock (the frequency study's verdict). */
+static void ghz_notes(tab *tb, const bc_results *res, int n, const ghz_tally *y)
+{
+	tab_note(tb, bc_xasprintf("GHz: the clock measured during each case (cpu_freq)%s; x: ratio to %s; "
+				  "(+d%%): how far the throughput ratio is from the clock ratio",
+				  y->nominal ? " (some cases only had the kernel's claim, cpu_mhz_mean: not measured)" :
+				  "", res[0].label));
+	for (int i = 1; i < n; i++) {
+		if (!y->total[i]) {
+			tab_note(tb, bc_xasprintf("%s against %s: no case has a clock on both sides: whether "
+						  "throughput is proportional to it cannot be told", res[i].label,
+						  res[0].label));
+			continue;
+		}
+		char *per = ghz_per_module(y, i);
+		tab_note(tb, bc_xasprintf("%s against %s: throughput %s proportional to the clock (within %g%% in "
+					  "%zu of %zu cases; largest deviation %s%%)%s", res[i].label, res[0].label,
+					  y->within[i] == y->total[i] ? "is" : "is not", PROPORTIONAL_PCT,
+					  y->within[i], y->total[i], bc_fmt_fig(y->worst[i], 1, 1,
+					  (char[BC_DOUBLE_TEXT]){ 0 }, BC_DOUBLE_TEXT), per));
+		free(per);
+	}
+}
+
 int bc_per_ghz(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, const bc_tab_opts *t)
 {
 	size_t ng;
-	const bc_rgroup **gs = table_groups(res, t, &ng);
-	if (!gs)
+	char **names;
+	int nm = bc_tab_metrics(t, res, n, &names);
+	if (nm < 0)
 		return 2;
+	const bc_rgroup **gs = table_groups(res, t, &ng);
+	if (!gs) {
+		bc_strv_free(names);
+		return 2;
+	}
 	sides s;
 	sides_make(&s, res, n, o);
 	tab tb = { .ncols = (size_t)s.n + 1 };
-	size_t within[MAX_SIDES] = { 0 }, total[MAX_SIDES] = { 0 };
-	double worst[MAX_SIDES] = { 0 };
-	int nominal = 0, meas;
+	ghz_tally y = { 0 };
 	header(&tb, res, s.n, "case (value @ GHz = per GHz)");
 	json_t *labels = bc_label_ctx(&res[0]);
 	for (size_t k = 0; k < ng; k++) {
-		const bc_rgroup *g = gs[k];
-		const bc_rmetric *m = metric_of(g, t);
-		if (!m || !m->n)
-			continue;
-		char *row[MAX_SIDES + 2], *lab = bc_case_label_in(labels, g, t->by ? strchr(t->by, '.') + 1 : NULL);
-		bc_summary sa;
-		bc_stats_summary(m->values, m->n, &sa);
-		double ga = ghz_of(g, &meas);
-		nominal |= !meas;
-		row[0] = bc_xasprintf("%s%s%s %s", g->module, *lab ? " " : "", lab, m->name);
+		char *lab = bc_case_label_in(labels, gs[k], t->by ? strchr(t->by, '.') + 1 : NULL);
+		for (int j = 0; j < (nm ? nm : 1); j++) {	/* several metrics: a row each */
+			const bc_rmetric *m = nm ? bc_group_metric(gs[k], names[j]) : bc_primary_metric(gs[k]);
+			if (m && m->n)
+				ghz_row(&tb, &s, gs[k], m, lab, &y);
+		}
 		free(lab);
-		/* no clock recorded (an older or foreign file): the value alone, never "@ nan = nan" */
-		int ca = ga > 0 && isfinite(ga);
-		row[1] = ca ? bc_xasprintf("%.4g @ %.2f = %.4g", sa.mean, ga, sa.mean / ga) :
-			bc_xasprintf("%.4g @ no clock recorded", sa.mean);
-		for (int i = 1; i < s.n; i++) {
-			const bc_cmp_row *r = row_for(&s, i, g, m->name);
-			if (!r) {
-				row[i + 1] = bc_xstrdup("-");
-				continue;
-			}
-			double gb = ghz_of(r->gb, &meas), rt = r->sb.mean / sa.mean, rf = gb / ga;
-			double dev = 100 * (rt / rf - 1);
-			nominal |= !meas;
-			if (!ca || !(gb > 0 && isfinite(gb))) {
-				row[i + 1] = bc_xasprintf("%.4g @ no clock recorded; x%s", r->sb.mean,
-							  bc_fmt_fig(rt, 3, 0, (char[BC_DOUBLE_TEXT]){ 0 }, BC_DOUBLE_TEXT));
-				continue;
-			}
-			if (isfinite(dev)) {
-				total[i]++;
-				within[i] += fabs(dev) <= PROPORTIONAL_PCT;
-				if (fabs(dev) > fabs(worst[i]))
-					worst[i] = dev;
-			}
-			char xr[BC_DOUBLE_TEXT], dv[BC_DOUBLE_TEXT];
-			row[i + 1] = bc_xasprintf("%.4g @ %.2f = %.4g; x%s vs clock x%.3f (%s%%)", r->sb.mean, gb,
-						  r->sb.mean / gb, bc_fmt_fig(rt, 3, 0, xr, sizeof(xr)), rf,
-						  bc_fmt_fig(dev, 1, 1, dv, sizeof(dv)));
-		}
-		tab_row(&tb, row);
 	}
+	ghz_notes(&tb, res, s.n, &y);
 	tab_print(f, &tb, t->format);
-	if (t->format == BC_TAB_TEXT) {
-		fprintf(f, "\nGHz: the clock measured during each case (cpu_freq)%s; x: ratio to %s; "
-			"(+d%%): how far the throughput ratio is from the clock ratio\n",
-			nominal ? " (some cases only had the kernel's claim, cpu_mhz_mean: not measured)" : "",
-			res[0].label);
-		for (int i = 1; i < s.n; i++) {
-			if (!total[i]) {
-				fprintf(f, "%s against %s: no case has a clock on both sides: whether throughput is "
-					"proportional to it cannot be told\n", res[i].label, res[0].label);
-				continue;
-			}
-			fprintf(f, "%s against %s: throughput %s proportional to the clock (within %g%% in %zu of %zu "
-				"cases; largest deviation %s%%)\n", res[i].label, res[0].label,
-				within[i] == total[i] ? "is" : "is not", PROPORTIONAL_PCT, within[i],
-				total[i], bc_fmt_fig(worst[i], 1, 1, (char[BC_DOUBLE_TEXT]){ 0 }, BC_DOUBLE_TEXT));
-		}
-	}
 	json_decref(labels);
 	sides_free(&s);
+	bc_strv_free(names);
 	free(gs);
 	return 0;
 }

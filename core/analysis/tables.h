@@ -9,16 +9,20 @@
 #include <stdio.h>
 #include "compare.h"
 
-enum { BC_TAB_TEXT, BC_TAB_MARKDOWN, BC_TAB_CSV };
+/* The tables' forms: BC_TAB_JSON is {"columns": [...], "rows": [[...]],
+   "notes": [...]} with every cell as the text shows it; BC_TAB_HTML a
+   <table> and its notes as paragraphs, escaped (the report's). */
+enum { BC_TAB_TEXT, BC_TAB_MARKDOWN, BC_TAB_CSV, BC_TAB_JSON, BC_TAB_HTML };
 
 typedef struct bc_tab_opts {
 	int format;		/* BC_TAB_* */
 	const char *by;		/* --by MODULE.OPTION, or NULL */
-	const char *metric;	/* --metric NAME, or NULL: each case's headline */
+	const char *metric;	/* --metric NAME[,NAME...], or NULL: each case's headline */
 } bc_tab_opts;
 
 /* Each prints to f and returns 0, or 2 after a message on stderr (a --by
-   that names no option of the files). res[0] is the baseline. */
+   that names no option of the files, a --metric no case of them has).
+   res[0] is the baseline. */
 int bc_table(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, const bc_tab_opts *t);
 int bc_summary_table(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, const bc_tab_opts *t);
 int bc_per_ghz(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, const bc_tab_opts *t);
@@ -51,4 +55,16 @@ int bc_index_undecided(const bc_cmp_row *r);
 /* Fills up to max parts (modules in a's order, then the overall one);
    returns how many. */
 size_t bc_index_compute(const bc_cmp *c, bc_index_part *out, size_t max);
+
+/* viewsel.c. t->metric split at commas into *names (NULL-terminated,
+   bc_strv_free it): the count, 0 without --metric (*names NULL), or -1
+   after a message naming the metric no case of the n files has and
+   listing those they have. */
+#define BC_TAB_MAX_METRICS 8
+int bc_tab_metrics(const bc_tab_opts *t, const bc_results *res, int n, char ***names);
+/* The module facts ("MODULE.KEY" from the cases' info, not per-run
+   figures: bc_facts_diff's kind "module") whose value differs between
+   res[0] and another file: a new object KEY -> [each file's value as
+   text, or null when it has none]. --table shows each as a row. */
+json_t *bc_tab_facts(const bc_results *res, int n);
 #endif

@@ -80,11 +80,15 @@ enum { F_JSON = 1, F_CSV, F_SCALING, F_HELP, F_TABLE, F_SUMMARY_TABLE, F_PER_GHZ
 static const bc_flag compare_flags[] = {
 	BC_CMP_FLAGS,
 	{ "table", 0, NULL, F_TABLE, "a table of cases x files: each case's headline (or --metric), "
-	  "mean ±95% interval, and every file's verdict against the first (the studies' tables)" },
+	  "mean ±95% interval, and every file's verdict against the first (the studies' tables); under a "
+	  "module's cases, each module fact its cases recorded (info: rsa's openssl_version) whose value "
+	  "differs between the files, a row" },
 	{ "by", 0, "MODULE.OPTION", F_BY, "with --table or --per-ghz: one row per value of the option, in "
 	  "the order first met (e.g. --by redis.tests: tests x files)" },
-	{ "metric", 0, "NAME", F_METRIC, "with --table or --per-ghz: this metric instead of each case's "
-	  "headline (e.g. fairness_events_stddev, read.p99_ms)" },
+	{ "metric", 0, "NAME[,NAME]", F_METRIC, "with --table or --per-ghz: this metric instead of each case's "
+	  "headline (e.g. fairness_events_stddev, read.p99_ms); several: --table shows one column group "
+	  "each (sign_per_sec,verify_per_sec), --per-ghz a row each; a name no case of the files has is "
+	  "refused with the names they have" },
 	{ "summary-table", 0, NULL, F_SUMMARY_TABLE, "one row per module's headline, its fairness (stddev of "
 	  "events per thread) and the mean latency of the op classes it records; per file: who wins, or tie "
 	  "(the first study's closing table)" },
@@ -96,10 +100,10 @@ static const bc_flag compare_flags[] = {
 	  "it covers; --index SET RUN.json ...: each file against a reference set a module ships "
 	  "(SET.refset.json on the module path: the sys module's unixbench is UnixBench's System Benchmarks "
 	  "Index, its baseline, one copy and N copies)" },
-	{ "format", 0, "text|markdown|csv", F_FORMAT, "the form of --table, --summary-table, --per-ghz and "
-	  "--index (default text)" },
-	{ "json", 0, NULL, F_JSON, "JSON on stdout instead of text" },
-	{ "csv", 0, NULL, F_CSV, "CSV on stdout, one line per case and metric" },
+	{ "format", 0, "text|markdown|csv|json", F_FORMAT, "the form of --table, --summary-table, --per-ghz "
+	  "and --index (default text; json: {columns, rows, notes}, every cell as text shows it)" },
+	{ "json", 0, NULL, F_JSON, "JSON on stdout instead of text (with a table: --format json)" },
+	{ "csv", 0, NULL, F_CSV, "CSV on stdout, one line per case and metric (with a table: --format csv)" },
 	{ "scaling", 0, NULL, F_SCALING, "for each file: speedup and efficiency of every higher-is-better "
 	  "metric against the smallest thread count of each module and params (1 thread when run), "
 	  "e.g. \"4 threads: 3.90x = 98% of linear\"" },
@@ -118,6 +122,7 @@ typedef struct compare_args {
 	bc_cmp_opts o;
 	int fmt, scaling, help;
 	int view;		/* F_TABLE, F_SUMMARY_TABLE, F_PER_GHZ, F_INDEX or 0 */
+	int format_given;	/* --format: beats --json and --csv for a table */
 	bc_tab_opts tab;
 } compare_args;
 
@@ -146,9 +151,10 @@ static int on_compare_flag(void *arg, const bc_flag *f, const char *val, bc_err 
 	case F_METRIC: a->tab.metric = val; return 0;
 	case F_FORMAT:
 		a->tab.format = !strcmp(val, "text") ? BC_TAB_TEXT : !strcmp(val, "markdown") ? BC_TAB_MARKDOWN :
-				!strcmp(val, "csv") ? BC_TAB_CSV : -1;
+				!strcmp(val, "csv") ? BC_TAB_CSV : !strcmp(val, "json") ? BC_TAB_JSON : -1;
+		a->format_given = 1;
 		if (a->tab.format < 0) {
-			bc_err_set(e, "--format %s: wants text, markdown or csv", val);
+			bc_err_set(e, "--format %s: wants text, markdown, csv or json", val);
 			return -1;
 		}
 		return 0;
@@ -157,8 +163,10 @@ static int on_compare_flag(void *arg, const bc_flag *f, const char *val, bc_err 
 }
 
 /* --table, --summary-table, --per-ghz, --index (tables.c). */
-static int run_view(const compare_args *a, bc_results *res, int n)
+static int run_view(compare_args *a, bc_results *res, int n)
 {
+	if (!a->format_given && a->fmt != BC_FMT_TEXT)
+		a->tab.format = a->fmt == BC_FMT_JSON ? BC_TAB_JSON : BC_TAB_CSV;
 	if (n < 2 && a->view != F_TABLE) {
 		fprintf(stderr, "benchcore compare: --%s wants two or more result files (the first is the "
 			"baseline)\n", a->view == F_SUMMARY_TABLE ? "summary-table" : a->view == F_PER_GHZ ?
@@ -188,6 +196,14 @@ int bc_cmd_compare(int argc, char **argv)
 		fputs(compare_help_tail, stdout);
 		free(files);
 		return 0;
+	}
+	if (a.tab.metric && a.view != F_TABLE && a.view != F_PER_GHZ) {
+		char *m = bc_printable(a.tab.metric);
+		fprintf(stderr, "benchcore compare: --metric %s: goes with --table or --per-ghz (the other views "
+			"read each case's headline)\nTry 'benchcore compare --help'.\n", m);
+		free(m);
+		free(files);
+		return 2;
 	}
 	nfiles = (int)bc_strv_len(files);
 	if (nfiles < 1 || nfiles > MAX_FILES) {

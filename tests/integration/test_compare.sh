@@ -163,6 +163,46 @@ got = [re.search(r"(win|loss|tie|inconclusive|suspect (win|loss)) [-+]", l).grou
 print("ok" if sorted(want) == sorted(got) and len(got) == len(want) else "differ %s %s" % (want, got))
 PYEOF
 expect_grep "--table's verdicts are compare's, case by case" "$T/agree.txt" '^ok$'
+# --- the studies' views as the studies use them (issue 42, items 4 and 7) -----
+# an unknown metric: exit 2, naming it and listing the ones the files have
+run_bc "$T/badm" compare --table --metric bogus_metric $FX/cmp-vm1.json $FX/cmp-vm2.json
+expect_rc "--table --metric bogus_metric: refused" 2
+expect_grep "--metric bogus_metric: names the metric" "$T/badm.err" "no case of the files given has a metric named 'bogus_metric'"
+expect_grep "--metric bogus_metric: lists the files' metrics" "$T/badm.err" \
+	'^DETAIL: Known metrics of the files given: events_per_sec, .*sign_per_sec, verify_per_sec.*\.$'
+check "--metric bogus_metric: nothing on stdout" test ! -s "$T/badm.out"
+run_bc "$T/badm2" compare --per-ghz --metric sign_per_sec,bogus $FX/cmp-vm1.json $FX/cmp-vm2.json
+expect_rc "--per-ghz --metric sign_per_sec,bogus: refused" 2
+expect_grep "--metric a,bogus: names the unknown one" "$T/badm2.err" "metric named 'bogus'"
+run_bc "$T/badm3" compare --summary-table --metric sign_per_sec $FX/cmp-vm1.json $FX/cmp-vm2.json
+expect_rc "--metric with --summary-table (which reads each headline): refused" 2
+# two metrics: one column group each, as data in JSON and CSV
+run_bc "$T/m2" compare --table --metric sign_per_sec,verify_per_sec --json $FX/cmp-vm1.json $FX/cmp-vm2.json
+expect_rc "--table --metric sign_per_sec,verify_per_sec --json" 0
+expect_py "two metrics: a column group each (sign/s of vm1, vm2, then verify/s)" "$T/m2.out" \
+	'd["columns"] == ["case", "sign_per_sec vm1", "sign_per_sec vm2", "verify_per_sec vm1", "verify_per_sec vm2"]'
+expect_py "two metrics: each rsa case one row, sign/s and verify/s side by side with their verdicts" "$T/m2.out" \
+	'[r for r in d["rows"] if r[0] == "rsa threads=4"] == [["rsa threads=4", "1996 ±1.8%", "1331 ±1.8% loss -33.3%", "59880 ±1.8%", "39920 ±1.8% loss -33.3%"]]'
+run_bc "$T/m2c" compare --table --metric sign_per_sec,verify_per_sec --format csv $FX/cmp-vm1.json $FX/cmp-vm2.json
+expect_grep "two metrics, CSV: the header's column groups" "$T/m2c.out" \
+	'^case,sign_per_sec vm1,sign_per_sec vm2,verify_per_sec vm1,verify_per_sec vm2$'
+expect_grep "two metrics, CSV: a row" "$T/m2c.out" '^rsa threads=1,499 ±1\.8%,332\.7 ±1\.8% loss -33\.3%,14970 ±1\.8%,9980 ±1\.8% loss -33\.3%$'
+run_bc "$T/m2g" compare --per-ghz --metric sign_per_sec,verify_per_sec --json $FX/cmp-vm1.json $FX/cmp-vm2.json
+expect_py "--per-ghz with two metrics: a row each, and the proportional verdict" "$T/m2g.out" \
+	'[r[0] for r in d["rows"]] == ["rsa threads=1 sign_per_sec", "rsa threads=1 verify_per_sec", "rsa threads=4 sign_per_sec", "rsa threads=4 verify_per_sec"] and "vm2 against vm1: throughput is proportional to the clock (within 5% in 4 of 4 cases; largest deviation +0.0%)" in d["notes"]'
+# a module one file did not run: said so, not "0 of 0"
+run_bc "$T/notrun" compare --summary-table --json $FX/cmp-vm1.json $FX/cmp-vm2.json
+expect_py "--summary-table: a module vm2 did not run is 'not run in vm2'" "$T/notrun.out" \
+	'["cpu events_per_sec", "not run in vm2"] in d["rows"] and not any("of 0)" in c for r in d["rows"] for c in r)'
+run_bc "$T/notrun2" compare --summary-table --json $FX/cmp-vm2.json $FX/cmp-vm1.json
+expect_py "--summary-table: a module only the second file ran is 'not run in' the first" "$T/notrun2.out" \
+	'["cpu events_per_sec", "not run in vm2"] in d["rows"]'
+# a module fact that differs between the systems (the OpenSSL version) is a row of --table
+run_bc "$T/info" compare --table --json $FX/cmp-vm1.json $FX/cmp-vm2.json
+expect_py "--table: the OpenSSL version each system's rsa cases recorded, as a row after rsa's cases" "$T/info.out" \
+	'[r[0] for r in d["rows"]][:3] == ["rsa threads=1 sign_per_sec", "rsa threads=4 sign_per_sec", "rsa info: openssl_version"] and d["rows"][2][1:] == ["OpenSSL 1.0.2k-fips  26 Jan 2017", "OpenSSL 3.0.2 15 Mar 2022"]'
+expect_py "--table: a fact the same on both (rsa.signature) and one of a module only one ran (cpu) are no rows" "$T/info.out" \
+	'not any(r[0] in ("rsa info: signature", "cpu info: prime_limit") for r in d["rows"])'
 # busy_threshold: the flag, and the runs' own setting when both files say the same
 run_bc "$T/busy20" compare --json --busy-threshold 20 $FX/cmp-v11-quiet.json $FX/cmp-v11-busy.json
 expect_py "--busy-threshold 20: 12.5% is not weighed, 10% slower is a loss" "$T/busy20.out" \
@@ -208,7 +248,7 @@ for opt in $(grep -oE -- '--[a-z][a-z-]*[a-z]' "$T/help.out" | sort -u); do
 	case $opt in --help) continue;; esac
 	arg=""; case $opt in --threshold) arg=3;; --alpha) arg=0.1;; --test) arg=welch;;
 		--threshold-for) arg=tail=20;; --adjust) arg=holm;; --format) arg=markdown;; --level) arg=90;;
-		--match-ignore) arg=max_prime;; --by) arg=cpu.max_prime;; --metric) arg=events_per_sec;; --busy-threshold) arg=10;; esac
+		--match-ignore) arg=max_prime;; --by) arg=cpu.max_prime;; --metric) arg="events_per_sec --table";; --busy-threshold) arg=10;; esac
 	"$BC" compare $opt $arg $FX/cmp-a.json $FX/cmp-a2.json >/dev/null 2>&1 || bad="$bad $opt"
 done
 if [ -z "$bad" ]; then pass "every option in compare --help is accepted"; else fail "options in --help rejected:$bad"; fi

@@ -50,3 +50,11 @@ golden compare-index.txt "compare --index: the geometric mean of the headline ra
 	compare --index $F/cmp-a.json $F/cmp-slow.json
 golden report.html "report: the HTML of two files" \
 	report $F/cmp-a.json $F/cmp-slow.json -o $T/report.html
+golden compare-table-metrics.txt "compare --table --metric a,b: a column group per metric, the module facts that differ" \
+	compare --table --metric sign_per_sec,verify_per_sec $F/cmp-vm1.json $F/cmp-vm2.json
+golden compare-summary-notrun.txt "compare --summary-table: a module one file did not run" \
+	compare --summary-table $F/cmp-vm1.json $F/cmp-vm2.json
+golden compare-per-ghz-modules.txt "compare --per-ghz: proportional per module" \
+	compare --per-ghz $F/cmp-vm1.json $F/cmp-vm2.json
+golden report-vm.html "report: two VMs, io matched across tmpfs and disk, the per-GHz verdict, the summary table" \
+	report $F/cmp-vm1.json $F/cmp-vm2.json -o $T/report.html

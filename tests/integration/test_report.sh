@@ -2,8 +2,10 @@
 # benchcore report: the page is self-contained, escapes what it prints, and
 # every chart renders in a real browser. Headless Chromium is driven over the
 # DevTools protocol on a pipe (--remote-debugging-pipe: no port, no race): it
-# loads the page, collects console messages and exceptions, measures every
-# <svg> with getBoundingClientRect, and saves a full-page screenshot.
+# loads each page in turn (one browser for all), collects console messages and
+# exceptions, measures every <svg> with getBoundingClientRect (legends inside
+# the picture, series inside the plot), reads the verdicts and tables as laid
+# out, and saves a full-page screenshot.
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
 FX=tests/fixtures
@@ -89,10 +91,13 @@ run_bc "$T/help" report --help
 expect_grep "report --help documents -o" "$T/help.out" '-o, --output FILE'
 
 # --- the browser ---------------------------------------------------------------
-browser_check() {	# html, screenshot, expected charts
-	timeout 90 python3 - "$1" "$2" "$3" <<'EOF'
+# One browser for every page: browser_check HTML SCREENSHOT CHARTS REPORT [HTML ...]
+# loads each page in turn and writes what it found to that page's REPORT file.
+browser_check() {
+	timeout 150 python3 - "$@" <<'EOF'
 import base64, json, os, shutil, subprocess, sys, tempfile
-html, shot, want = os.path.abspath(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+a = sys.argv[1:]
+pages = [(os.path.abspath(a[i]), a[i + 1], int(a[i + 2]), a[i + 3]) for i in range(0, len(a) - 3, 4)]
 r3, w3 = os.pipe()   # chromium reads commands on fd 3
 r4, w4 = os.pipe()   # and writes replies and events on fd 4
 profile = tempfile.mkdtemp(prefix="bc-chromium.")
@@ -143,54 +148,77 @@ target = call("Target.createTarget", {"url": "about:blank"})["targetId"]
 s = call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
 for d in ("Page.enable", "Runtime.enable", "Log.enable"):
     call(d, session=s)
-events.clear()
-call("Page.navigate", {"url": "file://" + html}, session=s)
-wait_event("Page.loadEventFired")
+# Per chart: its series and the legend entries drawn inside the picture (the
+# dashed reference line has one more), tick labels below zero; per page: the
+# per-GHz verdicts and the summary table's rows, as the browser lays them out.
 probe = """JSON.stringify({
   title: document.title, scripts: document.scripts.length,
   svgs: Array.from(document.querySelectorAll('svg.chart')).map(function (s) {
     var r = s.getBoundingClientRect(), pts = s.querySelectorAll('g.series circle, g.series rect'),
         lines = s.querySelectorAll('g.series path');
     var drawn = Array.from(lines).filter(function (p) { var b = p.getBBox(); return b.width > 0 || b.height > 0; });
+    var legends = Array.from(s.querySelectorAll('text.legend')).filter(function (t) {
+      var b = t.getBoundingClientRect();
+      return b.width > 0 && b.top >= r.top && b.bottom <= r.bottom + 1 && b.right <= r.right + 1; });
+    var ref = s.querySelector('line[stroke-dasharray="4 4"] + text.legend') ? 1 : 0;
+    var frame = s.querySelector(':scope > rect'), fb = frame ? frame.getBBox() : null;
+    var outside = Array.from(s.querySelectorAll('g.series')).filter(function (g) {
+      var b = g.getBBox(); return fb && b.height > 0 && (b.y + b.height > fb.y + fb.height + 4 || b.y < fb.y - 4); }).length;
     return {w: r.width, h: r.height, points: pts.length, lines: drawn.length,
             title: (s.querySelector('text.title') || {}).textContent,
-            texts: s.querySelectorAll('text').length};
-  })})"""
-res = json.loads(call("Runtime.evaluate", {"expression": probe, "returnByValue": True}, session=s)["result"]["value"])
-metrics = call("Page.getLayoutMetrics", session=s)
-height = int(metrics["cssContentSize"]["height"]) if "cssContentSize" in metrics else 4000
-img = call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True,
-           "clip": {"x": 0, "y": 0, "width": 1280, "height": min(height, 16000), "scale": 1}}, session=s)
-open(shot, "wb").write(base64.b64decode(img["data"]))
-errors = [e for e in events if e.get("method") == "Runtime.exceptionThrown"
-          or (e.get("method") == "Runtime.consoleAPICalled" and e["params"]["type"] in ("error", "assert"))
-          or (e.get("method") == "Log.entryAdded" and e["params"]["entry"]["level"] == "error")]
+            texts: s.querySelectorAll('text').length,
+            series: s.querySelectorAll('g.series').length, legends: legends.length - ref, outside: outside,
+            negticks: Array.from(s.querySelectorAll('text.tick')).filter(function (t) {
+              return /^[-\u2212]/.test(t.textContent); }).length};
+  }),
+  proportional: Array.from(document.querySelectorAll('p.note')).map(function (p) { return p.innerText; })
+    .filter(function (t) { return / throughput is (not )?proportional to the clock/.test(t); }),
+  summary: Array.from(document.querySelectorAll('h3')).filter(function (h) {
+      return h.innerText == 'Summary per module'; }).map(function (h) {
+      var t = h.nextElementSibling;
+      return Array.from(t.querySelectorAll('tr')).map(function (tr) {
+        return Array.from(tr.cells).map(function (c) { return c.innerText; }); }); })[0] || []
+  })"""
+def page(html, shot, want, report):
+    events.clear()
+    call("Page.navigate", {"url": "file://" + html}, session=s)
+    wait_event("Page.loadEventFired")
+    res = json.loads(call("Runtime.evaluate", {"expression": probe, "returnByValue": True}, session=s)["result"]["value"])
+    metrics = call("Page.getLayoutMetrics", session=s)
+    height = int(metrics["cssContentSize"]["height"]) if "cssContentSize" in metrics else 4000
+    img = call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True,
+               "clip": {"x": 0, "y": 0, "width": 1280, "height": min(height, 16000), "scale": 1}}, session=s)
+    open(shot, "wb").write(base64.b64decode(img["data"]))
+    errors = [e for e in events if e.get("method") == "Runtime.exceptionThrown"
+              or (e.get("method") == "Runtime.consoleAPICalled" and e["params"]["type"] in ("error", "assert"))
+              or (e.get("method") == "Log.entryAdded" and e["params"]["entry"]["level"] == "error")]
+    bad = [x for x in res["svgs"] if not (x["w"] > 0 and x["h"] > 0 and x["points"] > 0 and x["texts"] > 5)]
+    unlisted = [x["title"] for x in res["svgs"] if x["legends"] != x["series"]]
+    neg = [x["title"] for x in res["svgs"] if x["negticks"]]
+    out = [x["title"] for x in res["svgs"] if x["outside"]]
+    with open(report, "w") as f:
+        print(f"charts={len(res['svgs'])} want={want} broken={len(bad)} errors={len(errors)} scripts={res['scripts']} title={res['title']!r}", file=f)
+        for e in errors[:5]:
+            print("console:", json.dumps(e["params"])[:300], file=f)
+        for b in bad[:5]:
+            print("broken chart:", b, file=f)
+        print(f"legends_unlisted={len(unlisted)} negative_ticks={len(neg)} series_outside_plot={len(out)} {unlisted[:3]} {neg[:3]} {out[:3]}", file=f)
+        print("PROPORTIONAL", json.dumps(res["proportional"]), file=f)
+        print("SUMMARY", json.dumps(res["summary"]), file=f)
+        print("RESULT", "ok" if len(res["svgs"]) == want and not bad and not errors and res["scripts"] == 0 and "pwned" not in res["title"] else "bad", file=f)
 try:
-    call("Browser.close")
-except SystemExit:
-    pass
-p.wait(timeout=20)
-shutil.rmtree(profile, ignore_errors=True)   # the throwaway browser profile
-bad = [x for x in res["svgs"] if not (x["w"] > 0 and x["h"] > 0 and x["points"] > 0 and x["texts"] > 5)]
-print(f"charts={len(res['svgs'])} want={want} broken={len(bad)} errors={len(errors)} scripts={res['scripts']} title={res['title']!r}")
-for e in errors[:5]:
-    print("console:", json.dumps(e["params"])[:300])
-for b in bad[:5]:
-    print("broken chart:", b)
-print("RESULT", "ok" if len(res["svgs"]) == want and not bad and not errors and res["scripts"] == 0 and "pwned" not in res["title"] else "bad")
+    for pg in pages:
+        page(*pg)
+finally:
+    try:
+        call("Browser.close")
+    except SystemExit:
+        pass
+    p.wait(timeout=20)
+    shutil.rmtree(profile, ignore_errors=True)   # the throwaway browser profile
 EOF
 }
 
-if command -v chromium >/dev/null; then
-	browser_check "$H" "$ART/report.png" "$nsvg" >"$T/browser.out" 2>&1
-	cat "$T/browser.out"
-	expect_grep "browser: every chart rendered with non-zero size, no console errors, no script ran" \
-		"$T/browser.out" '^RESULT ok'
-	if [ -s "$ART/report.png" ]; then pass "browser: screenshot saved"; else fail "browser: no screenshot"; fi
-	echo "screenshot: $ART/report.png"
-else
-	fail "chromium not installed (scripts/deps.sh installs it)"
-fi
 
 # --- charts as the studies need them (issue 42): every series in its legend,
 # intervals clipped at zero, a one-point chart drawn as bars --------------
@@ -223,11 +251,11 @@ svgs = re.findall(r"<svg class='chart'.*?</svg>", html, re.S)
 one = [s for s in re.findall(r"<svg class='chart'.*?</svg>", open(sys.argv[2]).read(), re.S) if " vs threads<" in s]
 for svg in svgs + one:
     series = svg.count("<g class='series'>")
-    legends = len(re.findall(r"class='legend'>", svg)) - (1 if "stroke-dasharray='4 4'/><text" in svg else 0)
+    legends = len(re.findall(r"class='legend'[^>]*>", svg)) - (1 if "stroke-dasharray='4 4'/><text" in svg else 0)
     if series != legends:
         bad_legend += 1
     h = float(re.search(r"height='([0-9.]+)'", svg).group(1))
-    if any(float(y) > h for y in re.findall(r"<text x='[0-9.]+' y='([0-9.]+)' class='legend'>", svg)):
+    if any(float(y) > h for y in re.findall(r"<text x='[0-9.]+' y='([0-9.]+)' class='legend'", svg)):
         bad_legend += 1     # listed, but below the picture's edge
     # every value here is a rate (>= 0): no axis label below zero
     if any(t.startswith("-") for t in re.findall(r"class='tick'>([^<]*)</text>", svg)):
@@ -244,3 +272,82 @@ expect_grep "every chart's legend lists every series inside the picture (16 syst
 expect_grep "no chart of rates shows a negative axis value for an interval reaching below zero" $T/st.out 'bad_clip=0 '
 expect_grep "no chart is lines of one point each" $T/st.out 'one_point_lines=0 '
 expect_grep "a chart of one point per series is drawn as bars" $T/st.out 'one_point_bars=[1-9]'
+
+# --- the report shaped like the studies (issue 42, item 7): the per-GHz verdict and the
+# summary table in the page, charts that follow compare's matching -------------------
+run_bc $T/vm report $FX/cmp-vm1.json $FX/cmp-vm2.json -o $T/vm.html
+expect_rc "report of two VMs (rsa, io on tmpfs and on disk, cpu in one)" 0
+expect_grep "report: the per-GHz table's proportional verdict, per module" $T/vm.html \
+	"^<p class='note'>vm2 against vm1: throughput is not proportional to the clock \(within 5% in 2 of 4 cases; largest deviation -40\.0%\); per module: rsa is \(2 of 2\), io is not \(0 of 2\)</p>$"
+expect_grep "report: the per-GHz table's rows" $T/vm.html \
+	'^<tr><td>rsa threads=4 sign_per_sec</td><td>1996 @ 3\.00 = 665\.3</td><td>1331 @ 2\.00 = 665\.3; x0\.667 vs clock x0\.667 \(\+0\.0%\)</td></tr>$'
+expect_grep "report: the summary table, a module one file did not run said so" $T/vm.html \
+	'^<tr><td>cpu events_per_sec</td><td>not run in vm2</td></tr>$'
+expect_grep "report: compare --table in the page, with the OpenSSL version each VM's rsa recorded" $T/vm.html \
+	'^<tr><td>rsa info: openssl_version</td><td>OpenSSL 1\.0\.2k-fips  26 Jan 2017</td><td>OpenSSL 3\.0\.2 15 Mar 2022</td></tr>$'
+n_io=$(grep -c '^<h3>io <small>' $T/vm.html)
+if [ "$n_io" = 1 ]; then pass "report: io on tmpfs (vm1) and on disk (vm2), matched by placement: one set of charts"
+else fail "report: $n_io sets of io charts for one matched case, wanted 1"; fi
+expect_grep "report: the matched case's other params named under its heading" $T/vm.html \
+	"^<p class='note matched'>matched as compare matches cases \(placement, --match-ignore\): <bdi>vm2</bdi> ran it with block_size=4096 path=/var/tmp/bc rw=randread</p>$"
+"$PY" -S - $T/vm.html >$T/vm.io <<'PYEOF'
+import re, sys
+html = open(sys.argv[1]).read()
+sec = html.split("<h3>io <small>", 1)[1].split("<h3>", 1)[0]
+svg = re.findall(r"<svg class='chart'.*?</svg>", sec, re.S)[0]
+print("series=%d with_points=%d" % (svg.count("<g class='series'>"),
+      len([g for g in svg.split("<g class='series'>")[1:] if "<circle" in g.split("</g>")[0]])))
+PYEOF
+expect_grep "report: the io chart draws both VMs' lines" $T/vm.io '^series=2 with_points=2$'
+# the same files without placement: two cases; --match-ignore path matches them again
+for v in 1 2; do
+	"$PY" -S -c 'import json,sys; d=json.load(open(sys.argv[1]))
+for c in d["cases"]: c.pop("placement", None)
+json.dump(d, open(sys.argv[2], "w"))' $FX/cmp-vm$v.json $T/np$v.json
+done
+run_bc $T/np report $T/np1.json $T/np2.json -o $T/np.html
+n_io=$(grep -c '^<h3>io <small>' $T/np.html)
+if [ "$n_io" = 2 ]; then pass "report: io at two paths, path not placement: two sets of charts"
+else fail "report: $n_io sets of io charts for two unmatched cases, wanted 2"; fi
+run_bc $T/npi report --match-ignore path $T/np1.json $T/np2.json -o $T/npi.html
+n_io=$(grep -c '^<h3>io <small>' $T/npi.html)
+if [ "$n_io" = 1 ]; then pass "report --match-ignore path: tmpfs io and disk io in one set of charts"
+else fail "report --match-ignore path: $n_io sets of io charts, wanted 1"; fi
+
+# the same in the browser: the verdict and the summary table as laid out, and the charts
+# of 16 systems with every series in the legend, inside the picture, no tick below zero
+if command -v chromium >/dev/null; then
+	charts() { grep -o "<svg class='chart'" "$1" | wc -l; }
+	browser_check "$H" "$ART/report.png" "$nsvg" "$T/browser.out" \
+		$T/vm.html "$ART/report-vm.png" "$(charts $T/vm.html)" $T/bvm.out \
+		$T/st.html "$ART/report-st.png" "$(charts $T/st.html)" $T/bst.out >$T/browser.err 2>&1
+	cat "$T/browser.out" $T/bvm.out $T/bst.out $T/browser.err 2>/dev/null
+	expect_grep "browser: every chart rendered with non-zero size, no console errors, no script ran" \
+		"$T/browser.out" '^RESULT ok'
+	expect_grep "browser: every legend lists every series inside its picture (a 50-character label squeezed, cut, whole in its title)" \
+		"$T/browser.out" '^legends_unlisted=0 '
+	if [ -s "$ART/report.png" ]; then pass "browser: screenshot saved"; else fail "browser: no screenshot"; fi
+	echo "screenshots: $ART/report.png $ART/report-vm.png $ART/report-st.png"
+	expect_grep "browser: the studies' page renders" $T/bvm.out '^RESULT ok'
+	expect_grep "browser: the per-GHz verdict is on the page" $T/bvm.out \
+		'^PROPORTIONAL \["vm2 against vm1: throughput is not proportional to the clock \(within 5% in 2 of 4 cases; largest deviation -40\.0%\); per module: rsa is \(2 of 2\), io is not \(0 of 2\)"\]$'
+	expect_grep "browser: the summary table's rows, 'not run in vm2' among them" $T/bvm.out \
+		'^SUMMARY \[\["item", "vm2 vs vm1"\], \["rsa sign_per_sec", "vm1 wins \(2 of 2\)"\], .*\["cpu events_per_sec", "not run in vm2"\]\]$'
+	expect_grep "browser: the page of 16 systems renders" $T/bst.out '^RESULT ok'
+	expect_grep "browser: every legend lists every series inside its picture; no tick below zero, no line, bar or interval outside the plot (intervals clipped)" \
+		$T/bst.out '^legends_unlisted=0 negative_ticks=0 series_outside_plot=0 '
+else
+	fail "chromium not installed (scripts/deps.sh installs it)"
+fi
+# a long label in a legend: cut at a character (never inside a UTF-8 sequence), the whole in its title
+"$PY" -S -c 'import json,sys; d=json.load(open(sys.argv[1])); d["label"]="é"*25; json.dump(d, open(sys.argv[2],"w"))' \
+	$FX/cmp-slow.json $T/long.json
+run_bc $T/long report $FX/cmp-a.json $T/long.json -o $T/long.html
+"$PY" -S - $T/long.html >$T/long.out <<'PYEOF'
+import re, sys
+html = open(sys.argv[1], encoding="utf-8", errors="strict").read()
+m = re.findall(r"class='legend'([^>]*)><title>([^<]*)</title>([^<]*)</text>", html)
+print("legends=%d first=%r" % (len(m), m[0] if m else None))
+PYEOF
+expect_grep "a 25-character label: cut to 17 and an ellipsis, squeezed to fit, the whole in its title, valid UTF-8" $T/long.out \
+	"^legends=[1-9][0-9]* first=\(\" textLength='104' lengthAdjust='spacingAndGlyphs'\", '$(printf 'é%.0s' $(seq 25))', '$(printf 'é%.0s' $(seq 17))…'\)$"

@@ -1,0 +1,280 @@
+/* What differs between the two machines of a comparison: the fingerprints
+   (host objects) flattened to dotted names, the modules' facts from the
+   cases' info, the differences between two of them (leaving out what moves
+   by itself on one machine), and the one line naming the difference most
+   likely to explain a result. compare.c calls bc_facts_diff for its
+   host_diff; report.c reads bc_facts for its machine table. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "compare.h"
+#include "options.h"
+#include "util.h"
+
+/* Fields that differ between any two runs on one machine, or that only
+   restate others: never a reason to doubt a comparison. */
+int bc_host_field_ignored(const char *f)
+{
+	static const char *const skip[] = {
+		"hostname", "cpu_mhz.current", "cpu_mhz.measured", "cpu_mhz.measured_min",
+		"cpu_mhz.measured_max", "warnings", "io.path", NULL
+	};
+	for (int i = 0; skip[i]; i++)
+		if (strcmp(f, skip[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static void flatten(json_t *dst, const char *prefix, json_t *v, int depth)
+{
+	const char *k;
+	json_t *x;
+
+	if (json_is_object(v) && depth < 4) {
+		json_object_foreach(v, k, x) {
+			char name[256];
+			snprintf(name, sizeof(name), "%s%s%s", prefix, *prefix ? "." : "", k);
+			flatten(dst, name, x, depth + 1);
+		}
+		return;
+	}
+	if (json_is_string(v)) {
+		json_object_set(dst, prefix, v);
+	} else {
+		char *s = bc_json_text(v);
+		json_object_set_new(dst, prefix, json_string(s));
+		free(s);
+	}
+}
+
+/* Figures that move by themselves on one machine: MemTotal (a VM's balloon,
+   the kernel's own reservations) and the NUMA nodes' memory. Within
+   BC_WOBBLE of each other they are the same fact; a real change of memory is
+   a step far larger. */
+#define BC_WOBBLE 0.05
+static int near_bytes(double a, double b)
+{
+	return a > 0 && b > 0 && fabs(b / a - 1) < BC_WOBBLE;
+}
+
+static int same_numa(json_t *a, json_t *b)
+{
+	size_t i;
+	json_t *na;
+	if (!json_is_array(a) || !json_is_array(b) || json_array_size(a) != json_array_size(b))
+		return 0;
+	json_array_foreach(a, i, na) {
+		json_t *nb = json_array_get(b, i);
+		if (!json_equal(json_object_get(na, "node"), json_object_get(nb, "node")) ||
+		    !json_equal(json_object_get(na, "cpus"), json_object_get(nb, "cpus")) ||
+		    !near_bytes(json_number_value(json_object_get(na, "memory_bytes")),
+				json_number_value(json_object_get(nb, "memory_bytes"))))
+			return 0;
+	}
+	return 1;
+}
+
+static int wobbles(const char *k, json_t *va, json_t *vb)
+{
+	const char *a = json_string_value(va), *b = json_string_value(vb);
+	if (!a || !b)
+		return 0;
+	if (!strcmp(k, "memory_bytes"))
+		return near_bytes(strtod(a, NULL), strtod(b, NULL));
+	if (!strcmp(k, "numa")) {
+		json_t *ja = json_loads(a, 0, NULL), *jb = json_loads(b, 0, NULL);
+		int same = same_numa(ja, jb);
+		json_decref(ja);
+		json_decref(jb);
+		return same;
+	}
+	return 0;
+}
+
+static void diff_one(json_t *out, const char *k, json_t *va, json_t *vb, const char *kind)
+{
+	if (bc_host_field_ignored(k))
+		return;
+	if (va && vb && (json_equal(va, vb) || (!strcmp(kind, "host") && wobbles(k, va, vb))))
+		return;
+	json_array_append_new(out, json_pack("{s:s, s:o, s:o, s:s}", "field", k,
+		"a", va ? json_incref(va) : json_null(),
+		"b", vb ? json_incref(vb) : json_null(), "kind", kind));
+}
+
+/* A module fact that is a figure of this run rather than a fact about the
+   machine or the module: its value differs between the file's cases (a
+   random seed, a check's measured p90), or it is a fractional number (a
+   layout rate). Versions and settings stay. */
+static int per_run(json_t *varies, const char *k, json_t *v)
+{
+	const char *s = json_string_value(v);
+	char *end;
+	if (varies && json_object_get(varies, k))
+		return 1;
+	if (!s || !*s)
+		return 0;
+	double d = strtod(s, &end);
+	return !*end && isfinite(d) && d != floor(d);
+}
+
+json_t *bc_host_flatten(json_t *host)
+{
+	json_t *o = json_object();
+	flatten(o, "", host, 0);
+	return o;
+}
+
+json_t *bc_facts(const bc_results *r)
+{
+	json_t *o = bc_host_flatten(r->host);
+	json_object_update_missing(o, r->info);
+	return o;
+}
+
+/* Differences of two flattened fact objects into out, each marked kind;
+   takes both references. */
+static void diff_into(json_t *out, json_t *fa, json_t *fb, const char *kind)
+{
+	json_t *v;
+	const char *k;
+
+	json_object_foreach(fa, k, v)
+		diff_one(out, k, v, json_object_get(fb, k), kind);
+	json_object_foreach(fb, k, v)
+		if (!json_object_get(fa, k))
+			diff_one(out, k, NULL, v, kind);
+	json_decref(fa);
+	json_decref(fb);
+}
+
+/* The module facts of one side (MODULE.KEY from cases' info) that are
+   facts: not per-run figures of either side, not host fields. New object. */
+static json_t *module_facts(json_t *info, json_t *varies, json_t *oinfo, json_t *ovaries, json_t *host)
+{
+	json_t *o = json_object(), *v;
+	const char *k;
+	json_object_foreach(info, k, v)
+		if (!json_object_get(host, k) && !per_run(varies, k, v) &&
+		    !per_run(ovaries, k, json_object_get(oinfo, k)))
+			json_object_set(o, k, v);
+	return o;
+}
+
+json_t *bc_facts_diff_parts(json_t *host_a, json_t *info_a, json_t *varies_a,
+			    json_t *host_b, json_t *info_b, json_t *varies_b)
+{
+	json_t *out = json_array(), *ha = bc_host_flatten(host_a), *hb = bc_host_flatten(host_b);
+	json_t *ma = module_facts(info_a, varies_a, info_b, varies_b, ha);
+	json_t *mb = module_facts(info_b, varies_b, info_a, varies_a, hb);
+	diff_into(out, ha, hb, "host");
+	diff_into(out, ma, mb, "module");
+	return out;
+}
+
+json_t *bc_facts_diff(const bc_results *a, const bc_results *b)
+{
+	return bc_facts_diff_parts(a->host, a->info, a->info_varies, b->host, b->info, b->info_varies);
+}
+
+json_t *bc_host_diff(json_t *ha, json_t *hb)
+{
+	json_t *out = json_array();
+	diff_into(out, bc_host_flatten(ha), bc_host_flatten(hb), "host");
+	return out;
+}
+
+/* What most often explains a difference between two machines, most
+   fundamental first: each entry names the facts (a dotted prefix matches
+   every field below it) and what to call them. */
+static const struct { const char *what; const char *const fields[6]; } causes[] = {
+	{ "architecture", { "arch" } },	/* a mixed fleet: x86-64 against arm64 */
+	{ "CPU", { "cpu_model", "cpu_id.vendor", "cpu_id.family", "cpu_id.model", "cpu_id.stepping" } },
+	{ "usable CPUs", { "usable_cpus.count", "threads", "cores", "sockets" } },
+	{ "clock", { "governor", "cpu_mhz.max", "cpu_mhz.min", "boost", "scaling_driver" } },
+	{ "kernel", { "kernel" } },
+	{ "mitigations", { "mitigations." } },
+	{ "microcode", { "cpu_id.microcode" } },
+	{ "file system", { "io.fs_type", "io.mount_options", "io.disk.", "io.scheduler", "io.device" } },
+	/* a module fact (the io module's info): a block on 4 KiB pages is a DMA
+	   segment per page, on a huge page one; it moved dd-style I/O up to 2x */
+	{ "I/O buffer", { "io.buffer_pages" } },
+	{ "OS", { "os", "os_version", "libc", "kernel_cmdline" } },
+	{ "memory", { "memory_bytes", "memory_limit_bytes", "numa", "thp" } },
+	{ "virtualization", { "virtualization", "container" } },
+};
+
+static int field_of(const char *field, const char *pat)
+{
+	size_t l = strlen(pat);
+	return pat[l - 1] == '.' ? !strncmp(field, pat, l) : !strcmp(field, pat);
+}
+
+const char *bc_fact_cause(const char *field, size_t *rank)
+{
+	for (size_t i = 0; i < sizeof(causes) / sizeof(causes[0]); i++)
+		for (int j = 0; j < 6 && causes[i].fields[j]; j++)
+			if (field_of(field, causes[i].fields[j])) {
+				if (rank)
+					*rank = i;
+				return causes[i].what;
+			}
+	return NULL;
+}
+
+int bc_clock_moved(json_t *host_a, json_t *host_b, double *ma, double *mb)
+{
+	json_t *a = json_object_get(host_a, "cpu_mhz"), *b = json_object_get(host_b, "cpu_mhz");
+	*ma = json_number_value(json_object_get(a, "measured"));
+	*mb = json_number_value(json_object_get(b, "measured"));
+	if (!(*ma > 0 && *mb > 0 && fabs(*mb / *ma - 1) > 0.03))
+		return 0;
+	double alo = json_number_value(json_object_get(a, "measured_min"));
+	double ahi = json_number_value(json_object_get(a, "measured_max"));
+	double blo = json_number_value(json_object_get(b, "measured_min"));
+	double bhi = json_number_value(json_object_get(b, "measured_max"));
+	if (alo > 0 && alo <= *ma && *ma <= ahi && blo > 0 && blo <= *mb && *mb <= bhi)
+		return *mb > *ma ? blo > ahi : bhi < alo;
+	return 1;
+}
+
+static int clock_differs(const bc_cmp *c, double *ma, double *mb)
+{
+	return bc_clock_moved(c->a->host, c->b->host, ma, mb);
+}
+
+void bc_cmp_explain(FILE *f, const bc_cmp *c)
+{
+	int said = 0;
+	double ma, mb;
+	for (size_t i = 0; i < sizeof(causes) / sizeof(causes[0]) && said < 2; i++) {
+		size_t k, hits = 0;
+		json_t *d, *first = NULL;
+		json_array_foreach(c->host_diff, k, d) {
+			const char *fld = json_string_value(json_object_get(d, "field"));
+			for (int j = 0; j < 6 && causes[i].fields[j]; j++)
+				if (field_of(fld, causes[i].fields[j])) {
+					hits++;
+					first = first ? first : d;
+				}
+		}
+		int clk = !strcmp(causes[i].what, "clock") && clock_differs(c, &ma, &mb);
+		if (!hits && !clk)
+			continue;
+		fprintf(f, "%s%s", said ? "; " : "what differs, most likely to explain a difference: ", causes[i].what);
+		if (clk) {
+			fprintf(f, " (%.0f -> %.0f MHz measured)", ma, mb);
+		} else {
+			char *fs = bc_printable(json_string_value(json_object_get(first, "field")));
+			json_t *a = json_object_get(first, "a"), *b = json_object_get(first, "b");
+			char *as = bc_printable(json_is_string(a) ? json_string_value(a) : "(absent)");
+			char *bs = bc_printable(json_is_string(b) ? json_string_value(b) : "(absent)");
+			fprintf(f, " (%s: %.40s -> %.40s%s)", fs, as, bs, hits > 1 ? ", and more" : "");
+			free(fs), free(as), free(bs);
+		}
+		said++;
+	}
+	if (said)
+		fputc('\n', f);
+}

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "config.h"
-#include "document.h"
+#include "runner.h"
 #include "engine.h"
 #include "leftover.h"
 #include "loader.h"

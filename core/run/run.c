@@ -24,7 +24,7 @@
 #include "engine.h"
 #include "leftover.h"
 #include "output.h"
-#include "needs.h"
+#include "fit.h"
 #include "resume.h"
 #include "auto.h"
 #include "results.h"

@@ -15,7 +15,7 @@
 #include "plan.h"
 #include "run.h"
 #include "service.h"
-#include "needs.h"
+#include "fit.h"
 #include "start_at.h"
 #include "suite.h"
 #include "sysinfo.h"

@@ -1,10 +1,11 @@
-/* What a case leaves behind. A case's process and the runner are child
-   subreapers (prctl PR_SET_CHILD_SUBREAPER): the orphans of whatever a module
-   starts, setsid daemons included, become their children, so killing every
-   child that is not known to be legitimate (the runner's private servers)
-   leaves nothing behind. Main thread only. */
-#ifndef BC_STRAYS_H
-#define BC_STRAYS_H
+/* Reaping the processes a case leaves behind (a dead run's directories are
+   run/leftover.h's). A case's process and the runner are child subreapers
+   (prctl PR_SET_CHILD_SUBREAPER): the orphans of whatever a module starts,
+   setsid daemons included, become their children, so killing every child
+   that is not known to be legitimate (the runner's private servers) leaves
+   nothing behind. Main thread only. */
+#ifndef BC_REAP_H
+#define BC_REAP_H
 #include <stddef.h>
 #include <sys/types.h>
 

@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include "abi.h"
 #include "probe.h"
-#include "strays.h"
+#include "reap.h"
 #include "util.h"
 
 #define TABLE_CAP	4096		/* entries before a table counts as unterminated */

@@ -330,7 +330,7 @@ int bc_cmd_suite(int argc, char **argv)
 	bc_runset scratch;
 	bc_err e;
 	char **rest;
-	bc_config_init(&cfg);
+	bc_config_defaults(&cfg);
 	scratch = cfg.run;	/* flags are checked here, applied after the file */
 	int rc = parse_flags(argc, argv, F_SUITE, &c, &scratch, &rest);
 	if (!rc && !c.o.config)
@@ -357,7 +357,7 @@ int bc_cmd_run(int argc, char **argv)
 	cli c = { 0 };
 	bc_config cfg;
 	char **rest;
-	bc_config_init(&cfg);
+	bc_config_defaults(&cfg);
 	int rc = parse_flags(argc, argv, F_RUN, &c, &cfg.run, &rest);
 	bc_quiet = c.o.quiet;
 	if (!rc && !rest[0])

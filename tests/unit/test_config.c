@@ -17,7 +17,7 @@ static int load_text(const char *text, bc_config *c, bc_err *e)
 	FILE *f = fdopen(fd, "w");
 	fputs(text, f);
 	fclose(f);
-	bc_config_init(c);
+	bc_config_defaults(c);
 	memset(e, 0, sizeof(*e));
 	int rc = bc_config_load(c, path, e);
 	unlink(path);
@@ -118,7 +118,7 @@ static void test_module_options(void **st)
 	bc_plan_free(&p);
 }
 
-/* The settings table: every default parses and lands (bc_config_init is
+/* The settings table: every default parses and lands (bc_config_defaults is
    the table), flags are unique, every run setting has a flag, lists are
    only where a list is stored, and a value is checked the same way whatever
    its source. */
@@ -127,7 +127,7 @@ static void test_settings_table(void **st)
 	(void)st;
 	bc_config c;
 	bc_err e;
-	bc_config_init(&c);
+	bc_config_defaults(&c);
 	assert_int_equal(c.run.nthreads, 1);
 	assert_int_equal(c.run.threads[0], 1);
 	assert_true(c.run.time_s == 10 && c.run.warmup_s == 1 && c.run.grace == 10);

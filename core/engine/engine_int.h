@@ -1,5 +1,10 @@
-/* Internals shared by engine.c (lifecycle, host API, workers) and measure.c
-   (interval reports and the case's JSON). Not part of any public interface. */
+/* Internals of one case, shared by the engine's files: the case (struct
+   bench_ctx) and its worker threads (struct bench_thread) with their
+   per-op-class counters, read and written by engine.c (phases, threads,
+   warmup), host_api.c (what a module may call), measure.c (interval reports
+   and the case's figures into bc_case_result), declared.c (the run's own
+   processes) and needs.c (a module's needs()). Not part of any public
+   interface: the rest of benchcore sees engine.h. */
 #ifndef BC_ENGINE_INT_H
 #define BC_ENGINE_INT_H
 #include <pthread.h>

@@ -160,7 +160,7 @@ const bc_setting bc_serve_settings[] = {
 	  BC_SCOPE_SERVE, BC_ST_STRING, SRV(bind), "bind", "ADDR" },
 	{ { "port", BENCH_OPT_INT, "auto", "TCP port; 0 = any free port; \"auto\": the module's serve_port",
 	    .min = 0, .max = 65535 },
-	  BC_SCOPE_SERVE, BC_ST_UNSIGNED, SRV(port), "port", "N", NULL, "TCP port, 0 for any free one",
+	  BC_SCOPE_SERVE, BC_ST_UNSIGNED, SRV(port), "port", "N", NULL, "TCP port; 0 = any free",
 	  .auto_offset = SRV(port_auto) },
 	{ { "once", BENCH_OPT_BOOL, "false", "serve one test, then exit" },
 	  BC_SCOPE_SERVE, BC_ST_BOOL, SRV(once), "once", NULL, "true" },

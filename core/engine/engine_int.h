@@ -233,4 +233,22 @@ extern const bench_host_api_v1 bc_host_api;
 /* The prepare progress line (host_api.c); final closes it. */
 void bc_prep_print(bench_ctx *x, uint64_t now, int final);
 
+/* The host API's worker-thread calls (host_thread.c), which host_api.c's
+   table points to: module.h says what each does. */
+uint64_t bc_api_now(void);
+int bc_api_should_stop(bench_thread *t);
+uint64_t bc_api_pace(bench_thread *t);
+void bc_api_record(bench_thread *t, unsigned op, uint64_t lat, uint64_t bytes);
+void bc_api_warmup_n(bench_thread *t, uint64_t n);
+void bc_api_record_n(bench_thread *t, unsigned op, uint64_t n, uint64_t lat, uint64_t bytes);
+void bc_api_record_unfinished(bench_thread *t, unsigned op, uint64_t waited);
+void bc_api_record_error(bench_thread *t, unsigned op, const char *kind);
+unsigned bc_api_thread_index(bench_thread *t);
+int bc_api_stop_fd(bench_ctx *x);
+int bc_api_stopping(bench_thread *t);
+uint64_t bc_api_claim(bench_thread *t, uint64_t n);
+uint64_t bc_api_next_arrival(bench_thread *t, int take);
+void bc_api_record_dist(bench_thread *t, int id, uint64_t v);
+int bc_api_measuring(bench_thread *t);
+
 #endif

@@ -233,6 +233,9 @@ extern const bench_host_api_v1 bc_host_api;
 /* The prepare progress line (host_api.c); final closes it. */
 void bc_prep_print(bench_ctx *x, uint64_t now, int final);
 
+/* A worker thread's body (worker.c): arg is its struct bench_thread. */
+void *bc_worker(void *arg);
+
 /* The host API's worker-thread calls (host_thread.c), which host_api.c's
    table points to: module.h says what each does. */
 uint64_t bc_api_now(void);

@@ -7,6 +7,7 @@
  * the command line where ps would show it, and it is never printed. */
 #include <errno.h>
 #include <libconfig.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -33,13 +34,16 @@ static const bc_flag sv_own_flags[] = {
 	{ NULL }
 };
 
-#define SV_MAX_FLAGS 32
+#define SV_MAX_FLAGS 32		/* rows of serve's flag table, its end included */
 
+/* The command line is read twice: its own flags first (the config file to
+   read, --help), then, once the file's values are in, the settings' flags
+   over them. */
 typedef struct serve_opts {
 	const char *config, *modpath;
 	int help;
-	size_t ngiven;			/* the settings' flags, applied over the file's */
-	struct { const bc_setting *s; const char *val, *flag; } given[SV_MAX_FLAGS];
+	const char *module;		/* --module as given, for --help's port */
+	int apply;			/* the second pass: settings' flags applied */
 	bc_serveset set;
 	char *secret;			/* malloc'd, wiped before free */
 } serve_opts;
@@ -125,17 +129,24 @@ static int on_flag(void *arg, const bc_flag *f, const char *val, bc_err *e)
 	case SV_MODPATH: so->modpath = val; return 0;
 	case SV_HELP: so->help = 1; return 0;
 	}
-	if (so->ngiven == SV_MAX_FLAGS) {
-		bc_err_set(e, "too many flags");
+	const bc_setting *s = &bc_serve_settings[f->code - SV_SETTING];
+	if (!so->apply) {
+		if (s->store == BC_ST_STRING && s->offset == offsetof(bc_serveset, module))
+			so->module = val;
+		return 0;
+	}
+	char *texts[] = { (char *)(val ? val : s->flag_value), NULL }, where[96];
+	bc_err ve;
+	snprintf(where, sizeof(where), "command line (--%s)", f->lng);
+	if (bc_setting_set(s, &so->set, texts, where, &ve)) {
+		bc_err_print(&ve);
+		e->msg[0] = '\0';	/* said */
 		return -1;
 	}
-	const bc_setting *s = &bc_serve_settings[f->code - SV_SETTING];
-	so->given[so->ngiven].s = s;
-	so->given[so->ngiven].val = val ? val : s->flag_value;
-	so->given[so->ngiven++].flag = f->lng;
 	return 0;
 }
 
+/* One pass over the command line (so->apply says which). 0, or 2 (said). */
 static int parse_args(int argc, char **argv, serve_opts *so)
 {
 	char **rest = NULL;
@@ -363,17 +374,10 @@ static void opts_free(serve_opts *so)
 	}
 }
 
-/* The command line's settings over the file's, then the hook's arguments
-   (the port once the module is known). */
-static int serve_settings(serve_opts *so, bench_serve_v1 *a, bc_err *e)
+/* The hook's arguments from the settings (the port once the module is
+   known). */
+static void serve_settings(const serve_opts *so, bench_serve_v1 *a)
 {
-	for (size_t i = 0; i < so->ngiven; i++) {
-		char *texts[] = { (char *)so->given[i].val, NULL };
-		char where[96];
-		snprintf(where, sizeof(where), "command line (--%s)", so->given[i].flag);
-		if (bc_setting_set(so->given[i].s, &so->set, texts, where, e))
-			return -1;
-	}
 	const bc_serveset *v = &so->set;
 	a->struct_size = sizeof(*a);
 	a->bind = v->bind;
@@ -386,7 +390,6 @@ static int serve_settings(serve_opts *so, bench_serve_v1 *a, bc_err *e)
 	a->secret = so->secret;
 	a->log = sv_log;
 	a->listening = sv_listening;
-	return 0;
 }
 
 static int serve_run(bc_module *m, bench_serve_v1 *a)
@@ -440,11 +443,7 @@ int bc_cmd_serve(int argc, char **argv)
 	const bc_module *m = NULL;
 	if (so.help) {
 		bc_err ignored;
-		const char *name = NULL;
-		for (size_t i = 0; i < so.ngiven; i++)
-			if (so.given[i].s->store == BC_ST_STRING && !strcmp(so.given[i].s->opt.name, "module"))
-				name = so.given[i].val;
-		serve_usage(stdout, pick_module(&set, name, &ignored));
+		serve_usage(stdout, pick_module(&set, so.module, &ignored));
 		rc = 0;
 		goto out;
 	}
@@ -452,10 +451,14 @@ int bc_cmd_serve(int argc, char **argv)
 		bc_err_print(&e);
 		goto out;
 	}
-	if (serve_settings(&so, &a, &e) || !(m = pick_module(&set, so.set.module, &e))) {
+	so.apply = 1;
+	if (parse_args(argc, argv, &so))
+		goto out;
+	if (!(m = pick_module(&set, so.set.module, &e))) {
 		bc_err_print(&e);
 		goto out;
 	}
+	serve_settings(&so, &a);
 	a.port = so.set.port_auto ? m->desc.serve_port : (int)so.set.port;
 	rc = serve_run((bc_module *)m, &a);	/* the set owns it; opening fills its callbacks */
 out:

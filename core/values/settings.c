@@ -55,7 +55,7 @@ const bc_setting bc_settings[] = {
 	{ { "modules", BENCH_OPT_STRING, NULL, "the modules to run: modules = ( { name = \"...\"; ... }, ... );" },
 	  BC_SCOPE_GLOBAL, BC_ST_NONE, 0 },
 	{ { "serve", BENCH_OPT_STRING, NULL, "benchcore serve's settings, e.g. serve = { secret_file = \"...\"; port = 5301; }; "
-	    "(see benchcore serve --help); a run leaves it alone" },
+	    "(its keys: the `benchcore serve` table below); a run leaves it alone" },
 	  BC_SCOPE_GLOBAL, BC_ST_NONE, 0 },
 	/* run settings: top level, a module entry, the command line */
 	{ { "threads", BENCH_OPT_INT, "1", "worker threads; a list is a sweep", .min = 1, .max = 4096 },

@@ -345,7 +345,7 @@ static char *results_path(const check_args *a, char **tmpdir)
 static int run_check(const bc_module *m, const check_args *a)
 {
 	bc_config cfg;
-	bc_config_init(&cfg);
+	bc_config_defaults(&cfg);
 	cfg.run.time_s = a->time_s;
 	cfg.run.warmup_s = a->warmup_s;
 	cfg.run.report_interval = 0;

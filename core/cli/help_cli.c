@@ -199,7 +199,7 @@ int bc_cmd_help(int argc, char **argv)
 	char **dirs = a.dirs[0] ? bc_split(a.dirs[0], ':') : bc_xcalloc(1, sizeof(char *));
 	if (a.config) {
 		bc_config cfg;
-		bc_config_init(&cfg);
+		bc_config_defaults(&cfg);
 		if (bc_config_load(&cfg, a.config, &e)) {
 			bc_err_print(&e);
 			bc_config_free(&cfg);

@@ -61,20 +61,7 @@ static const bc_flag *all_flags(void)
 	size_t n = 0;
 	for (const bc_flag *f = cli_flags; f->lng; f++)
 		tab[n++] = *f;
-	for (const bc_setting *s = bc_settings; s->opt.name && n + 1 < 64; s++) {
-		if (!s->flag)
-			continue;
-		if (s->flag_help)
-			snprintf(help[n], sizeof(help[n]), "%s", s->flag_help);
-		else if (!s->metavar)
-			snprintf(help[n], sizeof(help[n]), "%s", s->opt.help);
-		else
-			snprintf(help[n], sizeof(help[n]), "%s (default %s)", s->opt.help,
-				 s->opt.def ? s->opt.def : "none");
-		tab[n] = (bc_flag){ s->flag, 0, s->metavar, C_SETTING + (int)(s - bc_settings), help[n],
-				    F_RUN | F_SUITE };
-		n++;
-	}
+	bc_settings_flags(bc_settings, tab + n, help + n, 64 - 1 - n, C_SETTING, F_RUN | F_SUITE);
 	return tab;
 }
 
@@ -333,7 +320,7 @@ int bc_cmd_suite(int argc, char **argv)
 	bc_runset scratch;
 	bc_err e;
 	char **rest;
-	bc_config_init(&cfg);
+	bc_config_defaults(&cfg);
 	scratch = cfg.run;	/* flags are checked here, applied after the file */
 	int rc = parse_flags(argc, argv, F_SUITE, &c, &scratch, &rest);
 	if (!rc && !c.o.config)
@@ -360,7 +347,7 @@ int bc_cmd_run(int argc, char **argv)
 	cli c = { 0 };
 	bc_config cfg;
 	char **rest;
-	bc_config_init(&cfg);
+	bc_config_defaults(&cfg);
 	int rc = parse_flags(argc, argv, F_RUN, &c, &cfg.run, &rest);
 	bc_quiet = c.o.quiet;
 	if (!rc && !rest[0])

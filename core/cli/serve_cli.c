@@ -1,11 +1,13 @@
 /* `benchcore serve`: flags and config for a module's serve hook.
  *
- * One table drives parsing, site.conf keys and --help. The secret comes
- * from site.conf only (serve = { secret = "..."; } or secret_env /
- * secret_file, as module options do), never from the command line where ps
- * would show it, and it is never printed. */
+ * Its settings are rows of settings.c's bc_serve_settings: one table gives
+ * the defaults, the checks, the flags, the serve = { } keys, --help and
+ * docs/settings.md. The secret comes from site.conf only (serve = { secret
+ * = "..."; } or secret_env / secret_file, as module options do), never from
+ * the command line where ps would show it, and it is never printed. */
 #include <errno.h>
 #include <libconfig.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,43 +17,34 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "config.h"
+#include "flags.h"
 #include "loader.h"
 #include "serve_cli.h"
 #include "settings.h"
 #include "util.h"
 
-enum { SV_MODULE, SV_BIND, SV_PORT, SV_ONCE, SV_MAXCL, SV_IDLE, SV_MAXDUR, SV_MAXTHR, SV_MAXMEM, SV_CONFIG,
-       SV_MODPATH, SV_HELP };
+/* serve's own flags; the settings' flags come first (serve_flags). */
+enum { SV_CONFIG = 1, SV_MODPATH, SV_HELP, SV_SETTING = 100 };
 
-typedef struct serve_flag {
-	int id;
-	const char *lng;	/* --flag; its site.conf key is the same with '_' for '-' */
-	char shrt;
-	const char *arg;	/* NULL: no value */
-	int in_conf;		/* may be set in serve = { } */
-	const char *help;	/* "%d" in the port's help is the default port */
-} serve_flag;
-
-static const serve_flag serve_flags[] = {
-	{ SV_MODULE, "module", 0, "NAME", 1, "module to serve (default: the only loaded module with a serve hook)" },
-	{ SV_BIND, "bind", 0, "ADDR", 1, "address to listen on (default 127.0.0.1; 0.0.0.0 or :: for every interface)" },
-	{ SV_PORT, "port", 0, "N", 1, "TCP port (default %s; 0 = any free port)" },
-	{ SV_ONCE, "once", 0, NULL, 1, "serve one test, then exit" },
-	{ SV_MAXCL, "max-clients", 0, "N", 1, "tests at once; a client beyond them is told \"busy\" (default 4)" },
-	{ SV_IDLE, "idle-timeout", 0, "S", 1, "drop a client whose connections are silent this long (default 30)" },
-	{ SV_MAXDUR, "max-duration", 0, "S", 1, "stop a test running longer than this (default 0 = no limit)" },
-	{ SV_MAXTHR, "max-threads", 0, "N", 1, "worker threads of all running tests together; a test beyond is refused (default 64)" },
-	{ SV_MAXMEM, "max-memory", 0, "SIZE", 1, "buffers of all running tests together, e.g. 512M; a test beyond is refused (default 512M)" },
-	{ SV_CONFIG, "config", 'c', "FILE", 0, "read serve = { secret = \"...\"; ... } (or secret_env / secret_file) from FILE" },
-	{ SV_MODPATH, "module-path", 0, "DIR", 0, "search DIR for modules first" },
-	{ SV_HELP, "help", 'h', NULL, 0, "this help" },
-	{ 0, NULL, 0, NULL, 0, NULL }
+static const bc_flag sv_own_flags[] = {
+	{ "config", 'c', "FILE", SV_CONFIG, "read serve = { secret = \"...\"; ... } (or secret_env / secret_file) "
+	  "from FILE", 0 },
+	{ "module-path", 0, "DIR", SV_MODPATH, "search DIR for modules first", 0 },
+	{ "help", 'h', NULL, SV_HELP, "this help", 0 },
+	{ NULL }
 };
 
+#define SV_MAX_FLAGS 32		/* rows of serve's flag table, its end included */
+
+/* The command line is read twice: its own flags first (the config file to
+   read, --help), then, once the file's values are in, the settings' flags
+   over them. */
 typedef struct serve_opts {
-	const char *given[SV_HELP + 1];	/* flag values as text, NULL = not given */
-	char *conf[SV_HELP + 1];	/* the same from site.conf (malloc'd) */
-	char *conf_where[SV_HELP + 1];
+	const char *config, *modpath;
+	int help;
+	const char *module;		/* --module as given, for --help's port */
+	int apply;			/* the second pass: settings' flags applied */
+	bc_serveset set;
 	char *secret;			/* malloc'd, wiped before free */
 } serve_opts;
 
@@ -90,83 +83,92 @@ static void sv_listening(const char *addr, int port)
 	fflush(stdout);
 }
 
+/* One flag per setting that has one, then serve's own; port's help names
+   the default port of port_of (NULL: none known). */
+static const bc_flag *serve_flags(const bc_module *port_of)
+{
+	static bc_flag tab[SV_MAX_FLAGS];
+	static char help[SV_MAX_FLAGS][512];
+	size_t n = bc_settings_flags(bc_serve_settings, tab, help, SV_MAX_FLAGS - 4, SV_SETTING, 0);
+	for (size_t i = 0; i < n; i++) {
+		const bc_setting *s = &bc_serve_settings[tab[i].code - SV_SETTING];
+		if (!s->auto_offset)
+			continue;
+		if (port_of)	/* port: "auto" is the module's */
+			snprintf(help[i], sizeof(help[i]), "%s (default %d, module %s)", s->flag_help,
+				 port_of->desc.serve_port, port_of->desc.name);
+		else
+			snprintf(help[i], sizeof(help[i]), "%s (default: the module's serve_port)", s->flag_help);
+	}
+	for (const bc_flag *f = sv_own_flags; f->lng; f++)
+		tab[n++] = *f;
+	tab[n] = (bc_flag){ NULL };
+	return tab;
+}
+
 static void serve_usage(FILE *f, const bc_module *m)
 {
-	char port[96] = "the module's serve_port";
-	if (m)
-		snprintf(port, sizeof(port), "%d, module %s", m->desc.serve_port, m->desc.name);
 	fprintf(f, "usage: benchcore serve [options]\n\n"
 		"Runs the server half of a module that measures between two machines, until\n"
 		"SIGINT, SIGTERM or SIGHUP. Clients run `benchcore run MODULE server=HOST:PORT`.\n\n"
 		"options:\n");
-	for (const serve_flag *o = serve_flags; o->lng; o++) {
-		char left[64], help[256];
-		snprintf(left, sizeof(left), "%s%c%s--%s%s%s", o->shrt ? "-" : "", o->shrt ? o->shrt : ' ',
-			 o->shrt ? ", " : "  ", o->lng, o->arg ? " " : "", o->arg ? o->arg : "");
-		if (o->id == SV_PORT)
-			snprintf(help, sizeof(help), o->help, port);
-		else
-			snprintf(help, sizeof(help), "%s", o->help);
-		fprintf(f, "  %-28s %s\n", o->shrt ? left : left + 1, help);
-	}
+	bc_flags_help(f, serve_flags(m), 0);
 	fprintf(f, "\nsite.conf (-c): a group serve = { secret = \"...\"; port = N; ... } takes the\n"
 		"options above with '_' for '-' (max_clients, idle_timeout, ...), the command line\n"
 		"winning; the secret only from there, or as secret_env = \"VAR\" / secret_file = \"/path\".\n"
 		"With a secret, clients prove they know it (HMAC challenge); it never crosses the wire.\n"
-		"Exit status: 0 stopped by a signal (or --once done), 1 the server failed, 2 usage,\n"
-		"config or module error.\n");
+		"See benchcore help settings. Exit status: 0 stopped by a signal (or --once done),\n"
+		"1 the server failed, 2 usage, config or module error.\n");
 }
 
-static int sv_usage_error(const char *fmt, const char *a)
+static int on_flag(void *arg, const bc_flag *f, const char *val, bc_err *e)
 {
-	bc_err e;
-	bc_err_set(&e, fmt, a);
-	bc_err_hint(&e, "see benchcore serve --help");
-	bc_err_print_as("benchcore serve", &e);
-	return 2;
-}
-
-static const serve_flag *flag_by_conf_key(const char *key)
-{
-	for (const serve_flag *o = serve_flags; o->lng; o++) {
-		char k[32];
-		snprintf(k, sizeof(k), "%s", o->lng);
-		for (char *p = k; *p; p++)
-			if (*p == '-')
-				*p = '_';
-		if (o->in_conf && !strcmp(k, key))
-			return o;
+	serve_opts *so = arg;
+	switch (f->code) {
+	case SV_CONFIG: so->config = val; return 0;
+	case SV_MODPATH: so->modpath = val; return 0;
+	case SV_HELP: so->help = 1; return 0;
 	}
-	return NULL;
-}
-
-static int parse_args(int argc, char **argv, serve_opts *so)
-{
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *val = NULL;
-		const serve_flag *o = NULL;
-		for (const serve_flag *p = serve_flags; p->lng && !o && a[0] == '-'; p++) {
-			size_t l = strlen(p->lng);
-			if (a[1] == '-' && !strncmp(a + 2, p->lng, l) && (a[2 + l] == '\0' || a[2 + l] == '='))
-				o = p, val = a[2 + l] == '=' ? a + 3 + l : NULL;
-			else if (a[1] != '-' && p->shrt && a[1] == p->shrt)
-				o = p, val = a[2] ? a + 2 : NULL;
-		}
-		if (!o && !strncmp(a, "--secret", 8))
-			return sv_usage_error("\"%s\": the secret is read from the config file only "
-					      "(serve = { secret_file = \"...\"; }), never from the command line", a);
-		if (!o)
-			return sv_usage_error("unknown option or argument \"%s\"", a);
-		if (o->arg && !val) {
-			if (i + 1 >= argc)
-				return sv_usage_error("option \"%s\" needs a value", a);
-			val = argv[++i];
-		}
-		if (!o->arg && val)
-			return sv_usage_error("option \"%s\" takes no value", a);
-		so->given[o->id] = o->arg ? val : "true";
+	const bc_setting *s = &bc_serve_settings[f->code - SV_SETTING];
+	if (!so->apply) {
+		if (s->store == BC_ST_STRING && s->offset == offsetof(bc_serveset, module))
+			so->module = val;
+		return 0;
+	}
+	char *texts[] = { (char *)(val ? val : s->flag_value), NULL }, where[96];
+	bc_err ve;
+	snprintf(where, sizeof(where), "command line (--%s)", f->lng);
+	if (bc_setting_set(s, &so->set, texts, where, &ve)) {
+		bc_err_print(&ve);
+		e->msg[0] = '\0';	/* said */
+		return -1;
 	}
 	return 0;
+}
+
+/* One pass over the command line (so->apply says which). 0, or 2 (said). */
+static int parse_args(int argc, char **argv, serve_opts *so)
+{
+	char **rest = NULL;
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strncmp(argv[i], "--secret", 8)) {
+			bc_err e;
+			bc_err_set(&e, "\"%s\": the secret is read from the config file only "
+				   "(serve = { secret_file = \"...\"; }), never from the command line", argv[i]);
+			bc_err_hint(&e, "see benchcore serve --help");
+			bc_err_print_as("benchcore serve", &e);
+			return 2;
+		}
+	if (bc_flags_parse("serve", serve_flags(NULL), 0, argc - 1, argv + 1, on_flag, so, &rest))
+		return 2;
+	int rc = 0;
+	if (rest[0]) {
+		fprintf(stderr, "benchcore serve: unexpected argument \"%s\"\nTry 'benchcore serve --help'.\n",
+			rest[0]);
+		rc = 2;
+	}
+	free(rest);
+	return rc;
 }
 
 static char *setting_text(const config_setting_t *s)
@@ -243,26 +245,26 @@ static int conf_serve_group(serve_opts *so, const config_setting_t *g, const cha
 		const char *key = config_setting_name(s);
 		char *where = bc_xasprintf("%s:%u", file, config_setting_source_line(s));
 		char *text = setting_text(s);
-		const serve_flag *o = flag_by_conf_key(key);
-		int rc = 0;
+		const bc_setting *row = bc_serve_setting_find(key);
+		int secret = row && row->store == BC_ST_NONE, rc;
 		if (!text) {
 			bc_err_set(e, "%s: \"%s\" must be a single value", where, key);
 			rc = -1;
-		} else if (!strcmp(key, "secret") || !strcmp(key, "secret_env") || !strcmp(key, "secret_file")) {
+		} else if (secret) {
 			rc = conf_secret(so, key, text, where, file, e);
-		} else if (o) {
-			free(so->conf[o->id]);
-			free(so->conf_where[o->id]);
-			so->conf[o->id] = text;
-			so->conf_where[o->id] = where;
-			text = where = NULL;
+		} else if (row) {
+			char *texts[] = { text, NULL };
+			rc = bc_setting_set(row, &so->set, texts, where, e);
 		} else {
+			char names[512];
+			size_t o = 0;
+			for (const bc_setting *r = bc_serve_settings; r->opt.name && o < sizeof(names); r++)
+				o += (size_t)snprintf(names + o, sizeof(names) - o, "%s%s", o ? ", " : "", r->opt.name);
 			bc_err_set(e, "%s: unknown setting \"%s\" in serve", where, key);
-			bc_err_detail(e, "serve takes: secret, secret_env, secret_file, module, bind, port, once, "
-				      "max_clients, idle_timeout, max_duration, max_threads, max_memory.");
+			bc_err_detail(e, "serve takes: %s.", names);
 			rc = -1;
 		}
-		if (text && (!strcmp(key, "secret") || !strcmp(key, "secret_env") || !strcmp(key, "secret_file")))
+		if (text && secret)
 			memset(text, 0, strlen(text));
 		free(text);
 		free(where);
@@ -325,30 +327,6 @@ out:
 	return rc;
 }
 
-/* The value of flag id: command line, else site.conf, else def. */
-static const char *opt_text(const serve_opts *so, int id, const char *def, const char **where)
-{
-	*where = "command line";
-	if (so->given[id])
-		return so->given[id];
-	*where = so->conf_where[id];
-	return so->conf[id] ? so->conf[id] : def;
-}
-
-static int opt_num(const serve_opts *so, int id, const char *def, double lo, double hi, int integer,
-		   double *out, bc_err *e)
-{
-	const char *where, *text = opt_text(so, id, def, &where);
-	if (bc_parse_double(text, out) || *out < lo || *out > hi || (integer && *out != (double)(long long)*out)) {
-		bc_err_set(e, "%s: invalid value \"%s\" for %s", where ? where : "default", text,
-			   serve_flags[id].lng);
-		bc_err_detail(e, "%s takes %s from %g to %g.", serve_flags[id].lng,
-			      integer ? "an integer" : "a number", lo, hi);
-		return -1;
-	}
-	return 0;
-}
-
 static const bc_module *pick_module(const bc_modset *set, const char *name, bc_err *e)
 {
 	const bc_module *found = NULL;
@@ -389,60 +367,29 @@ static const bc_module *pick_module(const bc_modset *set, const char *name, bc_e
 
 static void opts_free(serve_opts *so)
 {
-	for (int i = 0; i <= SV_HELP; i++) {
-		free(so->conf[i]);
-		free(so->conf_where[i]);
-	}
+	bc_serveset_free(&so->set);
 	if (so->secret) {
 		memset(so->secret, 0, strlen(so->secret));
 		free(so->secret);
 	}
 }
 
-static int opt_size(const serve_opts *so, int id, const char *def, uint64_t lo, uint64_t *out, bc_err *e)
+/* The hook's arguments from the settings (the port once the module is
+   known). */
+static void serve_settings(const serve_opts *so, bench_serve_v1 *a)
 {
-	const char *where, *text = opt_text(so, id, def, &where);
-	if (bc_parse_size(text, out) || *out < lo) {
-		bc_err_set(e, "%s: invalid value \"%s\" for %s", where ? where : "default", text, serve_flags[id].lng);
-		bc_err_detail(e, "%s takes a size of at least %lluM: a number with K, M, G or T.", serve_flags[id].lng,
-			      (unsigned long long)(lo >> 20));
-		return -1;
-	}
-	return 0;
-}
-
-static int serve_settings(const serve_opts *so, const bc_module *m, bench_serve_v1 *a, bc_err *e)
-{
-	double port, maxcl, idle, maxdur, maxthr;
-	uint64_t maxmem;
-	const char *where, *once = opt_text(so, SV_ONCE, "false", &where);
-	char def_port[16];
-	snprintf(def_port, sizeof(def_port), "%d", m->desc.serve_port);
-	if (opt_num(so, SV_PORT, def_port, 0, 65535, 1, &port, e) ||
-	    opt_num(so, SV_MAXCL, "4", 1, 4096, 1, &maxcl, e) ||
-	    opt_num(so, SV_IDLE, "30", 0.1, 86400, 0, &idle, e) ||
-	    opt_num(so, SV_MAXDUR, "0", 0, 1e7, 0, &maxdur, e) ||
-	    opt_num(so, SV_MAXTHR, "64", 1, 1024, 1, &maxthr, e) ||
-	    opt_size(so, SV_MAXMEM, "512M", 1 << 20, &maxmem, e))
-		return -1;
-	if (strcmp(once, "true") && strcmp(once, "false")) {
-		bc_err_set(e, "%s: invalid value \"%s\" for once", where, once);
-		bc_err_detail(e, "once takes true or false.");
-		return -1;
-	}
+	const bc_serveset *v = &so->set;
 	a->struct_size = sizeof(*a);
-	a->bind = opt_text(so, SV_BIND, "127.0.0.1", &where);
-	a->port = (int)port;
-	a->once = !strcmp(once, "true");
-	a->max_clients = (unsigned)maxcl;
-	a->idle_timeout_s = idle;
-	a->max_duration_s = maxdur;
-	a->max_threads = (unsigned)maxthr;
-	a->max_memory = maxmem;
+	a->bind = v->bind;
+	a->once = v->once;
+	a->max_clients = v->max_clients;
+	a->idle_timeout_s = v->idle_timeout;
+	a->max_duration_s = v->max_duration;
+	a->max_threads = v->max_threads;
+	a->max_memory = v->max_memory;
 	a->secret = so->secret;
 	a->log = sv_log;
 	a->listening = sv_listening;
-	return 0;
 }
 
 static int serve_run(bc_module *m, bench_serve_v1 *a)
@@ -486,26 +433,33 @@ int bc_cmd_serve(int argc, char **argv)
 	int rc = 2;
 	memset(&so, 0, sizeof(so));
 	memset(&a, 0, sizeof(a));
-	if (parse_args(argc, argv, &so))
+	bc_serveset_defaults(&so.set);
+	if (parse_args(argc, argv, &so)) {
+		opts_free(&so);
 		return 2;
-	char *dirs[2] = { (char *)so.given[SV_MODPATH], NULL };
+	}
+	char *dirs[2] = { (char *)so.modpath, NULL };
 	bc_modset_load(&set, bc_module_search_path(dirs[0] ? dirs : NULL));
 	const bc_module *m = NULL;
-	if (so.given[SV_HELP]) {
+	if (so.help) {
 		bc_err ignored;
-		serve_usage(stdout, pick_module(&set, so.given[SV_MODULE], &ignored));
+		serve_usage(stdout, pick_module(&set, so.module, &ignored));
 		rc = 0;
 		goto out;
 	}
-	if (so.given[SV_CONFIG] && conf_load(&so, so.given[SV_CONFIG], &e)) {
+	if (so.config && conf_load(&so, so.config, &e)) {
 		bc_err_print(&e);
 		goto out;
 	}
-	const char *where, *name = opt_text(&so, SV_MODULE, NULL, &where);
-	if (!(m = pick_module(&set, name, &e)) || serve_settings(&so, m, &a, &e)) {
+	so.apply = 1;
+	if (parse_args(argc, argv, &so))
+		goto out;
+	if (!(m = pick_module(&set, so.set.module, &e))) {
 		bc_err_print(&e);
 		goto out;
 	}
+	serve_settings(&so, &a);
+	a.port = so.set.port_auto ? m->desc.serve_port : (int)so.set.port;
 	rc = serve_run((bc_module *)m, &a);	/* the set owns it; opening fills its callbacks */
 out:
 	bc_modset_free(&set);

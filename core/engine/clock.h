@@ -26,8 +26,8 @@ int bc_clock_is_virtual(void);
 /* Sleeps ns from now, on whichever clock is in use. */
 void bc_clock_sleep_ns(uint64_t ns);
 
-/* The engine's side (engine.c). n workers are about to leave their start
-   gate: time waits for them to join. */
+/* The engine's side (engine.c; a worker's own calls in worker.c). n workers
+   are about to leave their start gate: time waits for them to join. */
 void bc_clock_expect(unsigned n);
 /* A worker starts running (takes up one expected place, if any). */
 void bc_clock_join(void);

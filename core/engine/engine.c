@@ -1,4 +1,5 @@
-/* The case runner: lifecycle, worker threads, phases, measurement. */
+/* The case runner: lifecycle, phases, the window, starting and joining the
+   worker threads (whose own side is worker.c), measurement. */
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -11,7 +12,6 @@
 #include <unistd.h>
 #include "clock.h"
 #include "engine_int.h"
-#include "hist.h"
 #include "freq.h"
 #include "steady.h"
 #include "sysinfo.h"
@@ -19,109 +19,7 @@
 
 volatile sig_atomic_t bc_stop_requested;
 
-
-/* --------------------------------------------------------------- workers */
-
-/* Closed loop: the end of one event is the start of the next, so each event
-   costs one clock read, not two. */
-static void event_loop_closed(struct bench_thread *t)
-{
-	bench_ctx *x = t->ctx;
-	int (*ev)(void *, uint64_t *) = x->d->event;
-	void *ts = t->tstate;
-	int ph = LD(x->phase);
-	uint64_t start = bc_now_ns();
-	while (ph != PH_STOP) {
-		if (ph == PH_MEASURE && x->limited && !claim(t))
-			break;
-		uint64_t bytes = 0;
-		int rc = ev(ts, &bytes);
-		uint64_t end = bc_now_ns();
-		ph = LD(x->phase);
-		if (ph == PH_MEASURE) {
-			if (rc == BENCH_OK)
-				op_add(&t->ops[0], end - start, bytes);
-			else
-				bc_host_api.record_error(t, 0, "error");
-		} else if (ph == PH_WARMUP && rc == BENCH_OK) {
-			ST(t->warm_events, t->warm_events + 1);
-		}
-		start = end;
-	}
-}
-
-/* Open loop: latency counts from the intended start (coordinated omission). */
-static void event_loop_open(struct bench_thread *t)
-{
-	bench_ctx *x = t->ctx;
-	while (!bc_host_api.should_stop(t)) {
-		uint64_t start = bc_host_api.pace(t), bytes = 0;
-		if (LD(x->phase) == PH_STOP)
-			break;
-		int rc = x->d->event(t->tstate, &bytes);
-		uint64_t end = bc_now_ns();
-		if (rc == BENCH_OK)
-			bc_host_api.record(t, 0, end - start, bytes);
-		else
-			bc_host_api.record_error(t, 0, "error");
-	}
-}
-
-/* A worker that ended inside the module (pthread_exit): counted as exited
-   (and ready) so nobody waits for it; the case fails (see measure). */
-static void worker_vanished(void *arg)
-{
-	struct bench_thread *t = arg;
-	bench_ctx *x = t->ctx;
-	bc_clock_leave();
-	pthread_mutex_lock(&x->lock);
-	t->vanished = 1;
-	if (!t->readied) {
-		t->readied = 1;
-		t->init_rc = BENCH_ERR;
-		x->ready++;
-	}
-	t->end_ns = bc_now_ns();
-	t->exited = 1;
-	x->exited++;
-	pthread_cond_broadcast(&x->cond);
-	pthread_mutex_unlock(&x->lock);
-}
-
-static void *worker(void *arg)
-{
-	struct bench_thread *t = arg;
-	bench_ctx *x = t->ctx;
-	int rc;
-	pthread_cleanup_push(worker_vanished, t);
-	rc = x->d->thread_init ? x->d->thread_init(x->state, t, &t->tstate) : BENCH_OK;
-	pthread_mutex_lock(&x->lock);
-	t->init_rc = rc;
-	t->readied = 1;
-	x->ready++;
-	pthread_cond_broadcast(&x->cond);
-	while (x->phase == PH_INIT)
-		pthread_cond_wait(&x->cond, &x->lock);
-	pthread_mutex_unlock(&x->lock);
-	bc_clock_join();	/* simulated time (clock.h) waits for this thread */
-	if (rc == BENCH_OK && LD(x->phase) != PH_STOP) {
-		if (x->d->event)
-			(x->gap_ns > 0 ? event_loop_open : event_loop_closed)(t);
-		else
-			t->run_rc = x->d->thread_run(t->tstate);
-	}
-	if (rc == BENCH_OK && x->d->thread_done)
-		x->d->thread_done(t->tstate);
-	pthread_cleanup_pop(0);
-	bc_clock_leave();
-	pthread_mutex_lock(&x->lock);
-	t->end_ns = bc_now_ns();
-	t->exited = 1;
-	x->exited++;
-	pthread_cond_broadcast(&x->cond);
-	pthread_mutex_unlock(&x->lock);
-	return NULL;
-}
+/* ---------------------------------------------------------------- phases */
 
 static void set_phase(bench_ctx *x, int ph)
 {
@@ -167,7 +65,6 @@ static int wait_until(bench_ctx *x, uint64_t until)
 		bc_sleep_until(until < slice ? until : slice);
 	}
 }
-
 
 /* ------------------------------------------------------------- lifecycle */
 
@@ -393,7 +290,7 @@ static int start_threads(bench_ctx *x, bc_case_result *cj)
 		for (unsigned k = 0; k < x->nops + x->ndists; k++)
 			t->ops[k].min = UINT64_MAX;
 		x->t[i] = t;
-		if (pthread_create(&t->tid, NULL, worker, t) != 0) {
+		if (pthread_create(&t->tid, NULL, bc_worker, t) != 0) {
 			set_status(cj, "failed", "threads", "could not create worker thread");
 			return -1;
 		}

@@ -1,5 +1,10 @@
-/* Internals shared by engine.c (lifecycle, host API, workers) and measure.c
-   (interval reports and the case's JSON). Not part of any public interface. */
+/* Internals of one case, shared by the engine's files: the case (struct
+   bench_ctx) and its worker threads (struct bench_thread) with their
+   per-op-class counters, read and written by engine.c (phases, threads,
+   warmup), host_api.c (what a module may call), measure.c (interval reports
+   and the case's figures into bc_case_result), declared.c (the run's own
+   processes) and needs.c (a module's needs()). Not part of any public
+   interface: the rest of benchcore sees engine.h. */
 #ifndef BC_ENGINE_INT_H
 #define BC_ENGINE_INT_H
 #include <pthread.h>
@@ -227,5 +232,26 @@ static inline int claim(struct bench_thread *t)
 extern const bench_host_api_v1 bc_host_api;
 /* The prepare progress line (host_api.c); final closes it. */
 void bc_prep_print(bench_ctx *x, uint64_t now, int final);
+
+/* A worker thread's body (worker.c): arg is its struct bench_thread. */
+void *bc_worker(void *arg);
+
+/* The host API's worker-thread calls (host_thread.c), which host_api.c's
+   table points to: module.h says what each does. */
+uint64_t bc_api_now(void);
+int bc_api_should_stop(bench_thread *t);
+uint64_t bc_api_pace(bench_thread *t);
+void bc_api_record(bench_thread *t, unsigned op, uint64_t lat, uint64_t bytes);
+void bc_api_warmup_n(bench_thread *t, uint64_t n);
+void bc_api_record_n(bench_thread *t, unsigned op, uint64_t n, uint64_t lat, uint64_t bytes);
+void bc_api_record_unfinished(bench_thread *t, unsigned op, uint64_t waited);
+void bc_api_record_error(bench_thread *t, unsigned op, const char *kind);
+unsigned bc_api_thread_index(bench_thread *t);
+int bc_api_stop_fd(bench_ctx *x);
+int bc_api_stopping(bench_thread *t);
+uint64_t bc_api_claim(bench_thread *t, uint64_t n);
+uint64_t bc_api_next_arrival(bench_thread *t, int take);
+void bc_api_record_dist(bench_thread *t, int id, uint64_t v);
+int bc_api_measuring(bench_thread *t);
 
 #endif

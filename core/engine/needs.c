@@ -1,7 +1,7 @@
 /* A case's needs (ABI 1.3 needs()): the module computes them from the
    case's options before init; the host calls it here, with a context that
    has the case's options (typed struct and by-name getters) and nothing
-   else running. In the process that loaded the module (run/needs.c's
+   else running. In the process that loaded the module (run/fit.c's
    child), never in benchcore's own. */
 #include <pthread.h>
 #include <stdio.h>

@@ -1,4 +1,5 @@
-/* Finding, checking and opening modules (.so files speaking bench_module_v1).
+/* Finding (modset.c), checking and opening (loader.c) modules: .so files
+   speaking bench_module_v1.
    Finding and checking never run a module's code in this process: each file
    is described by a probe child (probe.h). bc_module_open() dlopens a module
    in the process that runs its case. Main thread only. Opened modules are
@@ -45,6 +46,13 @@ char **bc_module_search_path(char *const *config_dirs);
 /* Checks and describes one file (trust, RUNPATH, probe, contents); free
    with bc_module_free. Runs none of its code in this process. */
 int bc_module_load(const char *path, bc_module *m, bc_err *e);
+/* bc_module_load's two halves, for bc_modset_load, which probes many files
+   at once between them: before any of the file's code runs (trust of it,
+   its directories, RUNPATH, the libraries it would load; its sha256 into
+   sha), and after its probe filled m (the libraries it pulled in, the
+   descriptor's header and contents). 0, or -1 with e set. */
+int bc_module_pre_checks(const char *path, char sha[65], bc_err *e);
+int bc_module_post_checks(const char *path, bc_module *m, bc_err *e);
 /* dlopens a described module in this process (the case's) and puts its real
    callbacks in m->desc; refuses a file changed since it was checked. */
 int bc_module_open(bc_module *m, bc_err *e);

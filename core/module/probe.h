@@ -1,4 +1,5 @@
-/* Probing module files without running their code in benchcore's process.
+/* Probing module files without running their code in benchcore's process
+ * (probe_run.c runs the children; probe.c is the description they send).
  *
  * dlopen runs a library's constructors (C __attribute__((constructor)), C++
  * static initialisers, those of every library it links), so benchcore never
@@ -15,6 +16,7 @@
 #include "loader.h"
 
 #define BC_PROBE_TIMEOUT_S	5.0	/* $BENCHCORE_PROBE_TIMEOUT overrides */
+#define BC_PROBE_TABLE_CAP	4096	/* entries before a table counts as unterminated */
 
 typedef struct bc_probe {
 	const char *path;		/* in: the file (already trust-checked) */

@@ -34,7 +34,7 @@
 #include "engine.h"
 #include "isolate.h"
 #include "service.h"
-#include "strays.h"
+#include "reap.h"
 
 #define LOST_STATUS	121	/* a case child whose report could not be sent */
 #define LOST_WAIT_MS	1000	/* a channel closed without a report: how long the child may take to end */

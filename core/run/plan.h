@@ -15,7 +15,7 @@ typedef struct bc_modplan {
 	bc_val **vals;			/* vals[i]: the values of option i */
 	size_t *nvals;
 	size_t npoints;			/* product of nvals */
-	/* needs() against this machine (run/needs.c): per point x thread count,
+	/* needs() against this machine (run/fit.c): per point x thread count,
 	   why the case cannot run here (NULL: it can), or NULL for none */
 	char **need_skip;
 	size_t need_skipped;

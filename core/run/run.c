@@ -9,7 +9,7 @@
  * before cleanup, once more in a fresh process, never after cleanup began.
  * A module directory and the module's servers live for all of its cases and
  * are removed and stopped after its last one, on every way out. Each case
- * ended goes into the results document (document.c) at once. */
+ * ended goes into the results document (runner.c) at once. */
 #include <errno.h>
 #include <math.h>
 #include <fcntl.h>
@@ -20,11 +20,11 @@
 #include <string.h>
 #include <unistd.h>
 #include "channel.h"
-#include "document.h"
+#include "runner.h"
 #include "engine.h"
 #include "leftover.h"
 #include "output.h"
-#include "needs.h"
+#include "fit.h"
 #include "resume.h"
 #include "auto.h"
 #include "results.h"

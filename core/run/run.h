@@ -1,8 +1,9 @@
 /* Running every case of a plan (run.c): the schedule (rounds of repeats,
    prepare once per data point), requirements, private servers and module
    directories, repeat = auto's stop, the ETA. A case runs isolated
-   (isolate.h); what ran goes into the results document (document.h, which
-   makes, resumes, writes and frees a bc_runner). Main thread. */
+   (isolate.h); what ran goes into the results document (runner.h: the
+   runner's lifecycle, which makes, resumes, writes and frees a bc_runner).
+   Main thread. */
 #ifndef BC_RUN_H
 #define BC_RUN_H
 #include "case.h"

@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include "engine.h"
 #include "service.h"
-#include "strays.h"
+#include "reap.h"
 #include "util.h"
 
 #define DEFAULT_READY_S	30

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "config.h"
-#include "document.h"
+#include "runner.h"
 #include "engine.h"
 #include "leftover.h"
 #include "loader.h"
@@ -15,7 +15,7 @@
 #include "plan.h"
 #include "run.h"
 #include "service.h"
-#include "needs.h"
+#include "fit.h"
 #include "start_at.h"
 #include "suite.h"
 #include "sysinfo.h"

@@ -4,7 +4,7 @@
 #include "runset.h"
 #include "settings.h"
 
-void bc_config_init(bc_config *c)
+void bc_config_defaults(bc_config *c)
 {
 	bc_settings_defaults(c);
 }

@@ -71,7 +71,7 @@ typedef struct bc_config {
 } bc_config;
 
 /* Every setting at its default (settings.c's table). */
-void bc_config_init(bc_config *c);
+void bc_config_defaults(bc_config *c);
 /* Adds a module entry (for `benchcore run MODULE`). */
 bc_modconf *bc_config_add_module(bc_config *c, const char *name, const char *where);
 /* Adds key=a,b,c to a module entry. */

@@ -23,6 +23,7 @@ static const char *const profiles[] = { "default", "small", NULL };
 #define RUN(f) offsetof(bc_runset, f)
 #define CFG(f) offsetof(bc_config, f)
 #define ENT(f) offsetof(bc_modconf, f)
+#define SRV(f) offsetof(bc_serveset, f)
 
 const bc_setting bc_settings[] = {
 	/* site.conf's top level */
@@ -54,7 +55,7 @@ const bc_setting bc_settings[] = {
 	{ { "modules", BENCH_OPT_STRING, NULL, "the modules to run: modules = ( { name = \"...\"; ... }, ... );" },
 	  BC_SCOPE_GLOBAL, BC_ST_NONE, 0 },
 	{ { "serve", BENCH_OPT_STRING, NULL, "benchcore serve's settings, e.g. serve = { secret_file = \"...\"; port = 5301; }; "
-	    "(see benchcore serve --help); a run leaves it alone" },
+	    "(its keys: the `benchcore serve` table below); a run leaves it alone" },
 	  BC_SCOPE_GLOBAL, BC_ST_NONE, 0 },
 	/* run settings: top level, a module entry, the command line */
 	{ { "threads", BENCH_OPT_INT, "1", "worker threads; a list is a sweep", .min = 1, .max = 4096 },
@@ -149,9 +150,57 @@ const bc_setting bc_settings[] = {
 	{ { NULL } }
 };
 
+/* The secret comes from the config file only (never the command line, where
+   ps would show it) and is never printed: its rows have no flag, and
+   serve_cli.c resolves them as plan.c resolves a module's secret option. */
+const bc_setting bc_serve_settings[] = {
+	{ { "module", BENCH_OPT_STRING, NULL, "module to serve; unset: the only loaded module with a serve hook" },
+	  BC_SCOPE_SERVE, BC_ST_STRING, SRV(module), "module", "NAME" },
+	{ { "bind", BENCH_OPT_STRING, "127.0.0.1", "address to listen on; 0.0.0.0 or :: for every interface" },
+	  BC_SCOPE_SERVE, BC_ST_STRING, SRV(bind), "bind", "ADDR" },
+	{ { "port", BENCH_OPT_INT, "auto", "TCP port; 0 = any free port; \"auto\": the module's serve_port",
+	    .min = 0, .max = 65535 },
+	  BC_SCOPE_SERVE, BC_ST_UNSIGNED, SRV(port), "port", "N", NULL, "TCP port; 0 = any free",
+	  .auto_offset = SRV(port_auto) },
+	{ { "once", BENCH_OPT_BOOL, "false", "serve one test, then exit" },
+	  BC_SCOPE_SERVE, BC_ST_BOOL, SRV(once), "once", NULL, "true" },
+	{ { "max_clients", BENCH_OPT_INT, "4", "tests at once; a client beyond them is told \"busy\"", .min = 1,
+	    .max = 4096 },
+	  BC_SCOPE_SERVE, BC_ST_UNSIGNED, SRV(max_clients), "max-clients", "N" },
+	{ { "idle_timeout", BENCH_OPT_DOUBLE, "30", "seconds after which a client whose connections are silent "
+	    "is dropped", .min = 0.1, .max = 86400 },
+	  BC_SCOPE_SERVE, BC_ST_DOUBLE, SRV(idle_timeout), "idle-timeout", "S" },
+	{ { "max_duration", BENCH_OPT_DOUBLE, "0", "seconds after which a running test is stopped; 0 = no limit",
+	    .min = 0, .max = 1e7 },
+	  BC_SCOPE_SERVE, BC_ST_DOUBLE, SRV(max_duration), "max-duration", "S" },
+	{ { "max_threads", BENCH_OPT_INT, "64", "worker threads of all running tests together; a test beyond is "
+	    "refused", .min = 1, .max = 1024 },
+	  BC_SCOPE_SERVE, BC_ST_UNSIGNED, SRV(max_threads), "max-threads", "N" },
+	{ { "max_memory", BENCH_OPT_SIZE, "512M", "buffers of all running tests together, e.g. 1G; a test beyond "
+	    "is refused", .min = 1 << 20, .max = 1125899906842624.0 },
+	  BC_SCOPE_SERVE, BC_ST_U64, SRV(max_memory), "max-memory", "SIZE" },
+	{ { "secret", BENCH_OPT_STRING, NULL, "the secret clients must prove (HMAC challenge; it never crosses the "
+	    "wire); unset: no authentication. Never on the command line; give one of secret, secret_env and "
+	    "secret_file" },
+	  BC_SCOPE_SERVE, BC_ST_NONE, 0 },
+	{ { "secret_env", BENCH_OPT_STRING, NULL, "the environment variable that holds the secret" },
+	  BC_SCOPE_SERVE, BC_ST_NONE, 0 },
+	{ { "secret_file", BENCH_OPT_STRING, NULL, "a file whose first line is the secret" },
+	  BC_SCOPE_SERVE, BC_ST_NONE, 0 },
+	{ { NULL } }
+};
+
 const bc_setting *bc_setting_find(const char *name)
 {
 	for (const bc_setting *s = bc_settings; s->opt.name; s++)
+		if (!strcmp(s->opt.name, name))
+			return s;
+	return NULL;
+}
+
+const bc_setting *bc_serve_setting_find(const char *name)
+{
+	for (const bc_setting *s = bc_serve_settings; s->opt.name; s++)
 		if (!strcmp(s->opt.name, name))
 			return s;
 	return NULL;
@@ -267,19 +316,56 @@ int bc_setting_set(const bc_setting *s, void *base, char *const *texts, const ch
 	return rc;
 }
 
-void bc_settings_defaults(bc_config *c)
+static void set_default(const bc_setting *s, void *base)
 {
 	bc_err e;
+	char **texts = bc_split(s->opt.def, ',');
+	if (bc_setting_set(s, base, texts, "default", &e))
+		abort();	/* the table contradicts itself: caught by every test */
+	bc_strv_free(texts);
+}
+
+void bc_settings_defaults(bc_config *c)
+{
 	memset(c, 0, sizeof(*c));
-	for (const bc_setting *s = bc_settings; s->opt.name; s++) {
-		if (!s->opt.def || s->store == BC_ST_NONE || s->scope == BC_SCOPE_ENTRY)
-			continue;	/* no default: unset (the host name, a random seed) */
-		char **texts = bc_split(s->opt.def, ',');
-		void *base = s->scope == BC_SCOPE_RUN ? (void *)&c->run : (void *)c;
-		if (bc_setting_set(s, base, texts, "default", &e))
-			abort();	/* the table contradicts itself: caught by every test */
-		bc_strv_free(texts);
+	for (const bc_setting *s = bc_settings; s->opt.name; s++)
+		if (s->opt.def && s->store != BC_ST_NONE && s->scope != BC_SCOPE_ENTRY)
+			/* no default: unset (the host name, a random seed) */
+			set_default(s, s->scope == BC_SCOPE_RUN ? (void *)&c->run : (void *)c);
+}
+
+void bc_serveset_defaults(bc_serveset *sv)
+{
+	memset(sv, 0, sizeof(*sv));
+	for (const bc_setting *s = bc_serve_settings; s->opt.name; s++)
+		if (s->opt.def && s->store != BC_ST_NONE)
+			set_default(s, sv);
+}
+
+void bc_serveset_free(bc_serveset *sv)
+{
+	free(sv->module);
+	free(sv->bind);
+	memset(sv, 0, sizeof(*sv));
+}
+
+size_t bc_settings_flags(const bc_setting *tab, bc_flag *out, char (*help)[512], size_t cap, int code0,
+			 unsigned scope)
+{
+	size_t n = 0;
+	for (const bc_setting *s = tab; s->opt.name && n < cap; s++) {
+		if (!s->flag)
+			continue;
+		if (s->flag_help)
+			snprintf(help[n], sizeof(help[n]), "%s", s->flag_help);
+		else if (!s->metavar || !s->opt.def)
+			snprintf(help[n], sizeof(help[n]), "%s", s->opt.help);
+		else
+			snprintf(help[n], sizeof(help[n]), "%s (default %s)", s->opt.help, s->opt.def);
+		out[n] = (bc_flag){ s->flag, 0, s->metavar, code0 + (int)(s - tab), help[n], scope };
+		n++;
 	}
+	return n;
 }
 
 void bc_settings_names(char *buf, size_t n, int scope_a, int scope_b)
@@ -310,18 +396,26 @@ static const char *type_text(const bc_setting *s, char *buf, size_t n)
 void bc_settings_doc(FILE *f, int markdown)
 {
 	static const char *const scope_title[] = { NULL, "Top level only", "Run settings: top level, a module "
-		"entry, or `benchcore run --flag`", "A module entry only" };
+		"entry, or `benchcore run --flag`", "A module entry only", "`benchcore serve`: the group serve = "
+		"{ ... } of its config file (-c), or `benchcore serve --flag`" };
 	char tbuf[256], range[96];
-	for (int scope = BC_SCOPE_GLOBAL; scope <= BC_SCOPE_ENTRY; scope++) {
+	for (int scope = BC_SCOPE_GLOBAL; scope <= BC_SCOPE_SERVE; scope++) {
 		fprintf(f, markdown ? "\n### %s\n\n| key | flag | type | default | meaning |\n|---|---|---|---|---|\n"
 			: "\n%s:\n", scope_title[scope]);
-		for (const bc_setting *s = bc_settings; s->opt.name; s++) {
+		const bc_setting *tab = scope == BC_SCOPE_SERVE ? bc_serve_settings : bc_settings;
+		for (const bc_setting *s = tab; s->opt.name; s++) {
 			if (s->scope != scope)
 				continue;
 			const char *def = s->opt.def ? s->opt.def : "";
 			range[0] = '\0';
-			if (s->opt.min < s->opt.max && s->opt.type != BENCH_OPT_ENUM)
+			if (s->opt.min < s->opt.max && s->opt.type == BENCH_OPT_SIZE) {
+				char a[32], b[32];
+				bc_format_size((uint64_t)s->opt.min, a, sizeof(a));
+				bc_format_size((uint64_t)s->opt.max, b, sizeof(b));
+				snprintf(range, sizeof(range), " Range: %s .. %s.", a, b);
+			} else if (s->opt.min < s->opt.max && s->opt.type != BENCH_OPT_ENUM) {
 				snprintf(range, sizeof(range), " Range: %g .. %g.", s->opt.min, s->opt.max);
+			}
 			char flag[64] = "";
 			if (s->flag)
 				snprintf(flag, sizeof(flag), "--%s%s%s", s->flag, s->metavar ? " " : "",

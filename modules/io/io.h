@@ -22,6 +22,7 @@
 
 #include <limits.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <benchcore/module.h>
 
@@ -106,7 +107,15 @@ void io_error(const struct io_state *s, bench_thread *t, const char *detail, con
 int io_target_init(struct io_state *s, const char *path);
 int io_prepare(void *state);
 void io_cleanup(void *state);
+
+/* io_mount.c */
+/* The mount under the target, as the case's info (fs_type, mount_options,
+   mount_point, fs_source). */
 void io_fs_info(struct io_state *s);
+/* The target is a block device (st): refused unless allow_device, never
+   when mounted or claimed; file_size capped at its size. BENCH_OK or
+   BENCH_ERR (said). */
+int io_device_init(struct io_state *s, const struct stat *st);
 
 /* io_run.c */
 int io_thread_init(void *state, bench_thread *t, void **tstate);

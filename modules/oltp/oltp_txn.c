@@ -117,7 +117,7 @@ typedef struct oltp_thread {
 	int seen_measuring;
 	unsigned err_no;		/* of the last failed statement */
 	char err[256];
-	/* the output columns of the statement last run by q() */
+	/* the output columns of the statement last run by stmt_run() */
 	MYSQL_BIND out[MAX_COLS];
 	unsigned long out_len[MAX_COLS];
 	my_bool out_null[MAX_COLS];
@@ -129,7 +129,7 @@ typedef struct oltp_thread {
 
 /* ---------------------------------------------------- statement calls */
 
-static void q_terminate(oltp_thread *x)
+static void stmt_terminate_strings(oltp_thread *x)
 {
 	for (unsigned i = 0; i < x->nout; i++)
 		if (x->out_str[i]) {
@@ -138,7 +138,7 @@ static void q_terminate(oltp_thread *x)
 		}
 }
 
-static int q_fail(oltp_thread *x, MYSQL_STMT *st)
+static int stmt_fail(oltp_thread *x, MYSQL_STMT *st)
 {
 	x->err_no = mysql_stmt_errno(st);
 	snprintf(x->err, sizeof(x->err), "%s", mysql_stmt_error(st));
@@ -150,10 +150,10 @@ static int q_fail(oltp_thread *x, MYSQL_STMT *st)
  * columns: 'i' int64_t (int64_t * for a column), 'd' double (double *),
  * 's' a string (const char *; a column takes char *buf, size_t size).
  * A NULL column reads as 0 / "". Returns, for a query, 1 with the first row
- * fetched or 0 for none (q_next() fetches the next); for other statements
- * the rows affected; -1 on an error (x->err_no, x->err).
+ * fetched or 0 for none (stmt_next_row() fetches the next); for other
+ * statements the rows affected; -1 on an error (x->err_no, x->err).
  */
-static int64_t q(oltp_thread *x, enum stmt_id id, const char *fmt, ...)
+static int64_t stmt_run(oltp_thread *x, enum stmt_id id, const char *fmt, ...)
 {
 	MYSQL_STMT *st = x->st[id];
 	MYSQL_BIND in[MAX_COLS];
@@ -215,27 +215,27 @@ static int64_t q(oltp_thread *x, enum stmt_id id, const char *fmt, ...)
 		  (x->nout && (mysql_stmt_bind_result(st, x->out) || mysql_stmt_store_result(st)));
 	oltp_watch_answered(x->s, x->idx);
 	if (bad)
-		return q_fail(x, st);
+		return stmt_fail(x, st);
 	if (!x->nout)
 		return (int64_t)mysql_stmt_affected_rows(st);
 	int rc = mysql_stmt_fetch(st);
 	if (rc == 1)
-		return q_fail(x, st);
-	q_terminate(x);
+		return stmt_fail(x, st);
+	stmt_terminate_strings(x);
 	return rc == MYSQL_NO_DATA ? 0 : 1;
 }
 
-/* The next row of the query q() ran last on id: 1, or 0 at the end. */
-static int q_next(oltp_thread *x, enum stmt_id id)
+/* The next row of the query stmt_run() ran last on id: 1, or 0 at the end. */
+static int stmt_next_row(oltp_thread *x, enum stmt_id id)
 {
 	int rc = mysql_stmt_fetch(x->st[id]);
 	if (rc == 1 || rc == MYSQL_NO_DATA)
 		return 0;
-	q_terminate(x);
+	stmt_terminate_strings(x);
 	return 1;
 }
 
-static int64_t q_rows(oltp_thread *x, enum stmt_id id)
+static int64_t stmt_row_count(oltp_thread *x, enum stmt_id id)
 {
 	return (int64_t)mysql_stmt_num_rows(x->st[id]);
 }
@@ -328,22 +328,22 @@ static int tx_new_order(oltp_thread *x, const tx_in *in)
 	double disc, w_tax, d_tax, price, total = 0;
 	int64_t next_o, s_qty;
 	char c_last[20], credit[4], i_name[32], i_data[64], s_data[64], dist[32], amount[32];
-	if (q(x, NO_CUST_WH, "iii|dssd", (int64_t)in->w, (int64_t)in->d, (int64_t)in->c_id, &disc,
+	if (stmt_run(x, NO_CUST_WH, "iii|dssd", (int64_t)in->w, (int64_t)in->d, (int64_t)in->c_id, &disc,
 	      c_last, sizeof(c_last), credit, sizeof(credit), &w_tax) < 0 ||
-	    q(x, NO_DIST, "ii|id", (int64_t)in->w, (int64_t)in->d, &next_o, &d_tax) < 0 ||
-	    q(x, NO_DIST_UPD, "ii", (int64_t)in->w, (int64_t)in->d) < 0 ||
-	    q(x, NO_ORDER_INS, "iiiiii", next_o, (int64_t)in->d, (int64_t)in->w, (int64_t)in->c_id,
+	    stmt_run(x, NO_DIST, "ii|id", (int64_t)in->w, (int64_t)in->d, &next_o, &d_tax) < 0 ||
+	    stmt_run(x, NO_DIST_UPD, "ii", (int64_t)in->w, (int64_t)in->d) < 0 ||
+	    stmt_run(x, NO_ORDER_INS, "iiiiii", next_o, (int64_t)in->d, (int64_t)in->w, (int64_t)in->c_id,
 	      (int64_t)in->ol_cnt, (int64_t)in->all_local) < 0 ||
-	    q(x, NO_NEW_INS, "iii", next_o, (int64_t)in->d, (int64_t)in->w) < 0)
+	    stmt_run(x, NO_NEW_INS, "iii", next_o, (int64_t)in->d, (int64_t)in->w) < 0)
 		return -1;
 	for (int i = 0; i < in->ol_cnt; i++) {
-		int64_t found = q(x, NO_ITEM, "i|dss", (int64_t)in->i_id[i], &price, i_name, sizeof(i_name),
+		int64_t found = stmt_run(x, NO_ITEM, "i|dss", (int64_t)in->i_id[i], &price, i_name, sizeof(i_name),
 				  i_data, sizeof(i_data));
 		if (found < 0)
 			return -1;
 		if (!found)
 			return 1;	/* the unused item: roll back (2.4.2.3) */
-		if (q(x, NO_STOCK, "iii|iss", (int64_t)in->d, (int64_t)in->i_id[i], (int64_t)in->supply_w[i],
+		if (stmt_run(x, NO_STOCK, "iii|iss", (int64_t)in->d, (int64_t)in->i_id[i], (int64_t)in->supply_w[i],
 		      &s_qty, s_data, sizeof(s_data), dist, sizeof(dist)) <= 0)
 			return -1;
 		s_qty = s_qty >= in->qty[i] + 10 ? s_qty - in->qty[i] : s_qty - in->qty[i] + 91;
@@ -353,9 +353,9 @@ static int tx_new_order(oltp_thread *x, const tx_in *in)
 		(void)brand;
 		total += ol_amount;
 		snprintf(amount, sizeof(amount), "%.2f", ol_amount);
-		if (q(x, NO_STOCK_UPD, "iiiii", s_qty, (int64_t)in->qty[i],
+		if (stmt_run(x, NO_STOCK_UPD, "iiiii", s_qty, (int64_t)in->qty[i],
 		      (int64_t)(in->supply_w[i] != in->w), (int64_t)in->i_id[i], (int64_t)in->supply_w[i]) < 0 ||
-		    q(x, NO_OL_INS, "iiiiiiiss", next_o, (int64_t)in->d, (int64_t)in->w, (int64_t)(i + 1),
+		    stmt_run(x, NO_OL_INS, "iiiiiiiss", next_o, (int64_t)in->d, (int64_t)in->w, (int64_t)(i + 1),
 		      (int64_t)in->i_id[i], (int64_t)in->supply_w[i], (int64_t)in->qty[i], amount, dist) < 0)
 			return -1;
 	}
@@ -368,7 +368,7 @@ static int tx_new_order(oltp_thread *x, const tx_in *in)
 static int customer_by_name(oltp_thread *x, int w, int d, const char *last, int *c_id)
 {
 	int64_t id;
-	int64_t got = q(x, CUST_BY_NAME, "iis|i", (int64_t)w, (int64_t)d, last, &id);
+	int64_t got = stmt_run(x, CUST_BY_NAME, "iis|i", (int64_t)w, (int64_t)d, last, &id);
 	if (got <= 0) {
 		if (got == 0) {
 			x->err_no = 0;
@@ -376,8 +376,8 @@ static int customer_by_name(oltp_thread *x, int w, int d, const char *last, int 
 		}
 		return -1;
 	}
-	for (int64_t k = 1, mid = (q_rows(x, CUST_BY_NAME) + 1) / 2; k < mid; k++)
-		q_next(x, CUST_BY_NAME);
+	for (int64_t k = 1, mid = (stmt_row_count(x, CUST_BY_NAME) + 1) / 2; k < mid; k++)
+		stmt_next_row(x, CUST_BY_NAME);
 	*c_id = (int)id;
 	return 0;
 }
@@ -389,17 +389,17 @@ static int tx_payment(oltp_thread *x, const tx_in *in)
 	int c_id = in->c_id;
 	snprintf(amount, sizeof(amount), "%lld.%02lld", (long long)(in->amount / 100),
 		 (long long)(in->amount % 100));
-	if (q(x, PAY_WH_UPD, "si", amount, (int64_t)in->w) < 0 ||
-	    q(x, PAY_WH, "i|ssssss", (int64_t)in->w, a[0], sizeof(a[0]), a[1], sizeof(a[1]), a[2],
+	if (stmt_run(x, PAY_WH_UPD, "si", amount, (int64_t)in->w) < 0 ||
+	    stmt_run(x, PAY_WH, "i|ssssss", (int64_t)in->w, a[0], sizeof(a[0]), a[1], sizeof(a[1]), a[2],
 	      sizeof(a[2]), a[3], sizeof(a[3]), a[4], sizeof(a[4]), w_name, sizeof(w_name)) <= 0 ||
-	    q(x, PAY_DIST_UPD, "sii", amount, (int64_t)in->w, (int64_t)in->d) < 0 ||
-	    q(x, PAY_DIST, "ii|ssssss", (int64_t)in->w, (int64_t)in->d, a[0], sizeof(a[0]), a[1],
+	    stmt_run(x, PAY_DIST_UPD, "sii", amount, (int64_t)in->w, (int64_t)in->d) < 0 ||
+	    stmt_run(x, PAY_DIST, "ii|ssssss", (int64_t)in->w, (int64_t)in->d, a[0], sizeof(a[0]), a[1],
 	      sizeof(a[1]), a[2], sizeof(a[2]), a[3], sizeof(a[3]), a[4], sizeof(a[4]), d_name,
 	      sizeof(d_name)) <= 0)
 		return -1;
 	if (in->by_name && customer_by_name(x, in->c_w, in->c_d, in->c_last, &c_id))
 		return -1;
-	if (q(x, PAY_CUST, "iii|ssssssssssssss", (int64_t)in->c_w, (int64_t)in->c_d, (int64_t)c_id,
+	if (stmt_run(x, PAY_CUST, "iii|ssssssssssssss", (int64_t)in->c_w, (int64_t)in->c_d, (int64_t)c_id,
 	      c[0], sizeof(c[0]), c[1], sizeof(c[1]), c[2], sizeof(c[2]), c[3], sizeof(c[3]), c[4],
 	      sizeof(c[4]), c[5], sizeof(c[5]), c[6], sizeof(c[6]), c[7], sizeof(c[7]), c[8], sizeof(c[8]),
 	      credit, sizeof(credit), lim, sizeof(lim), disc, sizeof(disc), bal, sizeof(bal), since,
@@ -407,21 +407,21 @@ static int tx_payment(oltp_thread *x, const tx_in *in)
 		return -1;
 	if (!strcmp(credit, "BC")) {	/* bad credit: the payment goes into c_data (2.5.2.2) */
 		char old[512];
-		if (q(x, PAY_CUST_DATA, "iii|s", (int64_t)in->c_w, (int64_t)in->c_d, (int64_t)c_id, old,
+		if (stmt_run(x, PAY_CUST_DATA, "iii|s", (int64_t)in->c_w, (int64_t)in->c_d, (int64_t)c_id, old,
 		      sizeof(old)) <= 0)
 			return -1;
 		snprintf(data, sizeof(data), "%d %d %d %d %d %s|%s", c_id, in->c_d, in->c_w, in->d, in->w,
 			 amount, old);
 		data[500] = '\0';
-		if (q(x, PAY_CUST_UPD_BC, "sssiii", amount, amount, data, (int64_t)in->c_w, (int64_t)in->c_d,
+		if (stmt_run(x, PAY_CUST_UPD_BC, "sssiii", amount, amount, data, (int64_t)in->c_w, (int64_t)in->c_d,
 		      (int64_t)c_id) < 0)
 			return -1;
-	} else if (q(x, PAY_CUST_UPD, "ssiii", amount, amount, (int64_t)in->c_w, (int64_t)in->c_d,
+	} else if (stmt_run(x, PAY_CUST_UPD, "ssiii", amount, amount, (int64_t)in->c_w, (int64_t)in->c_d,
 		     (int64_t)c_id) < 0) {
 		return -1;
 	}
 	snprintf(hist, sizeof(hist), "%.10s    %.10s", w_name, d_name);
-	return q(x, PAY_HIST_INS, "iiiiiss", (int64_t)c_id, (int64_t)in->c_d, (int64_t)in->c_w,
+	return stmt_run(x, PAY_HIST_INS, "iiiiiss", (int64_t)c_id, (int64_t)in->c_d, (int64_t)in->c_w,
 		 (int64_t)in->d, (int64_t)in->w, amount, hist) < 0 ? -1 : 0;
 }
 
@@ -432,17 +432,17 @@ static int tx_order_status(oltp_thread *x, const tx_in *in)
 	int c_id = in->c_id;
 	if (in->by_name && customer_by_name(x, in->w, in->d, in->c_last, &c_id))
 		return -1;
-	if (q(x, OS_CUST, "iii|ssss", (int64_t)in->w, (int64_t)in->d, (int64_t)c_id, bal, sizeof(bal),
+	if (stmt_run(x, OS_CUST, "iii|ssss", (int64_t)in->w, (int64_t)in->d, (int64_t)c_id, bal, sizeof(bal),
 	      first, sizeof(first), middle, sizeof(middle), last, sizeof(last)) <= 0)
 		return -1;
-	int64_t got = q(x, OS_ORDER, "iii|isi", (int64_t)in->w, (int64_t)in->d, (int64_t)c_id, &o_id, entry,
+	int64_t got = stmt_run(x, OS_ORDER, "iii|isi", (int64_t)in->w, (int64_t)in->d, (int64_t)c_id, &o_id, entry,
 			sizeof(entry), &carrier);
 	if (got <= 0)
 		return (int)got;	/* a customer without orders: nothing more to show */
-	if (q(x, OS_LINES, "iii|iiiss", (int64_t)in->w, (int64_t)in->d, o_id, &i_id, &supply, &qty, amount,
+	if (stmt_run(x, OS_LINES, "iii|iiiss", (int64_t)in->w, (int64_t)in->d, o_id, &i_id, &supply, &qty, amount,
 	      sizeof(amount), deliv, sizeof(deliv)) < 0)
 		return -1;
-	while (q_next(x, OS_LINES))
+	while (stmt_next_row(x, OS_LINES))
 		;
 	return 0;
 }
@@ -452,21 +452,21 @@ static int tx_delivery(oltp_thread *x, const tx_in *in)
 	int64_t w = in->w, o_id, c_id;
 	char sum[32];
 	for (int64_t d = 1; d <= OLTP_DISTRICTS; d++) {
-		int64_t got = q(x, DL_NEW, "ii|i", w, d, &o_id);
+		int64_t got = stmt_run(x, DL_NEW, "ii|i", w, d, &o_id);
 		if (got < 0)
 			return -1;
 		if (!got)
 			continue;	/* no undelivered order in this district (2.7.4.2) */
-		got = q(x, DL_NEW_DEL, "iii", w, d, o_id);
+		got = stmt_run(x, DL_NEW_DEL, "iii", w, d, o_id);
 		if (got < 0)
 			return -1;
 		if (!got)
 			continue;
-		if (q(x, DL_ORDER, "iii|i", w, d, o_id, &c_id) <= 0 ||
-		    q(x, DL_ORDER_UPD, "iiii", (int64_t)in->carrier, w, d, o_id) < 0 ||
-		    q(x, DL_LINES_UPD, "iii", w, d, o_id) < 0 ||
-		    q(x, DL_LINES_SUM, "iii|s", w, d, o_id, sum, sizeof(sum)) <= 0 ||
-		    q(x, DL_CUST_UPD, "siii", sum[0] ? sum : "0", w, d, c_id) < 0)
+		if (stmt_run(x, DL_ORDER, "iii|i", w, d, o_id, &c_id) <= 0 ||
+		    stmt_run(x, DL_ORDER_UPD, "iiii", (int64_t)in->carrier, w, d, o_id) < 0 ||
+		    stmt_run(x, DL_LINES_UPD, "iii", w, d, o_id) < 0 ||
+		    stmt_run(x, DL_LINES_SUM, "iii|s", w, d, o_id, sum, sizeof(sum)) <= 0 ||
+		    stmt_run(x, DL_CUST_UPD, "siii", sum[0] ? sum : "0", w, d, c_id) < 0)
 			return -1;
 	}
 	return 0;
@@ -475,8 +475,8 @@ static int tx_delivery(oltp_thread *x, const tx_in *in)
 static int tx_stock_level(oltp_thread *x, const tx_in *in)
 {
 	int64_t next_o, low;
-	if (q(x, SL_DIST, "ii|i", (int64_t)in->w, (int64_t)in->d, &next_o) <= 0 ||
-	    q(x, SL_COUNT, "iiiiii|i", (int64_t)in->w, (int64_t)in->d, next_o, next_o - 20, (int64_t)in->w,
+	if (stmt_run(x, SL_DIST, "ii|i", (int64_t)in->w, (int64_t)in->d, &next_o) <= 0 ||
+	    stmt_run(x, SL_COUNT, "iiiiii|i", (int64_t)in->w, (int64_t)in->d, next_o, next_o - 20, (int64_t)in->w,
 	      (int64_t)in->threshold, &low) < 0)
 		return -1;
 	return 0;
@@ -596,7 +596,7 @@ static void oltp_snapshot(oltp_thread *x, int which)
 	tx_end(x, 1);	/* a fresh read view: the snapshot sees every commit so far */
 	uint64_t a = api->now_ns();
 	int64_t sum;
-	int ok = q(x, SNAP_NEXT_O_ID, "|i", &sum) > 0;
+	int ok = stmt_run(x, SNAP_NEXT_O_ID, "|i", &sum) > 0;
 	tx_end(x, 1);
 	sn->sum = sum;
 	sn->ns = a + (api->now_ns() - a) / 2;

@@ -173,7 +173,28 @@ static inline uint64_t rd_rand(uint64_t *x)
 }
 
 /* ---- redis.c */
+/* The module's state: the case's, plus the main thread's set-up connections. */
+typedef struct rd_main {
+	rd_state s;
+	rd_sock ctl;			/* set-up connection (main thread) */
+	rd_sock nctl[RD_MAX_NODES];	/* cluster: set-up connections to each master */
+} rd_main;
+
 void rd_info_field(const char *info, const char *field, char *out, size_t n);
+/* Cluster: the set-up connection to master i (connected on first use). */
+rd_sock *rd_node_ctl(rd_main *m, unsigned i);
+/* The set-up connections of the servers holding the test's keys: the one
+   server, or every master of a cluster. NULL past the last (or on error). */
+rd_sock *rd_server_ctl(rd_main *m, unsigned i);
+unsigned rd_nservers(const rd_main *m);
+/* INFO stats evicted_keys summed over the servers; -1 when one does not say. */
+int rd_evicted(rd_main *m, uint64_t *out);
+/* Evictions since the baseline: the case fails (said, with when); -1. */
+int rd_check_evictions(rd_main *m, const char *when);
+
+/* ---- redis_fill.c */
+/* The module's prepare: what the test reads, put in place (untimed). */
+int rd_prepare(void *state);
 
 /* ---- redis_guard.c */
 int rd_run_prefix(rd_state *s);

@@ -54,18 +54,19 @@ struct rsa_opts {
 };
 
 static const bench_option_v1 rsa_options[] = {
-	{ "algo", BENCH_OPT_ENUM, "rsa",
-	  "rsa, ecdsa-p256, ed25519 (sign/verify) or aes-256-gcm, sha256 (bytes/s)",
-	  rsa_algo_names, 0, 0, 0, BENCH_OPT_AT(struct rsa_opts, algo) },
-	{ "bits", BENCH_OPT_ENUM, "2048",
-	  "RSA modulus size (algo=rsa)", rsa_bits_names, 0, 0, 0, BENCH_OPT_AT(struct rsa_opts, bits) },
-	{ "op", BENCH_OPT_ENUM, "both",
-	  "sign, verify, or both (alternating phases; rates per time spent in each)",
-	  rsa_op_names, 0, 0, 0, BENCH_OPT_AT(struct rsa_opts, op) },
-	{ "block_size", BENCH_OPT_SIZE, "16K",
-	  "bytes per call for aes-256-gcm and sha256 (openssl speed -evp: 16 .. 16K)",
-	  NULL, 16, 16384, 0, BENCH_OPT_AT(struct rsa_opts, block_size) },
-	{ NULL, 0, NULL, NULL, NULL, 0, 0, 0 }
+	{ .name = "algo", .type = BENCH_OPT_ENUM, .def = "rsa", .choices = rsa_algo_names,
+	  .help = "rsa, ecdsa-p256, ed25519 (sign/verify) or aes-256-gcm, sha256 (bytes/s)",
+	  BENCH_OPT_AT(struct rsa_opts, algo) },
+	{ .name = "bits", .type = BENCH_OPT_ENUM, .def = "2048", .choices = rsa_bits_names,
+	  .help = "RSA modulus size (algo=rsa)",
+	  BENCH_OPT_AT(struct rsa_opts, bits) },
+	{ .name = "op", .type = BENCH_OPT_ENUM, .def = "both", .choices = rsa_op_names,
+	  .help = "sign, verify, or both (alternating phases; rates per time spent in each)",
+	  BENCH_OPT_AT(struct rsa_opts, op) },
+	{ .name = "block_size", .type = BENCH_OPT_SIZE, .def = "16K", .min = 16, .max = 16384,
+	  .help = "bytes per call for aes-256-gcm and sha256 (openssl speed -evp: 16 .. 16K)",
+	  BENCH_OPT_AT(struct rsa_opts, block_size) },
+	{ 0 }
 };
 
 static const bench_metric_v1 rsa_metrics[] = {
@@ -149,16 +150,18 @@ static void rsa_destroy(void *state)
 
 static int rsa_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
 {
-	const struct rsa_opts *o = BENCH_HOST_HAS(api, options) ? api->options(ctx) : NULL;
+	/* errorf and options came together (host API 1.3): before it, only
+	   set_error can say why rsa cannot run */
+	const struct rsa_opts *o = BENCH_HOST_HAS(api, errorf) ? api->options(ctx) : NULL;
 	struct rsa_state *s;
 	char err[256];
 
 	if (!o) {
-		api->set_error(ctx, "rsa needs a benchcore of ABI 1.3 or later (typed options)");
+		api->set_error(ctx, "rsa needs a benchcore of ABI 1.3 or later (typed options, errorf)");
 		return BENCH_ERR;
 	}
 	if (!(s = calloc(1, sizeof(*s)))) {
-		api->set_error(ctx, "out of memory");
+		api->errorf(ctx, NULL, "out of memory");
 		return BENCH_ERR;
 	}
 	*state = s;
@@ -171,12 +174,14 @@ static int rsa_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
 	s->threads = api->threads(ctx);
 	s->th = calloc(s->threads ? s->threads : 1, sizeof(*s->th));
 	if (!s->th) {
-		api->set_error(ctx, "out of memory");
+		api->errorf(ctx, NULL, "out of memory\n%u threads' state", s->threads);
 		return BENCH_ERR;
 	}
 	api->set_info(ctx, "openssl_version", OpenSSL_version(OPENSSL_VERSION));
 	if (RAND_bytes(s->digest, sizeof(s->digest)) != 1) {
-		api->set_error(ctx, "RAND_bytes failed: %s", rsa_ossl_err(err, sizeof(err)));
+		api->errorf(ctx, NULL, "cannot draw the random digest to sign\nRAND_bytes: %s\n"
+			    "OpenSSL's random generator needs a working getrandom() or /dev/urandom",
+			    rsa_ossl_err(err, sizeof(err)));
 		return BENCH_ERR;
 	}
 	switch (s->algo) {
@@ -185,15 +190,18 @@ static int rsa_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
 		return BENCH_OK;
 	case RSA_ALGO_SHA256:
 		if (!(s->md = EVP_MD_fetch(NULL, "SHA256", NULL))) {
-			api->set_error(ctx, "cannot fetch SHA256: %s", rsa_ossl_err(err, sizeof(err)));
+			api->errorf(ctx, NULL, "cannot fetch SHA256 from OpenSSL\n%s\n"
+				    "check that OpenSSL's default provider loads: openssl list -providers",
+				    rsa_ossl_err(err, sizeof(err)));
 			return BENCH_ERR;
 		}
 		return BENCH_OK;
 	}
 	/* Key generation can take a second for 4096 bits: here, not timed. */
 	if (!(s->pkey = rsa_keygen(s))) {
-		api->set_error(ctx, "cannot generate a %s key: %s",
-			       rsa_algo_names[s->algo], rsa_ossl_err(err, sizeof(err)));
+		api->errorf(ctx, NULL, "cannot generate a %s key\n%s\n"
+			    "check that OpenSSL's default provider loads: openssl list -providers",
+			    rsa_algo_names[s->algo], rsa_ossl_err(err, sizeof(err)));
 		return BENCH_ERR;
 	}
 	if (s->algo == RSA_ALGO_RSA)
@@ -308,7 +316,7 @@ static int rsa_thread_init(void *state, bench_thread *bt, void **tstate)
 	int ok;
 
 	if (!t) {
-		s->api->set_error(s->ctx, "out of memory");
+		s->api->errorf(s->ctx, bt, "out of memory\nthread %u's state", idx);
 		return BENCH_ERR;
 	}
 	memset(t, 0, sizeof(*t));
@@ -318,8 +326,8 @@ static int rsa_thread_init(void *state, bench_thread *bt, void **tstate)
 	*tstate = t;
 	ok = s->pkey ? rsa_thread_pkey(t) : rsa_thread_bulk(t);
 	if (!ok) {
-		s->api->set_error(s->ctx, "cannot set up %s for thread %u: %s",
-				  rsa_algo_names[s->algo], idx, rsa_ossl_err(err, sizeof(err)));
+		s->api->errorf(s->ctx, bt, "cannot set up %s for thread %u\n%s", rsa_algo_names[s->algo], idx,
+			       rsa_ossl_err(err, sizeof(err)));
 		rsa_thread_done(t);
 		return BENCH_ERR;
 	}

@@ -35,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	fwrite(data, 1, size, f);
 	fclose(f);
-	bc_config_init(&c);
+	bc_config_defaults(&c);
 	if (bc_config_load(&c, path, &e) == 0) {
 		bc_module m = { .desc = { .name = "fz", .options = fz_options } };
 		for (size_t i = 0; i < c.nmods; i++) {

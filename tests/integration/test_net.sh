@@ -499,6 +499,17 @@ expect_grep "serve --help lists --max-memory" $T/help.out "--max-memory SIZE +bu
 run_bc $T/u6 serve --module cpu
 expect_rc "serve: a module without a server half" 2
 expect_grep "... is refused by name" $T/u6.err "module \"cpu\" has no server half"
+# serve's settings are one table: the file's values land, a flag wins over the file (--max-memory,
+# and start_serve's --port 0 over the file's port = "auto"), the rest keep the table's defaults
+printf 'serve = { max_clients = 3; max_memory = "64M"; port = "auto"; };\n' >"$T/prec.conf"
+start_serve prec -c "$T/prec.conf" --max-memory 128M
+expect_grep "serve: site.conf's max_clients lands" $T/prec.err "max 3 clients, 64 threads, 128 MiB"
+stop_serve
+check "... and stops cleanly on SIGTERM" test "$SRC" -eq 0
+printf 'serve = { max_threads = 2000; };\n' >"$T/bad4.conf"
+run_bc $T/u11 serve -c "$T/bad4.conf"
+expect_rc "serve: a value out of the table's range in the file is a config error" 2
+expect_grep "... named with file and line" $T/u11.err "bad4.conf:1: invalid value \"2000\" for \"max_threads\""
 
 # --------------------------------------------- two hosts: network namespaces
 NA=bc-ns-$$-a NB=bc-ns-$$-b

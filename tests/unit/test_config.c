@@ -17,7 +17,7 @@ static int load_text(const char *text, bc_config *c, bc_err *e)
 	FILE *f = fdopen(fd, "w");
 	fputs(text, f);
 	fclose(f);
-	bc_config_init(c);
+	bc_config_defaults(c);
 	memset(e, 0, sizeof(*e));
 	int rc = bc_config_load(c, path, e);
 	unlink(path);
@@ -92,6 +92,55 @@ static int plan_text(const char *text, bc_modplan *p, bc_err *e)
 	return rc;
 }
 
+/* benchcore serve's table: its defaults are the ones the old flag table
+   wrote out (127.0.0.1, the module's port, 4 clients, 30 s, no duration
+   limit, 64 threads, 512M), every value is checked as a run setting is,
+   port = auto is the module's port and a number replaces it. */
+static void test_serve_settings(void **st)
+{
+	(void)st;
+	bc_serveset v;
+	bc_err e;
+	bc_serveset_defaults(&v);
+	assert_null(v.module);
+	assert_string_equal(v.bind, "127.0.0.1");
+	assert_int_equal(v.port_auto, 1);
+	assert_int_equal(v.once, 0);
+	assert_int_equal(v.max_clients, 4);
+	assert_true(v.idle_timeout == 30 && v.max_duration == 0);
+	assert_int_equal(v.max_threads, 64);
+	assert_true(v.max_memory == 512ull << 20);
+	for (const bc_setting *s = bc_serve_settings; s->opt.name; s++) {
+		assert_ptr_equal(bc_serve_setting_find(s->opt.name), s);
+		assert_true(bc_setting_find(s->opt.name) != s);	/* never a run or top-level key */
+		assert_int_equal(s->scope, BC_SCOPE_SERVE);
+		assert_true(!s->flag == (s->store == BC_ST_NONE));	/* the secret: config only */
+		if (s->flag)
+			assert_true(s->metavar || s->flag_value);
+	}
+	char *port[] = { "5400", NULL }, *autop[] = { "auto", NULL }, *zero[] = { "0", NULL };
+	char *mem[] = { "64K", NULL }, *bind[] = { "::", NULL };
+	assert_int_equal(bc_setting_set(bc_serve_setting_find("port"), &v, port, "t", &e), 0);
+	assert_true(v.port == 5400 && !v.port_auto);
+	assert_int_equal(bc_setting_set(bc_serve_setting_find("port"), &v, autop, "t", &e), 0);
+	assert_int_equal(v.port_auto, 1);
+	assert_int_equal(bc_setting_set(bc_serve_setting_find("max_clients"), &v, zero, "t", &e), -1);
+	assert_non_null(strstr(e.msg, "t: invalid value \"0\" for \"max_clients\""));
+	assert_int_equal(bc_setting_set(bc_serve_setting_find("max_memory"), &v, mem, "t", &e), -1);
+	assert_non_null(strstr(e.detail, "1M .. 1024T"));
+	assert_int_equal(bc_setting_set(bc_serve_setting_find("bind"), &v, bind, "t", &e), 0);
+	assert_string_equal(v.bind, "::");
+	bc_serveset_free(&v);
+	/* one flag per setting with a flag, coded by the row's index */
+	bc_flag tab[32];
+	char help[32][512];
+	size_t n = bc_settings_flags(bc_serve_settings, tab, help, 32, 100, 0);
+	assert_int_equal(n, 9);
+	assert_string_equal(tab[1].lng, "bind");
+	assert_int_equal(tab[1].code, 101);
+	assert_string_equal(tab[1].help, "address to listen on; 0.0.0.0 or :: for every interface (default 127.0.0.1)");
+}
+
 static void test_module_options(void **st)
 {
 	(void)st;
@@ -118,7 +167,7 @@ static void test_module_options(void **st)
 	bc_plan_free(&p);
 }
 
-/* The settings table: every default parses and lands (bc_config_init is
+/* The settings table: every default parses and lands (bc_config_defaults is
    the table), flags are unique, every run setting has a flag, lists are
    only where a list is stored, and a value is checked the same way whatever
    its source. */
@@ -127,7 +176,7 @@ static void test_settings_table(void **st)
 	(void)st;
 	bc_config c;
 	bc_err e;
-	bc_config_init(&c);
+	bc_config_defaults(&c);
 	assert_int_equal(c.run.nthreads, 1);
 	assert_int_equal(c.run.threads[0], 1);
 	assert_true(c.run.time_s == 10 && c.run.warmup_s == 1 && c.run.grace == 10);
@@ -208,6 +257,7 @@ int main(void)
 		cmocka_unit_test(test_valid),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_settings_table),
+		cmocka_unit_test(test_serve_settings),
 		cmocka_unit_test(test_module_options),
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_value_text),

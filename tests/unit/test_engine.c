@@ -68,7 +68,7 @@ static json_t *run_case(int skip, unsigned repeat)
 {
 	static const double pct[] = { 50, 99 };
 	bc_config cfg;
-	bc_config_init(&cfg);
+	bc_config_defaults(&cfg);
 	bc_val vals[2] = { { .s = "blue" }, { .i = skip } };
 	bc_case c = { .mod = &mod, .vals = vals, .run = cfg.run, .threads = 2, .id = repeat, .repeat = repeat,
 		      .pct = pct, .npct = 2, .scratch = "/tmp", .module_dir = "/tmp", .do_prepare = 1,

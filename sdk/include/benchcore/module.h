@@ -359,8 +359,10 @@ typedef struct bench_host_api_v1 {
 	   visible process. name: short label ("redis-server"). */
 	int (*declare_process)(bench_ctx *ctx, int pid, const char *name);
 
-	/* Appended in 1.3 (issue 24). Worker thread that owns t, inside
-	   thread_run once stopping() is nonzero (the window has closed), before
+	/* Appended to the 1.3 table later than the members above: a 1.3 host
+	   built before it lacks it, so test BENCH_HOST_HAS(api,
+	   record_unfinished). Worker thread that owns t, inside thread_run
+	   once stopping() is nonzero (the window has closed), before
 	   it returns: an operation of class op that was still in flight at the
 	   stop (sent in the measured window, no reply yet), with the time it
 	   had waited so far, a lower bound of its latency. It enters the
@@ -370,7 +372,8 @@ typedef struct bench_host_api_v1 {
 	   Ignored at any other moment. */
 	void (*record_unfinished)(bench_thread *t, unsigned op, uint64_t waited_ns);
 
-	/* Appended in 1.3 (issue 30). Worker thread that owns t: n operations
+	/* Appended to the 1.3 table later still, like record_unfinished: test
+	   BENCH_HOST_HAS(api, warmup_n). Worker thread that owns t: n operations
 	   completed during warmup by a module that records nothing until
 	   measuring() says yes (a batch begun in warmup must not enter the
 	   window, a budget warmup must not use up). warmup = "auto" ends the

@@ -1,4 +1,4 @@
-/* Per-case requirements (needs.h). */
+/* Whether each case fits this machine (fit.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "engine.h"
-#include "needs.h"
+#include "fit.h"
 #include "sysinfo.h"
 
 #define NEEDS_TIMEOUT_MS 30000

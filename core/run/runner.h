@@ -1,11 +1,13 @@
-/* The results document of a run (document.c): made once with the run's
-   identity, host and config, a case appended as each one ends, rewritten
-   (atomically) after every case, so a crash of benchcore or a second
-   Ctrl-C loses at most one; a long interval series is spilled beside it.
+/* The runner's lifecycle (runner.c; the struct is run.h's bc_runner): made,
+   resumed, a case recorded, written, freed. What it keeps is the run's
+   results document: made once with the run's identity, host and config, a
+   case appended as each one ends, rewritten (atomically) after every case,
+   so a crash of benchcore or a second Ctrl-C loses at most one; a long
+   interval series is spilled beside it.
    The schedule (run.c) decides what runs; this file only keeps what ran.
    Main thread only. */
-#ifndef BC_DOCUMENT_H
-#define BC_DOCUMENT_H
+#ifndef BC_RUNNER_H
+#define BC_RUNNER_H
 #include "run.h"
 
 /* Creates r->doc (schema, version, host, config, schedule) and draws the

@@ -1,4 +1,5 @@
-/* Strays: see strays.h. /proc is read directly (no CONFIG_PROC_CHILDREN). */
+/* Reaping the processes a case left (reap.h). /proc is read directly (no
+   CONFIG_PROC_CHILDREN). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -8,7 +9,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "strays.h"
+#include "reap.h"
 #include "util.h"
 
 size_t bc_children_of(pid_t parent, pid_t *out, size_t cap)

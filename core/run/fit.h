@@ -1,12 +1,13 @@
-/* Per-case requirements (ABI 1.3 needs()) against this machine: free disk
-   at the case's path, available memory, usable CPUs. The module computes
-   each case's needs from its options in a short-lived child that opens it
-   (benchcore's process never runs module code); the runner checks them
+/* Whether each case fits this machine: its requirements (ABI 1.3 needs())
+   against free disk at the case's path, available memory, usable CPUs. The
+   module computes each case's needs from its options in a short-lived
+   child that opens it (engine/needs.c; benchcore's process never runs
+   module code); the runner checks them
    before the plan is shown, so the plan line counts the cases that cannot
    run, and skips those with the figures. profile = "small" shrinks what a
    module marks as scalable until its cases fit. Main thread. */
-#ifndef BC_NEEDS_H
-#define BC_NEEDS_H
+#ifndef BC_FIT_H
+#define BC_FIT_H
 #include <stdint.h>
 #include "plan.h"
 #include "sysinfo.h"

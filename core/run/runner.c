@@ -1,7 +1,8 @@
-/* The results document (document.h): one JSON object for the whole run,
- * built as the cases end and rewritten after each, with the cases also kept
- * as structs (bc_case_result) for the summary, the CSV and the grouping that
- * repeat = auto decides by. Main thread. */
+/* The runner's lifecycle (runner.h): init, resume, record, write, free.
+ * Its results document is one JSON object for the whole run, built as the
+ * cases end and rewritten after each, with the cases also kept as structs
+ * (bc_case_result) for the summary, the CSV and the grouping that repeat =
+ * auto decides by. Main thread. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -10,7 +11,7 @@
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
-#include "document.h"
+#include "runner.h"
 #include "identity.h"
 #include "output.h"
 #include "resume.h"

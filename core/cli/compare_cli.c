@@ -204,7 +204,7 @@ int bc_cmd_compare(int argc, char **argv)
 	}
 	if (ub) {
 		char **dirs = bc_module_search_path(NULL);
-		rc = bc_refset_index(stdout, files[0], dirs, res, nfiles - 1);
+		rc = bc_refset_index(stdout, files[0], dirs, res, nfiles - 1, &a.o, a.fmt == BC_FMT_JSON);
 		bc_strv_free(dirs);
 		if (bc_stdout_done("compare"))
 			rc = 2;

@@ -47,9 +47,48 @@ if command -v strace >/dev/null; then
 	if [ -n "$w" ] && [ "$w" -ge "$n" ] && [ "$w" -le $((2 * n + n / 5 + 200)) ]; then
 		pass "context_switch: a counter written there and back per loop counted ($n loops, $w writes)"
 	else fail "context_switch: $n loops counted, strace saw ${w:-no} writes"; fi
+	# file_copy: the helper's reads of its descriptor 3 and writes of 4 that carried a
+	# whole buffer of the source's bytes ('b'), each seen in strace's own log
+	strace -f -o $T/o7.st -e trace=read,write "$BC" run sys test=file_copy path=$T buffer_size=1K max_blocks=64 \
+		--time 0.3 --warmup 0 -q -o $T/o7.json >/dev/null 2>&1 </dev/null
+	"$PY" -S - $T/o7.st >$T/o7.n <<'PYEOF'
+import re, sys
+seen = {}
+for line in open(sys.argv[1]):
+    m = re.match(r'(\d+) +(read\(3|write\(4), "bbbbbbbb', line)
+    if m:
+        seen.setdefault(m.group(1), {}).setdefault(m.group(2), 0)
+        seen[m.group(1)][m.group(2)] += 1
+pid = max(seen, key=lambda p: seen[p].get("read(3", 0)) if seen else None
+print(seen[pid].get("read(3", 0), seen[pid].get("write(4", 0)) if pid else print(0, 0)
+PYEOF
+	read -r rd wr <$T/o7.n
+	within "file_copy: one 1K read of the source per loop counted" "$(loops $T/o7.json)" "$rd" 2
+	within "file_copy: one 1K write to the copy per loop counted" "$(loops $T/o7.json)" "$wr" 2
+	obs $T/o8 execve test=shell concurrency=2 --time 1
+	# a loop: the outer script, 2 copies of the inner one, each exec'ing sort, od, sort,
+	# grep, tee, wc and rm: 1 + 2 x 8 execs (benchcore's own and the helper's: about 20)
+	n=$(loops $T/o8.json)
+	within "shell at concurrency 2: 17 execs per loop counted" "$((17 * n))" "$(calls execve $T/o8.st)" 40
 else
 	fail "strace not installed (scripts/deps.sh installs it)"
 fi
+
+# context_switch: the context switches the kernel counted for benchcore and every
+# process it and its helper waited for (getrusage RUSAGE_CHILDREN of a parent this test
+# runs: the helper and its partner are reaped, so theirs are in it): each loop is a
+# round trip, the helper and its partner each blocking once on a read
+"$PY" -S - "$BC" $T/cs.json >$T/cs.out <<'PYEOF'
+import json, resource, subprocess, sys
+subprocess.run([sys.argv[1], "run", "sys", "test=context_switch", "--time", "0.3", "--warmup", "0", "-q", "-o", sys.argv[2]],
+               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.load(open(sys.argv[2]))["cases"][0]["ops"]["loop"]["count"], ru.ru_nvcsw + ru.ru_nivcsw)
+PYEOF
+read -r n cs <$T/cs.out
+if [ -n "$cs" ] && [ "$n" -gt 100 ] && [ "$cs" -ge $((2 * n - n / 20)) ] && [ "$cs" -le $((2 * n + n / 2 + 5000)) ]; then
+	pass "context_switch: the kernel counted two switches a loop ($n loops, $cs switches)"
+else fail "context_switch: $n loops counted, the kernel counted ${cs:-no} switches"; fi
 
 # the process tests fork from the helper, never from the case's process
 strace -f -o $T/tree.st -e trace=clone,clone3,fork,vfork,execve "$BC" run sys test=spawn --time 0.2 --warmup 0 -q -o $T/tree.json >/dev/null 2>&1 </dev/null
@@ -141,6 +180,74 @@ expect_grep "the score says how many tests it covers" $T/ubi.out 'the score is o
 run_bc $T/ubn compare --index unixbench $T/ubbase.json
 expect_rc "compare --index unixbench on a file without any of its tests" 2
 expect_grep "it says which config runs them" $T/ubn.out "none of the set.s tests"
+
+# --- two files: each one's score against the first's, the ratio's interval and compare's verdict
+"$PY" -S - $T/ubbase.json $T <<'PYEOF'
+import copy, json, sys
+d = json.load(open(sys.argv[1]))
+proto = d["cases"][0]
+proto.pop("cpu", None)		# no interference: the verdicts are the data's alone
+proto["warnings"] = []
+sysp = {"buffer_size": 1024, "max_blocks": 2000, "concurrency": 1, "path": "/x"}
+tests = [("cpu", {"test": "dhrystone", "max_prime": 10000}, "loops_per_sec"),
+         ("sys", dict(sysp, test="pipe"), "loops_per_sec"), ("sys", dict(sysp, test="syscall"), "loops_per_sec")]
+def fixture(name, vals):
+    cases = []
+    for (mod, params, metric), vs in zip(tests, vals):
+        for r, v in enumerate(vs):
+            c = copy.deepcopy(proto)
+            c.update(id=len(cases) + 1, module=mod, params=params, repeat=r + 1, headline=metric,
+                     metrics={metric: {"value": v, "unit": "x", "higher_is_better": True}})
+            cases.append(c)
+    e = dict(d, cases=cases, groups=[], label=name)
+    json.dump(e, open("%s/ub%s.json" % (sys.argv[2], name), "w"))
+spread = lambda v: [v, v * 1.01, v * 0.99]
+fixture("A", [spread(1000000), spread(100000), spread(50000)])
+fixture("B", [spread(1200000), spread(120000), spread(60000)])	# every test 1.2 x A's
+fixture("C", [spread(1000000), spread(100200), spread(49900)])	# within 1% of A's
+PYEOF
+run_bc $T/ub2 compare --index unixbench $T/ubA.json $T/ubB.json $T/ubC.json
+expect_rc "compare --index unixbench A B C" 0
+# by hand: A's indexes 1e6/116700 x 10 = 85.69, 1e5/12440 x 10 = 80.39, 5e4/15000 x 10 = 33.33,
+# score (85.69 x 80.39 x 33.33)^(1/3) = 61.23; B's 1.2 x that = 73.48. The ratio 1.2, each
+# test's log spread 0.01 a repeat: se = sqrt(2 x 1e-4 / 3) a test, sqrt(3) times smaller over
+# three (0.00471), 12 degrees of freedom, t(80%) = 1.356: 1.2 x exp(+-0.00639) = [1.192, 1.208]
+expect_grep "B's score against A's: ratio, 80% interval, compare's verdict (win)" $T/ub2.out \
+	'^  B, 1 copy: 73\.5 against 61\.2, ratio 1\.200 \[1\.192, 1\.208\] \(80%\) over 3 tests: win$'
+expect_grep "C's score within 2% of A's, 3 repeats a test: a tie" $T/ub2.out \
+	'^  C, 1 copy: 61\.2 against 61\.2, ratio 1\.000 \[0\.99[0-9], 1\.00[0-9]\] \(80%\) over 3 tests: tie '
+expect_grep "each file's table is still printed" $T/ub2.out '^ubB \(|^B \('
+run_bc $T/ub2j compare --index unixbench --json $T/ubA.json $T/ubB.json
+expect_rc "compare --index unixbench --json A B" 0
+cp $T/ub2j.out $T/ub2j.json
+expect_py "--json: the scores, the ratio, its interval and the verdict" $T/ub2j.json \
+	"[(round(c['score_a'], 1), round(c['score_b'], 1), round(c['ratio'], 3), round(c['low'], 3), round(c['high'], 3), c['verdict'], c['level']) for c in d['comparisons']] == [(61.2, 73.5, 1.2, 1.192, 1.208, 'win', 0.8)]"
+expect_py "--json: each file's tests with index and interval" $T/ub2j.json \
+	"[round(t['index'], 1) for t in d['files'][0]['tables'][0]['tests']] == [85.7, 80.4, 33.3] and d['files'][1]['tables'][0]['score'] > 73"
+"$PY" -S - $T/ubA.json $T/ubD.json <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["cases"] = [c for c in d["cases"] if c["repeat"] == 1]	# one repeat a test
+d["label"] = "D"
+json.dump(d, open(sys.argv[2], "w"))
+PYEOF
+run_bc $T/ub3 compare --index unixbench $T/ubA.json $T/ubD.json
+expect_grep "one repeat a test: no interval, inconclusive, says why" $T/ub3.out \
+	'^  D, 1 copy: .* ratio [0-9.]+ over 3 tests: inconclusive \(3 of its tests have fewer than 2 repeats'
+run_bc $T/ub4 compare --index $T/ubA.json $T/ubB.json
+expect_grep "--index against a first results file is still the index against it" $T/ub4.out '^index \(baseline = 100\)'
+# the report: the same table and the ratio with its verdict, only when asked
+run_bc $T/rep report --index unixbench $T/ubA.json $T/ubB.json -o $T/rep.html
+expect_rc "report --index unixbench A B" 0
+expect_grep "report: UnixBench's table, a test's baseline, result and index" $T/rep.html \
+	"<td>Pipe Throughput</td><td class='num'>12440\.0</td><td class='num'>100000\.0</td><td>lps</td><td class='num'>80\.4</td>"
+expect_grep "report: the score" $T/rep.html "<th>System Benchmarks Index Score</th><td></td><td></td><td></td><th class='num'>61\.2</th>"
+expect_grep "report: B's score against A's, the ratio, its interval and the verdict" $T/rep.html \
+	"<td class='num'>73\.5</td><td class='num'>61\.2</td><td class='num'>1\.200</td><td class='num'>1\.192 \.\. 1\.208 \(80%\)</td><td class='num'>3</td><td class='win'>win</td>"
+run_bc $T/rep0 report $T/ubA.json $T/ubB.json -o $T/rep0.html
+check "report without --index has no UnixBench section" sh -c "! grep -q 'System Benchmarks Index Score' $T/rep0.html"
+run_bc $T/rep1 report --index nosuchset $T/ubA.json -o $T/rep1.html
+expect_grep "report --index with a set that is not there says so on the page" $T/rep1.html "no reference set .*nosuchset"
 
 # file_copy's file is max_blocks KiB (UnixBench's -m), whatever the buffer: the
 # plan checks two such files a thread against the free space at path

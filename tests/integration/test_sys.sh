@@ -63,8 +63,9 @@ pid = max(seen, key=lambda p: seen[p].get("read(3", 0)) if seen else None
 print(seen[pid].get("read(3", 0), seen[pid].get("write(4", 0)) if pid else print(0, 0)
 PYEOF
 	read -r rd wr <$T/o7.n
-	within "file_copy: one 1K read of the source per loop counted" "$(loops $T/o7.json)" "$rd" 2
-	within "file_copy: one 1K write to the copy per loop counted" "$(loops $T/o7.json)" "$wr" 2
+	# (a batch in flight as the window closes is done, not counted: 10 ms of loops)
+	within "file_copy: one 1K read of the source per loop counted" "$(loops $T/o7.json)" "$rd" 60
+	within "file_copy: one 1K write to the copy per loop counted" "$(loops $T/o7.json)" "$wr" 60
 	obs $T/o8 execve test=shell concurrency=2 --time 1
 	# a loop: the outer script, 2 copies of the inner one, each exec'ing sort, od, sort,
 	# grep, tee, wc and rm: 1 + 2 x 8 execs (benchcore's own and the helper's: about 20)
@@ -127,7 +128,8 @@ expect_py "file_copy: the reason names the path" $T/fc3.json "'nonexistent' in d
 run_sys $T/par test=spawn --threads 2 --time 0.3
 expect_py "spawn at 2 threads: two copies, each did loops" $T/par.json \
 	"d['cases'][0]['threads'] == 2 and d['cases'][0]['status'] == 'ok' and d['cases'][0]['fairness']['events_min'] > 0"
-check "no sys-helper process is left" sh -c "! pgrep -f 'sys-helpe[r] serve' >/dev/null"
+# (this build's helper only: another build's tests may run beside these)
+check "no sys-helper process is left" sh -c "! pgrep -f '$(cd "$(dirname "$BC")" && pwd -P)/modules/sys-helpe[r] serve' >/dev/null"
 
 # --- cpu test = dhrystone | whetstone (UnixBench's dhry2reg, whetstone-double)
 run_bc $T/dh run cpu test=dhrystone --time 0.3 --warmup 0 -q -o $T/dh.json

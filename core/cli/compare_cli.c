@@ -95,7 +95,8 @@ static const bc_flag compare_flags[] = {
 	  "module and overall, the geometric mean of the headline ratios, with a 95% interval and the cases "
 	  "it covers; --index SET RUN.json ...: each file against a reference set a module ships "
 	  "(SET.refset.json on the module path: the sys module's unixbench is UnixBench's System Benchmarks "
-	  "Index, its baseline, one copy and N copies)" },
+	  "Index, its baseline, one copy and N copies; with two files or more, each one's score against "
+	  "the first's: the ratio, its interval and compare's verdict; --json: the same as one document)" },
 	{ "format", 0, "text|markdown|csv", F_FORMAT, "the form of --table, --summary-table, --per-ghz and "
 	  "--index (default text)" },
 	{ "json", 0, NULL, F_JSON, "JSON on stdout instead of text" },

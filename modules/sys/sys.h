@@ -31,6 +31,8 @@ struct sys_thread {
 	bench_thread *bt;
 	unsigned index;
 	uint64_t batch;			/* loops in the next timed batch */
+	uint64_t sent[2];		/* helper tests: the batches asked for, oldest first */
+	unsigned pending;		/* how many of them */
 	pid_t helper;			/* its sys-helper, or 0 */
 	int cmd;			/* commands to the helper */
 	FILE *reply;			/* its replies */
@@ -56,8 +58,14 @@ static inline int sys_uses_helper(int test)
 	return test != SYS_SYSCALL && test != SYS_GETPID;
 }
 
-/* n loops of t's test: 0, or -1 after an error() naming what failed. */
+/* n loops of syscall or getpid on the calling thread: 0, or -1 after an
+   error naming what failed. */
 int sys_loops(struct sys_thread *t, uint64_t n);
+/* The helper's tests: a command for n loops of t's test to its helper; its
+   answer, the loops' time as the helper measured it (ns). 0, or -1 after an
+   error naming what failed. */
+int sys_send(struct sys_thread *t, uint64_t n);
+int sys_answer(struct sys_thread *t, uint64_t *ns);
 /* file_copy: t's source file of max_blocks KiB and its destination, both
    new (O_EXCL: a file that is there is never opened), in path; the source
    written and synced (UnixBench syncs before its copy). */

@@ -38,23 +38,37 @@ static int sys_getpid(uint64_t n)
 	return 0;
 }
 
-/* One command to the helper (n loops of cmd; arg: the test's own number) and
-   its reply. */
-static int sys_ask(struct sys_thread *t, const char *cmd, uint64_t n, int64_t arg)
+static const char *const sys_helper_cmds[] = {
+	[SYS_PIPE] = "pipe", [SYS_CTX] = "ctx", [SYS_SPAWN] = "spawn", [SYS_EXECL] = "execl",
+	[SYS_FILE_COPY] = "copy", [SYS_SHELL] = "shell" };
+
+int sys_send(struct sys_thread *t, uint64_t n)
 {
-	char line[512];
-	int len = snprintf(line, sizeof(line), "%s %llu %lld\n", cmd, (unsigned long long)n, (long long)arg);
+	const struct sys_opts *o = t->s->o;
+	int64_t arg = o->test == SYS_FILE_COPY ? o->buffer_size : o->test == SYS_SHELL ? o->concurrency : 0;
+	char line[128];
+	int len = snprintf(line, sizeof(line), "%s %llu %lld\n", sys_helper_cmds[o->test], (unsigned long long)n,
+			   (long long)arg);
 	if (write(t->cmd, line, (size_t)len) != len)
 		return sys_fail(t, "the helper process stopped");
+	return 0;
+}
+
+int sys_answer(struct sys_thread *t, uint64_t *ns)
+{
+	char line[512];
+	unsigned long long v = 0;
 	if (!fgets(line, sizeof(line), t->reply)) {
 		errno = EPIPE;
 		return sys_fail(t, "the helper process did not answer");
 	}
-	if (strncmp(line, "ok", 2)) {
+	if (strncmp(line, "ok ", 3) || sscanf(line + 3, "%llu", &v) != 1) {
 		line[strcspn(line, "\n")] = '\0';
-		t->s->api->errorf(t->s->ctx, t->bt, "sys-helper %s: %s", cmd, line + (line[0] == 'e' ? 4 : 0));
+		t->s->api->errorf(t->s->ctx, t->bt, "sys-helper %s: %s", sys_helper_cmds[t->s->o->test],
+				  line + (line[0] == 'e' ? 4 : 0));
 		return -1;
 	}
+	*ns = v;
 	return 0;
 }
 
@@ -63,12 +77,6 @@ int sys_loops(struct sys_thread *t, uint64_t n)
 	switch (t->s->o->test) {
 	case SYS_SYSCALL: return sys_mix(t, n);
 	case SYS_GETPID: return sys_getpid(n);
-	case SYS_PIPE: return sys_ask(t, "pipe", n, 0);
-	case SYS_CTX: return sys_ask(t, "ctx", n, 0);
-	case SYS_SPAWN: return sys_ask(t, "spawn", n, 0);
-	case SYS_EXECL: return sys_ask(t, "execl", n, 0);
-	case SYS_FILE_COPY: return sys_ask(t, "copy", n, t->s->o->buffer_size);
-	case SYS_SHELL: return sys_ask(t, "shell", n, t->s->o->concurrency);
 	}
 	return -1;
 }

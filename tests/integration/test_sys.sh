@@ -8,7 +8,8 @@
 run_sys() { local o=$1; shift; run_bc $o run sys "$@" --warmup 0 -q -o $o.json; }
 
 for t in syscall getpid pipe context_switch spawn execl file_copy shell; do
-	run_sys $T/$t test=$t --time 0.3
+	# (shell: a loop is tens of ms, a loaded machine's hundreds: a window of 1 s)
+	run_sys $T/$t test=$t --time $([ $t = shell ] && echo 1 || echo 0.3)
 	expect_rc "sys test=$t runs" 0
 	expect_py "sys test=$t: ok, loops counted, a loop's latency recorded" $T/$t.json \
 		"[c['status'] == 'ok' and c['ops']['loop']['count'] > 0 and c['metrics']['loops_per_sec']['value'] > 0 and c['ops']['loop']['latency_ns']['p50'] > 0 for c in d['cases']] == [True]"
@@ -23,8 +24,14 @@ if command -v strace >/dev/null; then
 	obs() { local o=$1 calls=$2; shift 2; strace -f -c -o $o.st -e trace=$calls "$BC" run sys "$@" --warmup 0 -q -o $o.json >/dev/null 2>&1 </dev/null; }
 	# calls NAME FILE: the count strace saw
 	calls() { awk -v n="$1" '$NF == n { print ($4 ~ /^[0-9]+$/) ? $4 : $5 }' "$2"; }
-	within() {	# desc, loops, seen, most extra: loops <= seen <= loops * 1.1 + extra
-		if [ -n "$3" ] && [ "$3" -ge "$2" ] && [ "$3" -le $(( $2 + $2 / 10 + $4 )) ]; then pass "$1 ($2 loops, $3 seen)"
+	# within desc, loops, seen, most extra: loops <= seen <= loops x 1.1 (x 1.25 for the
+	# helper's tests: it has the next batch waiting, so up to two batches of ~10 ms run
+	# after the window closes, done and not counted; strace slows the case's thread more
+	# than the helper) + extra
+	within() {
+		local tail=$(( $2 / 10 ))
+		case "$1" in syscall*|getpid*) ;; *) tail=$(( $2 / 4 ));; esac
+		if [ -n "$3" ] && [ "$3" -ge "$2" ] && [ "$3" -le $(( $2 + tail + $4 )) ]; then pass "$1 ($2 loops, $3 seen)"
 		else fail "$1: $2 loops counted, strace saw ${3:-none}"; fi
 	}
 	loops() { "$PY" -S -c "import json,sys; print(json.load(open(sys.argv[1]))['cases'][0]['ops']['loop']['count'])" $1; }
@@ -32,8 +39,7 @@ if command -v strace >/dev/null; then
 	within "syscall: one umask per loop counted" "$(loops $T/o1.json)" "$(calls umask $T/o1.st)" 20
 	obs $T/o2 getpid test=getpid --time 0.3
 	within "getpid: one getpid per loop counted" "$(loops $T/o2.json)" "$(calls getpid $T/o2.st)" 40
-	obs $T/o3 write test=pipe --time 0.3
-	within "pipe: one 512-byte write per loop counted" "$(loops $T/o3.json)" "$(calls write $T/o3.st)" 200
+	# (pipe: below, its writes by process)
 	obs $T/o4 clone,clone3,fork,vfork test=spawn --time 0.3
 	n=$(loops $T/o4.json); c=$(( $(calls clone $T/o4.st || echo 0) + 0 )); c3=$(calls clone3 $T/o4.st); c=$(( c + ${c3:-0} ))
 	within "spawn: one fork per loop counted" "$n" "$c" 40
@@ -43,8 +49,9 @@ if command -v strace >/dev/null; then
 	n=$(loops $T/o6.json)
 	w=$(calls write $T/o6.st)
 	# two writes a loop (there and back); strace -f has been seen to miss some of the
-	# partner's, so the bound is the helper's own write at least, both at most
-	if [ -n "$w" ] && [ "$w" -ge "$n" ] && [ "$w" -le $((2 * n + n / 5 + 200)) ]; then
+	# partner's, so the bound is the helper's own write at least, both at most (and the
+	# batches that run after the window, as within says)
+	if [ -n "$w" ] && [ "$w" -ge "$n" ] && [ "$w" -le $((2 * n + n / 2 + 400)) ]; then
 		pass "context_switch: a counter written there and back per loop counted ($n loops, $w writes)"
 	else fail "context_switch: $n loops counted, strace saw ${w:-no} writes"; fi
 	# file_copy and pipe: the loops' reads and writes are the helper's (a small single-threaded
@@ -74,16 +81,18 @@ print()
 PYEOF
 	}
 	strace -f -o $T/o7.st -e trace=read,write,execve "$BC" run sys test=file_copy path=$T buffer_size=1K max_blocks=64 \
-		--time 0.3 --warmup 0 -q -o $T/o7.json >/dev/null 2>&1 </dev/null
+		--time 1 --warmup 0 -q -o $T/o7.json >/dev/null 2>&1 </dev/null
 	read -r rd rdo wr wro <<<"$(byproc $T/o7.st 'read\(3, "bbbbbbbb' 'write\(4, "bbbbbbbb')"
 	# (a batch in flight as the window closes is done, not counted: 10 ms of loops)
-	within "file_copy: one 1K read of the source per loop counted, in the helper" "$(loops $T/o7.json)" "$rd" 60
-	within "file_copy: one 1K write to the copy per loop counted, in the helper" "$(loops $T/o7.json)" "$wr" 60
+	# (strace prints a call another process's call interrupted without its data: up to 2%
+	# fewer seen)
+	within "file_copy: one 1K read of the source per loop counted, in the helper" "$(loops $T/o7.json)" "$((rd + rd / 50))" 60
+	within "file_copy: one 1K write to the copy per loop counted, in the helper" "$(loops $T/o7.json)" "$((wr + wr / 50))" 60
 	check "file_copy: the case's own process copies nothing ($rdo reads, $wro writes)" test "$rdo" -eq 0 -a "$wro" -le 64
-	strace -f -o $T/o9.st -e trace=write,execve "$BC" run sys test=pipe --time 0.3 --warmup 0 -q -o $T/o9.json \
+	strace -f -o $T/o9.st -e trace=write,execve "$BC" run sys test=pipe --time 1 --warmup 0 -q -o $T/o9.json \
 		>/dev/null 2>&1 </dev/null
 	read -r pw pwo <<<"$(byproc $T/o9.st 'write\(\d+, "p{8}.*, 512\) = 512')"
-	within "pipe: one 512-byte write per loop, in the helper" "$(loops $T/o9.json)" "$pw" 200
+	within "pipe: one 512-byte write per loop, in the helper" "$(loops $T/o9.json)" "$((pw + pw / 50))" 200
 	check "pipe: none in the case's own process ($pwo)" test "$pwo" -eq 0
 	obs $T/o8 execve test=shell concurrency=2 --time 1
 	# a loop: the outer script, 2 copies of the inner one, each exec'ing sort, od, sort,

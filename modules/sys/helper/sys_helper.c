@@ -11,7 +11,11 @@
  * so the case is never forked), and asks it for batches of work over a pipe:
  *
  *   stdin:  "TEST N [ARG]"                    one command a line
- *   stdout: "ok" | "err REASON"               one reply a line
+ *   stdout: "ok NS" | "err REASON"            one reply a line: NS the
+ *           nanoseconds its N loops took (CLOCK_MONOTONIC around them)
+ *
+ * The module keeps a second command waiting, so the helper starts the next
+ * batch as it ends one, whenever the case's thread gets to read the reply.
  *
  *   spawn N   N times: fork, the child exits at once, wait for it
  *   execl N   fork once; the child execs this program N times in a chain
@@ -37,19 +41,27 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *self;
 static int to_partner = -1, from_partner = -1;
 static pid_t partner_pid;
 
-static int reply(const char *why)
+static int reply(const char *why, unsigned long long ns)
 {
 	if (why)
 		printf("err %s: %s\n", why, strerror(errno));
 	else
-		fputs("ok\n", stdout);
+		printf("ok %llu\n", ns);
 	return fflush(stdout) == 0 ? 0 : -1;
+}
+
+static unsigned long long now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
 }
 
 static const char *do_spawn(long n)
@@ -235,6 +247,7 @@ int main(int argc, char **argv)
 	while (fgets(line, sizeof(line), stdin)) {
 		long n = 0, c = 1;
 		const char *why;
+		unsigned long long t0 = now_ns();
 		if (sscanf(line, "%15s %ld %ld", cmd, &n, &c) < 2 || n < 1) {
 			errno = EINVAL;
 			why = "bad command";
@@ -254,7 +267,7 @@ int main(int argc, char **argv)
 			errno = EINVAL;
 			why = "unknown command";
 		}
-		if (reply(why))
+		if (reply(why, now_ns() - t0))
 			break;
 	}
 	if (partner_pid > 0) {	/* EOF ends the partner: nothing outlives the helper */

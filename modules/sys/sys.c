@@ -14,9 +14,10 @@
  *  - the loops run where UnixBench's do, in a small single-threaded process:
  *    each worker thread starts a helper program (sys-helper, beside this
  *    module) with posix_spawn and asks it for batches of pipe loops, copies,
- *    forks, exec chains, context switches or scripts over a pipe; the
- *    request's round trip (~10-20 us) is far under 1% of a batch of about
- *    SYS_BATCH_HELPER_NS. Forking the case would copy a large multithreaded
+ *    forks, exec chains, context switches or scripts over a pipe, batches
+ *    of about SYS_BATCH_HELPER_NS that the helper times itself, with the
+ *    next one always waiting (sys_run_helper). Forking the case would copy
+ *    a large multithreaded
  *    process's page tables, and a read or write in it pays for the shared
  *    descriptor table (a file reference counted per call, a regular file's
  *    position locked): pipe measured 0.84 and file_copy 0.90 of UnixBench's

@@ -9,8 +9,7 @@
 #include <benchcore/module.h>
 
 #define SYS_BATCH_NS	2000000u	/* ~2 ms of loops a timed batch */
-#define SYS_BATCH_HELPER_NS 10000000u	/* ~10 ms when the helper runs them: its
-					   round trip (~10-20 us) stays far under 1% */
+#define SYS_BATCH_HELPER_NS 10000000u	/* ~10 ms when the helper runs them */
 #define SYS_BATCH_MAX	1000000u
 
 enum sys_test { SYS_SYSCALL, SYS_GETPID, SYS_PIPE, SYS_CTX, SYS_SPAWN, SYS_EXECL, SYS_FILE_COPY, SYS_SHELL };

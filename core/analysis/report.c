@@ -10,6 +10,7 @@
 #include <string.h>
 #include "compare.h"
 #include "options.h"
+#include "refset.h"
 #include "report_study.h"
 #include "svg.h"
 #include "tables.h"
@@ -754,10 +755,13 @@ static void header(FILE *f, bc_results *res, int n, const char *title)
 	fputs("</table>\n", f);
 }
 
-int bc_report_write(FILE *f, bc_results *res, int n, const bc_cmp_opts *o, const char *title)
+int bc_report_write(FILE *f, bc_results *res, int n, const bc_cmp_opts *o, const char *title,
+		    const bc_refset_ask *index)
 {
 	header(f, res, n, title);
 	verdicts(f, res, n, o, 0);
+	if (index)
+		bc_refset_html(f, index->name, index->dirs, res, n, o);
 	fputs("<h2>Charts</h2>\n<p class='note'>One line per system. Charts against threads "
 	      "show the mean over the repeats.</p>\n", f);
 	module_sections(f, res, n, o);
@@ -771,7 +775,8 @@ int bc_report_write(FILE *f, bc_results *res, int n, const bc_cmp_opts *o, const
 
 /* The page goes to memory first, then to path by util's one atomic write
    (a temporary file renamed into place), or to stdout for "-". */
-int bc_report_output(const char *path, bc_results *res, int n, const bc_cmp_opts *o, const char *title)
+int bc_report_output(const char *path, bc_results *res, int n, const bc_cmp_opts *o, const char *title,
+		     const bc_refset_ask *index)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -781,7 +786,7 @@ int bc_report_output(const char *path, bc_results *res, int n, const bc_cmp_opts
 
 	if (!f)
 		return -1;
-	rc = bc_report_write(f, res, n, o, title);
+	rc = bc_report_write(f, res, n, o, title, index);
 	if (fclose(f) != 0)
 		rc = -1;
 	if (rc == 0 && strcmp(path, "-") == 0)
@@ -803,7 +808,7 @@ int bc_report_file(const char *path, const char *json_path, const char *title)
 		return -1;
 	}
 	bc_cmp_opts o = BC_CMP_OPTS_DEFAULT;
-	int rc = bc_report_output(path, &r, 1, &o, title);
+	int rc = bc_report_output(path, &r, 1, &o, title, NULL);
 	if (rc == -1)
 		fprintf(stderr, "benchcore: error: report: could not write %s\n", path);
 	bc_results_free(&r);

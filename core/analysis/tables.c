@@ -948,7 +948,7 @@ static void index_part(double sum, double var, double v2df, size_t k, const char
    is better for B, its variance and degrees of freedom: compare's own
    interval (logs of the values, Welch, Satterthwaite) when it drew one,
    else the delta method from each side's repeats. */
-static double index_term(const bc_cmp_row *r, double *var, double *df)
+double bc_index_term(const bc_cmp_row *r, double *var, double *df)
 {
 	double sign = r->ma->higher_is_better ? 1 : -1;
 	if (r->has_ci && r->w_log && r->w_df > 0) {
@@ -986,7 +986,7 @@ size_t bc_index_compute(const bc_cmp *c, bc_index_part *out, size_t max)
 			const bc_cmp_row *r = &c->rows[j];
 			if (!r->headline || strcmp(r->ga->module, mod) || !(r->sa.mean > 0) || !(r->sb.mean > 0))
 				continue;
-			sum += index_term(r, &vi, &dfi);
+			sum += bc_index_term(r, &vi, &dfi);
 			var += vi;
 			v2df += vi * vi / dfi;
 			und += bc_index_undecided(r);

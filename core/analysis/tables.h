@@ -50,6 +50,10 @@ typedef struct bc_index_part {
 	size_t cases;
 	size_t undecided;	/* of them, compare's verdict inconclusive or suspect */
 } bc_index_part;
+/* One headline row on the index's scale: its log ratio turned so that > 0
+   is better for B, its variance and degrees of freedom (compare's interval
+   when it drew one, else the delta method from each side's repeats). */
+double bc_index_term(const bc_cmp_row *r, double *var, double *df);
 /* 1 when compare could not decide the row: inconclusive or suspect. */
 int bc_index_undecided(const bc_cmp_row *r);
 /* Fills up to max parts (modules in a's order, then the overall one);

@@ -99,7 +99,8 @@ static const bc_flag compare_flags[] = {
 	  "module and overall, the geometric mean of the headline ratios, with a 95% interval and the cases "
 	  "it covers; --index SET RUN.json ...: each file against a reference set a module ships "
 	  "(SET.refset.json on the module path: the sys module's unixbench is UnixBench's System Benchmarks "
-	  "Index, its baseline, one copy and N copies)" },
+	  "Index, its baseline, one copy and N copies; with two files or more, each one's score against "
+	  "the first's: the ratio, its interval and compare's verdict; --json: the same as one document)" },
 	{ "format", 0, "text|markdown|csv|json", F_FORMAT, "the form of --table, --summary-table, --per-ghz "
 	  "and --index (default text; json: {columns, rows, notes}, every cell as text shows it)" },
 	{ "json", 0, NULL, F_JSON, "JSON on stdout instead of text (with a table: --format json)" },
@@ -220,7 +221,7 @@ int bc_cmd_compare(int argc, char **argv)
 	}
 	if (ub) {
 		char **dirs = bc_module_search_path(NULL);
-		rc = bc_refset_index(stdout, files[0], dirs, res, nfiles - 1);
+		rc = bc_refset_index(stdout, files[0], dirs, res, nfiles - 1, &a.o, a.fmt == BC_FMT_JSON);
 		bc_strv_free(dirs);
 		if (bc_stdout_done("compare"))
 			rc = 2;

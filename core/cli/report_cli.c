@@ -7,6 +7,8 @@
 #include "cli.h"
 #include "cmp_flags.h"
 #include "compare.h"
+#include "loader.h"
+#include "refset.h"
 #include "util.h"
 
 #define MAX_FILES	16
@@ -40,11 +42,14 @@ static const char report_help[] =
 "\n"
 "Options:\n";
 
-enum { F_OUTPUT = 1, F_TITLE, F_HELP };
+enum { F_OUTPUT = 1, F_TITLE, F_INDEX, F_HELP };
 static const bc_flag report_flags[] = {
 	{ "output", 'o', "FILE", F_OUTPUT, "where to write the page (required; - for stdout); written to a "
 	  "temporary file and renamed into place" },
 	{ "title", 0, "TEXT", F_TITLE, "page title (default \"benchcore report\")" },
+	{ "index", 0, "SET", F_INDEX, "also the index against a reference set a module ships, as compare "
+	  "--index SET prints it (the sys module's unixbench: UnixBench's table and score per file, each "
+	  "file's score against the first's with its interval and verdict), after the verdicts" },
 	BC_CMP_FLAGS,
 	{ "help", 'h', NULL, F_HELP, "this text" },
 	{ NULL }
@@ -57,7 +62,7 @@ static const char report_help_tail[] =
 
 typedef struct report_args {
 	bc_cmp_opts o;
-	const char *out, *title;
+	const char *out, *title, *index;
 	int help;
 } report_args;
 
@@ -67,6 +72,7 @@ static int on_report_flag(void *arg, const bc_flag *f, const char *val, bc_err *
 	switch (f->code) {
 	case F_OUTPUT: a->out = val; return 0;
 	case F_TITLE: a->title = val; return 0;
+	case F_INDEX: a->index = val; return 0;
 	case F_HELP: a->help = 1; return 0;
 	}
 	return bc_cmp_option(&a->o, f->code, val, e);
@@ -105,7 +111,10 @@ int bc_cmd_report(int argc, char **argv)
 	free(files);
 	if (rc < 0)
 		return 2;
-	rc = bc_report_output(a.out, res, n, &a.o, a.title);
+	char **dirs = a.index ? bc_module_search_path(NULL) : NULL;
+	bc_refset_ask ask = { a.index, dirs };
+	rc = bc_report_output(a.out, res, n, &a.o, a.title, a.index ? &ask : NULL);
+	bc_strv_free(dirs);
 	if (rc == -1)
 		fprintf(stderr, "benchcore report: %s: cannot write: %m\n", a.out);
 	for (int i = 0; i < n; i++)

@@ -9,6 +9,7 @@
 #include <benchcore/module.h>
 
 #define SYS_BATCH_NS	2000000u	/* ~2 ms of loops a timed batch */
+#define SYS_BATCH_HELPER_NS 10000000u	/* ~10 ms when the helper runs them */
 #define SYS_BATCH_MAX	1000000u
 
 enum sys_test { SYS_SYSCALL, SYS_GETPID, SYS_PIPE, SYS_CTX, SYS_SPAWN, SYS_EXECL, SYS_FILE_COPY, SYS_SHELL };
@@ -29,14 +30,13 @@ struct sys_thread {
 	bench_thread *bt;
 	unsigned index;
 	uint64_t batch;			/* loops in the next timed batch */
+	uint64_t sent[2];		/* helper tests: the batches asked for, oldest first */
+	unsigned pending;		/* how many of them */
 	pid_t helper;			/* its sys-helper, or 0 */
 	int cmd;			/* commands to the helper */
 	FILE *reply;			/* its replies */
-	int pipe[2];			/* pipe: this thread's own */
-	int src, dst;			/* file_copy: its two files */
+	int src, dst;			/* file_copy: its two files, until the helper has them */
 	char *src_path, *dst_path;
-	int64_t block, blocks;		/* file_copy: the next buffer of src, and how many it holds */
-	char *buf;
 };
 
 struct sys_state {
@@ -50,17 +50,27 @@ struct sys_state {
 	char shdir[PATH_MAX];
 };
 
-/* spawn, execl, context_switch and shell run in the helper process. */
+/* Every test but the system calls without a descriptor runs in the helper
+   process (sys-helper: small and single-threaded, as UnixBench's programs). */
 static inline int sys_uses_helper(int test)
 {
-	return test == SYS_CTX || test == SYS_SPAWN || test == SYS_EXECL || test == SYS_SHELL;
+	return test != SYS_SYSCALL && test != SYS_GETPID;
 }
 
-/* n loops of t's test: 0, or -1 after an error() naming what failed. */
+/* n loops of syscall or getpid on the calling thread: 0, or -1 after an
+   error naming what failed. */
 int sys_loops(struct sys_thread *t, uint64_t n);
-/* file_copy: t's source file of max_blocks blocks and its destination, both
-   new (O_EXCL: a file that is there is never opened), in path. */
+/* The helper's tests: a command for n loops of t's test to its helper; its
+   answer, the loops' time as the helper measured it (ns). 0, or -1 after an
+   error naming what failed. */
+int sys_send(struct sys_thread *t, uint64_t n);
+int sys_answer(struct sys_thread *t, uint64_t *ns);
+/* file_copy: t's source file of max_blocks KiB and its destination, both
+   new (O_EXCL: a file that is there is never opened), in path; the source
+   written and synced (UnixBench syncs before its copy). */
 int sys_copy_prepare(struct sys_state *s, struct sys_thread *t);
+/* Closes the case's copies of t's two files once its helper holds them. */
+void sys_copy_handed_over(struct sys_thread *t);
 void sys_copy_cleanup(struct sys_thread *t);
 /* shell: the script and its input text in the case's scratch directory. */
 int sys_shell_prepare(struct sys_state *s);

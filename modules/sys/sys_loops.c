@@ -9,8 +9,6 @@
 #include <unistd.h>
 #include "sys.h"
 
-#define SYS_PIPE_BYTES	512	/* UnixBench's pipe: 512 bytes a loop */
-
 static int sys_fail(struct sys_thread *t, const char *what)
 {
 	t->s->api->errorf(t->s->ctx, t->bt, "%s: %s", what, strerror(errno));
@@ -40,51 +38,37 @@ static int sys_getpid(uint64_t n)
 	return 0;
 }
 
-static int sys_pipe(struct sys_thread *t, uint64_t n)
+static const char *const sys_helper_cmds[] = {
+	[SYS_PIPE] = "pipe", [SYS_CTX] = "ctx", [SYS_SPAWN] = "spawn", [SYS_EXECL] = "execl",
+	[SYS_FILE_COPY] = "copy", [SYS_SHELL] = "shell" };
+
+int sys_send(struct sys_thread *t, uint64_t n)
 {
-	char buf[SYS_PIPE_BYTES] = { 0 };
-	for (uint64_t i = 0; i < n; i++)
-		if (write(t->pipe[1], buf, sizeof(buf)) != (ssize_t)sizeof(buf) ||
-		    read(t->pipe[0], buf, sizeof(buf)) != (ssize_t)sizeof(buf))
-			return sys_fail(t, "pipe");
+	const struct sys_opts *o = t->s->o;
+	int64_t arg = o->test == SYS_FILE_COPY ? o->buffer_size : o->test == SYS_SHELL ? o->concurrency : 0;
+	char line[128];
+	int len = snprintf(line, sizeof(line), "%s %llu %lld\n", sys_helper_cmds[o->test], (unsigned long long)n,
+			   (long long)arg);
+	if (write(t->cmd, line, (size_t)len) != len)
+		return sys_fail(t, "the helper process stopped");
 	return 0;
 }
 
-/* One command to the helper and its reply. */
-static int sys_ask(struct sys_thread *t, const char *cmd, uint64_t n)
+int sys_answer(struct sys_thread *t, uint64_t *ns)
 {
 	char line[512];
-	int len = snprintf(line, sizeof(line), "%s %llu %lld\n", cmd, (unsigned long long)n,
-			   (long long)t->s->o->concurrency);
-	if (write(t->cmd, line, (size_t)len) != len)
-		return sys_fail(t, "the helper process stopped");
+	unsigned long long v = 0;
 	if (!fgets(line, sizeof(line), t->reply)) {
 		errno = EPIPE;
 		return sys_fail(t, "the helper process did not answer");
 	}
-	if (strncmp(line, "ok", 2)) {
+	if (strncmp(line, "ok ", 3) || sscanf(line + 3, "%llu", &v) != 1) {
 		line[strcspn(line, "\n")] = '\0';
-		t->s->api->errorf(t->s->ctx, t->bt, "sys-helper %s: %s", cmd, line + (line[0] == 'e' ? 4 : 0));
+		t->s->api->errorf(t->s->ctx, t->bt, "sys-helper %s: %s", sys_helper_cmds[t->s->o->test],
+				  line + (line[0] == 'e' ? 4 : 0));
 		return -1;
 	}
-	return 0;
-}
-
-static int sys_copy(struct sys_thread *t, uint64_t n)
-{
-	size_t bs = (size_t)t->s->o->buffer_size;
-	for (uint64_t i = 0; i < n; i++) {
-		if (t->block == t->blocks) {	/* the whole file copied: again from the start */
-			if (lseek(t->src, 0, SEEK_SET) || lseek(t->dst, 0, SEEK_SET))
-				return sys_fail(t, "lseek");
-			t->block = 0;
-		}
-		if (read(t->src, t->buf, bs) != (ssize_t)bs)
-			return sys_fail(t, "read");
-		if (write(t->dst, t->buf, bs) != (ssize_t)bs)
-			return sys_fail(t, "write");
-		t->block++;
-	}
+	*ns = v;
 	return 0;
 }
 
@@ -93,12 +77,6 @@ int sys_loops(struct sys_thread *t, uint64_t n)
 	switch (t->s->o->test) {
 	case SYS_SYSCALL: return sys_mix(t, n);
 	case SYS_GETPID: return sys_getpid(n);
-	case SYS_PIPE: return sys_pipe(t, n);
-	case SYS_CTX: return sys_ask(t, "ctx", n);
-	case SYS_SPAWN: return sys_ask(t, "spawn", n);
-	case SYS_EXECL: return sys_ask(t, "execl", n);
-	case SYS_FILE_COPY: return sys_copy(t, n);
-	case SYS_SHELL: return sys_ask(t, "shell", n);
 	}
 	return -1;
 }
@@ -124,33 +102,45 @@ static int sys_new_file(struct sys_state *s, struct sys_thread *t, const char *k
 int sys_copy_prepare(struct sys_state *s, struct sys_thread *t)
 {
 	size_t bs = (size_t)s->o->buffer_size;
-	if (!(t->buf = malloc(bs)))
+	char *buf = malloc(bs);
+	int rc = BENCH_ERR;
+	if (!buf)
 		return s->api->set_error(s->ctx, "out of memory"), BENCH_ERR;
-	memset(t->buf, 'b', bs);
+	memset(buf, 'b', bs);
 	if ((t->src = sys_new_file(s, t, "src", &t->src_path)) < 0 ||
 	    (t->dst = sys_new_file(s, t, "dst", &t->dst_path)) < 0)
-		return BENCH_ERR;
+		goto out;
 	/* max_blocks KiB, as UnixBench's fstime sizes it (at least one buffer) */
-	t->blocks = s->o->max_blocks * 1024 / s->o->buffer_size;
-	if (t->blocks < 1)
-		t->blocks = 1;
-	for (int64_t i = 0; i < t->blocks; i++)
-		if (write(t->src, t->buf, bs) != (ssize_t)bs)
-			return s->api->errorf(s->ctx, NULL, "file_copy: writing %s: %s", t->src_path,
-					      strerror(errno)), BENCH_ERR;
-	if (lseek(t->src, 0, SEEK_SET))
-		return s->api->errorf(s->ctx, NULL, "lseek: %s", strerror(errno)), BENCH_ERR;
-	t->block = 0;
-	return BENCH_OK;
+	int64_t blocks = s->o->max_blocks * 1024 / s->o->buffer_size;
+	for (int64_t i = 0; i < (blocks < 1 ? 1 : blocks); i++)
+		if (write(t->src, buf, bs) != (ssize_t)bs) {
+			s->api->errorf(s->ctx, NULL, "file_copy: writing %s: %s", t->src_path, strerror(errno));
+			goto out;
+		}
+	if (fsync(t->src) || lseek(t->src, 0, SEEK_SET)) {
+		s->api->errorf(s->ctx, NULL, "file_copy: syncing %s: %s", t->src_path, strerror(errno));
+		goto out;
+	}
+	rc = BENCH_OK;
+out:
+	free(buf);
+	return rc;
 }
 
-void sys_copy_cleanup(struct sys_thread *t)
+/* The descriptors once the helper has its own copies: with the case's copy
+   open too, the kernel would lock the file's position on every call. */
+void sys_copy_handed_over(struct sys_thread *t)
 {
 	if (t->src >= 0)
 		close(t->src);
 	if (t->dst >= 0)
 		close(t->dst);
 	t->src = t->dst = -1;
+}
+
+void sys_copy_cleanup(struct sys_thread *t)
+{
+	sys_copy_handed_over(t);
 	/* only the names this case created (O_EXCL above) */
 	if (t->src_path)
 		unlink(t->src_path);
@@ -158,61 +148,74 @@ void sys_copy_cleanup(struct sys_thread *t)
 		unlink(t->dst_path);
 	free(t->src_path);
 	free(t->dst_path);
-	free(t->buf);
-	t->src_path = t->dst_path = t->buf = NULL;
+	t->src_path = t->dst_path = NULL;
 }
 
-/* The shell test's script: ordinary text tools over a text file, each
-   copy's files named by its pid so concurrent copies never meet. */
-static const char sys_script[] =
+/* The shell test's scripts, as UnixBench's multi.sh and tst.sh are laid
+   out (their text is benchcore's own): one loop is one run of the outer
+   script, which starts $1 copies of the inner one at once and waits for
+   each; the inner runs ordinary text tools over a text file, its files
+   named by its pid so concurrent copies never meet. */
+static const char sys_outer[] =
+	"pids=\n"
+	"i=0\n"
+	"while [ $i -lt \"$1\" ]; do\n"
+	"\t/bin/sh ./copy.sh & pids=\"$pids $!\"\n"
+	"\ti=$((i + 1))\n"
+	"done\n"
+	"for p in $pids; do wait $p || exit 1; done\n";
+static const char sys_inner[] =
 	"set -e\n"
 	"sort <input.txt >s.$$\n"
 	"od s.$$ | sort -n -k 1 >o.$$\n"
 	"grep the s.$$ | tee g.$$ | wc >w.$$\n"
 	"rm -f s.$$ o.$$ g.$$ w.$$\n";
+static const char *const sys_shell_files[] = { "script.sh", "copy.sh", "input.txt" };
 
-/* A text of 400 lines of words (a fixed sequence: every run sorts the same). */
-static int sys_write_text(const char *path)
+/* A text of words of about the size of UnixBench's sort.src (8,546 bytes),
+   a fixed sequence: every run sorts the same. */
+static int sys_write_text(FILE *f)
 {
 	static const char *const words[] = { "the", "kernel", "forks", "a", "process", "and", "waits",
 		"for", "its", "child", "pipe", "reads", "writes", "buffer", "scheduler", "switches", "context",
 		"file", "system", "call", "returns", "to", "user", "space", "shell", "runs", "sort" };
-	FILE *f = fopen(path, "wx");
 	unsigned x = 12345;
-	if (!f)
-		return -1;
-	for (int l = 0; l < 400; l++) {
+	long bytes = 0;
+	while (bytes < 8546) {
 		int n = 4 + (int)(x % 9);
 		for (int w = 0; w < n; w++) {
 			x = x * 1103515245u + 12345u;
-			fprintf(f, "%s%s", w ? " " : "", words[(x >> 16) % (sizeof(words) / sizeof(words[0]))]);
+			bytes += fprintf(f, "%s%s", w ? " " : "", words[(x >> 16) % (sizeof(words) / sizeof(words[0]))]);
 		}
-		fputc('\n', f);
+		bytes += fputc('\n', f) != EOF;
 	}
-	return fclose(f);
+	return 0;
 }
 
 int sys_shell_prepare(struct sys_state *s)
 {
 	const char *dir = s->api->scratch_dir(s->ctx);
-	char input[PATH_MAX + 16];
 	snprintf(s->shdir, sizeof(s->shdir), "%s", dir);
-	snprintf(s->script, sizeof(s->script), "%s/script.sh", dir);
-	snprintf(input, sizeof(input), "%s/input.txt", dir);
-	FILE *f = fopen(s->script, "wx");
-	if (!f || fputs(sys_script, f) == EOF || fclose(f) || sys_write_text(input))
-		return s->api->errorf(s->ctx, NULL, "shell: cannot write its script in %s: %s", dir,
-				      strerror(errno)), BENCH_ERR;
+	snprintf(s->script, sizeof(s->script), "%s/%s", dir, sys_shell_files[0]);
+	for (int i = 0; i < 3; i++) {
+		char path[PATH_MAX + 16];
+		snprintf(path, sizeof(path), "%s/%s", dir, sys_shell_files[i]);
+		FILE *f = fopen(path, "wx");
+		if (!f || (i == 2 ? sys_write_text(f) : fputs(i ? sys_inner : sys_outer, f)) == EOF || fclose(f))
+			return s->api->errorf(s->ctx, NULL, "shell: cannot write its scripts in %s: %s", dir,
+					      strerror(errno)), BENCH_ERR;
+	}
 	return BENCH_OK;
 }
 
 void sys_shell_cleanup(struct sys_state *s)
 {
-	char input[PATH_MAX + 16];
 	if (!s->script[0])
 		return;
-	snprintf(input, sizeof(input), "%s/input.txt", s->shdir);
-	unlink(s->script);
-	unlink(input);
+	for (int i = 0; i < 3; i++) {
+		char path[PATH_MAX + 16];
+		snprintf(path, sizeof(path), "%s/%s", s->shdir, sys_shell_files[i]);
+		unlink(path);
+	}
 	s->script[0] = '\0';
 }

@@ -1,23 +1,35 @@
 /*
  * sys-helper: the small process the sys module's process tests run in.
  *
- * UnixBench's spawn, execl, context1 and shell tests fork and exec from small
- * programs; a benchmark case is a large multithreaded process (benchcore,
- * OpenSSL, jansson, per-thread histograms), and forking it would measure the
- * copy of its page tables, not the kernel's process creation. So each worker
- * thread of a case starts one of these (posix_spawn, so the case is never
- * forked), and asks it for batches of work over a pipe:
+ * UnixBench's programs are small single-threaded processes; a benchmark case
+ * is a large multithreaded one (benchcore, OpenSSL, jansson, per-thread
+ * histograms). Forking it would measure the copy of its page tables, not the
+ * kernel's process creation; and a read or write in it costs more than in
+ * UnixBench's (with a shared descriptor table the kernel counts a reference
+ * to the file on every call, and serialises a regular file's position with
+ * a lock). So each worker thread of a case starts one of these (posix_spawn,
+ * so the case is never forked), and asks it for batches of work over a pipe:
  *
- *   stdin:  "spawn N" | "execl N" | "ctx N" | "shell N C"   one command a line
- *   stdout: "ok" | "err REASON"                              one reply a line
+ *   stdin:  "TEST N [ARG]"                    one command a line
+ *   stdout: "ok NS" | "err REASON"            one reply a line: NS the
+ *           nanoseconds its N loops took (CLOCK_MONOTONIC around them)
+ *
+ * The module keeps a second command waiting, so the helper starts the next
+ * batch as it ends one, whenever the case's thread gets to read the reply.
  *
  *   spawn N   N times: fork, the child exits at once, wait for it
  *   execl N   fork once; the child execs this program N times in a chain
  *             (each exec replaces the last, as UnixBench's execl), then exits
  *   ctx N     N round trips of a counter with a partner process over two
  *             pipes (UnixBench's context1: each trip two context switches)
- *   shell N C N times: C copies of the script (argv[2]) at once, in the
- *             directory argv[3], waited for; each must exit 0
+ *   shell N C N times: the script argv[2] in the directory argv[3], which
+ *             starts C copies of its inner script at once and waits for
+ *             each (UnixBench's looper, multi.sh, tst.sh); it must exit 0
+ *   pipe N    N times: 512 bytes written to a pipe of its own and read back
+ *             (UnixBench's pipe)
+ *   copy N B  N buffers of B bytes read from descriptor 3 and written to 4,
+ *             both rewound at 3's end (UnixBench's fstime -c); the sys module
+ *             opens the two files and hands them over at the helper's start
  *
  * It dies with its parent (PR_SET_PDEATHSIG) and ends at EOF on stdin.
  * Usage: sys-helper serve [SCRIPT DIR] | sys-helper --chain N
@@ -29,19 +41,27 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *self;
 static int to_partner = -1, from_partner = -1;
 static pid_t partner_pid;
 
-static int reply(const char *why)
+static int reply(const char *why, unsigned long long ns)
 {
 	if (why)
 		printf("err %s: %s\n", why, strerror(errno));
 	else
-		fputs("ok\n", stdout);
+		printf("ok %llu\n", ns);
 	return fflush(stdout) == 0 ? 0 : -1;
+}
+
+static unsigned long long now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
 }
 
 static const char *do_spawn(long n)
@@ -122,40 +142,86 @@ static const char *do_ctx(long n)
 	return NULL;
 }
 
+static const char *do_pipe(long n)
+{
+	static int p[2] = { -1, -1 };
+	char buf[512];
+	if (p[0] < 0 && pipe(p))
+		return "pipe";
+	memset(buf, 'p', sizeof(buf));
+	for (long i = 0; i < n; i++)
+		if (write(p[1], buf, sizeof(buf)) != (ssize_t)sizeof(buf) ||
+		    read(p[0], buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+			return "pipe";
+	return NULL;
+}
+
+/* fstime's copy: a short read is the source's end, where both files start
+   again (not counted); a second one in a row means an empty source. */
+static const char *do_copy(long n, long bs)
+{
+	static char *buf;
+	static long have;
+	int rewound = 0;
+	if (bs < 1 || bs > (1L << 30)) {
+		errno = EINVAL;
+		return "copy";
+	}
+	if (bs > have) {
+		free(buf);
+		have = (buf = malloc((size_t)bs)) ? bs : 0;
+		if (!buf)
+			return "copy";
+	}
+	for (long i = 0; i < n;) {
+		ssize_t r = read(3, buf, (size_t)bs);
+		if (r < 0)
+			return "read";
+		if (r != bs) {
+			if (rewound) {
+				errno = ENODATA;
+				return "the source file is empty";
+			}
+			if (lseek(3, 0, SEEK_SET) || lseek(4, 0, SEEK_SET))
+				return "lseek";
+			rewound = 1;
+			continue;
+		}
+		if (write(4, buf, (size_t)bs) != bs)
+			return "write";
+		rewound = 0;
+		i++;
+	}
+	return NULL;
+}
+
+/* One loop: the outer script (argv[2]) in the directory argv[3], which
+   starts the copies and waits for each, as UnixBench's looper runs its
+   multi.sh; it must exit 0. */
 static const char *do_shell(long n, long copies, const char *script, const char *dir)
 {
-	pid_t kids[64];
+	char count[32];
 	if (!script || copies < 1 || copies > 64) {
 		errno = EINVAL;
 		return "shell";
 	}
+	snprintf(count, sizeof(count), "%ld", copies);
 	for (long i = 0; i < n; i++) {
-		long started = 0;
-		const char *why = NULL;
-		for (; started < copies; started++) {
-			pid_t p = fork();
-			if (p < 0) {
-				why = "fork";
-				break;
-			}
-			if (p == 0) {
-				if (chdir(dir) == 0)
-					execl("/bin/sh", "sh", script, (char *)NULL);
-				_exit(127);
-			}
-			kids[started] = p;
+		int st;
+		pid_t p = fork();
+		if (p < 0)
+			return "fork";
+		if (p == 0) {
+			if (chdir(dir) == 0)
+				execl("/bin/sh", "sh", script, count, (char *)NULL);
+			_exit(127);
 		}
-		for (long k = 0; k < started; k++) {
-			int st;
-			if (waitpid(kids[k], &st, 0) != kids[k])
-				why = why ? why : "waitpid";
-			else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-				errno = ENOEXEC;
-				why = why ? why : "the script failed";
-			}
+		if (waitpid(p, &st, 0) != p)
+			return "waitpid";
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+			errno = ENOEXEC;
+			return "the script failed";
 		}
-		if (why)
-			return why;
 	}
 	return NULL;
 }
@@ -181,6 +247,7 @@ int main(int argc, char **argv)
 	while (fgets(line, sizeof(line), stdin)) {
 		long n = 0, c = 1;
 		const char *why;
+		unsigned long long t0 = now_ns();
 		if (sscanf(line, "%15s %ld %ld", cmd, &n, &c) < 2 || n < 1) {
 			errno = EINVAL;
 			why = "bad command";
@@ -190,13 +257,17 @@ int main(int argc, char **argv)
 			why = do_execl(n);
 		else if (!strcmp(cmd, "ctx"))
 			why = do_ctx(n);
+		else if (!strcmp(cmd, "pipe"))
+			why = do_pipe(n);
+		else if (!strcmp(cmd, "copy"))
+			why = do_copy(n, c);
 		else if (!strcmp(cmd, "shell"))
 			why = do_shell(n, c, argc > 2 ? argv[2] : NULL, argc > 3 ? argv[3] : ".");
 		else {
 			errno = EINVAL;
 			why = "unknown command";
 		}
-		if (reply(why))
+		if (reply(why, now_ns() - t0))
 			break;
 	}
 	if (partner_pid > 0) {	/* EOF ends the partner: nothing outlives the helper */

@@ -5,102 +5,9 @@
    options say, so the schedule (rounds, the shuffled order, thread sweeps),
    repeat = auto's stopping rules, warmup = auto, the ETA and the results
    document are checked to the figure, not within a loaded machine's noise. */
-#include "unit.h"
-#include <dlfcn.h>
-#include <fcntl.h>
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#include <jansson.h>
-#include "clock.h"
-#include "cli.h"
-#include "util.h"
+#include "synthrun.h"
 
-static char dir[64];		/* scratch: the module, TMPDIR, outputs */
-static char modpath[128];	/* dir/mods: synth.so alone */
-static unsigned nrun;
-
-/* the whole of file p, NUL-terminated; n its length */
-static int slurp(const char *p, char **out, size_t *n)
-{
-	FILE *f = fopen(p, "rb");
-	if (!f)
-		return -1;
-	size_t cap = 4096, len = 0;
-	char *s = bc_xmalloc(cap);
-	for (size_t k; (k = fread(s + len, 1, cap - len - 1, f)) > 0;) {
-		len += k;
-		if (cap - len < 2)
-			s = bc_xrealloc(s, cap *= 2, 1);
-	}
-	fclose(f);
-	s[len] = '\0';
-	*out = s;
-	*n = len;
-	return 0;
-}
-
-/* `benchcore run synth --module-path ... ARGS -o dir/NAME.json`, stdout and
-   stderr into dir/NAME.out and dir/NAME.err; its exit code. */
-static int bc(const char *name, const char *args)
-{
-	char *line = bc_xasprintf("synth --module-path %s --no-isolate --report-interval 0 %s -o %s/%s.json", modpath, args,
-				  dir, name);
-	char *argv[64];
-	int argc = 0;
-	for (char *tok = strtok(line, " "); tok && argc < 63; tok = strtok(NULL, " "))
-		argv[argc++] = tok;
-	argv[argc] = NULL;
-	char *out = bc_xasprintf("%s/%s.out", dir, name), *err = bc_xasprintf("%s/%s.err", dir, name);
-	fflush(stdout);
-	fflush(stderr);
-	int o1 = dup(1), o2 = dup(2);
-	int f1 = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644), f2 = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	dup2(f1, 1);
-	dup2(f2, 2);
-	int rc = bc_cmd_run(argc, argv);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(o1, 1);
-	dup2(o2, 2);
-	close(o1);
-	close(o2);
-	close(f1);
-	close(f2);
-	free(out);
-	free(err);
-	free(line);
-	nrun++;
-	return rc;
-}
-
-static json_t *doc(const char *name)
-{
-	char *p = bc_xasprintf("%s/%s.json", dir, name);
-	json_t *d = json_load_file(p, 0, NULL);
-	free(p);
-	assert_non_null(d);
-	return d;
-}
-
-static __attribute__((noinline)) char *text(const char *name, const char *ext)
-{
-	char *p = bc_xasprintf("%s/%s.%s", dir, name, ext), *s = NULL;
-	size_t n = 0;
-	assert_int_equal(slurp(p, &s, &n), 0);
-	free(p);
-	return s;
-}
-
-static json_t *cases(json_t *d) { return json_object_get(d, "cases"); }
-static json_t *at(json_t *d, size_t i) { return json_array_get(cases(d), i); }
-static long ival(json_t *o, const char *k) { return (long)json_integer_value(json_object_get(o, k)); }
-static double num(json_t *o, const char *k) { return json_number_value(json_object_get(o, k)); }
-static const char *str(json_t *o, const char *k) { return json_string_value(json_object_get(o, k)); }
-static double headline(json_t *c) { return num(json_object_get(json_object_get(c, "metrics"), "events_per_sec"), "value"); }
 static const char *stop_of(json_t *c) { return str(c, "repeat_stop"); }
 
 /* the cases in the order they ran as "point/threads/round " */
@@ -505,51 +412,13 @@ static void synth_sleep(uint64_t ns)
 static int setup(void **st)
 {
 	(void)st;
-	strcpy(dir, "/tmp/bc-unit-run.XXXXXX");
-	if (!mkdtemp(dir))
-		return -1;
-	snprintf(modpath, sizeof(modpath), "%s/mods", dir);
-	char *tmp = bc_xasprintf("%s/tmp", dir);
-	mkdir(modpath, 0755);
-	mkdir(tmp, 0755);
-	setenv("TMPDIR", tmp, 1);
-	free(tmp);
-	const char *tm = getenv("TESTMODS");
-	char *src = bc_xasprintf("%s/synth.so", tm ? tm : "build/testmods"), *dst = bc_xasprintf("%s/synth.so", modpath);
-	char *data = NULL;
-	size_t n = 0;
-	int rc = slurp(src, &data, &n);
-	FILE *f = rc ? NULL : fopen(dst, "wb");
-	if (f) {
-		rc = fwrite(data, 1, n, f) == n ? 0 : -1;
-		fclose(f);
-		chmod(dst, 0755);
-	}
-	free(data);
-	/* the loader's dlopen of this file finds this copy already loaded:
-	   the same synth_sleep_ns */
-	void *h = rc || !f ? NULL : dlopen(dst, RTLD_NOW | RTLD_LOCAL);
-	void (**hook)(uint64_t) = h ? (void (**)(uint64_t))dlsym(h, "synth_sleep_ns") : NULL;
-	free(src);
-	free(dst);
-	if (!hook) {
-		fprintf(stderr, "test_run: cannot load synth.so from %s (TESTMODS)\n", tm ? tm : "build/testmods");
-		return -1;
-	}
-	*hook = synth_sleep;
-	return bc_clock_virtual_start(1000000000ull);
+	return synthrun_setup("run", synth_sleep);
 }
 
 static int teardown(void **st)
 {
 	(void)st;
-	bc_clock_virtual_stop();
-	if (getenv("BC_UNIT_KEEP"))
-		return 0;
-	char *cmd = bc_xasprintf("rm -rf '%s'", dir);
-	int rc = system(cmd);
-	free(cmd);
-	return rc;
+	return synthrun_teardown();
 }
 
 int main(void)

@@ -11,6 +11,7 @@
    many seconds into the case (the tests of a crashed case). needs() asks
    need_mib per thread of memory, need_disk_mib at disk_path and need_cpus
    CPUs. Typed options (ABI 1.3). */
+#include <signal.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -155,7 +156,12 @@ static int synth_run(void *tstate)
 			synth_hook(SYNTH_STEP);
 		uint64_t now = api->now_ns();
 		if (w->first && s->o->crash_at > 0 && (double)(now - s->t0) / 1e9 >= s->o->crash_at)
-			*(volatile int *)0 = 1;	/* SIGSEGV, as a module's bug would */
+		{
+			/* SIGSEGV, as a module's bug would, and not caught by a
+			   handler the process inherited (cmocka's, in a unit test) */
+			signal(SIGSEGV, SIG_DFL);
+			*(volatile int *)0 = 1;
+		}
 		double age = (double)(now - s->t0) / 1e9, dt = (double)(now - last) / 1e9;
 		double ramp = s->o->ramp_s > 0 && age < s->o->ramp_s ? 0.5 + 0.5 * age / s->o->ramp_s : 1;
 		/* high for 150 ms, low for 150 ms: slower than any interval */

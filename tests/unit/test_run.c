@@ -330,6 +330,111 @@ static void test_needs(void **st)
 	free(err);
 }
 
+/* status and reason of each case, in order, as "status:reason|..." */
+static char *verdicts(json_t *d)
+{
+	char *s = bc_xstrdup("");
+	for (size_t i = 0; i < json_array_size(cases(d)); i++) {
+		const char *r = str(at(d, i), "reason");
+		char *n = bc_xasprintf("%s%s:%s|", s, str(at(d, i), "status"), r ? r : "");
+		free(s);
+		s = n;
+	}
+	return s;
+}
+
+/* needs() against the memory BENCHCORE_MEMAVAIL says there is: 128 MiB a
+   thread fits 200 MiB at 1 thread, not at 2; --force-module runs it
+   anyway; a figure that is not a size is refused before anything runs. */
+static void test_needs_memory(void **st)
+{
+	(void)st;
+	setenv("BENCHCORE_MEMAVAIL", "200M", 1);
+	assert_int_equal(bc("nm", "need_mib=64,128 --threads 1,2 --time 0.1 --warmup 0"), 0);
+	json_t *d = doc("nm");
+	char *v = verdicts(d);
+	assert_string_equal(v, "ok:|ok:|ok:|skipped:synth needs 256.0 MiB of memory (need_mib per thread), "
+			    "200.0 MiB available|");
+	assert_int_equal(json_object_size(json_object_get(at(d, 3), "ops")), 0);
+	free(v);
+	json_decref(d);
+	char *err = text("nm", "err");
+	assert_non_null(strstr(err, "plan: synth: 1 of them skipped, this machine cannot give what they need (first: "
+				    "synth needs 256.0 MiB of memory"));
+	assert_non_null(strstr(err, "plan: 3 cases to run, 1 skipped (said above)"));
+	free(err);
+	assert_int_equal(bc("nf", "need_mib=128 --threads 2 --time 0.1 --warmup 0 --force-module"), 0);
+	d = doc("nf");
+	assert_string_equal(str(at(d, 0), "status"), "ok");
+	json_decref(d);
+	setenv("BENCHCORE_MEMAVAIL", "lots", 1);
+	assert_int_equal(bc("nb", "--time 0.1 --warmup 0"), 2);
+	err = text("nb", "err");
+	assert_non_null(strstr(err, "benchcore: error: BENCHCORE_MEMAVAIL=\"lots\" is not a size"));
+	assert_non_null(strstr(err, "HINT: give bytes (209715200) or a size (200M)"));
+	free(err);
+	unsetenv("BENCHCORE_MEMAVAIL");
+}
+
+/* The memory a cgroup leaves (BENCHCORE_CGROUP_DIR: one directory with
+   v1's files): its limit less its usage, the inactive page cache counted
+   free: 400 MiB, 323 in use, 10 of it reclaimable: 87 MiB. */
+static void test_needs_cgroup(void **st)
+{
+	(void)st;
+	char *cg = bc_xasprintf("%s/cg", dir);
+	mkdir(cg, 0755);
+	const char *files[][2] = { { "memory.limit_in_bytes", "419430400\n" }, { "memory.usage_in_bytes", "338690048\n" },
+				   { "memory.stat", "cache 62914560\ninactive_file 0\ntotal_inactive_file 10485760\n"
+						    "total_active_file 52428800\n" } };
+	for (size_t i = 0; i < 3; i++) {
+		char *p = bc_xasprintf("%s/%s", cg, files[i][0]);
+		FILE *f = fopen(p, "w");
+		assert_non_null(f);
+		fputs(files[i][1], f);
+		fclose(f);
+		free(p);
+	}
+	setenv("BENCHCORE_CGROUP_DIR", cg, 1);
+	assert_int_equal(bc("ncg", "need_mib=32,250 --time 0.1 --warmup 0"), 0);
+	unsetenv("BENCHCORE_CGROUP_DIR");
+	json_t *d = doc("ncg");
+	char *v = verdicts(d), *want = bc_xasprintf("ok:|skipped:synth needs 250.0 MiB of memory (need_mib per thread), "
+						  "87.0 MiB available (the cgroup %s: limit 400.0 MiB, 323.0 MiB in "
+						  "use, 10.0 MiB of it reclaimable page cache)|", cg);
+	assert_string_equal(v, want);
+	assert_int_equal(ival(json_object_get(d, "host"), "memory_limit_bytes"), 400l << 20);
+	free(v);
+	free(want);
+	free(cg);
+	json_decref(d);
+}
+
+/* Disk at a path (the file system's real free space: 1 MiB fits, a
+   billion MiB does not) and usable CPUs (this process's affinity). */
+static void test_needs_disk_cpus(void **st)
+{
+	(void)st;
+	char *a = bc_xasprintf("need_disk_mib=1,1e9 disk_path=%s --time 0.1 --warmup 0", dir);
+	assert_int_equal(bc("ndk", a), 0);
+	free(a);
+	json_t *d = doc("ndk");
+	assert_string_equal(str(at(d, 0), "status"), "ok");
+	assert_string_equal(str(at(d, 1), "status"), "skipped");
+	char *want = bc_xasprintf("synth needs 953.7 TiB at %s (need_disk_mib), ", dir);
+	const char *r = str(at(d, 1), "reason");
+	assert_true(!strncmp(r, want, strlen(want)) && strstr(r, " free"));
+	free(want);
+	json_decref(d);
+	assert_int_equal(bc("ncp", "need_cpus=1,100000 --time 0.1 --warmup 0"), 0);
+	d = doc("ncp");
+	assert_string_equal(str(at(d, 0), "status"), "ok");
+	assert_string_equal(str(at(d, 1), "status"), "skipped");
+	const char *cpus = "synth needs 100000 CPUs, this process may use ";
+	assert_true(!strncmp(str(at(d, 1), "reason"), cpus, strlen(cpus)));
+	json_decref(d);
+}
+
 /* The results document: schema, the run's schedule and config as given,
    the summary grouping every repeat, written whole after the run. */
 static void test_document(void **st)
@@ -432,6 +537,9 @@ int main(void)
 		cmocka_unit_test(test_warmup_auto),
 		cmocka_unit_test(test_eta),
 		cmocka_unit_test(test_needs),
+		cmocka_unit_test(test_needs_memory),
+		cmocka_unit_test(test_needs_cgroup),
+		cmocka_unit_test(test_needs_disk_cpus),
 		cmocka_unit_test(test_document),
 		cmocka_unit_test(test_text_golden),
 	};

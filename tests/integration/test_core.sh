@@ -75,7 +75,18 @@ expect_py "sweep: groups of 2 repeats" $T/s.json 'len(d["groups"])==6 and all(g[
 # 42 threads is scheduled many times over even while other tests load the machine
 # (CPU shares: the full form only, with nothing beside it: tests/run.sh's solo)
 if [ "${BC_QUICK:-0}" = 1 ]; then echo "QUICK: 6 and 42 threads on $(nproc) CPUs (fairness and CPU time, 5 checks): make check-full"; else
+# What a user relies on: every thread of an oversubscribed case is scheduled
+# and does work, and the case keeps the CPUs it was left busy. A machine
+# loaded past its CPUs by others can starve one of 42 threads for a whole
+# 2 s window: then the run is measured once more with 6 s windows (each
+# thread many more times scheduled) and judged on that; the first one's
+# figures are printed.
+ov_ok='all(c["status"] == "ok" and c["fairness"]["events_min"] > 0 and 0.5 * min(c["threads"], '"$(nproc)"') * (1 - (c["cpu"].get("other_pct", 0) + c["cpu"].get("steal_pct", 0)) / 100) <= c["cpu"]["utilization"] for c in d["cases"])'
 run_bc $T/ov run cpu max_prime=2000 --threads 6,42 --time 2 --warmup 0.2 -o $T/ov.json
+if [ "$("$PY" -S -c 'import json,sys; d=json.load(open(sys.argv[1])); print(bool(eval(sys.argv[2])))' $T/ov.json "$ov_ok" 2>&1)" != True ]; then
+	echo "retry: 2 s windows on a loaded machine: $("$PY" -S -c 'import json,sys; d=json.load(open(sys.argv[1])); print([(c["threads"], c["status"], c["fairness"].get("events_min"), c["cpu"].get("utilization"), c["cpu"].get("other_pct"), c["cpu"].get("steal_pct")) for c in d["cases"]])' $T/ov.json 2>&1); measured again with 6 s windows"
+	run_bc $T/ov run cpu max_prime=2000 --threads 6,42 --time 6 --warmup 0.2 -o $T/ov.json
+fi
 expect_py "6 and 42 threads on $(nproc) CPUs: ok, and every thread did work" $T/ov.json \
 	'[c["threads"] for c in d["cases"]] == [6, 42] and all(c["status"] == "ok" and c["fairness"]["events_min"] > 0 for c in d["cases"])'
 expect_py "fairness adds up: mean x threads = events, min <= mean <= max" $T/ov.json \

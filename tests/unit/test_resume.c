@@ -156,6 +156,25 @@ static void kept(json_t *before, json_t *after)
 	}
 }
 
+/* The documents a test read, reachable from here until it ends (a child
+   the runner forks, the needs() probe, exits while a test holds them: not
+   leaks of that child's) */
+static json_t *held[16];
+static size_t nheld;
+
+static json_t *hdoc(const char *name)
+{
+	json_t *d = doc(name);
+	assert_true(nheld < sizeof(held) / sizeof(*held));
+	return held[nheld++] = d;
+}
+
+static void release(void)
+{
+	while (nheld)
+		json_decref(held[--nheld]);
+}
+
 static json_t *resumed(json_t *d, size_t i) { return json_array_get(json_object_get(d, "resumed"), i); }
 
 /* SIGINT between two cases (as the third one's destroy ends): exit 130, the
@@ -166,7 +185,7 @@ static void test_sigint_between(void **st)
 	(void)st;
 	arm(SIGINT, SYNTH_DESTROY, 3, 0);
 	assert_int_equal(run("sb", PLAN), 130);
-	json_t *d = doc("sb");
+	json_t *d = hdoc("sb");
 	assert_int_equal(json_array_size(cases(d)), 3);
 	for (size_t i = 0; i < 3; i++)
 		assert_string_equal(str(at(d, i), "status"), "ok");
@@ -175,7 +194,7 @@ static void test_sigint_between(void **st)
 	assert_int_equal(ival(d, "cases_planned"), NPLAN);
 	assert_int_equal(run("sb", PLAN " --resume"), 0);
 	assert_int_equal(inits, 5);
-	json_t *r = doc("sb");
+	json_t *r = hdoc("sb");
 	whole(r, NPLAN, "ok");
 	kept(d, r);
 	assert_int_equal(json_array_size(json_object_get(r, "resumed")), 1);
@@ -188,8 +207,7 @@ static void test_sigint_between(void **st)
 	/* the new cases' ids follow the kept ones' */
 	for (size_t i = 3; i < NPLAN; i++)
 		assert_true(ival(at(r, i), "id") > 3);
-	json_decref(d);
-	json_decref(r);
+	release();
 }
 
 /* SIGINT 0.5 s into the third case: it is written interrupted, with the
@@ -199,7 +217,7 @@ static void test_sigint_during(void **st)
 	(void)st;
 	arm(SIGINT, SYNTH_STEP, 3, 0.5);
 	assert_int_equal(run("sd", PLAN), 130);
-	json_t *d = doc("sd"), *c = at(d, 2);
+	json_t *d = hdoc("sd"), *c = at(d, 2);
 	assert_int_equal(json_array_size(cases(d)), 3);
 	assert_string_equal(str(c, "status"), "interrupted");
 	assert_string_equal(str(c, "reason"), "interrupted by signal");
@@ -210,7 +228,7 @@ static void test_sigint_during(void **st)
 	assert_true(n > 0 && fabs((double)n - want) <= 0.02 * want + 20);
 	assert_string_equal(str(d, "status"), "interrupted");
 	assert_int_equal(run("sd", PLAN " --resume"), 0);
-	json_t *r = doc("sd");
+	json_t *r = hdoc("sd");
 	whole(r, NPLAN, "ok");
 	kept(d, r);
 	assert_int_equal(ival(resumed(r, 0), "kept"), 2);
@@ -222,8 +240,7 @@ static void test_sigint_during(void **st)
 	/* the case run again has a new id */
 	for (size_t i = 0; i < NPLAN; i++)
 		assert_int_not_equal(ival(at(r, i), "id"), ival(c, "id"));
-	json_decref(d);
-	json_decref(r);
+	release();
 }
 
 /* SIGTERM is a stop request like SIGINT: during the warmup of the first
@@ -233,19 +250,18 @@ static void test_sigterm(void **st)
 	(void)st;
 	arm(SIGTERM, SYNTH_STEP, 1, 0.3);
 	assert_int_equal(run("st", "ops=1000,2000 --threads 1,2 --repeat 2 --seed 5 --time 1 --warmup 1"), 130);
-	json_t *d = doc("st");
+	json_t *d = hdoc("st");
 	assert_int_equal(json_array_size(cases(d)), 1);
 	assert_string_equal(str(at(d, 0), "status"), "interrupted");
 	assert_string_equal(str(d, "status"), "interrupted");
 	assert_int_equal(run("st", "ops=1000,2000 --threads 1,2 --repeat 2 --seed 5 --time 1 --warmup 1 --resume"), 0);
-	json_t *r = doc("st");
+	json_t *r = hdoc("st");
 	whole(r, NPLAN, "ok");
 	assert_int_equal(ival(resumed(r, 0), "kept"), 0);
 	assert_int_equal(ival(resumed(r, 0), "rerun"), 1);
 	for (size_t i = 0; i < NPLAN; i++)
 		assert_true(fabs(num(at(r, i), "warmup_s") - 1) < 1e-9);
-	json_decref(d);
-	json_decref(r);
+	release();
 }
 
 /* Runs `run name args` in a child process, which the hook kills outright;
@@ -277,7 +293,7 @@ static void test_killed_mid_rewrite(void **st)
 	(void)st;
 	arm(SIGKILL, SYNTH_STEP, 4, 0.5);
 	pid_t pid = killed_run("kd", PLAN);
-	json_t *d = doc("kd");
+	json_t *d = hdoc("kd");
 	assert_int_equal(json_array_size(cases(d)), 3);
 	assert_string_equal(str(d, "status"), "running");
 	assert_null(json_object_get(d, "finished_at"));
@@ -292,7 +308,7 @@ static void test_killed_mid_rewrite(void **st)
 	fputs("{", f);
 	fclose(f);
 	assert_int_equal(run("kd", PLAN " --resume"), 0);
-	json_t *r = doc("kd");
+	json_t *r = hdoc("kd");
 	whole(r, NPLAN, "ok");
 	kept(d, r);
 	assert_int_equal(ival(resumed(r, 0), "kept"), 3);
@@ -308,8 +324,7 @@ static void test_killed_mid_rewrite(void **st)
 	free(want);
 	free(tmp);
 	free(live);
-	json_decref(d);
-	json_decref(r);
+	release();
 }
 
 /* Interrupted, resumed, interrupted again during the resume's third case,
@@ -319,18 +334,18 @@ static void test_resumed_interrupted_again(void **st)
 	(void)st;
 	arm(SIGINT, SYNTH_STEP, 2, 0.2);
 	assert_int_equal(run("ra", PLAN), 130);
-	json_t *d1 = doc("ra");
+	json_t *d1 = hdoc("ra");
 	assert_int_equal(json_array_size(cases(d1)), 2);
 	arm(SIGINT, SYNTH_STEP, 3, 0.7);
 	assert_int_equal(run("ra", PLAN " --resume"), 130);
-	json_t *d2 = doc("ra");
+	json_t *d2 = hdoc("ra");
 	assert_int_equal(json_array_size(cases(d2)), 4);	/* 1 kept, 3 run, the last interrupted */
 	assert_string_equal(str(at(d2, 3), "status"), "interrupted");
 	assert_string_equal(str(d2, "status"), "interrupted");
 	kept(d1, d2);
 	assert_int_equal(run("ra", PLAN " --resume"), 0);
 	assert_int_equal(inits, 5);	/* 3 kept: the interrupted one and the four never started */
-	json_t *r = doc("ra");
+	json_t *r = hdoc("ra");
 	whole(r, NPLAN, "ok");
 	kept(d2, r);
 	assert_int_equal(json_array_size(json_object_get(r, "resumed")), 2);
@@ -338,9 +353,7 @@ static void test_resumed_interrupted_again(void **st)
 	assert_int_equal(ival(resumed(r, 0), "rerun"), 1);
 	assert_int_equal(ival(resumed(r, 1), "kept"), 3);
 	assert_int_equal(ival(resumed(r, 1), "rerun"), 1);
-	json_decref(d1);
-	json_decref(d2);
-	json_decref(r);
+	release();
 }
 
 /* --resume of a run that is complete runs nothing and changes no case. */
@@ -348,19 +361,18 @@ static void test_resume_complete(void **st)
 {
 	(void)st;
 	assert_int_equal(run("rc", PLAN), 0);
-	json_t *d = doc("rc");
+	json_t *d = hdoc("rc");
 	whole(d, NPLAN, "ok");
 	assert_int_equal(run("rc", PLAN " --resume"), 0);
 	assert_int_equal(inits, 0);
-	json_t *r = doc("rc");
+	json_t *r = hdoc("rc");
 	assert_true(json_equal(cases(d), cases(r)));
 	whole(r, NPLAN, "ok");
 	assert_string_equal(str(r, "run_id"), str(d, "run_id"));
 	char *err = text("rc", "err");
 	assert_non_null(strstr(err, "rc.json: 8 cases kept, 0 to run (0 interrupted, run again)"));
 	free(err);
-	json_decref(d);
-	json_decref(r);
+	release();
 }
 
 /* A crashed case (isolated, SIGSEGV in its child) ends failed and is kept
@@ -373,6 +385,7 @@ static void test_crashed_case_kept(void **st)
 	/* the fourth case's child kills its runner as it starts */
 	char *cnt = bc_xasprintf("%s/iso.count", dir);
 	unlink(cnt);
+	free(cnt);
 	fflush(stdout);
 	fflush(stderr);
 	pid_t pid = fork();
@@ -386,7 +399,7 @@ static void test_crashed_case_kept(void **st)
 	int ws = 0;
 	assert_int_equal(waitpid(pid, &ws, 0), pid);
 	assert_true(WIFSIGNALED(ws) && WTERMSIG(ws) == SIGKILL);
-	json_t *d = doc("cr");
+	json_t *d = hdoc("cr");
 	assert_int_equal(json_array_size(cases(d)), 3);
 	assert_string_equal(str(d, "status"), "running");
 	assert_string_equal(str(at(d, 0), "status"), "ok");
@@ -399,7 +412,7 @@ static void test_crashed_case_kept(void **st)
 	int rc = run("cr", "crash_at=0,0.5 --repeat 2 --repeat-order back_to_back --time 1 --warmup 0 --resume");
 	isolated = 0;
 	assert_int_equal(rc, 1);
-	json_t *r = doc("cr");
+	json_t *r = hdoc("cr");
 	assert_int_equal(json_array_size(cases(r)), 4);
 	kept(d, r);
 	assert_true(json_equal(c, at(r, 2)));	/* the crashed case, as it was */
@@ -407,9 +420,7 @@ static void test_crashed_case_kept(void **st)
 	assert_int_equal(ival(at(r, 3), "repeat"), 2);
 	assert_int_equal(ival(resumed(r, 0), "kept"), 3);
 	assert_int_equal(ival(resumed(r, 0), "rerun"), 0);
-	free(cnt);
-	json_decref(d);
-	json_decref(r);
+	release();
 }
 
 /* synth's workers record every 10 ms here (see test_run.c) */

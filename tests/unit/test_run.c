@@ -118,6 +118,34 @@ static void test_rounds(void **st)
 	json_decref(d);
 }
 
+/* Without --seed one is drawn, recorded and named in the plan; given back,
+   it reproduces the order. */
+static void test_seed_drawn(void **st)
+{
+	(void)st;
+	assert_int_equal(bc("sd1", "ops=1000,2000,3000 --threads 1,2 --repeat 3 --time 0.1 --warmup 0"), 0);
+	json_t *d = doc("sd1"), *seed = json_object_get(json_object_get(d, "schedule"), "seed");
+	assert_true(json_is_integer(seed));
+	json_int_t v = json_integer_value(seed);
+	assert_true(v >= 0 && v < 4294967296ll);
+	char *err = text("sd1", "err"), *want = bc_xasprintf("plan: repeats in rounds, shuffled with seed %lld (seed = "
+							       "%lld reproduces this order)", (long long)v, (long long)v);
+	assert_non_null(strstr(err, want));
+	char *args = bc_xasprintf("ops=1000,2000,3000 --threads 1,2 --repeat 3 --time 0.1 --warmup 0 --seed %lld",
+				  (long long)v);
+	assert_int_equal(bc("sd2", args), 0);
+	json_t *d2 = doc("sd2");
+	char *o1 = order(d), *o2 = order(d2);
+	assert_string_equal(o1, o2);
+	free(o1);
+	free(o2);
+	free(args);
+	free(err);
+	free(want);
+	json_decref(d);
+	json_decref(d2);
+}
+
 /* repeats of one group, sorted by repeat */
 static size_t reps(json_t *d, double cv, json_t **out, size_t cap)
 {
@@ -532,6 +560,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_window_exact),
 		cmocka_unit_test(test_rounds),
+		cmocka_unit_test(test_seed_drawn),
 		cmocka_unit_test(test_repeat_auto),
 		cmocka_unit_test(test_baseline),
 		cmocka_unit_test(test_warmup_auto),

@@ -375,6 +375,70 @@ static void test_resume_complete(void **st)
 	release();
 }
 
+/* A resumed run is the run that was interrupted: the same schedule (the
+   recorded seed's order), and in simulated time the same figures, case by
+   case, as the same plan run whole. */
+static void test_resume_is_the_run(void **st)
+{
+	(void)st;
+	assert_int_equal(run("wh", PLAN), 0);
+	arm(SIGINT, SYNTH_STEP, 5, 0.25);
+	assert_int_equal(run("ir", PLAN), 130);
+	assert_int_equal(run("ir", PLAN " --resume"), 0);
+	json_t *w = hdoc("wh"), *r = hdoc("ir");
+	whole(r, NPLAN, "ok");
+	assert_int_equal(ival(json_object_get(r, "schedule"), "seed"), 5);
+	for (size_t i = 0; i < NPLAN; i++) {
+		json_t *a = at(w, i), *b = at(r, i);
+		char *ka = key(a), *kb = key(b);
+		assert_string_equal(ka, kb);
+		assert_int_equal(ival(a, "round"), ival(b, "round"));
+		assert_true(headline(a) == headline(b));
+		assert_true(num(a, "duration_s") == num(b, "duration_s"));
+		assert_int_equal(ival(json_object_get(json_object_get(a, "ops"), "event"), "count"),
+				 ival(json_object_get(json_object_get(b, "ops"), "event"), "count"));
+		free(ka);
+		free(kb);
+	}
+	/* and its summary groups are the whole run's */
+	json_t *gw = json_object_get(w, "groups"), *gr = json_object_get(r, "groups");
+	assert_int_equal(json_array_size(gr), 4);
+	for (size_t i = 0; i < 4; i++)
+		assert_true(json_equal(json_object_get(json_array_get(gw, i), "metrics"),
+				       json_object_get(json_array_get(gr, i), "metrics")));
+	release();
+}
+
+/* repeat = auto resumed: the repeats kept count toward the stopping rules.
+   synth's factors 1, 1.012, 0.988, 1 (count_file): precise after 4
+   repeats whether or not the run was interrupted after its second. */
+static void test_resume_repeat_auto(void **st)
+{
+	(void)st;
+	char *a = bc_xasprintf("step=0.012 count_file=%s/ra.count --time 1 --warmup 0 --repeat auto --min-repeat 3 "
+			       "--max-repeat 8", dir), *b = bc_xasprintf("%s --resume", a);
+	arm(SIGINT, SYNTH_DESTROY, 2, 0);
+	assert_int_equal(run("au", a), 130);
+	json_t *d = hdoc("au");
+	assert_int_equal(json_array_size(cases(d)), 2);
+	assert_null(str(at(d, 1), "repeat_stop"));
+	assert_int_equal(run("au", b), 0);
+	assert_int_equal(inits, 2);
+	json_t *r = hdoc("au");
+	assert_int_equal(json_array_size(cases(r)), 4);
+	for (size_t i = 0; i < 4; i++) {
+		assert_int_equal(ival(at(r, i), "repeat"), (long)i + 1);
+		if (i < 3)
+			assert_null(str(at(r, i), "repeat_stop"));
+	}
+	assert_string_equal(str(at(r, 3), "repeat_stop"), "precise");
+	assert_int_equal(ival(json_array_get(json_object_get(r, "groups"), 0), "repeats"), 4);
+	kept(d, r);
+	free(a);
+	free(b);
+	release();
+}
+
 /* A crashed case (isolated, SIGSEGV in its child) ends failed and is kept
    by --resume, not run again: the runner killed outright before the last
    case, the resume runs that one alone. */
@@ -471,6 +535,8 @@ int main(void)
 		cmocka_unit_test(test_killed_mid_rewrite),
 		cmocka_unit_test(test_resumed_interrupted_again),
 		cmocka_unit_test(test_resume_complete),
+		cmocka_unit_test(test_resume_is_the_run),
+		cmocka_unit_test(test_resume_repeat_auto),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

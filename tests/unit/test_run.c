@@ -302,6 +302,38 @@ static void test_warmup_auto(void **st)
 	json_decref(d);
 }
 
+/* warmup = auto on the shapes test_auto once warmed up live (3 to 12 s of
+   warmup each): +-60% bursts settle later than +-30%, bursts on a 3 s ramp
+   only after the ramp, warmup_window is a duration whatever the
+   report_interval, a longer window waits until it holds no part of a ramp. */
+static void test_warmup_shapes(void **st)
+{
+	(void)st;
+	double w[5];
+	const char *args[5] = {
+		"wobble=0.3 --time 0.3 --warmup auto --max-warmup 12 --warmup-window 0.5",
+		"wobble=0.6 --time 0.3 --warmup auto --max-warmup 12 --warmup-window 0.5",
+		"wobble=0.3 ramp_s=3 --time 0.3 --warmup auto --max-warmup 15 --warmup-window 0.5",
+		"--time 0.3 --warmup auto --max-warmup 20 --warmup-window 1 --report-interval 5",
+		"ramp_s=1 --time 0.3 --warmup auto --max-warmup 10 --warmup-window 3",
+	};
+	for (int i = 0; i < 5; i++) {
+		char name[8];
+		snprintf(name, sizeof(name), "ws%d", i);
+		assert_int_equal(bc(name, args[i]), 0);
+		json_t *d = doc(name), *c = at(d, 0);
+		if (!json_is_true(json_object_get(c, "warmup_steady")))
+			fail_msg("%s: never steady (warmup %.2f s)", args[i], num(c, "warmup_s"));
+		w[i] = num(c, "warmup_s");
+		json_decref(d);
+	}
+	assert_true(w[0] >= 1.0 && w[0] < 8.0);		/* +-30%: steady over blocks of steps */
+	assert_true(w[1] > w[0] && w[1] < 11.0);	/* +-60%: longer blocks, later */
+	assert_true(w[2] >= 3.0 && w[2] < 12.0);	/* the blocks do not hide the ramp */
+	assert_true(w[3] >= 1.0 && w[3] < 1.5);		/* a 1 s window, not 5 s reports */
+	assert_true(w[4] >= 3.0 && w[4] < 6.0);		/* a 3 s window past a 1 s ramp */
+}
+
 /* The ETA after each case: from the pace so far and the cases left, likely
    never above at most, and going down. Simulated seconds: exact. */
 static void test_eta(void **st)
@@ -564,6 +596,7 @@ int main(void)
 		cmocka_unit_test(test_repeat_auto),
 		cmocka_unit_test(test_baseline),
 		cmocka_unit_test(test_warmup_auto),
+		cmocka_unit_test(test_warmup_shapes),
 		cmocka_unit_test(test_eta),
 		cmocka_unit_test(test_needs),
 		cmocka_unit_test(test_needs_memory),

@@ -439,6 +439,43 @@ static void test_resume_repeat_auto(void **st)
 	release();
 }
 
+/* A case skipped for its needs() ended too: --resume keeps it as it was
+   (its reason, its id) and runs only what the interruption left. */
+static void test_resume_keeps_skipped(void **st)
+{
+	(void)st;
+	const char *args = "need_mib=100000000,1 --threads 1,2 --repeat 2 --repeat-order back_to_back --time 1 "
+			   "--warmup 0";
+	char *b = bc_xasprintf("%s --resume", args);
+	/* back to back: the four skipped cases first, then the four that run;
+	   interrupted during the second of those */
+	arm(SIGINT, SYNTH_STEP, 2, 0.5);
+	assert_int_equal(run("sk", args), 130);
+	json_t *d = hdoc("sk");
+	assert_int_equal(json_array_size(cases(d)), 6);
+	for (size_t i = 0; i < 4; i++)
+		assert_string_equal(str(at(d, i), "status"), "skipped");
+	assert_string_equal(str(at(d, 4), "status"), "ok");
+	assert_string_equal(str(at(d, 5), "status"), "interrupted");
+	assert_int_equal(run("sk", b), 0);
+	json_t *r = hdoc("sk");
+	assert_int_equal(json_array_size(cases(r)), 8);
+	kept(d, r);
+	unsigned skipped = 0;
+	for (size_t i = 0; i < 8; i++) {
+		json_t *c = at(r, i);
+		int big = num(json_object_get(c, "params"), "need_mib") > 1;
+		assert_string_equal(str(c, "status"), big ? "skipped" : "ok");
+		skipped += big;
+	}
+	assert_int_equal(skipped, 4);
+	assert_int_equal(inits, 3);	/* the interrupted one and the two never started; no skipped one */
+	assert_int_equal(ival(resumed(r, 0), "kept"), 5);
+	assert_int_equal(ival(resumed(r, 0), "rerun"), 1);
+	free(b);
+	release();
+}
+
 /* A crashed case (isolated, SIGSEGV in its child) ends failed and is kept
    by --resume, not run again: the runner killed outright before the last
    case, the resume runs that one alone. */
@@ -537,6 +574,7 @@ int main(void)
 		cmocka_unit_test(test_resume_complete),
 		cmocka_unit_test(test_resume_is_the_run),
 		cmocka_unit_test(test_resume_repeat_auto),
+		cmocka_unit_test(test_resume_keeps_skipped),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

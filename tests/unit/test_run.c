@@ -318,7 +318,7 @@ static void test_warmup_shapes(void **st)
 		"ramp_s=1 --time 0.3 --warmup auto --max-warmup 10 --warmup-window 3",
 	};
 	for (int i = 0; i < 5; i++) {
-		char name[8];
+		char name[16];
 		snprintf(name, sizeof(name), "ws%d", i);
 		assert_int_equal(bc(name, args[i]), 0);
 		json_t *d = doc(name), *c = at(d, 0);

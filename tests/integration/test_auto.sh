@@ -103,7 +103,7 @@ expect_grep "a missing baseline names the file" $T/b3.err 'baseline .*nothere\.j
 # --- one judge (issue 38): "decided" is compare's win, loss or tie on the files --
 # +10% at 0.5%, 3% and 20% noise, 1 and 2 threads, against one baseline: an auto
 # run, then compare on the two files it made; every case auto called decided
-# must be a win, loss or tie there (with interference left out, and with it)
+# must be a win, loss or tie there
 judge_pair() {	# judge_pair TAG BUSYFLAGS...
 	local tag=$1; shift
 	run_bc $T/j-$tag-a run synth $M cv=0.005,0.03,0.2 ops=10000 --threads 1,2 --repeat auto --min-repeat 3 \
@@ -123,18 +123,8 @@ bad = [k for k in decided if verdict.get(k) not in ("win", "loss", "tie")]
 print(len(decided), len(bad), bad)
 PYEOF
 }
-judge_pair quiet --busy-threshold 100
-read -r nd nbad rest <$T/j-quiet.txt
-if [ "${nd:-0}" -lt 1 ]; then	# a loaded machine's spread left nothing decided: once more, 0.5 s windows
-	echo "retry: one judge: no case decided in 0.2 s windows; measured again with 0.5 s"
-	judge_pair quiet --busy-threshold 100 --time 0.5 --force
-	read -r nd nbad rest <$T/j-quiet.txt
-fi
-if [ "${nd:-0}" -ge 1 ] && [ "${nbad:-1}" = 0 ]; then
-	pass "one judge: the $nd cases auto called decided are each a win, loss or tie in compare"
-else
-	fail "one judge: decided cases compare does not decide: $(cat $T/j-quiet.txt)"
-fi
+# (interference left out: unit/test_run's test_one_judge, in simulated time; here the live
+# run with interference weighed, which only the real machine has)
 judge_pair busy
 read -r nd nbad rest <$T/j-busy.txt
 if [ "${nbad:-1}" = 0 ]; then

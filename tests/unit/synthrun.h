@@ -46,12 +46,11 @@ static UNUSED int slurp(const char *p, char **out, size_t *n)
 	return 0;
 }
 
-/* `benchcore run synth --module-path ... ARGS -o dir/NAME.json`, stdout and
-   stderr into dir/NAME.out and dir/NAME.err; its exit code. */
-static UNUSED int bc(const char *name, const char *args)
+/* fn (a bc_cmd_* of cli.h) on the words of line, stdout and stderr into
+   dir/NAME.out and dir/NAME.err; its exit code. */
+static UNUSED int run_cmd(int (*fn)(int, char **), const char *name, const char *words)
 {
-	char *line = bc_xasprintf("synth --module-path %s%s --report-interval 0 %s -o %s/%s.json", modpath,
-				  isolated ? "" : " --no-isolate", args, dir, name);
+	char *line = bc_xstrdup(words);
 	char *argv[64];
 	int argc = 0;
 	for (char *tok = strtok(line, " "); tok && argc < 63; tok = strtok(NULL, " "))
@@ -64,7 +63,7 @@ static UNUSED int bc(const char *name, const char *args)
 	int f1 = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644), f2 = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	dup2(f1, 1);
 	dup2(f2, 2);
-	int rc = bc_cmd_run(argc, argv);
+	int rc = fn(argc, argv);
 	fflush(stdout);
 	fflush(stderr);
 	dup2(o1, 1);
@@ -75,6 +74,16 @@ static UNUSED int bc(const char *name, const char *args)
 	close(f2);
 	free(out);
 	free(err);
+	free(line);
+	return rc;
+}
+
+/* `benchcore run synth --module-path ... ARGS -o dir/NAME.json` (run_cmd) */
+static UNUSED int bc(const char *name, const char *args)
+{
+	char *line = bc_xasprintf("synth --module-path %s%s --report-interval 0 %s -o %s/%s.json", modpath,
+				  isolated ? "" : " --no-isolate", args, dir, name);
+	int rc = run_cmd(bc_cmd_run, name, line);
 	free(line);
 	nrun++;
 	return rc;

@@ -263,6 +263,51 @@ static void test_baseline(void **st)
 	json_decref(d);
 }
 
+/* One judge: a case repeat = auto called decided against its baseline is
+   a win, loss or tie when compare reads the two files (+10% at 0.5%, 3%
+   and 20% noise, 1 and 2 threads). */
+static void test_one_judge(void **st)
+{
+	(void)st;
+	const char *common = "cv=0.005,0.03,0.2 --threads 1,2 --repeat auto --min-repeat 3 --max-repeat 6 --time 0.2 "
+			     "--warmup 0 --busy-threshold 100";
+	char *a = bc_xasprintf("ops=10000 %s", common), *b = bc_xasprintf("ops=11000 %s --baseline %s/ja.json", common,
+									  dir);
+	assert_int_equal(bc("ja", a), 0);
+	assert_int_equal(bc("jb", b), 0);
+	char *line = bc_xasprintf("compare --json %s/ja.json %s/jb.json", dir, dir);
+	assert_int_equal(run_cmd(bc_cmd_compare, "jc", line) & ~1, 0);	/* 1: a loss found */
+	char *p = bc_xasprintf("%s/jc.out", dir);
+	json_t *cmp = json_load_file(p, 0, NULL);
+	assert_non_null(cmp);
+	json_t *rows = json_object_get(json_array_get(json_object_get(cmp, "comparisons"), 0), "rows"), *d = doc("jb");
+	unsigned decided = 0;
+	for (size_t i = 0; i < json_array_size(cases(d)); i++) {
+		json_t *c = at(d, i);
+		if (!stop_of(c) || strcmp(stop_of(c), "decided"))
+			continue;
+		decided++;
+		const char *verdict = NULL;
+		for (size_t j = 0; j < json_array_size(rows); j++) {
+			json_t *r = json_array_get(rows, j);
+			if (!json_is_true(json_object_get(r, "headline")) || ival(r, "threads") != ival(c, "threads") ||
+			    fabs(num(json_object_get(r, "params"), "cv") - num(json_object_get(c, "params"), "cv")) > 1e-12)
+				continue;
+			verdict = str(r, "verdict");
+		}
+		if (!verdict || (strcmp(verdict, "win") && strcmp(verdict, "loss") && strcmp(verdict, "tie")))
+			fail_msg("cv %g at %ld threads: decided, and compare says %s", num(json_object_get(c, "params"), "cv"),
+				 ival(c, "threads"), verdict ? verdict : "nothing");
+	}
+	assert_true(decided >= 1);
+	json_decref(d);
+	json_decref(cmp);
+	free(p);
+	free(line);
+	free(a);
+	free(b);
+}
+
 /* warmup = auto: a 1 s ramp is steady once the window (0.5 s) holds none
    of it; a wobble never settles and runs to max_warmup, saying so. */
 static void test_warmup_auto(void **st)
@@ -595,6 +640,7 @@ int main(void)
 		cmocka_unit_test(test_seed_drawn),
 		cmocka_unit_test(test_repeat_auto),
 		cmocka_unit_test(test_baseline),
+		cmocka_unit_test(test_one_judge),
 		cmocka_unit_test(test_warmup_auto),
 		cmocka_unit_test(test_warmup_shapes),
 		cmocka_unit_test(test_eta),

@@ -76,6 +76,11 @@ asan_quick="test_oltp test_redis"
 # [asan] pass runs the rest
 asan_check="test_abi13 test_compare test_golden test_history test_inputs test_interrupt test_latency_merge test_leftover test_report test_resume test_sdk test_start_at test_sysinfo"
 
+# the longest scripts start first in a pool (a long one started last would
+# run on alone at the end): their names, longest first (make check's
+# figures, tests/README.md); the others follow in name order
+long_first="test_sdk test_redis test_contain test_core test_net test_arm64 test_io test_auto test_oltp test_abi13 test_headline test_sys test_inputs test_report"
+
 # the python that `python3` names, resolved once (a version manager's shim
 # costs ~0.15 s a call; tests/integration/lib.sh calls it directly)
 BC_PY=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) && export BC_PY
@@ -200,12 +205,20 @@ integration_pass() {
 		start_integration "$tag $name" "$dir" "$s" 0
 		drain
 	done
-	for s in "${pool[@]}"; do
+	local ordered=() l
+	for l in $long_first; do
+		for s in "${pool[@]}"; do [ "$(basename "$s" .sh)" = "$l" ] && ordered+=("$s"); done
+	done
+	for s in "${pool[@]}"; do [[ " $long_first " == *" $(basename "$s" .sh) "* ]] || ordered+=("$s"); done
+	for s in "${ordered[@]}"; do
 		name=$(basename "$s" .sh); quick=${q[$name]:-0}
 		start_integration "$tag $name$([ "$quick" = 1 ] && echo ' (quick)')" "$dir" "$s" "$quick"
 		[ $running -ge "$jobs" ] && finish_integration
 	done
-	drain
+	# a pass that ends here waits for its last jobs; one followed by another
+	# pass (keep) leaves them running beside the next one's first (each job
+	# has the environment it started with)
+	[ "${4:-}" = keep ] || drain
 }
 
 asan_env() {
@@ -226,7 +239,7 @@ if in_check; then
 		unit_pass "$asan" "[asan]"
 		asan_env_off
 	fi
-	integration_pass "$build" "[plain]" check
+	integration_pass "$build" "[plain]" check $([ -n "$asan" ] && [ "$level" = check ] && echo keep)
 	if [ -n "$asan" ] && [ "$level" = check ]; then	# level all: the full [asan] pass below
 		asan_env
 		integration_pass "$asan" "[asan]" asancheck

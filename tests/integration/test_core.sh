@@ -75,9 +75,31 @@ expect_py "sweep: groups of 2 repeats" $T/s.json 'len(d["groups"])==6 and all(g[
 # 42 threads is scheduled many times over even while other tests load the machine
 # (CPU shares: the full form only, with nothing beside it: tests/run.sh's solo)
 if [ "${BC_QUICK:-0}" = 1 ]; then echo "QUICK: 6 and 42 threads on $(nproc) CPUs (fairness and CPU time, 5 checks): make check-full"; else
-run_bc $T/ov run cpu max_prime=2000 --threads 6,42 --time 2 --warmup 0.2 -o $T/ov.json
-expect_py "6 and 42 threads on $(nproc) CPUs: ok, and every thread did work" $T/ov.json \
-	'[c["threads"] for c in d["cases"]] == [6, 42] and all(c["status"] == "ok" and c["fairness"]["events_min"] > 0 for c in d["cases"])'
+# What a user relies on: every thread of an oversubscribed case is scheduled
+# and does work, and the case keeps the CPUs it was left busy. Measured on
+# this machine with the other sessions taking 85% of both CPUs: the case got
+# 0.3 CPUs, single events waited up to 1.2 s for a CPU, and one of 42
+# threads did no event in a 6 s window while the mean thread did 1800: the
+# scheduler's doing, not benchcore's. So the run is measured up to three
+# times (2, 4, 6 s windows) until the 42-thread case had the machine at
+# least half to itself (other processes and steal <= 50%), and judged on
+# that one; when none did, the every-thread check says why it is not judged
+# (a SKIP line) and the rest are judged on the last run.
+ov_judged='all(c["cpu"].get("other_pct", 0) + c["cpu"].get("steal_pct", 0) <= 50 for c in d["cases"])'
+ov_ok='[c["threads"] for c in d["cases"]] == [6, 42] and all(c["status"] == "ok" and c["fairness"]["events_min"] > 0 for c in d["cases"])'
+ov_py() { "$PY" -S -c 'import json,sys; d=json.load(open(sys.argv[1])); print(bool(eval(sys.argv[2])))' $T/ov.json "$1" 2>&1; }
+for secs in 2 4 6; do
+	run_bc $T/ov run cpu max_prime=2000 --threads 6,42 --time $secs --warmup 0.2 -o $T/ov.json
+	[ "$(ov_py "$ov_ok")" = True ] || [ "$(ov_py "$ov_judged")" = True ] && break
+	echo "retry: $secs s windows with the machine taken by others: $("$PY" -S -c 'import json,sys; d=json.load(open(sys.argv[1])); print([(c["threads"], c["status"], c["fairness"].get("events_min"), round(c["cpu"].get("utilization", 0), 2), round(c["cpu"].get("other_pct", 0) + c["cpu"].get("steal_pct", 0))) for c in d["cases"]])' $T/ov.json 2>&1) (threads, status, fewest events of a thread, CPUs busy, % others)"
+done
+if [ "$(ov_py "$ov_ok")" = True ] || [ "$(ov_py "$ov_judged")" = True ]; then
+	expect_py "6 and 42 threads on $(nproc) CPUs: ok, and every thread did work" $T/ov.json "$ov_ok"
+else
+	echo "SKIP: 6 and 42 threads: whether every thread did work is not judged: other processes took more than half of the CPUs in each of three runs"
+	expect_py "6 and 42 threads on $(nproc) CPUs: ok" $T/ov.json \
+		'[c["threads"] for c in d["cases"]] == [6, 42] and all(c["status"] == "ok" for c in d["cases"])'
+fi
 expect_py "fairness adds up: mean x threads = events, min <= mean <= max" $T/ov.json \
 	'all(abs(c["fairness"]["events_mean"] * c["threads"] - c["ops"]["event"]["count"]) < 0.5 and c["fairness"]["events_min"] <= c["fairness"]["events_mean"] <= c["fairness"]["events_max"] for c in d["cases"])'
 expect_grep "fairness line with min/max is printed" $T/ov.out 'fairness: events/thread [0-9.]+, stddev [0-9.]+ \(cv [0-9.]+%\), min [0-9]+ max [0-9]+'

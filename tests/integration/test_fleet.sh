@@ -55,6 +55,9 @@ tar -C "$T/stage" -czf "$T/tree.tar.gz" .
 version=$("$BC" --version | sed -n 's/^benchcore \([^ ]*\) (module ABI \([0-9.]*\))$/\1/p')
 abi=$("$BC" --version | sed -n 's/^benchcore \([^ ]*\) (module ABI \([0-9.]*\))$/\2/p')
 
+# benchcore_start_delay: from choosing --start-at to it; on a 2-CPU machine
+# loaded 10 times over, starting the hosts' async jobs took 14 s of it (6 s
+# were too few: both runs refused a start 8 s in the past)
 common_vars() {	# the inventory's [all:vars] shared by both modes
 	cat <<EOF
 ansible_python_interpreter=/usr/bin/python3
@@ -66,7 +69,7 @@ benchcore_results=$T/results
 benchcore_controller_bin=$BC
 benchcore_version=$version
 benchcore_abi=$abi
-benchcore_start_delay=6
+benchcore_start_delay=15
 benchcore_poll=1
 benchcore_run_timeout=180
 fleet_time=0.3

@@ -42,13 +42,23 @@ expect_py "fs_type and mount_options recorded" "$T/rr.json" \
 check "data files removed after the run" test -z "$(ls "$D")"
 
 # --- the studies' matrix from one run: 2 rw x 2 block sizes x threads 1,2 ----
+mx_ok="len(d['cases']) == 8 and all(c['status'] == 'ok' and c['metrics']['iops']['value'] > 0 and 'p99' in c['ops'][c['params']['rw'][4:]]['latency_ns'] for c in d['cases'])"
+mx_bad() {	# the cases that are not so, with their status and reason
+	"$PY" -S -c "import json,sys; d=json.load(open(sys.argv[1])); print('cases:', len(d['cases']), [(c['params']['rw'], c['params']['block_size'], c['threads'], c['status'], c.get('reason'), c['metrics'].get('iops', {}).get('value')) for c in d['cases'] if c['status'] != 'ok' or 'p99' not in c['ops'].get(c['params']['rw'][4:], {}).get('latency_ns', {})])" "$T/mx.json" 2>&1 | head -3
+}
 run_bc "$T/mx" run io $S --time 0.5 $COMMON rw=randread,randwrite block_size=4K,16K \
 	--threads 1,2 -o "$T/mx.json"
 expect_rc "rw x block_size x threads matrix runs" 0
-# what a case that is not so says (kept in the log if the check below fails)
-"$PY" -S -c "import json,sys; d=json.load(open(sys.argv[1])); print('cases:', len(d['cases']), [(c['params']['rw'], c['params']['block_size'], c['threads'], c['status'], c.get('reason')) for c in d['cases'] if c['status'] != 'ok' or 'p99' not in c['ops'].get(c['params']['rw'][4:], {}).get('latency_ns', {})])" "$T/mx.json" 2>&1 | head -3
-expect_py "8 ok cases with IOPS and p99" "$T/mx.json" \
-	"len(d['cases']) == 8 and all(c['status'] == 'ok' and c['metrics']['iops']['value'] > 0 and 'p99' in c['ops'][c['params']['rw'][4:]]['latency_ns'] for c in d['cases'])"
+# A thread of a 0.5 s window on a machine loaded far past its CPUs may
+# complete no I/O at all (the case is ok, with no IOPS and no p99): that is
+# the machine, not the matrix. The matrix is measured once more, with 2 s
+# windows, and judged on that; what the first one lacked is printed.
+if [ "$("$PY" -S -c 'import json,sys; d=json.load(open(sys.argv[1])); print(bool(eval(sys.argv[2])))' "$T/mx.json" "$mx_ok" 2>&1)" != True ]; then
+	echo "retry: the 0.5 s matrix had cases without IOPS or p99 ($(mx_bad)); measured again with 2 s windows"
+	run_bc "$T/mx" run io $S --time 2 $COMMON rw=randread,randwrite block_size=4K,16K --threads 1,2 -o "$T/mx.json"
+	mx_bad
+fi
+expect_py "8 ok cases with IOPS and p99" "$T/mx.json" "$mx_ok"
 expect_py "randread cases report no write metrics" "$T/mx.json" \
 	"all('write_iops' not in c['metrics'] for c in d['cases'] if c['params']['rw'] == 'randread')"
 check "per-thread files removed after the thread sweep" test -z "$(ls "$D")"

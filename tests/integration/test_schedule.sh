@@ -7,9 +7,6 @@ MP="--module-path $TESTMODS"
 export TMPDIR=$T/tmp; mkdir -p $TMPDIR	# module and scratch directories go here
 Q='--time 0.05 --warmup 0 -q'
 
-# order of (point, threads) and round of each case, as a python list
-order() { jget "$1" '[(c["point"], c["threads"], c["round"]) for c in d["cases"]]'; }
-
 # --- rounds (the default): every case once, shuffled, then again
 run_bc $T/r1 run cpu max_prime=100,200,300 --threads 1,2 --repeat 3 --seed 42 --time 0.05 --warmup 0 -o $T/r1.json
 expect_rc "rounds: run ok" 0
@@ -22,23 +19,9 @@ expect_py "rounds: the order within rounds is shuffled (not plan order every tim
 expect_py "rounds: groups still gather the 3 repeats of each case" $T/r1.json \
 	'len(d["groups"]) == 6 and all(g["repeats"] == 3 for g in d["groups"])'
 expect_grep "rounds: the plan names the seed" $T/r1.err 'shuffled with seed 42'
-run_bc $T/r2 run cpu max_prime=100,200,300 --threads 1,2 --repeat 3 --seed 42 $Q -o $T/r2.json
-check "rounds: the same seed gives the same order" test "$(order $T/r1.json)" = "$(order $T/r2.json)"
-run_bc $T/r3 run cpu max_prime=100,200,300 --threads 1,2 --repeat 3 --seed 7 $Q -o $T/r3.json
-check "rounds: another seed gives another order" test "$(order $T/r1.json)" != "$(order $T/r3.json)"
-run_bc $T/r4 run cpu max_prime=100,200 --repeat 2 $Q -o $T/r4.json
-expect_py "rounds: without a seed one is drawn and recorded" $T/r4.json \
-	'isinstance(d["schedule"]["seed"], int) and 0 <= d["schedule"]["seed"] < 2**32'
-seed=$(jget $T/r4.json 'd["schedule"]["seed"]')
-run_bc $T/r5 run cpu max_prime=100,200 --repeat 2 --seed "$seed" $Q -o $T/r5.json
-check "rounds: the recorded seed reproduces the order" test "$(order $T/r4.json)" = "$(order $T/r5.json)"
-
-# --- back to back: the old order (points, then threads, then repeats)
-run_bc $T/b run cpu max_prime=100,200 --threads 1,2 --repeat 2 --repeat-order back_to_back $Q -o $T/b.json
-expect_py "back_to_back: plan order, repeats together" $T/b.json \
-	'[(c["params"]["max_prime"], c["threads"], c["repeat"]) for c in d["cases"]] == [(p, t, r) for p in (100, 200) for t in (1, 2) for r in (1, 2)]'
-expect_py "back_to_back: recorded, round = repeat" $T/b.json \
-	'd["schedule"]["repeat_order"] == "back_to_back" and all(c["round"] == c["repeat"] for c in d["cases"])'
+# the same seed's order again, another seed's, a drawn seed recorded and
+# reproducing, back_to_back's order: unit/test_run (test_rounds,
+# test_seed_drawn), exactly and in simulated time; here the one live run above
 run_bc $T/bad run cpu --repeat-order sideways $Q
 expect_rc "repeat_order: a bad value is a usage error" 2
 expect_grep "repeat_order: the valid choices are named" $T/bad.err 'rounds, back_to_back'

@@ -7,7 +7,11 @@
    +-`wobble` every 150 ms (never steady). With `step` > 0 the factor is
    not drawn but steps through 1, 1 + step, 1 - step, 1, ... case by case
    (a count kept in `count_file`): a spread known exactly, for the tests of
-   the stopping rules. Typed options (ABI 1.3). */
+   the stopping rules. `crash_at` > 0: the first worker dies of SIGSEGV that
+   many seconds into the case (the tests of a crashed case). needs() asks
+   need_mib per thread of memory, need_disk_mib at disk_path and need_cpus
+   CPUs. Typed options (ABI 1.3). */
+#include <signal.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -19,10 +23,15 @@
    that runs the engine in simulated time points this at its clock's sleep
    (tests/unit/test_run.c: bc_clock_sleep_ns, core/engine/clock.h). */
 __attribute__((visibility("default"))) void (*synth_sleep_ns)(uint64_t ns);
+/* Called at each event of a case when set (the tests of interruptions:
+   tests/unit/test_resume.c signals the runner at a given one). */
+enum { SYNTH_INIT, SYNTH_STEP, SYNTH_DESTROY };
+__attribute__((visibility("default"))) void (*synth_hook)(int event);
 
 typedef struct synth_opts {
-	double ops, cv, ramp_s, wobble, step, need_mib;
-	const char *count_file;
+	double ops, cv, ramp_s, wobble, step, need_mib, crash_at, need_disk_mib;
+	int64_t need_cpus;
+	const char *count_file, *disk_path;
 } synth_opts;
 
 static const bench_option_v1 synth_options[] = {
@@ -40,6 +49,14 @@ static const bench_option_v1 synth_options[] = {
 	  BENCH_OPT_AT(synth_opts, count_file) },
 	{ .name = "need_mib", .type = BENCH_OPT_DOUBLE, .def = "0", .help = "memory a thread needs (needs()), MiB",
 	  .min = 0, .max = 1e12, BENCH_OPT_AT(synth_opts, need_mib) },
+	{ .name = "need_disk_mib", .type = BENCH_OPT_DOUBLE, .def = "0", .help = "disk a case needs at disk_path, MiB",
+	  .min = 0, .max = 1e12, BENCH_OPT_AT(synth_opts, need_disk_mib) },
+	{ .name = "disk_path", .type = BENCH_OPT_STRING, .def = "", .help = "where need_disk_mib is needed",
+	  BENCH_OPT_AT(synth_opts, disk_path) },
+	{ .name = "need_cpus", .type = BENCH_OPT_INT, .def = "0", .help = "usable CPUs a case needs",
+	  .min = 0, .max = 1000000, BENCH_OPT_AT(synth_opts, need_cpus) },
+	{ .name = "crash_at", .type = BENCH_OPT_DOUBLE, .def = "0", .help = "seconds into the case the first worker crashes",
+	  .min = 0, .max = 1e6, BENCH_OPT_AT(synth_opts, crash_at) },
 	{ .name = NULL }
 };
 
@@ -65,6 +82,7 @@ typedef struct synth_state {
 	const synth_opts *o;
 	double factor;
 	uint64_t t0;
+	int started;		/* workers started so far */
 } synth_state;
 
 static int synth_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
@@ -89,11 +107,15 @@ static int synth_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state
 	if (s->factor < 0.05)
 		s->factor = 0.05;
 	*state = s;
+	if (synth_hook)
+		synth_hook(SYNTH_INIT);
 	return BENCH_OK;
 }
 
 static void synth_destroy(void *state)
 {
+	if (synth_hook)
+		synth_hook(SYNTH_DESTROY);
 	free(state);
 }
 
@@ -101,6 +123,7 @@ static void synth_destroy(void *state)
 typedef struct synth_thread {
 	synth_state *s;
 	bench_thread *t;
+	int first;		/* the first worker of the case (crash_at) */
 } synth_thread;
 
 static int synth_thread_init(void *state, bench_thread *t, void **tstate)
@@ -108,8 +131,10 @@ static int synth_thread_init(void *state, bench_thread *t, void **tstate)
 	synth_thread *w = calloc(1, sizeof(*w));
 	if (!w)
 		return BENCH_ERR;
-	w->s = state;
+	synth_state *s = state;
+	w->s = s;
 	w->t = t;
+	w->first = __atomic_fetch_add(&s->started, 1, __ATOMIC_RELAXED) == 0;
 	*tstate = w;
 	return BENCH_OK;
 }
@@ -127,7 +152,16 @@ static int synth_run(void *tstate)
 			synth_sleep_ns(2 * 1000 * 1000);
 		else
 			nanosleep(&ts, NULL);
+		if (synth_hook)
+			synth_hook(SYNTH_STEP);
 		uint64_t now = api->now_ns();
+		if (w->first && s->o->crash_at > 0 && (double)(now - s->t0) / 1e9 >= s->o->crash_at) {
+			/* dies of SIGSEGV, as a module's bug would, and not caught by
+			   a handler the process inherited (cmocka's, in a unit test;
+			   raised: a null store would be ASan's to report) */
+			signal(SIGSEGV, SIG_DFL);
+			raise(SIGSEGV);
+		}
 		double age = (double)(now - s->t0) / 1e9, dt = (double)(now - last) / 1e9;
 		double ramp = s->o->ramp_s > 0 && age < s->o->ramp_s ? 0.5 + 0.5 * age / s->o->ramp_s : 1;
 		/* high for 150 ms, low for 150 ms: slower than any interval */
@@ -148,6 +182,12 @@ static int synth_needs(const bench_host_api_v1 *api, bench_ctx *ctx, bench_needs
 	const synth_opts *o = api->options(ctx);
 	out->memory_bytes = (uint64_t)(o->need_mib * 1048576.0) * api->threads(ctx);
 	out->why = "need_mib per thread";
+	if (o->need_disk_mib > 0) {
+		out->disk_bytes = (uint64_t)(o->need_disk_mib * 1048576.0);
+		out->disk_path = o->disk_path;
+		out->why = "need_disk_mib";
+	}
+	out->cpus = (uint32_t)o->need_cpus;
 	return BENCH_OK;
 }
 

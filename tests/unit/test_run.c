@@ -5,102 +5,9 @@
    options say, so the schedule (rounds, the shuffled order, thread sweeps),
    repeat = auto's stopping rules, warmup = auto, the ETA and the results
    document are checked to the figure, not within a loaded machine's noise. */
-#include "unit.h"
-#include <dlfcn.h>
-#include <fcntl.h>
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#include <jansson.h>
-#include "clock.h"
-#include "cli.h"
-#include "util.h"
+#include "synthrun.h"
 
-static char dir[64];		/* scratch: the module, TMPDIR, outputs */
-static char modpath[128];	/* dir/mods: synth.so alone */
-static unsigned nrun;
-
-/* the whole of file p, NUL-terminated; n its length */
-static int slurp(const char *p, char **out, size_t *n)
-{
-	FILE *f = fopen(p, "rb");
-	if (!f)
-		return -1;
-	size_t cap = 4096, len = 0;
-	char *s = bc_xmalloc(cap);
-	for (size_t k; (k = fread(s + len, 1, cap - len - 1, f)) > 0;) {
-		len += k;
-		if (cap - len < 2)
-			s = bc_xrealloc(s, cap *= 2, 1);
-	}
-	fclose(f);
-	s[len] = '\0';
-	*out = s;
-	*n = len;
-	return 0;
-}
-
-/* `benchcore run synth --module-path ... ARGS -o dir/NAME.json`, stdout and
-   stderr into dir/NAME.out and dir/NAME.err; its exit code. */
-static int bc(const char *name, const char *args)
-{
-	char *line = bc_xasprintf("synth --module-path %s --no-isolate --report-interval 0 %s -o %s/%s.json", modpath, args,
-				  dir, name);
-	char *argv[64];
-	int argc = 0;
-	for (char *tok = strtok(line, " "); tok && argc < 63; tok = strtok(NULL, " "))
-		argv[argc++] = tok;
-	argv[argc] = NULL;
-	char *out = bc_xasprintf("%s/%s.out", dir, name), *err = bc_xasprintf("%s/%s.err", dir, name);
-	fflush(stdout);
-	fflush(stderr);
-	int o1 = dup(1), o2 = dup(2);
-	int f1 = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644), f2 = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	dup2(f1, 1);
-	dup2(f2, 2);
-	int rc = bc_cmd_run(argc, argv);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(o1, 1);
-	dup2(o2, 2);
-	close(o1);
-	close(o2);
-	close(f1);
-	close(f2);
-	free(out);
-	free(err);
-	free(line);
-	nrun++;
-	return rc;
-}
-
-static json_t *doc(const char *name)
-{
-	char *p = bc_xasprintf("%s/%s.json", dir, name);
-	json_t *d = json_load_file(p, 0, NULL);
-	free(p);
-	assert_non_null(d);
-	return d;
-}
-
-static __attribute__((noinline)) char *text(const char *name, const char *ext)
-{
-	char *p = bc_xasprintf("%s/%s.%s", dir, name, ext), *s = NULL;
-	size_t n = 0;
-	assert_int_equal(slurp(p, &s, &n), 0);
-	free(p);
-	return s;
-}
-
-static json_t *cases(json_t *d) { return json_object_get(d, "cases"); }
-static json_t *at(json_t *d, size_t i) { return json_array_get(cases(d), i); }
-static long ival(json_t *o, const char *k) { return (long)json_integer_value(json_object_get(o, k)); }
-static double num(json_t *o, const char *k) { return json_number_value(json_object_get(o, k)); }
-static const char *str(json_t *o, const char *k) { return json_string_value(json_object_get(o, k)); }
-static double headline(json_t *c) { return num(json_object_get(json_object_get(c, "metrics"), "events_per_sec"), "value"); }
 static const char *stop_of(json_t *c) { return str(c, "repeat_stop"); }
 
 /* the cases in the order they ran as "point/threads/round " */
@@ -209,6 +116,34 @@ static void test_rounds(void **st)
 		assert_int_equal(ival(c, "round"), ival(c, "repeat"));
 	}
 	json_decref(d);
+}
+
+/* Without --seed one is drawn, recorded and named in the plan; given back,
+   it reproduces the order. */
+static void test_seed_drawn(void **st)
+{
+	(void)st;
+	assert_int_equal(bc("sd1", "ops=1000,2000,3000 --threads 1,2 --repeat 3 --time 0.1 --warmup 0"), 0);
+	json_t *d = doc("sd1"), *seed = json_object_get(json_object_get(d, "schedule"), "seed");
+	assert_true(json_is_integer(seed));
+	json_int_t v = json_integer_value(seed);
+	assert_true(v >= 0 && v < 4294967296ll);
+	char *err = text("sd1", "err"), *want = bc_xasprintf("plan: repeats in rounds, shuffled with seed %lld (seed = "
+							       "%lld reproduces this order)", (long long)v, (long long)v);
+	assert_non_null(strstr(err, want));
+	char *args = bc_xasprintf("ops=1000,2000,3000 --threads 1,2 --repeat 3 --time 0.1 --warmup 0 --seed %lld",
+				  (long long)v);
+	assert_int_equal(bc("sd2", args), 0);
+	json_t *d2 = doc("sd2");
+	char *o1 = order(d), *o2 = order(d2);
+	assert_string_equal(o1, o2);
+	free(o1);
+	free(o2);
+	free(args);
+	free(err);
+	free(want);
+	json_decref(d);
+	json_decref(d2);
 }
 
 /* repeats of one group, sorted by repeat */
@@ -328,6 +263,51 @@ static void test_baseline(void **st)
 	json_decref(d);
 }
 
+/* One judge: a case repeat = auto called decided against its baseline is
+   a win, loss or tie when compare reads the two files (+10% at 0.5%, 3%
+   and 20% noise, 1 and 2 threads). */
+static void test_one_judge(void **st)
+{
+	(void)st;
+	const char *common = "cv=0.005,0.03,0.2 --threads 1,2 --repeat auto --min-repeat 3 --max-repeat 6 --time 0.2 "
+			     "--warmup 0 --busy-threshold 100";
+	char *a = bc_xasprintf("ops=10000 %s", common), *b = bc_xasprintf("ops=11000 %s --baseline %s/ja.json", common,
+									  dir);
+	assert_int_equal(bc("ja", a), 0);
+	assert_int_equal(bc("jb", b), 0);
+	char *line = bc_xasprintf("compare --json %s/ja.json %s/jb.json", dir, dir);
+	assert_int_equal(run_cmd(bc_cmd_compare, "jc", line) & ~1, 0);	/* 1: a loss found */
+	char *p = bc_xasprintf("%s/jc.out", dir);
+	json_t *cmp = json_load_file(p, 0, NULL);
+	assert_non_null(cmp);
+	json_t *rows = json_object_get(json_array_get(json_object_get(cmp, "comparisons"), 0), "rows"), *d = doc("jb");
+	unsigned decided = 0;
+	for (size_t i = 0; i < json_array_size(cases(d)); i++) {
+		json_t *c = at(d, i);
+		if (!stop_of(c) || strcmp(stop_of(c), "decided"))
+			continue;
+		decided++;
+		const char *verdict = NULL;
+		for (size_t j = 0; j < json_array_size(rows); j++) {
+			json_t *r = json_array_get(rows, j);
+			if (!json_is_true(json_object_get(r, "headline")) || ival(r, "threads") != ival(c, "threads") ||
+			    fabs(num(json_object_get(r, "params"), "cv") - num(json_object_get(c, "params"), "cv")) > 1e-12)
+				continue;
+			verdict = str(r, "verdict");
+		}
+		if (!verdict || (strcmp(verdict, "win") && strcmp(verdict, "loss") && strcmp(verdict, "tie")))
+			fail_msg("cv %g at %ld threads: decided, and compare says %s", num(json_object_get(c, "params"), "cv"),
+				 ival(c, "threads"), verdict ? verdict : "nothing");
+	}
+	assert_true(decided >= 1);
+	json_decref(d);
+	json_decref(cmp);
+	free(p);
+	free(line);
+	free(a);
+	free(b);
+}
+
 /* warmup = auto: a 1 s ramp is steady once the window (0.5 s) holds none
    of it; a wobble never settles and runs to max_warmup, saying so. */
 static void test_warmup_auto(void **st)
@@ -367,6 +347,38 @@ static void test_warmup_auto(void **st)
 	json_decref(d);
 }
 
+/* warmup = auto on the shapes test_auto once warmed up live (3 to 12 s of
+   warmup each): +-60% bursts settle later than +-30%, bursts on a 3 s ramp
+   only after the ramp, warmup_window is a duration whatever the
+   report_interval, a longer window waits until it holds no part of a ramp. */
+static void test_warmup_shapes(void **st)
+{
+	(void)st;
+	double w[5];
+	const char *args[5] = {
+		"wobble=0.3 --time 0.3 --warmup auto --max-warmup 12 --warmup-window 0.5",
+		"wobble=0.6 --time 0.3 --warmup auto --max-warmup 12 --warmup-window 0.5",
+		"wobble=0.3 ramp_s=3 --time 0.3 --warmup auto --max-warmup 15 --warmup-window 0.5",
+		"--time 0.3 --warmup auto --max-warmup 20 --warmup-window 1 --report-interval 5",
+		"ramp_s=1 --time 0.3 --warmup auto --max-warmup 10 --warmup-window 3",
+	};
+	for (int i = 0; i < 5; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "ws%d", i);
+		assert_int_equal(bc(name, args[i]), 0);
+		json_t *d = doc(name), *c = at(d, 0);
+		if (!json_is_true(json_object_get(c, "warmup_steady")))
+			fail_msg("%s: never steady (warmup %.2f s)", args[i], num(c, "warmup_s"));
+		w[i] = num(c, "warmup_s");
+		json_decref(d);
+	}
+	assert_true(w[0] >= 1.0 && w[0] < 8.0);		/* +-30%: steady over blocks of steps */
+	assert_true(w[1] > w[0] && w[1] < 11.0);	/* +-60%: longer blocks, later */
+	assert_true(w[2] >= 3.0 && w[2] < 12.0);	/* the blocks do not hide the ramp */
+	assert_true(w[3] >= 1.0 && w[3] < 1.5);		/* a 1 s window, not 5 s reports */
+	assert_true(w[4] >= 3.0 && w[4] < 6.0);		/* a 3 s window past a 1 s ramp */
+}
+
 /* The ETA after each case: from the pace so far and the cases left, likely
    never above at most, and going down. Simulated seconds: exact. */
 static void test_eta(void **st)
@@ -377,7 +389,9 @@ static void test_eta(void **st)
 	unsigned lines = 0, first_most = 0, last_most = 0, fewer = 0;
 	for (char *p = strstr(s, "eta: about "); p; p = strstr(p + 1, "eta: about ")) {
 		unsigned secs, likely, most;
-		assert_int_equal(sscanf(p, "eta: about %u s left, %u case%*[s] likely, %u at most", &secs, &likely,
+		/* "1 case likely" or "2 cases likely" (how many depends on cv
+		   0.2's draw, which follows the pid) */
+		assert_int_equal(sscanf(p, "eta: about %u s left, %u case%*[s ]likely, %u at most", &secs, &likely,
 					&most), 3);
 		assert_true(likely <= most);
 		/* each case takes exactly 2 s here: the ETA is 2 s a case likely */
@@ -421,6 +435,111 @@ static void test_needs(void **st)
 	char *err = text("nd", "err");
 	assert_non_null(strstr(err, "plan: 2 cases to run, 2 skipped (said above)"));
 	free(err);
+}
+
+/* status and reason of each case, in order, as "status:reason|..." */
+static char *verdicts(json_t *d)
+{
+	char *s = bc_xstrdup("");
+	for (size_t i = 0; i < json_array_size(cases(d)); i++) {
+		const char *r = str(at(d, i), "reason");
+		char *n = bc_xasprintf("%s%s:%s|", s, str(at(d, i), "status"), r ? r : "");
+		free(s);
+		s = n;
+	}
+	return s;
+}
+
+/* needs() against the memory BENCHCORE_MEMAVAIL says there is: 128 MiB a
+   thread fits 200 MiB at 1 thread, not at 2; --force-module runs it
+   anyway; a figure that is not a size is refused before anything runs. */
+static void test_needs_memory(void **st)
+{
+	(void)st;
+	setenv("BENCHCORE_MEMAVAIL", "200M", 1);
+	assert_int_equal(bc("nm", "need_mib=64,128 --threads 1,2 --time 0.1 --warmup 0"), 0);
+	json_t *d = doc("nm");
+	char *v = verdicts(d);
+	assert_string_equal(v, "ok:|ok:|ok:|skipped:synth needs 256.0 MiB of memory (need_mib per thread), "
+			    "200.0 MiB available|");
+	assert_int_equal(json_object_size(json_object_get(at(d, 3), "ops")), 0);
+	free(v);
+	json_decref(d);
+	char *err = text("nm", "err");
+	assert_non_null(strstr(err, "plan: synth: 1 of them skipped, this machine cannot give what they need (first: "
+				    "synth needs 256.0 MiB of memory"));
+	assert_non_null(strstr(err, "plan: 3 cases to run, 1 skipped (said above)"));
+	free(err);
+	assert_int_equal(bc("nf", "need_mib=128 --threads 2 --time 0.1 --warmup 0 --force-module"), 0);
+	d = doc("nf");
+	assert_string_equal(str(at(d, 0), "status"), "ok");
+	json_decref(d);
+	setenv("BENCHCORE_MEMAVAIL", "lots", 1);
+	assert_int_equal(bc("nb", "--time 0.1 --warmup 0"), 2);
+	err = text("nb", "err");
+	assert_non_null(strstr(err, "benchcore: error: BENCHCORE_MEMAVAIL=\"lots\" is not a size"));
+	assert_non_null(strstr(err, "HINT: give bytes (209715200) or a size (200M)"));
+	free(err);
+	unsetenv("BENCHCORE_MEMAVAIL");
+}
+
+/* The memory a cgroup leaves (BENCHCORE_CGROUP_DIR: one directory with
+   v1's files): its limit less its usage, the inactive page cache counted
+   free: 400 MiB, 323 in use, 10 of it reclaimable: 87 MiB. */
+static void test_needs_cgroup(void **st)
+{
+	(void)st;
+	char *cg = bc_xasprintf("%s/cg", dir);
+	mkdir(cg, 0755);
+	const char *files[][2] = { { "memory.limit_in_bytes", "419430400\n" }, { "memory.usage_in_bytes", "338690048\n" },
+				   { "memory.stat", "cache 62914560\ninactive_file 0\ntotal_inactive_file 10485760\n"
+						    "total_active_file 52428800\n" } };
+	for (size_t i = 0; i < 3; i++) {
+		char *p = bc_xasprintf("%s/%s", cg, files[i][0]);
+		FILE *f = fopen(p, "w");
+		assert_non_null(f);
+		fputs(files[i][1], f);
+		fclose(f);
+		free(p);
+	}
+	setenv("BENCHCORE_CGROUP_DIR", cg, 1);
+	assert_int_equal(bc("ncg", "need_mib=32,250 --time 0.1 --warmup 0"), 0);
+	unsetenv("BENCHCORE_CGROUP_DIR");
+	json_t *d = doc("ncg");
+	char *v = verdicts(d), *want = bc_xasprintf("ok:|skipped:synth needs 250.0 MiB of memory (need_mib per thread), "
+						  "87.0 MiB available (the cgroup %s: limit 400.0 MiB, 323.0 MiB in "
+						  "use, 10.0 MiB of it reclaimable page cache)|", cg);
+	assert_string_equal(v, want);
+	assert_int_equal(ival(json_object_get(d, "host"), "memory_limit_bytes"), 400l << 20);
+	free(v);
+	free(want);
+	free(cg);
+	json_decref(d);
+}
+
+/* Disk at a path (the file system's real free space: 1 MiB fits, a
+   billion MiB does not) and usable CPUs (this process's affinity). */
+static void test_needs_disk_cpus(void **st)
+{
+	(void)st;
+	char *a = bc_xasprintf("need_disk_mib=1,1e9 disk_path=%s --time 0.1 --warmup 0", dir);
+	assert_int_equal(bc("ndk", a), 0);
+	free(a);
+	json_t *d = doc("ndk");
+	assert_string_equal(str(at(d, 0), "status"), "ok");
+	assert_string_equal(str(at(d, 1), "status"), "skipped");
+	char *want = bc_xasprintf("synth needs 953.7 TiB at %s (need_disk_mib), ", dir);
+	const char *r = str(at(d, 1), "reason");
+	assert_true(!strncmp(r, want, strlen(want)) && strstr(r, " free"));
+	free(want);
+	json_decref(d);
+	assert_int_equal(bc("ncp", "need_cpus=1,100000 --time 0.1 --warmup 0"), 0);
+	d = doc("ncp");
+	assert_string_equal(str(at(d, 0), "status"), "ok");
+	assert_string_equal(str(at(d, 1), "status"), "skipped");
+	const char *cpus = "synth needs 100000 CPUs, this process may use ";
+	assert_true(!strncmp(str(at(d, 1), "reason"), cpus, strlen(cpus)));
+	json_decref(d);
 }
 
 /* The results document: schema, the run's schedule and config as given,
@@ -505,51 +624,13 @@ static void synth_sleep(uint64_t ns)
 static int setup(void **st)
 {
 	(void)st;
-	strcpy(dir, "/tmp/bc-unit-run.XXXXXX");
-	if (!mkdtemp(dir))
-		return -1;
-	snprintf(modpath, sizeof(modpath), "%s/mods", dir);
-	char *tmp = bc_xasprintf("%s/tmp", dir);
-	mkdir(modpath, 0755);
-	mkdir(tmp, 0755);
-	setenv("TMPDIR", tmp, 1);
-	free(tmp);
-	const char *tm = getenv("TESTMODS");
-	char *src = bc_xasprintf("%s/synth.so", tm ? tm : "build/testmods"), *dst = bc_xasprintf("%s/synth.so", modpath);
-	char *data = NULL;
-	size_t n = 0;
-	int rc = slurp(src, &data, &n);
-	FILE *f = rc ? NULL : fopen(dst, "wb");
-	if (f) {
-		rc = fwrite(data, 1, n, f) == n ? 0 : -1;
-		fclose(f);
-		chmod(dst, 0755);
-	}
-	free(data);
-	/* the loader's dlopen of this file finds this copy already loaded:
-	   the same synth_sleep_ns */
-	void *h = rc || !f ? NULL : dlopen(dst, RTLD_NOW | RTLD_LOCAL);
-	void (**hook)(uint64_t) = h ? (void (**)(uint64_t))dlsym(h, "synth_sleep_ns") : NULL;
-	free(src);
-	free(dst);
-	if (!hook) {
-		fprintf(stderr, "test_run: cannot load synth.so from %s (TESTMODS)\n", tm ? tm : "build/testmods");
-		return -1;
-	}
-	*hook = synth_sleep;
-	return bc_clock_virtual_start(1000000000ull);
+	return synthrun_setup("run", synth_sleep);
 }
 
 static int teardown(void **st)
 {
 	(void)st;
-	bc_clock_virtual_stop();
-	if (getenv("BC_UNIT_KEEP"))
-		return 0;
-	char *cmd = bc_xasprintf("rm -rf '%s'", dir);
-	int rc = system(cmd);
-	free(cmd);
-	return rc;
+	return synthrun_teardown();
 }
 
 int main(void)
@@ -558,11 +639,17 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_window_exact),
 		cmocka_unit_test(test_rounds),
+		cmocka_unit_test(test_seed_drawn),
 		cmocka_unit_test(test_repeat_auto),
 		cmocka_unit_test(test_baseline),
+		cmocka_unit_test(test_one_judge),
 		cmocka_unit_test(test_warmup_auto),
+		cmocka_unit_test(test_warmup_shapes),
 		cmocka_unit_test(test_eta),
 		cmocka_unit_test(test_needs),
+		cmocka_unit_test(test_needs_memory),
+		cmocka_unit_test(test_needs_cgroup),
+		cmocka_unit_test(test_needs_disk_cpus),
 		cmocka_unit_test(test_document),
 		cmocka_unit_test(test_text_golden),
 	};

@@ -27,6 +27,23 @@ static char *shown(const char *s)
 	return bc_printable(s ? s : "");
 }
 
+/* A label as every view shows it: printable, and at most BC_LABEL_SHOWN
+   bytes (cut at a character's start, an ellipsis after), since the tables,
+   legends and headings each name it: a 200 KB label would be repeated in
+   all of them. */
+#define BC_LABEL_SHOWN	200
+static char *label_shown(const char *s)
+{
+	char *p = shown(s);
+	size_t cut = BC_LABEL_SHOWN;
+	if (strlen(p) <= cut + 3)
+		return p;
+	while (cut > 0 && ((unsigned char)p[cut] & 0xC0) == 0x80)
+		cut--;
+	memcpy(p + cut, "\xe2\x80\xa6", 4);	/* U+2026 and the end */
+	return p;
+}
+
 static void push_value(bc_rmetric *m, double v)
 {
 	if (m->n == m->cap) {
@@ -294,9 +311,9 @@ static int read_top(bc_results *r, json_t *root, bc_err *e)
 	r->config = json_is_object(cfg) ? json_incref(cfg) : json_object();
 	label = json_object_get(root, "label");
 	if (json_is_string(label) && json_string_length(label))
-		r->label = shown(json_string_value(label));
+		r->label = label_shown(json_string_value(label));
 	else if (json_is_string(json_object_get(r->host, "hostname")))
-		r->label = shown(json_string_value(json_object_get(r->host, "hostname")));
+		r->label = label_shown(json_string_value(json_object_get(r->host, "hostname")));
 	else
 		r->label = shown(base_name(r->path));
 	if (json_is_string(json_object_get(root, "started_at")))

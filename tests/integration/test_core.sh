@@ -14,7 +14,7 @@ expect_grep "--help lists run flags" $T/h.out '--threads 1,2,4'
 "$BC" run cpu max_prime=100 --time 0.2 --warmup 0 -q -o $T/flag-base.json >/dev/null 2>&1	# for --baseline
 bad=0
 for f in $(grep -oE -- '--[a-z-]+' $T/h.out | sort -u); do
-	case $f in --help|--version|--markdown|--json|--config|--only|--skip) continue;; esac
+	case $f in --help|--version|--markdown|--json|--config|--only|--skip|--module) continue;; esac	# --module: history's, in the usage lines
 	if grep -qE -- "$f [A-Za-z0-9,|._]+( |$)" $T/h.out; then val=(1); else val=(); fi
 	case $f in --output|--csv) val=($T/flag.out);; --arrival) val=(fixed);; --label) val=(x);;
 		--module-path) val=($TESTMODS);; --threads) val=(1);; --time|--warmup|--grace) val=(0.2);;

@@ -58,12 +58,15 @@ BELOW_5		:= $(BELOW_4) $(FLOOR_4)
 BELOW_6		:= $(BELOW_5) $(FLOOR_5)
 $(foreach f,0 1 2 3 4 5 6,$(foreach g,$(FLOOR_$(f)),$(eval SEES_$(g) := $(g) $(BELOW_$(f)))))
 CORE_GROUPS	:= $(foreach f,0 1 2 3 4 5 6,$(FLOOR_$(f)))
+# the results archive: SQLite, and PostgreSQL's libpq (its headers where pg_config says;
+# under a cross build's --sysroot, the sysroot's)
+PG_INCDIR	:= $(patsubst --sysroot=%,%,$(filter --sysroot=%,$(CC)))$(or $(shell pg_config --includedir 2>/dev/null),$(shell pkg-config --variable=includedir libpq 2>/dev/null),/usr/include/postgresql)
 BASECFLAGS	:= -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -D_GNU_SOURCE -pthread \
-		   -Isdk/include -DBC_VERSION='"$(VERSION)"' -DBC_MODULEDIR='"$(MODULEDIR)"'
+		   -Isdk/include -I$(PG_INCDIR) -DBC_VERSION='"$(VERSION)"' -DBC_MODULEDIR='"$(MODULEDIR)"'
 # unit tests, fuzz targets and test modules see every group
 ALLCFLAGS	:= $(BASECFLAGS) $(CORE_GROUPS:%=-Icore/%)
 BC_CFLAGS_STR	:= $(CC) -std=gnu11 $(CFLAGS) $(SANFLAGS)
-CORE_LIBS	:= -lconfig -ljansson -lcrypto -ldl -lm -pthread
+CORE_LIBS	:= -lconfig -ljansson -lsqlite3 -lpq -lcrypto -ldl -lm -pthread
 MOD_CFLAGS	:= $(ALLCFLAGS) -fPIC -fvisibility=hidden
 MOD_LDFLAGS	:= -shared $(SANFLAGS) -Wl,--no-undefined -Wl,-z,defs
 

@@ -19,7 +19,7 @@ import subprocess
 import sys
 import time
 
-FLAG_RE = re.compile(r"^ {2,6}(?:-(\w), )?--([a-z][\w-]*)(?:[ =]([^ ].*?))?(?: {2,}(\S.*))?$")
+FLAG_RE = re.compile(r"^ {2,6}(?:-(\w), )?--([a-z][\w-]*)(?:(?:[ =]|(?=\[))([^ ].*?))?(?: {2,}(\S.*))?$")
 
 
 def help_text(bc, *args):

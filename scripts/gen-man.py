@@ -278,7 +278,7 @@ def completion(bc):
     meta = {}
     for rows in per.values():
         for s, lng, mv, _ in rows:
-            if mv:
+            if mv and not mv.startswith("["):	# "[=DB]": the next word is not its value
                 meta["--" + lng] = mv
                 if s:
                     meta["-" + s] = mv

@@ -13,7 +13,7 @@
 enum { D_DB = 1, D_HOST, D_LABEL, D_SINCE, D_MODULE, D_JSON, D_OUT, D_HELP };
 enum { S_ADD = 1, S_LIST = 2, S_EXPORT = 4 };
 static const bc_flag db_flags[] = {
-	{ "db", 0, "FILE|URL", D_DB, "the archive: a SQLite file, or postgresql://[user@]host/db (a password is "
+	{ "db", 0, "DB", D_DB, "the archive DB: a SQLite file, or postgresql://[user@]host/db (a password is "
 	  "better kept in ~/.pgpass than in the URL; it is never printed); default $BENCHCORE_DB, else "
 	  "$XDG_DATA_HOME/benchcore/results.db (~/.local/share/benchcore/results.db)" },
 	{ "host", 0, "HOST", D_HOST, "only runs of this host name", S_LIST },
@@ -52,7 +52,7 @@ static int on_db_flag(void *arg, const bc_flag *fl, const char *val, bc_err *e)
 
 static void db_help(FILE *f)
 {
-	fprintf(f, "usage: benchcore db add FILE.json... [--db FILE|URL]\n"
+	fprintf(f, "usage: benchcore db add FILE.json... [--db DB]\n"
 		"       benchcore db list [--host H] [--label L] [--since DATE] [--module M] [--json] [--db ...]\n"
 		"       benchcore db export RUN_ID|REF [-o FILE] [--db ...]\n\n"
 		"The results archive: every run kept in SQLite (a file) or PostgreSQL, its results\n"

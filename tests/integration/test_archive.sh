@@ -11,7 +11,7 @@
 # directory, a read-only file and a read-only mount refused; a full disk (a small tmpfs):
 # a clear error, the results file written, exit 3 naming the store.
 # PostgreSQL runs as nobody (it refuses root) from `pg_config --bindir` or
-# /usr/lib/postgresql/*/bin, on a unix socket in $T only (listen_addresses = '').
+# /usr/lib/postgresql/*/bin, on a unix socket in $T only (listen_addresses = ''; lib.sh's start_pg).
 # BC_QUICK=1 leaves out the concurrent real runs and the SIGKILL loop's repeats.
 . "$(dirname "$0")/lib.sh"
 QUICK=${BC_QUICK:-0}
@@ -296,27 +296,14 @@ run_bc $T/nf db list --db $T/nothere.db
 expect_rc "db list of no archive" 2
 expect_grep "... says there is none" $T/nf.err "no results archive at"
 
-# === PostgreSQL: a private server, as nobody, on a unix socket in $T
-PGBIN=$(pg_config --bindir 2>/dev/null || true)
-[ -x "$PGBIN/initdb" ] || PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
-if [ -z "$PGBIN" ] || [ ! -x "$PGBIN/initdb" ] || ! command -v setpriv >/dev/null; then
-	pass "skipped: PostgreSQL's initdb/postgres not installed (scripts/deps.sh installs postgresql)"
-	exit 0
-fi
-PG=$T/pg; mkdir -p $PG/data $PG/sock; chmod 755 $T $PG; chown nobody $PG/data $PG/sock
-asnobody() { setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups env HOME=$PG "$@"; }
-asnobody "$PGBIN/initdb" -D $PG/data -U bc --auth=trust -E UTF8 --no-sync >$PG/initdb.log 2>&1 ||
-	{ fail "initdb: $(tail -3 $PG/initdb.log)"; exit 0; }
-asnobody "$PGBIN/postgres" -D $PG/data -k $PG/sock -c listen_addresses= -c fsync=off \
-	-c shared_buffers=32MB >$PG/pg.log 2>&1 &
-PGPID=$!
+# === PostgreSQL: a private server, as nobody, on a unix socket in $T (lib.sh's start_pg)
+PG=$T/pg
+start_pg $PG || { [ -n "${PGPID:-}" ] && kill $PGPID 2>/dev/null
+	case "$why" in *"not installed"*) pass "skipped: $why";; *) fail "$why";; esac; exit 0; }
 trap 'kill $PGPID 2>/dev/null; wait $PGPID 2>/dev/null; umount -l $MNT 2>/dev/null; rm -rf "$T"' EXIT
-for _ in $(seq 100); do [ -S $PG/sock/.s.PGSQL.5432 ] && break; sleep 0.1; done
-psq() { "$PGBIN/psql" -h $PG/sock -U bc -d "$1" -qAtX -c "$2"; }
-psq postgres "CREATE DATABASE arch" && psq postgres "CREATE DATABASE unit" ||
-	{ fail "test PostgreSQL did not start: $(tail -3 $PG/pg.log)"; exit 0; }
+psq postgres "CREATE DATABASE arch" && psq postgres "CREATE DATABASE unit" || { fail "CREATE DATABASE"; exit 0; }
 PW=Pw-s3cret-91
-PGURL="postgresql://bc:$PW@/arch?host=$PG/sock"
+PGURL="postgresql://bc:$PW@/arch?host=$PGSOCK"
 backend_tests "$PGURL" pg
 pq() { psq arch "$1"; }
 kill_mid_store "$PGURL" pg pq
@@ -327,13 +314,13 @@ else
 	pass "pg: the URL's password is in no output of any command"
 fi
 expect_grep "pg: ... which name it redacted" $T/pg.add.out "postgresql://bc:\*\*\*@/arch"
-run_bc $T/pgbad db list --db "postgresql://bc:$PW@/nosuchdb?host=$PG/sock"
+run_bc $T/pgbad db list --db "postgresql://bc:$PW@/nosuchdb?host=$PGSOCK"
 expect_rc "pg: a database that does not exist" 2
 expect_grep "pg: ... said, with the URL redacted" $T/pgbad.err "postgresql://bc:\*\*\*@/nosuchdb.*does not exist"
 expect_no_grep "pg: ... and no password" $T/pgbad.err "$PW"
 # history's points from PostgreSQL: the unit test's checks against this server
 if [ -x "$BUILD/tests/test_archive" ]; then
-	BC_ARCHIVE_TEST_DB="postgresql://bc@/unit?host=$PG/sock" "$BUILD/tests/test_archive" >$T/unit.out 2>&1
+	BC_ARCHIVE_TEST_DB="postgresql://bc@/unit?host=$PGSOCK" "$BUILD/tests/test_archive" >$T/unit.out 2>&1
 	RC=$?
 	expect_rc "pg: unit/test_archive (history's points, refusals, a newer schema) against PostgreSQL" 0
 	[ "$RC" = 0 ] || tail -20 $T/unit.out

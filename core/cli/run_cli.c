@@ -125,7 +125,8 @@ void bc_usage(FILE *f)
 	fprintf(f, "\noptions of run (each run setting also goes in site.conf, see benchcore help settings):\n");
 	bc_flags_help(f, all_flags(), F_RUN);
 	fprintf(f, "\nExit status: 0 all cases ok, 1 some case failed, 2 usage, config or module error,\n"
-		"3 the results could not be written, 130 interrupted (results so far are written).\n"
+		"3 the results could not be written (or, with --store, not stored), 130 interrupted (results so far\n"
+		"are written).\n"
 		"Modules are searched in module_path, then (here, now):");
 	/* the path this binary really uses: where it was installed, not where it was built for */
 	char **dirs = bc_module_search_path(NULL);

@@ -65,7 +65,7 @@ start_pg() {
 	local as=(setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups env HOME="$d")
 	"${as[@]}" "$PGBIN/initdb" -D "$d/data" -U bc --auth=trust -E UTF8 --no-sync >"$d/initdb.log" 2>&1 ||
 		{ why="initdb: $(tail -2 "$d/initdb.log" | tr '\n' ' ')"; return 1; }
-	"${as[@]}" "$PGBIN/postgres" -D "$d/data" -k "$PGSOCK" -c listen_addresses= -c fsync=off \
+	"${as[@]}" "$PGBIN/postgres" -D "$d/data" -k "$PGSOCK" -c listen_addresses= -c fsync=${BC_PG_FSYNC:-off} \
 		-c shared_buffers=32MB >"$d/pg.log" 2>&1 &
 	PGPID=$!
 	for x in $(seq 150); do [ -S "$PGSOCK/.s.PGSQL.5432" ] && psq postgres "SELECT 1" >/dev/null 2>&1 && return 0; sleep 0.1; done

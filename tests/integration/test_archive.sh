@@ -232,6 +232,18 @@ if [ -n "$SQ" ]; then
 else
 	fail "sqlite3 (the CLI) is not installed: scripts/deps.sh installs it"
 fi
+# the store setting of a config: the run goes there without a flag; --store=DB overrides it
+printf 'time = 0.1; warmup = 0; threads = [1];\nstore = "%s";\nmodules = ( { name = "cpu"; } );\n' \
+	"$T/s/conf.db" > $T/store.conf
+run_bc $T/sc -c $T/store.conf -o $T/sc.json -q
+expect_rc "store = \"FILE\" in a config" 0
+check "... the run is in that archive" test "$(runs_in $T/s/conf.db)" = 1
+run_bc $T/sc2 -c $T/store.conf -o $T/sc2.json -q --store=$T/s/flag.db
+check "... --store=DB wins over it" test "$(runs_in $T/s/flag.db)" = 1 -a "$(runs_in $T/s/conf.db)" = 1
+run_bc $T/sc3 run cpu --time 0.1 --warmup 0 --threads 1 -q --store
+expect_rc "--store without a results file: refused" 2
+expect_grep "... saying it needs -o" $T/sc3.err "give -o FILE.json too"
+
 # the default archive: $XDG_DATA_HOME/benchcore/results.db, made 0700
 run_bc $T/def db add $T/a.json
 expect_rc "the default archive" 0

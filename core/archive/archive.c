@@ -68,14 +68,18 @@ static void make_dirs(const char *file)
 	free(p);
 }
 
-/* Schema version 1: the runs, the modules each ran, and one point per case
+/* Schema version 1: the runs, their documents, the modules each ran, and one point per case
    and metric (history's rows, indexed by what it asks: module, metric,
    host, time). Types both backends read alike. */
 static const char *const schema_v1[] = {
 	"CREATE TABLE runs (run_id TEXT PRIMARY KEY, started TEXT NOT NULL, host TEXT NOT NULL, "
 	"host_id TEXT NOT NULL, label TEXT NOT NULL, benchcore_version TEXT NOT NULL, config_name TEXT NOT NULL, "
-	"status TEXT NOT NULL, ncases BIGINT NOT NULL, planned BIGINT NOT NULL, document TEXT NOT NULL, "
-	"doc_sha256 TEXT NOT NULL, host_json TEXT NOT NULL, info_json TEXT NOT NULL, stored_at TEXT NOT NULL)",
+	"status TEXT NOT NULL, ncases BIGINT NOT NULL, planned BIGINT NOT NULL, doc_sha256 TEXT NOT NULL, "
+	"host_json TEXT NOT NULL, info_json TEXT NOT NULL, stored_at TEXT NOT NULL)",
+	/* the documents apart: a run's row stays small, so reading runs (db list,
+	   history's host facts) never walks a 200 KB document's pages */
+	"CREATE TABLE documents (run_id TEXT PRIMARY KEY REFERENCES runs (run_id) ON DELETE CASCADE, "
+	"document TEXT NOT NULL)",
 	"CREATE INDEX runs_host_started ON runs (host, started)",
 	"CREATE INDEX runs_label_started ON runs (label, started)",
 	"CREATE INDEX runs_started ON runs (started)",

@@ -88,7 +88,7 @@ static int doc_row(void *arg, char **col, int ncol)
 	return 0;
 }
 
-static const char *const EXPORT_SQL = "SELECT run_id, document FROM runs WHERE run_id = ?";
+static const char *const EXPORT_SQL = "SELECT run_id, document FROM documents WHERE run_id = ?";
 
 int bc_archive_export(bc_archive *a, const char *run_id, char **doc, size_t *len, bc_err *e)
 {
@@ -116,9 +116,11 @@ static int hex_prefix(const char *s)
 }
 
 static const char *const BY_ID_SQL =
-	"SELECT run_id, document FROM runs WHERE substr(run_id, 1, ?) = ? ORDER BY started DESC, run_id DESC";
+	"SELECT r.run_id, d.document FROM runs r JOIN documents d ON d.run_id = r.run_id "
+	"WHERE substr(r.run_id, 1, ?) = ? ORDER BY r.started DESC, r.run_id DESC";
 static const char *const LATEST_SQL =
-	"SELECT run_id, document FROM runs WHERE " OPT_EQ("host") " ORDER BY started DESC, run_id DESC LIMIT 1";
+	"SELECT r.run_id, d.document FROM runs r JOIN documents d ON d.run_id = r.run_id WHERE "
+	OPT_EQ("r.host") " ORDER BY r.started DESC, r.run_id DESC LIMIT 1";
 static const char *const BY_LABEL_SQL =
 	"SELECT run_id, NULL FROM runs WHERE label = ? ORDER BY started DESC, run_id DESC";
 
@@ -186,15 +188,25 @@ int bc_archive_resolve(bc_archive *a, const char *ref, char **doc, size_t *len, 
 }
 
 /* history: the points of one module (and metric, or each group's headline)
-   and host, in time order; then the runs they belong to, once each. */
-static const char *const POINTS_SQL =
-	"SELECT run_id, started, host, module, params_key, params_text, threads, metric, unit, higher_is_better, "
-	"headline, mean, ci_low, ci_high, n FROM points WHERE module = ? AND "
-	"((CAST(? AS TEXT) IS NULL AND headline = 1) OR metric = ?) AND " OPT_EQ("host") " "
-	"ORDER BY started, run_id, seq";
-static const char *const RUNS_OF_SQL =
-	"SELECT run_id, label, host_json, info_json FROM runs WHERE run_id IN (SELECT run_id FROM points WHERE "
-	"module = ? AND ((CAST(? AS TEXT) IS NULL AND headline = 1) OR metric = ?) AND " OPT_EQ("host") ")";
+   and host, in time order; then the runs they belong to, once each. One
+   statement per shape (metric or headline, a host or any), so each is
+   answered from its own index, not a scan behind an OR. */
+#define PTS_COLS \
+	"SELECT run_id, started, host, module, params_key, params_text, threads, metric, unit, higher_is_better, " \
+	"headline, mean, ci_low, ci_high, n FROM points WHERE "
+#define PTS_ORDER " ORDER BY started, run_id, seq"
+#define RUNS_OF "SELECT run_id, label, host_json, info_json FROM runs WHERE run_id IN (SELECT run_id FROM points WHERE "
+#define BY_METRIC "module = ? AND metric = ?"
+#define BY_HEADLINE "module = ? AND headline = 1"
+#define AND_HOST " AND host = ?"
+static const char *const POINTS_SQL[2][2] = {	/* [metric given][host given] */
+	{ PTS_COLS BY_HEADLINE PTS_ORDER, PTS_COLS BY_HEADLINE AND_HOST PTS_ORDER },
+	{ PTS_COLS BY_METRIC PTS_ORDER, PTS_COLS BY_METRIC AND_HOST PTS_ORDER },
+};
+static const char *const RUNS_OF_SQL[2][2] = {
+	{ RUNS_OF BY_HEADLINE ")", RUNS_OF BY_HEADLINE AND_HOST ")" },
+	{ RUNS_OF BY_METRIC ")", RUNS_OF BY_METRIC AND_HOST ")" },
+};
 
 typedef struct hist_acc {
 	const bc_history_query *q;
@@ -261,11 +273,16 @@ int bc_archive_history_points(const char *db, const bc_history_query *q,
 	if (!a)
 		return -1;
 	hist_acc acc = { .q = q, .runs = json_object() };
-	bc_dbval p[] = { DBT(q->module), DBT(q->metric), DBT(q->metric), DBT(q->host), DBT(q->host) };
-	int rc = 0;
+	int m = q->metric != NULL, h = q->host != NULL, rc = 0;
+	bc_dbval p[3] = { DBT(q->module) };
+	size_t np = 1;
+	if (m)
+		p[np++] = DBT(q->metric);
+	if (h)
+		p[np++] = DBT(q->host);
 	if (a->version)
-		rc = ar_q(a, POINTS_SQL, p, 5, point_row, &acc, e) || ar_q(a, RUNS_OF_SQL, p, 5, run_of_row, &acc, e)
-			     ? -1 : 0;
+		rc = ar_q(a, POINTS_SQL[m][h], p, np, point_row, &acc, e) ||
+		     ar_q(a, RUNS_OF_SQL[m][h], p, np, run_of_row, &acc, e) ? -1 : 0;
 	if (!rc) {
 		fill_runs(&acc);
 		*pts = acc.v;

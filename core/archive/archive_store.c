@@ -130,11 +130,12 @@ static const char *const FIND_SQL =
 	"SELECT doc_sha256, started, host_id, status, ncases FROM runs WHERE run_id = ?";
 static const char *const DEL_POINTS_SQL = "DELETE FROM points WHERE run_id = ?";
 static const char *const DEL_MODS_SQL = "DELETE FROM run_modules WHERE run_id = ?";
+static const char *const DEL_DOC_SQL = "DELETE FROM documents WHERE run_id = ?";
 static const char *const DEL_RUN_SQL = "DELETE FROM runs WHERE run_id = ?";
 static const char *const RUN_SQL =
 	"INSERT INTO runs (run_id, started, host, host_id, label, benchcore_version, config_name, status, ncases, "
-	"planned, document, doc_sha256, host_json, info_json, stored_at) "
-	"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+	"planned, doc_sha256, host_json, info_json, stored_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+static const char *const DOC_SQL = "INSERT INTO documents (run_id, document) VALUES (?, ?)";
 static const char *const MOD_SQL = "INSERT INTO run_modules (run_id, module) VALUES (?, ?)";
 
 #define PCOLS	16
@@ -190,9 +191,10 @@ static int insert_points(bc_archive *a, const doc_facts *f, const bc_hpoint *pts
 static int insert_run(bc_archive *a, const doc_facts *f, const bc_results *r, const char *doc, bc_err *e)
 {
 	bc_dbval p[] = { DBT(f->run_id), DBT(f->started), DBT(f->host), DBT(f->host_id), DBT(r->label),
-			 DBT(f->version), DBT(f->config), DBT(f->status), DBI(f->ncases), DBI(f->planned), DBT(doc),
+			 DBT(f->version), DBT(f->config), DBT(f->status), DBI(f->ncases), DBI(f->planned),
 			 DBT(f->sha), DBT(f->host_json), DBT(f->info_json), DBT(f->stored_at) };
-	if (ar_q(a, RUN_SQL, p, sizeof(p) / sizeof(p[0]), NULL, NULL, e))
+	bc_dbval d[] = { DBT(f->run_id), DBT(doc) };
+	if (ar_q(a, RUN_SQL, p, sizeof(p) / sizeof(p[0]), NULL, NULL, e) || ar_q(a, DOC_SQL, d, 2, NULL, NULL, e))
 		return -1;
 	json_t *seen = json_object();
 	int rc = 0;
@@ -232,7 +234,7 @@ static int add_locked(bc_archive *a, const doc_facts *f, const bc_results *r, co
 	free(s.status);
 	if (what == BC_AR_REPLACED &&
 	    (ar_q(a, DEL_POINTS_SQL, &id, 1, NULL, NULL, e) || ar_q(a, DEL_MODS_SQL, &id, 1, NULL, NULL, e) ||
-	     ar_q(a, DEL_RUN_SQL, &id, 1, NULL, NULL, e)))
+	     ar_q(a, DEL_DOC_SQL, &id, 1, NULL, NULL, e) || ar_q(a, DEL_RUN_SQL, &id, 1, NULL, NULL, e)))
 		return -1;
 	if ((what == BC_AR_ADDED || what == BC_AR_REPLACED) && insert_run(a, f, r, doc, e))
 		return -1;

@@ -67,7 +67,9 @@ int bc_archive_resolve(bc_archive *a, const char *ref, char **doc, size_t *len, 
 
 /* The points of every stored run matching q, in time order (started, then
    run_id), from the archive at db (a file path, "postgresql://..." or NULL
-   for the default). 0, or -1 with the reason in e. */
+   for the default). A point's hostobj and info are its own references, but
+   runs with the same host object (or module info) share one: read them,
+   do not change them. 0, or -1 with the reason in e. */
 int bc_archive_history_points(const char *db, const bc_history_query *q,
 			      bc_hpoint **pts, size_t *n, bc_err *e);
 #endif

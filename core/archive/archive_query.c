@@ -213,6 +213,7 @@ typedef struct hist_acc {
 	bc_hpoint *v;
 	size_t n;
 	json_t *runs;	/* run_id -> [label, host, info] */
+	json_t *parsed;	/* a host or info member's "key":value text -> its value, parsed once */
 } hist_acc;
 
 static double num_or_nan(const char *s)
@@ -237,14 +238,110 @@ static int point_row(void *arg, char **col, int ncol)
 	return 0;
 }
 
+/* The end of the JSON string or value at p (compact JSON as json_dumps
+   writes it), or NULL. Strings are skipped whole, escapes included. */
+static const char *skip_string(const char *p)
+{
+	for (p++; *p && *p != '"'; p++)
+		if (*p == '\\' && !*++p)
+			return NULL;
+	return *p ? p + 1 : NULL;
+}
+
+static const char *skip_value(const char *p)
+{
+	int depth = 0;
+	for (; *p; p++) {
+		if (*p == '"') {
+			if (!(p = skip_string(p)))
+				return NULL;
+			p--;
+		} else if (*p == '{' || *p == '[') {
+			depth++;
+		} else if (*p == '}' || *p == ']') {
+			if (depth-- == 0)
+				return p;
+		} else if (*p == ',' && depth == 0) {
+			return p;
+		}
+	}
+	return NULL;
+}
+
+/* A member's value, parsed once per distinct "key":value text. */
+static json_t *member_value(hist_acc *acc, const char *m, size_t len, const char *val)
+{
+	char *key = strndup(m, len);
+	if (!key)
+		abort();
+	json_t *v = json_object_get(acc->parsed, key);
+	if (!v) {
+		v = json_loadb(val, len - (size_t)(val - m), JSON_DECODE_ANY, NULL);
+		if (v)
+			json_object_set_new(acc->parsed, key, v);
+	}
+	free(key);
+	return v;
+}
+
+/* A top-level object from its text, member by member: runs of one machine
+   repeat most members (the kernel, the CPU, the mitigations) while a few
+   change every run (the measured clock), and parsing is most of a long
+   history's cost. NULL when the text is not the compact form expected (the
+   caller parses it whole). */
+static json_t *object_by_members(hist_acc *acc, const char *text)
+{
+	const char *p = text;
+	json_t *o = json_object();
+	if (*p++ != '{')
+		goto bad;
+	while (*p == '"') {
+		const char *m = p, *colon = skip_string(p);
+		if (!colon || *colon != ':')
+			goto bad;
+		const char *end = skip_value(colon + 1);
+		if (!end)
+			goto bad;
+		/* a key without escapes as it stands, else decoded */
+		size_t klen = (size_t)(colon - m) - 2;
+		json_t *key = memchr(m + 1, '\\', klen) ? json_loadb(m, klen + 2, JSON_DECODE_ANY, NULL) :
+			      json_stringn_nocheck(m + 1, klen);
+		json_t *v = member_value(acc, m, (size_t)(end - m), colon + 1);
+		if (!json_is_string(key) || !v) {
+			json_decref(key);
+			goto bad;
+		}
+		json_object_setn(o, json_string_value(key), json_string_length(key), v);
+		json_decref(key);
+		p = *end == ',' ? end + 1 : end;
+	}
+	if (p[0] == '}' && !p[1])
+		return o;
+bad:
+	json_decref(o);
+	return NULL;
+}
+
+static json_t *parsed_once(hist_acc *acc, const char *text)
+{
+	text = text ? text : "{}";
+	json_t *v = object_by_members(acc, text);
+	if (!v)
+		v = json_loads(text, 0, NULL);
+	if (!json_is_object(v)) {
+		json_decref(v);
+		v = json_object();
+	}
+	return v;
+}
+
 static int run_of_row(void *arg, char **col, int ncol)
 {
 	hist_acc *acc = arg;
 	(void)ncol;
-	json_t *host = json_loads(col[2] ? col[2] : "{}", 0, NULL), *info = json_loads(col[3] ? col[3] : "{}", 0, NULL);
 	json_object_set_new(acc->runs, col[0] ? col[0] : "",
-			    json_pack("[s, o, o]", col[1] ? col[1] : "", host ? host : json_object(),
-				      info ? info : json_object()));
+			    json_pack("[s, o, o]", col[1] ? col[1] : "", parsed_once(acc, col[2]),
+				      parsed_once(acc, col[3])));
 	return 0;
 }
 
@@ -272,7 +369,7 @@ int bc_archive_history_points(const char *db, const bc_history_query *q,
 	bc_archive *a = bc_archive_open(db, 0, e);
 	if (!a)
 		return -1;
-	hist_acc acc = { .q = q, .runs = json_object() };
+	hist_acc acc = { .q = q, .runs = json_object(), .parsed = json_object() };
 	int m = q->metric != NULL, h = q->host != NULL, rc = 0;
 	bc_dbval p[3] = { DBT(q->module) };
 	size_t np = 1;
@@ -291,6 +388,7 @@ int bc_archive_history_points(const char *db, const bc_history_query *q,
 		bc_hpoints_free(acc.v, acc.n);
 	}
 	json_decref(acc.runs);
+	json_decref(acc.parsed);
 	bc_archive_close(a);
 	return rc;
 }

@@ -207,6 +207,39 @@ static void add_refusals(void **state)
 	bc_archive_close(a);
 }
 
+/* history rebuilds host objects member by member: keys and values that look
+   like JSON's own punctuation, escapes and nesting come back equal */
+static void odd_host_object(void **state)
+{
+	(void)state;
+	size_t len;
+	char *doc = slurp("tests/fixtures/cmp-a.json", &len), id[64];
+	json_t *root = json_loadb(doc, len, 0, NULL);
+	json_t *host = json_object_get(root, "host");
+	json_object_set_new(host, "hostname", json_string("odd\"host"));
+	json_object_set_new(host, "we\"ird,key:", json_string("va}l,ue\\\"]"));
+	json_object_set_new(host, "nested", json_pack("{s:[i, {s:s}], s:{}}", "a", 1, "b", "]},", "e"));
+	json_object_set_new(host, "uni", json_string("\xc3\xa9\x01\xe2\x82\xac"));
+	json_object_set_new(root, "run_id", json_string("fedcba9876543210fedcba9876543210"));
+	char *text = json_dumps(root, JSON_INDENT(1));
+	bc_err e;
+	bc_archive *a = bc_archive_open(db, 1, &e);
+	int what;
+	assert_int_equal(bc_archive_add(a, text, strlen(text), "odd.json", &what, id, &e), 0);
+	bc_archive_close(a);
+	bc_history_query q = { .module = "cpu", .host = "odd\"host" };
+	bc_hpoint *p;
+	size_t n;
+	assert_int_equal(bc_archive_history_points(db, &q, &p, &n, &e), 0);
+	assert_true(n > 0);
+	for (size_t i = 0; i < n; i++)
+		assert_true(json_equal(p[i].hostobj, host));
+	bc_hpoints_free(p, n);
+	free(text);
+	json_decref(root);
+	free(doc);
+}
+
 static void newer_schema(void **state)
 {
 	(void)state;
@@ -261,6 +294,7 @@ int main(void)
 		cmocka_unit_test(history_headline),
 		cmocka_unit_test(history_metric_host_where),
 		cmocka_unit_test(add_refusals),
+		cmocka_unit_test(odd_host_object),
 		cmocka_unit_test(newer_schema),
 		cmocka_unit_test(redaction),
 	};

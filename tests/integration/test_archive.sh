@@ -14,6 +14,7 @@
 # /usr/lib/postgresql/*/bin, on a unix socket in $T only (listen_addresses = ''; lib.sh's start_pg).
 # BC_QUICK=1 leaves out the concurrent real runs and the SIGKILL loop's repeats.
 . "$(dirname "$0")/lib.sh"
+[ -n "${T:-}" ] && [ -d "$T" ] || { echo "FAIL: lib.sh did not make a temp dir"; exit 1; }
 QUICK=${BC_QUICK:-0}
 export TMPDIR=$T/tmp; mkdir -p "$TMPDIR"
 unset BENCHCORE_DB

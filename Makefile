@@ -58,12 +58,15 @@ BELOW_5		:= $(BELOW_4) $(FLOOR_4)
 BELOW_6		:= $(BELOW_5) $(FLOOR_5)
 $(foreach f,0 1 2 3 4 5 6,$(foreach g,$(FLOOR_$(f)),$(eval SEES_$(g) := $(g) $(BELOW_$(f)))))
 CORE_GROUPS	:= $(foreach f,0 1 2 3 4 5 6,$(FLOOR_$(f)))
+# the results archive: SQLite, and PostgreSQL's libpq (its headers where pg_config says;
+# under a cross build's --sysroot, the sysroot's)
+PG_INCDIR	:= $(patsubst --sysroot=%,%,$(filter --sysroot=%,$(CC)))$(or $(shell pg_config --includedir 2>/dev/null),$(shell pkg-config --variable=includedir libpq 2>/dev/null),/usr/include/postgresql)
 BASECFLAGS	:= -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -D_GNU_SOURCE -pthread \
-		   -Isdk/include -DBC_VERSION='"$(VERSION)"' -DBC_MODULEDIR='"$(MODULEDIR)"'
+		   -Isdk/include -I$(PG_INCDIR) -DBC_VERSION='"$(VERSION)"' -DBC_MODULEDIR='"$(MODULEDIR)"'
 # unit tests, fuzz targets and test modules see every group
 ALLCFLAGS	:= $(BASECFLAGS) $(CORE_GROUPS:%=-Icore/%)
 BC_CFLAGS_STR	:= $(CC) -std=gnu11 $(CFLAGS) $(SANFLAGS)
-CORE_LIBS	:= -lconfig -ljansson -lcrypto -ldl -lm -pthread
+CORE_LIBS	:= -lconfig -ljansson -lsqlite3 -lpq -lcrypto -ldl -lm -pthread
 MOD_CFLAGS	:= $(ALLCFLAGS) -fPIC -fvisibility=hidden
 MOD_LDFLAGS	:= -shared $(SANFLAGS) -Wl,--no-undefined -Wl,-z,defs
 
@@ -193,13 +196,13 @@ CHECK_J = $(if $(filter -j%,$(MAKEFLAGS)),,-j2)
 check:
 	+$(MAKE) --no-print-directory $(CHECK_J) all testmods unit
 	+$(MAKE) --no-print-directory $(CHECK_J) BUILD=build-asan SAN=1 OPT=-O1 all testmods unit
-	+$(if $(HAVE_ARM64),$(MAKE) --no-print-directory cross-arm64,@echo "arm64: no cross build (needs $(ARM64_CC), qemu-aarch64 and scripts/arm64-sysroot.sh's sysroot)")
+	+$(if $(HAVE_ARM64),$(MAKE) --no-print-directory cross-arm64,@echo "arm64: no cross build (needs $(ARM64_CC), qemu-aarch64 and scripts/arm64-sysroot.sh's sysroot, with libsqlite3-dev and libpq-dev)")
 	tests/run.sh --build $(BUILD) --asan-build build-asan --level check
 
 check-full:
 	+$(MAKE) --no-print-directory $(CHECK_J) all testmods unit
 	+$(MAKE) --no-print-directory $(CHECK_J) BUILD=build-asan SAN=1 OPT=-O1 all testmods unit
-	+$(if $(HAVE_ARM64),$(MAKE) --no-print-directory cross-arm64,@echo "arm64: no cross build (needs $(ARM64_CC), qemu-aarch64 and scripts/arm64-sysroot.sh's sysroot)")
+	+$(if $(HAVE_ARM64),$(MAKE) --no-print-directory cross-arm64,@echo "arm64: no cross build (needs $(ARM64_CC), qemu-aarch64 and scripts/arm64-sysroot.sh's sysroot, with libsqlite3-dev and libpq-dev)")
 	tests/run.sh --build $(BUILD) --asan-build build-asan --level full
 
 # arm64: a cross build against a sysroot of Debian's arm64 packages
@@ -209,9 +212,12 @@ ARM64_SYSROOT	?= /var/cache/benchcore/arm64-sysroot
 ARM64_CC	?= aarch64-linux-gnu-gcc
 cross-arm64:
 	@test -d $(ARM64_SYSROOT)/usr/include || { echo "no arm64 sysroot at $(ARM64_SYSROOT): run scripts/arm64-sysroot.sh"; exit 2; }
+	@test -f $(ARM64_SYSROOT)/usr/include/sqlite3.h -a -f $(ARM64_SYSROOT)/usr/include/postgresql/libpq-fe.h || \
+		{ echo "the arm64 sysroot at $(ARM64_SYSROOT) lacks the results archive's libraries (libsqlite3-dev, libpq-dev): run scripts/arm64-sysroot.sh again"; exit 2; }
 	+$(MAKE) --no-print-directory $(CHECK_J) BUILD=build-arm64 CC="$(ARM64_CC) --sysroot=$(ARM64_SYSROOT)" \
 		MARIADB_LIBS=-lmariadb all testmods unit
-HAVE_ARM64	= $(shell test -d $(ARM64_SYSROOT)/usr/include && command -v $(ARM64_CC) >/dev/null && \
+HAVE_ARM64	= $(shell test -f $(ARM64_SYSROOT)/usr/include/sqlite3.h && test -f $(ARM64_SYSROOT)/usr/include/postgresql/libpq-fe.h && \
+		    command -v $(ARM64_CC) >/dev/null && \
 		    command -v qemu-aarch64 >/dev/null && echo yes)
 
 # The plain build's tests of make check only (quicker while developing).

@@ -11,7 +11,7 @@ set -euo pipefail
 dir=${1:-${BC_ARM64_SYSROOT:-/var/cache/benchcore/arm64-sysroot}}
 suite=bookworm
 # benchcore's build libraries (scripts/deps.sh's BUILD list, arm64 builds)
-pkgs="libc6-dev,libgcc-12-dev,libconfig-dev,libjansson-dev,libssl-dev,libaio-dev,libcmocka-dev,libhiredis-dev,libmariadb-dev,zlib1g-dev"
+pkgs="libc6-dev,libgcc-12-dev,libconfig-dev,libjansson-dev,libssl-dev,libaio-dev,libcmocka-dev,libhiredis-dev,libmariadb-dev,zlib1g-dev,libsqlite3-dev,libpq-dev"
 command -v debootstrap >/dev/null || { echo "arm64-sysroot: debootstrap is not installed (apt-get install debootstrap)" >&2; exit 1; }
 [ "$(id -u)" -eq 0 ] || { echo "arm64-sysroot: run as root (debootstrap unpacks as root)" >&2; exit 1; }
 

@@ -5,10 +5,11 @@ set -euo pipefail
 
 # Build: compiler, libraries the core and modules link against, unit-test framework.
 BUILD="build-essential pkg-config libconfig-dev libaio-dev libmariadb-dev libhiredis-dev
-       libssl-dev libjansson-dev libcmocka-dev"
-# Tests: sanitizer/leak checks, fuzzing (clang's libFuzzer), real servers, headless browser.
-TEST="valgrind clang libclang-rt-14-dev mariadb-server redis-server iproute2 procps strace
-      chromium python3"
+       libssl-dev libjansson-dev libcmocka-dev libsqlite3-dev libpq-dev"
+# Tests: sanitizer/leak checks, fuzzing (clang's libFuzzer), real servers (the results
+# archive's PostgreSQL and the sqlite3 CLI its test reads the file with), headless browser.
+TEST="valgrind clang libclang-rt-14-dev mariadb-server redis-server postgresql sqlite3 iproute2
+      procps strace chromium python3"
 # Reference tools the bench/ scripts compare against.
 REF="sysbench fio redis-tools openssl iperf3 sockperf qperf coreutils"
 # Packaging and fleet runs: the Debian package build and its lintian check, man pages and
@@ -29,7 +30,9 @@ done
 # BC_NO_ARM64=1 leaves it out (make check then says the arm64 tests did not run)
 arm64_sysroot() {
 	[ "${BC_NO_ARM64:-0}" = 1 ] && return 0
-	[ -d "${BC_ARM64_SYSROOT:-/var/cache/benchcore/arm64-sysroot}/usr/include" ] && return 0
+	# laid out already, with the results archive's libraries (older sysroots lack them)
+	[ -f "${BC_ARM64_SYSROOT:-/var/cache/benchcore/arm64-sysroot}/usr/include/sqlite3.h" ] &&
+		[ -f "${BC_ARM64_SYSROOT:-/var/cache/benchcore/arm64-sysroot}/usr/include/postgresql/libpq-fe.h" ] && return 0
 	[ "$(id -u)" -eq 0 ] || { echo "deps: the arm64 sysroot needs root (scripts/arm64-sysroot.sh)" >&2; return 0; }
 	bash "$(dirname "$0")/arm64-sysroot.sh" || echo "deps: the arm64 sysroot could not be laid out (the arm64 tests will say so)" >&2
 }
@@ -49,7 +52,7 @@ apt-get update -qq
 apt-get install -y -qq --no-install-recommends $missing >/dev/null
 # The packaged servers start themselves on install; the tests run private instances instead
 # (sshd too: test_fleet.sh starts its own inside its namespaces, never on the host's addresses).
-for svc in mariadb redis-server ssh; do
+for svc in mariadb redis-server postgresql ssh; do
 	systemctl stop "$svc" >/dev/null 2>&1 || service "$svc" stop >/dev/null 2>&1 || true
 done
 echo "deps: installed$missing"

@@ -19,7 +19,7 @@ import subprocess
 import sys
 import time
 
-FLAG_RE = re.compile(r"^ {2,6}(?:-(\w), )?--([a-z][\w-]*)(?:[ =]([^ ].*?))?(?: {2,}(\S.*))?$")
+FLAG_RE = re.compile(r"^ {2,6}(?:-(\w), )?--([a-z][\w-]*)(?:(?:[ =]|(?=\[))([^ ].*?))?(?: {2,}(\S.*))?$")
 
 
 def help_text(bc, *args):
@@ -278,7 +278,7 @@ def completion(bc):
     meta = {}
     for rows in per.values():
         for s, lng, mv, _ in rows:
-            if mv:
+            if mv and not mv.startswith("["):	# "[=DB]": the next word is not its value
                 meta["--" + lng] = mv
                 if s:
                     meta["-" + s] = mv

@@ -52,7 +52,8 @@ int bc_flags_parse(const char *cmd, const bc_flag *tab, unsigned scope, int argc
 		}
 		if (!f || !in_scope(f, scope))
 			return usage(rest, cmd, "unknown option", a);
-		if (f->metavar && !val) {
+		int optional = f->metavar && f->metavar[0] == '[';	/* "[=DB]": only --name=value */
+		if (f->metavar && !val && !optional) {
 			if (i + 1 >= argc)
 				return usage(rest, cmd, "this option needs a value:", a);
 			val = argv[++i];
@@ -105,12 +106,12 @@ void bc_flags_help(FILE *f, const bc_flag *tab, unsigned scope)
 		if (!in_scope(p, scope))
 			continue;
 		char left[96];
+		const char *sep = p->metavar && p->metavar[0] != '[' ? " " : "";
 		if (p->shrt)
-			snprintf(left, sizeof(left), "  -%c, --%s%s%s", p->shrt, p->lng, p->metavar ? " " : "",
+			snprintf(left, sizeof(left), "  -%c, --%s%s%s", p->shrt, p->lng, sep,
 				 p->metavar ? p->metavar : "");
 		else
-			snprintf(left, sizeof(left), "      --%s%s%s", p->lng, p->metavar ? " " : "",
-				 p->metavar ? p->metavar : "");
+			snprintf(left, sizeof(left), "      --%s%s%s", p->lng, sep, p->metavar ? p->metavar : "");
 		int col = fprintf(f, "%s", left);
 		if (col >= INDENT - 1) {
 			fprintf(f, "\n%*s", INDENT, "");

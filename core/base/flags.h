@@ -10,7 +10,8 @@
 typedef struct bc_flag {
 	const char *lng;	/* "threshold" for --threshold */
 	char shrt;		/* 'o' for -o, or 0 */
-	const char *metavar;	/* the value's name ("PCT"); NULL: a flag without value */
+	const char *metavar;	/* the value's name ("PCT"); NULL: a flag without value;
+				   "[=NAME]": an optional value, given only as --flag=value */
 	int code;		/* handed to the command's handler */
 	const char *help;	/* one sentence or more; wrapped by the printer */
 	unsigned scope;		/* sections of a command that accept it (bit mask; 0 = all) */

@@ -2,6 +2,7 @@
 #ifndef BC_CLI_H
 #define BC_CLI_H
 #include <stdio.h>
+#include "util.h"
 
 /* benchcore -c FILE ... and benchcore run MODULE ... (run_cli.c) */
 int bc_cmd_suite(int argc, char **argv);
@@ -22,6 +23,23 @@ int bc_cmd_report(int argc, char **argv);
 int bc_cmd_history(int argc, char **argv);
 /* benchcore merge A.json B.json -o C.json: one system's parts (merge_cli.c) */
 int bc_cmd_merge(int argc, char **argv);
+/* benchcore db add|list|export: the results archive (db_cli.c) */
+int bc_cmd_db(int argc, char **argv);
+/* The archive on the command line (store_cli.c): db: references for every
+   reader of results files (bc_store_init, once at start), compare's and
+   report's --db, a run's store at its end. */
+struct bc_archive;
+void bc_store_init(void);
+void bc_store_set_db(const char *db);
+/* Before the run: the archive opens for writing (flag: --store's value,
+   "" without one; setting: the store setting), and out is a results file.
+   0, or 2 after printing why. */
+int bc_store_check(const char *flag, const char *setting, const char *out);
+/* After it: adds the results file json to the archive; the run's exit
+   code, or 3 when it was not stored (130 stays). */
+int bc_store_run(const char *flag, const char *setting, const char *json, int rc);
+/* Adds one results file to an open archive (bc_archive_add's what). */
+int bc_store_add_file(struct bc_archive *a, const char *path, int *what, char id[64], bc_err *e);
 /* benchcore --help (run_cli.c: it lists the run flags) */
 void bc_usage(FILE *f);
 int bc_usage_error(const char *fmt, const char *a);

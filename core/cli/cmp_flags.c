@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli.h"
 #include "cmp_flags.h"
 #include "util.h"
 
@@ -115,6 +116,9 @@ int bc_cmp_option(bc_cmp_opts *o, int code, const char *arg, bc_err *e)
 		return -1;
 	case BC_OPT_MATCH_IGNORE:
 		return add_ignore(o, arg, e);
+	case BC_OPT_DB:
+		bc_store_set_db(arg);
+		return 0;
 	case BC_OPT_BUSY:
 		if (parse_pct(arg, &o->busy_pct) == 0 && o->busy_pct <= 1) {
 			o->busy_pct *= 100;	/* kept in percent */

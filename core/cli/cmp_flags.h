@@ -10,9 +10,9 @@
 /* The verdict options of compare and report: rows of their flag tables
    (flags.h), parsed by one function so the two commands accept and refuse
    exactly the same values. Put BC_CMP_FLAGS in the command's table and hand
-   every code in BC_OPT_THRESHOLD .. BC_OPT_LEVEL to bc_cmp_option(). */
+   every code in BC_OPT_THRESHOLD .. BC_OPT_DB to bc_cmp_option(). */
 enum { BC_OPT_THRESHOLD = 0x1000, BC_OPT_THRESHOLD_FOR, BC_OPT_ALPHA, BC_OPT_TEST, BC_OPT_ADJUST,
-       BC_OPT_MATCH_IGNORE, BC_OPT_LEVEL, BC_OPT_BUSY };
+       BC_OPT_MATCH_IGNORE, BC_OPT_LEVEL, BC_OPT_BUSY, BC_OPT_DB };
 #define BC_CMP_FLAGS \
 	{ "threshold", 0, "PCT", BC_OPT_THRESHOLD, "practical threshold of throughput metrics in percent " \
 	  "(default 2; \"2%\" accepted; 0 to 1000)" }, \
@@ -34,7 +34,9 @@ enum { BC_OPT_THRESHOLD = 0x1000, BC_OPT_THRESHOLD_FOR, BC_OPT_ALPHA, BC_OPT_TES
 	  "socket, secrets...) are left out already when that leaves one case to match" }, \
 	{ "busy-threshold", 0, "PCT", BC_OPT_BUSY, "interference weighed: steal and other processes " \
 	  "on a case's CPUs, in percent of their time, below which it is not counted (default 5, or the " \
-	  "files' busy_threshold setting when both record the same; 0 to 100)" }
+	  "files' busy_threshold setting when both record the same; 0 to 100)" }, \
+	{ "db", 0, "DB", BC_OPT_DB, "the results archive db:RUN_ID, db:LABEL, db:latest and " \
+	  "db:latest@HOST are read from (default $BENCHCORE_DB, else the default archive; docs/archive.md)" }
 /* 0 when applied; -1 with a message "--flag ARG: wants ..." in e. */
 int bc_cmp_option(bc_cmp_opts *o, int code, const char *arg, bc_err *e);
 

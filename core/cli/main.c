@@ -16,6 +16,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	const char *cmd = argv[1];
+	bc_store_init();	/* db:REF wherever a results file is read */
 	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h"))
 		return bc_usage(stdout), 0;
 	if (!strcmp(cmd, "--version")) {
@@ -40,6 +41,8 @@ int main(int argc, char **argv)
 		return bc_cmd_check_module(argc - 1, argv + 1);
 	if (!strcmp(cmd, "merge"))
 		return bc_cmd_merge(argc - 1, argv + 1);
+	if (!strcmp(cmd, "db"))
+		return bc_cmd_db(argc - 1, argv + 1);
 	if (!strcmp(cmd, "report"))
 		return bc_cmd_report(argc - 1, argv + 1);
 	if (!strcmp(cmd, "history"))

@@ -15,7 +15,7 @@
 
 enum { F_SUITE = 1, F_RUN = 2 };
 enum { C_CONFIG = 1, C_OUTPUT, C_CSV, C_FORCE, C_ONLY, C_SKIP, C_LABEL, C_FORCE_MODULE, C_QUIET,
-       C_MODPATH, C_REPORT, C_RESUME, C_START_AT, C_BASELINE, C_BUSY, C_SETTING = 1000 /* + index in bc_settings */ };
+       C_MODPATH, C_REPORT, C_RESUME, C_START_AT, C_BASELINE, C_BUSY, C_STORE, C_SETTING = 1000 /* + index in bc_settings */ };
 
 /* The flags of -c and run that are not run settings; the run settings'
    flags come from settings.c's table (see all_flags). */
@@ -28,6 +28,10 @@ static const bc_flag cli_flags[] = {
 	  "machine changed", F_SUITE | F_RUN },
 	{ "report", 0, "OUT.html", C_REPORT, "at the end, write the run's HTML report (benchcore report) from "
 	  "the results file; needs -o", F_SUITE | F_RUN },
+	{ "store", 0, "[=DB]", C_STORE, "when the run ends, add it to the results archive DB (a SQLite file or "
+	  "postgresql://...; without =DB: the store setting's, else $BENCHCORE_DB, else the default "
+	  "$XDG_DATA_HOME/benchcore/results.db); needs -o; a run that was not stored exits 3 (its results "
+	  "file is kept; benchcore db add stores it later)", F_SUITE | F_RUN },
 	{ "force", 0, NULL, C_FORCE, "overwrite existing result files (else a new name is chosen)", F_SUITE | F_RUN },
 	{ "only", 0, "a,b", C_ONLY, "run only these modules of the config", F_SUITE },
 	{ "skip", 0, "a,b", C_SKIP, "skip these modules of the config", F_SUITE },
@@ -75,6 +79,7 @@ typedef struct cli {
 	size_t nover;
 	struct { const bc_setting *s; const char *val, *flag; } over[64];
 	const char *busy;	/* --busy-threshold, applied after the config file */
+	const char *store;	/* --store[=DB]: "" without a value */
 } cli;
 
 void bc_usage(FILE *f)
@@ -93,7 +98,10 @@ void bc_usage(FILE *f)
 		"  benchcore help settings [--markdown]    benchcore's own settings (site.conf, flags)\n"
 		"  benchcore sysinfo [--json]              this machine's fingerprint\n"
 		"  benchcore compare A.json B.json [...]   verdicts: win / loss / tie / inconclusive\n"
-		"  benchcore report A.json [...] -o F.html charts and verdicts in one HTML page\n"		"  benchcore merge A.json B.json -o C.json the parts of one system's run as one results file\n"
+		"  benchcore report A.json [...] -o F.html charts and verdicts in one HTML page\n"
+		"  benchcore db add|list|export [options] the results archive (db:RUN_ID, db:LABEL and\n"
+		"                                          db:latest@HOST in compare and report)\n"
+		"  benchcore merge A.json B.json -o C.json the parts of one system's run as one results file\n"
 		"  benchcore serve [options]               a module's server half, for runs from another machine\n"
 		"  benchcore clean [options]               remove the directories of runs that were killed\n"
 		"  benchcore check-module FILE.so [options]\n"
@@ -107,7 +115,8 @@ void bc_usage(FILE *f)
 	fprintf(f, "\noptions of run (each run setting also goes in site.conf, see benchcore help settings):\n");
 	bc_flags_help(f, all_flags(), F_RUN);
 	fprintf(f, "\nExit status: 0 all cases ok, 1 some case failed, 2 usage, config or module error,\n"
-		"3 the results could not be written, 130 interrupted (results so far are written).\n"
+		"3 the results could not be written (or, with --store, not stored), 130 interrupted (results so far\n"
+		"are written).\n"
 		"Modules are searched in module_path, then (here, now):");
 	/* the path this binary really uses: where it was installed, not where it was built for */
 	char **dirs = bc_module_search_path(NULL);
@@ -171,6 +180,7 @@ static int on_flag(void *arg, const bc_flag *f, const char *val, bc_err *err)
 	case C_SKIP: c->skip = val; return 0;
 	case C_BASELINE: c->baseline = val; return 0;
 	case C_BUSY: cl->busy = val; return 0;
+	case C_STORE: cl->store = val ? val : ""; return 0;
 	case C_LABEL:
 		if (!bc_utf8_valid(val)) {
 			bc_err_set(err, "--label: not valid UTF-8 text (results keep the label as UTF-8)");
@@ -257,6 +267,22 @@ static int finish_report(bc_suite_opts *o, int rc)
 	return rc;
 }
 
+/* The run, stored into the archive at its end when --store or the store
+   setting asks (the archive is checked first: a run is not made for an
+   archive that refuses it), then its report. */
+static int run_and_finish(cli *c, bc_config *cfg)
+{
+	int rc;
+	c->o.store = c->store || cfg->store;
+	const char *out = c->o.out ? c->o.out : cfg->output;
+	if (c->o.store && (rc = bc_store_check(c->store, cfg->store, out)) != 0)
+		return rc;
+	rc = bc_run_suite(cfg, &c->o);
+	if (c->o.store)
+		rc = bc_store_run(c->store, cfg->store, c->o.done_json, rc);
+	return finish_report(&c->o, rc);
+}
+
 /* -c FILE MODULE.OPTION=VALUE ...: one study file for every system. The value
    goes into every entry of that module as if the file had said it (a list
    "a,b" is a sweep), and the plan checks it as it checks the file's. */
@@ -336,7 +362,7 @@ int bc_cmd_suite(int argc, char **argv)
 		rc = apply_module_override(&cfg, *w);
 	c.o.decide = bc_compare_decided;	/* repeat = auto's "decided" is compare's verdict */
 	if (!rc)
-		rc = finish_report(&c.o, bc_run_suite(&cfg, &c.o));
+		rc = run_and_finish(&c, &cfg);
 	free(rest);
 	bc_config_free(&cfg);
 	return rc;
@@ -370,7 +396,7 @@ int bc_cmd_run(int argc, char **argv)
 		rc = 2;
 	c.o.decide = bc_compare_decided;	/* repeat = auto's "decided" is compare's verdict */
 	if (!rc)
-		rc = finish_report(&c.o, bc_run_suite(&cfg, &c.o));
+		rc = run_and_finish(&c, &cfg);
 	free(rest);
 	bc_config_free(&cfg);
 	return rc;

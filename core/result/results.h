@@ -100,8 +100,15 @@ typedef struct bc_results {
 int bc_results_parse(const char *buf, size_t len, const char *name,
 		     bc_results *r, bc_err *e);
 
-/* Read and parse a file (up to 256 MiB). */
+/* Read and parse a file (up to 256 MiB), or a reference to a stored run
+   when path begins with the prefix a loader was set for (below). */
 int bc_results_load(const char *path, bc_results *r, bc_err *e);
+/* Where references that are not files come from: a path beginning with
+   prefix ("db:") is handed whole to fn, which returns the document's text
+   (malloc'd) or -1 with e set. The command line sets the archive's (the
+   result model sits below the archive); main thread only. */
+typedef int (*bc_results_ref_fn)(const char *ref, char **buf, size_t *len, bc_err *e);
+void bc_results_set_ref_loader(const char *prefix, bc_results_ref_fn fn);
 
 void bc_results_free(bc_results *r);
 /* Whether r is a partial run's file: NULL for a whole one, else why, in

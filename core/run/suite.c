@@ -494,10 +494,10 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 		free(base);
 	}
 	bc_unlock_output(out, lock);
-	if (want_rep && rc != 3) {
+	if ((want_rep || c->store) && rc != 3) {
 		c->done_json = out;
 		out = NULL;
-		c->done_report = unique_path(want_rep, c->force);
+		c->done_report = want_rep ? unique_path(want_rep, c->force) : NULL;
 	}
 	free(out);
 	free(csv);

@@ -60,6 +60,7 @@ void bc_config_free(bc_config *c)
 	free(c->output);
 	free(c->csv);
 	free(c->report);
+	free(c->store);
 	free(c->baseline);
 	bc_strv_free(c->module_path);
 	memset(c, 0, sizeof(*c));

@@ -60,6 +60,7 @@ typedef struct bc_modconf {
 typedef struct bc_config {
 	char *file;
 	char *label, *output, *csv, *report, *baseline;
+	char *store;			/* the store setting: an archive, or "default" */
 	char **module_path;		/* NULL-terminated */
 	double pct[BC_MAX_PCT];
 	size_t npct;

@@ -47,6 +47,10 @@ const bc_setting bc_settings[] = {
 	{ { "report", BENCH_OPT_STRING, NULL, "HTML report of the run, written from the results file at the "
 	    "end (like --report; needs an output file)" },
 	  BC_SCOPE_GLOBAL, BC_ST_STRING, CFG(report) },
+	{ { "store", BENCH_OPT_STRING, NULL, "add the run to this results archive when it ends (like --store): a "
+	    "SQLite file, or postgresql://... (docs/archive.md); \"default\": the default archive; needs an "
+	    "output file" },
+	  BC_SCOPE_GLOBAL, BC_ST_STRING, CFG(store) },
 	{ { "percentiles", BENCH_OPT_DOUBLE, "50,90,95,99,99.9,99.99", "latency percentiles to report (at most 16)",
 	    .min = 0.0001, .max = 100 },
 	  BC_SCOPE_GLOBAL, BC_ST_PCTS, CFG(pct) },

@@ -46,3 +46,30 @@ expect_py() {
 	local r; r=$("$PY" -S -c 'import json,sys; d=json.load(open(sys.argv[1])); print(bool(eval(sys.argv[2])))' "$2" "$3" 2>&1)
 	if [ "$r" = True ]; then pass "$1"; else fail "$1: $3 -> $r"; fi
 }
+
+# start_pg DIR: a private PostgreSQL in DIR (initdb and postgres as nobody: PostgreSQL refuses
+# root), on a unix socket in DIR/sock only (listen_addresses = ''), user bc, trust
+# authentication. Binaries from `pg_config --bindir`, else the newest /usr/lib/postgresql/*/bin.
+# Sets PGBIN, PGSOCK and PGPID (the caller stops it: kill $PGPID); psq DB SQL runs SQL there.
+# Returns 1 with the reason in $why when it cannot.
+start_pg() {
+	local d=$1
+	PGBIN=$(pg_config --bindir 2>/dev/null || true)
+	[ -x "$PGBIN/initdb" ] || PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+	[ -n "$PGBIN" ] && [ -x "$PGBIN/initdb" ] && [ -x "$PGBIN/postgres" ] ||
+		{ why="PostgreSQL's initdb/postgres not installed (scripts/deps.sh installs postgresql)"; return 1; }
+	command -v setpriv >/dev/null || { why="no setpriv (util-linux)"; return 1; }
+	PGSOCK=$d/sock
+	mkdir -p "$d/data" "$PGSOCK" && chmod 755 "$d" && chown nobody "$d/data" "$PGSOCK" || { why="cannot make $d"; return 1; }
+	local x; for x in "$d" "$(dirname "$d")"; do chmod o+x "$x" 2>/dev/null; done
+	local as=(setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups env HOME="$d")
+	"${as[@]}" "$PGBIN/initdb" -D "$d/data" -U bc --auth=trust -E UTF8 --no-sync >"$d/initdb.log" 2>&1 ||
+		{ why="initdb: $(tail -2 "$d/initdb.log" | tr '\n' ' ')"; return 1; }
+	"${as[@]}" "$PGBIN/postgres" -D "$d/data" -k "$PGSOCK" -c listen_addresses= -c fsync=${BC_PG_FSYNC:-off} \
+		-c shared_buffers=32MB >"$d/pg.log" 2>&1 &
+	PGPID=$!
+	for x in $(seq 150); do [ -S "$PGSOCK/.s.PGSQL.5432" ] && psq postgres "SELECT 1" >/dev/null 2>&1 && return 0; sleep 0.1; done
+	why="postgres did not start: $(tail -3 "$d/pg.log" | tr '\n' ' ')"
+	return 1
+}
+psq() { "$PGBIN/psql" -h "$PGSOCK" -U bc -d "$1" -qAtX -c "$2"; }

@@ -9,7 +9,8 @@
 # exits 2). Checked: both real hosts' results arrive, checksummed, with their
 # own host name and host id, started together; the merged report and compare
 # show both; the failures are listed and fail the playbook; a wrong version is
-# refused loudly. Without namespaces or sshd: a clear SKIP line, and the
+# refused loudly; every run is stored into a private PostgreSQL (benchcore_store) and the
+# report drawn from it. Without namespaces or sshd: a clear SKIP line, and the
 # playbook runs with Ansible's local connection instead.
 # Everything started here (sshd, namespaces, servers) is removed on exit.
 . "$(dirname "$0")/lib.sh"
@@ -22,6 +23,7 @@ home_had=""; for d in "$HOME/.ansible" "$HOME/.ansible_async"; do [ -e "$d" ] &&
 
 cleanup() {
 	[ -n "$swapper" ] && kill "$swapper" 2>/dev/null
+	[ -n "${PGPID:-}" ] && kill "$PGPID" 2>/dev/null
 	[ -n "$deb_pkg" ] && dpkg-query -W "$deb_pkg" >/dev/null 2>&1 && dpkg --purge "$deb_pkg" >/dev/null 2>&1
 	for d in $planted_vt; do rm -rf "$d"; done
 	for p in $sshd_pids; do kill "$p" 2>/dev/null; done
@@ -239,11 +241,30 @@ dropper() {
 	echo "$n" > "$T/dropped"
 }
 [ "$mode" = ssh ] && { dropper & dropper_pid=$!; }
-playbook "$T/play.log"
+# every host stores its run into a PostgreSQL (its unix socket is a path: the namespaces reach
+# it), and the report is drawn from there (docs/archive.md "Fleets")
+store_args=() FLEET_PW=Fl33t-pw-42
+if start_pg "$T/pg" && psq postgres "CREATE DATABASE fleet"; then
+	FLEET_DB="postgresql://bc:$FLEET_PW@/fleet?host=$PGSOCK"
+	store_args=(-e benchcore_store="$FLEET_DB" -e benchcore_report_from_store=true)
+else
+	echo "SKIP: no private PostgreSQL ($why): the runs are not stored"
+fi
+playbook "$T/play.log" "${store_args[@]}"
 [ -n "${dropper_pid:-}" ] && wait "$dropper_pid"
 [ -s "$T/results/alpha.json" ] || tail -40 "$T/play.log"
 [ -n "${BC_FLEET_LOGS:-}" ] && cp -r "$T/play.log" "$T/results" "$BC_FLEET_LOGS/"	# for debugging the playbook
 check_results
+if [ ${#store_args[@]} -gt 0 ]; then
+	"$BC" db list --db "$FLEET_DB" --json > "$T/fleet-db.json" 2>"$T/fleet-db.err"
+	expect_py "every delivering host's run is in the archive, under its fetched run_id" "$T/fleet-db.json" \
+		"sorted((r['label'], r['run_id']) for r in d) == sorted([('alpha', '$(jget "$T/results/alpha.json" "d['run_id']")'), ('beta', '$(jget "$T/results/beta.json" "d['run_id']")')])"
+	expect_grep "the stored runs are the fetched files" "$T/results/alpha.json" '"run_id"'
+	"$BC" db export --db "$FLEET_DB" "$(jget "$T/results/alpha.json" "d['run_id']")" | cmp -s - "$T/results/alpha.json" &&
+		pass "  alpha's stored run is its fetched file, byte for byte" || fail "alpha's stored run differs from its file"
+	expect_grep "the fleet report was drawn from the archive (db:RUN_ID)" "$T/results/fleet.html" "db:[0-9a-f]{32}"
+	expect_no_grep "the archive's password is not in the playbook's output" "$T/play.log" "$FLEET_PW"
+fi
 if [ "$mode" = ssh ]; then
 	a=$T/results/alpha.json b=$T/results/beta.json
 	expect_py "alpha's file says host name fleet-a" "$a" "d['host']['hostname'] == 'fleet-a'"

@@ -1,0 +1,245 @@
+/* The archive's connection and schema: which backend a name means, where
+ * the default file lies, and the versioned schema with its migrations.
+ * Migrations run in order, each in the same serialized write transaction
+ * as the version row it moves, so two benchcores opening a new archive at
+ * once create it once, and a killed migration leaves the old version. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "archive_int.h"
+
+int bc_archive_transient;
+
+int ar_first_text(void *arg, char **col, int ncol)
+{
+	char **out = arg;
+	free(*out);
+	*out = ncol > 0 && col[0] ? bc_xstrdup(col[0]) : NULL;
+	return 1;
+}
+
+int bc_archive_is_url(const char *db)
+{
+	return db && (!strncmp(db, "postgresql://", 13) || !strncmp(db, "postgres://", 11));
+}
+
+/* The default file: $XDG_DATA_HOME/benchcore/results.db, else
+   ~/.local/share/benchcore/results.db (NULL without a home). */
+static char *default_path(void)
+{
+	const char *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+	if (x && x[0] == '/')
+		return bc_xasprintf("%s/benchcore/results.db", x);
+	if (home && home[0] == '/')
+		return bc_xasprintf("%s/.local/share/benchcore/results.db", home);
+	return NULL;
+}
+
+static const char *chosen(const char *db)
+{
+	if (db && *db)
+		return db;
+	const char *env = getenv("BENCHCORE_DB");
+	return env && *env ? env : NULL;
+}
+
+char *bc_archive_shown(const char *db)
+{
+	const char *c = chosen(db);
+	if (bc_archive_is_url(c))
+		return bc_db_redact_url(c);
+	if (c)
+		return bc_xstrdup(c);
+	char *d = default_path();
+	return d ? d : bc_xstrdup("(no default archive: HOME is not set)");
+}
+
+/* mkdir -p of the default file's directory, 0700 for what it makes. */
+static void make_dirs(const char *file)
+{
+	char *p = bc_xstrdup(file);
+	for (char *s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		if (mkdir(p, 0700) && errno != EEXIST)
+			break;
+		*s = '/';
+	}
+	free(p);
+}
+
+/* Schema version 1: the runs, their documents, the modules each ran, and one point per case
+   and metric (history's rows, indexed by what it asks: module, metric,
+   host, time). Types both backends read alike. */
+static const char *const schema_v1[] = {
+	"CREATE TABLE runs (run_id TEXT PRIMARY KEY, started TEXT NOT NULL, host TEXT NOT NULL, "
+	"host_id TEXT NOT NULL, label TEXT NOT NULL, benchcore_version TEXT NOT NULL, config_name TEXT NOT NULL, "
+	"status TEXT NOT NULL, ncases BIGINT NOT NULL, planned BIGINT NOT NULL, doc_sha256 TEXT NOT NULL, "
+	"host_json TEXT NOT NULL, info_json TEXT NOT NULL, stored_at TEXT NOT NULL)",
+	/* the documents apart: a run's row stays small, so reading runs (db list,
+	   history's host facts) never walks a 200 KB document's pages */
+	"CREATE TABLE documents (run_id TEXT PRIMARY KEY REFERENCES runs (run_id) ON DELETE CASCADE, "
+	"document TEXT NOT NULL)",
+	"CREATE INDEX runs_host_started ON runs (host, started)",
+	"CREATE INDEX runs_label_started ON runs (label, started)",
+	"CREATE INDEX runs_started ON runs (started)",
+	"CREATE TABLE run_modules (run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE, "
+	"module TEXT NOT NULL, PRIMARY KEY (run_id, module))",
+	"CREATE INDEX run_modules_module ON run_modules (module)",
+	"CREATE TABLE points (run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE, "
+	"seq BIGINT NOT NULL, started TEXT NOT NULL, host TEXT NOT NULL, module TEXT NOT NULL, "
+	"params_key TEXT NOT NULL, params_text TEXT NOT NULL, threads BIGINT NOT NULL, metric TEXT NOT NULL, "
+	"unit TEXT NOT NULL, higher_is_better INTEGER NOT NULL, headline INTEGER NOT NULL, "
+	"mean DOUBLE PRECISION, ci_low DOUBLE PRECISION, ci_high DOUBLE PRECISION, n BIGINT NOT NULL, "
+	"PRIMARY KEY (run_id, seq))",
+	"CREATE INDEX points_history ON points (module, metric, host, started)",
+	"CREATE INDEX points_headline ON points (module, headline, host, started)",
+	NULL
+};
+
+/* migrations[v] takes an archive from version v to v + 1 */
+static const char *const *const migrations[BC_ARCHIVE_SCHEMA] = { schema_v1 };
+
+static const char *const META_SQL = "CREATE TABLE IF NOT EXISTS bc_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)";
+static const char *const VERSION_SQL = "SELECT value FROM bc_meta WHERE key = 'schema_version'";
+static const char *const WRITER_SQL = "SELECT value FROM bc_meta WHERE key = 'written_by'";
+static const char *const SET_META_SQL = "DELETE FROM bc_meta WHERE key = ?";
+static const char *const PUT_META_SQL = "INSERT INTO bc_meta (key, value) VALUES (?, ?)";
+
+static int put_meta(bc_archive *a, const char *k, const char *v, bc_err *e)
+{
+	bc_dbval p[2] = { DBT(k), DBT(v) };
+	return ar_q(a, SET_META_SQL, p, 1, NULL, NULL, e) || ar_q(a, PUT_META_SQL, p, 2, NULL, NULL, e) ? -1 : 0;
+}
+
+/* The version row; 0 when there is none (a new archive). */
+static int read_version(bc_archive *a, int *v, bc_err *e)
+{
+	char *text = NULL, *end;
+	if (ar_q(a, VERSION_SQL, NULL, 0, ar_first_text, &text, e))
+		return -1;
+	*v = 0;
+	if (text) {
+		long l = strtol(text, &end, 10);
+		if (end == text || *end || l < 1 || l > 1000000) {
+			bc_err_set(e, "results archive %s: its schema_version row reads \"%.40s\"", a->db->shown, text);
+			free(text);
+			return -1;
+		}
+		*v = (int)l;
+	}
+	free(text);
+	return 0;
+}
+
+static int refuse_newer(bc_archive *a, int v, bc_err *e)
+{
+	char *by = NULL;
+	ar_q(a, WRITER_SQL, NULL, 0, ar_first_text, &by, &(bc_err){ .msg = "" });
+	char *shown = bc_printable(by ? by : "a newer benchcore");
+	bc_err_set(e, "results archive %s has schema version %d; this benchcore (%s) knows up to version %d",
+		   a->db->shown, v, BC_VERSION, BC_ARCHIVE_SCHEMA);
+	bc_err_detail(e, "It was last brought up to date by %s. Nothing was read from it or written to it.",
+		      shown);
+	bc_err_hint(e, "use that benchcore (or newer) with this archive, or another archive (--db FILE)");
+	free(shown);
+	free(by);
+	return -1;
+}
+
+/* In one write transaction: the meta table, then every migration from the
+   version found (read again under the lock) up to BC_ARCHIVE_SCHEMA. */
+static int migrate(bc_archive *a, bc_err *e)
+{
+	int v;
+	if (a->db->ops->begin_write(a->db, e))
+		return -1;
+	if (ar_q(a, META_SQL, NULL, 0, NULL, NULL, e) || read_version(a, &v, e))
+		goto fail;
+	if (v > BC_ARCHIVE_SCHEMA) {
+		refuse_newer(a, v, e);
+		goto fail;
+	}
+	for (int from = v; from < BC_ARCHIVE_SCHEMA; from++)
+		for (const char *const *s = migrations[from]; *s; s++)
+			if (ar_q(a, *s, NULL, 0, NULL, NULL, e))
+				goto fail;
+	if (v < BC_ARCHIVE_SCHEMA) {
+		char num[16];
+		snprintf(num, sizeof(num), "%d", BC_ARCHIVE_SCHEMA);
+		if (put_meta(a, "schema_version", num, e) || put_meta(a, "written_by", "benchcore " BC_VERSION, e))
+			goto fail;
+	}
+	if (a->db->ops->commit(a->db, e))
+		return -1;
+	a->version = BC_ARCHIVE_SCHEMA;
+	return 0;
+fail:
+	a->db->ops->rollback(a->db);
+	return -1;
+}
+
+static int has_meta(void *arg, char **col, int ncol)
+{
+	*(int *)arg = ncol > 0 && col[0] && atoi(col[0]) > 0;
+	return 1;
+}
+
+/* Reading: the version found, refused when newer; an archive without one
+   (a new PostgreSQL database) reads as empty. */
+static int check_read(bc_archive *a, bc_err *e)
+{
+	int have = 0;
+	const char *sql = !strcmp(a->db->ops->name, "sqlite") ?
+		"SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'bc_meta'" :
+		"SELECT count(*) FROM pg_catalog.pg_tables WHERE tablename = 'bc_meta' AND schemaname = current_schema()";
+	if (ar_q(a, sql, NULL, 0, has_meta, &have, e))
+		return -1;
+	a->version = 0;
+	if (have && read_version(a, &a->version, e))
+		return -1;
+	if (a->version > BC_ARCHIVE_SCHEMA)
+		return refuse_newer(a, a->version, e);
+	return 0;
+}
+
+bc_archive *bc_archive_open(const char *db, int write, bc_err *e)
+{
+	const char *c = chosen(db);
+	char *def = c ? NULL : default_path();
+	bc_archive_transient = 0;
+	if (!c && !def) {
+		bc_err_set(e, "no results archive given and no default one (HOME is not set)");
+		bc_err_hint(e, "give --db FILE (or postgresql://...), or set BENCHCORE_DB");
+		return NULL;
+	}
+	if (def && write)
+		make_dirs(def);
+	bc_db *h = bc_archive_is_url(c) ? bc_db_pg_open(c, e) : bc_db_sqlite_open(c ? c : def, write, !write, e);
+	free(def);
+	if (!h) {
+		bc_archive_transient = strstr(e->msg, "full") || strstr(e->msg, "I/O") || strstr(e->msg, "locked");
+		return NULL;
+	}
+	bc_archive *a = bc_xcalloc(1, sizeof(*a));
+	a->db = h;
+	if (write ? migrate(a, e) : check_read(a, e)) {
+		bc_archive_transient = strstr(e->msg, "full") || strstr(e->msg, "I/O") || strstr(e->msg, "locked");
+		bc_archive_close(a);
+		return NULL;
+	}
+	return a;
+}
+
+void bc_archive_close(bc_archive *a)
+{
+	if (!a)
+		return;
+	a->db->ops->close(a->db);
+	free(a);
+}
+
+const char *bc_archive_name(const bc_archive *a)
+{
+	return a->db->shown;
+}

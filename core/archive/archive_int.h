@@ -1,0 +1,21 @@
+/* What the archive's files share (archive.c, archive_store.c,
+   archive_query.c): the connection and its backend. */
+#ifndef BC_ARCHIVE_INT_H
+#define BC_ARCHIVE_INT_H
+#include "archive.h"
+#include "db.h"
+
+struct bc_archive {
+	bc_db *db;
+	int version;		/* the schema version found (0: an empty archive) */
+};
+
+/* Shorthands over the backend table. */
+static inline int ar_q(bc_archive *a, const char *sql, const bc_dbval *p, size_t np, bc_db_row_fn fn,
+		       void *arg, bc_err *e)
+{
+	return a->db->ops->query(a->db, sql, p, np, fn, arg, e);
+}
+/* A row callback that copies the first column (malloc'd) into *(char **)arg. */
+int ar_first_text(void *arg, char **col, int ncol);
+#endif

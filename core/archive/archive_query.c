@@ -1,0 +1,394 @@
+/* Reading the archive: the runs list, a run's document, the references
+ * compare and report take (db:...), and history's points. */
+#include <ctype.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "archive_int.h"
+
+/* NULL-or-equal filters: one statement whatever is given (CAST: PostgreSQL
+   must know a parameter's type even when it is NULL). */
+#define OPT_EQ(col)	"(CAST(? AS TEXT) IS NULL OR " col " = ?)"
+
+static const char *const LIST_SQL =
+	"SELECT run_id, started, host, label, config_name, benchcore_version, status, ncases, planned FROM runs "
+	"WHERE " OPT_EQ("host") " AND " OPT_EQ("label") " AND (CAST(? AS TEXT) IS NULL OR started >= ?) "
+	"AND (CAST(? AS TEXT) IS NULL OR run_id IN (SELECT run_id FROM run_modules WHERE module = ?)) "
+	"ORDER BY started, run_id";
+
+typedef struct runs_acc {
+	bc_archive_run *v;
+	size_t n;
+} runs_acc;
+
+static char *dup0(const char *s)
+{
+	return bc_xstrdup(s ? s : "");
+}
+
+static int run_row(void *arg, char **col, int ncol)
+{
+	runs_acc *acc = arg;
+	(void)ncol;
+	acc->v = bc_xrealloc(acc->v, acc->n + 1, sizeof(*acc->v));
+	acc->v[acc->n++] = (bc_archive_run){
+		.run_id = dup0(col[0]), .started = dup0(col[1]), .host = dup0(col[2]), .label = dup0(col[3]),
+		.config = dup0(col[4]), .version = dup0(col[5]), .status = dup0(col[6]),
+		.ncases = col[7] ? atol(col[7]) : 0, .planned = col[8] ? atol(col[8]) : -1,
+	};
+	return 0;
+}
+
+int bc_archive_list(bc_archive *a, const bc_archive_filter *f, bc_archive_run **runs, size_t *n, bc_err *e)
+{
+	runs_acc acc = { 0 };
+	*runs = NULL;
+	*n = 0;
+	if (a->version == 0)
+		return 0;	/* nothing stored yet */
+	bc_dbval p[] = { DBT(f->host), DBT(f->host), DBT(f->label), DBT(f->label), DBT(f->since), DBT(f->since),
+			 DBT(f->module), DBT(f->module) };
+	if (ar_q(a, LIST_SQL, p, sizeof(p) / sizeof(p[0]), run_row, &acc, e)) {
+		bc_archive_runs_free(acc.v, acc.n);
+		return -1;
+	}
+	*runs = acc.v;
+	*n = acc.n;
+	return 0;
+}
+
+void bc_archive_runs_free(bc_archive_run *runs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		bc_archive_run *r = &runs[i];
+		free(r->run_id), free(r->started), free(r->host), free(r->label);
+		free(r->config), free(r->version), free(r->status);
+	}
+	free(runs);
+}
+
+/* rows of (run_id, document) */
+typedef struct doc_acc {
+	size_t n;
+	char *doc, *run_id;
+	char ids[5][64];	/* the first few, for an ambiguous reference's message */
+} doc_acc;
+
+static int doc_row(void *arg, char **col, int ncol)
+{
+	doc_acc *acc = arg;
+	(void)ncol;
+	if (acc->n < 5)
+		snprintf(acc->ids[acc->n], sizeof(acc->ids[0]), "%s", col[0] ? col[0] : "");
+	if (acc->n++ == 0) {
+		acc->run_id = dup0(col[0]);
+		acc->doc = ncol > 1 ? dup0(col[1]) : NULL;
+	}
+	return 0;
+}
+
+static const char *const EXPORT_SQL = "SELECT run_id, document FROM documents WHERE run_id = ?";
+
+int bc_archive_export(bc_archive *a, const char *run_id, char **doc, size_t *len, bc_err *e)
+{
+	doc_acc acc = { 0 };
+	bc_dbval p = DBT(run_id);
+	if (a->version && ar_q(a, EXPORT_SQL, &p, 1, doc_row, &acc, e))
+		return -1;
+	if (!acc.n) {
+		char *sh = bc_printable(run_id);
+		bc_err_set(e, "no run %s in the results archive %s", sh, a->db->shown);
+		bc_err_hint(e, "benchcore db list shows the stored runs");
+		free(sh);
+		return -1;
+	}
+	free(acc.run_id);
+	*doc = acc.doc;
+	*len = strlen(acc.doc);
+	return 0;
+}
+
+static int hex_prefix(const char *s)
+{
+	size_t n = strspn(s, "0123456789abcdef");
+	return n >= 8 && n <= 32 && !s[n];
+}
+
+static const char *const BY_ID_SQL =
+	"SELECT r.run_id, d.document FROM runs r JOIN documents d ON d.run_id = r.run_id "
+	"WHERE substr(r.run_id, 1, ?) = ? ORDER BY r.started DESC, r.run_id DESC";
+static const char *const LATEST_SQL =
+	"SELECT r.run_id, d.document FROM runs r JOIN documents d ON d.run_id = r.run_id WHERE "
+	OPT_EQ("r.host") " ORDER BY r.started DESC, r.run_id DESC LIMIT 1";
+static const char *const BY_LABEL_SQL =
+	"SELECT run_id, NULL FROM runs WHERE label = ? ORDER BY started DESC, run_id DESC";
+
+static void ambiguous(const char *ref, const doc_acc *acc, bc_err *e)
+{
+	char list[400] = "";
+	size_t l = 0;
+	for (size_t i = 0; i < acc->n && i < 5; i++)
+		l += (size_t)snprintf(list + l, sizeof(list) - l, "%s%s", i ? ", " : "", acc->ids[i]);
+	bc_err_set(e, "%zu runs' ids begin with %s", acc->n, ref);
+	bc_err_detail(e, "They are %s%s.", list, acc->n > 5 ? ", ..." : "");
+	bc_err_hint(e, "give more of the run_id");
+}
+
+int bc_archive_resolve(bc_archive *a, const char *ref, char **doc, size_t *len, char run_id[64],
+		       size_t *others, bc_err *e)
+{
+	doc_acc acc = { 0 };
+	int rc = 0;
+	*others = 0;
+	if (a->version == 0) {
+		acc.n = 0;
+	} else if (hex_prefix(ref)) {
+		bc_dbval p[] = { DBI(strlen(ref)), DBT(ref) };
+		rc = ar_q(a, BY_ID_SQL, p, 2, doc_row, &acc, e);
+		if (!rc && acc.n > 1) {
+			ambiguous(ref, &acc, e);
+			rc = -1;
+		}
+	} else if (!strcmp(ref, "latest") || !strncmp(ref, "latest@", 7)) {
+		const char *host = ref[6] == '@' ? ref + 7 : NULL;
+		bc_dbval p[] = { DBT(host), DBT(host) };
+		rc = ar_q(a, LATEST_SQL, p, 2, doc_row, &acc, e);
+	} else {
+		bc_dbval p = DBT(ref);
+		rc = ar_q(a, BY_LABEL_SQL, &p, 1, doc_row, &acc, e);
+		if (!rc && acc.n) {	/* the newest with that label */
+			char *id = acc.run_id;
+			*others = acc.n - 1;
+			free(acc.doc);
+			acc = (doc_acc){ 0 };
+			bc_dbval q = DBT(id);
+			rc = ar_q(a, EXPORT_SQL, &q, 1, doc_row, &acc, e);
+			free(id);
+		}
+	}
+	if (!rc && !acc.n) {
+		char *sh = bc_printable(ref);
+		bc_err_set(e, "no run %s in the results archive %s", sh, a->db->shown);
+		bc_err_detail(e, "A reference is a run_id (or its first 8 or more hex digits), latest, "
+			      "latest@HOST, or a label (the newest run with it).");
+		bc_err_hint(e, "benchcore db list shows the stored runs");
+		free(sh);
+		rc = -1;
+	}
+	if (!rc) {
+		*doc = acc.doc;
+		*len = strlen(acc.doc);
+		snprintf(run_id, 64, "%s", acc.run_id);
+		acc.doc = NULL;
+	}
+	free(acc.doc);
+	free(acc.run_id);
+	return rc;
+}
+
+/* history: the points of one module (and metric, or each group's headline)
+   and host, in time order; then the runs they belong to, once each. One
+   statement per shape (metric or headline, a host or any), so each is
+   answered from its own index, not a scan behind an OR. */
+#define PTS_COLS \
+	"SELECT run_id, started, host, module, params_key, params_text, threads, metric, unit, higher_is_better, " \
+	"headline, mean, ci_low, ci_high, n FROM points WHERE "
+#define PTS_ORDER " ORDER BY started, run_id, seq"
+#define RUNS_OF "SELECT run_id, label, host_json, info_json FROM runs WHERE run_id IN (SELECT run_id FROM points WHERE "
+#define BY_METRIC "module = ? AND metric = ?"
+#define BY_HEADLINE "module = ? AND headline = 1"
+#define AND_HOST " AND host = ?"
+static const char *const POINTS_SQL[2][2] = {	/* [metric given][host given] */
+	{ PTS_COLS BY_HEADLINE PTS_ORDER, PTS_COLS BY_HEADLINE AND_HOST PTS_ORDER },
+	{ PTS_COLS BY_METRIC PTS_ORDER, PTS_COLS BY_METRIC AND_HOST PTS_ORDER },
+};
+static const char *const RUNS_OF_SQL[2][2] = {
+	{ RUNS_OF BY_HEADLINE ")", RUNS_OF BY_HEADLINE AND_HOST ")" },
+	{ RUNS_OF BY_METRIC ")", RUNS_OF BY_METRIC AND_HOST ")" },
+};
+
+typedef struct hist_acc {
+	const bc_history_query *q;
+	bc_hpoint *v;
+	size_t n;
+	json_t *runs;	/* run_id -> [label, host, info] */
+	json_t *parsed;	/* a host or info member's "key":value text -> its value, parsed once */
+} hist_acc;
+
+static double num_or_nan(const char *s)
+{
+	return s ? strtod(s, NULL) : NAN;
+}
+
+static int point_row(void *arg, char **col, int ncol)
+{
+	hist_acc *acc = arg;
+	(void)ncol;
+	if (!bc_points_where(col[4], acc->q))
+		return 0;
+	acc->v = bc_xrealloc(acc->v, acc->n + 1, sizeof(*acc->v));
+	acc->v[acc->n++] = (bc_hpoint){
+		.run_id = dup0(col[0]), .started = dup0(col[1]), .host = dup0(col[2]), .module = dup0(col[3]),
+		.params_key = dup0(col[4]), .params_text = dup0(col[5]), .threads = col[6] ? atol(col[6]) : 0,
+		.metric = dup0(col[7]), .unit = dup0(col[8]), .higher_is_better = col[9] && atoi(col[9]),
+		.headline = col[10] && atoi(col[10]), .mean = num_or_nan(col[11]), .ci_low = num_or_nan(col[12]),
+		.ci_high = num_or_nan(col[13]), .n = col[14] ? (size_t)atol(col[14]) : 0,
+	};
+	return 0;
+}
+
+/* The end of the JSON string or value at p (compact JSON as json_dumps
+   writes it), or NULL. Strings are skipped whole, escapes included. */
+static const char *skip_string(const char *p)
+{
+	for (p++; *p && *p != '"'; p++)
+		if (*p == '\\' && !*++p)
+			return NULL;
+	return *p ? p + 1 : NULL;
+}
+
+static const char *skip_value(const char *p)
+{
+	int depth = 0;
+	for (; *p; p++) {
+		if (*p == '"') {
+			if (!(p = skip_string(p)))
+				return NULL;
+			p--;
+		} else if (*p == '{' || *p == '[') {
+			depth++;
+		} else if (*p == '}' || *p == ']') {
+			if (depth-- == 0)
+				return p;
+		} else if (*p == ',' && depth == 0) {
+			return p;
+		}
+	}
+	return NULL;
+}
+
+/* A member's value, parsed once per distinct "key":value text. */
+static json_t *member_value(hist_acc *acc, const char *m, size_t len, const char *val)
+{
+	char *key = strndup(m, len);
+	if (!key)
+		abort();
+	json_t *v = json_object_get(acc->parsed, key);
+	if (!v) {
+		v = json_loadb(val, len - (size_t)(val - m), JSON_DECODE_ANY, NULL);
+		if (v)
+			json_object_set_new(acc->parsed, key, v);
+	}
+	free(key);
+	return v;
+}
+
+/* A top-level object from its text, member by member: runs of one machine
+   repeat most members (the kernel, the CPU, the mitigations) while a few
+   change every run (the measured clock), and parsing is most of a long
+   history's cost. NULL when the text is not the compact form expected (the
+   caller parses it whole). */
+static json_t *object_by_members(hist_acc *acc, const char *text)
+{
+	const char *p = text;
+	json_t *o = json_object();
+	if (*p++ != '{')
+		goto bad;
+	while (*p == '"') {
+		const char *m = p, *colon = skip_string(p);
+		if (!colon || *colon != ':')
+			goto bad;
+		const char *end = skip_value(colon + 1);
+		if (!end)
+			goto bad;
+		/* a key without escapes as it stands, else decoded */
+		size_t klen = (size_t)(colon - m) - 2;
+		json_t *key = memchr(m + 1, '\\', klen) ? json_loadb(m, klen + 2, JSON_DECODE_ANY, NULL) :
+			      json_stringn_nocheck(m + 1, klen);
+		json_t *v = member_value(acc, m, (size_t)(end - m), colon + 1);
+		if (!json_is_string(key) || !v) {
+			json_decref(key);
+			goto bad;
+		}
+		json_object_setn(o, json_string_value(key), json_string_length(key), v);
+		json_decref(key);
+		p = *end == ',' ? end + 1 : end;
+	}
+	if (p[0] == '}' && !p[1])
+		return o;
+bad:
+	json_decref(o);
+	return NULL;
+}
+
+static json_t *parsed_once(hist_acc *acc, const char *text)
+{
+	text = text ? text : "{}";
+	json_t *v = object_by_members(acc, text);
+	if (!v)
+		v = json_loads(text, 0, NULL);
+	if (!json_is_object(v)) {
+		json_decref(v);
+		v = json_object();
+	}
+	return v;
+}
+
+static int run_of_row(void *arg, char **col, int ncol)
+{
+	hist_acc *acc = arg;
+	(void)ncol;
+	json_object_set_new(acc->runs, col[0] ? col[0] : "",
+			    json_pack("[s, o, o]", col[1] ? col[1] : "", parsed_once(acc, col[2]),
+				      parsed_once(acc, col[3])));
+	return 0;
+}
+
+static void fill_runs(hist_acc *acc)
+{
+	for (size_t i = 0; i < acc->n; i++) {
+		bc_hpoint *p = &acc->v[i];
+		json_t *r = json_object_get(acc->runs, p->run_id);
+		p->label = dup0(json_string_value(json_array_get(r, 0)));
+		/* r is always there: the runs of points exist (foreign key) */
+		p->hostobj = r ? json_incref(json_array_get(r, 1)) : json_object();
+		p->info = r ? json_incref(json_array_get(r, 2)) : json_object();
+	}
+}
+
+int bc_archive_history_points(const char *db, const bc_history_query *q,
+			      bc_hpoint **pts, size_t *n, bc_err *e)
+{
+	*pts = NULL;
+	*n = 0;
+	if (!q || !q->module) {
+		bc_err_set(e, "history: which module? (a query needs one)");
+		return -1;
+	}
+	bc_archive *a = bc_archive_open(db, 0, e);
+	if (!a)
+		return -1;
+	hist_acc acc = { .q = q, .runs = json_object(), .parsed = json_object() };
+	int m = q->metric != NULL, h = q->host != NULL, rc = 0;
+	bc_dbval p[3] = { DBT(q->module) };
+	size_t np = 1;
+	if (m)
+		p[np++] = DBT(q->metric);
+	if (h)
+		p[np++] = DBT(q->host);
+	if (a->version)
+		rc = ar_q(a, POINTS_SQL[m][h], p, np, point_row, &acc, e) ||
+		     ar_q(a, RUNS_OF_SQL[m][h], p, np, run_of_row, &acc, e) ? -1 : 0;
+	if (!rc) {
+		fill_runs(&acc);
+		*pts = acc.v;
+		*n = acc.n;
+	} else {
+		bc_hpoints_free(acc.v, acc.n);
+	}
+	json_decref(acc.runs);
+	json_decref(acc.parsed);
+	bc_archive_close(a);
+	return rc;
+}

@@ -1,0 +1,276 @@
+/* Adding a run to the archive: one results document, validated by the one
+ * reader (results.h), kept as written with its runs row, its modules and
+ * its points, in one serialized write transaction. What decides whether a
+ * document may go in is its run_id (docs/archive.md "Adding runs"). */
+#include <ctype.h>
+#include <jansson.h>
+#include <openssl/evp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "archive_int.h"
+#include "results.h"
+
+static void sha256_hex(const char *s, size_t n, char hex[65])
+{
+	unsigned char md[32];
+	unsigned int len = 0;
+	EVP_Digest(s, n, md, &len, EVP_sha256(), NULL);
+	for (unsigned i = 0; i < 32; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+}
+
+static int is_run_id(const char *s)
+{
+	size_t n = 0;
+	for (; s[n]; n++)
+		if (!isxdigit((unsigned char)s[n]) || isupper((unsigned char)s[n]))
+			return 0;
+	return n == 32;
+}
+
+static const char *str_or(json_t *o, const char *key, const char *def)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s ? s : def;
+}
+
+/* What a stored run says about itself, for the runs row. */
+typedef struct doc_facts {
+	char run_id[64], sha[65], stored_at[32];
+	const char *started, *host, *host_id, *version, *status;
+	char *config, *host_json, *info_json;
+	long ncases, planned;
+} doc_facts;
+
+static int facts_of(json_t *root, const bc_results *r, const char *doc, size_t len, const char *name,
+		    doc_facts *f, bc_err *e)
+{
+	sha256_hex(doc, len, f->sha);
+	json_t *id = json_object_get(root, "run_id");
+	if (id && (!json_is_string(id) || !is_run_id(json_string_value(id)))) {
+		char *sh = json_is_string(id) ? bc_printable(json_string_value(id)) : bc_xstrdup("(not a string)");
+		bc_err_set(e, "%s: its run_id \"%.80s\" is not one benchcore writes (32 lower-case hex digits)", name, sh);
+		bc_err_detail(e, "The archive keys every run by it; a forged or edited one is not stored.");
+		free(sh);
+		return -1;
+	}
+	/* a file from before run_id: one from its content, the same every time */
+	snprintf(f->run_id, sizeof(f->run_id), "%.32s", id ? json_string_value(id) : f->sha);
+	f->started = str_or(root, "started_at", "");
+	f->host = str_or(json_object_get(root, "host"), "hostname", "");
+	f->host_id = str_or(root, "host_id", "");
+	f->version = str_or(root, "benchcore_version", "");
+	f->status = r->status ? r->status : r->interrupted ? "interrupted" : "complete";
+	const char *cfile = str_or(json_object_get(root, "config"), "file", "");
+	const char *slash = strrchr(cfile, '/');
+	f->config = bc_xstrdup(slash ? slash + 1 : cfile);
+	f->host_json = json_dumps(r->host, JSON_COMPACT | JSON_SORT_KEYS);
+	f->info_json = json_dumps(r->info, JSON_COMPACT | JSON_SORT_KEYS);
+	f->ncases = (long)r->ncases;
+	f->planned = r->planned;
+	time_t now = time(NULL);
+	struct tm tm;
+	strftime(f->stored_at, sizeof(f->stored_at), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+	return 0;
+}
+
+static void facts_free(doc_facts *f)
+{
+	free(f->config);
+	free(f->host_json);
+	free(f->info_json);
+}
+
+/* The stored row of a run_id, when there is one. */
+typedef struct stored {
+	int found;
+	char *sha, *started, *host_id, *status;
+	long ncases;
+} stored;
+
+static int stored_row(void *arg, char **col, int ncol)
+{
+	stored *s = arg;
+	(void)ncol;
+	s->found = 1;
+	s->sha = bc_xstrdup(col[0] ? col[0] : "");
+	s->started = bc_xstrdup(col[1] ? col[1] : "");
+	s->host_id = bc_xstrdup(col[2] ? col[2] : "");
+	s->status = bc_xstrdup(col[3] ? col[3] : "");
+	s->ncases = col[4] ? atol(col[4]) : 0;
+	return 1;
+}
+
+/* Whether the document f may take the stored row s's place: BC_AR_SAME,
+   BC_AR_REPLACED, or -1 (refused, e names the run). */
+static int judge(const stored *s, const doc_facts *f, const char *name, bc_err *e)
+{
+	if (!strcmp(s->sha, f->sha))
+		return BC_AR_SAME;
+	int same_run = !strcmp(s->started, f->started) && !strcmp(s->host_id, f->host_id);
+	int partial = strcmp(s->status, "complete") != 0;
+	if (same_run && partial && f->ncases >= s->ncases)
+		return BC_AR_REPLACED;	/* the run resumed further (--resume) */
+	bc_err_set(e, "%s: the archive holds another document under run_id %s", name, f->run_id);
+	if (same_run && f->ncases < s->ncases)
+		bc_err_detail(e, "The stored one is the same run further along (%ld cases, status %s); this "
+			      "file has %ld.", s->ncases, s->status, f->ncases);
+	else if (same_run)
+		bc_err_detail(e, "The stored one is the same run, %s with %ld cases; a whole run is not replaced.",
+			      s->status, s->ncases);
+	else
+		bc_err_detail(e, "The stored run started %s on host id %.12s...; this file's started %s on %.12s...: "
+			      "a copied or forged run_id.", s->started, s->host_id, f->started, f->host_id);
+	bc_err_hint(e, "benchcore db export %s shows the stored one", f->run_id);
+	return -1;
+}
+
+static const char *const FIND_SQL =
+	"SELECT doc_sha256, started, host_id, status, ncases FROM runs WHERE run_id = ?";
+static const char *const DEL_POINTS_SQL = "DELETE FROM points WHERE run_id = ?";
+static const char *const DEL_MODS_SQL = "DELETE FROM run_modules WHERE run_id = ?";
+static const char *const DEL_DOC_SQL = "DELETE FROM documents WHERE run_id = ?";
+static const char *const DEL_RUN_SQL = "DELETE FROM runs WHERE run_id = ?";
+static const char *const RUN_SQL =
+	"INSERT INTO runs (run_id, started, host, host_id, label, benchcore_version, config_name, status, ncases, "
+	"planned, doc_sha256, host_json, info_json, stored_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+static const char *const DOC_SQL = "INSERT INTO documents (run_id, document) VALUES (?, ?)";
+static const char *const MOD_SQL = "INSERT INTO run_modules (run_id, module) VALUES (?, ?)";
+
+#define PCOLS	16
+#define BATCH	32
+/* "INSERT INTO points ... VALUES (...), (...)" for k rows, made once per k
+   (the SQLite backend keeps its statements by the text's address). */
+static const char *points_sql(size_t k)
+{
+	static char *sql[BATCH + 1];
+	if (!sql[k]) {
+		size_t cap = 400 + k * (PCOLS * 3 + 4), l;
+		char *s = bc_xmalloc(cap);
+		l = (size_t)snprintf(s, cap, "INSERT INTO points (run_id, seq, started, host, module, params_key, "
+				     "params_text, threads, metric, unit, higher_is_better, headline, mean, ci_low, "
+				     "ci_high, n) VALUES ");
+		for (size_t r = 0; r < k; r++) {
+			l += (size_t)snprintf(s + l, cap - l, "%s(", r ? ", " : "");
+			for (int c = 0; c < PCOLS; c++)
+				l += (size_t)snprintf(s + l, cap - l, "%s?", c ? ", " : "");
+			l += (size_t)snprintf(s + l, cap - l, ")");
+		}
+		sql[k] = s;
+	}
+	return sql[k];
+}
+
+static bc_dbval real_or_null(double v)
+{
+	return v == v ? DBR(v) : DBT(NULL);
+}
+
+static int insert_points(bc_archive *a, const doc_facts *f, const bc_hpoint *pts, size_t n, bc_err *e)
+{
+	bc_dbval p[BATCH * PCOLS];
+	for (size_t i = 0; i < n; i += BATCH) {
+		size_t k = n - i < BATCH ? n - i : BATCH;
+		for (size_t j = 0; j < k; j++) {
+			const bc_hpoint *h = &pts[i + j];
+			bc_dbval row[PCOLS] = {
+				DBT(f->run_id), DBI(i + j), DBT(f->started), DBT(f->host), DBT(h->module),
+				DBT(h->params_key), DBT(h->params_text), DBI(h->threads), DBT(h->metric), DBT(h->unit),
+				DBI(h->higher_is_better), DBI(h->headline), real_or_null(h->mean),
+				real_or_null(h->ci_low), real_or_null(h->ci_high), DBI(h->n),
+			};
+			memcpy(&p[j * PCOLS], row, sizeof(row));
+		}
+		if (ar_q(a, points_sql(k), p, k * PCOLS, NULL, NULL, e))
+			return -1;
+	}
+	return 0;
+}
+
+static int insert_run(bc_archive *a, const doc_facts *f, const bc_results *r, const char *doc, bc_err *e)
+{
+	bc_dbval p[] = { DBT(f->run_id), DBT(f->started), DBT(f->host), DBT(f->host_id), DBT(r->label),
+			 DBT(f->version), DBT(f->config), DBT(f->status), DBI(f->ncases), DBI(f->planned),
+			 DBT(f->sha), DBT(f->host_json), DBT(f->info_json), DBT(f->stored_at) };
+	bc_dbval d[] = { DBT(f->run_id), DBT(doc) };
+	if (ar_q(a, RUN_SQL, p, sizeof(p) / sizeof(p[0]), NULL, NULL, e) || ar_q(a, DOC_SQL, d, 2, NULL, NULL, e))
+		return -1;
+	json_t *seen = json_object();
+	int rc = 0;
+	for (size_t i = 0; i < r->ngroups && !rc; i++) {
+		const char *m = r->groups[i].module;
+		if (json_object_get(seen, m))
+			continue;
+		json_object_set_new(seen, m, json_true());
+		bc_dbval q[] = { DBT(f->run_id), DBT(m) };
+		rc = ar_q(a, MOD_SQL, q, 2, NULL, NULL, e);
+	}
+	json_decref(seen);
+	if (rc)
+		return -1;
+	bc_hpoint *pts = NULL;
+	size_t n = 0;
+	bc_points_from_results(r, NULL, &pts, &n);
+	rc = insert_points(a, f, pts, n, e);
+	bc_hpoints_free(pts, n);
+	return rc;
+}
+
+/* Under the write lock: what is stored under the run_id decides. */
+static int add_locked(bc_archive *a, const doc_facts *f, const bc_results *r, const char *doc,
+		      const char *name, bc_err *e)
+{
+	stored s = { 0 };
+	bc_dbval id = DBT(f->run_id);
+	int what = BC_AR_ADDED;
+	if (ar_q(a, FIND_SQL, &id, 1, stored_row, &s, e))
+		return -1;
+	if (s.found)
+		what = judge(&s, f, name, e);
+	free(s.sha);
+	free(s.started);
+	free(s.host_id);
+	free(s.status);
+	if (what == BC_AR_REPLACED &&
+	    (ar_q(a, DEL_POINTS_SQL, &id, 1, NULL, NULL, e) || ar_q(a, DEL_MODS_SQL, &id, 1, NULL, NULL, e) ||
+	     ar_q(a, DEL_DOC_SQL, &id, 1, NULL, NULL, e) || ar_q(a, DEL_RUN_SQL, &id, 1, NULL, NULL, e)))
+		return -1;
+	if ((what == BC_AR_ADDED || what == BC_AR_REPLACED) && insert_run(a, f, r, doc, e))
+		return -1;
+	return what;
+}
+
+int bc_archive_add(bc_archive *a, const char *doc, size_t len, const char *name, int *what,
+		   char run_id[64], bc_err *e)
+{
+	bc_results r;
+	json_error_t je;
+	if (strlen(doc) != len) {
+		bc_err_set(e, "%s: not a results file (it holds a NUL byte)", name);
+		return -1;
+	}
+	if (bc_results_parse(doc, len, name, &r, e) < 0)
+		return -1;
+	json_t *root = json_loadb(doc, len, 0, &je);
+	doc_facts f = { 0 };
+	int rc = -1;
+	if (!root)
+		bc_err_set(e, "%s: %s", name, je.text);
+	else if (facts_of(root, &r, doc, len, name, &f, e) == 0 && a->db->ops->begin_write(a->db, e) == 0) {
+		rc = add_locked(a, &f, &r, doc, name, e);
+		if (rc == BC_AR_SAME || rc < 0)
+			a->db->ops->rollback(a->db);
+		else if (a->db->ops->commit(a->db, e))
+			rc = -1;
+	}
+	if (rc > 0) {
+		*what = rc;
+		snprintf(run_id, 64, "%s", f.run_id);
+		rc = 0;
+	}
+	facts_free(&f);
+	json_decref(root);
+	bc_results_free(&r);
+	return rc;
+}

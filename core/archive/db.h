@@ -1,0 +1,58 @@
+/* The archive's two backends (SQLite, PostgreSQL) behind one small table of
+ * operations, so the schema, its migrations and every query are written once
+ * (archive.c, archive_sql.c). SQL is written with "?" placeholders; the
+ * PostgreSQL backend numbers them ($1, $2 ...). Every value is bound as a
+ * parameter, never pasted into the text. Rows come back as text columns
+ * (NULL stays NULL). One connection, one thread. */
+#ifndef BC_ARCHIVE_DB_H
+#define BC_ARCHIVE_DB_H
+#include <stddef.h>
+#include "util.h"
+
+typedef struct bc_db bc_db;
+
+/* A parameter: text (NULL: SQL NULL), or an integer or double when the
+   matching kind is set. */
+typedef struct bc_dbval {
+	enum { BC_DB_TEXT, BC_DB_INT, BC_DB_REAL } kind;
+	const char *s;
+	long long i;
+	double d;
+} bc_dbval;
+
+#define DBT(x)	((bc_dbval){ .kind = BC_DB_TEXT, .s = (x) })
+#define DBI(x)	((bc_dbval){ .kind = BC_DB_INT, .i = (long long)(x) })
+#define DBR(x)	((bc_dbval){ .kind = BC_DB_REAL, .d = (x) })
+
+/* Called per row: col[0..ncol) (NULL for SQL NULL); nonzero stops. */
+typedef int (*bc_db_row_fn)(void *arg, char **col, int ncol);
+
+typedef struct bc_dbops {
+	const char *name;	/* "sqlite", "postgresql" */
+	/* One statement with parameters; rows to fn (may be NULL). 0, or -1
+	   with e set (e->msg: the backend's reason). */
+	int (*query)(bc_db *db, const char *sql, const bc_dbval *p, size_t np, bc_db_row_fn fn, void *arg,
+		     bc_err *e);
+	/* A write transaction, serialized against every other writer of the
+	   archive (SQLite: BEGIN IMMEDIATE, waiting out the busy timeout;
+	   PostgreSQL: BEGIN and a transaction-scoped advisory lock). */
+	int (*begin_write)(bc_db *db, bc_err *e);
+	int (*commit)(bc_db *db, bc_err *e);
+	void (*rollback)(bc_db *db);
+	void (*close)(bc_db *db);
+} bc_dbops;
+
+struct bc_db {
+	const bc_dbops *ops;
+	char *shown;		/* what messages call it: the path, or the URL without its password */
+	int readonly;
+};
+
+/* Opens a SQLite file (WAL, busy timeout, no symlink followed); create:
+   make it (and its directory, 0700) when missing. NULL with e set. */
+bc_db *bc_db_sqlite_open(const char *path, int create, int readonly, bc_err *e);
+/* Connects to a PostgreSQL URL (postgresql:// or postgres://). */
+bc_db *bc_db_pg_open(const char *url, bc_err *e);
+/* The URL with any password replaced by "***" (malloc'd). */
+char *bc_db_redact_url(const char *url);
+#endif

@@ -1,0 +1,302 @@
+/* The results archive (core/archive): runs added from the fixtures come back
+   as the same points bc_points_from_results computes from the files, in time
+   order, through both backends (BC_ARCHIVE_TEST_DB=postgresql://... names an
+   empty PostgreSQL database: tests/integration/test_archive.sh starts one;
+   else a SQLite file in a temp dir); the same document again is kept once, a
+   forged run_id refused, a newer schema refused naming both versions, and a
+   URL's password never shown. */
+#include "unit.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "archive.h"
+#include "archive_int.h"
+#include "results.h"
+
+static char db[512];
+static char tmpdir[64];
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *buf = malloc((size_t)n + 1);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+static const char *const files[] = { "tests/fixtures/cmp-a.json", "tests/fixtures/cmp-slow.json",
+				     "tests/fixtures/run-0.1.json", NULL };
+
+static int setup(void **state)
+{
+	(void)state;
+	const char *env = getenv("BC_ARCHIVE_TEST_DB");
+	if (env && *env) {
+		snprintf(db, sizeof(db), "%s", env);
+	} else {
+		snprintf(tmpdir, sizeof(tmpdir), "/tmp/bc-unit-archive.XXXXXX");
+		assert_non_null(mkdtemp(tmpdir));
+		snprintf(db, sizeof(db), "%s/results.db", tmpdir);
+	}
+	bc_err e;
+	bc_archive *a = bc_archive_open(db, 1, &e);
+	if (!a)
+		fprintf(stderr, "%s\n", e.msg);
+	assert_non_null(a);
+	for (const char *const *f = files; *f; f++) {
+		size_t len;
+		char *doc = slurp(*f, &len), id[64];
+		int what = 0;
+		assert_int_equal(bc_archive_add(a, doc, len, *f, &what, id, &e), 0);
+		assert_int_equal(what, BC_AR_ADDED);
+		free(doc);
+	}
+	bc_archive_close(a);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	if (tmpdir[0]) {
+		char cmd[128];
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+		assert_int_equal(system(cmd), 0);
+	}
+	return 0;
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const bc_results *x = a, *y = b;
+	int c = strcmp(x->started_at, y->started_at);
+	return c ? c : strcmp(x->run_id, y->run_id);
+}
+
+static void same_double(double a, double b)
+{
+	if (isnan(a) || isnan(b))
+		assert_true(isnan(a) && isnan(b));
+	else
+		assert_true(fabs(a - b) <= 1e-12 * fmax(1, fabs(a)));
+}
+
+/* The points from the files, the run_id each got in the archive. */
+static void expected(const bc_history_query *q, bc_hpoint **pts, size_t *n)
+{
+	bc_results r[3];
+	bc_err e;
+	size_t k = 0;
+	for (const char *const *f = files; *f; f++, k++) {
+		size_t len;
+		char *doc = slurp(*f, &len);
+		assert_int_equal(bc_results_parse(doc, len, *f, &r[k], &e), 0);
+		/* a file without run_id is keyed by its content's SHA-256 */
+		bc_archive *a = bc_archive_open(db, 1, &e);
+		int what;
+		char id[64];
+		assert_int_equal(bc_archive_add(a, doc, len, *f, &what, id, &e), 0);
+		assert_int_equal(what, BC_AR_SAME);
+		bc_archive_close(a);
+		free(r[k].run_id);
+		r[k].run_id = strdup(id);
+		free(doc);
+	}
+	qsort(r, k, sizeof(r[0]), by_time);
+	*pts = NULL;
+	*n = 0;
+	for (size_t i = 0; i < k; i++) {
+		bc_points_from_results(&r[i], q, pts, n);
+		bc_results_free(&r[i]);
+	}
+}
+
+static void check_query(const bc_history_query *q, size_t want_min)
+{
+	bc_hpoint *got, *want;
+	size_t ng, nw;
+	bc_err e;
+	assert_int_equal(bc_archive_history_points(db, q, &got, &ng, &e), 0);
+	expected(q, &want, &nw);
+	assert_int_equal(ng, nw);
+	assert_true(ng >= want_min);
+	for (size_t i = 0; i < ng; i++) {
+		assert_string_equal(got[i].run_id, want[i].run_id);
+		assert_string_equal(got[i].started, want[i].started);
+		assert_string_equal(got[i].host, want[i].host);
+		assert_string_equal(got[i].label, want[i].label);
+		assert_string_equal(got[i].module, want[i].module);
+		assert_string_equal(got[i].params_key, want[i].params_key);
+		assert_string_equal(got[i].params_text, want[i].params_text);
+		assert_int_equal(got[i].threads, want[i].threads);
+		assert_string_equal(got[i].metric, want[i].metric);
+		assert_string_equal(got[i].unit, want[i].unit);
+		assert_int_equal(got[i].higher_is_better, want[i].higher_is_better);
+		assert_int_equal(got[i].headline, want[i].headline);
+		assert_int_equal(got[i].n, want[i].n);
+		same_double(got[i].mean, want[i].mean);
+		same_double(got[i].ci_low, want[i].ci_low);
+		same_double(got[i].ci_high, want[i].ci_high);
+		assert_true(json_equal(got[i].hostobj, want[i].hostobj));
+		assert_true(json_equal(got[i].info, want[i].info));
+	}
+	bc_hpoints_free(got, ng);
+	bc_hpoints_free(want, nw);
+}
+
+static void history_headline(void **state)
+{
+	(void)state;
+	bc_history_query q = { .module = "cpu" };
+	check_query(&q, 3);
+}
+
+static void history_metric_host_where(void **state)
+{
+	(void)state;
+	bc_history_query q = { .module = "cpu", .metric = "event.p99_ms" };
+	check_query(&q, 3);
+	q.host = "db1";
+	check_query(&q, 1);
+	const char *where[] = { "max_prime=20000" };
+	bc_history_query w = { .module = "cpu", .where = where, .nwhere = 1 };
+	check_query(&w, 0);
+	bc_history_query none = { .module = "nosuchmodule" };
+	check_query(&none, 0);
+}
+
+static void add_refusals(void **state)
+{
+	(void)state;
+	bc_err e;
+	bc_archive *a = bc_archive_open(db, 1, &e);
+	assert_non_null(a);
+	size_t len;
+	char *doc = slurp("tests/fixtures/cmp-a.json", &len), id[64];
+	int what = 0;
+	/* forged: a run_id that is not 32 hex digits */
+	char *forged = malloc(len + 100);
+	snprintf(forged, len + 100, "{\"run_id\": \"x' OR '1'='1\", %s", doc + 1);
+	assert_int_equal(bc_archive_add(a, forged, strlen(forged), "forged.json", &what, id, &e), -1);
+	assert_non_null(strstr(e.msg, "is not one benchcore writes"));
+	/* another document under a stored run's id: refused, naming it */
+	snprintf(forged, len + 100, "{\"run_id\": \"0123456789abcdef0123456789abcdef\", %s", doc + 1);
+	assert_int_equal(bc_archive_add(a, forged, strlen(forged), "f1.json", &what, id, &e), 0);
+	assert_int_equal(what, BC_AR_ADDED);
+	char *other = slurp("tests/fixtures/cmp-slow.json", &len);
+	char *dup = malloc(len + 100);
+	snprintf(dup, len + 100, "{\"run_id\": \"0123456789abcdef0123456789abcdef\", %s", other + 1);
+	assert_int_equal(bc_archive_add(a, dup, strlen(dup), "f2.json", &what, id, &e), -1);
+	assert_non_null(strstr(e.msg, "0123456789abcdef0123456789abcdef"));
+	/* a NUL inside: refused, not cut short */
+	forged[10] = '\0';
+	assert_int_equal(bc_archive_add(a, forged, len, "nul.json", &what, id, &e), -1);
+	free(forged);
+	free(dup);
+	free(other);
+	free(doc);
+	bc_archive_close(a);
+}
+
+/* history rebuilds host objects member by member: keys and values that look
+   like JSON's own punctuation, escapes and nesting come back equal */
+static void odd_host_object(void **state)
+{
+	(void)state;
+	size_t len;
+	char *doc = slurp("tests/fixtures/cmp-a.json", &len), id[64];
+	json_t *root = json_loadb(doc, len, 0, NULL);
+	json_t *host = json_object_get(root, "host");
+	json_object_set_new(host, "hostname", json_string("odd\"host"));
+	json_object_set_new(host, "we\"ird,key:", json_string("va}l,ue\\\"]"));
+	json_object_set_new(host, "nested", json_pack("{s:[i, {s:s}], s:{}}", "a", 1, "b", "]},", "e"));
+	json_object_set_new(host, "uni", json_string("\xc3\xa9\x01\xe2\x82\xac"));
+	json_object_set_new(root, "run_id", json_string("fedcba9876543210fedcba9876543210"));
+	char *text = json_dumps(root, JSON_INDENT(1));
+	bc_err e;
+	bc_archive *a = bc_archive_open(db, 1, &e);
+	int what;
+	assert_int_equal(bc_archive_add(a, text, strlen(text), "odd.json", &what, id, &e), 0);
+	bc_archive_close(a);
+	bc_history_query q = { .module = "cpu", .host = "odd\"host" };
+	bc_hpoint *p;
+	size_t n;
+	assert_int_equal(bc_archive_history_points(db, &q, &p, &n, &e), 0);
+	assert_true(n > 0);
+	for (size_t i = 0; i < n; i++)
+		assert_true(json_equal(p[i].hostobj, host));
+	bc_hpoints_free(p, n);
+	free(text);
+	json_decref(root);
+	free(doc);
+}
+
+static void newer_schema(void **state)
+{
+	(void)state;
+	bc_err e;
+	bc_archive *a = bc_archive_open(db, 1, &e);
+	bc_dbval v = DBT("99");
+	assert_int_equal(ar_q(a, "UPDATE bc_meta SET value = ? WHERE key = 'schema_version'", &v, 1, NULL, NULL, &e), 0);
+	bc_archive_close(a);
+	for (int write = 0; write < 2; write++) {
+		assert_null(bc_archive_open(db, write, &e));
+		assert_non_null(strstr(e.msg, "schema version 99"));
+		assert_non_null(strstr(e.msg, "knows up to version 1"));
+		assert_non_null(strstr(e.msg, BC_VERSION));
+	}
+	bc_hpoint *p;
+	size_t n;
+	bc_history_query q = { .module = "cpu" };
+	assert_int_equal(bc_archive_history_points(db, &q, &p, &n, &e), -1);
+	/* back to 1 through the backend itself */
+	a = bc_xcalloc(1, sizeof(*a));
+	a->db = strncmp(db, "postgres", 8) ? bc_db_sqlite_open(db, 0, 0, &e) : bc_db_pg_open(db, &e);
+	assert_non_null(a->db);
+	v = DBT("1");
+	assert_int_equal(ar_q(a, "UPDATE bc_meta SET value = ? WHERE key = 'schema_version'", &v, 1, NULL, NULL, &e), 0);
+	bc_archive_close(a);
+	a = bc_archive_open(db, 0, &e);
+	assert_non_null(a);
+	bc_archive_close(a);
+}
+
+static void redaction(void **state)
+{
+	(void)state;
+	const char *cases[][2] = {
+		{ "postgresql://bc:s3cret@db.example/bench", "postgresql://bc:***@db.example/bench" },
+		{ "postgres://u:p%40ss@h:5433/d?sslmode=require", "postgres://u:***@h:5433/d?sslmode=require" },
+		{ "postgresql://bc@/x?host=/run/pg&password=hunter2", "postgresql://bc@/x?host=/run/pg&password=***" },
+		{ "postgresql://a:b@c@h/d", "postgresql://a:***@h/d" },
+		{ "postgresql:///d?password=x&user=u", "postgresql:///d?password=***&user=u" },
+		{ "postgresql://h/d", "postgresql://h/d" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *r = bc_db_redact_url(cases[i][0]);
+		assert_string_equal(r, cases[i][1]);
+		free(r);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(history_headline),
+		cmocka_unit_test(history_metric_host_where),
+		cmocka_unit_test(add_refusals),
+		cmocka_unit_test(odd_host_object),
+		cmocka_unit_test(newer_schema),
+		cmocka_unit_test(redaction),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

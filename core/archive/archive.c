@@ -91,7 +91,7 @@ static const char *const schema_v1[] = {
 	"params_key TEXT NOT NULL, params_text TEXT NOT NULL, threads BIGINT NOT NULL, metric TEXT NOT NULL, "
 	"unit TEXT NOT NULL, higher_is_better INTEGER NOT NULL, headline INTEGER NOT NULL, "
 	"mean DOUBLE PRECISION, ci_low DOUBLE PRECISION, ci_high DOUBLE PRECISION, n BIGINT NOT NULL, "
-	"PRIMARY KEY (run_id, seq))",
+	"module_version TEXT, PRIMARY KEY (run_id, seq))",
 	"CREATE INDEX points_history ON points (module, metric, host, started)",
 	"CREATE INDEX points_headline ON points (module, headline, host, started)",
 	NULL

@@ -193,9 +193,9 @@ int bc_archive_resolve(bc_archive *a, const char *ref, char **doc, size_t *len, 
    answered from its own index, not a scan behind an OR. */
 #define PTS_COLS \
 	"SELECT run_id, started, host, module, params_key, params_text, threads, metric, unit, higher_is_better, " \
-	"headline, mean, ci_low, ci_high, n FROM points WHERE "
+	"headline, mean, ci_low, ci_high, n, module_version FROM points WHERE "
 #define PTS_ORDER " ORDER BY started, run_id, seq"
-#define RUNS_OF "SELECT run_id, label, host_json, info_json FROM runs WHERE run_id IN (SELECT run_id FROM points WHERE "
+#define RUNS_OF "SELECT run_id, label, host_json, info_json, benchcore_version FROM runs WHERE run_id IN (SELECT run_id FROM points WHERE "
 #define BY_METRIC "module = ? AND metric = ?"
 #define BY_HEADLINE "module = ? AND headline = 1"
 #define AND_HOST " AND host = ?"
@@ -234,6 +234,7 @@ static int point_row(void *arg, char **col, int ncol)
 		.metric = dup0(col[7]), .unit = dup0(col[8]), .higher_is_better = col[9] && atoi(col[9]),
 		.headline = col[10] && atoi(col[10]), .mean = num_or_nan(col[11]), .ci_low = num_or_nan(col[12]),
 		.ci_high = num_or_nan(col[13]), .n = col[14] ? (size_t)atol(col[14]) : 0,
+		.module_version = col[15] ? bc_xstrdup(col[15]) : NULL,
 	};
 	return 0;
 }
@@ -340,8 +341,8 @@ static int run_of_row(void *arg, char **col, int ncol)
 	hist_acc *acc = arg;
 	(void)ncol;
 	json_object_set_new(acc->runs, col[0] ? col[0] : "",
-			    json_pack("[s, o, o]", col[1] ? col[1] : "", parsed_once(acc, col[2]),
-				      parsed_once(acc, col[3])));
+			    json_pack("[s, o, o, s?]", col[1] ? col[1] : "", parsed_once(acc, col[2]),
+				      parsed_once(acc, col[3]), col[4]));
 	return 0;
 }
 
@@ -354,6 +355,8 @@ static void fill_runs(hist_acc *acc)
 		/* r is always there: the runs of points exist (foreign key) */
 		p->hostobj = r ? json_incref(json_array_get(r, 1)) : json_object();
 		p->info = r ? json_incref(json_array_get(r, 2)) : json_object();
+		const char *v = json_string_value(json_array_get(r, 3));
+		p->version = v && *v ? bc_xstrdup(v) : NULL;
 	}
 }
 

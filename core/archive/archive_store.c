@@ -138,7 +138,7 @@ static const char *const RUN_SQL =
 static const char *const DOC_SQL = "INSERT INTO documents (run_id, document) VALUES (?, ?)";
 static const char *const MOD_SQL = "INSERT INTO run_modules (run_id, module) VALUES (?, ?)";
 
-#define PCOLS	16
+#define PCOLS	17
 #define BATCH	32
 /* "INSERT INTO points ... VALUES (...), (...)" for k rows, made once per k
    (the SQLite backend keeps its statements by the text's address). */
@@ -150,7 +150,7 @@ static const char *points_sql(size_t k)
 		char *s = bc_xmalloc(cap);
 		l = (size_t)snprintf(s, cap, "INSERT INTO points (run_id, seq, started, host, module, params_key, "
 				     "params_text, threads, metric, unit, higher_is_better, headline, mean, ci_low, "
-				     "ci_high, n) VALUES ");
+				     "ci_high, n, module_version) VALUES ");
 		for (size_t r = 0; r < k; r++) {
 			l += (size_t)snprintf(s + l, cap - l, "%s(", r ? ", " : "");
 			for (int c = 0; c < PCOLS; c++)
@@ -178,7 +178,7 @@ static int insert_points(bc_archive *a, const doc_facts *f, const bc_hpoint *pts
 				DBT(f->run_id), DBI(i + j), DBT(f->started), DBT(f->host), DBT(h->module),
 				DBT(h->params_key), DBT(h->params_text), DBI(h->threads), DBT(h->metric), DBT(h->unit),
 				DBI(h->higher_is_better), DBI(h->headline), real_or_null(h->mean),
-				real_or_null(h->ci_low), real_or_null(h->ci_high), DBI(h->n),
+				real_or_null(h->ci_low), real_or_null(h->ci_high), DBI(h->n), DBT(h->module_version),
 			};
 			memcpy(&p[j * PCOLS], row, sizeof(row));
 		}

@@ -148,6 +148,10 @@ static void check_query(const bc_history_query *q, size_t want_min)
 		same_double(got[i].ci_high, want[i].ci_high);
 		assert_true(json_equal(got[i].hostobj, want[i].hostobj));
 		assert_true(json_equal(got[i].info, want[i].info));
+		/* the versions history names at a change point */
+		assert_string_equal(got[i].version ? got[i].version : "-", want[i].version ? want[i].version : "-");
+		assert_string_equal(got[i].module_version ? got[i].module_version : "-",
+				    want[i].module_version ? want[i].module_version : "-");
 	}
 	bc_hpoints_free(got, ng);
 	bc_hpoints_free(want, nw);

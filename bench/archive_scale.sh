@@ -43,7 +43,8 @@ for i in range(n):
         f.write(text.replace(rid, '"run_id": "%s"' % os.urandom(16).hex()).replace(started, '"started_at": "%s"' % when)
                 .replace(mhz, clock))
 PYEOF
-CORE_OBJ=$(ls build/core/*/*.o | grep -v '/cli/main.o')
+# the objects of today's sources (a build directory may hold those of renamed files)
+CORE_OBJ=$(ls core/*/*.c | grep -v '^core/cli/main.c$' | sed 's|^|build/|; s|\.c$|.o|')
 cc -std=gnu11 -O2 -D_GNU_SOURCE -Icore/archive -Icore/base -Icore/result -Icore/values -Icore/stats -Isdk/include \
 	$(for d in core/*/; do printf -- '-I%s ' "$d"; done) -o "$T/archive_query" bench/archive_query.c $CORE_OBJ \
 	-lconfig -ljansson -lsqlite3 -lpq -lcrypto -ldl -lm -pthread || exit 2
@@ -64,9 +65,12 @@ report() {	# NAME DB SECONDS BYTES
 	# the best of three (the first may read the file from disk; the machine may be busy)
 	q1=$(for i in 1 2 3; do "$T/archive_query" "$2" cpu events_per_sec; done | sort -k4 -n | head -1)
 	q2=$(for i in 1 2 3; do "$T/archive_query" "$2" mem; done | sort -k4 -n | head -1)
-	printf '%-10s add %s s (%.1f ms/run)   size %.1f MiB (%.1f KiB/run)   history cpu events_per_sec: %s   mem headline: %s\n' \
+	# the whole command a user types: query, series, change points, the text printed
+	hc=$(for i in 1 2 3; do t0=$(date +%s.%N); "$BC" history --module cpu --metric events_per_sec --db "$2" \
+		>"$T/history.out" 2>&1; t1=$(date +%s.%N); python3 -S -c "print('%.2f' % ($t1 - $t0))"; done | sort -n | head -1)
+	printf '%-10s add %s s (%.1f ms/run)   size %.1f MiB (%.1f KiB/run)   history cpu events_per_sec: %s   mem headline: %s   benchcore history command: %s s (%s lines)\n' \
 		"$1" "$3" "$(python3 -S -c "print($3 * 1000 / $N)")" "$(python3 -S -c "print($4 / 1048576)")" \
-		"$(python3 -S -c "print($4 / 1024 / $N)")" "$q1" "$q2"
+		"$(python3 -S -c "print($4 / 1024 / $N)")" "$q1" "$q2" "$hc" "$(wc -l < "$T/history.out")"
 }
 
 # SQLite

@@ -1,4 +1,5 @@
-/* compare --table, --summary-table, --per-ghz and --index (tables.h). */
+/* compare --table, --summary-table, --per-ghz and --index (tables.h): the
+   views; a table's forms are tab.c's, its rows' labels and order caserows.c's. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,145 +8,10 @@
 #include "stats.h"
 #include "svg.h"
 #include "tables.h"
+#include "tab.h"
 #include "util.h"
 
 #define MAX_SIDES 16
-
-/* ------------------------------------------------------------ a table */
-
-typedef struct tab {
-	size_t ncols, nrows, cap;
-	char **cells;		/* row-major; row 0 is the header */
-	char **notes;		/* lines under the table (text, JSON, HTML) */
-	size_t nnotes;
-} tab;
-
-static void tab_note(tab *t, char *line)
-{
-	t->notes = bc_xrealloc(t->notes, t->nnotes + 1, sizeof(char *));
-	t->notes[t->nnotes++] = line;
-}
-
-static void tab_row(tab *t, char **row)
-{
-	if (t->nrows == t->cap) {
-		t->cap = t->cap ? t->cap * 2 : 16;
-		t->cells = bc_xrealloc(t->cells, t->cap * t->ncols, sizeof(char *));
-	}
-	memcpy(t->cells + t->nrows * t->ncols, row, t->ncols * sizeof(char *));
-	t->nrows++;
-}
-
-/* Display width of UTF-8 text: code points, not bytes. */
-static size_t width(const char *s)
-{
-	size_t w = 0;
-	for (; *s; s++)
-		w += ((unsigned char)*s & 0xc0) != 0x80;
-	return w;
-}
-
-/* {"columns": header, "rows": [[cell...]], "notes": [line...]}. */
-static void tab_json(FILE *f, const tab *t)
-{
-	json_t *rows = json_array(), *cols = json_array(), *notes = json_array();
-	for (size_t r = 0; r < t->nrows; r++) {
-		json_t *row = r ? json_array() : cols;
-		for (size_t c = 0; c < t->ncols; c++) {
-			json_t *v = json_string(t->cells[r * t->ncols + c]);	/* NULL when not UTF-8 */
-			json_array_append_new(row, v ? v : json_string("?"));
-		}
-		if (r)
-			json_array_append_new(rows, row);
-	}
-	for (size_t i = 0; i < t->nnotes; i++) {
-		json_t *v = json_string(t->notes[i]);
-		json_array_append_new(notes, v ? v : json_string("?"));
-	}
-	json_t *doc = json_pack("{s:o, s:o, s:o}", "columns", cols, "rows", rows, "notes", notes);
-	json_dumpf(doc, f, JSON_INDENT(1));
-	fputc('\n', f);
-	json_decref(doc);
-}
-
-static void tab_html(FILE *f, const tab *t)
-{
-	fputs("<table>\n", f);
-	for (size_t r = 0; r < t->nrows; r++) {
-		fputs("<tr>", f);
-		for (size_t c = 0; c < t->ncols; c++) {
-			fputs(r ? "<td>" : "<th>", f);
-			bc_html_escape(f, t->cells[r * t->ncols + c]);
-			fputs(r ? "</td>" : "</th>", f);
-		}
-		fputs("</tr>\n", f);
-	}
-	fputs("</table>\n", f);
-	for (size_t i = 0; i < t->nnotes; i++) {
-		fputs("<p class='note'>", f);
-		bc_html_escape(f, t->notes[i]);
-		fputs("</p>\n", f);
-	}
-}
-
-static void tab_free(tab *t)
-{
-	for (size_t i = 0; i < t->nrows * t->ncols; i++)
-		free(t->cells[i]);
-	for (size_t i = 0; i < t->nnotes; i++)
-		free(t->notes[i]);
-	free(t->cells);
-	free(t->notes);
-	*t = (tab){ 0 };
-}
-
-/* The table in form fmt; text ends with the notes after a blank line,
-   markdown and CSV are the table alone. Frees t. */
-static void tab_print(FILE *f, tab *t, int fmt)
-{
-	size_t w[64] = { 0 };
-	if (fmt == BC_TAB_JSON || fmt == BC_TAB_HTML) {
-		(fmt == BC_TAB_JSON ? tab_json : tab_html)(f, t);
-		tab_free(t);
-		return;
-	}
-	for (size_t r = 0; r < t->nrows; r++)
-		for (size_t c = 0; c < t->ncols && c < 64; c++) {
-			size_t l = width(t->cells[r * t->ncols + c]);
-			if (l > w[c])
-				w[c] = l;
-		}
-	for (size_t r = 0; r < t->nrows; r++) {
-		for (size_t c = 0; c < t->ncols; c++) {
-			const char *s = t->cells[r * t->ncols + c];
-			if (fmt == BC_TAB_CSV) {
-				if (c)
-					fputc(',', f);
-				bc_csv_cell(f, s);
-			} else if (fmt == BC_TAB_MARKDOWN) {
-				fputs(c ? " | " : "| ", f);
-				for (const char *p = s; *p; p++)	/* a | inside a cell ends it */
-					fputs(*p == '|' ? "\\|" : (char[]){ *p, 0 }, f);
-			} else {
-				fprintf(f, "%s%s", c ? "  " : "", s);
-				if (c + 1 < t->ncols)
-					for (size_t k = width(s); k < w[c < 64 ? c : 63]; k++)
-						fputc(' ', f);
-			}
-		}
-		fputs(fmt == BC_TAB_MARKDOWN ? " |\n" : "\n", f);
-		if (r == 0 && fmt == BC_TAB_MARKDOWN) {
-			for (size_t c = 0; c < t->ncols; c++)
-				fputs(c ? " | ---" : "| ---", f);
-			fputs(" |\n", f);
-		}
-	}
-	if (fmt == BC_TAB_TEXT && t->nnotes)
-		fputc('\n', f);
-	for (size_t i = 0; fmt == BC_TAB_TEXT && i < t->nnotes; i++)
-		fprintf(f, "%s\n", t->notes[i]);
-	tab_free(t);
-}
 
 static char *num_text(double v)
 {
@@ -217,258 +83,6 @@ static const bc_rmetric *metric_of(const bc_rgroup *g, const bc_tab_opts *t)
 	return t->metric ? bc_group_metric(g, t->metric) : bc_primary_metric(g);
 }
 
-/* --------------------------------------------------------- row labels */
-
-static char *json_text(json_t *v)
-{
-	return bc_json_text(v);
-}
-
-/* Two values of one key in two groups' params (NULL: absent) are the same. */
-static int same_value(json_t *a, json_t *b)
-{
-	return (!a && !b) || (a && b && json_equal(a, b));
-}
-
-json_t *bc_label_ctx(const bc_results *r)
-{
-	json_t *ctx = json_object();
-	for (size_t i = 0; i < r->ngroups; i++) {
-		const bc_rgroup *g = &r->groups[i];
-		json_t *p = json_loads(g->params_key, 0, NULL), *m = json_object_get(ctx, g->module), *v;
-		const char *k;
-		if (!p)
-			p = json_object();
-		if (!m) {	/* the module's first group: what the others are measured against */
-			json_object_set_new(ctx, g->module, json_pack("{s:o, s:{}, s:I, s:b}", "ref", p, "vary",
-						"threads", (json_int_t)g->threads, "tvary", 0));
-			continue;
-		}
-		json_t *ref = json_object_get(m, "ref"), *vary = json_object_get(m, "vary");
-		json_object_foreach(p, k, v)
-			if (!same_value(v, json_object_get(ref, k)))
-				json_object_set_new(vary, k, json_true());
-		json_object_foreach(ref, k, v)
-			if (!same_value(v, json_object_get(p, k)))
-				json_object_set_new(vary, k, json_true());
-		if (json_integer_value(json_object_get(m, "threads")) != g->threads)
-			json_object_set_new(m, "tvary", json_true());
-		json_decref(p);
-	}
-	return ctx;
-}
-
-/* The params of g that vary among the groups of its module (a sweep's
-   points), as "k=v k=v", then "threads=N" when threads vary; the --by
-   option's value first, bare. Shown as the results reader escaped them. */
-char *bc_case_label_in(json_t *ctx, const bc_rgroup *g, const char *by_opt)
-{
-	json_t *p = json_loads(g->params_key, 0, NULL), *v, *m = json_object_get(ctx, g->module);
-	json_t *vary = json_object_get(m, "vary");
-	const char *k;
-	char *out = bc_xstrdup(""), *tmp;
-	if (!p)
-		p = json_object();
-	if (by_opt && (v = json_object_get(p, by_opt))) {
-		char *t = json_text(v), *sh = bc_printable(t);
-		tmp = bc_xasprintf("%s", sh);
-		free(t), free(sh), free(out);
-		out = tmp;
-	}
-	json_object_foreach(p, k, v) {
-		if ((by_opt && !strcmp(k, by_opt)) || !json_object_get(vary, k))
-			continue;
-		char *t = json_text(v), *sh = bc_printable(t), *kk = bc_printable(k);
-		tmp = bc_xasprintf("%s%s%s=%s", out, *out ? " " : "", kk, sh);
-		free(t), free(sh), free(kk), free(out);
-		out = tmp;
-	}
-	if (json_is_true(json_object_get(m, "tvary"))) {
-		tmp = bc_xasprintf("%s%sthreads=%ld", out, *out ? " " : "", g->threads);
-		free(out);
-		out = tmp;
-	}
-	json_decref(p);
-	return out;
-}
-
-char *bc_case_label(const bc_results *r, const bc_rgroup *g, const char *by_opt)
-{
-	json_t *ctx = bc_label_ctx(r);
-	char *s = bc_case_label_in(ctx, g, by_opt);
-	json_decref(ctx);
-	return s;
-}
-
-static char *value_key(json_t *v)
-{
-	char *k = v ? json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY) : NULL;
-	return k ? k : bc_xstrdup("");
-}
-
-/* For plan_rank: per module entry of r's config (by index) and option,
-   each listed value's position (the last, when listed twice), keyed by
-   its compact JSON: "I\nOPTION" -> {value: position}. */
-static json_t *plan_index(const bc_results *r)
-{
-	json_t *idx = json_object(), *m, *vals, *e;
-	size_t i, x;
-	const char *o;
-	json_array_foreach(json_object_get(r->config, "modules"), i, m)
-		json_object_foreach(json_object_get(m, "options"), o, vals) {
-			json_t *pos = json_object();
-			json_array_foreach(vals, x, e) {
-				char *vk = value_key(e);
-				json_object_set_new(pos, vk, json_integer((json_int_t)x));
-				free(vk);
-			}
-			char *key = bc_xasprintf("%zu\n%s", i, o);
-			json_object_set_new(idx, key, pos);
-			free(key);
-		}
-	return idx;
-}
-
-/* Where g stands in its run's plan: module entry, then each option's value
-   in the order the config lists them (a sweep as written, not the shuffled
-   order the rounds ran in), then threads as listed. Unknown: last. */
-static void plan_rank(const bc_results *r, json_t *idx, const bc_rgroup *g, const char *by_opt, double *key,
-		      size_t nkey)
-{
-	json_t *mods = json_object_get(r->config, "modules"), *m, *p = json_loads(g->params_key, 0, NULL), *e;
-	size_t i, k = 0, x;
-	for (size_t j = 0; j < nkey; j++)
-		key[j] = 1e9;
-	json_array_foreach(mods, i, m) {
-		const char *name = json_string_value(json_object_get(m, "name"));
-		if (!name || strcmp(name, g->module))
-			continue;
-		key[k++] = (double)i;
-		json_t *opts = json_object_get(m, "options"), *vals;
-		const char *o;
-		if (by_opt)	/* --by: its values' order first */
-			k++;
-		json_object_foreach(opts, o, vals) {
-			char *ik = bc_xasprintf("%zu\n%s", i, o), *vk = value_key(p ? json_object_get(p, o) : NULL);
-			json_t *at_j = json_object_get(json_object_get(idx, ik), vk);
-			double at = at_j ? (double)json_integer_value(at_j) : 0;
-			free(ik), free(vk);
-			if (by_opt && !strcmp(o, by_opt))
-				key[1] = at;
-			else if (k + 1 < nkey)
-				key[k++] = at;
-		}
-		json_array_foreach(json_object_get(m, "threads"), x, e)
-			if (json_integer_value(e) == g->threads && k < nkey)
-				key[k] = (double)x;
-		break;
-	}
-	json_decref(p);
-}
-
-typedef struct ranked {
-	const bc_rgroup *g;
-	size_t first;		/* first appearance, the tie-break */
-	double key[32];
-} ranked;
-
-static int cmp_ranked(const void *x, const void *y)
-{
-	const ranked *a = x, *b = y;
-	for (size_t i = 0; i < 32; i++)
-		if (a->key[i] != b->key[i])
-			return a->key[i] < b->key[i] ? -1 : 1;
-	return a->first < b->first ? -1 : a->first > b->first;
-}
-
-/* gs[0..n) in plan order (by_opt's values first, when given). */
-static void sort_plan(const bc_results *r, const bc_rgroup **gs, size_t n, const char *by_opt)
-{
-	ranked *v = bc_xcalloc(n ? n : 1, sizeof(*v));
-	json_t *idx = plan_index(r);
-	for (size_t i = 0; i < n; i++) {
-		v[i].g = gs[i];
-		v[i].first = i;
-		plan_rank(r, idx, gs[i], by_opt, v[i].key, 32);
-	}
-	json_decref(idx);
-	qsort(v, n, sizeof(*v), cmp_ranked);
-	for (size_t i = 0; i < n; i++)
-		gs[i] = v[i].g;
-	free(v);
-}
-
-const bc_rgroup **bc_plan_groups(const bc_results *r, const char *module, size_t *n)
-{
-	const bc_rgroup **g = bc_xcalloc(r->ngroups + 1, sizeof(*g));
-	*n = 0;
-	for (size_t i = 0; i < r->ngroups; i++)
-		if (!module || !strcmp(r->groups[i].module, module))
-			g[(*n)++] = &r->groups[i];
-	sort_plan(r, g, *n, NULL);
-	return g;
-}
-
-/* --by MODULE.OPTION: the groups of MODULE in res[0] in the order of the
-   option's values as first met; -1 when the option is in no group. */
-static int by_order(const bc_results *r, const char *by, const bc_rgroup **out, size_t *n)
-{
-	const char *dot = strchr(by, '.');
-	char mod[128];
-	snprintf(mod, sizeof(mod), "%.*s", (int)(dot - by), by);
-	const char *opt = dot + 1;
-	/* the option's values in the order first met, each with its groups in
-	   file order: buckets keyed by the value's compact JSON (linear) */
-	json_t *order = json_array(), *bucket = json_object();
-	*n = 0;
-	for (size_t i = 0; i < r->ngroups; i++) {
-		json_t *p = json_loads(r->groups[i].params_key, 0, NULL), *v;
-		if (!strcmp(r->groups[i].module, mod) && p && (v = json_object_get(p, opt))) {
-			char *vk = value_key(v);
-			json_t *b = json_object_get(bucket, vk);
-			if (!b) {
-				json_object_set_new(bucket, vk, b = json_array());
-				json_array_append_new(order, json_string(vk));
-			}
-			json_array_append_new(b, json_integer((json_int_t)i));
-			free(vk);
-		}
-		json_decref(p);
-	}
-	size_t k, j;
-	json_t *e, *gi;
-	json_array_foreach(order, k, e)
-		json_array_foreach(json_object_get(bucket, json_string_value(e)), j, gi)
-			out[(*n)++] = &r->groups[json_integer_value(gi)];
-	int found = json_array_size(order) > 0;
-	json_decref(order);
-	json_decref(bucket);
-	return found ? 0 : -1;
-}
-
-static int by_ok(const char *by)
-{
-	const char *dot = by ? strchr(by, '.') : NULL;
-	return !by || (dot && dot != by && dot[1] && (size_t)(dot - by) < 128);
-}
-
-/* The groups a table shows: res[0]'s, or --by's order. NULL after a message. */
-static const bc_rgroup **table_groups(const bc_results *res, const bc_tab_opts *t, size_t *n)
-{
-	if (!t->by)
-		return bc_plan_groups(&res[0], NULL, n);
-	const bc_rgroup **g = bc_xcalloc(res[0].ngroups + 1, sizeof(*g));
-	if (!by_ok(t->by) || by_order(&res[0], t->by, g, n) < 0) {
-		bc_err e;
-		bc_err_set(&e, "--by %s: no case of %s has that option", t->by, res[0].path);
-		bc_err_hint(&e, "--by MODULE.OPTION, e.g. --by redis.tests or --by io.block_size");
-		bc_err_print_as("benchcore compare", &e);	/* escapes what it prints */
-		free(g);
-		return NULL;
-	}
-	sort_plan(&res[0], g, *n, strchr(t->by, '.') + 1);
-	return g;
-}
 
 static void header(tab *t, const bc_results *res, int n, const char *first)
 {
@@ -476,7 +90,7 @@ static void header(tab *t, const bc_results *res, int n, const char *first)
 	row[0] = bc_xstrdup(first);
 	for (int i = 0; i < n; i++)
 		row[i + 1] = bc_xstrdup(res[i].label);
-	tab_row(t, row);
+	bc_tab_row(t, row);
 }
 
 /* ------------------------------------------------------------ --table */
@@ -538,7 +152,7 @@ static void fact_rows(tab *tb, json_t *facts, const char *module, int nfiles, si
 				const char *v = json_string_value(json_array_get(vals, (size_t)i));
 				row[1 + gi * (size_t)nfiles + (size_t)i] = v ? bc_printable(v) : bc_xstrdup("-");
 			}
-		tab_row(tb, row);
+		bc_tab_row(tb, row);
 	}
 }
 
@@ -558,7 +172,7 @@ static void table_header(tab *tb, const bc_results *res, int n, const char *firs
 			row[1 + k * n + i] = bc_xasprintf("%s %s", m, res[i].label);
 			free(m);
 		}
-	tab_row(tb, row);
+	bc_tab_row(tb, row);
 }
 
 /* Per row of gs, 1 when it is the last shown row of its module (its facts
@@ -583,7 +197,7 @@ int bc_table(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, const 
 	int nm = bc_tab_metrics(t, res, n, &names);
 	if (nm < 0)
 		return 2;
-	const bc_rgroup **gs = table_groups(res, t, &ng);
+	const bc_rgroup **gs = bc_table_groups(res, t, &ng);
 	if (!gs) {
 		bc_strv_free(names);
 		return 2;
@@ -610,14 +224,14 @@ int bc_table(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, const 
 		free(lab);
 		for (size_t gi = 0; gi < groups; gi++)
 			metric_cells(&s, g, mname ? mname : names[gi], row + 1 + gi * (size_t)s.n);
-		tab_row(&tb, row);
+		bc_tab_row(&tb, row);
 		if (last[k])
 			fact_rows(&tb, facts, g->module, s.n, groups);
 	}
-	tab_note(&tb, bc_xasprintf("each cell: mean ±95%% interval of the repeats; after the first column, the "
+	bc_tab_note(&tb, bc_xasprintf("each cell: mean ±95%% interval of the repeats; after the first column, the "
 				   "verdict against %s and the difference%s", res[0].label, json_object_size(facts) ?
 				   "; info: a module fact that differs between the files (cases' info)" : ""));
-	tab_print(f, &tb, t->format);
+	bc_tab_print(f, &tb, t->format);
 	json_decref(labels);
 	json_decref(facts);
 	sides_free(&s);
@@ -742,7 +356,7 @@ static void summary_row(tab *tb, const sides *s, const bc_results *res, const ch
 		else
 			row[i] = item_text(cnt[i], dir[i], res[0].label, res[i].label);
 	}
-	tab_row(tb, row);
+	bc_tab_row(tb, row);
 }
 
 int bc_summary_table(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, const bc_tab_opts *t)
@@ -756,16 +370,16 @@ int bc_summary_table(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o
 	hrow[0] = bc_xstrdup("item");
 	for (int i = 1; i < s.n; i++)
 		hrow[i] = bc_xasprintf("%s vs %s", res[i].label, res[0].label);
-	tab_row(&tb, hrow);
+	bc_tab_row(&tb, hrow);
 	size_t nmod;
 	const char **mods = all_modules(res, s.n, &nmod);	/* the baseline's order, then the others' */
 	for (size_t m = 0; m < nmod; m++)
 		for (int kind = 0; kind < SR_N; kind++)
 			summary_row(&tb, &s, res, mods[m], kind);
 	free(mods);
-	tab_note(&tb, bc_xstrdup("each item over every case (params x threads) of the module: one side wins when "
+	bc_tab_note(&tb, bc_xstrdup("each item over every case (params x threads) of the module: one side wins when "
 				 "it wins some and loses none; tie only when every case is equivalent"));
-	tab_print(f, &tb, t->format);
+	bc_tab_print(f, &tb, t->format);
 	sides_free(&s);
 	return 0;
 }
@@ -847,7 +461,7 @@ static void ghz_row(tab *tb, const sides *s, const bc_rgroup *g, const bc_rmetri
 					  r->sb.mean / gb, bc_fmt_fig(rt, 3, 0, xr, sizeof(xr)), rf,
 					  bc_fmt_fig(dev, 1, 1, dv, sizeof(dv)));
 	}
-	tab_row(tb, row);
+	bc_tab_row(tb, row);
 }
 
 /* With cases of several modules: "; per module: rsa is (2 of 2), io is
@@ -874,19 +488,19 @@ static char *ghz_per_module(const ghz_tally *y, int i)
    throughput is proportional to the clock (the frequency study's verdict). */
 static void ghz_notes(tab *tb, const bc_results *res, int n, const ghz_tally *y)
 {
-	tab_note(tb, bc_xasprintf("GHz: the clock measured during each case (cpu_freq)%s; x: ratio to %s; "
+	bc_tab_note(tb, bc_xasprintf("GHz: the clock measured during each case (cpu_freq)%s; x: ratio to %s; "
 				  "(+d%%): how far the throughput ratio is from the clock ratio",
 				  y->nominal ? " (some cases only had the kernel's claim, cpu_mhz_mean: not measured)" :
 				  "", res[0].label));
 	for (int i = 1; i < n; i++) {
 		if (!y->total[i]) {
-			tab_note(tb, bc_xasprintf("%s against %s: no case has a clock on both sides: whether "
+			bc_tab_note(tb, bc_xasprintf("%s against %s: no case has a clock on both sides: whether "
 						  "throughput is proportional to it cannot be told", res[i].label,
 						  res[0].label));
 			continue;
 		}
 		char *per = ghz_per_module(y, i);
-		tab_note(tb, bc_xasprintf("%s against %s: throughput %s proportional to the clock (within %g%% in "
+		bc_tab_note(tb, bc_xasprintf("%s against %s: throughput %s proportional to the clock (within %g%% in "
 					  "%zu of %zu cases; largest deviation %s%%)%s", res[i].label, res[0].label,
 					  y->within[i] == y->total[i] ? "is" : "is not", PROPORTIONAL_PCT,
 					  y->within[i], y->total[i], bc_fmt_fig(y->worst[i], 1, 1,
@@ -902,7 +516,7 @@ int bc_per_ghz(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, cons
 	int nm = bc_tab_metrics(t, res, n, &names);
 	if (nm < 0)
 		return 2;
-	const bc_rgroup **gs = table_groups(res, t, &ng);
+	const bc_rgroup **gs = bc_table_groups(res, t, &ng);
 	if (!gs) {
 		bc_strv_free(names);
 		return 2;
@@ -923,7 +537,7 @@ int bc_per_ghz(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, cons
 		free(lab);
 	}
 	ghz_notes(&tb, res, s.n, &y);
-	tab_print(f, &tb, t->format);
+	bc_tab_print(f, &tb, t->format);
 	json_decref(labels);
 	sides_free(&s);
 	bc_strv_free(names);
@@ -1047,9 +661,9 @@ int bc_index(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, const 
 						      bc_fmt_fig(x->low, 1, 0, ix[1], 32), bc_fmt_fig(x->high, 1, 0, ix[2], 32),
 						      x->cases, x->cases == 1 ? "" : "s", und) : bc_xstrdup("-");
 		}
-		tab_row(&tb, row);
+		bc_tab_row(&tb, row);
 	}
-	tab_print(f, &tb, t->format);
+	bc_tab_print(f, &tb, t->format);
 	if (t->format == BC_TAB_TEXT) {
 		fprintf(f, "\nper module: 100 x the geometric mean of its cases' headline ratios against %s "
 			"(lower-is-better metrics turned, so above 100 is better), 95%% interval from compare's own "

@@ -41,6 +41,9 @@ char *bc_case_label(const bc_results *r, const bc_rgroup *g, const char *by_opt)
    group, so a table of n cases costs n, not n x n. */
 json_t *bc_label_ctx(const bc_results *r);
 char *bc_case_label_in(json_t *ctx, const bc_rgroup *g, const char *by_opt);
+/* The groups a table shows: res[0]'s in plan order, or --by's order (t->by).
+   NULL after a message on stderr (--by names no option of res[0]). */
+const bc_rgroup **bc_table_groups(const bc_results *res, const bc_tab_opts *t, size_t *n);
 
 /* The index of b against a: per module and overall, the geometric mean of
    the headline ratios (each turned so that > 1 is better for b), x 100. */

@@ -3,7 +3,7 @@
  * repeat times), so the repeats of a case sample the whole run and not one
  * minute of it; then the next module. Each case runs in a forked child by
  * default (isolate.c, its watchdog and containment), or in this process
- * (isolate = false, guarded against a module's exit()). Prepared data is made
+ * (isolate = false, guarded against a module's exit(): inproc.c). Prepared data is made
  * once per data point (the module's data_options) and cleaned up after the
  * last case that uses it, whatever happened to that case; after a crash
  * before cleanup, once more in a fresh process, never after cleanup began.
@@ -29,6 +29,7 @@
 #include "auto.h"
 #include "results.h"
 #include "isolate.h"
+#include "inproc.h"
 #include "service.h"
 
 volatile sig_atomic_t bc_signals;
@@ -95,49 +96,6 @@ void bc_runner_show_plan(bc_runner *r, bc_modplan *plans, size_t n)
 		}
 }
 
-/* isolate = false: what an exit() of the module would leave (see here_exit). */
-static struct {
-	struct bc_runner *r;
-	struct modrun *m;
-	const char *label, *point;	/* of the case being run; NULL for a cleanup */
-	unsigned round;
-	const bc_case *c;		/* set while the module's code runs */
-} here;
-
-static void here_exit(int status, void *arg);
-static void keep_stdout(struct bc_runner *r);
-
-/* In this process (isolate = false): the module is opened here (once), and
-   the same callbacks run without a channel. */
-static void run_here(bc_case *c, bc_case_result *cr)
-{
-	static int guarded;
-	bc_err e;
-	if (!guarded)
-		guarded = on_exit(here_exit, NULL) == 0;
-	here.c = c;
-	bc_self_signal = 0;
-	bc_in_module = 1;
-	if (bc_module_open((bc_module *)c->mod, &e)) {
-		char why[1200];
-		snprintf(why, sizeof(why), "load: %s", e.msg);
-		failed_case(c, why, cr);
-	} else {
-		bc_case_run(c, cr);
-	}
-	bc_in_module = 0;
-	here.c = NULL;
-	if (bc_self_signal) {
-		char why[300];
-		snprintf(why, sizeof(why), "the module sent signal %d (%s) to benchcore's process (isolate = false; "
-			 "kill(0, ...)?): nobody asked benchcore to stop, so the case failed", (int)bc_self_signal,
-			 strsignal((int)bc_self_signal));
-		bc_case_set_str(&cr->status, "failed");
-		bc_case_set_str(&cr->reason, why);
-		bc_self_signal = 0;
-	}
-}
-
 /* A case, isolated in a child process or here. */
 static void run_one(bc_case *c, case_link *l, int isolate, int *crashed, bc_case_result *cr)
 {
@@ -145,7 +103,7 @@ static void run_one(bc_case *c, case_link *l, int isolate, int *crashed, bc_case
 	if (isolate)
 		bc_run_isolated(c, l, crashed, cr);
 	else
-		run_here(c, cr);
+		bc_run_here(c, cr);
 }
 
 static void local_phase(void *arg, const char *phase)
@@ -470,16 +428,12 @@ static void run_case(bc_runner *r, modrun *m, bc_case *c, const char *label, con
 	}
 	c->scratch = scratch;
 	if (!m->p->run.isolate)
-		keep_stdout(r);
+		bc_keep_stdout(r);
 	int crashed = 0;
 	m->link.prepared = m->link.cleaned = m->link.prepare_started = m->link.timed_out = 0;
-	here.r = r;
-	here.m = m;
-	here.label = label;
-	here.point = m->labels[s->point];
-	here.round = s->rep;
+	bc_here_set(r, &m->dir, label, m->labels[s->point], s->rep);
 	run_one(c, &m->link, m->p->run.isolate, &crashed, &cr);
-	here.label = NULL;	/* a cleanup after it is no case of its own */
+	bc_here_set(r, &m->dir, NULL, NULL, 0);	/* a cleanup after it is no case of its own */
 	if (c->do_prepare && m->link.prepare_started)
 		d->dirty = 1;
 	if (m->link.prepared)
@@ -555,61 +509,7 @@ static void mark_stop(bc_runner *r, modrun *m, size_t pt, size_t ti, const char 
 	bc_case_free(&h);
 }
 
-/* isolate = false with -o -: the module prints (a constructor's banner)
-   into this process's stdout, which must hold only the JSON. The JSON keeps
-   a copy of the descriptor; fd 1 becomes stderr for everything else. */
-static void keep_stdout(bc_runner *r)
-{
-	if (r->json_out || !r->out_json || strcmp(r->out_json, "-"))
-		return;
-	fflush(stdout);
-	int fd = fcntl(1, F_DUPFD_CLOEXEC, 3);
-	if (fd < 0 || !(r->json_out = fdopen(fd, "w"))) {
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	dup2(2, 1);
-}
 
-/* isolate = false and a module called exit() (from any thread): its status
-   must not become benchcore's (3 means "results could not be written"),
-   and OUT.lock and the run's temp dirs must not stay. The case fails, the
-   results so far are written, the servers stopped, the dirs and the lock
-   removed, and benchcore exits 1 at once: the run cannot go on, the process
-   is on its way out. */
-static void here_exit(int status, void *arg)
-{
-	(void)arg;
-	if (!here.c)
-		return;	/* benchcore's own exit */
-	const bc_case *c = here.c;
-	bc_runner *r = here.r;
-	char why[300];
-	here.c = NULL;
-	snprintf(why, sizeof(why), "the module called exit(%d) in benchcore's process (isolate = false): a "
-		 "module never exits; the run stopped here", status);
-	fprintf(stderr, "benchcore: error: module \"%s\" called exit(%d); the run stops (isolate = false)\n",
-		c->mod->desc.name, status);
-	if (r && here.label) {
-		bc_case_result cr;
-		failed_case(c, why, &cr);
-		bc_runner_record(r, &cr, here.label, here.point, here.round);
-	}
-	if (r)
-		r->stopped = 1;
-	int wf = r ? bc_runner_write(r, 1) != 0 : 0;
-	bc_service_stop_all();
-	if (c->scratch)
-		bc_rmtree(c->scratch);
-	if (here.m && here.m->dir)
-		bc_rmtree(here.m->dir);
-	if (r)
-		bc_unlock_output(r->out_json, r->lock_fd);
-	fflush(stdout);
-	fflush(stderr);
-	_exit(wf ? 3 : 1);
-}
 
 static void run_slot(bc_runner *r, modrun *m, size_t i)
 {
@@ -662,9 +562,7 @@ static void settle(bc_runner *r, modrun *m, size_t k)
 	}
 	bc_case c = case_of(r, m, d->last);
 	c.scratch = scratch;
-	here.r = r;
-	here.m = m;
-	here.label = NULL;
+	bc_here_set(r, &m->dir, NULL, NULL, 0);
 	cleanup_data(m, &c, d);
 	bc_rmtree(scratch);
 	free(scratch);

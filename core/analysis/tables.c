@@ -190,18 +190,31 @@ static char *last_of_module(const bc_rgroup **gs, size_t ng, char **names, const
 	return last;
 }
 
+/* What --table and --per-ghz start from: the metrics (--metric, checked)
+   and the groups in their rows' order. -1 after a message (names and gs
+   then hold nothing). */
+static int view_begin(const bc_results *res, int n, const bc_tab_opts *t, char ***names,
+		      const bc_rgroup ***gs, size_t *ng)
+{
+	int nm = bc_tab_metrics(t, res, n, names);
+	if (nm < 0)
+		return -1;
+	*gs = bc_table_groups(res, t, ng);
+	if (!*gs) {
+		bc_strv_free(*names);
+		return -1;
+	}
+	return nm;
+}
+
 int bc_table(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, const bc_tab_opts *t)
 {
 	size_t ng;
 	char **names;
-	int nm = bc_tab_metrics(t, res, n, &names);
+	const bc_rgroup **gs;
+	int nm = view_begin(res, n, t, &names, &gs, &ng);
 	if (nm < 0)
 		return 2;
-	const bc_rgroup **gs = bc_table_groups(res, t, &ng);
-	if (!gs) {
-		bc_strv_free(names);
-		return 2;
-	}
 	sides s;
 	sides_make(&s, res, n, o);
 	size_t groups = nm > 1 ? (size_t)nm : 1;
@@ -513,14 +526,10 @@ int bc_per_ghz(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, cons
 {
 	size_t ng;
 	char **names;
-	int nm = bc_tab_metrics(t, res, n, &names);
+	const bc_rgroup **gs;
+	int nm = view_begin(res, n, t, &names, &gs, &ng);
 	if (nm < 0)
 		return 2;
-	const bc_rgroup **gs = bc_table_groups(res, t, &ng);
-	if (!gs) {
-		bc_strv_free(names);
-		return 2;
-	}
 	sides s;
 	sides_make(&s, res, n, o);
 	tab tb = { .ncols = (size_t)s.n + 1 };

@@ -44,9 +44,11 @@ in_full() { [ "$level" != check ]; }
 # quiet baseline against two CPU hogs, an open loop's achieved rate;
 # test_compare: real cpu runs, 4 repeats a side, must show a rate-limited run's
 # loss at adjusted p < 0.05, which a neighbour's noise can hide), or keeps
-# both CPUs busy itself (test_fuzz: two fuzzers at a time).
+# both CPUs busy itself (test_fuzz: two fuzzers at a time), or shares one CPU
+# between a case and a busy loop (test_interference: a neighbour on that CPU
+# takes from both).
 # (their quick forms leave those parts out and run beside others)
-solo="test_abi11 test_compare test_core test_fuzz"
+solo="test_abi11 test_compare test_core test_fuzz test_interference"
 # full level only: the package and fleet builds (a .deb built and installed,
 # the playbook against hosts)
 full_only="test_fleet test_package"

@@ -144,8 +144,8 @@ static void option_line(FILE *f, const bench_option_v1 *o, int md)
 	} else if (o->min < o->max) {
 		if (o->type == BENCH_OPT_SIZE) {
 			char a[32], b[32];
-			bc_format_size((uint64_t)o->min, a, sizeof(a));
-			bc_format_size((uint64_t)o->max, b, sizeof(b));
+			bc_format_size(bc_size_bound(o->min), a, sizeof(a));
+			bc_format_size(bc_size_bound(o->max), b, sizeof(b));
 			snprintf(extra, sizeof(extra), " Range: %s .. %s.", a, b);
 		} else {
 			snprintf(extra, sizeof(extra), " Range: %g .. %g.", o->min, o->max);

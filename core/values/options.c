@@ -1,4 +1,5 @@
 /* Parsing and checking option values against bench_option_v1 entries. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,12 +28,21 @@ void bc_choices_text(const bench_option_v1 *o, char *buf, size_t n)
 		off += (size_t)snprintf(buf + off, n - off, "%s%s", c == o->choices ? "" : ", ", *c);
 }
 
+/* A size bound as bytes: a descriptor's double may be negative, NaN or past
+   2^64, which no conversion to uint64_t may meet (undefined). */
+uint64_t bc_size_bound(double x)
+{
+	if (!(x > 0))
+		return 0;
+	return x >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)x;
+}
+
 static void bounds_text(const bench_option_v1 *o, char *buf, size_t n)
 {
 	if (o->type == BENCH_OPT_SIZE) {
 		char a[32], b[32];
-		bc_format_size((uint64_t)o->min, a, sizeof(a));
-		bc_format_size((uint64_t)o->max, b, sizeof(b));
+		bc_format_size(bc_size_bound(o->min), a, sizeof(a));
+		bc_format_size(bc_size_bound(o->max), b, sizeof(b));
 		snprintf(buf, n, "%s .. %s", a, b);
 	} else if (o->type == BENCH_OPT_INT && o->max < 1e15) {
 		snprintf(buf, n, "%.0f .. %.0f", o->min, o->max);	/* whole numbers in full */

@@ -36,6 +36,9 @@ json_t *bc_val_json(const bench_option_v1 *o, const bc_val *v);
 char *bc_json_text(const json_t *v);
 /* "a, b, c" of an enum's choices (static buffer per call site: caller's). */
 void bc_choices_text(const bench_option_v1 *o, char *buf, size_t n);
+/* A size option's bound (a descriptor's double) as bytes: 0 for a negative or NaN one,
+   UINT64_MAX past 2^64 (the conversion itself would be undefined there). */
+uint64_t bc_size_bound(double x);
 const bench_option_v1 *bc_opt_find(const bench_option_v1 *opts, const char *name);
 size_t bc_opt_count(const bench_option_v1 *opts);
 #endif

@@ -7,6 +7,7 @@
 #include "config.h"
 #include "plan.h"
 #include "settings.h"
+#include "options.h"
 
 static char path[64];
 
@@ -251,6 +252,22 @@ static void test_value_text(void **st)
 	assert_string_equal(bc_full_stop(""), "");
 }
 
+/* A size option's bounds from a descriptor (a hostile module's): a negative,
+   NaN or huge double is no undefined conversion (the loader fuzzer's find). */
+static void test_size_bounds(void **state)
+{
+	(void)state;
+	assert_true(bc_size_bound(-8) == 0);
+	assert_true(bc_size_bound(0.0 / 0.0) == 0);
+	assert_true(bc_size_bound(1e30) == UINT64_MAX);
+	assert_true(bc_size_bound(4096) == 4096);
+	bench_option_v1 o = { .name = "bytes", .type = BENCH_OPT_SIZE, .def = "4K", .help = "h",
+			      .min = -8, .max = 1e30 };
+	bc_val v = { .i = 1 << 20 };
+	bc_err e;
+	assert_int_equal(bc_val_check(&o, &v, &e), 0);	/* 1M is inside -8 .. 1e30 */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -260,6 +277,7 @@ int main(void)
 		cmocka_unit_test(test_serve_settings),
 		cmocka_unit_test(test_module_options),
 		cmocka_unit_test(test_sizes),
+		cmocka_unit_test(test_size_bounds),
 		cmocka_unit_test(test_value_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -45,10 +45,11 @@ endif
 FLOOR_0		:= base
 FLOOR_1		:= values stats
 FLOOR_2		:= machine module result
-FLOOR_3		:= engine archive
-FLOOR_4		:= run
-FLOOR_5		:= analysis
-FLOOR_6		:= cli
+FLOOR_3		:= engine archive judge merge
+FLOOR_4		:= run history
+FLOOR_5		:= views
+FLOOR_6		:= pages
+FLOOR_7		:= cli
 BELOW_0		:=
 BELOW_1		:= $(FLOOR_0)
 BELOW_2		:= $(BELOW_1) $(FLOOR_1)
@@ -56,8 +57,9 @@ BELOW_3		:= $(BELOW_2) $(FLOOR_2)
 BELOW_4		:= $(BELOW_3) $(FLOOR_3)
 BELOW_5		:= $(BELOW_4) $(FLOOR_4)
 BELOW_6		:= $(BELOW_5) $(FLOOR_5)
-$(foreach f,0 1 2 3 4 5 6,$(foreach g,$(FLOOR_$(f)),$(eval SEES_$(g) := $(g) $(BELOW_$(f)))))
-CORE_GROUPS	:= $(foreach f,0 1 2 3 4 5 6,$(FLOOR_$(f)))
+BELOW_7		:= $(BELOW_6) $(FLOOR_6)
+$(foreach f,0 1 2 3 4 5 6 7,$(foreach g,$(FLOOR_$(f)),$(eval SEES_$(g) := $(g) $(BELOW_$(f)))))
+CORE_GROUPS	:= $(foreach f,0 1 2 3 4 5 6 7,$(FLOOR_$(f)))
 # the results archive: SQLite, and PostgreSQL's libpq (its headers where pg_config says;
 # under a cross build's --sysroot, the sysroot's)
 PG_INCDIR	:= $(patsubst --sysroot=%,%,$(filter --sysroot=%,$(CC)))$(or $(shell pg_config --includedir 2>/dev/null),$(shell pkg-config --variable=includedir libpq 2>/dev/null),/usr/include/postgresql)

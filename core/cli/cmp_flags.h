@@ -1,5 +1,5 @@
 /* The verdict flags of `benchcore compare` and `benchcore report` (cmp_flags.c):
-   command-line text turned into the bc_cmp_opts that analysis/compare.h
+   command-line text turned into the bc_cmp_opts that judge/compare.h
    decides with. Main thread only. */
 #ifndef BC_CMP_FLAGS_H
 #define BC_CMP_FLAGS_H

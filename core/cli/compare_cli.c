@@ -1,12 +1,12 @@
 /* `benchcore compare`: its flag table, help text, argument checks and exit
-   codes. What it prints is compare_print.c's (analysis), the tables views
+   codes. What it prints is views/compare_print.c's, the tables views
    tables.c's; the verdict flags it shares with report are cmp_flags.c's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
 #include "cmp_flags.h"
-#include "compare.h"
+#include "compare_print.h"
 #include "tables.h"
 #include "loader.h"
 #include "refset.h"

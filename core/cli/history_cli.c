@@ -1,7 +1,7 @@
 /* `benchcore history`: its flag table, help text, where the runs come from
    (the files given, else the results archive: bc_archive_history_points)
    and exit codes. The series, change points and outputs are
-   analysis/history.c's. */
+   history/history.c's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +9,8 @@
 #include "changepoint.h"
 #include "cli.h"
 #include "flags.h"
-#include "history.h"
+#include "history_html.h"
+#include "history_print.h"
 #include "results.h"
 #include "util.h"
 

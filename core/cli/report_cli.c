@@ -1,12 +1,12 @@
 /* `benchcore report`: its flag table, help text, the -o checks and exit
-   codes. The page itself is analysis/report.c's (bc_report_write), written
+   codes. The page itself is pages/report.c's (bc_report_write), written
    out by bc_report_output. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
 #include "cmp_flags.h"
-#include "compare.h"
+#include "report.h"
 #include "loader.h"
 #include "refset.h"
 #include "util.h"

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "cli.h"
 #include "compare.h"
+#include "report.h"
 #include "config.h"
 #include "flags.h"
 #include "loader.h"
@@ -360,7 +361,6 @@ int bc_cmd_suite(int argc, char **argv)
 		rc = 2;
 	for (char **w = rest; !rc && *w; w++)
 		rc = apply_module_override(&cfg, *w);
-	c.o.decide = bc_compare_decided;	/* repeat = auto's "decided" is compare's verdict */
 	if (!rc)
 		rc = run_and_finish(&c, &cfg);
 	free(rest);
@@ -394,7 +394,6 @@ int bc_cmd_run(int argc, char **argv)
 	}
 	if (!rc && apply_overrides(&c, &cfg))	/* --busy-threshold */
 		rc = 2;
-	c.o.decide = bc_compare_decided;	/* repeat = auto's "decided" is compare's verdict */
 	if (!rc)
 		rc = run_and_finish(&c, &cfg);
 	free(rest);

@@ -7,8 +7,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "compare.h"
 #include "history.h"
+#include "hostdiff.h"
 #include "util.h"
 
 static int cmp_str(const char *a, const char *b)

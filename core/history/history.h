@@ -53,11 +53,4 @@ size_t bc_history_changes(const bc_history *h);
 /* Index of the change point at run k of s, or -1. */
 long bc_history_change_at(const bc_hseries *s, size_t k);
 
-enum { BC_HIST_TEXT, BC_HIST_CSV, BC_HIST_MARKDOWN };
-/* The series with their intervals and change points (history_print.c). */
-void bc_history_print(FILE *f, const bc_history *h, int fmt);
-/* The HTML page (one chart per series, change points marked), to path
-   atomically or to stdout for "-": 0, or -1 after a message on stderr. */
-int bc_history_html_output(const char *path, const bc_history *h, const char *title);
-int bc_history_html(FILE *f, const bc_history *h, const char *title);
 #endif

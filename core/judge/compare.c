@@ -1,37 +1,16 @@
 /* The comparison itself: case matching, verdicts and thread scaling. What
-   differs between the two machines is hostdiff.c's; output formats are in
-   compare_print.c, the HTML page in report.c; both only present what this
-   file decided. */
+   differs between the two machines is hostdiff.c's, interference's share of
+   a verdict interference.c's (both in this room, neither calls back here);
+   output formats are views/compare_print.c's, the HTML page
+   pages/report.c's: they only present what this file decided. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "compare.h"
+#include "hostdiff.h"
+#include "interference.h"
 #include "util.h"
-
-const char *bc_verdict_name(int v)
-{
-	static const char *const names[] = { "win", "loss", "tie", "inconclusive", "suspect" };
-	return v >= 0 && v < BC_V_N ? names[v] : "?";
-}
-
-const char *bc_suspect_word(size_t wins, size_t losses)
-{
-	return wins && losses ? "suspect (win and loss)" : wins ? "suspect win" : "suspect loss";
-}
-
-const char *bc_row_verdict(const bc_cmp_row *r)
-{
-	if (r->verdict != BC_V_SUSPECT)
-		return bc_verdict_name(r->verdict);
-	return r->direction == BC_V_WIN ? "suspect win" : "suspect loss";
-}
-
-const char *bc_kind_name(int kind)
-{
-	static const char *const names[] = { "throughput", "latency", "tail", "fairness" };
-	return kind >= 0 && kind < BC_KIND_N ? names[kind] : "?";
-}
 
 const char *bc_row_test_name(const bc_cmp *c, const bc_cmp_row *r)
 {

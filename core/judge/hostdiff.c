@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "compare.h"
+#include "hostdiff.h"
 #include "options.h"
 #include "util.h"
 
@@ -239,19 +239,14 @@ int bc_clock_moved(json_t *host_a, json_t *host_b, double *ma, double *mb)
 	return 1;
 }
 
-static int clock_differs(const bc_cmp *c, double *ma, double *mb)
-{
-	return bc_clock_moved(c->a->host, c->b->host, ma, mb);
-}
-
-void bc_cmp_explain(FILE *f, const bc_cmp *c)
+void bc_facts_explain(FILE *f, json_t *diff, json_t *host_a, json_t *host_b)
 {
 	int said = 0;
 	double ma, mb;
 	for (size_t i = 0; i < sizeof(causes) / sizeof(causes[0]) && said < 2; i++) {
 		size_t k, hits = 0;
 		json_t *d, *first = NULL;
-		json_array_foreach(c->host_diff, k, d) {
+		json_array_foreach(diff, k, d) {
 			const char *fld = json_string_value(json_object_get(d, "field"));
 			for (int j = 0; j < 6 && causes[i].fields[j]; j++)
 				if (field_of(fld, causes[i].fields[j])) {
@@ -259,7 +254,7 @@ void bc_cmp_explain(FILE *f, const bc_cmp *c)
 					first = first ? first : d;
 				}
 		}
-		int clk = !strcmp(causes[i].what, "clock") && clock_differs(c, &ma, &mb);
+		int clk = !strcmp(causes[i].what, "clock") && bc_clock_moved(host_a, host_b, &ma, &mb);
 		if (!hits && !clk)
 			continue;
 		fprintf(f, "%s%s", said ? "; " : "what differs, most likely to explain a difference: ", causes[i].what);

@@ -5,7 +5,7 @@
    and whether a would-be win or loss is explained by them. */
 #include <math.h>
 #include <stdio.h>
-#include "compare.h"
+#include "interference.h"
 
 double bc_interference_bound(const double *share, const double *use, size_t n, double busy)
 {

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "history.h"
+#include "history_html.h"
 #include "svg.h"
 #include "util.h"
 

@@ -6,7 +6,7 @@
  * verdict. Main thread only. */
 #include <stdio.h>
 #include <string.h>
-#include "refset.h"
+#include "refset_html.h"
 #include "svg.h"
 
 static void esc(FILE *f, const char *s) { bc_html_escape(f, s ? s : ""); }

@@ -8,9 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "compare.h"
+#include "report.h"
+#include "compare_print.h"
+#include "hostdiff.h"
 #include "options.h"
-#include "refset.h"
+#include "refset_html.h"
 #include "report_study.h"
 #include "svg.h"
 #include "tables.h"

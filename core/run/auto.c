@@ -1,9 +1,11 @@
-/* repeat = "auto": one case against the rules of steady.h (auto.h). */
+/* repeat = "auto": one case against the rules of steady.h (auto.h); its
+   "decided" is the judge's (judge/compare.h), the one verdict rule. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <jansson.h>
 #include "results.h"
 #include "auto.h"
+#include "compare.h"
 #include "engine.h"
 #include "steady.h"
 
@@ -39,7 +41,7 @@ const char *bc_auto_stop(const bc_auto_case *a, const bc_runset *run)
 	   rounds left go to the cases they can decide */
 	size_t far = (size_t)BC_FUTILE_FACTOR * run->max_repeat;
 	if (bm) {	/* decided against the baseline's case: compare's own verdict */
-		if (a->decide && a->decide(a->baseline, a->run, a->g))
+		if (bc_compare_decided(a->baseline, a->run, a->g))
 			return "decided";
 		if (hm->n >= 2 && !bc_decided(bm->values, bm->n, hm->values, hm->n, thr, BC_VERDICT_LEVEL, far))
 			return "futile";

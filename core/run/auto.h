@@ -8,27 +8,19 @@
 #include "plan.h"
 #include "results.h"
 
-/* compare's verdict on one case, handed down by the command line (compare
-   sits above the run): 1 when compare on the baseline's file and this
-   run's would print win, loss or tie for the headline of group g of run
-   (its case in baseline matched as compare matches it), whatever the
-   cases still to come. NULL: no judge, nothing is "decided". */
-typedef int (*bc_decide_fn)(const bc_results *baseline, const bc_results *run, const bc_rgroup *g);
-
 typedef struct bc_auto_case {
 	const bc_rmetric *hm;	/* its headline so far */
 	const bc_rmetric *bm;	/* the baseline's case of it, or NULL */
 	double threshold;	/* compare's practical threshold for it (a fraction) */
 	const bc_rgroup *g;	/* its group in the run so far */
 	const bc_results *run, *baseline;
-	bc_decide_fn decide;	/* the caller's (bc_runner.decide) */
 } bc_auto_case;
 
 /* The case of p at point values vals with threads threads, in groups (the
    run so far) and baseline (NULL: none). 0 before its first ok repeat. */
 int bc_auto_look(const bc_results *groups, const bc_results *baseline, const bc_modplan *p, const bc_val *vals,
 		 unsigned threads, bc_auto_case *out);
-/* "decided" (a->decide says compare's verdict is known) or "futile"
+/* "decided" (the judge, bc_compare_decided, says compare's verdict is known) or "futile"
    against the baseline, else "precise" or "futile"; NULL: it needs another
    repeat. Past min_repeat only (the caller's). */
 const char *bc_auto_stop(const bc_auto_case *a, const bc_runset *run);

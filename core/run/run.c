@@ -461,9 +461,7 @@ static void run_case(bc_runner *r, modrun *m, bc_case *c, const char *label, con
 static int auto_look(bc_runner *r, modrun *m, size_t pt, size_t ti, bc_auto_case *a)
 {
 	const bc_modplan *p = m->p;
-	int rc = bc_auto_look(&r->groups, r->baseline, p, m->vals + pt * stride(p), p->run.threads[ti], a);
-	a->decide = r->decide;
-	return rc;
+	return bc_auto_look(&r->groups, r->baseline, p, m->vals + pt * stride(p), p->run.threads[ti], a);
 }
 
 /* repeat = auto: why the case of slot s need not run, or NULL. */

@@ -34,7 +34,6 @@ typedef struct bc_runner {
 	bc_results groups;		/* the cases grouped as compare groups them */
 	struct bc_resume *resume;	/* --resume: the kept cases of the interrupted run */
 	bc_results *baseline;		/* baseline = "A.json": repeat = auto decides against it */
-	bc_decide_fn decide;		/* compare's verdict on a case (auto.h), from the command line */
 	uint64_t t0;			/* the run's start (repeat = auto's time_budget, the ETA) */
 	size_t done;			/* cases run by this process (the ETA's pace) */
 	size_t eta_seen;		/* ncases when the ETA was last shown */

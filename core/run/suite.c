@@ -469,7 +469,6 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 	}
 	bc_runner_init(&r, cfg, config_json(cfg, plans, n), io_path_of(plans, n));
 	r.baseline = base;
-	r.decide = c->decide;
 	if (c->resume && bc_runner_resume(&r, out, plans, n, &e)) {
 		bc_err_print(&e);
 		bc_runner_free(&r);

@@ -19,12 +19,10 @@ typedef struct bc_suite_opts {
 	/* Set by bc_run_suite when a report is wanted and the results were
 	   written: the results file and the (unused) path for the report, both
 	   malloc'd, the caller frees them. The command line writes the report
-	   (analysis sits above the run). */
+	   (pages/ sits above the run). */
 	char *done_json, *done_report;
 	int store;			/* the run goes into the archive at the end: keep done_json
 					   whenever the results were written (the command line stores) */
-	bc_decide_fn decide;		/* repeat = auto's "decided": compare's verdict (auto.h),
-					   set by the command line; NULL: never decided */
 	const bc_module *module;	/* check-module: every entry names this module, loaded
 					   already (no search path is read) */
 } bc_suite_opts;

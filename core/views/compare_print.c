@@ -5,7 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "compare.h"
+#include "compare_print.h"
+#include "hostdiff.h"
 #include "util.h"
 
 #define MAX_POINTS	256
@@ -176,7 +177,7 @@ void bc_compare_print_text(FILE *f, const bc_cmp *c)
 	const char *mod = NULL, *par = NULL;
 
 	fprintf(f, "A: %s (%s)\nB: %s (%s)\n", c->a->label, c->a->path, c->b->label, c->b->path);
-	bc_cmp_explain(f, c);
+	bc_facts_explain(f, c->host_diff, c->a->host, c->b->host);
 	print_method(f, c);
 	print_host_diff(f, c->host_diff);
 	const bc_rgroup *last_ga = NULL;

@@ -5,8 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "history.h"
-#include "svg.h"
+#include "history_print.h"
 #include "util.h"
 
 #define NO_FACT "no fact changed: the software or the machine's neighbours"

@@ -31,9 +31,4 @@ typedef struct bc_refset_ask {
 	const char *name;
 	char *const *dirs;	/* the module search path */
 } bc_refset_ask;
-/* report --index SET: the same tables and the score ratios as a section of
-   the HTML page (refset_html.c); a note in their place when the set cannot
-   be read or no file has its tests. */
-void bc_refset_html(FILE *f, const char *name, char *const *dirs, const bc_results *res, int n,
-		    const bc_cmp_opts *o);
 #endif

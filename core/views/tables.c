@@ -6,7 +6,6 @@
 #include <string.h>
 #include "options.h"
 #include "stats.h"
-#include "svg.h"
 #include "tables.h"
 #include "tab.h"
 #include "util.h"

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "options.h"
+#include "hostdiff.h"
 #include "tables.h"
 #include "util.h"
 

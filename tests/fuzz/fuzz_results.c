@@ -5,7 +5,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "compare.h"
+#include "compare_print.h"
+#include "report.h"
 
 static FILE *sink(void)
 {

@@ -21,7 +21,7 @@ config)	src="core/run/config.c core/values/runset.c core/values/settings.c core/
 	libs="-lconfig -ljansson -lm"; seeds="examples/*.conf"; max_len=4096;;
 loader)	src="core/module/probe.c core/module/probe_run.c core/module/same.c core/module/elf.c core/module/deps.c core/module/loader.c core/module/modset.c core/module/abi.c core/base/reap.c core/values/options.c core/values/runset.c core/run/config.c core/values/settings.c core/base/util.c"
 	libs="-lconfig -ljansson -lcrypto -ldl -lm"; seeds=""; max_len=65536;;
-results) src="core/result/results_read.c core/result/group_hist.c core/result/case.c core/result/case_read.c core/stats/hist.c core/stats/hist_code.c core/analysis/compare.c core/analysis/hostdiff.c core/analysis/interference.c core/analysis/compare_print.c core/stats/stats.c core/analysis/report.c core/analysis/refset.c core/analysis/refset_html.c core/analysis/report_study.c core/analysis/tables.c core/analysis/tab.c core/analysis/caserows.c core/analysis/viewsel.c core/stats/steady.c core/analysis/svg.c core/values/options.c core/base/util.c"
+results) src="core/result/results_read.c core/result/group_hist.c core/result/case.c core/result/case_read.c core/stats/hist.c core/stats/hist_code.c core/judge/compare.c core/judge/verdict.c core/judge/hostdiff.c core/judge/interference.c core/views/compare_print.c core/stats/stats.c core/pages/report.c core/views/refset.c core/pages/refset_html.c core/pages/report_study.c core/views/tables.c core/views/tab.c core/views/caserows.c core/views/viewsel.c core/stats/steady.c core/views/svg.c core/values/options.c core/base/util.c"
 	libs="-ljansson -lm"; seeds="tests/fixtures/*.json"; max_len=32768;;
 netctl)	src="modules/net/net_proto.c"
 	libs="-ljansson"; seeds=""; max_len=4096;;

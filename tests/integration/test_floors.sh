@@ -9,8 +9,9 @@ cd "$(dirname "$0")/../.."
 make -s print-floors >$T/floors.txt 2>$T/floors.err
 RC=$?
 expect_rc "make print-floors" 0
+expect_grep "the judge sees no view, page, history or run" $T/floors.txt '^judge: judge base values stats machine module result *$'
 expect_grep "the ground floor sees only itself" $T/floors.txt '^base: base *$'
-expect_grep "cli, on top, sees every group" $T/floors.txt '^cli: cli base values stats machine module result engine archive run analysis$'
+expect_grep "cli, on top, sees every group" $T/floors.txt '^cli: cli base values stats machine module result engine archive judge merge run history views pages$'
 "$PY" -S - $T/floors.txt <<'PY' >$T/check.out 2>&1
 import glob, os, re, subprocess, sys
 sees = {}

@@ -1,4 +1,4 @@
-/* The change-point method (core/analysis/changepoint.c) on synthetic series
+/* The change-point method (core/history/changepoint.c) on synthetic series
    whose noise comes from a seeded generator, so every figure is fixed: a 3%
    step is found where it is, flat series give change points at the rate
    docs/history.md states, and a 10,000-point series is timed (a figure

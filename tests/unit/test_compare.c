@@ -10,6 +10,7 @@
 #include <string.h>
 #include "cmp_flags.h"
 #include "compare.h"
+#include "hostdiff.h"
 
 #define near(a, b, tol) assert_true(fabs((a) - (b)) <= (tol))
 

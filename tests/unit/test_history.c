@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "history.h"
+#include "history_html.h"
+#include "history_print.h"
 #include "util.h"
 
 typedef struct facts {

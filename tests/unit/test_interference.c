@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 #include "compare.h"
+#include "interference.h"
 
 static const double noise[5] = { -0.010, 0.004, 0.0, -0.004, 0.010 };
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report.h"
+#include "cases.h"
 #include "compare_print.h"
 #include "hostdiff.h"
 #include "options.h"
@@ -18,14 +19,13 @@
 #include "tables.h"
 #include "util.h"
 
-#define MAX_FILES	16
+#define MAX_FILES	BC_CASES_MAX_FILES
 #define MAX_PTS		256
 #define MAX_PCT		16
 
-/* One section of charts: a case (module and params) of each file, matched
-   as compare matches them (placement, --match-ignore): pk[i] is file i's
-   params_key (NULL: no such case), pt[i] its params_text. */
-typedef struct { const char *module, *pk[MAX_FILES], *pt[MAX_FILES]; } skey;
+/* One section of charts: a case (module and params) of each file, as the
+   judge matched them (cases.h); the page matches nothing itself. */
+typedef bc_case_set skey;
 
 /* One line of a chart: owns its arrays. */
 typedef struct {
@@ -55,94 +55,6 @@ static void esc_label(FILE *f, const char *s)
 	fputs("<bdi>", f);
 	bc_html_escape(f, s);
 	fputs("</bdi>", f);
-}
-
-/* Whether file i's case (module, pk) is a section's already. */
-static int claimed(const skey *keys, size_t nk, int i, const char *module, const char *pk)
-{
-	for (size_t k = 0; k < nk; k++)
-		if (keys[k].pk[i] && !strcmp(keys[k].module, module) && !strcmp(keys[k].pk[i], pk))
-			return 1;
-	return 0;
-}
-
-/* compare's matches of one file against res[0], by case: "MODULE\nPARAMS"
-   of res[0]'s group -> [row indexes], so a section finds its match in one
-   look-up. New object. */
-static json_t *match_map(const bc_cmp *c)
-{
-	json_t *map = json_object();
-	for (size_t r = 0; r < c->nrows; r++) {
-		char *key = bc_xasprintf("%s\n%s", c->rows[r].ga->module, c->rows[r].ga->params_key);
-		json_t *v = json_object_get(map, key);
-		if (!v)
-			json_object_set_new(map, key, v = json_array());
-		if (json_array_size(v) < 64)	/* thread counts and metrics of one case */
-			json_array_append_new(v, json_integer((json_int_t)r));
-		free(key);
-	}
-	return map;
-}
-
-/* File j's case of section k: compare's match of res[0]'s (cmp[j], looked
-   up in map), else the one with the same params, when no other section has
-   it. */
-static void match_into(skey *keys, size_t nk, skey *k, bc_results *res, int j, const bc_cmp *cmp, json_t *map)
-{
-	char *key = cmp ? bc_xasprintf("%s\n%s", k->module, k->pk[0]) : NULL;
-	json_t *rows = key ? json_object_get(map, key) : NULL, *ri;
-	size_t x;
-	free(key);
-	json_array_foreach(rows, x, ri) {
-		const bc_rgroup *gb = cmp->rows[json_integer_value(ri)].gb;
-		if (!k->pk[j] && !claimed(keys, nk, j, gb->module, gb->params_key)) {
-			k->pk[j] = gb->params_key;
-			k->pt[j] = gb->params_text;
-		}
-	}
-	const char *own = NULL;
-	for (int i = 0; i < j && !own; i++)
-		own = k->pk[i];
-	for (size_t g = 0; own && !k->pk[j] && g < res[j].ngroups; g++) {
-		const bc_rgroup *gr = &res[j].groups[g];
-		if (!strcmp(gr->module, k->module) && !strcmp(gr->params_key, own) &&
-		    !claimed(keys, nk, j, gr->module, gr->params_key)) {
-			k->pk[j] = gr->params_key;
-			k->pt[j] = gr->params_text;
-		}
-	}
-}
-
-/* The sections: res[0]'s cases with each file's match, then the cases of
-   the other files nothing matched. */
-static size_t collect_keys(bc_results *res, int n, const bc_cmp_opts *o, skey *keys, size_t max)
-{
-	size_t nk = 0;
-	bc_cmp *cmp = bc_xcalloc((size_t)n, sizeof(*cmp));
-	json_t *map[MAX_FILES] = { NULL };
-	for (int j = 1; j < n; j++) {
-		bc_compare_pair(&res[0], &res[j], o, &cmp[j]);
-		map[j] = match_map(&cmp[j]);
-	}
-	for (int i = 0; i < n; i++)
-		for (size_t g = 0; g < res[i].ngroups && nk < max; g++) {
-			const bc_rgroup *gr = &res[i].groups[g];
-			if (claimed(keys, nk, i, gr->module, gr->params_key))
-				continue;
-			skey *k = &keys[nk];
-			*k = (skey){ .module = gr->module };
-			k->pk[i] = gr->params_key;
-			k->pt[i] = gr->params_text;
-			for (int j = i + 1; j < n; j++)
-				match_into(keys, nk, k, res, j, i ? NULL : &cmp[j], map[j]);
-			nk++;
-		}
-	for (int j = 1; j < n; j++) {
-		bc_cmp_free(&cmp[j]);
-		json_decref(map[j]);
-	}
-	free(cmp);
-	return nk;
 }
 
 static int same_key(const bc_rgroup *g, const skey *k, int i)
@@ -439,7 +351,7 @@ static void section_heading(FILE *f, bc_results *res, int n, const skey *k)
 static void module_sections(FILE *f, bc_results *res, int n, const bc_cmp_opts *o)
 {
 	skey *keys = bc_xcalloc(512, sizeof(*keys));
-	size_t nk = collect_keys(res, n, o, keys, 512);
+	size_t nk = bc_case_sets(res, n, o, keys, 512);
 
 	for (size_t i = 0; i < nk; i++) {
 		const skey *k = &keys[i];

@@ -351,3 +351,27 @@ print("legends=%d first=%r" % (len(m), m[0] if m else None))
 PYEOF
 expect_grep "a 25-character label: cut to 17 and an ellipsis, squeezed to fit, the whole in its title, valid UTF-8" $T/long.out \
 	"^legends=[1-9][0-9]* first=\(\" textLength='104' lengthAdjust='spacingAndGlyphs'\", '$(printf 'é%.0s' $(seq 25))', '$(printf 'é%.0s' $(seq 17))…'\)$"
+# The report's sections are the judge's: a case compare cannot match (the same module and params,
+# other thread counts only) is a section of its own, never charted beside the other file's as if
+# matched; the same case at the same thread counts is one section. compare says which it is.
+"$PY" -S - $FX/cmp-a.json $FX/cmp-slow.json $T <<'PYEOF'
+import json, sys
+a, b, out = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3]
+for d, t, name in ((a, 1, "t1"), (b, 2, "t2"), (b, 1, "t1b")):
+    d = json.loads(json.dumps(d))
+    d["cases"] = [c for c in d["cases"] if c["module"] == "cpu" and c["threads"] == t]
+    json.dump(d, open("%s/%s.json" % (out, name), "w"))
+PYEOF
+run_bc $T/um compare --json $T/t1.json $T/t2.json
+"$PY" -S -c 'import json,sys; d=json.load(open(sys.argv[1])); c=d["comparisons"][0] if "comparisons" in d else d; print("rows=%d only_a=%d only_b=%d" % (len(c["rows"]), len(c["only_in_a"]), len(c["only_in_b"])))' \
+	$T/um.out >$T/um.rows 2>&1
+expect_grep "compare matches nothing of a case run at other thread counts only" $T/um.rows '^rows=0 only_a=[1-9][0-9]* only_b=[1-9][0-9]*$'
+run_bc $T/um2 report $T/t1.json $T/t2.json -o $T/unmatched.html
+expect_rc "report of two files whose one case compare cannot match" 0
+n=$(grep -c "<h3>cpu <small>cpu_max_prime=10000</small></h3>" $T/unmatched.html)
+if [ "$n" = 2 ]; then pass "report: a case compare cannot match is a section of its own in each file (2 sections)"
+else fail "report: $n sections for a case compare cannot match (want 2, one per file)"; fi
+run_bc $T/um3 report $T/t1.json $T/t1b.json -o $T/matched.html
+n=$(grep -c "<h3>cpu <small>cpu_max_prime=10000</small></h3>" $T/matched.html)
+if [ "$n" = 1 ]; then pass "report: the case compare matches is one section"
+else fail "report: $n sections for a case compare matches (want 1)"; fi

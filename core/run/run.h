@@ -19,7 +19,8 @@ typedef struct bc_runner {
 	const char *out_json, *out_csv;	/* final paths (already made unique), or NULL */
 	int force_module;		/* run even when requirements are not met */
 	int progress;			/* 0 quiet, 1 lines, 2 terminal */
-	json_t *doc;			/* the results document being built */
+	json_t *doc;			/* the results document being built, but for its cases:
+					   "cases" stays [] here (case_text has them) */
 	uint64_t next_id;		/* ids are 64-bit: a resumed file may hold large ones */
 	uint32_t seed;			/* of the rounds' order: cfg's, or drawn (recorded) */
 	int failed, interrupted;
@@ -30,6 +31,9 @@ typedef struct bc_runner {
 	int lock_fd;			/* OUT.lock (bc_lock_output), or -1 */
 	FILE *json_out;			/* -o - with isolate = false: the real stdout (fd 1 is stderr) */
 	bc_case_result *cases;		/* every case so far (the summary, CSV) */
+	char **case_text;		/* case i as the document holds it: its JSON text, made
+					   once as it ends (indented for its place), not a tree of
+					   ten times its size */
 	size_t ncases, ccases;
 	bc_results groups;		/* the cases grouped as compare groups them */
 	struct bc_resume *resume;	/* --resume: the kept cases of the interrupted run */

@@ -1,8 +1,10 @@
 /* The runner's lifecycle (runner.h): init, resume, record, write, free.
- * Its results document is one JSON object for the whole run, built as the
- * cases end and rewritten after each, with the cases also kept as structs
- * (bc_case_result) for the summary, the CSV and the grouping that repeat =
- * auto decides by. Main thread. */
+ * Its results document is one JSON object for the whole run, rewritten after
+ * each case: the header as a tree (small), each finished case as the text it
+ * has in the document, made once when it ends (a tree of a case of 300
+ * intervals is ~600 KB, its text ~40 KB), with the cases also kept as
+ * structs (bc_case_result) for the summary, the CSV and the grouping that
+ * repeat = auto decides by. Main thread. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -41,6 +43,7 @@ void bc_runner_init(bc_runner *r, const bc_config *cfg, json_t *config_json, con
 	r->cfg = cfg;
 	r->next_id = 1;
 	r->cases = NULL;
+	r->case_text = NULL;
 	r->ncases = r->ccases = 0;
 	bc_results_init(&r->groups, "run");
 	r->text = stdout;
@@ -68,16 +71,41 @@ void bc_runner_init(bc_runner *r, const bc_config *cfg, json_t *config_json, con
 		bc_warn("%s", json_string_value(w));	/* e.g. the governor: say it before measuring */
 }
 
-/* The struct moves into r->cases, grouped on the way; its intervals are
-   in the document now: the summary and CSV do not need them. */
-static void keep_case(bc_runner *r, bc_case_result *cr)
+/* A case's JSON as the document holds it: json_dumps(JSON_INDENT(1)) of
+   the case alone, each line moved two columns right (its depth in
+   {"cases": [...]}), so that the document spliced from these texts is
+   byte for byte the dump of one tree holding them all. */
+static char *case_text(json_t *c)
+{
+	char *s = json_dumps(c, JSON_INDENT(1));
+	if (!s)
+		abort();
+	size_t nl = 0, len = strlen(s);
+	for (size_t i = 0; i < len; i++)
+		nl += s[i] == '\n';
+	char *t = bc_xcalloc(len + 2 * nl + 1, 1), *o = t;
+	for (size_t i = 0; i < len; i++) {
+		*o++ = s[i];
+		if (s[i] == '\n')	/* a string's newline is "\\n" in JSON: only layout here */
+			*o++ = ' ', *o++ = ' ';
+	}
+	free(s);
+	return t;
+}
+
+/* The struct moves into r->cases, grouped on the way, its text (case_text
+   of json) beside it; its intervals are in the text now: the summary and
+   CSV do not need them. json is the caller's. */
+static void keep_case(bc_runner *r, bc_case_result *cr, json_t *json)
 {
 	bc_results_add_case(&r->groups, cr);
 	bc_case_drop_intervals(cr);
 	if (r->ncases == r->ccases) {
 		r->ccases = r->ccases ? 2 * r->ccases : 16;
 		r->cases = bc_xrealloc(r->cases, r->ccases, sizeof(*r->cases));
+		r->case_text = bc_xrealloc(r->case_text, r->ccases, sizeof(*r->case_text));
 	}
+	r->case_text[r->ncases] = case_text(json);
 	r->cases[r->ncases++] = *cr;
 }
 
@@ -111,8 +139,7 @@ int bc_runner_resume(bc_runner *r, const char *path, const bc_modplan *plans, si
 			free(rs);
 			return -1;
 		}
-		json_array_append(json_object_get(r->doc, "cases"), c);
-		keep_case(r, &cr);
+		keep_case(r, &cr, c);
 		if (!strcmp(cr.status, "failed"))
 			r->failed = 1;
 	}
@@ -133,12 +160,45 @@ void bc_runner_free(bc_runner *r)
 	r->json_out = NULL;
 	json_decref(r->doc);
 	r->doc = NULL;
-	for (size_t i = 0; i < r->ncases; i++)
+	for (size_t i = 0; i < r->ncases; i++) {
 		bc_case_free(&r->cases[i]);
+		free(r->case_text[i]);
+	}
 	free(r->cases);
+	free(r->case_text);
 	r->cases = NULL;
+	r->case_text = NULL;
 	r->ncases = r->ccases = 0;
 	bc_results_free(&r->groups);
+}
+
+/* The document's text: the header's dump with its empty "cases" replaced
+   by the cases' texts, laid out as jansson lays out an array at depth 1.
+   The key is found as a top-level one: a newline, one space, the key. */
+static char *doc_text(const bc_runner *r)
+{
+	static const char key[] = "\n \"cases\": []";
+	char *head = json_dumps(r->doc, JSON_INDENT(1)), *at = head ? strstr(head, key) : NULL;
+	if (!at)
+		abort();	/* bc_runner_init made the key: cannot happen */
+	size_t len = strlen(head) + 8;
+	for (size_t i = 0; i < r->ncases; i++)
+		len += strlen(r->case_text[i]) + 4;
+	char *s = bc_xcalloc(len, 1), *o = s;
+	size_t pre = (size_t)(at - head) + sizeof(key) - 3;	/* up to the '[' */
+	memcpy(o, head, pre);
+	o += pre;
+	if (!r->ncases) {
+		o = stpcpy(o, "[]");
+	} else {
+		o = stpcpy(o, "[\n  ");
+		for (size_t i = 0; i < r->ncases; i++)
+			o = stpcpy(stpcpy(o, i ? ",\n  " : ""), r->case_text[i]);
+		o = stpcpy(o, "\n ]");
+	}
+	strcpy(o, at + sizeof(key) - 1);
+	free(head);
+	return s;
 }
 
 int bc_runner_write(bc_runner *r, int final)
@@ -163,7 +223,7 @@ int bc_runner_write(bc_runner *r, int final)
 	json_object_set_new(r->doc, "groups", bc_groups_json(&r->groups));
 	if (r->out_json && !strcmp(r->out_json, "-")) {
 		if (final) {	/* stdout takes one document, at the end */
-			char *s = json_dumps(r->doc, JSON_INDENT(1));
+			char *s = doc_text(r);
 			FILE *o = r->json_out ? r->json_out : stdout;
 			fputs(s, o);
 			fputc('\n', o);
@@ -177,7 +237,7 @@ int bc_runner_write(bc_runner *r, int final)
 			}
 		}
 	} else if (r->out_json) {
-		char *s = json_dumps(r->doc, JSON_INDENT(1));
+		char *s = doc_text(r);
 		if (bc_write_atomic(r->out_json, s, strlen(s), &e)) {
 			bc_err_print(&e);
 			rc = -1;
@@ -251,8 +311,9 @@ void bc_runner_record(bc_runner *r, bc_case_result *cr, const char *label, const
 	bc_print_case(r->text, cr, label);
 	fflush(r->text);
 	spill_intervals(r, cr);
-	json_array_append_new(json_object_get(r->doc, "cases"), bc_case_to_json(cr));
-	keep_case(r, cr);
+	json_t *json = bc_case_to_json(cr);
+	keep_case(r, cr, json);
+	json_decref(json);
 	memset(cr, 0, sizeof(*cr));
 	r->write_failed = bc_runner_write(r, 0) != 0;
 }
@@ -260,5 +321,13 @@ void bc_runner_record(bc_runner *r, bc_case_result *cr, const char *label, const
 void bc_runner_repeat_stop(bc_runner *r, size_t i, const char *why)
 {
 	bc_case_set_str(&r->cases[i].repeat_stop, why);
-	json_object_set_new(json_array_get(json_object_get(r->doc, "cases"), i), "repeat_stop", json_string(why));
+	/* appended to the case's JSON as written (after its other keys, as
+	   ever): its text read back, the key added, the text made again */
+	json_t *c = json_loads(r->case_text[i], 0, NULL);
+	if (!c)
+		abort();	/* our own dump: cannot happen */
+	json_object_set_new(c, "repeat_stop", json_string(why));
+	free(r->case_text[i]);
+	r->case_text[i] = case_text(c);
+	json_decref(c);
 }

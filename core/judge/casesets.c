@@ -1,6 +1,6 @@
-/* The report's sections (cases.h): compare's match, file by file. */
+/* The report's sections (casesets.h): compare's match, file by file. */
 #include <string.h>
-#include "cases.h"
+#include "casesets.h"
 
 /* Whether file i's case (module, pk) is a set's already. */
 static int claimed(const bc_case_set *s, size_t ns, int i, const char *module, const char *pk)

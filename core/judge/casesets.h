@@ -1,12 +1,12 @@
-/* The cases of n result files as the judge matches them (judge/cases.c):
+/* The cases of n result files as the judge matches them (judge/casesets.c):
    what the report draws one section for. A case here is a module and its
    params across thread counts; two files' cases are one when compare
    matches a group of one to a group of the other (bc_results_match with
    compare's --match-ignore and placement rule, the match bc_compare_pair
    uses), and never otherwise: a case compare cannot match (other thread
    counts only, other params) is a section of its own. Main thread only. */
-#ifndef BC_CASES_H
-#define BC_CASES_H
+#ifndef BC_CASESETS_H
+#define BC_CASESETS_H
 #include <stddef.h>
 #include "results.h"
 #include "verdict.h"

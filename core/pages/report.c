@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report.h"
-#include "cases.h"
+#include "casesets.h"
 #include "compare_print.h"
 #include "hostdiff.h"
 #include "options.h"
@@ -24,7 +24,7 @@
 #define MAX_PCT		16
 
 /* One section of charts: a case (module and params) of each file, as the
-   judge matched them (cases.h); the page matches nothing itself. */
+   judge matched them (casesets.h); the page matches nothing itself. */
 typedef bc_case_set skey;
 
 /* One line of a chart: owns its arrays. */

@@ -1,5 +1,5 @@
 /* The report page (pages/report.c): one self-contained HTML page whose
-   sections and verdicts are the judge's (compare.h, cases.h). Main thread
+   sections and verdicts are the judge's (compare.h, casesets.h). Main thread
    only. */
 #ifndef BC_REPORT_H
 #define BC_REPORT_H

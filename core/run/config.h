@@ -5,7 +5,7 @@
  * Main thread only. */
 #ifndef BC_CONFIG_H
 #define BC_CONFIG_H
-#include "runset.h"
+#include "config_model.h"
 
 int bc_config_load(bc_config *c, const char *file, bc_err *e);
 #endif

@@ -1,7 +1,7 @@
 /* A case in benchcore's own process (isolate = false): inproc.c. */
 #ifndef BC_INPROC_H
 #define BC_INPROC_H
-#include "run.h"
+#include "schedule.h"
 #include "engine.h"
 
 /* What an exit() of the module would leave, for the case about to run (label

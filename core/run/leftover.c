@@ -169,7 +169,7 @@ static int owner_judge(const owner *o, int have, char *why, size_t n)
 	return OWNER_UNKNOWN;
 }
 
-/* benchcore*.XXXXXX: what run.c's make_tmpdir creates. */
+/* benchcore*.XXXXXX: what schedule.c's make_tmpdir creates. */
 static int is_ours(const char *name)
 {
 	size_t n = strlen(name);

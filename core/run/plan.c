@@ -285,7 +285,7 @@ int bc_plan_module(const bc_modconf *mc, const bc_module *m, bc_modplan *p, bc_e
 			goto fail;
 		}
 		/* the schedule holds every round a case may need; undecided cases
-		   alone run the rounds past min_repeat (run.c) */
+		   alone run the rounds past min_repeat (schedule.c) */
 		p->run.repeat = p->run.max_repeat;
 	}
 	if (p->run.warmup_auto)	/* the engine ends it once steady; everything else plans for the longest */

@@ -3,7 +3,7 @@
    cartesian product of them, the parameter matrix. Main thread only. */
 #ifndef BC_PLAN_H
 #define BC_PLAN_H
-#include "runset.h"
+#include "config_model.h"
 #include "loader.h"
 #include "options.h"
 

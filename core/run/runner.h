@@ -1,14 +1,49 @@
-/* The runner's lifecycle (runner.c; the struct is run.h's bc_runner): made,
+/* The runner (struct bc_runner) and its lifecycle (runner.c): made,
    resumed, a case recorded, written, freed. What it keeps is the run's
    results document: made once with the run's identity, host and config, a
    case appended as each one ends, rewritten (atomically) after every case,
    so a crash of benchcore or a second Ctrl-C loses at most one; a long
    interval series is spilled beside it.
-   The schedule (run.c) decides what runs; this file only keeps what ran.
+   The schedule (schedule.c) decides what runs; this file only keeps what ran.
    Main thread only. */
 #ifndef BC_RUNNER_H
 #define BC_RUNNER_H
-#include "run.h"
+#include <stdio.h>
+#include <jansson.h>
+#include "auto.h"
+#include "case.h"
+#include "config_model.h"
+#include "plan.h"
+#include "results.h"
+
+typedef struct bc_runner {
+	const bc_config *cfg;
+	const char *out_json, *out_csv;	/* final paths (already made unique), or NULL */
+	int force_module;		/* run even when requirements are not met */
+	int progress;			/* 0 quiet, 1 lines, 2 terminal */
+	json_t *doc;			/* the results document being built, but for its cases:
+					   "cases" stays [] here (case_text has them) */
+	uint64_t next_id;		/* ids are 64-bit: a resumed file may hold large ones */
+	uint32_t seed;			/* of the rounds' order: cfg's, or drawn (recorded) */
+	int failed, interrupted;
+	int stopped;			/* the run ended early (a module's exit() with isolate = false) */
+	FILE *text;			/* where the human text goes: stdout, or stderr with -o - */
+	int write_failed;		/* the last write of the results failed */
+	int spilled;			/* OUT.intervals.jsonl started by this run */
+	int lock_fd;			/* OUT.lock (bc_lock_output), or -1 */
+	FILE *json_out;			/* -o - with isolate = false: the real stdout (fd 1 is stderr) */
+	bc_case_result *cases;		/* every case so far (the summary, CSV) */
+	char **case_text;		/* case i as the document holds it: its JSON text, made
+					   once as it ends (indented for its place), not a tree of
+					   ten times its size */
+	size_t ncases, ccases;
+	bc_results groups;		/* the cases grouped as compare groups them */
+	struct bc_resume *resume;	/* --resume: the kept cases of the interrupted run */
+	bc_results *baseline;		/* baseline = "A.json": repeat = auto decides against it */
+	uint64_t t0;			/* the run's start (repeat = auto's time_budget, the ETA) */
+	size_t done;			/* cases run by this process (the ETA's pace) */
+	size_t eta_seen;		/* ncases when the ETA was last shown */
+} bc_runner;
 
 /* Creates r->doc (schema, version, host, config, schedule) and draws the
    seed when the config gives none. */

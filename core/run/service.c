@@ -24,7 +24,7 @@
 #define LOG_TAIL_LINES	10
 #define MAX_EXTRA	8	/* processes a server left at start besides its leader */
 
-extern volatile sig_atomic_t bc_signals;	/* run.c: 2 = a second Ctrl-C */
+extern volatile sig_atomic_t bc_signals;	/* schedule.c: 2 = a second Ctrl-C */
 
 typedef struct svc {
 	char *module, *name, *log, *argv0;

@@ -13,7 +13,7 @@
 #include "loader.h"
 #include "options.h"
 #include "plan.h"
-#include "run.h"
+#include "schedule.h"
 #include "service.h"
 #include "fit.h"
 #include "start_at.h"
@@ -27,7 +27,7 @@ static void on_signal(int sig, siginfo_t *si, void *u)
 {
 	(void)u;
 	/* isolate = false: a module in this process that signals it (kill(0,
-	   ...), raise()) is not a stop request; run.c fails its case */
+	   ...), raise()) is not a stop request; schedule.c fails its case */
 	if (bc_in_module && si && si->si_code == SI_USER && si->si_pid == getpid()) {
 		if (!bc_self_signal)
 			bc_self_signal = sig;

@@ -1,10 +1,10 @@
 /* A run, from a loaded config to the results: loads the modules, plans each
  * entry, checks the plan's size and the output paths, locks the results
- * file, then hands the plan to the runner (run.h). The command line
+ * file, then hands the plan to the runner (schedule.h). The command line
  * (cli/run_cli.c) fills bc_suite_opts; nothing here parses flags. */
 #ifndef BC_SUITE_H
 #define BC_SUITE_H
-#include "runset.h"
+#include "config_model.h"
 #include "auto.h"
 #include "loader.h"
 

@@ -1,7 +1,7 @@
 /* A config as values (runset.h): defaults, module entries, freeing. */
 #include <stdlib.h>
 #include <string.h>
-#include "runset.h"
+#include "config_model.h"
 #include "settings.h"
 
 void bc_config_defaults(bc_config *c)

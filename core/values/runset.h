@@ -1,7 +1,7 @@
-/* The settings that govern a run, as values (no parser): the run settings
- * (bc_runset), a module entry as given (bc_modconf) and the whole config
- * (bc_config). site.conf's reader (libconfig) is run/config.c, the table of
- * settings values/settings.c. Main thread only. */
+/* The run settings (bc_runset), as values (no parser): global defaults,
+ * a module entry's own, the command line's. The config that holds them is
+ * config_model.h's, site.conf's reader (libconfig) run/config.c, the table
+ * of settings values/settings.c. Main thread only. */
 #ifndef BC_RUNSET_H
 #define BC_RUNSET_H
 #include <stddef.h>
@@ -41,42 +41,4 @@ typedef struct bc_runset {
 	uint32_t seed;			/* shuffles the order of a round's cases */
 } bc_runset;
 
-/* A module option as the user gave it: one value, or a list (a sweep). */
-typedef struct bc_given {
-	char *key;
-	char **texts;			/* values as text, NULL-terminated */
-	char *where;			/* "site.conf:12" or "command line" */
-} bc_given;
-
-typedef struct bc_modconf {
-	char *name;
-	int enabled;
-	char *where;
-	bc_runset run;
-	bc_given *given;
-	size_t ngiven;
-} bc_modconf;
-
-typedef struct bc_config {
-	char *file;
-	char *label, *output, *csv, *report, *baseline;
-	char *store;			/* the store setting: an archive, or "default" */
-	char **module_path;		/* NULL-terminated */
-	double pct[BC_MAX_PCT];
-	size_t npct;
-	int skip_heavy;
-	double busy_threshold;		/* percent (settings.c) */
-	bc_runset run;
-	bc_modconf *mods;
-	size_t nmods;
-} bc_config;
-
-/* Every setting at its default (settings.c's table). */
-void bc_config_defaults(bc_config *c);
-/* Adds a module entry (for `benchcore run MODULE`). */
-bc_modconf *bc_config_add_module(bc_config *c, const char *name, const char *where);
-/* Adds key=a,b,c to a module entry. */
-void bc_modconf_give(bc_modconf *m, const char *key, char **texts, const char *where);
-int bc_is_run_key(const char *key);
-void bc_config_free(bc_config *c);
 #endif

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include "runset.h"
+#include "config_model.h"
 #include "options.h"
 #include "settings.h"
 

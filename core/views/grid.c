@@ -1,10 +1,10 @@
 /* A table as compare's views build it, and its five forms: text, markdown,
-   CSV, JSON and the report's HTML (tab.h). */
+   CSV, JSON and the report's HTML (grid.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "svg.h"
-#include "tab.h"
+#include "grid.h"
 #include "tables.h"
 #include "util.h"
 

@@ -1,7 +1,7 @@
 /* A table as compare's views build it (tables.c): a header row, rows of
-   cells and the notes under it, printed in one of BC_TAB_* forms (tab.c). */
-#ifndef BC_TAB_H
-#define BC_TAB_H
+   cells and the notes under it, printed in one of BC_TAB_* forms (grid.c). */
+#ifndef BC_GRID_H
+#define BC_GRID_H
 #include <stdio.h>
 #include <stddef.h>
 

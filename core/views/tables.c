@@ -1,5 +1,5 @@
 /* compare --table, --summary-table, --per-ghz and --index (tables.h): the
-   views; a table's forms are tab.c's, its rows' labels and order caserows.c's. */
+   views; a table's forms are grid.c's, its rows' labels and order caserows.c's. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,7 +7,7 @@
 #include "options.h"
 #include "stats.h"
 #include "tables.h"
-#include "tab.h"
+#include "grid.h"
 #include "util.h"
 
 #define MAX_SIDES 16

@@ -1,0 +1,49 @@
+/* The config model (values/config_model.c), as values (no parser): a
+ * module entry as given (bc_modconf) and the whole config (bc_config) with
+ * its run settings (runset.h). site.conf's reader (libconfig) is
+ * run/config.c, the table of settings values/settings.c. Main thread only. */
+#ifndef BC_CONFIG_MODEL_H
+#define BC_CONFIG_MODEL_H
+#include <stddef.h>
+#include "runset.h"
+#include "util.h"
+
+/* A module option as the user gave it: one value, or a list (a sweep). */
+typedef struct bc_given {
+	char *key;
+	char **texts;			/* values as text, NULL-terminated */
+	char *where;			/* "site.conf:12" or "command line" */
+} bc_given;
+
+typedef struct bc_modconf {
+	char *name;
+	int enabled;
+	char *where;
+	bc_runset run;
+	bc_given *given;
+	size_t ngiven;
+} bc_modconf;
+
+typedef struct bc_config {
+	char *file;
+	char *label, *output, *csv, *report, *baseline;
+	char *store;			/* the store setting: an archive, or "default" */
+	char **module_path;		/* NULL-terminated */
+	double pct[BC_MAX_PCT];
+	size_t npct;
+	int skip_heavy;
+	double busy_threshold;		/* percent (settings.c) */
+	bc_runset run;
+	bc_modconf *mods;
+	size_t nmods;
+} bc_config;
+
+/* Every setting at its default (settings.c's table). */
+void bc_config_defaults(bc_config *c);
+/* Adds a module entry (for `benchcore run MODULE`). */
+bc_modconf *bc_config_add_module(bc_config *c, const char *name, const char *where);
+/* Adds key=a,b,c to a module entry. */
+void bc_modconf_give(bc_modconf *m, const char *key, char **texts, const char *where);
+int bc_is_run_key(const char *key);
+void bc_config_free(bc_config *c);
+#endif

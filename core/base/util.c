@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -322,6 +323,27 @@ void bc_rmtree(const char *path)
 
 int bc_write_atomic(const char *path, const char *data, size_t len, bc_err *e)
 {
+	struct iovec one = { .iov_base = (void *)data, .iov_len = len };
+	return bc_write_atomic_v(path, &one, 1, e);
+}
+
+/* A whole piece, through EINTR and short writes: 0, or -1. */
+static int write_all(int fd, const char *data, size_t len)
+{
+	size_t off = 0;
+	while (off < len) {
+		ssize_t w = write(fd, data + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		off += (size_t)w;
+	}
+	return 0;
+}
+
+int bc_write_atomic_v(const char *path, const struct iovec *iov, size_t n, bc_err *e)
+{
 	/* the writer's pid in the name: a temporary left by a writer killed
 	   outright is known as benchcore's and swept once that pid is gone
 	   (bc_sweep_temps) */
@@ -334,16 +356,10 @@ int bc_write_atomic(const char *path, const char *data, size_t len, bc_err *e)
 		return -1;
 	}
 	fchmod(fd, 0644);
-	size_t off = 0;
-	while (off < len) {
-		ssize_t w = write(fd, data + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		off += (size_t)w;
-	}
-	int ok = off == len && fsync(fd) == 0;
+	int ok = 1;
+	for (size_t i = 0; ok && i < n; i++)
+		ok = write_all(fd, iov[i].iov_base, iov[i].iov_len) == 0;
+	ok = ok && fsync(fd) == 0;
 	ok = (close(fd) == 0) && ok;
 	if (!ok || rename(tmp, path) != 0) {
 		bc_err_set(e, "could not write \"%s\": %s", path, strerror(errno ? errno : EIO));

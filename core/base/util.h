@@ -140,4 +140,8 @@ void bc_rmtree(const char *path);
 /* Writes data to path atomically: a temp file in the same directory
    (PATH.tmp.PID.XXXXXX, PID the writer's), fsync, rename. */
 int bc_write_atomic(const char *path, const char *data, size_t len, bc_err *e);
+/* The same for a file of n pieces written one after another (a document
+   too large to hold twice: the runner's). */
+struct iovec;
+int bc_write_atomic_v(const char *path, const struct iovec *iov, size_t n, bc_err *e);
 #endif

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 #include "runner.h"
@@ -172,33 +173,31 @@ void bc_runner_free(bc_runner *r)
 	bc_results_free(&r->groups);
 }
 
-/* The document's text: the header's dump with its empty "cases" replaced
-   by the cases' texts, laid out as jansson lays out an array at depth 1.
-   The key is found as a top-level one: a newline, one space, the key. */
-static char *doc_text(const bc_runner *r)
+/* The document as pieces (iov, 2 x ncases + 3 of them; *head to free):
+   the header's dump with its empty "cases" replaced by the cases' texts,
+   laid out as jansson lays out an array at depth 1, so the file is never
+   held whole beside its cases. The key is found as a top-level one: a
+   newline, one space, the key. */
+static struct iovec *doc_pieces(const bc_runner *r, char **head, size_t *n)
 {
 	static const char key[] = "\n \"cases\": []";
-	char *head = json_dumps(r->doc, JSON_INDENT(1)), *at = head ? strstr(head, key) : NULL;
+	char *h = json_dumps(r->doc, JSON_INDENT(1)), *at = h ? strstr(h, key) : NULL;
 	if (!at)
 		abort();	/* bc_runner_init made the key: cannot happen */
-	size_t len = strlen(head) + 8;
-	for (size_t i = 0; i < r->ncases; i++)
-		len += strlen(r->case_text[i]) + 4;
-	char *s = bc_xcalloc(len, 1), *o = s;
-	size_t pre = (size_t)(at - head) + sizeof(key) - 3;	/* up to the '[' */
-	memcpy(o, head, pre);
-	o += pre;
-	if (!r->ncases) {
-		o = stpcpy(o, "[]");
-	} else {
-		o = stpcpy(o, "[\n  ");
-		for (size_t i = 0; i < r->ncases; i++)
-			o = stpcpy(stpcpy(o, i ? ",\n  " : ""), r->case_text[i]);
-		o = stpcpy(o, "\n ]");
+	struct iovec *v = bc_xcalloc(2 * r->ncases + 3, sizeof(*v));
+	size_t k = 0;
+	char *open = at + sizeof(key) - 3;	/* the '[' */
+	v[k++] = (struct iovec){ h, (size_t)(open - h) };
+	for (size_t i = 0; i < r->ncases; i++) {
+		v[k++] = (struct iovec){ (void *)(i ? ",\n  " : "[\n  "), 4 };
+		v[k++] = (struct iovec){ r->case_text[i], strlen(r->case_text[i]) };
 	}
-	strcpy(o, at + sizeof(key) - 1);
-	free(head);
-	return s;
+	/* then the header's own "]" on: "[]" when there is no case, else "\n ]" */
+	v[k++] = r->ncases ? (struct iovec){ (void *)"\n ", 2 } : (struct iovec){ (void *)"[", 1 };
+	v[k++] = (struct iovec){ open + 1, strlen(open + 1) };
+	*head = h;
+	*n = k;
+	return v;
 }
 
 int bc_runner_write(bc_runner *r, int final)
@@ -223,11 +222,15 @@ int bc_runner_write(bc_runner *r, int final)
 	json_object_set_new(r->doc, "groups", bc_groups_json(&r->groups));
 	if (r->out_json && !strcmp(r->out_json, "-")) {
 		if (final) {	/* stdout takes one document, at the end */
-			char *s = doc_text(r);
+			char *head;
+			size_t n;
+			struct iovec *v = doc_pieces(r, &head, &n);
 			FILE *o = r->json_out ? r->json_out : stdout;
-			fputs(s, o);
+			for (size_t i = 0; i < n; i++)
+				fwrite(v[i].iov_base, 1, v[i].iov_len, o);
 			fputc('\n', o);
-			free(s);
+			free(head);
+			free(v);
 			if (r->json_out && (fflush(o) != 0 || ferror(o))) {
 				fprintf(stderr, "benchcore: error: run: could not write the results to stdout: %s\n",
 					strerror(errno));
@@ -237,12 +240,15 @@ int bc_runner_write(bc_runner *r, int final)
 			}
 		}
 	} else if (r->out_json) {
-		char *s = doc_text(r);
-		if (bc_write_atomic(r->out_json, s, strlen(s), &e)) {
+		char *head;
+		size_t n;
+		struct iovec *v = doc_pieces(r, &head, &n);
+		if (bc_write_atomic_v(r->out_json, v, n, &e)) {
 			bc_err_print(&e);
 			rc = -1;
 		}
-		free(s);
+		free(head);
+		free(v);
 	}
 	if (r->out_csv) {
 		char *s = bc_csv(r->cases, r->ncases, &r->groups);

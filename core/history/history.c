@@ -1,6 +1,6 @@
 /* history.h: series from points, their change points, and the facts that
-   changed at each. The facts are compare's (bc_facts_diff_parts: the host
-   fingerprint flattened, the modules' facts) plus the two versions a run
+   changed at each. The facts are the judge's, hostdiff.c's
+   (bc_facts_diff_parts: the host fingerprint flattened, the modules' facts) plus the two versions a run
    records outside them (benchcore's and the module's) and the clock it
    measured (bc_clock_moved), so a change point is named as compare would
    name the difference of the two runs either side of it. */

@@ -5,8 +5,9 @@
  * algo=rsa|ecdsa-p256|ed25519: every operation is one sign or one verify,
  * timed on its own (hundreds of microseconds; the clock costs ~20 ns). The
  * key is made once per case in init, outside the measured window; each
- * thread has its own EVP_PKEY_CTX, so threads share nothing but the key
- * (read-only, as in openssl speed -multi, whose processes share nothing).
+ * thread duplicates it (EVP_PKEY_dup) and has its own EVP_PKEY_CTX, so
+ * threads share nothing while measured, as openssl speed -multi's
+ * processes share nothing.
  *
  * op=both: openssl speed signs for S seconds, then verifies for S seconds,
  * and reports count/time of each phase. Here each thread alternates phases

@@ -67,3 +67,25 @@ if cc -fsyntax-only -D_GNU_SOURCE -Isdk/include -Icore/base $T/up/up.c 2>$T/up.e
 else
 	pass "an include of engine.h with the base floor's path does not build"
 fi
+# every file of tests/unit and tests/integration is named in tests/README.md (a new test is
+# listed where a newcomer looks): unit/NAME for a unit test, the script's or helper's name
+"$PY" -S - <<'PY' >$T/listed.out 2>&1
+import glob, os, re
+readme = open("tests/README.md").read()
+# the unit table's section and the scripts' (a unit test and a script may share a name)
+unit = readme[readme.index("### Unit tests"):readme.index("### Integration scripts")]
+scripts = readme[readme.index("### Integration scripts"):]
+missing = []
+for f in sorted(glob.glob("tests/unit/*") + glob.glob("tests/integration/*")):
+    b = os.path.basename(f)
+    where = unit if f.startswith("tests/unit/") else scripts
+    if b.startswith("test_"):	# its row in its table: "| test_x |"
+        ok = re.search(r"^\| %s \|" % re.escape(os.path.splitext(b)[0]), where, re.M)
+    else:			# a helper, by name, anywhere
+        ok = re.search(r"(?<![\w/.])%s(?![\w])" % re.escape(b), readme)
+    if not ok:
+        missing.append(f)
+print("not in tests/README.md: " + " ".join(missing) if missing else "every test file listed")
+PY
+expect_grep "every file of tests/unit and tests/integration is named in tests/README.md" $T/listed.out '^every test file listed$'
+grep -q "^every test file listed" $T/listed.out || head -3 $T/listed.out

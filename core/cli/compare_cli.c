@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "cmp_flags.h"
 #include "compare_print.h"
+#include "grid.h"
 #include "tables.h"
 #include "loader.h"
 #include "refset.h"

@@ -16,6 +16,7 @@
 #include "refset_html.h"
 #include "report_study.h"
 #include "svg.h"
+#include "grid.h"
 #include "tables.h"
 #include "util.h"
 

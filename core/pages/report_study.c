@@ -13,6 +13,7 @@
 #include "report_study.h"
 #include "stats.h"
 #include "svg.h"
+#include "grid.h"
 #include "tables.h"
 #include "util.h"
 

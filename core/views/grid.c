@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <jansson.h>
 #include "svg.h"
 #include "grid.h"
-#include "tables.h"
 #include "util.h"
 
 

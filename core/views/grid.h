@@ -5,6 +5,11 @@
 #include <stdio.h>
 #include <stddef.h>
 
+/* The tables' forms: BC_TAB_JSON is {"columns": [...], "rows": [[...]],
+   "notes": [...]} with every cell as the text shows it; BC_TAB_HTML a
+   <table> and its notes as paragraphs, escaped (the report's). */
+enum { BC_TAB_TEXT, BC_TAB_MARKDOWN, BC_TAB_CSV, BC_TAB_JSON, BC_TAB_HTML };
+
 typedef struct tab {
 	size_t ncols, nrows, cap;
 	char **cells;		/* row-major; row 0 is the header */

@@ -9,10 +9,7 @@
 #include <stdio.h>
 #include "compare.h"
 
-/* The tables' forms: BC_TAB_JSON is {"columns": [...], "rows": [[...]],
-   "notes": [...]} with every cell as the text shows it; BC_TAB_HTML a
-   <table> and its notes as paragraphs, escaped (the report's). */
-enum { BC_TAB_TEXT, BC_TAB_MARKDOWN, BC_TAB_CSV, BC_TAB_JSON, BC_TAB_HTML };
+/* The tables' forms are grid.h's BC_TAB_*. */
 
 typedef struct bc_tab_opts {
 	int format;		/* BC_TAB_* */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "options.h"
 #include "hostdiff.h"
+#include "grid.h"
 #include "tables.h"
 #include "util.h"
 

@@ -110,8 +110,23 @@ int bc_mread(const char *path, char *out, size_t n)
 	return 0;
 }
 
+/* BENCHCORE_MACHINE_TRACE=FILE (a test hook): every write appended there,
+   "PATH VALUE", so a test sees the order the kernel's rules ask for. */
+static void trace(const char *path, const char *value)
+{
+	const char *t = getenv("BENCHCORE_MACHINE_TRACE");
+	int fd = t && *t ? open(t, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600) : -1;
+	if (fd < 0)
+		return;
+	char *line = bc_xasprintf("%s %s\n", path, value);
+	(void)!write(fd, line, strlen(line));
+	free(line);
+	close(fd);
+}
+
 int bc_mwrite_file(const char *path, const char *value)
 {
+	trace(path, value);
 	/* O_TRUNC for the fake trees of the tests (regular files); sysfs ignores it */
 	int fd = open(path, O_WRONLY | O_CLOEXEC | O_TRUNC);
 	if (fd < 0)

@@ -448,3 +448,17 @@ json_t *bc_case_to_json(const bc_case_result *r)
 	}
 	return o;
 }
+
+json_t *bc_case_key(const bc_case_result *r)
+{
+	json_t *key = r->params ? json_deep_copy(r->params) : json_object(), *v;
+	const char *k;
+	if (!key)
+		abort();
+	json_object_foreach(r->machine, k, v) {
+		char *mk = bc_xasprintf("machine.%s", k);
+		json_object_set(key, mk, v);
+		free(mk);
+	}
+	return key;
+}

@@ -243,6 +243,11 @@ json_t *bc_case_intervals_json(const bc_case_result *r);
    the grouping escapes what it shows. */
 int bc_case_from_json(json_t *c, size_t idx, bc_case_result *r, bc_err *e);
 
+/* The case's params with its machine settings beside them as "machine.KEY"
+   (a new reference): what groups and labels cases, so a setting's values
+   are told apart as an option's are. */
+json_t *bc_case_key(const bc_case_result *r);
+
 /* Setters the engine and the runner use (strings are copied; NULL clears). */
 void bc_case_set_str(char **field, const char *value);
 void bc_case_add_warning(bc_case_result *r, const char *msg);

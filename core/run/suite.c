@@ -478,6 +478,20 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 	}
 	bc_runner_init(&r, cfg, config_json(cfg, plans, n), io_path_of(plans, n));
 	r.mrun = mrun;
+	json_t *sweep = json_object();	/* each swept machine setting's values, as configured (compare --split's order) */
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < plans[i].nmdims; k++) {
+			const bc_mdim *d = &plans[i].mdims[k];
+			if (d->nvals < 2 || json_object_get(sweep, d->key))
+				continue;
+			json_t *a = json_array();
+			for (size_t v = 0; v < d->nvals; v++)
+				json_array_append_new(a, json_string(d->texts[v]));
+			json_object_set_new(sweep, d->key, a);
+		}
+	if (json_object_size(sweep))
+		json_object_set(r.doc, "machine_sweep", sweep);
+	json_decref(sweep);
 	if (*other)	/* the fingerprint says whose settings the machine ran under */
 		json_object_set_new(json_object_get(r.doc, "host"), "other_run_settings", json_string(other));
 	r.baseline = base;

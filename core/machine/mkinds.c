@@ -601,7 +601,7 @@ const bc_mkind bc_mkinds[] = {
 	  THP_DIR "/enabled", 60, BC_MKF_RESTART, thp_check, thp_plan },
 	{ "thp_defrag", "always|defer|defer+madvise|madvise|never", "THP defragmentation",
 	  THP_DIR "/defrag", 61, BC_MKF_RESTART, defrag_check, defrag_plan },
-	{ "sysctl", "{ \"vm.swappiness\" = 10; }", "kernel parameters by sysctl name", "/proc/sys/NAME", 70,
+	{ "sysctl", "{ name = \"vm.swappiness\"; value = 10; }", "kernel parameters by sysctl name (KEY sysctl.NAME on the command line)", "/proc/sys/NAME", 70,
 	  BC_MKF_SUB, sysctl_check, sysctl_plan },
 	{ "io_scheduler", "NAME", "the I/O scheduler of the device under the module's path (its members when "
 	  "stacked)", "/sys/dev/block/M:N/queue/scheduler", 80, BC_MKF_DEVICE, iosched_check, iosched_plan },

@@ -144,7 +144,31 @@ out:
 	return rc;
 }
 
-/* machine = { thp = ["always", "never"]; sysctl = { "vm.swappiness" = 10; }; ... } */
+/* sysctl = { name = "vm.swappiness"; value = 10; } (value a list: a sweep),
+   or a list of such groups: libconfig's setting names cannot hold a dot. */
+static int load_sysctl(bc_mconf *mc, const config_setting_t *g, const char *file, bc_err *e)
+{
+	char *w = where_of(g, file);
+	const char *name = NULL;
+	const config_setting_t *val = config_setting_get_member(g, "value");
+	int rc = -1;
+	if (config_setting_type(g) != CONFIG_TYPE_GROUP || !config_setting_lookup_string(g, "name", &name) || !val) {
+		bc_err_set(e, "%s: sysctl must be a group { name = \"vm.swappiness\"; value = 10; } or a list ( { ... }, "
+			   "{ ... } ); a list as value is a sweep", w);
+	} else {
+		char *wv = where_of(val, file), **v = values_of(val, wv, e), *key = bc_xasprintf("sysctl.%s", name);
+		if (v) {
+			bc_mconf_give(mc, key, v, wv);
+			rc = 0;
+		}
+		free(key);
+		free(wv);
+	}
+	free(w);
+	return rc;
+}
+
+/* machine = { thp = ["always", "never"]; sysctl = { name = "vm.swappiness"; value = 10; }; ... } */
 static int load_machine(bc_mconf *mc, const config_setting_t *g, const char *file, bc_err *e)
 {
 	char *w = where_of(g, file), names[512];
@@ -159,17 +183,10 @@ static int load_machine(bc_mconf *mc, const config_setting_t *g, const char *fil
 		const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
 		const char *key = config_setting_name(s);
 		char *ws = where_of(s, file);
-		if (!strcmp(key, "sysctl") && config_setting_type(s) == CONFIG_TYPE_GROUP) {
-			for (int j = 0; !rc && j < config_setting_length(s); j++) {
-				const config_setting_t *t = config_setting_get_elem(s, (unsigned)j);
-				char *wt = where_of(t, file), **v = values_of(t, wt, e);
-				char *k = bc_xasprintf("sysctl.%s", config_setting_name(t));
-				if (v)
-					bc_mconf_give(mc, k, v, wt);
-				rc = v ? 0 : -1;
-				free(k);
-				free(wt);
-			}
+		if (!strcmp(key, "sysctl")) {
+			int list = config_setting_type(s) == CONFIG_TYPE_LIST;
+			for (int j = 0; !rc && j < (list ? config_setting_length(s) : 1); j++)
+				rc = load_sysctl(mc, list ? config_setting_get_elem(s, (unsigned)j) : s, file, e);
 		} else if (!strcmp(key, "custom")) {
 			int list = config_setting_type(s) == CONFIG_TYPE_LIST;
 			for (int j = 0; !rc && j < (list ? config_setting_length(s) : 1); j++)
@@ -183,7 +200,7 @@ static int load_machine(bc_mconf *mc, const config_setting_t *g, const char *fil
 			bc_mkind_names(names, sizeof(names));
 			bc_err_set(e, "%s: unknown machine setting \"%s\"", ws, key);
 			bc_err_detail(e, "A machine group takes: %s, device.", names);
-			bc_err_hint(e, "sysctl = { \"vm.swappiness\" = 10; }; custom = { name; set; read; values; } (see docs/machine.md)");
+			bc_err_hint(e, "sysctl = { name = \"vm.swappiness\"; value = 10; }; custom = { name; set; read; values; } (see docs/machine.md)");
 			rc = -1;
 		}
 		free(ws);

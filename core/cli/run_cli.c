@@ -47,7 +47,8 @@ static const bc_flag cli_flags[] = {
 	{ "machine", 0, "KEY=VALUE", C_MACHINE, "a machine setting (docs/machine.md: cpu_freq, governor, turbo, "
 	  "smt, online_cpus, cpus, thp, thp_defrag, sysctl.NAME, io_scheduler, read_ahead_kb, nr_requests, "
 	  "device), a,b a sweep; set before the cases, checked, restored after; needs root; repeatable; over "
-	  "the file's top-level machine group (-c: also machine.KEY=a,b after the file)", F_SUITE | F_RUN },
+	  "the file's top-level machine group (-c: also machine.KEY=a,b after the file); --machine none: the "
+	  "file's machine groups left out", F_SUITE | F_RUN },
 	{ "label", 0, "NAME", C_LABEL, "name of this system in compare/report (default: host name)", F_SUITE | F_RUN },
 	{ "force-module", 0, NULL, C_FORCE_MODULE, "run modules whose requirements are not met", F_SUITE | F_RUN },
 	{ "quiet", 'q', NULL, C_QUIET, "no progress or interval lines on stderr", F_SUITE | F_RUN },
@@ -103,6 +104,7 @@ void bc_usage(FILE *f)
 		"  benchcore help MODULE [--markdown] [-c FILE]\n"
 		"                                          a module's options (-c: the config's module_path)\n"
 		"  benchcore help settings [--markdown]    benchcore's own settings (site.conf, flags)\n"
+		"  benchcore help machine [--markdown]     the machine settings a run can sweep (docs/machine.md)\n"
 		"  benchcore sysinfo [--json]              this machine's fingerprint\n"
 		"  benchcore compare A.json B.json [...]   verdicts: win / loss / tie / inconclusive\n"
 		"  benchcore report A.json [...] -o F.html charts and verdicts in one HTML page\n"
@@ -241,6 +243,12 @@ static int give_machine(bc_config *cfg, const char *kv, const char *where)
 {
 	const char *eq = strchr(kv, '=');
 	char names[512];
+	if (!strcmp(kv, "none")) {	/* a study's settings left out (a VM that cannot set them) */
+		bc_mconf_free(&cfg->machine);
+		for (size_t m = 0; m < cfg->nmods; m++)
+			bc_mconf_free(&cfg->mods[m].machine);
+		return 0;
+	}
 	if (!eq || eq == kv || !eq[1])
 		return bc_usage_error("%s: expected KEY=VALUE (thp=never, sysctl.vm.swappiness=10)", where);
 	char *key = strndup(kv, (size_t)(eq - kv));

@@ -226,6 +226,46 @@ mkdir -p "$T/smt.tree/smt"; echo notsupported >"$T/smt.tree/smt/control"
 BENCHCORE_SYSFS_CPU=$T/smt.tree run_bc "$T/smt" run cpu $MODS --time 0.2 --machine smt=false
 expect_rc "machine: smt where smt/control says notsupported is refused" 2
 
+# ---- the three studies with their settings ----
+S=$PWD/examples/studies
+run_bc "$T/st1" -c "$S/centos6-vs-centos7.conf" $MODS --scale 0.001 -o "$T/st1.json"
+if [ -e /sys/devices/system/cpu/cpu0/cpufreq ]; then
+	pass "machine: study 1 here: this machine has cpufreq (its fake-tree run is below)"
+else
+	expect_rc "machine: study 1's turbo = [true, false] refused on this VM" 2
+	expect_grep "machine: ... quoting the file and line and why" "$T/st1.err" "centos6-vs-centos7.conf:[0-9]+: .*turbo: this machine exposes no cpufreq policy"
+	run_bc "$T/st2" -c "$S/redis-vs-cpu-frequency.conf" $MODS --scale 0.1 -o "$T/st2.json"
+	expect_rc "machine: study 2's four frequencies refused on this VM" 2
+	sed 's/^/    /' "$T/st2.err" | head -1
+fi
+mk_tree "$T/st1.tree" intel_pstate
+BENCHCORE_SYSFS_CPU=$T/st1.tree run_bc "$T/st1f" -c "$S/centos6-vs-centos7.conf" $MODS --only cpu --scale 0.001 \
+	--threads 1,2 --repeat 1 -o "$T/st1f.json"
+expect_rc "machine: study 1 (cpu) with its turbo sweep on a fake intel_pstate tree" 0
+expect_py "machine: study 1: every thread count with turbo and without" "$T/st1f.json" \
+	"sorted((c['threads'], c['machine']['turbo']) for c in d['cases']) == [(1, 'false'), (1, 'true'), (2, 'false'), (2, 'true')]"
+run_bc "$T/st1s" compare --split machine.turbo "$T/st1f.json"
+expect_grep "machine: study 1: compare --split machine.turbo: with turbo the baseline" "$T/st1s.out" "^A: .*machine.turbo=true"
+mk_tree "$T/st2.tree" cppc_cpufreq
+BENCHCORE_SYSFS_CPU=$T/st2.tree run_bc "$T/st2f" -c "$S/redis-vs-cpu-frequency.conf" $MODS --scale 0.05 --repeat 1 \
+	redis.tests=GET -o "$T/st2f.json"
+expect_rc "machine: study 2 with its four frequencies on a fake cppc_cpufreq tree (Kunpeng 920)" 0
+expect_py "machine: study 2: each frequency's case, marked not in effect where the clock stayed" "$T/st2f.json" \
+	"sorted(c['machine']['cpu_freq'] for c in d['cases']) == ['1.0GHz', '2.0GHz', '2.5GHz', '2.6GHz'] and all(('setting_not_in_effect' in c) == (abs(c['cpu_freq']['measured_mhz'] - float(c['machine']['cpu_freq'][:-3]) * 1000) > 0.05 * float(c['machine']['cpu_freq'][:-3]) * 1000) for c in d['cases'])"
+python3 -c 'import json,sys; [print("    %s: %s" % (c["machine"]["cpu_freq"], c.get("setting_not_in_effect", "in effect"))) for c in json.load(open(sys.argv[1]))["cases"]]' "$T/st2f.json"
+if [ -n "$CPU10" ]; then
+	run_bc "$T/st3" -c "$S/cloud-vm-quick-tests.conf" $MODS --scale 0.01 -o "$T/st3.json"
+	expect_rc "machine: study 3's online_cpus = [4, 8] refused on this 2-CPU machine" 2
+	run_bc "$T/st3r" -c "$S/cloud-vm-quick-tests.conf" $MODS --only rsa --scale 0.01 --repeat 1 machine.online_cpus=1,2 -o "$T/st3r.json"
+	expect_rc "machine: study 3 (rsa) with machine.online_cpus=1,2 given after -c" 0
+	expect_py "machine: study 3: each case on the CPUs its setting left" "$T/st3r.json" \
+		"all(c['cpu']['cpus_n'] == int(c['machine']['online_cpus']) for c in d['cases'])"
+	check "machine: study 3: CPU 1 online again" [ "$(raw $CPU1)" = "$CPU10" ]
+fi
+run_bc "$T/stnone" -c "$S/redis-vs-cpu-frequency.conf" $MODS --scale 0.05 --repeat 1 redis.tests=GET --machine none -o "$T/stnone.json"
+expect_rc "machine: --machine none runs a study without its settings" 0
+expect_py "machine: ... its cases record none" "$T/stnone.json" "not any('machine' in c for c in d['cases'])"
+
 # ---- custom: set and read commands; the value never parsed by the shell ----
 echo orig >"$T/knob"
 cat >"$T/custom.conf" <<EOF
@@ -300,3 +340,9 @@ check "machine: ... but left the sysctl someone changed since" [ "$(raw $SWAP)" 
 expect_grep "machine: ... naming it, with both values" "$T/next.err" "vm/swappiness: left as it is: it is \"23\" now, not the \"17\" benchcore wrote"
 echo "$SWAP0" >$SWAP
 same_as_found "machine: at the end"
+
+# ---- docs/machine.md's key table is the table's (benchcore help machine --markdown) ----
+"$BC" help machine --markdown | grep '^| `' >"$T/keys.md"
+missing=$(grep -vxFf docs/machine.md "$T/keys.md" | head -3)
+check "machine: docs/machine.md holds every row of benchcore help machine --markdown" test -z "$missing"
+[ -n "$missing" ] && echo "$missing"

@@ -226,9 +226,11 @@ static int restore_one(char *const *f, int dead, char *why, size_t n)
 		snprintf(why, n, "cannot read it: %s", cur);
 		return -1;
 	}
+	char wrote[512];
+	bc_mnormalize(f[o + 1], wrote, sizeof(wrote));	/* compared as the kernel shows it */
 	if (!strcmp(cur, f[o]))
 		return 0;
-	if (dead && strcmp(cur, f[o + 1])) {
+	if (dead && strcmp(cur, wrote)) {
 		snprintf(why, n, "left as it is: it is \"%s\" now, not the \"%s\" benchcore wrote (someone changed it "
 			 "since; it was \"%s\" before)", cur, f[o + 1], f[o]);
 		return 1;
@@ -416,9 +418,10 @@ static int apply_one(bc_mstate *s, const bc_mwrite *w, int *changed, bc_err *e)
 	bc_mentry *en = entry_of(s, w, e);
 	if (!en)
 		return -1;
-	char cur[512], why[512];
+	char cur[512], why[512], want[512];
 	size_t o = orig_at(en->f);
-	if (current(en->f, cur, sizeof(cur)) == 0 && !strcmp(cur, w->value) && !strcmp(en->f[o + 1], w->value))
+	bc_mnormalize(w->value, want, sizeof(want));	/* as the kernel shows it: "4096 87380" for tabs */
+	if (current(en->f, cur, sizeof(cur)) == 0 && !strcmp(cur, want) && !strcmp(en->f[o + 1], w->value))
 		return 0;
 	free(en->f[o + 1]);
 	en->f[o + 1] = bc_xstrdup(w->value);
@@ -429,7 +432,7 @@ static int apply_one(bc_mstate *s, const bc_mwrite *w, int *changed, bc_err *e)
 		bc_err_set(e, "%s: could not write \"%s\" to %s: %s", w->key, w->value, w->path, why);
 		return -1;
 	}
-	if (current(en->f, cur, sizeof(cur)) || strcmp(cur, w->value)) {
+	if (current(en->f, cur, sizeof(cur)) || strcmp(cur, want)) {
 		bc_err_set(e, "%s: wrote \"%s\" to %s, but it reads back \"%s\"", w->key, w->value, w->path, cur);
 		bc_err_detail(e, "The kernel (or the hypervisor) did not take the value.");
 		return -1;

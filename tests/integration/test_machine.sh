@@ -298,6 +298,12 @@ kill -TERM $BGPID; wait $BGPID; RC=$?; BGPID=""
 expect_rc "machine: SIGTERM during a case: the run stops" 130
 same_as_found "machine: after SIGTERM"
 
+"$BC" run cpu $MODS --time 20 --warmup 0 --machine thp=$THPX -q -o "$T/hup.json" >/dev/null 2>"$T/hup.err" & BGPID=$!
+wait_applied
+kill -HUP $BGPID; wait $BGPID; RC=$?; BGPID=""
+expect_rc "machine: SIGHUP (the terminal gone) during a case: the run stops" 130
+same_as_found "machine: after SIGHUP"
+
 run_bc "$T/crash" run faulty --module-path "$TESTMODS" fault=segv_event --time 0.5 --machine thp=$THPX
 expect_rc "machine: a case that crashes fails" 1
 same_as_found "machine: after a crashed case"

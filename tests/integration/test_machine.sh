@@ -132,6 +132,14 @@ if [ -n "$CPU10" ] && [ "$(nproc --all)" -ge 2 ]; then
 	expect_rc "machine: online_cpus = 0 is refused (cpu0 never goes)" 2
 fi
 
+# ---- cpus: the cases' CPUs without hot-unplugging ----
+if [ "$(nproc)" -ge 2 ]; then
+	run_bc "$T/cpus" run cpu $MODS --threads 2 --time 0.3 --warmup 0 --machine cpus=0,0-1 -o "$T/cpus.json"
+	expect_rc "machine: a cpus sweep" 0
+	expect_py "machine: cpus = 0: the case could run on CPU 0 alone; 0-1 on both" "$T/cpus.json" \
+		"sorted((c['machine']['cpus'], c['cpu']['cpus']) for c in d['cases']) == [('0', '0'), ('0-1', '0-1')]"
+fi
+
 # ---- fake CPU trees: every driver's files, their order, the restore ----
 # mk_tree DIR DRIVER: 2 CPUs laid out as DRIVER's sysfs
 mk_tree() {

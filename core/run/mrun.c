@@ -19,10 +19,11 @@ typedef struct bc_mrun {
 } bc_mrun;
 
 static bc_mrun *live;	/* for the atexit backstop */
+static pid_t owner;	/* the runner: a case child that calls exit() inherits the handler */
 
 static void at_exit(void)
 {
-	if (live)
+	if (live && getpid() == owner)
 		bc_mrun_end(live);
 }
 
@@ -53,6 +54,7 @@ int bc_mrun_begin(bc_mrun **out, const bc_modplan *plans, size_t n, char *other,
 	}
 	m->have_aff = sched_getaffinity(0, sizeof(m->aff), &m->aff) == 0;
 	live = m;
+	owner = getpid();
 	static int registered;
 	if (!registered++)
 		atexit(at_exit);

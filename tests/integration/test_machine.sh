@@ -316,6 +316,15 @@ run_bc "$T/crash" run faulty --module-path "$TESTMODS" fault=segv_event --time 0
 expect_rc "machine: a case that crashes fails" 1
 same_as_found "machine: after a crashed case"
 
+# a module calling exit() in its case's process runs the exit handlers it
+# inherited: they must not restore the runner's settings mid-run
+BENCHCORE_MACHINE_TRACE=$T/exit.trace run_bc "$T/exit" run faulty --module-path "$TESTMODS" fault=exit_init --time 0.3 \
+	--repeat 2 --machine thp=$THPX
+expect_rc "machine: cases whose module calls exit() fail" 1
+check "machine: ... and THP is written twice only: set once, restored at the end" \
+	[ "$(grep -c "^$THP/enabled " "$T/exit.trace")" = 2 ]
+same_as_found "machine: after cases that called exit()"
+
 # SIGKILL, then benchcore restore
 "$BC" run cpu $MODS --time 30 --warmup 0 --machine thp=$THPX --machine sysctl.vm.swappiness=17 -q \
 	-o "$T/kill.json" >/dev/null 2>&1 & BGPID=$!

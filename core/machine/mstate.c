@@ -351,8 +351,13 @@ static void say_holder(int fd)
 int bc_mstate_begin(bc_mstate *s, bc_err *e)
 {
 	paths(s);
-	if (make_dir(s, e) || take_lock(s, e))
+	if (make_dir(s, e) || take_lock(s, e)) {
+		free(s->dir);
+		free(s->journal);
+		free(s->lockfile);
+		s->dir = s->journal = s->lockfile = NULL;
 		return -1;
+	}
 	/* a dead run's journal first: its originals are the machine's */
 	if (load(s) == 0 && s->n) {
 		bc_warn("a benchcore run that ended without restoring changed this machine's settings: restoring them "

@@ -233,6 +233,12 @@ fi
 mkdir -p "$T/smt.tree/smt"; echo notsupported >"$T/smt.tree/smt/control"
 BENCHCORE_SYSFS_CPU=$T/smt.tree run_bc "$T/smt" run cpu $MODS --time 0.2 --machine smt=false
 expect_rc "machine: smt where smt/control says notsupported is refused" 2
+mk_tree "$T/smton.tree" intel_pstate; mkdir -p "$T/smton.tree/smt"; echo on >"$T/smton.tree/smt/control"
+BENCHCORE_SYSFS_CPU=$T/smton.tree BENCHCORE_MACHINE_TRACE=$T/smton.trace run_bc "$T/smton" run cpu $MODS --time 0.2 --warmup 0 \
+	--machine smt=false --machine governor=performance
+expect_rc "machine: smt = false where smt/control says on" 0
+check "machine: smt/control written off first (before the governor), then back on" \
+	test "$(head -1 "$T/smton.trace")" = "$T/smton.tree/smt/control off" -a "$(cat "$T/smton.tree/smt/control")" = on
 
 # ---- the three studies with their settings ----
 S=$PWD/examples/studies

@@ -298,16 +298,18 @@ check "machine: custom: restored through its set command" [ "$(cat "$T/knob")" =
 
 # ---- the ways out: SIGTERM, a crashing case, SIGKILL ----
 # wait_applied: until the run's journal holds THP's record and THP reads as written
+# (and, given a value, the sysctl too: it is written after THP, the kernel's order)
 wait_applied() {
 	for _ in $(seq 100); do
-		grep -q "enabled" "$T/state/journal" 2>/dev/null && grep -q "\[$THPX\]" $THP/enabled && return 0
+		grep -q "enabled" "$T/state/journal" 2>/dev/null && grep -q "\[$THPX\]" $THP/enabled &&
+			{ [ -z "${1:-}" ] || [ "$(cat $SWAP)" = "$1" ]; } && return 0
 		sleep 0.1
 	done
 	return 1
 }
 "$BC" run cpu $MODS --time 20 --warmup 0 --machine thp=$THPX --machine sysctl.vm.swappiness=17 -q \
 	-o "$T/term.json" >/dev/null 2>"$T/term.err" & BGPID=$!
-wait_applied
+wait_applied 17
 kill -TERM $BGPID; wait $BGPID; RC=$?; BGPID=""
 expect_rc "machine: SIGTERM during a case: the run stops" 130
 same_as_found "machine: after SIGTERM"
@@ -334,7 +336,7 @@ same_as_found "machine: after cases that called exit()"
 # SIGKILL, then benchcore restore
 "$BC" run cpu $MODS --time 30 --warmup 0 --machine thp=$THPX --machine sysctl.vm.swappiness=17 -q \
 	-o "$T/kill.json" >/dev/null 2>&1 & BGPID=$!
-wait_applied
+wait_applied 17
 # meanwhile a second run that changes settings is refused, its holder named
 run_bc "$T/second" run cpu $MODS --time 0.2 --machine thp=$THPX
 expect_rc "machine: a second run changing settings is refused" 2
@@ -359,7 +361,7 @@ expect_grep "machine: a second restore has nothing to do" "$T/restore2.out" "not
 # SIGKILL, someone changes swappiness, then a plain next run finishes the restore
 "$BC" run cpu $MODS --time 30 --warmup 0 --machine thp=$THPX --machine sysctl.vm.swappiness=17 -q \
 	-o "$T/kill2.json" >/dev/null 2>&1 & BGPID=$!
-wait_applied
+wait_applied 17
 kill -9 $BGPID; wait $BGPID 2>/dev/null; BGPID=""
 echo 23 >$SWAP
 run_bc "$T/next" run cpu $MODS --time 0.2 --warmup 0 -o "$T/next.json"

@@ -247,6 +247,13 @@ def man5(bc):
         out += [f".SS \"{esc(head.replace('`', ''))}\""]
         for key, flag, typ, dflt, meaning in rows:
             out += md_item(key, typ + (f"; flag {flag.strip('`')}" if flag else ""), dflt, meaning)
+    out += [".SH MACHINE SETTINGS",
+            "A \\fBmachine = { ... }\\fR group (top level: every module; a module entry's own replaces it) "
+            "sets machine settings before the cases, checks each took effect, and restores them after; a list "
+            "is a sweep dimension like an option's. Root is needed. See the documentation's machine.md."]
+    for _, rows in md_rows(help_text(bc, "help", "machine", "--markdown")):
+        for key, vals, what, files in rows:
+            out += md_item(key, vals, "", what + " Writes: " + files + ".")
     out += [".SH MODULES", "A module entry takes the module's own options below and the run settings above."]
     for name in modules_of(bc):
         first = help_text(bc, "help", name).split("\n", 1)[0]

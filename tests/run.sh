@@ -46,9 +46,10 @@ in_full() { [ "$level" != check ]; }
 # loss at adjusted p < 0.05, which a neighbour's noise can hide), or keeps
 # both CPUs busy itself (test_fuzz: two fuzzers at a time), or shares one CPU
 # between a case and a busy loop (test_interference: a neighbour on that CPU
-# takes from both).
+# takes from both), or changes machine-wide state (test_machine: THP, a
+# sysctl, CPU 1 offline for about a second, which a neighbour would measure).
 # (their quick forms leave those parts out and run beside others)
-solo="test_abi11 test_compare test_core test_fuzz test_interference"
+solo="test_abi11 test_compare test_core test_fuzz test_interference test_machine"
 # full level only: the package and fleet builds (a .deb built and installed,
 # the playbook against hosts)
 full_only="test_fleet test_package"

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "cli.h"
 #include "cmp_flags.h"
+#include "results.h"
 #include "util.h"
 
 /* A percentage: "2", "0.5%", 0..1000. */
@@ -74,6 +75,40 @@ static int add_ignore(bc_cmp_opts *o, const char *arg, bc_err *e)
 	return rc;
 }
 
+static const char *split_key;	/* --split: one process, one command line */
+static char **split_refs;	/* the references' strings, freed at exit */
+
+static void free_split(void)
+{
+	bc_strv_free(split_refs);
+}
+
+int bc_cmp_split_files(const char *cmd, char ***files, int *n)
+{
+	bc_err e;
+	if (!split_key)
+		return 0;
+	if (*n != 1) {
+		fprintf(stderr, "benchcore %s: --split %s takes one results file (got %d)\n", cmd, split_key, *n);
+		return -1;
+	}
+	char **refs = bc_split_refs((*files)[0], split_key, &e);
+	if (!refs) {
+		fprintf(stderr, "benchcore %s: %s\n", cmd, e.msg);
+		if (e.hint[0])
+			fprintf(stderr, "HINT: %s\n", e.hint);
+		return -1;
+	}
+	free(*files);	/* the words of argv: only the array is ours */
+	/* the command frees the array it holds: a copy, the strings kept here */
+	split_refs = refs;
+	atexit(free_split);
+	*files = bc_xcalloc(bc_strv_len(refs) + 1, sizeof(char *));
+	memcpy(*files, refs, bc_strv_len(refs) * sizeof(char *));
+	*n = (int)bc_strv_len(refs);
+	return 0;
+}
+
 int bc_cmp_option(bc_cmp_opts *o, int code, const char *arg, bc_err *e)
 {
 	char *end;
@@ -118,6 +153,9 @@ int bc_cmp_option(bc_cmp_opts *o, int code, const char *arg, bc_err *e)
 		return add_ignore(o, arg, e);
 	case BC_OPT_DB:
 		bc_store_set_db(arg);
+		return 0;
+	case BC_OPT_SPLIT:
+		split_key = arg;
 		return 0;
 	case BC_OPT_BUSY:
 		if (parse_pct(arg, &o->busy_pct) == 0 && o->busy_pct <= 1) {

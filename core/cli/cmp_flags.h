@@ -12,7 +12,7 @@
    exactly the same values. Put BC_CMP_FLAGS in the command's table and hand
    every code in BC_OPT_THRESHOLD .. BC_OPT_DB to bc_cmp_option(). */
 enum { BC_OPT_THRESHOLD = 0x1000, BC_OPT_THRESHOLD_FOR, BC_OPT_ALPHA, BC_OPT_TEST, BC_OPT_ADJUST,
-       BC_OPT_MATCH_IGNORE, BC_OPT_LEVEL, BC_OPT_BUSY, BC_OPT_DB };
+       BC_OPT_MATCH_IGNORE, BC_OPT_LEVEL, BC_OPT_BUSY, BC_OPT_DB, BC_OPT_SPLIT };
 #define BC_CMP_FLAGS \
 	{ "threshold", 0, "PCT", BC_OPT_THRESHOLD, "practical threshold of throughput metrics in percent " \
 	  "(default 2; \"2%\" accepted; 0 to 1000)" }, \
@@ -35,9 +35,16 @@ enum { BC_OPT_THRESHOLD = 0x1000, BC_OPT_THRESHOLD_FOR, BC_OPT_ALPHA, BC_OPT_TES
 	{ "busy-threshold", 0, "PCT", BC_OPT_BUSY, "interference weighed: steal and other processes " \
 	  "on a case's CPUs, in percent of their time, below which it is not counted (default 5, or the " \
 	  "files' busy_threshold setting when both record the same; 0 to 100)" }, \
+	{ "split", 0, "machine.KEY", BC_OPT_SPLIT, "one results file that swept a machine setting " \
+	  "(docs/machine.md) read as one system per value, the first configured value the baseline: " \
+	  "compare --split machine.turbo run.json (the views and report too)" }, \
 	{ "db", 0, "DB", BC_OPT_DB, "the results archive db:RUN_ID, db:LABEL, db:latest and " \
 	  "db:latest@HOST are read from (default $BENCHCORE_DB, else the default archive; docs/archive.md)" }
 /* 0 when applied; -1 with a message "--flag ARG: wants ..." in e. */
 int bc_cmp_option(bc_cmp_opts *o, int code, const char *arg, bc_err *e);
+/* --split KEY given: files (one) replaced by one reference per value of
+   the setting, *n updated (the new list is malloc'd; the old is freed).
+   0, or -1 after printing why (cmd names the command). */
+int bc_cmp_split_files(const char *cmd, char ***files, int *n);
 
 #endif

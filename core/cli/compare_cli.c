@@ -208,6 +208,10 @@ int bc_cmd_compare(int argc, char **argv)
 		return 2;
 	}
 	nfiles = (int)bc_strv_len(files);
+	if (bc_cmp_split_files("compare", &files, &nfiles)) {
+		free(files);
+		return 2;
+	}
 	if (nfiles < 1 || nfiles > MAX_FILES) {
 		fprintf(stderr, "benchcore compare: wants 1 to %d result files (got %d)\n"
 			"Try 'benchcore compare --help'.\n", MAX_FILES, nfiles);

@@ -9,6 +9,7 @@
 #include "loader.h"
 #include "options.h"
 #include "settings.h"
+#include "mset.h"
 #include "util.h"
 
 static void print_requirements(FILE *f, const bench_requirements_v1 *r)
@@ -173,12 +174,38 @@ static void option_line(FILE *f, const bench_option_v1 *o, int md)
 
 /* help's words: MODULE [--markdown] [--module-path DIR] [-c FILE]; the
    config's module_path is searched too, as a run of it would. */
+/* benchcore help machine: the machine settings' table (core/machine/mkinds.c),
+   docs/machine.md's key table, the man page's section and --machine's keys. */
+static void machine_doc(int md)
+{
+	if (md) {
+		printf("### Machine settings (`machine = { ... }`, `--machine KEY=VALUE`)\n\n"
+		       "| key | values | what | writes |\n|---|---|---|---|\n");
+		for (const bc_mkind *k = bc_mkinds; k->key; k++) {
+			char mv[128];	/* a table cell holds no bar */
+			size_t o = 0;
+			for (const char *c = k->metavar; *c && o + 3 < sizeof(mv); c++)
+				o += (size_t)(*c == '|' ? snprintf(mv + o, sizeof(mv) - o, ", ") :
+					      snprintf(mv + o, sizeof(mv) - o, "%c", *c));
+			printf("| `%s` | %s | %s | %s |\n", k->key, mv, k->help, k->files);
+		}
+		printf("| `device` | /dev/NAME | the block device of io_scheduler, read_ahead_kb and nr_requests "
+		       "(default: the one under the module's path) | (none) |\n");
+		return;
+	}
+	printf("machine settings (site.conf: machine = { KEY = VALUE or [a, b]; }, a list a sweep; "
+	       "benchcore run --machine KEY=a,b; -c FILE machine.KEY=a,b); root needed:\n");
+	for (const bc_mkind *k = bc_mkinds; k->key; k++)
+		printf("  %-14s %s\n  %-14s %s\n  %-14s writes: %s\n", k->key, k->metavar, "", k->help, "", k->files);
+	printf("  %-14s /dev/NAME\n  %-14s the device of io_scheduler, read_ahead_kb, nr_requests\n", "device", "");
+}
+
 int bc_cmd_help(int argc, char **argv)
 {
 	list_args a = { { NULL, NULL }, NULL, 0, 0 };
 	char **rest;
 	int rc = list_help_flags("help", 2, argc, argv, &a, &rest, 1,
-				 "benchcore help MODULE|settings [--markdown] [--module-path DIR] [-c FILE]");
+				 "benchcore help MODULE|settings|machine [--markdown] [--module-path DIR] [-c FILE]");
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	if (!rest[0]) {
@@ -191,6 +218,10 @@ int bc_cmd_help(int argc, char **argv)
 	int md = a.markdown;
 	if (!strcmp(name, "settings")) {
 		bc_settings_doc(stdout, md);
+		return 0;
+	}
+	if (!strcmp(name, "machine")) {
+		machine_doc(md);
 		return 0;
 	}
 	bc_modset set;

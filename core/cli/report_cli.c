@@ -95,6 +95,10 @@ int bc_cmd_report(int argc, char **argv)
 		return 0;
 	}
 	n = (int)bc_strv_len(files);
+	if (bc_cmp_split_files("report", &files, &n)) {
+		free(files);
+		return 2;
+	}
 	if (!a.out || n < 1 || n > MAX_FILES) {
 		fprintf(stderr, "benchcore report: %s\nTry 'benchcore report --help'.\n",
 			!a.out ? "missing -o FILE" : "wants 1 to 16 result files");

@@ -122,13 +122,15 @@ static json_t *differing_params(const bc_case_result *cases, size_t n)
 			json_object_set_new(diff, mod, json_object());
 			continue;
 		}
-		json_t *ref = cases[json_integer_value(at)].params, *own = cases[i].params;
+		json_t *ref = bc_case_key(&cases[json_integer_value(at)]), *own = bc_case_key(&cases[i]);
 		json_object_foreach(own, k, v)
 			if (!json_equal(v, json_object_get(ref, k)))
 				json_object_set_new(d, k, json_true());
 		json_object_foreach(ref, k, v)
 			if (!json_object_get(own, k))
 				json_object_set_new(d, k, json_true());
+		json_decref(ref);
+		json_decref(own);
 	}
 	json_decref(first);
 	return diff;
@@ -138,12 +140,14 @@ static json_t *differing_params(const bc_case_result *cases, size_t n)
 static char *row_label(const bc_case_result *c, json_t *diff)
 {
 	json_t *keys = json_object_get(diff, c->module ? c->module : ""), *shown = json_object(), *v;
+	json_t *all = bc_case_key(c);
 	const char *k;
-	json_object_foreach(c->params, k, v)
+	json_object_foreach(all, k, v)
 		if (json_object_get(keys, k))
 			json_object_set(shown, k, v);
 	char *s = bc_params_text(shown);
 	json_decref(shown);
+	json_decref(all);
 	return s;
 }
 
@@ -160,7 +164,9 @@ void bc_print_summary(FILE *f, const bc_case_result *cases, size_t n, const bc_r
 		   or set differently by two entries (the plan's point has only the
 		   former: three io entries would all read rw=...) */
 		char *p = row_label(c, diff);
-		char *pk = json_dumps(c->params, JSON_COMPACT | JSON_SORT_KEYS);
+		json_t *ck = bc_case_key(c);
+		char *pk = json_dumps(ck, JSON_COMPACT | JSON_SORT_KEYS);
+		json_decref(ck);
 		/* grouped as compare groups them: its primary metric is the summary's */
 		const bc_rgroup *g = bc_results_find(groups, c->module, pk ? pk : "{}", c->threads);
 		free(pk);
@@ -209,7 +215,9 @@ static void csv_row(FILE *f, const bc_case_result *c, const char *params, const 
 /* The case's headline metric as its group (compare's grouping) names it. */
 static const char *case_headline(const bc_case_result *c, const bc_results *groups)
 {
-	char *pk = json_dumps(c->params, JSON_COMPACT | JSON_SORT_KEYS);
+	json_t *ck = bc_case_key(c);
+	char *pk = json_dumps(ck, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(ck);
 	const bc_rgroup *g = groups ? bc_results_find(groups, c->module, pk ? pk : "{}", c->threads) : NULL;
 	const bc_rmetric *pm = g ? bc_primary_metric(g) : NULL;
 
@@ -229,7 +237,9 @@ char *bc_csv(const bc_case_result *cases, size_t n, const bc_results *groups)
 	fputs(head, f);
 	for (size_t i = 0; i < n; i++) {
 		const bc_case_result *c = &cases[i];
-		char *p = bc_params_text(c->params);
+		json_t *ck = bc_case_key(c);
+		char *p = bc_params_text(ck);
+		json_decref(ck);
 		const char *hl = case_headline(c, groups);
 		if (!c->nmetrics)	/* a failed or skipped case: one row, so it is seen */
 			csv_row(f, c, p, NULL, hl);

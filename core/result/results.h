@@ -111,6 +111,13 @@ typedef int (*bc_results_ref_fn)(const char *ref, char **buf, size_t *len, bc_er
 void bc_results_set_ref_loader(const char *prefix, bc_results_ref_fn fn);
 
 void bc_results_free(bc_results *r);
+
+/* compare --split machine.KEY FILE (results_split.c): one reference per
+   value of the setting (the configured order; the first is the baseline),
+   each read by bc_results_load as one system ("split:IDX:KEY:FILE").
+   NULL-terminated, malloc'd; NULL with e when the file swept no such key. */
+char **bc_split_refs(const char *file, const char *key, bc_err *e);
+int bc_split_load(const char *ref, bc_results *r, bc_err *e);
 /* Whether r is a partial run's file: NULL for a whole one, else why, in
    words ("the run was interrupted"); *of gets cases_planned (-1: unknown). */
 const char *bc_results_partial(const bc_results *r, long *of);

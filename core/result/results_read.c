@@ -228,8 +228,14 @@ void bc_results_add_case(bc_results *r, const bc_case_result *c)
 		r->nfailed += strcmp(c->status, "failed") == 0;
 		return;
 	}
+	if (c->setting_not_in_effect)
+		return;	/* its setting did not take: no group credits it */
 	r->nok++;
-	bc_rgroup *g = find_or_add_group(r, c->module, c->params, c->placement, c->threads);
+	/* the machine settings a case ran under tell groups apart as params do
+	   ("machine.thp" beside the options; compare --split takes them apart) */
+	json_t *key = bc_case_key(c);
+	bc_rgroup *g = find_or_add_group(r, c->module, key, c->placement, c->threads);
+	json_decref(key);
 	g->repeats++;
 	if (!g->module_version && c->module_version && *c->module_version)
 		g->module_version = shown(c->module_version);
@@ -487,6 +493,8 @@ static int load_ref(const char *ref, bc_results *r, bc_err *e)
 
 int bc_results_load(const char *path, bc_results *r, bc_err *e)
 {
+	if (!strncmp(path, "split:", 6))
+		return bc_split_load(path, r, e);
 	if (ref_loader.fn && !strncmp(path, ref_loader.prefix, strlen(ref_loader.prefix)))
 		return load_ref(path, r, e);
 	int fd = bc_open_regular(path, MAX_FILE, e);

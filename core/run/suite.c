@@ -15,6 +15,7 @@
 #include "plan.h"
 #include "schedule.h"
 #include "service.h"
+#include "mrun.h"
 #include "fit.h"
 #include "start_at.h"
 #include "suite.h"
@@ -337,6 +338,7 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 	bc_err e;
 	int rc = 2;
 	size_t n = 0;
+	struct bc_mrun *mrun = NULL;
 	bc_modplan *plans = bc_xcalloc(cfg->nmods ? cfg->nmods : 1, sizeof(*plans));
 	char **extra = c->modpath ? bc_split(c->modpath, ':') : NULL;
 	if (extra) {
@@ -381,6 +383,10 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 			goto out;
 		}
 		n++;
+		if (bc_plan_machine(&plans[n - 1], &cfg->machine, &e)) {
+			bc_err_print(&e);	/* nothing changed yet: exit 2 */
+			goto out;
+		}
 	}
 	if (n == 0) {
 		fprintf(stderr, "benchcore: error: nothing to run: every module is disabled or filtered out\n");
@@ -415,6 +421,16 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 		}
 	}
 	if (plan_too_large(cfg, plans, n))
+		goto out;
+	for (size_t i = 0; c->resume && i < n; i++)
+		if (plans[i].nmdims) {
+			/* the kept cases are found by their options alone */
+			fprintf(stderr, "benchcore: error: --resume does not take machine settings yet (module %s has "
+				"them)\n", plans[i].mod->desc.name);
+			goto out;
+		}
+	char other[512];
+	if (bc_mrun_begin(&mrun, plans, n, other, sizeof(other)))
 		goto out;
 	bc_runner r;
 	memset(&r, 0, sizeof(r));
@@ -468,6 +484,23 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 		goto out;
 	}
 	bc_runner_init(&r, cfg, config_json(cfg, plans, n), io_path_of(plans, n));
+	r.mrun = mrun;
+	json_t *sweep = json_object();	/* each swept machine setting's values, as configured (compare --split's order) */
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < plans[i].nmdims; k++) {
+			const bc_mdim *d = &plans[i].mdims[k];
+			if (d->nvals < 2 || json_object_get(sweep, d->key))
+				continue;
+			json_t *a = json_array();
+			for (size_t v = 0; v < d->nvals; v++)
+				json_array_append_new(a, json_string(d->texts[v]));
+			json_object_set_new(sweep, d->key, a);
+		}
+	if (json_object_size(sweep))
+		json_object_set(r.doc, "machine_sweep", sweep);
+	json_decref(sweep);
+	if (*other)	/* the fingerprint says whose settings the machine ran under */
+		json_object_set_new(json_object_get(r.doc, "host"), "other_run_settings", json_string(other));
 	r.baseline = base;
 	if (c->resume && bc_runner_resume(&r, out, plans, n, &e)) {
 		bc_err_print(&e);
@@ -501,6 +534,7 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 	free(out);
 	free(csv);
 out:
+	bc_mrun_end(mrun);	/* every original back, on every way out */
 	for (size_t i = 0; i < n; i++)
 		bc_plan_free(&plans[i]);
 	free(plans);

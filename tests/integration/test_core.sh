@@ -22,7 +22,9 @@ for f in $(grep -oE -- '--[a-z-]+' $T/h.out | sort -u); do
 		--report) val=($T/flag.html -o $T/flag-r.json);; --scale) val=(0.5);;
 		--min-repeat|--max-repeat) val=(3);; --resume) val=(-o $T/flag-r.json);;
 		--start-at) val=("@$(date +%s)");; --profile) val=(small);; --baseline) val=($T/flag-base.json);;
-		--store) f=--store=$T/flag.db; val=(-o $T/flag-s.json);; esac
+		--store) f=--store=$T/flag.db; val=(-o $T/flag-s.json);;
+		--machine) val=(sysctl.vm.swappiness=$(cat /proc/sys/vm/swappiness))	# the value it has: nothing changes
+			export BENCHCORE_STATE_DIR=$T/mstate;; esac	# its own lock: another run may hold the machine's
 	"$BC" run cpu max_prime=100 --time 0.2 --warmup 0 "$f" "${val[@]}" -q >/dev/null 2>$T/flag.err
 	rc=$?; [ $rc -eq 2 ] && { bad=1; echo "flag $f ${val[*]}: rc $rc: $(cat $T/flag.err)"; }
 done

@@ -238,10 +238,12 @@ if [ "${BC_QUICK:-0}" = 1 ]; then
 else
 	S=$(cd "$(dirname "$0")/../.." && pwd)/examples/studies
 	mkdir -p $T/st && cd $T/st
+	# their machine settings (turbo, cpu_freq, online_cpus) are test_machine's:
+	# --machine none leaves them out here
 	# study 1 at 1/1000: 0.9 s per cpu/mem/io case, a 100M io file per thread, 1 warehouse
 	# (100 x 0.001, at least 1); --threads 1,2 stands for the sweeps (scale alone keeps
 	# each sweep's first and last count: 42 cpu threads, 48 io files, 1024 connections)
-	run_bc $T/st/s1 -c $S/centos6-vs-centos7.conf --scale 0.001 --threads 1,2 --repeat 2 -o $T/st/s1.json --label c
+	run_bc $T/st/s1 -c $S/centos6-vs-centos7.conf --scale 0.001 --threads 1,2 --repeat 2 --machine none -o $T/st/s1.json --label c
 	expect_rc "study 1 (centos6-vs-centos7.conf) at --scale 0.001" 0
 	expect_py "study 1: cpu, mem (6 points), io (4 points) and oltp ran, each at --threads 1,2" $T/st/s1.json \
 		'sorted(set((c["module"], c["threads"]) for c in d["cases"])) == [(m, t) for m in ("cpu", "io", "mem", "oltp") for t in (1, 2)] and sum(c["module"] == "mem" for c in d["cases"]) == 24 and all(c["status"] == "ok" for c in d["cases"])'
@@ -252,7 +254,7 @@ else
 	expect_grep "study 1's closing table from its run: a row per module's headline" $T/st/t1.out '^io iops +'
 	expect_grep "study 1's closing table: io's mean latency" $T/st/t1.out '^io mean latency +'
 	# study 2 at 1/10: 1 s per redis test
-	run_bc $T/st/s2 -c $S/redis-vs-cpu-frequency.conf --scale 0.1 --repeat 2 -o $T/st/s2.json --label f
+	run_bc $T/st/s2 -c $S/redis-vs-cpu-frequency.conf --scale 0.1 --repeat 2 --machine none -o $T/st/s2.json --label f
 	expect_rc "study 2 (redis-vs-cpu-frequency.conf) at --scale 0.1" 0
 	expect_py "study 2: the 19 default tests, one case each per repeat, all ok" $T/st/s2.json \
 		'len(set(c["params"]["tests"] for c in d["cases"])) == 19 and all(c["status"] == "ok" for c in d["cases"])'
@@ -261,7 +263,7 @@ else
 	run_bc $T/st/p2 compare --per-ghz $T/st/s2.json $T/st/s2.json
 	expect_grep "study 2's conclusion from its run (a file against itself: proportional)" $T/st/p2.out 'throughput is proportional to the clock'
 	# study 3 at 1/100: rsa at 1 thread, dd-style write then read, loopback net, the index's tests
-	run_bc $T/st/s3 -c $S/cloud-vm-quick-tests.conf --scale 0.01 --repeat 2 -o $T/st/s3.json --label vm1
+	run_bc $T/st/s3 -c $S/cloud-vm-quick-tests.conf --scale 0.01 --repeat 2 --machine none -o $T/st/s3.json --label vm1
 	expect_rc "study 3 (cloud-vm-quick-tests.conf) at --scale 0.01" 0
 	expect_py "study 3: rsa, io write and read at 100K blocks, net and UnixBench's tests (cpu, sys) ran, all ok" $T/st/s3.json \
 		'sorted(set(c["module"] for c in d["cases"])) == ["cpu", "io", "net", "rsa", "sys"] and sorted(set(c["params"]["rw"] for c in d["cases"] if c["module"] == "io")) == ["read", "write"] and all(c["params"]["block_size"] == 102400 for c in d["cases"] if c["module"] == "io") and all(c["status"] == "ok" for c in d["cases"])'

@@ -1,0 +1,127 @@
+/* compare --split machine.KEY FILE (docs/machine.md): one run that swept a
+   machine setting read as one system per value, the first value (the
+   config's order, "machine_sweep" in the file) the baseline. Each system is
+   a reference "split:IDX:KEY:FILE" that bc_results_load reads here: the
+   file's cases whose machine KEY is the IDX-th value, that key taken out
+   (so their groups match across the systems as one file's do), labelled
+   "LABEL KEY=VALUE". Every view that reads files takes them unchanged. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "results.h"
+
+static json_t *load_doc(const char *file, bc_err *e)
+{
+	int fd = bc_open_regular(file, 256u << 20, e);
+	if (fd < 0)
+		return NULL;
+	FILE *f = fdopen(fd, "rb");
+	json_error_t je;
+	json_t *d = f ? json_loadf(f, 0, &je) : NULL;
+	if (f)
+		fclose(f);
+	else
+		close(fd);
+	if (!d || !json_is_object(d)) {
+		bc_err_set(e, "not a results file (%s)", d ? "not an object" : je.text);
+		json_decref(d);
+		return NULL;
+	}
+	return d;
+}
+
+/* The values of key in the file: the sweep's order as configured, then any
+   other value in the order the cases have them. A new array. */
+static json_t *values_of(json_t *d, const char *key)
+{
+	json_t *vals = json_array(), *v, *c;
+	size_t i;
+	json_array_foreach(json_object_get(json_object_get(d, "machine_sweep"), key), i, v)
+		if (json_is_string(v))
+			json_array_append(vals, v);
+	json_array_foreach(json_object_get(d, "cases"), i, c) {
+		json_t *m = json_object_get(json_object_get(c, "machine"), key);
+		size_t j, seen = 0;
+		json_t *w;
+		json_array_foreach(vals, j, w)
+			seen |= json_equal(w, m);
+		if (json_is_string(m) && !seen)
+			json_array_append(vals, m);
+	}
+	return vals;
+}
+
+static const char *bare(const char *key)
+{
+	return !strncmp(key, "machine.", 8) ? key + 8 : key;
+}
+
+char **bc_split_refs(const char *file, const char *key, bc_err *e)
+{
+	json_t *d = load_doc(file, e);
+	if (!d)
+		return NULL;
+	json_t *vals = values_of(d, bare(key));
+	size_t n = json_array_size(vals);
+	char **refs = NULL;
+	if (n < 2) {
+		bc_err_set(e, "--split %s: %s has %s value of machine setting \"%s\" (a run that swept it has two or "
+			   "more)", key, file, n ? "one" : "no", bare(key));
+		bc_err_hint(e, "the keys a case records are under cases[].machine");
+	} else if (strchr(bare(key), ':')) {
+		bc_err_set(e, "--split %s: not a machine setting's name", key);
+	} else {
+		refs = bc_xcalloc(n + 1, sizeof(*refs));
+		for (size_t i = 0; i < n; i++)
+			refs[i] = bc_xasprintf("split:%zu:%s:%s", i, bare(key), file);
+	}
+	json_decref(vals);
+	json_decref(d);
+	return refs;
+}
+
+int bc_split_load(const char *ref, bc_results *r, bc_err *e)
+{
+	char key[256];
+	unsigned long idx;
+	int off = 0;
+	*r = (bc_results){ 0 };
+	if (sscanf(ref, "split:%lu:%255[^:]:%n", &idx, key, &off) != 2 || !off) {
+		bc_err_set(e, "not a split reference (split:IDX:KEY:FILE)");
+		return -1;
+	}
+	json_t *d = load_doc(ref + off, e);
+	if (!d)
+		return -1;
+	json_t *vals = values_of(d, key), *want = json_array_get(vals, idx), *kept = json_array(), *c;
+	size_t i;
+	int rc = -1;
+	if (!want) {
+		bc_err_set(e, "%s has no value %lu of machine setting \"%s\"", ref + off, idx, key);
+		goto out;
+	}
+	json_array_foreach(json_object_get(d, "cases"), i, c) {
+		json_t *m = json_object_get(c, "machine");
+		if (!json_equal(json_object_get(m, key), want))
+			continue;
+		json_object_del(m, key);
+		json_array_append(kept, c);
+	}
+	const char *label = json_string_value(json_object_get(d, "label"));
+	char *l = bc_xasprintf("%s machine.%s=%s", label ? label : ref + off, key, json_string_value(want));
+	json_object_set_new(d, "label", json_string(l));
+	free(l);
+	json_object_set(d, "cases", kept);
+	json_object_del(d, "groups");	/* regrouped from the kept cases */
+	json_object_del(d, "cases_planned");
+	char *text = json_dumps(d, JSON_COMPACT);
+	rc = text ? bc_results_parse(text, strlen(text), ref, r, e) : -1;
+	free(text);
+out:
+	json_decref(kept);
+	json_decref(vals);
+	json_decref(d);
+	return rc;
+}

@@ -1,0 +1,181 @@
+/* Machine settings (core/machine/mset.h): the parsers, the kernel's write
+   order worked out on a fake CPU tree, and the journal's apply, restore and
+   recovery on plain files in a scratch directory (no root, nothing of the
+   machine's touched). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "unit.h"
+#include "mset.h"
+
+static char dir[64];
+
+static void put(const char *rel, const char *text)
+{
+	char p[256];
+	snprintf(p, sizeof(p), "%s/%s", dir, rel);
+	for (char *s = p + strlen(dir) + 1; (s = strchr(s, '/')); s++) {
+		*s = '\0';
+		mkdir(p, 0755);
+		*s = '/';
+	}
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static char *get(const char *rel)
+{
+	static char buf[256];
+	char p[256];
+	snprintf(p, sizeof(p), "%s/%s", dir, rel);
+	FILE *f = fopen(p, "r");
+	assert_non_null(f);
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static void test_parsers(void **state)
+{
+	(void)state;
+	unsigned long long k;
+	assert_int_equal(bc_mfreq_parse("2.6GHz", &k), 0);
+	assert_int_equal(k, 2600000);
+	assert_int_equal(bc_mfreq_parse("800 MHz", &k), 0);
+	assert_int_equal(k, 800000);
+	assert_int_equal(bc_mfreq_parse("1e9Hz", &k), 0);
+	assert_int_equal(k, 1000000);
+	assert_int_equal(bc_mfreq_parse("2600000kHz", &k), 0);
+	assert_int_equal(k, 2600000);
+	assert_int_equal(bc_mfreq_parse("2600", &k), -1);	/* no unit: never guessed */
+	assert_int_equal(bc_mfreq_parse("-1GHz", &k), -1);
+	assert_int_equal(bc_mfreq_parse("fastGHz", &k), -1);
+	char out[64];
+	bc_mnormalize("always [madvise] never\n", out, sizeof(out));
+	assert_string_equal(out, "madvise");
+	bc_mnormalize("  4096\t 87380   6291456\n", out, sizeof(out));
+	assert_string_equal(out, "4096 87380 6291456");
+	unsigned char *s = bc_mcpu_list_parse("0-2,5");
+	assert_non_null(s);
+	assert_true(s[0] && s[1] && s[2] && !s[3] && !s[4] && s[5]);
+	free(s);
+	assert_null(bc_mcpu_list_parse("3-1"));
+	assert_null(bc_mcpu_list_parse("0,,1"));
+	assert_null(bc_mcpu_list_parse("x"));
+	assert_null(bc_mcpu_list_parse(""));
+	assert_non_null(bc_mkind_find("sysctl.vm.swappiness"));
+	assert_null(bc_mkind_find("sysctl"));		/* a sysctl needs its name */
+	assert_null(bc_mkind_find("thp.x"));
+	assert_string_equal(bc_mkind_find("thp")->key, "thp");
+	/* the table is in the kernel's order */
+	for (const bc_mkind *r = bc_mkinds; r[1].key; r++)
+		assert_true(r->rank < r[1].rank);
+}
+
+/* cpu_freq on a fake tree: lowering writes min first, raising max first. */
+static void test_freq_order(void **state)
+{
+	(void)state;
+	char root[128];
+	snprintf(root, sizeof(root), "%s/cpu", dir);
+	setenv("BENCHCORE_SYSFS_CPU", root, 1);
+	put("cpu/cpu0/cpufreq/cpuinfo_min_freq", "200000\n");
+	put("cpu/cpu0/cpufreq/cpuinfo_max_freq", "2600000\n");
+	put("cpu/cpu0/cpufreq/scaling_max_freq", "2600000\n");
+	put("cpu/cpu0/cpufreq/scaling_governor", "performance\n");
+	const bc_mkind *k = bc_mkind_find("cpu_freq");
+	bc_mctx x = { 0 };
+	bc_err e;
+	char v[64];
+	assert_int_equal(k->check(&x, "1GHz", v, sizeof(v), &e), 0);
+	assert_string_equal(v, "1000000");
+	assert_int_equal(k->check(&x, "3GHz", v, sizeof(v), &e), -1);
+	assert_non_null(strstr(e.msg, "0.200 to 2.600 GHz"));
+	assert_int_equal(k->check(&x, "max", v, sizeof(v), &e), 0);
+	assert_string_equal(v, "2600000");
+	bc_mwrites ws = { 0 };
+	assert_int_equal(k->plan(&x, "1000000", &ws, &e), 0);
+	assert_int_equal(ws.n, 2);
+	assert_non_null(strstr(ws.w[0].path, "scaling_min_freq"));
+	bc_mwrites_free(&ws);
+	put("cpu/cpu0/cpufreq/scaling_max_freq", "1000000\n");
+	assert_int_equal(k->plan(&x, "2000000", &ws, &e), 0);
+	assert_non_null(strstr(ws.w[0].path, "scaling_max_freq"));
+	bc_mwrites_free(&ws);
+	unsetenv("BENCHCORE_SYSFS_CPU");
+}
+
+/* Apply, a second combination, end; then a dead run's journal recovered
+   where the value is still the one written, the changed one left. */
+static void test_journal(void **state)
+{
+	(void)state;
+	char sd[128], a[128], b[128];
+	snprintf(sd, sizeof(sd), "%s/state", dir);
+	setenv("BENCHCORE_STATE_DIR", sd, 1);
+	put("a", "always [madvise] never\n");
+	put("b", "60\n");
+	snprintf(a, sizeof(a), "%s/a", dir);
+	snprintf(b, sizeof(b), "%s/b", dir);
+	bc_mstate s = { 0 };
+	bc_err e;
+	int changed;
+	assert_int_equal(bc_mstate_begin(&s, &e), 0);
+	char holder[256];
+	assert_int_equal(bc_mstate_holder(holder, sizeof(holder)), 1);
+	assert_non_null(strstr(holder, "pid "));
+	bc_mwrites ws = { 0 };
+	bc_mwrites_add(&ws, 'f', a, "never", "thp");
+	bc_mwrites_add(&ws, 'f', b, "10\twith a tab", "sysctl");
+	/* a value that does not read back is an error: "never" does, the plain file's does too */
+	assert_int_equal(bc_mstate_apply(&s, &ws, &changed, &e), 0);
+	assert_int_equal(changed, 1);
+	assert_string_equal(get("a"), "never\n");
+	bc_mwrites_free(&ws);
+	bc_mwrites_add(&ws, 'f', a, "never", "thp");	/* b is not in this combination: back */
+	assert_int_equal(bc_mstate_apply(&s, &ws, &changed, &e), 0);
+	assert_string_equal(get("b"), "60\n");
+	bc_mwrites_free(&ws);
+	assert_int_equal(bc_mstate_end(&s), 0);
+	assert_string_equal(get("a"), "madvise\n");
+	char jp[160];
+	snprintf(jp, sizeof(jp), "%s/journal", sd);
+	assert_int_equal(access(jp, F_OK), -1);
+
+	/* a dead run's journal (written as a run writes it) */
+	put("a", "always madvise [never]\n");
+	put("b", "23\n");
+	FILE *f = fopen(jp, "w");
+	fprintf(f, "benchcore machine journal 1\nfile\t%s\tmadvise\tnever\nfile\t%s\t60\t10\n", a, b);
+	fclose(f);
+	int restored;
+	assert_int_equal(bc_mstate_recover(NULL, &restored), 1);	/* b was changed since: left */
+	assert_string_equal(get("a"), "madvise\n");
+	assert_string_equal(get("b"), "23\n");
+	assert_int_equal(access(jp, F_OK), -1);
+	assert_int_equal(bc_mstate_recover(NULL, &restored), 0);	/* nothing left to do */
+	unsetenv("BENCHCORE_STATE_DIR");
+}
+
+int main(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/bc-unit-machine.XXXXXX");
+	if (!mkdtemp(dir))
+		return 1;
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parsers),
+		cmocka_unit_test(test_freq_order),
+		cmocka_unit_test(test_journal),
+	};
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+	char *cmd = bc_xasprintf("rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		rc |= 1;
+	free(cmd);
+	return rc;
+}

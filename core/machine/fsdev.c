@@ -54,6 +54,37 @@ unsigned long long bc_fs_min_size(const char *type)
 	return t ? t->min : 0;
 }
 
+/* Sparse, so a generous image costs nothing until written: what the
+   modules need, plus a quarter (at least 256 MiB) for the journal, the
+   metadata and btrfs's chunk allocation, in whole MiB, at least the type's
+   minimum. */
+unsigned long long bc_fs_image_size(const char *type, unsigned long long need)
+{
+	unsigned long long extra = need / 4 > (256ull << 20) ? need / 4 : 256ull << 20;
+	unsigned long long size = ((need + extra + (1ull << 20) - 1) >> 20) << 20;
+	return size < bc_fs_min_size(type) ? bc_fs_min_size(type) : size;
+}
+
+/* A real O_DIRECT open in the mounted file system (a module's direct
+   I/O would meet the same answer): 0, or -1 with e. */
+int bc_fs_direct_io(const bc_fs *fs, bc_err *e)
+{
+	char *p = bc_xasprintf("%s/.benchcore-direct-io.%ld", fs->mnt, (long)getpid());
+	int fd = open(p, O_RDWR | O_CREAT | O_EXCL | O_DIRECT | O_CLOEXEC, 0600);
+	int saved = errno;
+	if (fd >= 0) {
+		close(fd);
+		unlink(p);
+	}
+	free(p);
+	if (fd >= 0)
+		return 0;
+	bc_err_set(e, "machine.fs: %s (%s) refuses O_DIRECT: %s", fs->mnt, fs->spec.type,
+		   strerror(saved));
+	bc_err_hint(e, "set direct = false for the module, or use another file system");
+	return -1;
+}
+
 int bc_fs_tool_check(const char *type, bc_err *e)
 {
 	const struct fs_type *t = type_of(type);
@@ -179,7 +210,12 @@ static int loop_config(int lfd, int ifd, const char *image)
 	struct loop_config cfg;
 	memset(&cfg, 0, sizeof cfg);
 	cfg.fd = (unsigned)ifd;
-	cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR;
+	/* direct I/O on the image: without it the loop driver reads and writes
+	   the image through the page cache, and a case's O_DIRECT I/O on the
+	   file system under test would be served from memory; the kernel
+	   falls back to buffered I/O where the image's file system cannot
+	   (the record says which: /sys/block/loopN/loop/dio) */
+	cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR | LO_FLAGS_DIRECT_IO;
 	snprintf((char *)cfg.info.lo_file_name, LO_NAME_SIZE, "%.*s", LO_NAME_SIZE - 1, image);
 #ifdef LOOP_CONFIGURE
 	if (ioctl(lfd, LOOP_CONFIGURE, &cfg) == 0)
@@ -281,8 +317,13 @@ static int make_image(bc_fs *fs, const char *dir, unsigned long long size, unsig
 		return -1;
 	unlink(fs->image);
 	snprintf(fs->rec.device, sizeof fs->rec.device, "%s", fs->loop);
-	snprintf(fs->rec.device_model, sizeof fs->rec.device_model, "loop (image on %s)",
-		 fs->rec.image_fs[0] ? fs->rec.image_fs : "unknown");
+	char p[64], dio[8] = "0";
+	snprintf(p, sizeof p, "/sys/block/%s/loop/dio", fs->loop + 5);
+	bc_fs_read_line(p, dio, sizeof dio);
+	fs->rec.loop_direct_io = dio[0] == '1';
+	snprintf(fs->rec.device_model, sizeof fs->rec.device_model, "loop (image on %s, %s I/O)",
+		 fs->rec.image_fs[0] ? fs->rec.image_fs : "unknown",
+		 fs->rec.loop_direct_io ? "direct" : "buffered");
 	fs->rec.size_bytes = size;
 	return 0;
 }

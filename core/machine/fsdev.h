@@ -43,6 +43,8 @@ typedef struct bc_fs_record {
 	char device_model[256];		/* sysfs model/vendor, "loop" for an image */
 	char image[PATH_MAX];		/* the image file ("" for a device) */
 	char image_fs[32];		/* the file system the image lives on */
+	int loop_direct_io;		/* the loop device reads and writes the image with
+					   O_DIRECT (else through the page cache) */
 	char mount_point[PATH_MAX];
 	unsigned long long size_bytes;	/* the image's size or the device's */
 	double make_s, mount_s;		/* what mkfs and the mount cost (wall seconds) */
@@ -78,6 +80,15 @@ const bc_fs_record *bc_fs_rec(const bc_fs *fs);
 /* Is it still mounted as made (type and device)? 0, or -1 with e (a case
    checks before it counts). */
 int bc_fs_verify(const bc_fs *fs, bc_err *e);
+/* Whether the mounted file system takes O_DIRECT (a real open there): 0,
+   or -1 with e, for a module whose options ask for it (io's direct =
+   true). ext4, xfs and btrfs all do; a mount option may not (btrfs falls
+   back to buffered writes when compressing, but accepts the open). */
+int bc_fs_direct_io(const bc_fs *fs, bc_err *e);
+/* The image's size for what the modules need (their needs()' disk bytes):
+   sparse, so with room for the file system's own metadata; at least the
+   type's minimum. */
+unsigned long long bc_fs_image_size(const char *type, unsigned long long need);
 /* Unmounts, detaches, removes the image and the directories, frees fs.
    0, or -1 with e naming what is left (everything else still undone). */
 int bc_fs_teardown(bc_fs *fs, bc_err *e);

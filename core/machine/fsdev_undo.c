@@ -322,6 +322,7 @@ json_t *bc_fs_record_json(const bc_fs_record *r)
 	if (r->image[0]) {
 		json_object_set_new(j, "image", json_string(r->image));
 		json_object_set_new(j, "image_fs", json_string(r->image_fs));
+		json_object_set_new(j, "loop_direct_io", json_boolean(r->loop_direct_io));
 	}
 	return j;
 }
@@ -371,6 +372,12 @@ int bc_fs_record_from_json(const json_t *j, bc_fs_record *r, bc_err *e)
 	    copy_num(j, "size_bytes", &size, e) || copy_num(j, "make_s", &r->make_s, e) ||
 	    copy_num(j, "mount_s", &r->mount_s, e))
 		return -1;
+	json_t *dio = json_object_get(j, "loop_direct_io");
+	if (dio && !json_is_boolean(dio)) {
+		bc_err_set(e, "fs.loop_direct_io: not true or false");
+		return -1;
+	}
+	r->loop_direct_io = json_is_true(dio);
 	if (size > 1.8e19) {
 		bc_err_set(e, "fs.size_bytes: past 2^64");
 		return -1;

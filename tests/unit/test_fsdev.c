@@ -120,14 +120,16 @@ static void make_one(const char *type, const char *opts, const char *want_opt)
 	assert_int_equal(stat(r->image, &st), -1);	/* unlinked once attached */
 	assert_int_equal(stat(bc_fs_dir(fs), &st), 0);
 	assert_int_equal(bc_fs_verify(fs, &e), 0);
+	assert_int_equal(bc_fs_direct_io(fs, &e), 0);
 	char *f = bc_xasprintf("%s/file", bc_fs_dir(fs)), *cmd;
 	cmd = bc_xasprintf("dd if=/dev/zero of=%s bs=1M count=8 conv=fsync status=none", f);
 	sh(cmd);
 	char dir[512];
 	snprintf(dir, sizeof dir, "%.*s", (int)(strrchr(bc_fs_dir(fs), '/') - bc_fs_dir(fs)),
 		 bc_fs_dir(fs));
-	print_message("%s: mkfs %.2f s, mount %.3f s, options %s\n", type, r->make_s,
-		      r->mount_s, r->mount_options);
+	print_message("%s: mkfs %.2f s, mount %.3f s, options %s; %s\n", type, r->make_s,
+		      r->mount_s, r->mount_options, r->device_model);
+	assert_non_null(strstr(r->device_model, r->loop_direct_io ? "direct I/O" : "buffered I/O"));
 	assert_int_equal(bc_fs_teardown(fs, &e), 0);
 	assert_gone(dir);
 	free(f);
@@ -423,6 +425,15 @@ static void test_sigkill_restore(void **state)
 	killed(2, "xfs");
 }
 
+static void test_image_size(void **state)
+{
+	(void)state;
+	assert_int_equal(bc_fs_image_size("xfs", 0), 300ull << 20);		/* the minimum */
+	assert_int_equal(bc_fs_image_size("ext4", 1ull << 20), 257ull << 20);	/* + 256M */
+	assert_int_equal(bc_fs_image_size("ext4", 4ull << 30), 5ull << 30);	/* + a quarter */
+	assert_int_equal(bc_fs_image_size("btrfs", 1000), 257ull << 20);	/* whole MiB */
+}
+
 /* A journal that names what benchcore does not make is refused untouched. */
 static void test_restore_refuses_foreign(void **state)
 {
@@ -452,6 +463,7 @@ static void test_record_json(void **state)
 	snprintf(r.device_model, sizeof r.device_model, "loop (image on ext4)");
 	snprintf(r.image, sizeof r.image, "/var/tmp/.benchcore-fs.1.0/image");
 	snprintf(r.image_fs, sizeof r.image_fs, "ext4");
+	r.loop_direct_io = 1;
 	snprintf(r.mount_point, sizeof r.mount_point, "/var/tmp/.benchcore-fs.1.0/mnt");
 	json_t *j = bc_fs_record_json(&r);
 	bc_err e;
@@ -493,6 +505,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_record_json),
+		cmocka_unit_test(test_image_size),
 		cmocka_unit_test(test_plan_refusals),
 		cmocka_unit_test(test_restore_refuses_foreign),
 		cmocka_unit_test(test_ext4),

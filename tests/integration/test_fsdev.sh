@@ -18,6 +18,9 @@ leftovers() {	# what is left under $T: mounts, loop devices, private dirs
 	find "$T" -name '.benchcore-fs.*' -o -name 'bc-fsdev.*' 2>/dev/null | sed 's/^/left: /'
 }
 put_back() {
+	for b in /sys/block/loop*/loop/backing_file; do
+		[ -r "$b" ] && grep -qF "$T/" "$b" && swapoff "/dev/$(basename "${b%/loop/backing_file}")" 2>/dev/null
+	done
 	grep -F " $T/" /proc/self/mountinfo | awk '{print $5}' | sort -r | xargs -r -n1 umount -l
 	for b in /sys/block/loop*/loop/backing_file; do
 		[ -r "$b" ] && grep -qF "$T/" "$b" && losetup -d "/dev/$(basename "${b%/loop/backing_file}")"
@@ -44,6 +47,7 @@ done
 expect_grep "a spare device with ext4 on it and no wipe_device: refused, naming the signature" $T/unit.out \
 	'^refused: machine.fs_device: /dev/loop[0-9]+ is refused: it carries TYPE=ext4'
 expect_grep "a mounted spare device: refused" $T/unit.out 'is refused: loop[0-9]+ is mounted on '
+expect_grep "a spare device that is swap: refused" $T/unit.out 'is refused: loop[0-9]+ is swap space|SKIP: swapon'
 expect_grep "the root device: refused" $T/unit.out 'is refused: it is the root or boot device'
 expect_grep "killed after the mount: restored (unmounted, removed)" $T/unit.out '^killed at 0, restored: unmounted, .*: removed$'
 left=$(leftovers)

@@ -14,6 +14,8 @@ int bc_cmd_help(int argc, char **argv);
 int bc_cmd_sysinfo(int argc, char **argv);
 /* benchcore clean: dead runs' directories (clean_cli.c) */
 int bc_cmd_clean(int argc, char **argv);
+/* benchcore restore: a dead run's machine settings (restore_cli.c) */
+int bc_cmd_restore(int argc, char **argv);
 /* benchcore check-module FILE.so: a module author's check (check_cli.c) */
 int bc_cmd_check_module(int argc, char **argv);
 /* benchcore compare (compare_cli.c) and report (report_cli.c) */

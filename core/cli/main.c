@@ -45,6 +45,8 @@ int main(int argc, char **argv)
 		return bc_cmd_db(argc - 1, argv + 1);
 	if (!strcmp(cmd, "report"))
 		return bc_cmd_report(argc - 1, argv + 1);
+	if (!strcmp(cmd, "restore"))
+		return bc_cmd_restore(argc - 1, argv + 1);
 	if (!strcmp(cmd, "history"))
 		return bc_cmd_history(argc - 1, argv + 1);
 	if (cmd[0] == '-')

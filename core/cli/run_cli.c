@@ -8,6 +8,7 @@
 #include "config.h"
 #include "flags.h"
 #include "loader.h"
+#include "mset.h"
 #include "settings.h"
 #include "start_at.h"
 #include "suite.h"
@@ -15,7 +16,7 @@
 
 enum { F_SUITE = 1, F_RUN = 2 };
 enum { C_CONFIG = 1, C_OUTPUT, C_CSV, C_FORCE, C_ONLY, C_SKIP, C_LABEL, C_FORCE_MODULE, C_QUIET,
-       C_MODPATH, C_REPORT, C_RESUME, C_START_AT, C_BASELINE, C_BUSY, C_STORE, C_SETTING = 1000 /* + index in bc_settings */ };
+       C_MODPATH, C_REPORT, C_RESUME, C_START_AT, C_BASELINE, C_BUSY, C_STORE, C_MACHINE, C_SETTING = 1000 /* + index in bc_settings */ };
 
 /* The flags of -c and run that are not run settings; the run settings'
    flags come from settings.c's table (see all_flags). */
@@ -43,6 +44,10 @@ static const bc_flag cli_flags[] = {
 	  "processes on a case's CPUs, percent of their time) below it is not weighed by repeat = auto's "
 	  "\"decided\" nor, when both files record the same, by compare (0 to 100; overrides the config's)",
 	  F_SUITE | F_RUN },
+	{ "machine", 0, "KEY=VALUE", C_MACHINE, "a machine setting (docs/machine.md: cpu_freq, governor, turbo, "
+	  "smt, online_cpus, cpus, thp, thp_defrag, sysctl.NAME, io_scheduler, read_ahead_kb, nr_requests, "
+	  "device), a,b a sweep; set before the cases, checked, restored after; needs root; repeatable; over "
+	  "the file's top-level machine group (-c: also machine.KEY=a,b after the file)", F_SUITE | F_RUN },
 	{ "label", 0, "NAME", C_LABEL, "name of this system in compare/report (default: host name)", F_SUITE | F_RUN },
 	{ "force-module", 0, NULL, C_FORCE_MODULE, "run modules whose requirements are not met", F_SUITE | F_RUN },
 	{ "quiet", 'q', NULL, C_QUIET, "no progress or interval lines on stderr", F_SUITE | F_RUN },
@@ -80,6 +85,8 @@ typedef struct cli {
 	struct { const bc_setting *s; const char *val, *flag; } over[64];
 	const char *busy;	/* --busy-threshold, applied after the config file */
 	const char *store;	/* --store[=DB]: "" without a value */
+	const char *machine[32];	/* --machine KEY=VALUE, in order */
+	size_t nmachine;
 } cli;
 
 void bc_usage(FILE *f)
@@ -104,6 +111,7 @@ void bc_usage(FILE *f)
 		"  benchcore merge A.json B.json -o C.json the parts of one system's run as one results file\n"
 		"  benchcore serve [options]               a module's server half, for runs from another machine\n"
 		"  benchcore clean [options]               remove the directories of runs that were killed\n"
+		"  benchcore restore                       put back the machine settings of a run killed outright\n"
 		"  benchcore check-module FILE.so [options]\n"
 		"                                          a module author's check: load, describe, run every phase\n"
 		"  benchcore history --module M [options] [A.json ...]\n"
@@ -181,6 +189,13 @@ static int on_flag(void *arg, const bc_flag *f, const char *val, bc_err *err)
 	case C_BASELINE: c->baseline = val; return 0;
 	case C_BUSY: cl->busy = val; return 0;
 	case C_STORE: cl->store = val ? val : ""; return 0;
+	case C_MACHINE:
+		if (cl->nmachine == sizeof(cl->machine) / sizeof(cl->machine[0])) {
+			bc_err_set(err, "too many --machine flags");
+			return -1;
+		}
+		cl->machine[cl->nmachine++] = val;
+		return 0;
 	case C_LABEL:
 		if (!bc_utf8_valid(val)) {
 			bc_err_set(err, "--label: not valid UTF-8 text (results keep the label as UTF-8)");
@@ -220,9 +235,39 @@ static int on_flag(void *arg, const bc_flag *f, const char *val, bc_err *err)
 	return 0;
 }
 
+/* machine.KEY=a,b (after -c) or --machine KEY=a,b: into the top level's
+   machine group and every entry's own (the command line wins). 0, or 2. */
+static int give_machine(bc_config *cfg, const char *kv, const char *where)
+{
+	const char *eq = strchr(kv, '=');
+	char names[512];
+	if (!eq || eq == kv || !eq[1])
+		return bc_usage_error("%s: expected KEY=VALUE (thp=never, sysctl.vm.swappiness=10)", where);
+	char *key = strndup(kv, (size_t)(eq - kv));
+	const bc_mkind *k = bc_mkind_find(key);
+	if ((!k && strcmp(key, "device")) || (k && !strcmp(k->key, "custom"))) {
+		bc_err e;
+		bc_mkind_names(names, sizeof(names));
+		bc_err_set(&e, "%s: unknown machine setting \"%s\"", where, key);
+		bc_err_detail(&e, "The command line takes: %s (sysctl.NAME), device; custom only in the file.", names);
+		bc_err_print(&e);
+		free(key);
+		return 2;
+	}
+	bc_mconf_give(&cfg->machine, key, bc_split(eq + 1, ','), where);
+	for (size_t m = 0; m < cfg->nmods; m++)
+		if (cfg->mods[m].machine.set)
+			bc_mconf_give(&cfg->mods[m].machine, key, bc_split(eq + 1, ','), where);
+	free(key);
+	return 0;
+}
+
 /* -c: the kept run-setting flags over the file's top level and entries. */
 static int apply_overrides(const cli *cl, bc_config *cfg)
 {
+	for (size_t i = 0; i < cl->nmachine; i++)
+		if (give_machine(cfg, cl->machine[i], "command line (--machine)"))
+			return -1;
 	if (cl->busy) {	/* a global setting: checked by its table row */
 		char *v[] = { (char *)cl->busy, NULL };
 		bc_err e;
@@ -289,6 +334,8 @@ static int run_and_finish(cli *c, bc_config *cfg)
 static int apply_module_override(bc_config *cfg, const char *word)
 {
 	const char *dot = strchr(word, '.'), *eq = strchr(word, '=');
+	if (!strncmp(word, "machine.", 8))
+		return give_machine(cfg, word + 8, "command line (machine.)");
 	if (!dot || !eq || dot > eq || dot == word || eq == dot + 1)
 		return bc_usage_error("unexpected argument \"%s\" (after -c FILE: MODULE.OPTION=VALUE)", word);
 	char *mod = strndup(word, (size_t)(dot - word)), *key = strndup(dot + 1, (size_t)(eq - dot - 1));

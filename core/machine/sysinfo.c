@@ -251,7 +251,7 @@ static void cpu_freq(json_t *h)
 	json_object_set_new(h, "boost", json_string(boost_state()));
 }
 
-static const char *hypervisor_vendor(void)
+const char *bc_sysinfo_hypervisor(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
 	static const struct { const char *sig, *name; } known[] = {
@@ -614,7 +614,7 @@ json_t *bc_sysinfo_host(const char *io_path)
 	bc_si_limits(h);
 	cpu_freq(h);
 	caches(h);
-	bc_si_set_str(h, "virtualization", hypervisor_vendor());
+	bc_si_set_str(h, "virtualization", bc_sysinfo_hypervisor());
 	bc_si_set_str(h, "container", container_kind());
 	memory(h);
 	set_file(h, "kernel_cmdline", "/proc/cmdline");

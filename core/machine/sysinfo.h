@@ -94,4 +94,7 @@ int bc_arm_cpu_name(unsigned implementer, unsigned part, int variant, int revisi
    /sys/devices/system/cpu. */
 const char *bc_sysinfo_cpu_root(void);
 
+/* The hypervisor this machine runs under ("kvm", "xen", ...), or "none". */
+const char *bc_sysinfo_hypervisor(void);
+
 #endif

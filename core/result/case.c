@@ -44,6 +44,8 @@ void bc_case_free(bc_case_result *r)
 	free(r->module_sha256);
 	free(r->module_shadows);
 	json_decref(r->params);
+	json_decref(r->machine);
+	free(r->setting_not_in_effect);
 	bc_strv_free(r->placement);
 	free(r->point);
 	free(r->status);
@@ -305,6 +307,9 @@ json_t *bc_case_to_json(const bc_case_result *r)
 		json_object_set_new(o, "placement", pl);
 	}
 	put_str(o, "point", r->point);
+	if (r->machine)
+		json_object_set_new(o, "machine", json_incref(r->machine));
+	put_str(o, "setting_not_in_effect", r->setting_not_in_effect);
 	json_object_set_new(o, "threads", json_integer(r->threads));
 	json_object_set_new(o, "repeat", json_integer(r->repeat));
 	if (r->round)

@@ -105,6 +105,14 @@ typedef struct bc_case_result {
 	char **placement;	/* names of params that say where it ran (BENCH_OPT_PLACEMENT),
 				   NULL-terminated; NULL: none (or an older file) */
 	char *point;		/* NULL when absent */
+	/* "machine": the machine settings the case ran under (docs/machine.md),
+	   {"thp": "never", "sysctl.vm.swappiness": "10"}, each value a string;
+	   NULL when absent (none set). Grouped and matched like params. */
+	json_t *machine;
+	/* "setting_not_in_effect": why a setting did not take ("cpu_freq: asked
+	   2000 MHz, measured 2600 MHz"); the case is kept out of the groups, so
+	   no verdict credits the setting. NULL: absent. */
+	char *setting_not_in_effect;
 	long threads;
 	long repeat;
 	long round;		/* 0 when absent */

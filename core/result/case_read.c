@@ -710,6 +710,22 @@ static int read_placement(rd *d, bc_case_result *r, json_t *c, const char *where
 	return 0;
 }
 
+/* "machine": an object of strings (the settings a case ran under). */
+static int read_machine(rd *d, bc_case_result *r, json_t *c, const char *where)
+{
+	json_t *m = json_object_get(c, "machine"), *v;
+	const char *k;
+	if (!m)
+		return 0;
+	if (!json_is_object(m))
+		return fail(d, "%s.machine: not an object", where);
+	json_object_foreach(m, k, v)
+		if (!json_is_string(v))
+			return fail(d, "%s.machine.%s: not a string", where, k);
+	r->machine = json_deep_copy(m);
+	return str(d, c, "setting_not_in_effect", &r->setting_not_in_effect, where);
+}
+
 static int read_header(rd *d, bc_case_result *r, json_t *c, const char *where)
 {
 	json_t *module = json_object_get(c, "module"), *status = json_object_get(c, "status");
@@ -735,7 +751,7 @@ static int read_header(rd *d, bc_case_result *r, json_t *c, const char *where)
 		if (!r->params)
 			abort();
 	}
-	if (read_placement(d, r, c, where) < 0)
+	if (read_placement(d, r, c, where) < 0 || read_machine(d, r, c, where) < 0)
 		return -1;
 	if (!json_is_integer(threads) || json_integer_value(threads) < 1 ||
 	    json_integer_value(threads) > MAX_THREADS)

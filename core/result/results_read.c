@@ -228,8 +228,25 @@ void bc_results_add_case(bc_results *r, const bc_case_result *c)
 		r->nfailed += strcmp(c->status, "failed") == 0;
 		return;
 	}
+	if (c->setting_not_in_effect)
+		return;	/* its setting did not take: no group credits it */
 	r->nok++;
-	bc_rgroup *g = find_or_add_group(r, c->module, c->params, c->placement, c->threads);
+	/* the machine settings a case ran under tell groups apart as params do
+	   ("machine.thp" beside the options; compare --split takes them apart) */
+	json_t *key = c->params;
+	if (c->machine) {
+		const char *k;
+		json_t *v;
+		key = json_deep_copy(c->params);
+		json_object_foreach(c->machine, k, v) {
+			char *mk = bc_xasprintf("machine.%s", k);
+			json_object_set(key, mk, v);
+			free(mk);
+		}
+	}
+	bc_rgroup *g = find_or_add_group(r, c->module, key, c->placement, c->threads);
+	if (key != c->params)
+		json_decref(key);
 	g->repeats++;
 	if (!g->module_version && c->module_version && *c->module_version)
 		g->module_version = shown(c->module_version);

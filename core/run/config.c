@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <libconfig.h>
 #include "config.h"
+#include "mset.h"
 #include "settings.h"
 
 
@@ -105,6 +106,91 @@ static int set_from(const bc_setting *st, void *base, const config_setting_t *s,
 }
 
 
+/* custom = { name = "..."; set = "CMD {value}"; read = "CMD"; values = [...]; },
+   or a list of such groups. */
+static int load_custom(bc_mconf *mc, const config_setting_t *g, const char *file, bc_err *e)
+{
+	char *w = where_of(g, file);
+	const char *name = NULL, *set = NULL, *read = NULL;
+	const config_setting_t *vals = config_setting_get_member(g, "values");
+	int rc = -1;
+	if (config_setting_type(g) != CONFIG_TYPE_GROUP || !config_setting_lookup_string(g, "name", &name) ||
+	    !config_setting_lookup_string(g, "set", &set) || !config_setting_lookup_string(g, "read", &read) || !vals) {
+		bc_err_set(e, "%s: custom must be a group { name = \"...\"; set = \"CMD {value}\"; read = \"CMD\"; "
+			   "values = [ ... ]; }", w);
+		goto out;
+	}
+	if (!*name || strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != strlen(name)) {
+		bc_err_set(e, "%s: custom name \"%s\": letters, digits, _ and - only", w, name);
+		goto out;
+	}
+	if (!strstr(set, "{value}")) {
+		bc_err_set(e, "%s: custom \"%s\": set has no {value} (where the value goes)", w, name);
+		goto out;
+	}
+	char *wv = where_of(vals, file), **v = values_of(vals, wv, e), *key = bc_xasprintf("custom.%s", name);
+	if (v) {
+		bc_given *gv = bc_mconf_give(mc, key, v, wv);
+		free(gv->set);
+		free(gv->read);
+		gv->set = bc_xstrdup(set);
+		gv->read = bc_xstrdup(read);
+		rc = 0;
+	}
+	free(key);
+	free(wv);
+out:
+	free(w);
+	return rc;
+}
+
+/* machine = { thp = ["always", "never"]; sysctl = { "vm.swappiness" = 10; }; ... } */
+static int load_machine(bc_mconf *mc, const config_setting_t *g, const char *file, bc_err *e)
+{
+	char *w = where_of(g, file), names[512];
+	int rc = 0;
+	if (config_setting_type(g) != CONFIG_TYPE_GROUP) {
+		bc_err_set(e, "%s: \"machine\" must be a group { thp = \"never\"; ... }", w);
+		free(w);
+		return -1;
+	}
+	mc->set = 1;
+	for (int i = 0; !rc && i < config_setting_length(g); i++) {
+		const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
+		const char *key = config_setting_name(s);
+		char *ws = where_of(s, file);
+		if (!strcmp(key, "sysctl") && config_setting_type(s) == CONFIG_TYPE_GROUP) {
+			for (int j = 0; !rc && j < config_setting_length(s); j++) {
+				const config_setting_t *t = config_setting_get_elem(s, (unsigned)j);
+				char *wt = where_of(t, file), **v = values_of(t, wt, e);
+				char *k = bc_xasprintf("sysctl.%s", config_setting_name(t));
+				if (v)
+					bc_mconf_give(mc, k, v, wt);
+				rc = v ? 0 : -1;
+				free(k);
+				free(wt);
+			}
+		} else if (!strcmp(key, "custom")) {
+			int list = config_setting_type(s) == CONFIG_TYPE_LIST;
+			for (int j = 0; !rc && j < (list ? config_setting_length(s) : 1); j++)
+				rc = load_custom(mc, list ? config_setting_get_elem(s, (unsigned)j) : s, file, e);
+		} else if (!strcmp(key, "device") || (bc_mkind_find(key) && !(bc_mkind_find(key)->flags & BC_MKF_SUB))) {
+			char **v = values_of(s, ws, e);
+			if (v)
+				bc_mconf_give(mc, key, v, ws);
+			rc = v ? 0 : -1;
+		} else {
+			bc_mkind_names(names, sizeof(names));
+			bc_err_set(e, "%s: unknown machine setting \"%s\"", ws, key);
+			bc_err_detail(e, "A machine group takes: %s, device.", names);
+			bc_err_hint(e, "sysctl = { \"vm.swappiness\" = 10; }; custom = { name; set; read; values; } (see docs/machine.md)");
+			rc = -1;
+		}
+		free(ws);
+	}
+	free(w);
+	return rc;
+}
 
 static int load_module_entry(bc_config *c, const config_setting_t *g, bc_err *e)
 {
@@ -130,7 +216,11 @@ static int load_module_entry(bc_config *c, const config_setting_t *g, bc_err *e)
 			char *w = where_of(s, c->file);
 			int bad = 0;
 			const bc_setting *st = bc_setting_find(key);
-			if (pass == 0 && st && st->scope == BC_SCOPE_ENTRY && st->store != BC_ST_NONE) {
+			if (pass == 0 && !st && !strcmp(key, "machine")) {
+				bad = load_machine(&m->machine, s, c->file, e);
+			} else if (pass == 1 && !st && !strcmp(key, "machine")) {
+				bad = 0;
+			} else if (pass == 0 && st && st->scope == BC_SCOPE_ENTRY && st->store != BC_ST_NONE) {
 				bad = set_from(st, m, s, w, e);
 			} else if (pass == 0 && st && st->scope == BC_SCOPE_RUN) {
 				bad = set_from(st, &m->run, s, w, e);
@@ -164,6 +254,10 @@ static int load_global(bc_config *c, const config_setting_t *s, bc_err *e)
 	char *w = where_of(s, c->file);
 	char buf[512];
 	int rc = -1;
+	if (!st && !strcmp(key, "machine")) {
+		rc = load_machine(&c->machine, s, c->file, e);
+		goto out;
+	}
 	if (!st || st->scope == BC_SCOPE_ENTRY) {
 		bc_settings_names(buf, sizeof(buf), BC_SCOPE_GLOBAL, BC_SCOPE_RUN);
 		bc_err_set(e, "%s: unknown setting \"%s\"", w, key);

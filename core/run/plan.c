@@ -353,5 +353,6 @@ void bc_plan_free(bc_modplan *p)
 		free(p->need_skip[i]);
 	free(p->need_skip);
 	free(p->skip_all);
+	bc_plan_mfree(p);
 	memset(p, 0, sizeof(*p));
 }

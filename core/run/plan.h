@@ -6,6 +6,16 @@
 #include "runset.h"
 #include "loader.h"
 #include "options.h"
+#include <jansson.h>
+
+/* A machine setting of the module's plan (mplan.c): one sweep dimension. */
+typedef struct bc_mdim {
+	char *key;			/* "thp", "sysctl.vm.swappiness", "custom.NAME" */
+	const struct bc_mkind *kind;
+	char **vals, **texts;		/* canonical (written) and as given; nvals each */
+	size_t nvals;
+	char *set, *read;		/* custom's commands */
+} bc_mdim;
 
 typedef struct bc_modplan {
 	const bc_module *mod;
@@ -22,6 +32,12 @@ typedef struct bc_modplan {
 	/* why every case of the module is skipped before anything runs (a heavy
 	   module under profile = "small" or skip_heavy), or NULL */
 	char *skip_all;
+	/* machine settings (mplan.c): the outer dimensions of the points, the
+	   options' matrix varying fastest: point pt runs option point
+	   pt % optpoints under machine combination pt / optpoints */
+	bc_mdim *mdims;
+	size_t nmdims, mpoints, optpoints;
+	char *mdevice;			/* the device kinds' sysfs dir, or NULL */
 } bc_modplan;
 
 /* Checks every given key and value; errors name file:line and valid keys/choices. */
@@ -36,4 +52,21 @@ char *bc_plan_point_label(const bc_modplan *p, const bc_val *point);
    appending " name OLD -> NEW," to said (len bytes). 1 when any changed. */
 int bc_plan_shrink(bc_modplan *p, double f, char *said, size_t len);
 void bc_plan_free(bc_modplan *p);
+
+struct bc_mconf;
+struct bc_mwrites;
+/* The machine settings of p's module (its entry's group, else top's): each
+   value checked against this machine (exit 2 before anything changes), the
+   points multiplied by their combinations. 0, or -1 with e. */
+int bc_plan_machine(bc_modplan *p, const struct bc_mconf *top, bc_err *e);
+/* The writes that set point pt's machine combination, in the kernel's order. */
+int bc_plan_mwrites(const bc_modplan *p, size_t pt, struct bc_mwrites *ws, bc_err *e);
+/* Point pt's combination as given: {"thp": "never", ...}, or NULL (none). */
+json_t *bc_plan_mjson(const bc_modplan *p, size_t pt);
+/* The value point pt gives key (canonical), or NULL. */
+const char *bc_plan_mvalue(const bc_modplan *p, size_t pt, const char *key);
+/* Frees the machine dimensions (bc_plan_free calls it). */
+void bc_plan_mfree(bc_modplan *p);
+/* " machine.thp=never" for point pt's swept machine settings (malloc'd). */
+char *bc_plan_mlabel(const bc_modplan *p, size_t pt);
 #endif

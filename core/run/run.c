@@ -31,6 +31,7 @@
 #include "isolate.h"
 #include "inproc.h"
 #include "service.h"
+#include "mrun.h"
 
 volatile sig_atomic_t bc_signals;
 volatile sig_atomic_t bc_in_module, bc_self_signal;
@@ -275,6 +276,8 @@ static void find_data_points(modrun *m)
 		size_t j = 0;
 		for (; j < i; j++) {
 			size_t k = 0;
+			if (p->nmdims && i / p->optpoints != j / p->optpoints)
+				continue;	/* another machine combination (a file system) prepares anew */
 			while (k < p->nopts && (!mask[k] || same_val(&m->vals[i * stride(p) + k], &m->vals[j * stride(p) + k])))
 				k++;
 			if (k == p->nopts)
@@ -341,6 +344,13 @@ static void modrun_init(modrun *m, bc_runner *r, const bc_modplan *p)
 		bc_val *v = m->vals + pt * stride(p);
 		bc_plan_point(p, pt, v);
 		m->labels[pt] = bc_plan_point_label(p, v);
+		if (p->nmdims) {	/* the machine settings, after the options */
+			char *ml = bc_plan_mlabel(p, pt), *l = bc_xasprintf("%s%s%s", m->labels[pt],
+									    *m->labels[pt] && *ml ? " " : "", ml);
+			free(ml);
+			free(m->labels[pt]);
+			m->labels[pt] = l;
+		}
 		m->skip[pt] = skip_reason(r, p, v);
 	}
 	find_data_points(m);
@@ -430,6 +440,15 @@ static void run_case(bc_runner *r, modrun *m, bc_case *c, const char *label, con
 	if (!m->p->run.isolate)
 		bc_keep_stdout(r);
 	int crashed = 0;
+	char mwhy[1024];
+	if (bc_mrun_apply(r->mrun, m->p, s->point, r->text, mwhy, sizeof(mwhy))) {
+		failed_case(c, mwhy, &cr);
+		bc_mrun_verify(m->p, s->point, &cr);
+		bc_runner_record(r, &cr, label, m->labels[s->point], s->rep);
+		bc_rmtree(scratch);
+		free(scratch);
+		return;
+	}
 	m->link.prepared = m->link.cleaned = m->link.prepare_started = m->link.timed_out = 0;
 	bc_here_set(r, &m->dir, label, m->labels[s->point], s->rep);
 	run_one(c, &m->link, m->p->run.isolate, &crashed, &cr);
@@ -442,6 +461,7 @@ static void run_case(bc_runner *r, modrun *m, bc_case *c, const char *label, con
 		d->prepared = 0;	/* prepare failed or never ran: the next case tries again */
 	if (m->link.cleaned)
 		d->prepared = d->dirty = 0;
+	bc_mrun_verify(m->p, s->point, &cr);
 	bc_runner_record(r, &cr, label, m->labels[s->point], s->rep);
 	if (crashed && !m->link.cleaned && (d->dirty || m->link.prepare_started)) {
 		/* the module died holding what it prepared: a fresh process removes
@@ -538,6 +558,7 @@ static void run_slot(bc_runner *r, modrun *m, size_t i)
 	if (m->skip[s->point] || need) {
 		bc_case_result cr;
 		bc_case_header(&c, "skipped", m->skip[s->point] ? m->skip[s->point] : need, &cr);
+		bc_mrun_verify(p, s->point, &cr);
 		bc_runner_record(r, &cr, label, pl, s->rep);
 	} else {
 		run_case(r, m, &c, label, s);

@@ -38,6 +38,7 @@ typedef struct bc_runner {
 	uint64_t t0;			/* the run's start (repeat = auto's time_budget, the ETA) */
 	size_t done;			/* cases run by this process (the ETA's pace) */
 	size_t eta_seen;		/* ncases when the ETA was last shown */
+	struct bc_mrun *mrun;		/* machine settings (mrun.h), or NULL */
 } bc_runner;
 
 /* isolate = false: set while a module's code runs in this process, and the

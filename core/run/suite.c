@@ -15,6 +15,7 @@
 #include "plan.h"
 #include "run.h"
 #include "service.h"
+#include "mrun.h"
 #include "fit.h"
 #include "start_at.h"
 #include "suite.h"
@@ -337,6 +338,7 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 	bc_err e;
 	int rc = 2;
 	size_t n = 0;
+	struct bc_mrun *mrun = NULL;
 	bc_modplan *plans = bc_xcalloc(cfg->nmods ? cfg->nmods : 1, sizeof(*plans));
 	char **extra = c->modpath ? bc_split(c->modpath, ':') : NULL;
 	if (extra) {
@@ -381,6 +383,10 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 			goto out;
 		}
 		n++;
+		if (bc_plan_machine(&plans[n - 1], &cfg->machine, &e)) {
+			bc_err_print(&e);	/* nothing changed yet: exit 2 */
+			goto out;
+		}
 	}
 	if (n == 0) {
 		fprintf(stderr, "benchcore: error: nothing to run: every module is disabled or filtered out\n");
@@ -415,6 +421,9 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 		}
 	}
 	if (plan_too_large(cfg, plans, n))
+		goto out;
+	char other[512];
+	if (bc_mrun_begin(&mrun, plans, n, other, sizeof(other)))
 		goto out;
 	bc_runner r;
 	memset(&r, 0, sizeof(r));
@@ -468,6 +477,9 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 		goto out;
 	}
 	bc_runner_init(&r, cfg, config_json(cfg, plans, n), io_path_of(plans, n));
+	r.mrun = mrun;
+	if (*other)	/* the fingerprint says whose settings the machine ran under */
+		json_object_set_new(json_object_get(r.doc, "host"), "other_run_settings", json_string(other));
 	r.baseline = base;
 	r.decide = c->decide;
 	if (c->resume && bc_runner_resume(&r, out, plans, n, &e)) {
@@ -502,6 +514,7 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 	free(out);
 	free(csv);
 out:
+	bc_mrun_end(mrun);	/* every original back, on every way out */
 	for (size_t i = 0; i < n; i++)
 		bc_plan_free(&plans[i]);
 	free(plans);

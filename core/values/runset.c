@@ -41,8 +41,38 @@ void bc_modconf_give(bc_modconf *m, const char *key, char **texts, const char *w
 	m->given[m->ngiven++] = (bc_given){ bc_xstrdup(key), texts, bc_xstrdup(where) };
 }
 
+bc_given *bc_mconf_give(bc_mconf *m, const char *key, char **texts, const char *where)
+{
+	m->set = 1;
+	for (size_t i = 0; i < m->ngiven; i++)
+		if (!strcmp(m->given[i].key, key)) {	/* a later value wins (command line over file) */
+			bc_strv_free(m->given[i].texts);
+			free(m->given[i].where);
+			m->given[i].texts = texts;
+			m->given[i].where = bc_xstrdup(where);
+			return &m->given[i];
+		}
+	m->given = bc_xrealloc(m->given, m->ngiven + 1, sizeof(*m->given));
+	m->given[m->ngiven] = (bc_given){ bc_xstrdup(key), texts, bc_xstrdup(where), NULL, NULL };
+	return &m->given[m->ngiven++];
+}
+
+void bc_mconf_free(bc_mconf *m)
+{
+	for (size_t j = 0; j < m->ngiven; j++) {
+		free(m->given[j].key);
+		free(m->given[j].where);
+		free(m->given[j].set);
+		free(m->given[j].read);
+		bc_strv_free(m->given[j].texts);
+	}
+	free(m->given);
+	memset(m, 0, sizeof(*m));
+}
+
 void bc_config_free(bc_config *c)
 {
+	bc_mconf_free(&c->machine);
 	for (size_t i = 0; i < c->nmods; i++) {
 		bc_modconf *m = &c->mods[i];
 		for (size_t j = 0; j < m->ngiven; j++) {
@@ -51,6 +81,7 @@ void bc_config_free(bc_config *c)
 			bc_strv_free(m->given[j].texts);
 		}
 		free(m->given);
+		bc_mconf_free(&m->machine);
 		free(m->name);
 		free(m->where);
 	}

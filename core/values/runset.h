@@ -46,7 +46,17 @@ typedef struct bc_given {
 	char *key;
 	char **texts;			/* values as text, NULL-terminated */
 	char *where;			/* "site.conf:12" or "command line" */
+	char *set, *read;		/* a machine custom setting's commands; else NULL */
 } bc_given;
+
+/* A machine = { } group (docs/machine.md): keys as the machine kinds name
+   them ("thp", "sysctl.vm.swappiness", "custom.NAME", "device"), a list a
+   sweep. A module entry's own group replaces the top level's. */
+typedef struct bc_mconf {
+	int set;			/* a group was given here */
+	bc_given *given;
+	size_t ngiven;
+} bc_mconf;
 
 typedef struct bc_modconf {
 	char *name;
@@ -55,6 +65,7 @@ typedef struct bc_modconf {
 	bc_runset run;
 	bc_given *given;
 	size_t ngiven;
+	bc_mconf machine;		/* its own machine group (set: replaces the top level's) */
 } bc_modconf;
 
 typedef struct bc_config {
@@ -69,6 +80,7 @@ typedef struct bc_config {
 	bc_runset run;
 	bc_modconf *mods;
 	size_t nmods;
+	bc_mconf machine;		/* the top level's machine group */
 } bc_config;
 
 /* Every setting at its default (settings.c's table). */
@@ -78,5 +90,8 @@ bc_modconf *bc_config_add_module(bc_config *c, const char *name, const char *whe
 /* Adds key=a,b,c to a module entry. */
 void bc_modconf_give(bc_modconf *m, const char *key, char **texts, const char *where);
 int bc_is_run_key(const char *key);
+/* Adds (or replaces) key=a,b,c in a machine group; texts are taken. */
+bc_given *bc_mconf_give(bc_mconf *m, const char *key, char **texts, const char *where);
+void bc_mconf_free(bc_mconf *m);
 void bc_config_free(bc_config *c);
 #endif

@@ -1,0 +1,196 @@
+/* Machine settings while a run runs (mrun.h). */
+#include <errno.h>
+#include <math.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "mrun.h"
+#include "mset.h"
+#include "service.h"
+
+typedef struct bc_mrun {
+	bc_mstate st;
+	cpu_set_t aff;		/* benchcore's affinity as found (the cpus setting changes it) */
+	int have_aff, aff_changed;
+	const bc_modplan *p;	/* the combination applied now: p's point pt (p NULL: originals) */
+	size_t combo;
+	int applied;
+} bc_mrun;
+
+static bc_mrun *live;	/* for the atexit backstop */
+
+static void at_exit(void)
+{
+	if (live)
+		bc_mrun_end(live);
+}
+
+int bc_mrun_begin(bc_mrun **out, const bc_modplan *plans, size_t n, char *other, size_t on)
+{
+	int any = 0;
+	*out = NULL;
+	other[0] = '\0';
+	for (size_t i = 0; i < n; i++)
+		any |= plans[i].nmdims > 0;
+	if (!any) {
+		int restored;
+		if (bc_mstate_holder(other, on))
+			bc_warn("another run's machine settings are applied (%s): this run measures the machine as that "
+				"run set it (its fingerprint says so)", other);
+		else if (geteuid() == 0 && bc_mstate_recover(stderr, &restored) >= 0 && restored)
+			bc_info("restored %d machine setting%s a benchcore run killed outright had changed", restored,
+				restored == 1 ? "" : "s");
+		return 0;
+	}
+	bc_mrun *m = bc_xcalloc(1, sizeof(*m));
+	bc_err e;
+	m->st.lock_fd = -1;
+	if (bc_mstate_begin(&m->st, &e)) {
+		bc_err_print(&e);
+		free(m);
+		return -1;
+	}
+	m->have_aff = sched_getaffinity(0, sizeof(m->aff), &m->aff) == 0;
+	live = m;
+	static int registered;
+	if (!registered++)
+		atexit(at_exit);
+	*out = m;
+	return 0;
+}
+
+static int same_combo(const bc_mrun *m, const bc_modplan *p, size_t pt)
+{
+	if (!m->applied || m->p != p)
+		return m->applied && !m->p && !p->nmdims;
+	return !p->nmdims || m->combo == pt / p->optpoints;
+}
+
+/* The cpus setting: benchcore's own affinity, which cases and servers inherit. */
+static int set_affinity(bc_mrun *m, const char *cpus, char *why, size_t n)
+{
+	cpu_set_t s;
+	if (!cpus) {
+		if (m->aff_changed && m->have_aff)
+			sched_setaffinity(0, sizeof(m->aff), &m->aff);
+		m->aff_changed = 0;
+		return 0;
+	}
+	unsigned char *set = bc_mcpu_list_parse(cpus);
+	CPU_ZERO(&s);
+	for (int c = 0; set && c < BC_MCPU_MAX && c < CPU_SETSIZE; c++)
+		if (set[c])
+			CPU_SET(c, &s);
+	free(set);
+	if (sched_setaffinity(0, sizeof(s), &s)) {
+		snprintf(why, n, "cpus = \"%s\": sched_setaffinity: %s", cpus, strerror(errno));
+		return -1;
+	}
+	m->aff_changed = 1;
+	return 0;
+}
+
+int bc_mrun_apply(bc_mrun *m, const bc_modplan *p, size_t pt, FILE *text, char *why, size_t n)
+{
+	if (!m || same_combo(m, p, pt))
+		return 0;
+	bc_mwrites ws = { 0 };
+	bc_err e;
+	int changed = 0, rc = 0, restart = 0;
+	uint64_t t0 = bc_now_ns();
+	if (p->nmdims && bc_plan_mwrites(p, pt, &ws, &e)) {
+		snprintf(why, n, "machine settings: %s", e.msg);
+		bc_mwrites_free(&ws);
+		return -1;
+	}
+	if (bc_mstate_apply(&m->st, &ws, &changed, &e)) {
+		snprintf(why, n, "machine settings: %s", e.msg);
+		rc = -1;
+	}
+	if (!rc)
+		rc = set_affinity(m, p->nmdims ? bc_plan_mvalue(p, pt, "cpus") : NULL, why, n);
+	for (size_t i = 0; i < p->nmdims; i++)
+		restart |= (p->mdims[i].kind->flags & BC_MKF_RESTART) != 0;
+	if (changed && (restart || (m->p && m->p != p)))
+		bc_service_stop_all();	/* THP affects new allocations: servers start again under it */
+	m->applied = !rc;
+	m->p = p->nmdims ? p : NULL;
+	m->combo = p->optpoints ? pt / p->optpoints : 0;
+	if (changed && text && !bc_quiet) {
+		char *l = p->nmdims ? bc_plan_mlabel(p, pt) : bc_xstrdup("");
+		fprintf(text, "    machine: %s (%zu file%s, %.1f ms)\n", p->nmdims ? (*l ? l : "settings applied") :
+			"originals restored", ws.n, ws.n == 1 ? "" : "s", (double)(bc_now_ns() - t0) / 1e6);
+		free(l);
+	}
+	bc_mwrites_free(&ws);
+	return rc;
+}
+
+static void add_why(char **acc, const char *fmt, double a, double b, const char *key)
+{
+	char one[256];
+	snprintf(one, sizeof(one), fmt, key, a, b);
+	char *t = bc_xasprintf("%s%s%s", *acc ? *acc : "", *acc ? "; " : "", one);
+	free(*acc);
+	*acc = t;
+}
+
+void bc_mrun_verify(const bc_modplan *p, size_t pt, bc_case_result *cr)
+{
+	if (!p->nmdims)
+		return;
+	json_decref(cr->machine);
+	cr->machine = bc_plan_mjson(p, pt);
+	if (strcmp(cr->status ? cr->status : "", "ok"))
+		return;
+	char *why = NULL, cur[256];
+	const char *oc = bc_plan_mvalue(p, pt, "online_cpus"), *cpus = bc_plan_mvalue(p, pt, "cpus");
+	const char *f = bc_plan_mvalue(p, pt, "cpu_freq");
+	long want = 0;
+	if (cpus) {
+		unsigned char *set = bc_mcpu_list_parse(cpus);
+		for (int c = 0; set && c < BC_MCPU_MAX; c++)
+			want += set[c] && (!oc || c < atoi(oc));
+		free(set);
+	} else if (oc) {
+		want = atol(oc);
+	}
+	if (want && cr->cpu.cpus_n > 0 && cr->cpu.cpus_n != want)
+		add_why(&why, "%s: the case could run on %.0f CPUs, not %.0f", (double)cr->cpu.cpus_n, (double)want,
+			cpus ? "cpus" : "online_cpus");
+	if (f && isfinite(cr->freq.measured_mhz)) {
+		double asked = strtod(f, NULL) / 1e3;
+		if (fabs(cr->freq.measured_mhz - asked) > 0.05 * asked)
+			add_why(&why, "%s: asked %.0f MHz, measured %.0f MHz", asked, cr->freq.measured_mhz, "cpu_freq");
+	}
+	static const char *const thp[][2] = { { "thp", "/sys/kernel/mm/transparent_hugepage/enabled" },
+					      { "thp_defrag", "/sys/kernel/mm/transparent_hugepage/defrag" } };
+	for (size_t i = 0; i < 2; i++) {
+		const char *v = bc_plan_mvalue(p, pt, thp[i][0]);
+		if (v && (bc_mread(thp[i][1], cur, sizeof(cur)) || strcmp(cur, v))) {
+			char *t = bc_xasprintf("%s%s%s: %s reads \"%s\", not \"%s\"", why ? why : "", why ? "; " : "",
+					       thp[i][0], thp[i][1], cur, v);
+			free(why);
+			why = t;
+		}
+	}
+	if (why) {
+		free(cr->setting_not_in_effect);
+		cr->setting_not_in_effect = why;
+		char *w = bc_xasprintf("setting_not_in_effect: %s", why);
+		bc_case_add_warning(cr, w);
+		free(w);
+	}
+}
+
+void bc_mrun_end(bc_mrun *m)
+{
+	if (!m)
+		return;
+	set_affinity(m, NULL, NULL, 0);
+	bc_mstate_end(&m->st);
+	if (live == m)
+		live = NULL;
+	free(m);
+}

@@ -105,6 +105,23 @@ int bc_fs_restore(const char *journal_text, char *done, size_t n, bc_err *e);
 json_t *bc_fs_record_json(const bc_fs_record *r);
 int bc_fs_record_from_json(const json_t *j, bc_fs_record *r, bc_err *e);
 
+/* ---- machine.fs as settings (fskinds.c): mkinds.c's rows and the
+   journal's "fs" records (mstate.c's bc_mrtypes). Each value is checked
+   alone here; the plan checks each combination whole (bc_fs_check). ---- */
+struct bc_mctx;
+struct bc_mwrites;
+struct bc_mrtype;
+int bc_fs_kind_check(const struct bc_mctx *x, const char *text, char *out, size_t n, bc_err *e);
+int bc_fs_device_check(const struct bc_mctx *x, const char *text, char *out, size_t n, bc_err *e);
+int bc_fs_text_check(const struct bc_mctx *x, const char *text, char *out, size_t n, bc_err *e);
+/* None of them is a file write: the runner makes the file system. */
+int bc_fs_no_writes(const struct bc_mctx *x, const char *value, struct bc_mwrites *ws, bc_err *e);
+extern const struct bc_mrtype bc_fs_mrtype;
+
+/* "image:DIR:SIZE": 1 and the parts; 0 when spec is not an image. DIR
+   may hold colons (the size is after the last one). */
+int bc_fs_image_parts(const char *spec, char *dir, size_t dn, char *size, size_t sn);
+
 /* Helpers the checks use, exported for the tests. Types benchcore makes:
    1 for ext4, xfs and btrfs. */
 int bc_fs_type_known(const char *type);

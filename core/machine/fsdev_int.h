@@ -24,9 +24,6 @@ struct bc_fs {
 	void *ctx;
 };
 
-/* "image:DIR:SIZE": 1 and the parts; 0 when spec is not an image. DIR
-   may hold colons (the size is after the last one). */
-int bc_fs_image_parts(const char *spec, char *dir, size_t dn, char *size, size_t sn);
 /* Runs argv (no shell; stdin /dev/null) with stdout and stderr into out
    (cut to n, NUL-ended): its exit status, 127 when it cannot run, -1 when
    it died of a signal. *secs (may be NULL) gets the wall time. */

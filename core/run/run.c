@@ -206,6 +206,7 @@ typedef struct modrun {
 	size_t ran;			/* cases of this module run so far (the ETA) */
 	int reuse;			/* data_options declared: prepare once per data point */
 	char *dir;			/* module_dir, for all of its cases */
+	char **fsdirs;			/* machine.fs: each point's mount point (owned), or NULL */
 	case_link link;
 } modrun;
 
@@ -333,6 +334,26 @@ static void build_schedule(modrun *m, uint32_t seed)
 		m->dps[m->dp[m->sched[i].point]].last = i;
 }
 
+/* machine.fs: the module's files go to the file system made for the
+   point (its disk_path_option, when the config does not give it). */
+static void fs_path(modrun *m, const bc_modplan *p, size_t pt, bc_val *v)
+{
+	const char *name = p->mod->desc.requires.disk_path_option;
+	const bench_option_v1 *o = name ? bc_opt_find(p->mod->desc.options, name) : NULL;
+	if (!p->nmdims || !o)
+		return;
+	for (size_t i = 0; i < p->mc->ngiven; i++)
+		if (!strcmp(p->mc->given[i].key, name))
+			return;
+	char *dir = bc_plan_fsdir(p, pt);
+	if (!dir)
+		return;
+	if (!m->fsdirs)
+		m->fsdirs = bc_xcalloc(p->npoints + 1, sizeof(*m->fsdirs));
+	m->fsdirs[pt] = dir;
+	v[o - p->mod->desc.options].s = dir;
+}
+
 static void modrun_init(modrun *m, bc_runner *r, const bc_modplan *p)
 {
 	memset(m, 0, sizeof(*m));
@@ -352,6 +373,7 @@ static void modrun_init(modrun *m, bc_runner *r, const bc_modplan *p)
 			m->labels[pt] = l;
 		}
 		m->skip[pt] = skip_reason(r, p, v);
+		fs_path(m, p, pt, v);
 	}
 	find_data_points(m);
 	build_schedule(m, p->run.seed_set ? p->run.seed : r->seed);
@@ -380,6 +402,9 @@ static void modrun_free(modrun *m)
 		free(m->skip[pt]);
 	}
 	free(m->labels);
+	for (size_t pt = 0; m->fsdirs && pt < m->p->npoints; pt++)
+		free(m->fsdirs[pt]);
+	free(m->fsdirs);
 	free(m->stopped);
 	free(m->expect);
 	free(m->skip);

@@ -153,9 +153,10 @@ int bc_plan_fsspec(const bc_modplan *p, size_t pt, bc_fs_spec *s)
 		snprintf(s->device, sizeof(s->device), "%s", dev);
 		return 1;
 	}
-	if (!size[0]) {	/* sparse: room for the module's files, fixed until needs() sizes it */
-		unsigned long long need = p->mod->desc.requires.min_disk;
-		bc_format_size(bc_fs_image_size(type, need > (3ull << 30) ? need : 3ull << 30), size, sizeof(size));
+	if (!size[0]) {	/* sparse: room for the module's files (its needs(), else 3G) */
+		unsigned long long need = p->disk_need > p->mod->desc.requires.min_disk ? p->disk_need :
+					  p->mod->desc.requires.min_disk;
+		bc_format_size(bc_fs_image_size(type, need ? need : 3ull << 30), size, sizeof(size));
 	}
 	snprintf(s->device, sizeof(s->device), "image:%.*s:%s", PATH_MAX - 80, dev ? dir : image_dir(p), size);
 	return 1;

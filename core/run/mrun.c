@@ -19,6 +19,7 @@ typedef struct bc_mrun {
 	int applied;
 	bc_fs *fs;		/* machine.fs: the file system mounted now, and its spec */
 	bc_fs_spec fs_spec;
+	unsigned fs_made;	/* file systems made so far */
 } bc_mrun;
 
 static bc_mrun *live;	/* for the atexit backstop */
@@ -124,8 +125,11 @@ static int fs_step(bc_mrun *m, const bc_modplan *p, size_t pt, FILE *text, char 
 {
 	bc_fs_spec s;
 	int want = p->nmdims && bc_plan_fsspec(p, pt, &s);
-	if (m->fs && (!want || memcmp(&s, &m->fs_spec, sizeof(s))) && fs_down(m, why, n))
-		return -1;
+	if (m->fs && (!want || memcmp(&s, &m->fs_spec, sizeof(s)))) {
+		bc_service_stop_all();	/* a private server's files are on it (oltp's datadir) */
+		if (fs_down(m, why, n))
+			return -1;
+	}
 	if (!want || m->fs)
 		return 0;
 	bc_err e;
@@ -134,6 +138,7 @@ static int fs_step(bc_mrun *m, const bc_modplan *p, size_t pt, FILE *text, char 
 		return -1;
 	}
 	m->fs_spec = s;
+	m->fs_made++;
 	const bc_fs_record *r = bc_fs_rec(m->fs);
 	if (text && !bc_quiet)
 		fprintf(text, "    machine: %s made on %s (mkfs %.2f s, mount %.2f s), mounted on %s\n", r->type,
@@ -247,12 +252,24 @@ void bc_mrun_verify(const bc_modplan *p, size_t pt, bc_case_result *cr)
 	}
 }
 
+unsigned bc_mrun_fs_made(const bc_mrun *m)
+{
+	return m ? m->fs_made : 0;
+}
+
+const char *bc_mrun_fs_dir(const bc_mrun *m)
+{
+	return m && m->fs ? bc_fs_dir(m->fs) : NULL;
+}
+
 void bc_mrun_end(bc_mrun *m)
 {
 	if (!m)
 		return;
 	set_affinity(m, NULL, NULL, 0);
 	char why[1024];
+	if (m->fs)
+		bc_service_stop_all();	/* before the unmount: their files are there */
 	if (m->fs && fs_down(m, why, sizeof(why)))
 		bc_warn("machine.fs: %s (benchcore restore tries again)", why);
 	bc_mstate_end(&m->st);

@@ -29,6 +29,7 @@ typedef struct bc_modplan {
 	   why the case cannot run here (NULL: it can), or NULL for none */
 	char **need_skip;
 	size_t need_skipped;
+	uint64_t disk_need;		/* the most disk any of its cases needs (0: none said) */
 	/* why every case of the module is skipped before anything runs (a heavy
 	   module under profile = "small" or skip_heavy), or NULL */
 	char *skip_all;

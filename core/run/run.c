@@ -11,6 +11,7 @@
  * are removed and stopped after its last one, on every way out. Each case
  * ended goes into the results document (runner.c) at once. */
 #include <errno.h>
+#include <sys/stat.h>
 #include <math.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -207,6 +208,8 @@ typedef struct modrun {
 	int reuse;			/* data_options declared: prepare once per data point */
 	char *dir;			/* module_dir, for all of its cases */
 	char **fsdirs;			/* machine.fs: each point's mount point (owned), or NULL */
+	char *fsmod;			/* machine.fs: module_dir on the file system mounted now */
+	unsigned fs_made;		/* bc_mrun_fs_made when this module's last case ran */
 	case_link link;
 } modrun;
 
@@ -405,6 +408,7 @@ static void modrun_free(modrun *m)
 	for (size_t pt = 0; m->fsdirs && pt < m->p->npoints; pt++)
 		free(m->fsdirs[pt]);
 	free(m->fsdirs);
+	free(m->fsmod);
 	free(m->stopped);
 	free(m->expect);
 	free(m->skip);
@@ -450,6 +454,36 @@ static bc_case case_of(bc_runner *r, modrun *m, size_t i)
 	};
 }
 
+/* machine.fs: a file system made since this module's last case holds none
+   of its prepared data (prepared again), and the module's directory (oltp's
+   datadir) and the case's scratch directory go on the one mounted. */
+static void fs_case(bc_runner *r, modrun *m, bc_case *c, char **scratch)
+{
+	unsigned made = bc_mrun_fs_made(r->mrun);
+	if (made != m->fs_made) {
+		for (size_t i = 0; i < m->ndp; i++)
+			m->dps[i].prepared = m->dps[i].dirty = 0;
+		c->do_prepare = 1;
+		m->fs_made = made;
+	}
+	const char *dir = bc_mrun_fs_dir(r->mrun);
+	if (!dir)
+		return;
+	free(m->fsmod);
+	m->fsmod = bc_xasprintf("%s/benchcore-%s", dir, m->p->mod->desc.name);
+	if (mkdir(m->fsmod, 0700) == 0 || errno == EEXIST)
+		c->module_dir = m->fsmod;
+	char *s2 = bc_xasprintf("%s/scratch.XXXXXX", dir);
+	if (!mkdtemp(s2)) {
+		free(s2);
+		return;
+	}
+	bc_rmtree(*scratch);
+	free(*scratch);
+	*scratch = s2;
+	c->scratch = s2;
+}
+
 static void run_case(bc_runner *r, modrun *m, bc_case *c, const char *label, const slot *s)
 {
 	datapt *d = &m->dps[m->dp[s->point]];
@@ -474,6 +508,7 @@ static void run_case(bc_runner *r, modrun *m, bc_case *c, const char *label, con
 		free(scratch);
 		return;
 	}
+	fs_case(r, m, c, &scratch);
 	m->link.prepared = m->link.cleaned = m->link.prepare_started = m->link.timed_out = 0;
 	bc_here_set(r, &m->dir, label, m->labels[s->point], s->rep);
 	run_one(c, &m->link, m->p->run.isolate, &crashed, &cr);

@@ -72,6 +72,20 @@ run_bc $T/sys run sys --time 0.3 --warmup 0 test=file_copy --machine fs=$types -
 expect_rc "sys file_copy on each of $types" 0
 expect_py "sys file_copy: its files on each fs, mounted noatime as asked (mountinfo)" $T/sys.json \
 	"len(d['cases']) == len('$types'.split(',')) and all(c['params']['path'] == c['fs']['mount_point'] and ',noatime' in c['fs']['mount_options'] and c['status'] == 'ok' for c in d['cases'])"
+run_bc $T/sz run io --time 0.3 --warmup 0 --machine fs=ext4 --machine fs_device=image:$T file_size=16M -o $T/sz.json
+expect_py "image:DIR without a size: sized from io's needs() (16M file + 256M for the fs's own)" $T/sz.json \
+	"[c['fs']['size_bytes'] for c in d['cases']] == [272 << 20]"
+if [ "${BC_QUICK:-0}" = 1 ]; then
+	echo "QUICK: oltp on xfs (its private MariaDB's datadir on the fs: 2 checks) left out"
+elif ! command -v mariadbd >/dev/null && [ ! -x /usr/sbin/mariadbd ]; then
+	echo "SKIP: oltp on xfs: no mariadbd here"
+else
+	run_bc $T/oltp run oltp --time 3 --warmup 0 --machine fs=xfs --machine fs_device=image:$T:2G warehouses=1 \
+		-o $T/oltp.json
+	expect_rc "oltp on an xfs image" 0
+	expect_py "oltp: the case ran on xfs, recorded as mounted" $T/oltp.json \
+		"[(c['fs']['type'], c['status']) for c in d['cases']] == [('xfs', 'ok')]"
+fi
 run_bc $T/cmp compare --match-ignore machine.fs $T/io.json $T/io.json
 expect_rc "compare --match-ignore machine.fs reads the cases" 0
 left=$(leftovers)

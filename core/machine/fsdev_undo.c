@@ -9,7 +9,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sched.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
@@ -206,12 +208,69 @@ static int unmount(const char *mnt, bc_err *e)
 	return -1;
 }
 
+/* A mount namespace made while the file system was mounted (unshare -m,
+   a container, a daemon's private /tmp) holds a copy of the mount that
+   benchcore's unmount does not reach (private propagation), and the copy
+   keeps the loop device busy. Each such copy of this mount point, from
+   this loop device or image, is unmounted in its namespace (a child joins
+   it: setns); nothing else there is touched. Returns how many. */
+static int unmount_copies(const char *mnt, const char *image)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	char self[64] = "", seen[16][64];
+	int nseen = 0, done = 0;
+	if (readlink("/proc/self/ns/mnt", self, sizeof self - 1) < 0)
+		self[0] = 0;
+	while (d && (de = readdir(d)) && nseen < 16) {
+		char p[300], ns[64] = "", line[8192];
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(p, sizeof p, "/proc/%s/ns/mnt", de->d_name);
+		ssize_t l = readlink(p, ns, sizeof ns - 1);
+		if (l <= 0 || !strcmp(ns, self))
+			continue;
+		int dup = 0;
+		for (int i = 0; i < nseen; i++)
+			dup |= !strcmp(seen[i], ns);
+		snprintf(p, sizeof p, "/proc/%s/mountinfo", de->d_name);
+		FILE *f = dup ? NULL : fopen(p, "re");
+		int has = 0;
+		struct mi m;
+		while (f && fgets(line, sizeof line, f))
+			has |= split_line(line, &m) == 0 && !strcmp(m.point, mnt) &&
+			       !strncmp(m.source, "/dev/loop", 9) && bc_fs_loop_backs(m.source + 5, image);
+		if (f)
+			fclose(f);
+		if (!has)
+			continue;
+		snprintf(seen[nseen++], sizeof seen[0], "%s", ns);
+		snprintf(p, sizeof p, "/proc/%s/ns/mnt", de->d_name);
+		int fd = open(p, O_RDONLY | O_CLOEXEC);
+		pid_t pid = fd < 0 ? -1 : fork();
+		if (pid == 0)
+			_exit(setns(fd, CLONE_NEWNS) == 0 && umount2(mnt, MNT_DETACH) == 0 ? 0 : 1);
+		int st = 1;
+		if (pid > 0)
+			while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+				;
+		if (fd >= 0)
+			close(fd);
+		done += pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+	}
+	if (d)
+		closedir(d);
+	return done;
+}
+
 /* Every loop device still backed by the image: the kernel clears one with
    autoclear when its last user goes, which can lag the unmount a moment. */
-static int detach(const char *image, bc_err *e)
+static int detach(const char *image, const char *mnt, bc_err *e)
 {
 	int left = 0;
 	for (int round = 0; round < 20; round++) {
+		if (round == 4)
+			unmount_copies(mnt, image);
 		DIR *d = opendir("/sys/block");
 		struct dirent *de;
 		left = 0;
@@ -233,7 +292,8 @@ static int detach(const char *image, bc_err *e)
 		nanosleep(&(struct timespec){ 0, 50000000 }, NULL);
 	}
 	bc_err_set(e, "machine.fs: %d loop device(s) still attached to %s", left, image);
-	bc_err_hint(e, "losetup -a shows them; losetup -d detaches one");
+	bc_err_hint(e, "losetup -a shows them; a process in another mount namespace may hold the mount "
+		    "(grep %s /proc/*/mountinfo)", mnt);
 	return -1;
 }
 
@@ -301,7 +361,7 @@ int bc_fs_restore(const char *text, char *done, size_t n, bc_err *e)
 		}
 	}
 	if (rc == 0 && image[0])
-		rc = detach(image, e);
+		rc = detach(image, mnt, e);
 	if (rc == 0)
 		rc = remove_paths(dir, mnt, image, e);
 	if (done && n)

@@ -18,6 +18,10 @@ leftovers() {	# what is left under $T: mounts, loop devices, private dirs
 	find "$T" -maxdepth 2 \( -name '.benchcore-fs.*' -o -name 'bc-fsdev.*' \) 2>/dev/null | sed 's/^/left: /'
 }
 put_back() {
+	for p in /proc/[0-9]*; do	# copies of our mounts in other mount namespaces
+		grep -F " $T/" "$p/mountinfo" 2>/dev/null | awk '{print $5}' |
+			xargs -r -n1 nsenter -t "${p#/proc/}" -m umount -l 2>/dev/null
+	done
 	for b in /sys/block/loop*/loop/backing_file; do
 		[ -r "$b" ] && grep -qF "$T/" "$b" && swapoff "/dev/$(basename "${b%/loop/backing_file}")" 2>/dev/null
 	done
@@ -91,6 +95,22 @@ expect_rc "compare --match-ignore machine.fs reads the cases" 0
 left=$(leftovers)
 check "runs: nothing mounted, attached or left after them" test -z "$left"
 [ -n "$left" ] && echo "$left"
+
+# --- a mount namespace made while the fs is mounted holds a copy of the mount (another
+# program's unshare -m, a container): the teardown unmounts that copy too ---
+"$BC" run io --time 3 --warmup 0 --machine fs=ext4 --machine fs_device=$img file_size=16M -o $T/ns.json \
+	>$T/ns.out 2>&1 </dev/null &
+pid=$!
+for _ in $(seq 300); do grep -qF " $T/" /proc/self/mountinfo && break; sleep 0.1; done
+unshare -m --propagation private sleep 60 &
+holder=$!
+wait $pid
+RC=$?
+expect_rc "io on ext4 while another mount namespace copied the mount" 0
+check "the copy in the other namespace was unmounted, the loop device detached" \
+	sh -c "! grep -qF ' $T/' /proc/$holder/mountinfo && [ -z \"\$(losetup -a | grep -F '$T/')\" ]"
+kill $holder 2>/dev/null
+wait $holder 2>/dev/null
 
 # --- the plan refuses before anything changes (exit 2) ---
 run_bc $T/bad run io --time 0.1 --machine fs=ntfs

@@ -25,6 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "fsdev.h"
+#include "fsdev_int.h"
 #include "util.h"
 
 static char top[256];		/* a root-only scratch directory: the images go here */
@@ -510,6 +511,16 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
+	/* a test that failed half-way leaves its spare device mounted or attached */
+	char *m = bc_xasprintf("%s/m", top);
+	umount(m);
+	free(m);
+	if (spare[0] && bc_fs_loop_backs(spare + 5, spare_img)) {
+		char *d = bc_xasprintf("swapoff %s 2>/dev/null; losetup -d %s", spare, spare);
+		if (system(d) != 0)
+			print_message("could not detach %s\n", spare);
+		free(d);
+	}
 	char *cmd = bc_xasprintf("rm -rf --one-file-system %s", top);
 	int rc = system(cmd);
 	free(cmd);

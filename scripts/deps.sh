@@ -7,9 +7,11 @@ set -euo pipefail
 BUILD="build-essential pkg-config libconfig-dev libaio-dev libmariadb-dev libhiredis-dev
        libssl-dev libjansson-dev libcmocka-dev libsqlite3-dev libpq-dev"
 # Tests: sanitizer/leak checks, fuzzing (clang's libFuzzer), real servers (the results
-# archive's PostgreSQL and the sqlite3 CLI its test reads the file with), headless browser.
+# archive's PostgreSQL and the sqlite3 CLI its test reads the file with), headless browser;
+# the file systems machine.fs makes (mkfs.ext4, mkfs.xfs, mkfs.btrfs; blkid and mount
+# from util-linux).
 TEST="valgrind clang libclang-rt-14-dev mariadb-server redis-server postgresql sqlite3 iproute2
-      procps strace chromium python3"
+      procps strace chromium python3 e2fsprogs xfsprogs btrfs-progs"
 # Reference tools the bench/ scripts compare against.
 REF="sysbench fio redis-tools openssl iperf3 sockperf qperf coreutils"
 # Packaging and fleet runs: the Debian package build and its lintian check, man pages and

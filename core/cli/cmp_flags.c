@@ -47,16 +47,27 @@ static int set_override(bc_cmp_opts *o, const char *arg, bc_err *e)
 	return 0;
 }
 
-/* --match-ignore a,b: option names ([a-z0-9_]+), each kept once. */
+/* An option's name ([a-z0-9_]+), or a machine setting's as cases record
+   it (machine.fs, machine.sysctl.vm.swappiness): two files run under
+   different settings match with --match-ignore machine.KEY. */
+static int ignorable(const char *s)
+{
+	const char *chars = "abcdefghijklmnopqrstuvwxyz0123456789_";
+	if (!strncmp(s, "machine.", 8) && s[8])
+		return strspn(s + 8, "abcdefghijklmnopqrstuvwxyz0123456789_.") == strlen(s + 8);
+	return strspn(s, chars) == strlen(s);
+}
+
+/* --match-ignore a,b: option names or machine.KEY, each kept once. */
 static int add_ignore(bc_cmp_opts *o, const char *arg, bc_err *e)
 {
 	char **v = bc_split(arg, ',');
 	int rc = 0;
 	for (char **p = v; *p && !rc; p++) {
 		size_t l = strlen(*p), dup = 0;
-		if (!l || l >= sizeof(o->ignore[0]) || strspn(*p, "abcdefghijklmnopqrstuvwxyz0123456789_") != l) {
-			bc_err_set(e, "--match-ignore %s: wants option names (lower case, digits, _), "
-				   "e.g. server or path,socket", arg);
+		if (!l || l >= sizeof(o->ignore[0]) || !ignorable(*p)) {
+			bc_err_set(e, "--match-ignore %s: wants option names (lower case, digits, _) or "
+				   "machine.KEY, e.g. server or path,socket or machine.fs", arg);
 			rc = -1;
 			break;
 		}

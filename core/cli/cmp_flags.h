@@ -29,7 +29,8 @@ enum { BC_OPT_THRESHOLD = 0x1000, BC_OPT_THRESHOLD_FOR, BC_OPT_ALPHA, BC_OPT_TES
 	  "comparison, headline and secondary weighted as above: Benjamini-Hochberg (default, false " \
 	  "discovery rate), Holm (family-wise error rate: no false verdict at all with probability " \
 	  "1 - alpha; fewer real ones found) or none" }, \
-	{ "match-ignore", 0, "OPTION", BC_OPT_MATCH_IGNORE, "leave this module option out when matching " \
+	{ "match-ignore", 0, "OPTION", BC_OPT_MATCH_IGNORE, "leave this module option (or machine setting, " \
+	  "machine.fs: two files run under different settings) out when matching " \
 	  "cases across files (repeatable, or a,b); options that say where a workload ran (server, path, " \
 	  "socket, secrets...) are left out already when that leaves one case to match" }, \
 	{ "busy-threshold", 0, "PCT", BC_OPT_BUSY, "interference weighed: steal and other processes " \

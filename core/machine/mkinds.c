@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "mset.h"
 #include "sysinfo.h"
+#include "fsdev.h"
 
 #define THP_DIR "/sys/kernel/mm/transparent_hugepage"
 #define MAX_CPUS 1024
@@ -603,6 +604,17 @@ const bc_mkind bc_mkinds[] = {
 	  THP_DIR "/defrag", 61, BC_MKF_RESTART, defrag_check, defrag_plan },
 	{ "sysctl", "{ name = \"vm.swappiness\"; value = 10; }", "kernel parameters by sysctl name (KEY sysctl.NAME on the command line)", "/proc/sys/NAME", 70,
 	  BC_MKF_SUB, sysctl_check, sysctl_plan },
+	{ "fs", "ext4|xfs|btrfs", "the file system under test, made and mounted by the run; every module's "
+	  "files go there (docs/fs.md)", "(none: mkfs, mount)", 75, 0, bc_fs_kind_check, bc_fs_no_writes },
+	{ "fs_device", "image:DIR:SIZE|DEVICE", "where fs is made: a sparse image in DIR on a loop device (the "
+	  "default: the module's path, 4G), or a block device by /dev/disk/by-id/... (with wipe_device)",
+	  "(none)", 76, 0, bc_fs_device_check, bc_fs_no_writes },
+	{ "wipe_device", "DEVICE", "the same device as fs_device: everything on it may be lost", "(none)", 77, 0,
+	  bc_fs_text_check, bc_fs_no_writes },
+	{ "mkfs_options", "OPTIONS", "mkfs's own options (split on blanks, no shell)", "(none)", 78, 0,
+	  bc_fs_text_check, bc_fs_no_writes },
+	{ "mount_options", "OPTIONS", "mount -o OPTIONS (\"defaults\": none)", "(none)", 79, 0, bc_fs_text_check,
+	  bc_fs_no_writes },
 	{ "io_scheduler", "NAME", "the I/O scheduler of the device under the module's path (its members when "
 	  "stacked)", "/sys/dev/block/M:N/queue/scheduler", 80, BC_MKF_DEVICE, iosched_check, iosched_plan },
 	{ "read_ahead_kb", "KB", "read-ahead of that device", "/sys/dev/block/M:N/queue/read_ahead_kb", 81,

@@ -21,9 +21,10 @@
 #include <time.h>
 #include <unistd.h>
 #include "mset.h"
+#include "fsdev.h"
 
 /* The backends' own record types (#50's file systems add theirs here). */
-static const bc_mrtype *const bc_mrtypes[] = { NULL };
+static const bc_mrtype *const bc_mrtypes[] = { &bc_fs_mrtype, NULL };
 
 const char *bc_mstate_dir(void)
 {

@@ -46,6 +46,7 @@ void bc_case_free(bc_case_result *r)
 	json_decref(r->params);
 	json_decref(r->machine);
 	free(r->setting_not_in_effect);
+	json_decref(r->fs);
 	bc_strv_free(r->placement);
 	free(r->point);
 	free(r->status);
@@ -310,6 +311,8 @@ json_t *bc_case_to_json(const bc_case_result *r)
 	if (r->machine)
 		json_object_set_new(o, "machine", json_incref(r->machine));
 	put_str(o, "setting_not_in_effect", r->setting_not_in_effect);
+	if (r->fs)
+		json_object_set_new(o, "fs", json_incref(r->fs));
 	json_object_set_new(o, "threads", json_integer(r->threads));
 	json_object_set_new(o, "repeat", json_integer(r->repeat));
 	if (r->round)

@@ -113,6 +113,12 @@ typedef struct bc_case_result {
 	   2000 MHz, measured 2600 MHz"); the case is kept out of the groups, so
 	   no verdict credits the setting. NULL: absent. */
 	char *setting_not_in_effect;
+	/* "fs": the file system machine.fs made for the case, as mounted
+	   (docs/fs.md: type, mount_options, mkfs_command, mkfs_version, device,
+	   device_model, size_bytes, mount_point, make_s, mount_s, and for an
+	   image: image, image_fs, loop_direct_io). NULL: none made. Not a
+	   matching key: machine.fs is. */
+	json_t *fs;
 	long threads;
 	long repeat;
 	long round;		/* 0 when absent */

@@ -723,6 +723,13 @@ static int read_machine(rd *d, bc_case_result *r, json_t *c, const char *where)
 		if (!json_is_string(v))
 			return fail(d, "%s.machine.%s: not a string", where, k);
 	r->machine = json_deep_copy(m);
+	json_t *fs = json_object_get(c, "fs");
+	if (fs && !json_is_object(fs))
+		return fail(d, "%s.fs: not an object", where);
+	json_object_foreach(fs, k, v)
+		if (!json_is_string(v) && !json_is_number(v) && !json_is_boolean(v))
+			return fail(d, "%s.fs.%s: not a string, number or boolean", where, k);
+	r->fs = fs ? json_deep_copy(fs) : NULL;
 	return str(d, c, "setting_not_in_effect", &r->setting_not_in_effect, where);
 }
 

@@ -297,9 +297,12 @@ int bc_needs_plan(bc_modplan *p, const bc_mem_room *mem, int profile_small, bc_e
 	}
 	needs_say(p, nd, cases);
 	char **why = bc_xcalloc(cases, sizeof(*why));
-	for (size_t i = 0; i < cases; i++)
+	for (size_t i = 0; i < cases; i++) {
 		if ((why[i] = bc_needs_unmet(p, &nd[i], mem, 1)))
 			p->need_skipped++;
+		if (nd[i].disk > p->disk_need)	/* machine.fs sizes its image from it */
+			p->disk_need = nd[i].disk;
+	}
 	p->need_skip = why;
 	free(nd);
 	return 0;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "plan.h"
 #include "mset.h"
+#include "fsdev.h"
 
 /* The sysfs dir of the whole block device holding path (a partition's
    parent), or NULL. A device node names itself. */
@@ -77,6 +78,8 @@ static int check_dim(bc_modplan *p, const bc_given *gv, bc_err *e)
 	return 0;
 }
 
+static int check_fs(const bc_modplan *p, bc_err *e);
+
 int bc_plan_machine(bc_modplan *p, const bc_mconf *top, bc_err *e)
 {
 	const bc_mconf *mc = p->mc->machine.set ? &p->mc->machine : top;
@@ -126,6 +129,73 @@ int bc_plan_machine(bc_modplan *p, const bc_mconf *top, bc_err *e)
 			   mc->given[0].where, p->mod->desc.name);
 		bc_err_hint(e, "give repeat a count, or sweep the setting in one run per value");
 		return -1;
+	}
+	return check_fs(p, e);
+}
+
+static size_t vidx(const bc_modplan *p, size_t pt, size_t i);
+
+/* Where an image goes by default: the directory the module's files would
+   go to (its path option when that is a directory), else /var/tmp. */
+static const char *image_dir(const bc_modplan *p)
+{
+	const char *path = module_path(p);
+	struct stat st;
+	return path && path[0] == '/' && stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? path : "/var/tmp";
+}
+
+int bc_plan_fsspec(const bc_modplan *p, size_t pt, bc_fs_spec *s)
+{
+	const char *type = bc_plan_mvalue(p, pt, "fs");
+	if (!type)
+		return 0;
+	const char *dev = bc_plan_mvalue(p, pt, "fs_device"), *wipe = bc_plan_mvalue(p, pt, "wipe_device");
+	const char *mk = bc_plan_mvalue(p, pt, "mkfs_options"), *mo = bc_plan_mvalue(p, pt, "mount_options");
+	memset(s, 0, sizeof(*s));
+	snprintf(s->type, sizeof(s->type), "%s", type);
+	snprintf(s->wipe, sizeof(s->wipe), "%s", wipe ? wipe : "");
+	snprintf(s->mkfs_options, sizeof(s->mkfs_options), "%s", mk ? mk : "");
+	snprintf(s->mount_options, sizeof(s->mount_options), "%s", mo ? mo : "");
+	char dir[PATH_MAX], size[64] = "";
+	if (dev && !bc_fs_image_parts(dev, dir, sizeof(dir), size, sizeof(size))) {
+		snprintf(s->device, sizeof(s->device), "%s", dev);
+		return 1;
+	}
+	if (!size[0]) {	/* sparse: room for the module's files (its needs(), else 3G) */
+		unsigned long long need = p->disk_need > p->mod->desc.requires.min_disk ? p->disk_need :
+					  p->mod->desc.requires.min_disk;
+		bc_format_size(bc_fs_image_size(type, need ? need : 3ull << 30), size, sizeof(size));
+	}
+	snprintf(s->device, sizeof(s->device), "image:%.*s:%s", PATH_MAX - 80, dev ? dir : image_dir(p), size);
+	return 1;
+}
+
+char *bc_plan_fsdir(const bc_modplan *p, size_t pt)
+{
+	bc_fs_spec s;
+	char dir[PATH_MAX], size[64];
+	if (!bc_plan_fsspec(p, pt, &s))
+		return NULL;
+	if (!bc_fs_image_parts(s.device, dir, sizeof(dir), size, sizeof(size)))
+		snprintf(dir, sizeof(dir), "/run/benchcore");
+	return bc_xasprintf("%s/.benchcore-fs.%ld.0/mnt", strcmp(dir, "/") ? dir : "", (long)getpid());
+}
+
+/* Every combination's file system checked whole (the device against the
+   wipe, the image's directory and size), before anything changes. */
+static int check_fs(const bc_modplan *p, bc_err *e)
+{
+	for (size_t c = 0; c < p->mpoints; c++) {
+		bc_fs_spec s;
+		bc_err why;
+		if (bc_plan_fsspec(p, c * p->optpoints, &s) && bc_fs_check(&s, &why)) {
+			bc_err_set(e, "machine setting for module \"%s\": %s", p->mod->desc.name, why.msg);
+			if (why.detail[0])
+				bc_err_detail(e, "%s", why.detail);
+			if (why.hint[0])
+				bc_err_hint(e, "%s", why.hint);
+			return -1;
+		}
 	}
 	return 0;
 }

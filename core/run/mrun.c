@@ -8,6 +8,7 @@
 #include "mrun.h"
 #include "mset.h"
 #include "service.h"
+#include "fsdev.h"
 
 typedef struct bc_mrun {
 	bc_mstate st;
@@ -16,6 +17,9 @@ typedef struct bc_mrun {
 	const bc_modplan *p;	/* the combination applied now: p's point pt (p NULL: originals) */
 	size_t combo;
 	int applied;
+	bc_fs *fs;		/* machine.fs: the file system mounted now, and its spec */
+	bc_fs_spec fs_spec;
+	unsigned fs_made;	/* file systems made so far */
 } bc_mrun;
 
 static bc_mrun *live;	/* for the atexit backstop */
@@ -93,6 +97,57 @@ static int set_affinity(bc_mrun *m, const char *cpus, char *why, size_t n)
 	return 0;
 }
 
+/* The fs record goes in the journal before each thing is made. */
+static int fs_journal(void *ctx, const char *text)
+{
+	bc_mrun *m = ctx;
+	char *f[] = { "fs", (char *)text, NULL };
+	bc_err e;
+	if (bc_mstate_record(&m->st, f, &e)) {
+		bc_err_print(&e);
+		return -1;
+	}
+	return 0;
+}
+
+static int fs_down(bc_mrun *m, char *why, size_t n)
+{
+	bc_err e;
+	int rc = bc_fs_teardown(m->fs, &e);
+	m->fs = NULL;
+	if (rc && why)
+		snprintf(why, n, "%s", e.msg);
+	return rc;
+}
+
+/* machine.fs: the point's file system, made when it differs from the one
+   mounted (which is torn down first); kept across modules that ask for
+   the same. */
+static int fs_step(bc_mrun *m, const bc_modplan *p, size_t pt, FILE *text, char *why, size_t n)
+{
+	bc_fs_spec s;
+	int want = p->nmdims && bc_plan_fsspec(p, pt, &s);
+	if (m->fs && (!want || memcmp(&s, &m->fs_spec, sizeof(s)))) {
+		bc_service_stop_all();	/* a private server's files are on it (oltp's datadir) */
+		if (fs_down(m, why, n))
+			return -1;
+	}
+	if (!want || m->fs)
+		return 0;
+	bc_err e;
+	if (bc_fs_apply(&s, 0, fs_journal, m, &m->fs, &e)) {
+		snprintf(why, n, "%s%s%s", e.msg, e.detail[0] ? ": " : "", e.detail);
+		return -1;
+	}
+	m->fs_spec = s;
+	m->fs_made++;
+	const bc_fs_record *r = bc_fs_rec(m->fs);
+	if (text && !bc_quiet)
+		fprintf(text, "    machine: %s made on %s (mkfs %.2f s, mount %.2f s), mounted on %s\n", r->type,
+			r->device, r->make_s, r->mount_s, r->mount_point);
+	return 0;
+}
+
 int bc_mrun_apply(bc_mrun *m, const bc_modplan *p, size_t pt, FILE *text, char *why, size_t n)
 {
 	if (!m || same_combo(m, p, pt))
@@ -112,6 +167,8 @@ int bc_mrun_apply(bc_mrun *m, const bc_modplan *p, size_t pt, FILE *text, char *
 	}
 	if (!rc)
 		rc = set_affinity(m, p->nmdims ? bc_plan_mvalue(p, pt, "cpus") : NULL, why, n);
+	if (!rc)
+		rc = fs_step(m, p, pt, text, why, n);
 	for (size_t i = 0; i < p->nmdims; i++)
 		restart |= (p->mdims[i].kind->flags & BC_MKF_RESTART) != 0;
 	if (changed && (restart || (m->p && m->p != p)))
@@ -144,6 +201,17 @@ void bc_mrun_verify(const bc_modplan *p, size_t pt, bc_case_result *cr)
 		return;
 	json_decref(cr->machine);
 	cr->machine = bc_plan_mjson(p, pt);
+	bc_fs_spec s;
+	if (live && live->fs && bc_plan_fsspec(p, pt, &s)) {
+		bc_err e;
+		json_decref(cr->fs);
+		cr->fs = bc_fs_record_json(bc_fs_rec(live->fs));
+		if (bc_fs_verify(live->fs, &e)) {
+			free(cr->setting_not_in_effect);
+			cr->setting_not_in_effect = bc_xstrdup(e.msg);
+			bc_case_add_warning(cr, e.msg);
+		}
+	}
 	if (strcmp(cr->status ? cr->status : "", "ok"))
 		return;
 	char *why = NULL, cur[256];
@@ -186,11 +254,26 @@ void bc_mrun_verify(const bc_modplan *p, size_t pt, bc_case_result *cr)
 	}
 }
 
+unsigned bc_mrun_fs_made(const bc_mrun *m)
+{
+	return m ? m->fs_made : 0;
+}
+
+const char *bc_mrun_fs_dir(const bc_mrun *m)
+{
+	return m && m->fs ? bc_fs_dir(m->fs) : NULL;
+}
+
 void bc_mrun_end(bc_mrun *m)
 {
 	if (!m)
 		return;
 	set_affinity(m, NULL, NULL, 0);
+	char why[1024];
+	if (m->fs)
+		bc_service_stop_all();	/* before the unmount: their files are there */
+	if (m->fs && fs_down(m, why, sizeof(why)))
+		bc_warn("machine.fs: %s (benchcore restore tries again)", why);
 	bc_mstate_end(&m->st);
 	if (live == m)
 		live = NULL;

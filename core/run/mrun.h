@@ -24,6 +24,11 @@ int bc_mrun_apply(struct bc_mrun *m, const bc_modplan *p, size_t pt, FILE *text,
    setting_not_in_effect when the effect is not seen (usable CPUs, the
    measured clock more than 5% from cpu_freq, THP's sysfs value). */
 void bc_mrun_verify(const bc_modplan *p, size_t pt, bc_case_result *cr);
+/* machine.fs: how many file systems this run has made so far (a module's
+   prepared data is gone when the count moved since its last case), and
+   the directory the one mounted now is on (NULL: none). */
+unsigned bc_mrun_fs_made(const struct bc_mrun *m);
+const char *bc_mrun_fs_dir(const struct bc_mrun *m);
 /* The originals back, the journal removed, the lock released, freed. */
 void bc_mrun_end(struct bc_mrun *m);
 #endif

@@ -29,6 +29,7 @@ typedef struct bc_modplan {
 	   why the case cannot run here (NULL: it can), or NULL for none */
 	char **need_skip;
 	size_t need_skipped;
+	uint64_t disk_need;		/* the most disk any of its cases needs (0: none said) */
 	/* why every case of the module is skipped before anything runs (a heavy
 	   module under profile = "small" or skip_heavy), or NULL */
 	char *skip_all;
@@ -65,6 +66,13 @@ int bc_plan_mwrites(const bc_modplan *p, size_t pt, struct bc_mwrites *ws, bc_er
 json_t *bc_plan_mjson(const bc_modplan *p, size_t pt);
 /* The value point pt gives key (canonical), or NULL. */
 const char *bc_plan_mvalue(const bc_modplan *p, size_t pt, const char *key);
+struct bc_fs_spec;
+/* Point pt's file system (machine.fs and its companions, the image's
+   default directory and size filled in): 1 and s, or 0 when it has none. */
+int bc_plan_fsspec(const bc_modplan *p, size_t pt, struct bc_fs_spec *s);
+/* The directory point pt's file system is mounted on (known before it is
+   made: one at a time per run), malloc'd; NULL without one. */
+char *bc_plan_fsdir(const bc_modplan *p, size_t pt);
 /* Frees the machine dimensions (bc_plan_free calls it). */
 void bc_plan_mfree(bc_modplan *p);
 /* " machine.thp=never" for point pt's swept machine settings (malloc'd). */

@@ -11,6 +11,7 @@
  * are removed and stopped after its last one, on every way out. Each case
  * ended goes into the results document (runner.c) at once. */
 #include <errno.h>
+#include <sys/stat.h>
 #include <math.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -206,6 +207,9 @@ typedef struct modrun {
 	size_t ran;			/* cases of this module run so far (the ETA) */
 	int reuse;			/* data_options declared: prepare once per data point */
 	char *dir;			/* module_dir, for all of its cases */
+	char **fsdirs;			/* machine.fs: each point's mount point (owned), or NULL */
+	char *fsmod;			/* machine.fs: module_dir on the file system mounted now */
+	unsigned fs_made;		/* bc_mrun_fs_made when this module's last case ran */
 	case_link link;
 } modrun;
 
@@ -333,6 +337,26 @@ static void build_schedule(modrun *m, uint32_t seed)
 		m->dps[m->dp[m->sched[i].point]].last = i;
 }
 
+/* machine.fs: the module's files go to the file system made for the
+   point (its disk_path_option, when the config does not give it). */
+static void fs_path(modrun *m, const bc_modplan *p, size_t pt, bc_val *v)
+{
+	const char *name = p->mod->desc.requires.disk_path_option;
+	const bench_option_v1 *o = name ? bc_opt_find(p->mod->desc.options, name) : NULL;
+	if (!p->nmdims || !o)
+		return;
+	for (size_t i = 0; i < p->mc->ngiven; i++)
+		if (!strcmp(p->mc->given[i].key, name))
+			return;
+	char *dir = bc_plan_fsdir(p, pt);
+	if (!dir)
+		return;
+	if (!m->fsdirs)
+		m->fsdirs = bc_xcalloc(p->npoints + 1, sizeof(*m->fsdirs));
+	m->fsdirs[pt] = dir;
+	v[o - p->mod->desc.options].s = dir;
+}
+
 static void modrun_init(modrun *m, bc_runner *r, const bc_modplan *p)
 {
 	memset(m, 0, sizeof(*m));
@@ -352,6 +376,7 @@ static void modrun_init(modrun *m, bc_runner *r, const bc_modplan *p)
 			m->labels[pt] = l;
 		}
 		m->skip[pt] = skip_reason(r, p, v);
+		fs_path(m, p, pt, v);
 	}
 	find_data_points(m);
 	build_schedule(m, p->run.seed_set ? p->run.seed : r->seed);
@@ -380,6 +405,10 @@ static void modrun_free(modrun *m)
 		free(m->skip[pt]);
 	}
 	free(m->labels);
+	for (size_t pt = 0; m->fsdirs && pt < m->p->npoints; pt++)
+		free(m->fsdirs[pt]);
+	free(m->fsdirs);
+	free(m->fsmod);
 	free(m->stopped);
 	free(m->expect);
 	free(m->skip);
@@ -425,6 +454,36 @@ static bc_case case_of(bc_runner *r, modrun *m, size_t i)
 	};
 }
 
+/* machine.fs: a file system made since this module's last case holds none
+   of its prepared data (prepared again), and the module's directory (oltp's
+   datadir) and the case's scratch directory go on the one mounted. */
+static void fs_case(bc_runner *r, modrun *m, bc_case *c, char **scratch)
+{
+	unsigned made = bc_mrun_fs_made(r->mrun);
+	if (made != m->fs_made) {
+		for (size_t i = 0; i < m->ndp; i++)
+			m->dps[i].prepared = m->dps[i].dirty = 0;
+		c->do_prepare = 1;
+		m->fs_made = made;
+	}
+	const char *dir = bc_mrun_fs_dir(r->mrun);
+	if (!dir)
+		return;
+	free(m->fsmod);
+	m->fsmod = bc_xasprintf("%s/benchcore-%s", dir, m->p->mod->desc.name);
+	if (mkdir(m->fsmod, 0700) == 0 || errno == EEXIST)
+		c->module_dir = m->fsmod;
+	char *s2 = bc_xasprintf("%s/scratch.XXXXXX", dir);
+	if (!mkdtemp(s2)) {
+		free(s2);
+		return;
+	}
+	bc_rmtree(*scratch);
+	free(*scratch);
+	*scratch = s2;
+	c->scratch = s2;
+}
+
 static void run_case(bc_runner *r, modrun *m, bc_case *c, const char *label, const slot *s)
 {
 	datapt *d = &m->dps[m->dp[s->point]];
@@ -449,6 +508,7 @@ static void run_case(bc_runner *r, modrun *m, bc_case *c, const char *label, con
 		free(scratch);
 		return;
 	}
+	fs_case(r, m, c, &scratch);
 	m->link.prepared = m->link.cleaned = m->link.prepare_started = m->link.timed_out = 0;
 	bc_here_set(r, &m->dir, label, m->labels[s->point], s->rep);
 	run_one(c, &m->link, m->p->run.isolate, &crashed, &cr);

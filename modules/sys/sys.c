@@ -358,5 +358,7 @@ static const bench_module_v1 sys_module = {
 	.cleanup	= sys_cleanup,
 	.destroy	= sys_destroy,
 	.needs		= sys_needs,
+	/* file_copy's files: machine.fs points path at the file system it made */
+	.requires	= { .disk_path_option = "path" },
 };
 BENCH_MODULE(sys_module);

@@ -111,6 +111,11 @@ typedef int (*bc_results_ref_fn)(const char *ref, char **buf, size_t *len, bc_er
 void bc_results_set_ref_loader(const char *prefix, bc_results_ref_fn fn);
 
 void bc_results_free(bc_results *r);
+/* A label as the reader keeps it, and the archive stores it: printable
+   (bc_printable: control characters as visible escapes) and cut at 200
+   bytes; the same for a label given in either form, so db:LABEL finds a
+   run whatever control characters its label held (malloc'd). */
+char *bc_label_shown(const char *s);
 /* Whether r is a partial run's file: NULL for a whole one, else why, in
    words ("the run was interrupted"); *of gets cases_planned (-1: unknown). */
 const char *bc_results_partial(const bc_results *r, long *of);

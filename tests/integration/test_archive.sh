@@ -159,6 +159,19 @@ d["host"]["hostname"]="h\x07\x1b]0;title\x07\"x"; json.dump(d,open(sys.argv[2],"
 	if grep -q $'\x1b\|\x07' $T/$N.hl.out; then fail "$N: db list printed a raw escape"; else pass "$N: db list prints no raw escape or bell"; fi
 	"$BC" db export --db "$DB" "cd" > /dev/null 2>&1
 	"$BC" db export --db "$DB" "$(printf 'cd%.0s' {1..16})" | cmp -s - $T/$N.hostile.json && pass "$N: ... exported as it was" || fail "$N: hostile export differs"
+	# issue 48: a label with control characters is referred to as db:LABEL, by its raw text
+	# and by the text db list shows, and is echoed printable
+	local raw shown='\x1b[31mred'"'"'); DROP TABLE points; --\x0anext'
+	raw=$(printf '\033[31mred'"'"'); DROP TABLE points; --\nnext')
+	run_bc $T/$N.lr compare --db "$DB" "db:$raw" $T/a.json
+	expect_rc "$N: ... db:LABEL with its raw control characters" 0
+	expect_grep "$N: ... names the stored run" $T/$N.lr.out '^A: \\x1b\[31mred.*\\x0anext \(db:\\x1b'
+	if grep -q $'\x1b' $T/$N.lr.out $T/$N.lr.err; then fail "$N: ... a raw escape echoed"; else pass "$N: ... echoed printable"; fi
+	run_bc $T/$N.ls compare --db "$DB" "db:$shown" $T/a.json
+	expect_rc "$N: ... db:LABEL as db list shows it" 0
+	run_bc $T/$N.ln compare --db "$DB" "db:$(printf 'no\033[2Jsuch\nlabel')" $T/a.json
+	expect_rc "$N: ... an unknown one: refused" 2
+	if grep -q $'\x1b' $T/$N.ln.err; then fail "$N: ... the unknown label echoed raw"; else pass "$N: ... the unknown label echoed printable"; fi
 	[ "$(runs_in "$DB")" = 7 ] && pass "$N: ... and every table is still there" || fail "$N: runs: $(runs_in "$DB")"
 	# --store on a real run; then Ctrl-C and --resume: one row, the whole run
 	run_bc $T/$N.run run cpu --time 0.2 --warmup 0 --threads 1 -q -o $T/$N.run.json --store="$DB"

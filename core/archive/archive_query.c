@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "archive_int.h"
+#include "results.h"
 
 /* NULL-or-equal filters: one statement whatever is given (CAST: PostgreSQL
    must know a parameter's type even when it is NULL). */
@@ -155,8 +156,12 @@ int bc_archive_resolve(bc_archive *a, const char *ref, char **doc, size_t *len, 
 		bc_dbval p[] = { DBT(host), DBT(host) };
 		rc = ar_q(a, LATEST_SQL, p, 2, doc_row, &acc, e);
 	} else {
-		bc_dbval p = DBT(ref);
+		/* labels are stored as shown (bc_label_shown): a label with a
+		   control character is found by its raw text and by db list's */
+		char *label = bc_label_shown(ref);
+		bc_dbval p = DBT(label);
 		rc = ar_q(a, BY_LABEL_SQL, &p, 1, doc_row, &acc, e);
+		free(label);
 		if (!rc && acc.n) {	/* the newest with that label */
 			char *id = acc.run_id;
 			*others = acc.n - 1;

@@ -126,6 +126,69 @@ static int judge(const stored *s, const doc_facts *f, const char *name, bc_err *
 	return -1;
 }
 
+static const char *const STORED_DOC_SQL = "SELECT document FROM documents WHERE run_id = ?";
+
+static int doc_col(void *arg, char **col, int ncol)
+{
+	(void)ncol;
+	free(*(char **)arg);
+	*(char **)arg = bc_xstrdup(col[0] ? col[0] : "");
+	return 0;
+}
+
+/* cases by their id ("7": the case), to find each stored case at once */
+static json_t *by_id(json_t *cases)
+{
+	json_t *m = json_object(), *c;
+	size_t i;
+	json_array_foreach(cases, i, c) {
+		char k[32];
+		snprintf(k, sizeof(k), "%lld", (long long)json_integer_value(json_object_get(c, "id")));
+		json_object_set(m, k, c);
+	}
+	return m;
+}
+
+/* A resume replaces its stored partial run only when the new document
+   keeps every case the stored one ended, unchanged (an interrupted case is
+   measured again under a new id): what the same run_id, start and host id
+   alone would let through is any document at all under a run's name. 0 when
+   it does; -1 with e naming the first case that is not kept. */
+static int resume_keeps(bc_archive *a, const doc_facts *f, json_t *root, const char *name, bc_err *e)
+{
+	char *doc = NULL;
+	bc_dbval id = DBT(f->run_id);
+	if (ar_q(a, STORED_DOC_SQL, &id, 1, doc_col, &doc, e))
+		return -1;
+	json_error_t je;
+	json_t *old = doc ? json_loads(doc, 0, &je) : NULL, *cases = by_id(json_object_get(root, "cases")), *c;
+	free(doc);
+	size_t i;
+	int rc = old ? 0 : -1;
+	json_array_foreach(json_object_get(old, "cases"), i, c) {
+		const char *st = json_string_value(json_object_get(c, "status"));
+		char k[32];
+		snprintf(k, sizeof(k), "%lld", (long long)json_integer_value(json_object_get(c, "id")));
+		if ((st && !strcmp(st, "interrupted")) || json_equal(json_object_get(cases, k), c))
+			continue;
+		char *mod = bc_printable(json_string_value(json_object_get(c, "module")) ?
+					 json_string_value(json_object_get(c, "module")) : "?");
+		bc_err_set(e, "%s: not the stored run %s resumed: its case %lld (%.80s) is not the stored one", name,
+			   f->run_id, (long long)json_integer_value(json_object_get(c, "id")), mod);
+		free(mod);
+		bc_err_detail(e, "A resumed run keeps every case the interrupted one ended, as it was; this file "
+			      "drops or changes one, so it does not replace the stored run.");
+		bc_err_hint(e, "benchcore db export %s shows the stored one", f->run_id);
+		rc = -1;
+		break;
+	}
+	if (!old)
+		bc_err_set(e, "%s: the stored run %s has no readable document to compare with", name, f->run_id);
+	json_decref(old);
+	json_decref(cases);
+	return rc;
+}
+
 static const char *const FIND_SQL =
 	"SELECT doc_sha256, started, host_id, status, ncases FROM runs WHERE run_id = ?";
 static const char *const DEL_POINTS_SQL = "DELETE FROM points WHERE run_id = ?";
@@ -218,7 +281,7 @@ static int insert_run(bc_archive *a, const doc_facts *f, const bc_results *r, co
 }
 
 /* Under the write lock: what is stored under the run_id decides. */
-static int add_locked(bc_archive *a, const doc_facts *f, const bc_results *r, const char *doc,
+static int add_locked(bc_archive *a, const doc_facts *f, const bc_results *r, json_t *root, const char *doc,
 		      const char *name, bc_err *e)
 {
 	stored s = { 0 };
@@ -232,6 +295,8 @@ static int add_locked(bc_archive *a, const doc_facts *f, const bc_results *r, co
 	free(s.started);
 	free(s.host_id);
 	free(s.status);
+	if (what == BC_AR_REPLACED && resume_keeps(a, f, root, name, e))
+		return -1;
 	if (what == BC_AR_REPLACED &&
 	    (ar_q(a, DEL_POINTS_SQL, &id, 1, NULL, NULL, e) || ar_q(a, DEL_MODS_SQL, &id, 1, NULL, NULL, e) ||
 	     ar_q(a, DEL_DOC_SQL, &id, 1, NULL, NULL, e) || ar_q(a, DEL_RUN_SQL, &id, 1, NULL, NULL, e)))
@@ -258,7 +323,7 @@ int bc_archive_add(bc_archive *a, const char *doc, size_t len, const char *name,
 	if (!root)
 		bc_err_set(e, "%s: %s", name, je.text);
 	else if (facts_of(root, &r, doc, len, name, &f, e) == 0 && a->db->ops->begin_write(a->db, e) == 0) {
-		rc = add_locked(a, &f, &r, doc, name, e);
+		rc = add_locked(a, &f, &r, root, doc, name, e);
 		if (rc == BC_AR_SAME || rc < 0)
 			a->db->ops->rollback(a->db);
 		else if (a->db->ops->commit(a->db, e))

@@ -131,29 +131,118 @@ static void moments(const double *y, size_t a, size_t b, double *mean, double *v
 	*var = n > 1 ? v / (double)(n - 1) : NAN;
 }
 
+static int by_value(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return (a > b) - (a < b);
+}
+
+static double median(const double *y, size_t n)
+{
+	double *c = bc_xcalloc(n, sizeof(*c)), m;
+	memcpy(c, y, n * sizeof(*c));
+	qsort(c, n, sizeof(*c), by_value);
+	m = n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
+	free(c);
+	return m;
+}
+
+/* The series' noise between runs, as a standard deviation: the median of
+   the differences of neighbouring runs, |y[i+1] - y[i]|, over 0.6745
+   sqrt(2) (a normal's). A step moves one difference and a wild run two, so
+   neither inflates it, as the spread of the whole series would. */
+static double noise_of(const double *y, size_t n)
+{
+	if (n < 2)
+		return 0;
+	double *d = bc_xcalloc(n - 1, sizeof(*d)), m;
+	for (size_t i = 0; i + 1 < n; i++)
+		d[i] = fabs(y[i + 1] - y[i]);
+	m = median(d, n - 1);
+	free(d);
+	return m / (0.6744897501960817 * M_SQRT2);
+}
+
+/* cp->at = m between the segments y[a..m) and y[m..b): their sizes, means,
+   and the change's Welch interval (NAN when a side has one point); the
+   difference's interval in *dlo, *dhi, absolute (a level of 0 has no
+   relative change, but can still move). */
+static void measure(const double *y, size_t a, size_t m, size_t b, bc_cpoint *cp, double *dlo, double *dhi)
+{
+	double ma, va, mb, vb;
+	moments(y, a, m, &ma, &va);
+	moments(y, m, b, &mb, &vb);
+	cp->n_before = m - a;
+	cp->n_after = b - m;
+	cp->before = ma;
+	cp->after = mb;
+	cp->change = ma != 0 ? mb / ma - 1 : NAN;
+	cp->change_lo = cp->change_hi = *dlo = *dhi = NAN;
+	if (isnan(va) || isnan(vb))
+		return;
+	double qa = va / (double)(m - a), qb = vb / (double)(b - m), se = sqrt(qa + qb);
+	double df = se > 0 ? (qa + qb) * (qa + qb) /
+		(qa * qa / (double)(m - a - 1) + qb * qb / (double)(b - m - 1)) : 1;
+	double t = se > 0 ? bc_t_quantile_two_sided(0.05, df) : 0;
+	*dlo = mb - ma - t * se;
+	*dhi = mb - ma + t * se;
+	if (ma != 0) {
+		cp->change_lo = *dlo / fabs(ma);
+		cp->change_hi = *dhi / fabs(ma);
+	}
+}
+
+/* Whether the split of y[a..b) at m is a change of level, beyond the
+   permutation test's "the order matters": its 95% interval excludes zero;
+   the means moved by at least the least change (o->min_change of the
+   level, and o->min_noise of the series' noise between runs, sd); and the
+   medians moved the same way by as much, so most runs of each side moved:
+   one wild run beside a split (at a series' end, where a side has few
+   runs) moves its side's mean, not its median. */
+static int holds(const double *y, size_t a, size_t m, size_t b, double sd, const bc_cp_opts *o)
+{
+	bc_cpoint c;
+	double lo, hi;
+	measure(y, a, m, b, &c, &lo, &hi);
+	if (!(lo > 0 || hi < 0))	/* NAN too: one run a side */
+		return 0;
+	double least = fmax(o->min_change * fabs(c.before), o->min_noise * sd);
+	double d = c.after - c.before, dm = median(y + m, b - m) - median(y + a, m - a);
+	return fabs(d) >= least && fabs(d) > 0 && d * dm > 0 && fabs(dm) >= least;
+}
+
 /* The segments either side of each change point, their means, and the
    change's Welch interval. */
 static void describe(const double *y, size_t n, bc_cpoint *cp, size_t ncp)
 {
 	for (size_t i = 0; i < ncp; i++) {
-		size_t a = i ? cp[i - 1].at : 0, m = cp[i].at, b = i + 1 < ncp ? cp[i + 1].at : n;
-		double ma, va, mb, vb;
-		moments(y, a, m, &ma, &va);
-		moments(y, m, b, &mb, &vb);
-		cp[i].n_before = m - a;
-		cp[i].n_after = b - m;
-		cp[i].before = ma;
-		cp[i].after = mb;
-		cp[i].change = ma != 0 ? mb / ma - 1 : NAN;
-		cp[i].change_lo = cp[i].change_hi = NAN;
-		if (isnan(va) || isnan(vb) || ma == 0)
-			continue;
-		double qa = va / (double)(m - a), qb = vb / (double)(b - m), se = sqrt(qa + qb);
-		double df = se > 0 ? (qa + qb) * (qa + qb) /
-			(qa * qa / (double)(m - a - 1) + qb * qb / (double)(b - m - 1)) : 1;
-		double t = se > 0 ? bc_t_quantile_two_sided(0.05, df) : 0;
-		cp[i].change_lo = (mb - ma - t * se) / fabs(ma);
-		cp[i].change_hi = (mb - ma + t * se) / fabs(ma);
+		double lo, hi;
+		measure(y, i ? cp[i - 1].at : 0, cp[i].at, i + 1 < ncp ? cp[i + 1].at : n, &cp[i], &lo, &hi);
+	}
+}
+
+/* Binary segmentation tests each split against its own segment; once the
+   change points are found the segments are the runs between them, which a
+   change point's test never saw whole. One that does not hold between its
+   neighbours (holds()) is dropped, the weakest first (largest p, then
+   smallest statistic), and the rest described again. */
+static size_t prune(const double *y, size_t n, bc_cpoint *cp, size_t ncp, double sd, const bc_cp_opts *o)
+{
+	for (;;) {
+		describe(y, n, cp, ncp);
+		size_t worst = ncp;
+		for (size_t i = 0; i < ncp; i++) {
+			size_t a = i ? cp[i - 1].at : 0, b = i + 1 < ncp ? cp[i + 1].at : n;
+			if (holds(y, a, cp[i].at, b, sd, o))
+				continue;
+			if (worst == ncp || cp[i].p > cp[worst].p ||
+			    (cp[i].p == cp[worst].p && cp[i].stat < cp[worst].stat))
+				worst = i;
+		}
+		if (worst == ncp)
+			return ncp;
+		memmove(&cp[worst], &cp[worst + 1], (ncp - worst - 1) * sizeof(*cp));
+		ncp--;
 	}
 }
 
@@ -167,6 +256,7 @@ size_t bc_changepoints(const double *y, size_t n, const bc_cp_opts *o, bc_cpoint
 	for (size_t i = 0; i < n; i++)
 		if (!isfinite(y[i]))
 			return 0;
+	double sd = noise_of(y, n);
 	/* segments still to test, as [a, b) pairs: at most one per point */
 	size_t *todo = bc_xcalloc(2 * n + 2, sizeof(*todo)), ntodo = 0, ncp = 0;
 	bc_cpoint *cp = NULL;
@@ -177,8 +267,12 @@ size_t bc_changepoints(const double *y, size_t n, const bc_cp_opts *o, bc_cpoint
 		double p, stat;
 		if (b - a < 2 * use.min_seg || !test_segment(y, a, b, &use, &at, &p, &stat))
 			continue;
-		cp = bc_xrealloc(cp, ncp + 1, sizeof(*cp));
-		cp[ncp++] = (bc_cpoint){ .at = a + at, .p = p, .stat = stat };
+		/* a split that is no change of level (one wild run beside it) is
+		   not kept, but its sides are still tested: it may hide a step */
+		if (holds(y, a, a + at, b, sd, &use)) {
+			cp = bc_xrealloc(cp, ncp + 1, sizeof(*cp));
+			cp[ncp++] = (bc_cpoint){ .at = a + at, .p = p, .stat = stat };
+		}
 		todo[ntodo++] = a;
 		todo[ntodo++] = a + at;
 		todo[ntodo++] = a + at;
@@ -187,7 +281,11 @@ size_t bc_changepoints(const double *y, size_t n, const bc_cp_opts *o, bc_cpoint
 	free(todo);
 	if (ncp) {
 		qsort(cp, ncp, sizeof(*cp), by_at);
-		describe(y, n, cp, ncp);
+		ncp = prune(y, n, cp, ncp, sd, &use);
+	}
+	if (!ncp) {
+		free(cp);
+		cp = NULL;
 	}
 	*out = cp;
 	return ncp;

@@ -4,7 +4,10 @@
    exponent 2 (Matteson & James 2014), each split judged by a permutation
    test as E-Divisive and MongoDB's CI do (Daly et al., ICPE 2020). O(n) per
    permutation, so 10,000 runs take milliseconds, where E-Divisive's
-   exponent-1 statistic is O(n^2). Permutations are drawn from a seeded
+   exponent-1 statistic is O(n^2). A split the test finds is kept only when
+   it is a change of level: its interval excludes zero, it is as large as
+   the series' noise makes meaningful, and the medians either side moved too
+   (not one wild run). Permutations are drawn from a seeded
    generator keyed by the segment, so a series gives the same answer every
    time. Pure: no state, safe from any thread. */
 #ifndef BC_CHANGEPOINT_H
@@ -16,15 +19,22 @@ typedef struct bc_cp_opts {
 	double alpha;		/* a split is a change point when its p <= alpha */
 	unsigned perms;		/* permutations per test */
 	size_t min_seg;		/* points on either side of a change point, at least */
+	/* the least change of level kept, the larger of: a fraction of the
+	   level before it, and a multiple of the series' noise between runs
+	   (docs/history.md "The method") */
+	double min_change, min_noise;
 	uint64_t seed;		/* of the permutations */
 } bc_cp_opts;
 
-/* 0.01, 999 permutations, 3 points a side, seed 1. */
+/* 0.01, 999 permutations, 3 points a side, a change of 0.1% of the level
+   (the text's last digit) and half the noise's standard deviation, seed 1. */
 #define BC_CP_ALPHA	0.01
 #define BC_CP_PERMS	999
 #define BC_CP_MIN_SEG	3
+#define BC_CP_MIN_CHANGE 0.001
+#define BC_CP_MIN_NOISE	0.5
 #define BC_CP_OPTS_DEFAULT ((bc_cp_opts){ .alpha = BC_CP_ALPHA, .perms = BC_CP_PERMS, \
-	.min_seg = BC_CP_MIN_SEG, .seed = 1 })
+	.min_seg = BC_CP_MIN_SEG, .min_change = BC_CP_MIN_CHANGE, .min_noise = BC_CP_MIN_NOISE, .seed = 1 })
 
 typedef struct bc_cpoint {
 	size_t at;		/* the first point of the new level: y[at] */

@@ -118,6 +118,11 @@ void bc_results_free(bc_results *r);
    NULL-terminated, malloc'd; NULL with e when the file swept no such key. */
 char **bc_split_refs(const char *file, const char *key, bc_err *e);
 int bc_split_load(const char *ref, bc_results *r, bc_err *e);
+/* A label as the reader keeps it, and the archive stores it: printable
+   (bc_printable: control characters as visible escapes) and cut at 200
+   bytes; the same for a label given in either form, so db:LABEL finds a
+   run whatever control characters its label held (malloc'd). */
+char *bc_label_shown(const char *s);
 /* Whether r is a partial run's file: NULL for a whole one, else why, in
    words ("the run was interrupted"); *of gets cases_planned (-1: unknown). */
 const char *bc_results_partial(const bc_results *r, long *of);

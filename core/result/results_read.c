@@ -32,7 +32,7 @@ static char *shown(const char *s)
    legends and headings each name it: a 200 KB label would be repeated in
    all of them. */
 #define BC_LABEL_SHOWN	200
-static char *label_shown(const char *s)
+char *bc_label_shown(const char *s)
 {
 	char *p = shown(s);
 	size_t cut = BC_LABEL_SHOWN;
@@ -317,9 +317,9 @@ static int read_top(bc_results *r, json_t *root, bc_err *e)
 	r->config = json_is_object(cfg) ? json_incref(cfg) : json_object();
 	label = json_object_get(root, "label");
 	if (json_is_string(label) && json_string_length(label))
-		r->label = label_shown(json_string_value(label));
+		r->label = bc_label_shown(json_string_value(label));
 	else if (json_is_string(json_object_get(r->host, "hostname")))
-		r->label = label_shown(json_string_value(json_object_get(r->host, "hostname")));
+		r->label = bc_label_shown(json_string_value(json_object_get(r->host, "hostname")));
 	else
 		r->label = shown(base_name(r->path));
 	if (json_is_string(json_object_get(root, "started_at")))
@@ -486,7 +486,11 @@ static int load_ref(const char *ref, bc_results *r, bc_err *e)
 	*r = (bc_results){ 0 };
 	if (ref_loader.fn(ref, &buf, &len, e) < 0)
 		return -1;
-	int rc = bc_results_parse(buf, len, ref, r, e);
+	/* the run's name in every view: the reference as typed, printable (a
+	   label's control character referred to raw is not echoed raw) */
+	char *name = bc_printable(ref);
+	int rc = bc_results_parse(buf, len, name, r, e);
+	free(name);
 	free(buf);
 	return rc;
 }
@@ -669,7 +673,9 @@ int bc_load_all(const char *cmd, char **files, int n, bc_results *res)
 
 	for (int i = 0; i < n; i++) {
 		if (bc_results_load(files[i], &res[i], &e) < 0) {
-			fprintf(stderr, "benchcore %s: %s: %s\n", cmd, files[i], e.msg);
+			char *name = bc_printable(files[i]);	/* a db:LABEL's control characters too */
+			fprintf(stderr, "benchcore %s: %s: %s\n", cmd, name, e.msg);
+			free(name);
 			if (e.detail[0])
 				fprintf(stderr, "DETAIL: %s\n", e.detail);
 			if (e.hint[0])

@@ -2,6 +2,7 @@
    markdown, and the HTML page that draws each series with its intervals
    and change points (svg.c). Every string from a results file or the
    archive is printed escaped (bc_printable, bc_csv_cell, HTML escaping). */
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,21 +44,24 @@ static void put_pad(FILE *f, const char *s, int w)
 }
 
 /* "db1: cpu cpu_max_prime=10000, 1 thread: events_per_sec (events/s, higher is better)" */
-static void heading(FILE *f, const bc_hseries *s)
+/* The text and markdown put user strings through their own out. */
+typedef void (*put_fn)(FILE *f, const char *s);
+
+static void heading(FILE *f, const bc_hseries *s, put_fn out)
 {
 	const bc_hpoint *p = s->run[0];
-	put(f, *p->host ? p->host : "(no host name)");
+	out(f, *p->host ? p->host : "(no host name)");
 	fputs(": ", f);
-	put(f, p->module);
+	out(f, p->module);
 	if (p->params_text && *p->params_text) {
 		fputc(' ', f);
-		put(f, p->params_text);
+		out(f, p->params_text);
 	}
 	fprintf(f, ", %ld thread%s: ", p->threads, p->threads == 1 ? "" : "s");
-	put(f, p->metric);
+	out(f, p->metric);
 	fputs(" (", f);
 	if (p->unit && *p->unit) {
-		put(f, p->unit);
+		out(f, p->unit);
 		fputs(", ", f);
 	}
 	fprintf(f, "%s is better)", p->higher_is_better ? "higher" : "lower");
@@ -73,7 +77,7 @@ static void fmt_pct(double v, char *buf, size_t n)
 
 /* "1000.1 -> 970.2 events/s (-3.0%, 95% interval -3.6% .. -2.4%; p = 0.001;
    12 runs before, 12 after)" */
-static void change_text(FILE *f, const bc_hseries *s, const bc_hchange *c, int dec)
+static void change_text(FILE *f, const bc_hseries *s, const bc_hchange *c, int dec, put_fn out)
 {
 	char a[BC_DOUBLE_TEXT], b[BC_DOUBLE_TEXT], ch[32], lo[32], hi[32];
 	fmt_pct(c->cp.change, ch, sizeof(ch));
@@ -81,7 +85,7 @@ static void change_text(FILE *f, const bc_hseries *s, const bc_hchange *c, int d
 		bc_fmt_fig(c->cp.after, dec, 0, b, sizeof(b)));
 	if (*s->run[0]->unit) {
 		fputc(' ', f);
-		put(f, s->run[0]->unit);
+		out(f, s->run[0]->unit);
 	}
 	fprintf(f, " (%s", ch);
 	if (isfinite(c->cp.change_lo)) {
@@ -112,7 +116,7 @@ static void text_changes(FILE *f, const bc_hseries *s, int dec)
 		fprintf(f, "  change point at run %zu (", c->cp.at + 1);
 		put(f, *p->started ? p->started : "no start time");
 		fputs("): ", f);
-		change_text(f, s, c, dec);
+		change_text(f, s, c, dec, put);
 		fputc('\n', f);
 		if (!c->facts) {
 			fputs("    " NO_FACT "\n", f);
@@ -139,7 +143,7 @@ static void text_series(FILE *f, const bc_history *h, const bc_hseries *s)
 		wm = wm > w ? wm : w;
 	}
 	fputc('\n', f);
-	heading(f, s);
+	heading(f, s, put);
 	fprintf(f, ", %zu run%s\n", s->n, s->n == 1 ? "" : "s");
 	fprintf(f, "    run  %-*s  %-*s  %-*s  %*s  95%% interval\n", ws, "started", wr, "run_id", wl, "label",
 		wm, "mean");
@@ -260,15 +264,29 @@ static void print_csv(FILE *f, const bc_history *h)
 	}
 }
 
-/* A markdown cell: printable, with | escaped. */
+/* A user's string in markdown (a cell, a heading, a list item): printable,
+   and inert: every character that opens Markdown's inline syntax
+   (emphasis, code, links, images, strikethrough, a cell's |) is escaped with
+   a backslash, and <, > and & become entities, so a label or a host name
+   holding raw HTML, a link or emphasis shows as the text it is. A bare URL
+   is left as it is: GitHub links it, showing the same text. */
 static void md(FILE *f, const char *s)
 {
 	char *p = bc_printable(s ? s : "");
 	for (const char *q = p; *q; q++)
-		if (*q == '|')
-			fputs("\\|", f);
-		else
+		if (*q == '<')
+			fputs("&lt;", f);
+		else if (*q == '>')
+			fputs("&gt;", f);
+		else if (*q == '&')
+			fputs("&amp;", f);
+		else {
+			/* an _ within a word (block_size) opens nothing */
+			int inword = *q == '_' && q > p && isalnum((unsigned char)q[-1]) && isalnum((unsigned char)q[1]);
+			if (strchr("\\`*_[](){}#!|~", *q) && !inword)
+				fputc('\\', f);
 			fputc(*q, f);
+		}
 	free(p);
 }
 
@@ -277,7 +295,7 @@ static void md_series(FILE *f, const bc_hseries *s)
 	int dec = decimals(s);
 	char m[BC_DOUBLE_TEXT], lo[BC_DOUBLE_TEXT], hi[BC_DOUBLE_TEXT], ch[32];
 	fputs("\n### ", f);
-	heading(f, s);
+	heading(f, s, md);
 	fputs("\n\n| run | started | run_id | label | mean | 95% interval | change point |\n"
 	      "|---:|---|---|---|---:|---|---|\n", f);
 	for (size_t k = 0; k < s->n; k++) {
@@ -302,7 +320,7 @@ static void md_series(FILE *f, const bc_hseries *s)
 	for (size_t i = 0; i < s->nch; i++) {
 		const bc_hchange *c = &s->ch[i];
 		fprintf(f, "- change point at run %zu: ", c->cp.at + 1);
-		change_text(f, s, c, dec);
+		change_text(f, s, c, dec, md);
 		if (!c->facts) {
 			fputs("; " NO_FACT "\n", f);
 			continue;

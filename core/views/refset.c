@@ -45,6 +45,81 @@ int bc_refset_named(const char *name)
 	return l && !strchr(name, '/') && !(l > 5 && !strcmp(name + l - 5, ".json")) && stat(name, &st) != 0;
 }
 
+/* A set's numbers: a scale and every baseline within these, so that an
+   index (result / baseline x scale) of any result a run can hold is a
+   figure, not 0 or infinity (a baseline of 1e-308 made every index
+   infinite and the score print as 0.0). */
+#define SCALE_MIN	1e-6
+#define SCALE_MAX	1e6
+#define BASELINE_MIN	1e-6
+#define BASELINE_MAX	1e15
+
+/* v as the message shows it: a number, "x", or its JSON type */
+static char *shown_value(json_t *v)
+{
+	if (json_is_string(v)) {
+		char *p = bc_printable(json_string_value(v)), *q = bc_xasprintf("\"%.60s\"", p);
+		free(p);
+		return q;
+	}
+	if (json_is_number(v))
+		return bc_xasprintf("%g", json_number_value(v));
+	return v ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT) : bc_xstrdup("missing");
+}
+
+/* 0 when v (field key of where) is a number in [lo, hi]; else e says so. */
+static int in_range(json_t *v, const char *p, const char *where, const char *key, double lo, double hi, bc_err *e)
+{
+	double d = json_number_value(v);
+	if (json_is_number(v) && d >= lo && d <= hi)
+		return 0;
+	char *sh = shown_value(v);
+	bc_err_set(e, "reference set %s: %s\"%s\" is %.80s: wants a number from %g to %g", p, where, key, sh, lo, hi);
+	free(sh);
+	return -1;
+}
+
+static int need_string(json_t *o, const char *p, const char *where, const char *key, int optional, bc_err *e)
+{
+	json_t *v = json_object_get(o, key);
+	if (json_is_string(v) || (optional && !v))
+		return 0;
+	char *sh = shown_value(v);
+	bc_err_set(e, "reference set %s: %s\"%s\" is %.80s: wants a string", p, where, key, sh);
+	free(sh);
+	return -1;
+}
+
+/* Every field the index reads, checked as the results reader checks a
+   results file: the first one wrong named, with the test it is in. */
+static int refset_check(json_t *r, const char *p, bc_err *e)
+{
+	size_t k;
+	json_t *t, *tests = json_object_get(r, "tests");
+	if (!json_is_object(r) || !json_is_array(tests) || !json_array_size(tests)) {
+		bc_err_set(e, "reference set %s: wants an object with a \"tests\" array of at least one test", p);
+		return -1;
+	}
+	if (need_string(r, p, "", "score", 0, e) || need_string(r, p, "", "title", 1, e) ||
+	    need_string(r, p, "", "header", 1, e) ||
+	    (json_object_get(r, "scale") && in_range(json_object_get(r, "scale"), p, "", "scale", SCALE_MIN, SCALE_MAX, e)))
+		return -1;
+	json_array_foreach(tests, k, t) {
+		char where[40];
+		snprintf(where, sizeof(where), "tests[%zu]: ", k);
+		if (!json_is_object(t) || !json_is_object(json_object_get(t, "params"))) {
+			bc_err_set(e, "reference set %s: %swants an object with \"params\" an object", p, where);
+			return -1;
+		}
+		if (need_string(t, p, where, "title", 0, e) ||
+		    in_range(json_object_get(t, "baseline"), p, where, "baseline", BASELINE_MIN, BASELINE_MAX, e) ||
+		    need_string(t, p, where, "unit", 1, e) || need_string(t, p, where, "module", 0, e) ||
+		    need_string(t, p, where, "metric", 0, e))
+			return -1;
+	}
+	return 0;
+}
+
 /* The set NAME from the first directory of dirs that has it, checked. */
 static json_t *refset_load(const char *name, char *const *dirs, char **path, bc_err *e)
 {
@@ -55,18 +130,11 @@ static json_t *refset_load(const char *name, char *const *dirs, char **path, bc_
 			json_error_t je;
 			int fits = S_ISREG(st.st_mode) && st.st_size <= REFSET_MAX;
 			json_t *r = fits ? json_load_file(p, JSON_REJECT_DUPLICATES, &je) : NULL;
-			size_t k;
-			json_t *t;
-			int ok = json_is_array(json_object_get(r, "tests")) && json_object_get(r, "score");
-			json_array_foreach(json_object_get(r, "tests"), k, t)
-				ok = ok && json_is_string(json_object_get(t, "title")) &&
-				     json_number_value(json_object_get(t, "baseline")) > 0 &&
-				     json_is_string(json_object_get(t, "module")) &&
-				     json_is_string(json_object_get(t, "metric")) &&
-				     json_is_object(json_object_get(t, "params"));
-			if (!ok) {
-				bc_err_set(e, "reference set %s is not one: %s", p, r ? "a field is missing or wrong" :
-					   "not a JSON file of at most 1 MiB");
+			if (!fits)
+				bc_err_set(e, "reference set %s is not one: not a regular file of at most 1 MiB", p);
+			else if (!r)
+				bc_err_set(e, "%s:%d: %s", p, je.line, je.text);
+			if (!r || refset_check(r, p, e)) {
 				json_decref(r);
 				free(p);
 				return NULL;
@@ -77,7 +145,7 @@ static json_t *refset_load(const char *name, char *const *dirs, char **path, bc_
 		free(p);
 	}
 	bc_err_set(e, "no reference set \"%s\" (%s.refset.json) on the module search path", name, name);
-	bc_err_hint(e, "the sys module ships \"unixbench\"; give --module-path, or compare against a results file");
+	bc_err_hint(e, "the sys module ships \"unixbench\"; set BENCHCORE_MODULE_PATH to its directory, or compare against a results file");
 	return NULL;
 }
 
@@ -164,7 +232,7 @@ static json_t *jreal(double v)
    the tests missing. */
 static json_t *refset_table(json_t *set, const bc_results *r, long copies)
 {
-	double scale = jnum(set, "scale") > 0 ? jnum(set, "scale") : 1, logsum = 0;
+	double scale = json_object_get(set, "scale") ? jnum(set, "scale") : 1, logsum = 0;
 	json_t *tab = json_object(), *tests = json_array(), *missing = json_array(), *t;
 	size_t k;
 	int n = 0;
@@ -185,7 +253,7 @@ static json_t *refset_table(json_t *set, const bc_results *r, long copies)
 		json_array_append_new(tests, json_pack("{s:s, s:f, s:s, s:o, s:o, s:o, s:I}", "title",
 			jstr(t, "title", ""), "baseline", jnum(t, "baseline"), "unit", jstr(t, "unit", ""),
 			"result", jreal(s.mean), "index", jreal(idx), "ci95_pct", jreal(half), "repeats", (json_int_t)s.n));
-		if (idx > 0) {
+		if (isfinite(idx) && idx > 0) {	/* a result of 0 or of 1e300 has no place in a geometric mean */
 			logsum += log(idx);
 			n++;
 		}
@@ -365,8 +433,10 @@ static void print_table(FILE *f, json_t *doc, json_t *file, json_t *tab)
 		snprintf(res, sizeof(res), "%.1f %s", jnum(t, "result"), jstr(t, "unit", ""));
 		if (json_is_number(json_object_get(t, "ci95_pct")))
 			snprintf(spread, sizeof(spread), " +-%.1f%%", jnum(t, "ci95_pct"));
-		fprintf(f, "%-44s %12.1f %16s %9.1f%s\n", jstr(t, "title", ""), jnum(t, "baseline"), res,
-			jnum(t, "index"), spread);
+		char idx[32] = "?";
+		if (json_is_number(json_object_get(t, "index")))
+			snprintf(idx, sizeof(idx), "%.1f", jnum(t, "index"));
+		fprintf(f, "%-44s %12.1f %16s %9s%s\n", jstr(t, "title", ""), jnum(t, "baseline"), res, idx, spread);
 	}
 	long present = (long)json_integer_value(json_object_get(tab, "present"));
 	fprintf(f, "%-44s %12s %16s %9s\n%-44s %39.1f\n", "", "", "", "========", jstr(doc, "score_name", ""),

@@ -129,6 +129,25 @@ d=json.load(open(sys.argv[1])); d["run_id"]="ab"*16; json.dump(d,open(sys.argv[3
 	expect_grep "$N: ... saying the stored one is further along" $T/$N.p3.err "same run further along"
 	"$BC" db list --db "$DB" --json > $T/$N.l5.json
 	expect_py "$N: ... one row, complete, 4 cases" $T/$N.l5.json 'len([r for r in d if r["run_id"] == "ab"*16]) == 1 and [r for r in d if r["run_id"] == "ab"*16][0]["cases"] == 4 and [r for r in d if r["run_id"] == "ab"*16][0]["status"] == "complete"'
+	# a forged "resume" (issue 48): the same run_id, start and host id, a stored case changed or
+	# dropped: refused, the stored partial run kept; the honest resume replaces it
+	python3 -S -c '
+import json,sys
+d=json.load(open(sys.argv[1])); d["run_id"]="ef"*16; d["status"]="interrupted"; d["interrupted"]=True
+full=list(d["cases"]); d["cases"]=full[:2]; d["cases_planned"]=len(full); json.dump(d,open(sys.argv[2],"w"))
+d["status"]="complete"; d["interrupted"]=False; d["cases"]=full; json.dump(d,open(sys.argv[3],"w"))
+c=json.loads(json.dumps(full)); c[0]["metrics"]=c[1]["metrics"]; d["cases"]=c; json.dump(d,open(sys.argv[4],"w"))
+d["cases"]=full[1:]; json.dump(d,open(sys.argv[5],"w"))' \
+		$T/a.json $T/$N.rp.json $T/$N.rw.json $T/$N.rchanged.json $T/$N.rdropped.json
+	"$BC" db add --db "$DB" $T/$N.rp.json > /dev/null 2>&1
+	run_bc $T/$N.rc db add --db "$DB" $T/$N.rchanged.json
+	expect_rc "$N: a forged resume (a stored case changed): refused" 1
+	expect_grep "$N: ... naming the case" $T/$N.rc.err "not the stored run efefefef.* resumed: its case"
+	run_bc $T/$N.rd db add --db "$DB" $T/$N.rdropped.json
+	expect_rc "$N: a forged resume (a stored case dropped): refused" 1
+	"$BC" db export --db "$DB" "$(printf 'ef%.0s' {1..16})" | cmp -s - $T/$N.rp.json && pass "$N: ... the stored partial run kept" || fail "$N: the stored partial run changed"
+	run_bc $T/$N.rw db add --db "$DB" $T/$N.rw.json
+	expect_grep "$N: ... the honest resume replaces it" $T/$N.rw.out "replaced its partial row"
 	# hostile strings: escapes, quotes, SQL, a newline in a label and a host name
 	python3 -S -c '
 import json,sys
@@ -140,7 +159,20 @@ d["host"]["hostname"]="h\x07\x1b]0;title\x07\"x"; json.dump(d,open(sys.argv[2],"
 	if grep -q $'\x1b\|\x07' $T/$N.hl.out; then fail "$N: db list printed a raw escape"; else pass "$N: db list prints no raw escape or bell"; fi
 	"$BC" db export --db "$DB" "cd" > /dev/null 2>&1
 	"$BC" db export --db "$DB" "$(printf 'cd%.0s' {1..16})" | cmp -s - $T/$N.hostile.json && pass "$N: ... exported as it was" || fail "$N: hostile export differs"
-	[ "$(runs_in "$DB")" = 6 ] && pass "$N: ... and every table is still there" || fail "$N: runs: $(runs_in "$DB")"
+	# issue 48: a label with control characters is referred to as db:LABEL, by its raw text
+	# and by the text db list shows, and is echoed printable
+	local raw shown='\x1b[31mred'"'"'); DROP TABLE points; --\x0anext'
+	raw=$(printf '\033[31mred'"'"'); DROP TABLE points; --\nnext')
+	run_bc $T/$N.lr compare --db "$DB" "db:$raw" $T/a.json
+	expect_rc "$N: ... db:LABEL with its raw control characters" 0
+	expect_grep "$N: ... names the stored run" $T/$N.lr.out '^A: \\x1b\[31mred.*\\x0anext \(db:\\x1b'
+	if grep -q $'\x1b' $T/$N.lr.out $T/$N.lr.err; then fail "$N: ... a raw escape echoed"; else pass "$N: ... echoed printable"; fi
+	run_bc $T/$N.ls compare --db "$DB" "db:$shown" $T/a.json
+	expect_rc "$N: ... db:LABEL as db list shows it" 0
+	run_bc $T/$N.ln compare --db "$DB" "db:$(printf 'no\033[2Jsuch\nlabel')" $T/a.json
+	expect_rc "$N: ... an unknown one: refused" 2
+	if grep -q $'\x1b' $T/$N.ln.err; then fail "$N: ... the unknown label echoed raw"; else pass "$N: ... the unknown label echoed printable"; fi
+	[ "$(runs_in "$DB")" = 7 ] && pass "$N: ... and every table is still there" || fail "$N: runs: $(runs_in "$DB")"
 	# --store on a real run; then Ctrl-C and --resume: one row, the whole run
 	run_bc $T/$N.run run cpu --time 0.2 --warmup 0 --threads 1 -q -o $T/$N.run.json --store="$DB"
 	expect_rc "$N: run --store=DB" 0

@@ -166,6 +166,8 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 d["host"]["hostname"] = "ev\u001b]0;pwned\u0007il|host"
 d["label"] = "=<b>1|1</b>"
+if sys.argv[2][-7:-5] > "04":	# issue 48: a link, emphasis, an image tag and code in a label
+    d["label"] = "[x](javascript:alert(1)) **b** _i_ <img src=x onerror=alert(1)> `c` ![i](y)"
 json.dump(d, open(sys.argv[2], "w"))
 PY
 done
@@ -177,7 +179,11 @@ run_bc $T/evc history --module cpu --format csv $T/evil/*.json
 expect_grep "hostile strings: csv: a formula cell is quoted for the spreadsheet" $T/evc.out ",\"'=<b>1\|1</b>\","
 check "hostile strings: csv: no escape byte in it" sh -c "! grep -q \$(printf '\\033') $T/evc.out"
 run_bc $T/evm history --module cpu --format markdown $T/evil/*.json
-expect_grep "hostile strings: markdown: a | in a cell escaped" $T/evm.out '\| =<b>1\\\|1</b> \|'
+expect_grep "hostile strings: markdown: a | in a cell escaped, the tag as entities" $T/evm.out '\| =&lt;b&gt;1\\\|1&lt;/b&gt; \|'
+expect_grep "hostile strings: markdown: a link, emphasis, code and an image escaped" $T/evm.out \
+	'\| \\\[x\\\]\\\(javascript:alert\\\(1\\\)\\\) \\\*\\\*b\\\*\\\* \\_i\\_ &lt;img src=x onerror=alert\\\(1\\\)&gt; \\`c\\` \\!\\\[i\\\]\\\(y\\\) \|'
+expect_no_grep "hostile strings: markdown: no raw tag from a label" $T/evm.out '<b>|<img'
+expect_grep "hostile strings: markdown: the host's | escaped in the heading" $T/evm.out '^### ev\\\\x1b\\\]0;pwned\\\\x07il\\\|host: cpu'
 run_bc $T/evh history --module cpu --html $T/evil.html $T/evil/*.json
 expect_rc "hostile strings: html (and a series without a change point)" 0
 expect_grep "hostile strings: html: the label's tag shown as text" $T/evil.html "=&lt;b&gt;1|1&lt;/b&gt;|no change point|No change point"

@@ -117,6 +117,94 @@ static void test_edges(void **st)
 	assert_int_equal(bc_cp_best_split(two, 7, 4, &stat), 0);
 }
 
+/* Issue 48: a wild run at either end of a long flat series gave a change
+   point beside it (the last 3 runs' mean moved, the permutations rarely put
+   the wild run at an end): "change point at run 1998 ... -16.5%, 95%
+   interval -88.5% .. +55.5%". A kept change needs its interval to exclude
+   zero and the medians either side to have moved: none here. */
+static void test_wild_run_at_an_end(void **st)
+{
+	(void)st;
+	bc_cpoint *cp = (bc_cpoint *)1;
+	double *y = series(2000, 0.01, 2000, 0, 5);
+	y[1999] *= 0.5;
+	assert_int_equal(bc_changepoints(y, 2000, NULL, &cp), 0);
+	assert_null(cp);
+	free(y);
+	for (uint64_t s = 6; s < 9; s++) {
+		y = series(2000, 0.01, 2000, 0, s);
+		y[0] *= s == 7 ? 0.5 : 1.5;	/* an odd first run, up or down */
+		assert_int_equal(bc_changepoints(y, 2000, NULL, &cp), 0);
+		free(y);
+	}
+	/* a real step is still found beside a wild last run */
+	y = series(200, 0.01, 100, -0.03, 9);
+	y[199] *= 0.5;
+	size_t n = bc_changepoints(y, 200, NULL, &cp);
+	assert_int_equal(n, 1);
+	assert_true(cp[0].at >= 98 && cp[0].at <= 102);
+	assert_true(cp[0].change_hi < 0);
+	free(cp);
+	free(y);
+}
+
+/* A noise-free series: a step of 1e-9 of the level is no change (it was
+   reported as "+0.0%"), one of 2% is, exactly; a level of 0 that moves is
+   kept though it has no relative change. */
+static void test_noise_free(void **st)
+{
+	(void)st;
+	double y[100];
+	bc_cpoint *cp;
+	for (size_t i = 0; i < 100; i++)
+		y[i] = 1000 * (i >= 50 ? 1 + 1e-9 : 1);
+	assert_int_equal(bc_changepoints(y, 100, NULL, &cp), 0);
+	for (size_t i = 0; i < 100; i++)
+		y[i] = i >= 50 ? 1 + 1e-9 : 1;
+	assert_int_equal(bc_changepoints(y, 100, NULL, &cp), 0);
+	for (size_t i = 0; i < 100; i++)
+		y[i] = 1000 * (i >= 50 ? 1.02 : 1);
+	assert_int_equal(bc_changepoints(y, 100, NULL, &cp), 1);
+	assert_int_equal(cp[0].at, 50);
+	assert_true(fabs(cp[0].change - 0.02) < 1e-12);
+	free(cp);
+	for (size_t i = 0; i < 100; i++)
+		y[i] = i >= 50 ? 5 : 0;
+	assert_int_equal(bc_changepoints(y, 100, NULL, &cp), 1);
+	assert_int_equal(cp[0].at, 50);
+	assert_true(isnan(cp[0].change));
+	free(cp);
+	/* the least change follows the options: 1e-9 kept when asked for */
+	bc_cp_opts o = BC_CP_OPTS_DEFAULT;
+	o.min_change = 0;
+	for (size_t i = 0; i < 100; i++)
+		y[i] = 1000 * (i >= 50 ? 1 + 1e-9 : 1);
+	assert_int_equal(bc_changepoints(y, 100, &o, &cp), 1);
+	free(cp);
+}
+
+/* Half the series' noise is the least change: 0.3 sigma over 5,000 runs a
+   side is beyond doubt (p 0.001) but smaller than the noise lets one
+   reading show, so it is not kept; a 1-sigma step is. */
+static void test_least_change(void **st)
+{
+	(void)st;
+	bc_cpoint *cp;
+	double *y = series(10000, 0.01, 5000, 0.003, 21);
+	assert_int_equal(bc_changepoints(y, 10000, NULL, &cp), 0);
+	free(y);
+	bc_cp_opts o = BC_CP_OPTS_DEFAULT;
+	o.min_noise = 0;
+	y = series(10000, 0.01, 5000, 0.003, 21);
+	assert_true(bc_changepoints(y, 10000, &o, &cp) >= 1);
+	free(cp);
+	free(y);
+	y = series(10000, 0.01, 5000, 0.01, 21);
+	assert_true(bc_changepoints(y, 10000, NULL, &cp) >= 1);
+	free(cp);
+	free(y);
+}
+
 static void test_two_steps_and_seed(void **st)
 {
 	(void)st;
@@ -178,6 +266,9 @@ int main(void)
 		cmocka_unit_test(test_step_found),
 		cmocka_unit_test(test_flat_series),
 		cmocka_unit_test(test_edges),
+		cmocka_unit_test(test_wild_run_at_an_end),
+		cmocka_unit_test(test_noise_free),
+		cmocka_unit_test(test_least_change),
 		cmocka_unit_test(test_two_steps_and_seed),
 		cmocka_unit_test(test_ten_thousand),
 	};

@@ -21,6 +21,8 @@
 # two at a time (--jobs, BC_TEST_JOBS; 1 = one after another) except the ones
 # in $solo below, which run with nothing beside them. What a pass leaves out
 # or runs reduced is said in its lines ("skipped", "quick", "SKIP:", "QUICK:").
+# A script is stopped after BC_TEST_TIMEOUT seconds (600; a machine loaded
+# far beyond its CPUs, a census beside other suites, may want more).
 # --repeat N (the flake census, tests/README.md): the whole selection N times
 # over, then every check that failed in any of them: its script, its text
 # (figures and scratch paths masked, so one check's failures count together)
@@ -149,7 +151,7 @@ start_integration() {	# label, build dir, script, quick (0/1)
 	local label=$1 dir=$2 script=$3 quick=$4 out
 	out=$(logname "$label")
 	( BUILD="$dir" BC="$PWD/$dir/benchcore" TESTMODS="$PWD/$dir/testmods" BC_QUICK=$quick \
-		timeout 600 bash "$script" >"$out" 2>&1 </dev/null; echo $? >"$out.rc" ) &
+		timeout "${BC_TEST_TIMEOUT:-600}" bash "$script" >"$out" 2>&1 </dev/null; echo $? >"$out.rc" ) &
 	job_label[$!]=$label; job_out[$!]=$out; job_t0[$!]=$(now); job_kind[$!]=integration
 	running=$((running + 1))
 }
@@ -166,6 +168,7 @@ finish_integration() {	# waits for one job (unit or integration), prints its lin
 	fi
 	rc=$(cat "$out.rc" 2>/dev/null || echo 1); rm -f "$out.rc"
 	p=$(grep -c '^PASS: ' "$out"); f=$(grep -c '^FAIL: ' "$out")
+	[ "$rc" = 124 ] && { f=$((f + 1)); echo "  stopped after ${BC_TEST_TIMEOUT:-600} s (BC_TEST_TIMEOUT), see $out"; census "$label" "stopped by the timeout"; }
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; echo "  exit $rc, see $out"; census "$label" "exit $rc without a FAIL line"; fi
 	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then f=1; echo "  no test ran, see $out"; census "$label" "no test ran"; fi
 	tally "$label" "$p" "$f" "$secs"

@@ -55,10 +55,13 @@ if command -v strace >/dev/null; then
 			pass "$1 ($2 loops, $3 seen in the window, batches of at most $4)"
 		else fail "$1: $2 loops counted, strace saw ${3:-none} in the window (at most $k x $2 +- $edge: batches of at most $4)"; fi
 	}
-	obsw $T/o4 clone,clone3,fork,vfork test=spawn --time 0.3
+	# (1 s: under strace a fork can take tens of ms on a loaded machine)
+	obsw $T/o4 clone,clone3,fork,vfork test=spawn --time 1
 	read -r c co f fo mb <<<"$(win $T/o4 'clone3?\(' '(v?fork)\(')"
 	within_win "spawn: one fork per loop counted, in the helper" "$(loops $T/o4.json)" "$((c + f))" "$mb"
-	check "spawn: the case's own process forks nothing in the window ($co clones, $fo forks)" test "$co" -eq 0 -a "$fo" -eq 0
+	# the process tests fork from the helper, never from the case's process
+	check "spawn: the forks in the window are the helper's (sys-helper: $((c + f))), none the case process's ($co clones, $fo forks)" \
+		test $((c + f)) -ge 1 -a "$co" -eq 0 -a "$fo" -eq 0
 	obsw $T/o5 execve test=execl --time 0.3
 	read -r e eo mb <<<"$(win $T/o5 'execve\(.*"--chain"')"
 	within_win "execl: one exec per loop counted, in the helper" "$(loops $T/o5.json)" "$e" "$mb"
@@ -104,26 +107,6 @@ read -r n cs <$T/cs.out
 if [ -n "$cs" ] && [ "$n" -gt 100 ] && [ "$cs" -ge $((2 * n - n / 20)) ] && [ "$cs" -le $((2 * n + n / 2 + 5000)) ]; then
 	pass "context_switch: the kernel counted two switches a loop ($n loops, $cs switches)"
 else fail "context_switch: $n loops counted, the kernel counted ${cs:-no} switches"; fi
-
-# the process tests fork from the helper, never from the case's process
-strace -f -o $T/tree.st -e trace=clone,clone3,fork,vfork,execve "$BC" run sys test=spawn --time 0.2 --warmup 0 -q -o $T/tree.json >/dev/null 2>&1 </dev/null
-"$PY" -S - $T/tree.st >$T/tree.out <<'PYEOF'
-import re, sys
-helper = set(); forks = {}
-for line in open(sys.argv[1]):
-    m = re.match(r"(\d+) +(\w+)\(", line)
-    if not m:
-        continue
-    pid, call = m.group(1), m.group(2)
-    if call == "execve" and "sys-helper" in line.split(",")[0]:
-        helper.add(pid)
-    r = re.search(r"= (\d+)$", line.strip())
-    if call in ("clone", "clone3", "fork", "vfork") and r and "CLONE_THREAD" not in line:
-        forks[pid] = forks.get(pid, 0) + 1
-top = max(forks.items(), key=lambda kv: kv[1]) if forks else (None, 0)
-print("by_helper" if top[0] in helper else "not_by_helper", top[1])
-PYEOF
-expect_grep "spawn: the forks are the helper's (sys-helper), not the case process's" $T/tree.out '^by_helper [0-9]{2,}'
 
 # file_copy: its own files only, removed after; no other file touched
 mkdir -p $T/fc && echo keep >$T/fc/other.txt && ln -s $T/fc/other.txt $T/fc/link

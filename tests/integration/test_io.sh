@@ -326,16 +326,19 @@ check "too big for the disk: no file created" test -z "$(ls $D | grep benchcore-
 
 # --- one run at a time per directory: a second run is refused, the first keeps its files
 mkdir -p $T/shared
-"$BC" run io path=$T/shared file_size=1M block_size=4K direct=false --time 2 --warmup 0 -q -o $T/lk1.json >$T/lk1.out 2>$T/lk1.err &
+# (the first run's window, 8 s, outlasts the second run's start on a loaded machine,
+# where a start takes seconds: with 2 s the first had ended before the second looked)
+"$BC" run io path=$T/shared file_size=1M block_size=4K direct=false --time 8 --warmup 0 -q -o $T/lk1.json >$T/lk1.out 2>$T/lk1.err &
 lk1=$!
-for i in $(seq 100); do [ -e $T/shared/benchcore-io.lock ] && [ -e $T/shared/benchcore-io.0.dat ] && break; sleep 0.05; done
+until_seen 300 test -e $T/shared/benchcore-io.lock -a -e $T/shared/benchcore-io.0.dat
 run_bc $T/lk2 run io path=$T/shared file_size=1M block_size=4K direct=false --time 0.1 --warmup 0 -q -o $T/lk2.json
+check "the first run was still running when the second ended" kill -0 $lk1
 expect_rc "a second io run on a directory in use fails its case" 1
 expect_py "it names the other run and leaves its files alone" $T/lk2.json \
 	'"another benchcore run is using" in d["cases"][0]["reason"] and d["cases"][0]["status"]=="failed"'
 wait $lk1; RC=$?
 expect_rc "the first run is not disturbed" 0
-expect_py "and measured its whole window" $T/lk1.json 'd["cases"][0]["status"]=="ok" and d["cases"][0]["duration_s"] > 1.9'
+expect_py "and measured its whole window" $T/lk1.json 'd["cases"][0]["status"]=="ok" and d["cases"][0]["duration_s"] >= 8 - 0.001'
 check "afterwards: no data files and no lock left" test -z "$(ls -A $T/shared)"
 run_bc $T/lk3 run io path=$T/shared file_size=1M block_size=4K direct=false --time 0.1 --warmup 0 -q -o $T/lk3.json
 expect_rc "a stale lock (its run is over) does not block the next run" 0

@@ -53,12 +53,14 @@ in_full() { [ "$level" != check ]; }
 # quiet baseline against two CPU hogs, an open loop's achieved rate;
 # test_compare: real cpu runs, 4 repeats a side, must show a rate-limited run's
 # loss at adjusted p < 0.05, which a neighbour's noise can hide), or keeps
-# both CPUs busy itself (test_fuzz: two fuzzers at a time).
+# both CPUs busy itself (test_fuzz: two fuzzers at a time), or judges a stop by
+# live rates a neighbour's load moves (test_auto: a 1.2% spread precise after 4
+# or 5 repeats of 0.3 s).
 # (their quick forms leave those parts out and run beside others;
 # test_interference, which shares a CPU between a case and a busy loop, checks
 # benchcore's figures against its own observer of what every process took,
 # whatever runs beside it)
-solo="test_abi11 test_compare test_core test_fuzz"
+solo="test_abi11 test_auto test_compare test_core test_fuzz"
 # full level only: the package and fleet builds (a .deb built and installed,
 # the playbook against hosts)
 full_only="test_fleet test_package"

@@ -175,8 +175,13 @@ check "password not in stdout, stderr, JSON or CSV" bash -c "! grep -q hunter2se
 expect_py "password shown as <redacted>" $T/p.json 'd["cases"][0]["params"]["password"]=="<redacted>" and d["config"]["modules"][0]["options"]["password"]==["<redacted>"]'
 
 # --- Ctrl-C: results so far are written, exit 130
-"$BC" run cpu max_prime=2000 --threads 1 --repeat 3 --time 2 --warmup 0 -q -o $T/i.json >/dev/null 2>$T/i.err &
-pid=$!; sleep 2.8; kill -INT $pid; wait $pid; RC=$?
+# (sent in the second case's window, seen from outside: its interval reports are the
+# fourth and later ones, three a case of 3 s; a fixed 2.8 s after the start came before a
+# loaded machine's first case had ended. Counted without a fork: a loaded machine's fork
+# can take longer than a window)
+ticks_at_least() { local n=0 l; while IFS= read -r l; do [[ $l == *thds:* ]] && n=$((n + 1)); done <"$T/i.err"; [ $n -ge "$1" ]; }
+"$BC" run cpu max_prime=2000 --threads 1 --repeat 3 --time 3 --warmup 0 --report-interval 1 -o $T/i.json >/dev/null 2>$T/i.err &
+pid=$!; until_seen 600 ticks_at_least 4; kill -INT $pid; wait $pid; RC=$?
 expect_rc "SIGINT exits 130" 130
 expect_py "interrupted run: valid JSON, marked interrupted" $T/i.json 'd["interrupted"] is True and d["cases"][0]["status"]=="ok" and d["cases"][-1]["status"]=="interrupted" and len(d["cases"])==2'
 

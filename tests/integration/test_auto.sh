@@ -13,8 +13,13 @@ reps() { jget "$1" "sorted(c['repeat'] for c in d['cases'] if c['params']['cv'] 
 run_bc $T/a run synth $M cv=0,0.3 --time 0.3 --warmup 0 --repeat auto --min-repeat 3 --max-repeat 8 \
 	--report-interval 0 -q -o $T/a.json
 expect_rc "repeat auto, a tight and a noisy case" 0
+# (live, a loaded machine's late wake-ups at the 0.3 s windows' edges spread even a cv 0
+# case's rates past the 2% threshold: a timing judgement, check-full's alone; unit/test_run
+# checks the stop exactly in simulated time)
+if [ "${BC_QUICK:-0}" = 1 ]; then echo "QUICK: a live cv 0 case precise before max_repeat (1 check): make check-full"; else
 expect_py "the tight case (cv 0) stops before max_repeat, saying precise" $T/a.json \
 	'(lambda t: 3 <= len(t) < 8 and t[-1].get("repeat_stop") == "precise" and all("repeat_stop" not in c for c in t[:-1]))(sorted([c for c in d["cases"] if c["params"]["cv"] == 0], key=lambda c: c["repeat"]))'
+fi
 expect_py "the very noisy case (cv 0.3) is futile after min_repeat: far beyond 2 x max_repeat, it stops" $T/a.json \
 	'(lambda t: len(t) == 3 and t[-1].get("repeat_stop") == "futile")(sorted([c for c in d["cases"] if c["params"]["cv"] == 0.3], key=lambda c: c["repeat"]))'
 expect_py "every case runs min_repeat 3 at least, each repeat once" $T/a.json \

@@ -11,7 +11,7 @@ export BENCHCORE_PROBE_TIMEOUT=1
 cd "$T"	# nothing of the repository is a module directory here
 # the references of the wall-clock bounds below (lib.sh's in_time): list, and a
 # short run, with nothing wrong
-REF_LIST=$(ref_ms "$BC" list)
+REF_LIST=$(ref_ms "$BC" list $MP)	# the same modules probed, their constructors' faults off
 REF_RUN=$(ref_ms "$BC" run cpu max_prime=100 --time 0.3 --warmup 0 -q -o $T/ref.json)
 
 # --- constructors: probed in a child, one line each; list and run survive

@@ -192,19 +192,29 @@ $(COMPLETION): $(BUILD)/benchcore $(MODULE_SO) scripts/gen-man.py
 # make check: everything a change must pass, in minutes; make check-full: the
 # long and statistical rest (tests/README.md says which test is where). CI
 # runs both. tests/run.sh prints the final tally.
-# Both builds go two jobs at a time even when make was called without -j
-# (`make check` is the README's command); a -j given to make is kept.
-CHECK_J = $(if $(filter -j%,$(MAKEFLAGS)),,-j2)
+# The builds use every CPU of the machine (nproc) when make was called
+# without -j (`make check` is the README's command); a -j given to make
+# (-j1 too) is kept. The three trees (plain, ASan+UBSan, the arm64 cross
+# build) are built side by side, sharing make's job slots: one tree's
+# serial end (its link, a module's own sub-make) no longer leaves a CPU idle.
+NPROC		:= $(shell nproc 2>/dev/null || echo 2)
+CHECK_J		= $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC))
+ARM64_NONE	= echo "arm64: no cross build (needs $(ARM64_CC), qemu-aarch64 and scripts/arm64-sysroot.sh's sysroot, with libsqlite3-dev and libpq-dev)"
+.PHONY: check-trees check-tree-plain check-tree-asan check-tree-arm64
+check-trees: check-tree-plain check-tree-asan check-tree-arm64
+check-tree-plain:
+	+$(MAKE) --no-print-directory all testmods unit
+check-tree-asan:
+	+$(MAKE) --no-print-directory BUILD=build-asan SAN=1 OPT=-O1 all testmods unit
+check-tree-arm64:
+	+@$(if $(HAVE_ARM64),$(MAKE) --no-print-directory cross-arm64,$(ARM64_NONE))
+
 check:
-	+$(MAKE) --no-print-directory $(CHECK_J) all testmods unit
-	+$(MAKE) --no-print-directory $(CHECK_J) BUILD=build-asan SAN=1 OPT=-O1 all testmods unit
-	+$(if $(HAVE_ARM64),$(MAKE) --no-print-directory cross-arm64,@echo "arm64: no cross build (needs $(ARM64_CC), qemu-aarch64 and scripts/arm64-sysroot.sh's sysroot, with libsqlite3-dev and libpq-dev)")
+	+$(MAKE) --no-print-directory $(CHECK_J) check-trees
 	tests/run.sh --build $(BUILD) --asan-build build-asan --level check
 
 check-full:
-	+$(MAKE) --no-print-directory $(CHECK_J) all testmods unit
-	+$(MAKE) --no-print-directory $(CHECK_J) BUILD=build-asan SAN=1 OPT=-O1 all testmods unit
-	+$(if $(HAVE_ARM64),$(MAKE) --no-print-directory cross-arm64,@echo "arm64: no cross build (needs $(ARM64_CC), qemu-aarch64 and scripts/arm64-sysroot.sh's sysroot, with libsqlite3-dev and libpq-dev)")
+	+$(MAKE) --no-print-directory $(CHECK_J) check-trees
 	tests/run.sh --build $(BUILD) --asan-build build-asan --level full
 
 # arm64: a cross build against a sysroot of Debian's arm64 packages

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the tests of benchcore and ends with one line "N passed, N failed".
 #   tests/run.sh --build DIR [--asan-build DIR] [--level check|full|all] [--only PATTERN] [--jobs N]
+#                [--repeat N]
 # Unit tests are cmocka binaries in DIR/tests/; integration tests are
 # tests/integration/test_*.sh, which print "PASS: what" / "FAIL: what" lines
 # (see tests/integration/lib.sh). Two levels (tests/README.md lists every
@@ -20,9 +21,15 @@
 # two at a time (--jobs, BC_TEST_JOBS; 1 = one after another) except the ones
 # in $solo below, which run with nothing beside them. What a pass leaves out
 # or runs reduced is said in its lines ("skipped", "quick", "SKIP:", "QUICK:").
+# A script is stopped after BC_TEST_TIMEOUT seconds (600; a machine loaded
+# far beyond its CPUs, a census beside other suites, may want more).
+# --repeat N (the flake census, tests/README.md): the whole selection N times
+# over, then every check that failed in any of them: its script, its text
+# (figures and scratch paths masked, so one check's failures count together)
+# and how many of the N runs it failed; the last line totals all N.
 set -u
 cd "$(dirname "$0")/.."
-build=build; asan=""; only=""; jobs=${BC_TEST_JOBS:-2}; level=all
+build=build; asan=""; only=""; jobs=${BC_TEST_JOBS:-2}; level=all; repeat=1
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--build) build=$2; shift 2;;
@@ -30,10 +37,12 @@ while [ $# -gt 0 ]; do
 	--only) only=$2; shift 2;;
 	--jobs) jobs=$2; shift 2;;
 	--level) level=$2; shift 2;;
-	*) echo "usage: tests/run.sh --build DIR [--asan-build DIR] [--level check|full|all] [--only PATTERN] [--jobs N]" >&2; exit 2;;
+	--repeat) repeat=$2; shift 2;;
+	*) echo "usage: tests/run.sh --build DIR [--asan-build DIR] [--level check|full|all] [--only PATTERN] [--jobs N] [--repeat N]" >&2; exit 2;;
 	esac
 done
 [[ "$jobs" =~ ^[1-9][0-9]*$ ]] || { echo "tests/run.sh: --jobs wants a number >= 1" >&2; exit 2; }
+[[ "$repeat" =~ ^[1-9][0-9]*$ ]] || { echo "tests/run.sh: --repeat wants a number >= 1" >&2; exit 2; }
 case "$level" in check|full|all) ;; *) echo "tests/run.sh: --level is check, full or all" >&2; exit 2;; esac
 in_check() { [ "$level" != full ]; }
 in_full() { [ "$level" != check ]; }
@@ -44,12 +53,15 @@ in_full() { [ "$level" != check ]; }
 # quiet baseline against two CPU hogs, an open loop's achieved rate;
 # test_compare: real cpu runs, 4 repeats a side, must show a rate-limited run's
 # loss at adjusted p < 0.05, which a neighbour's noise can hide), or keeps
-# both CPUs busy itself (test_fuzz: two fuzzers at a time), or shares one CPU
-# between a case and a busy loop (test_interference: a neighbour on that CPU
-# takes from both), or changes machine-wide state (test_machine: THP, a
+# both CPUs busy itself (test_fuzz: two fuzzers at a time), or judges a stop by
+# live rates a neighbour's load moves (test_auto: a 1.2% spread precise after 4
+# or 5 repeats of 0.3 s), or changes machine-wide state (test_machine: THP, a
 # sysctl, CPU 1 offline for about a second, which a neighbour would measure).
-# (their quick forms leave those parts out and run beside others)
-solo="test_abi11 test_compare test_core test_fuzz test_interference test_machine"
+# (their quick forms leave those parts out and run beside others;
+# test_interference, which shares a CPU between a case and a busy loop, checks
+# benchcore's figures against its own observer of what every process took,
+# whatever runs beside it)
+solo="test_abi11 test_auto test_compare test_core test_fuzz test_machine"
 # full level only: the package and fleet builds (a .deb built and installed,
 # the playbook against hosts)
 full_only="test_fleet test_package"
@@ -94,11 +106,22 @@ passed=0; failed=0; failures=()
 log=$(mktemp -d /tmp/benchcore-tests.XXXXXX)
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }	# seconds, 1 decimal
-logname() { echo "$log/$(echo "$1" | tr -c 'a-zA-Z0-9_.-' _).log"; }
+logname() { echo "$log/$([ "$repeat" -gt 1 ] && echo "r$rep-")$(echo "$1" | tr -c 'a-zA-Z0-9_.-' _).log"; }
+# census FAILTEXT...: one line per failed check for --repeat's summary: the
+# test's label (less " (quick)"), a tab, the check's text with what changes
+# from run to run masked (numbers as #, the scratch directory as $T)
+census() {
+	local label=${1% (quick)} line; shift
+	for line in "$@"; do
+		printf '%s\t%s\t%s\n' "$rep" "$label" "$(printf '%s' "$line" | cut -c1-200 |
+			sed -E 's#/tmp/(bc-itest|benchcore-tests)\.[A-Za-z0-9]+#$T#g; s/[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?/#/g')"
+	done >>"$log/census"
+}
 
 tally() {	# name, pass count, fail count, seconds
 	passed=$((passed + $2)); failed=$((failed + $3))
-	[ "$3" -gt 0 ] && failures+=("$1")
+	printf '%s\t%s\n' "${1% (quick)}" "$3" >>"$log/runs"
+	[ "$3" -gt 0 ] && failures+=("$([ "$repeat" -gt 1 ] && echo "run $rep: ")$1")
 	printf '%-52s %3d passed, %d failed %7s s\n' "$1" "$2" "$3" "$4"
 }
 note() { printf '%-52s %s\n' "$1" "$2"; }	# a line for what did not run
@@ -121,15 +144,17 @@ finish_unit() {	# label, log, seconds
 	p=$(grep -E '^\[  PASSED  \] [0-9]+ test' "$out" | grep -oE '[0-9]+' | head -1)
 	f=$(grep -E '^\[  FAILED  \] [0-9]+ test' "$out" | grep -oE '[0-9]+' | head -1)
 	p=${p:-0}; f=${f:-0}
-	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; echo "  exit $rc, see $out"; fi
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; echo "  exit $rc, see $out"; census "$label" "exit without a failed test"; fi
 	tally "$label" "$p" "$f" "$secs"
 	[ "$f" -gt 0 ] && sed 's/^/    /' "$out" | grep -E 'FAILED|ERROR|error|Assert|==[0-9]+==' | head -20
+	local t
+	while read -r t; do census "$label" "$t"; done < <(sed -nE '/^\[  FAILED  \] [0-9]+ test/d; s/^\[  FAILED  \] ([^ ]+).*/\1/p' "$out" | sort -u)
 }
 start_integration() {	# label, build dir, script, quick (0/1)
 	local label=$1 dir=$2 script=$3 quick=$4 out
 	out=$(logname "$label")
 	( BUILD="$dir" BC="$PWD/$dir/benchcore" TESTMODS="$PWD/$dir/testmods" BC_QUICK=$quick \
-		timeout 600 bash "$script" >"$out" 2>&1 </dev/null; echo $? >"$out.rc" ) &
+		timeout "${BC_TEST_TIMEOUT:-600}" bash "$script" >"$out" 2>&1 </dev/null; echo $? >"$out.rc" ) &
 	job_label[$!]=$label; job_out[$!]=$out; job_t0[$!]=$(now); job_kind[$!]=integration
 	running=$((running + 1))
 }
@@ -146,9 +171,12 @@ finish_integration() {	# waits for one job (unit or integration), prints its lin
 	fi
 	rc=$(cat "$out.rc" 2>/dev/null || echo 1); rm -f "$out.rc"
 	p=$(grep -c '^PASS: ' "$out"); f=$(grep -c '^FAIL: ' "$out")
-	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; echo "  exit $rc, see $out"; fi
-	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then f=1; echo "  no test ran, see $out"; fi
+	[ "$rc" = 124 ] && { f=$((f + 1)); echo "  stopped after ${BC_TEST_TIMEOUT:-600} s (BC_TEST_TIMEOUT), see $out"; census "$label" "stopped by the timeout"; }
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; echo "  exit $rc, see $out"; census "$label" "exit $rc without a FAIL line"; fi
+	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then f=1; echo "  no test ran, see $out"; census "$label" "no test ran"; fi
 	tally "$label" "$p" "$f" "$secs"
+	local t
+	while IFS= read -r t; do census "$label" "$t"; done < <(sed -n 's/^FAIL: //p' "$out")
 	# what the script left out, or ran reduced, and why
 	grep -E '^(SKIP|QUICK): ' "$out" | sed 's/^/    /'
 	[ "$f" -gt 0 ] && grep -E '^FAIL: ' -A3 "$out" | sed 's/^/    /' | head -30
@@ -234,47 +262,67 @@ asan_env() {
 }
 asan_env_off() { unset ASAN_OPTIONS UBSAN_OPTIONS SAN LSAN_OPTIONS; }
 
-t_all=$(now)
-if in_check; then
-	unit_pass "$build" "[plain]"
-	if [ -n "$asan" ]; then
-		asan_env
-		unit_pass "$asan" "[asan]"
-		asan_env_off
-	fi
-	integration_pass "$build" "[plain]" check $([ -n "$asan" ] && [ "$level" = check ] && echo keep)
-	if [ -n "$asan" ] && [ "$level" = check ]; then	# level all: the full [asan] pass below
-		asan_env
-		integration_pass "$asan" "[asan]" asancheck
-		asan_env_off
-	fi
-fi
-if in_full; then
-	[ "$level" = full ] && note "[full]" "what make check leaves out (tests/README.md)"
-	FUZZ_SECONDS=$fuzz_full integration_pass "$build" "[plain]" full
-	if [ -n "$asan" ]; then
-		asan_env
-		integration_pass "$asan" "[asan]" asan
-		asan_env_off
-		if command -v valgrind >/dev/null; then
-			# --fair-sched: a worker spinning in record() would otherwise
-			# starve the thread that ends the window (unit/test_engine: 266 s
-			# without it, 3 s with); the children a test forks (module probes)
-			# exit without freeing, which is theirs to do
-			for bin in "$build"/tests/test_*; do
-				[ -x "$bin" ] || continue
-				[ -n "$only" ] && [[ "$bin" != *$only* ]] && continue
-				start_unit "[valgrind] unit/$(basename "$bin")" "$bin" valgrind -q --fair-sched=yes \
-					--child-silent-after-fork=yes --leak-check=full --errors-for-leak-kinds=definite,indirect \
-					--show-leak-kinds=definite,indirect --error-exitcode=99 --trace-children=no
-				[ $running -ge "$jobs" ] && finish_integration
-			done
-			drain
+# one round: every pass the level and the flags select
+one_round() {
+	if in_check; then
+		unit_pass "$build" "[plain]"
+		if [ -n "$asan" ]; then
+			asan_env
+			unit_pass "$asan" "[asan]"
+			asan_env_off
+		fi
+		integration_pass "$build" "[plain]" check $([ -n "$asan" ] && [ "$level" = check ] && echo keep)
+		if [ -n "$asan" ] && [ "$level" = check ]; then	# level all: the full [asan] pass below
+			asan_env
+			integration_pass "$asan" "[asan]" asancheck
+			asan_env_off
 		fi
 	fi
-fi
+	if in_full; then
+		[ "$level" = full ] && note "[full]" "what make check leaves out (tests/README.md)"
+		FUZZ_SECONDS=$fuzz_full integration_pass "$build" "[plain]" full
+		if [ -n "$asan" ]; then
+			asan_env
+			integration_pass "$asan" "[asan]" asan
+			asan_env_off
+			if command -v valgrind >/dev/null; then
+				# --fair-sched: a worker spinning in record() would otherwise
+				# starve the thread that ends the window (unit/test_engine: 266 s
+				# without it, 3 s with); the children a test forks (module probes)
+				# exit without freeing, which is theirs to do
+				for bin in "$build"/tests/test_*; do
+					[ -x "$bin" ] || continue
+					[ -n "$only" ] && [[ "$bin" != *$only* ]] && continue
+					start_unit "[valgrind] unit/$(basename "$bin")" "$bin" valgrind -q --fair-sched=yes \
+						--child-silent-after-fork=yes --leak-check=full --errors-for-leak-kinds=definite,indirect \
+						--show-leak-kinds=definite,indirect --error-exitcode=99 --trace-children=no
+					[ $running -ge "$jobs" ] && finish_integration
+				done
+				drain
+			fi
+		fi
+	fi
+}
+
+t_all=$(now)
+for rep in $(seq "$repeat"); do
+	[ "$repeat" -gt 1 ] && echo "--- run $rep of $repeat"
+	one_round
+done
 echo
-echo "tests took $(since "$t_all") s (level $level; integration scripts $jobs at a time; alone in their full forms: $solo)"
+echo "tests took $(since "$t_all") s (level $level; integration scripts $jobs at a time; alone in their full forms: $solo$([ "$repeat" -gt 1 ] && echo "; $repeat runs"))"
+# --repeat: each test's runs with a failure, then every check that ever
+# failed and in how many of the runs (one check failing twice in a run counts once)
+if [ "$repeat" -gt 1 ]; then
+	echo "tests with a failure in any of the $repeat runs (runs failed/runs):"
+	awk -F'\t' '$2 > 0 { bad[$1]++ } { runs[$1]++ } END { for (t in bad) printf "  %-52s %d/%d\n", t, bad[t], runs[t] }' \
+		"$log/runs" | sort
+	[ -s "$log/census" ] || echo "  none"
+	echo "checks that failed (failed runs/runs; numbers masked as #):"
+	[ -s "$log/census" ] && sort -u "$log/census" |
+		awk -F'\t' -v n="$repeat" '{ k = $2 "\t" $3; c[k]++ } END { for (k in c) { split(k, f, "\t"); printf "  %-44s %d/%d  %s\n", f[1], c[k], n, f[2] } }' |
+		sort -t/ -k1,1 || echo "  none"
+fi
 # the logs are kept only when something failed (and then named)
 if [ ${#failures[@]} -gt 0 ]; then
 	printf 'failed: %s\n' "${failures[@]}"

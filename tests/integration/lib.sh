@@ -39,6 +39,22 @@ expect_no_grep() {
 	if grep -Eq -- "$3" "$2"; then fail "$1: /$3/ found in $2:"; grep -E -- "$3" "$2" | head -5; else pass "$1"; fi
 }
 
+# until_seen TENTHS CMD...: waits until CMD succeeds, polling every 0.1 s, at
+# most TENTHS times (a phase seen from outside, never a fixed sleep)
+until_seen() { local n=$1 i; shift; for ((i = 0; i < n; i++)); do "$@" 2>/dev/null && return 0; sleep 0.1; done; return 1; }
+
+# ref_ms CMD...: CMD's wall time in ms (its output dropped): what this machine
+# takes now for the plain form of a timed command, the reference of a bound
+ref_ms() { local t0; t0=$(date +%s%N); "$@" >/dev/null 2>&1 </dev/null; echo $(( ($(date +%s%N) - t0) / 1000000 )); }
+# in_time DESC MS MECHANISM_MS REF_MS: passes when MS < MECHANISM_MS + 3 x REF_MS: a
+# wall-clock bound is the time the mechanism under test may take (a timeout, a
+# deadline) plus three times what the plain command took on this machine just before
+# (a loaded machine's start and teardown take seconds), not a quiet machine's total
+in_time() {
+	local b=$(( $3 + 3 * $4 ))
+	if [ "$2" -lt "$b" ]; then pass "$1 ($2 ms < $3 + 3 x $4)"; else fail "$1: $2 ms, over $3 + 3 x $4 (the plain command's) ms"; fi
+}
+
 # jq-free JSON queries through python3: jget FILE EXPR prints eval(EXPR) with d = the document.
 jget() { "$PY" -S -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
 # expect_py DESC FILE EXPR: EXPR (python, d = document) is true.

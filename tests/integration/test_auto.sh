@@ -13,8 +13,13 @@ reps() { jget "$1" "sorted(c['repeat'] for c in d['cases'] if c['params']['cv'] 
 run_bc $T/a run synth $M cv=0,0.3 --time 0.3 --warmup 0 --repeat auto --min-repeat 3 --max-repeat 8 \
 	--report-interval 0 -q -o $T/a.json
 expect_rc "repeat auto, a tight and a noisy case" 0
+# (live, a loaded machine's late wake-ups at the 0.3 s windows' edges spread even a cv 0
+# case's rates past the 2% threshold: a timing judgement, check-full's alone; unit/test_run
+# checks the stop exactly in simulated time)
+if [ "${BC_QUICK:-0}" = 1 ]; then echo "QUICK: a live cv 0 case precise before max_repeat (1 check): make check-full"; else
 expect_py "the tight case (cv 0) stops before max_repeat, saying precise" $T/a.json \
 	'(lambda t: 3 <= len(t) < 8 and t[-1].get("repeat_stop") == "precise" and all("repeat_stop" not in c for c in t[:-1]))(sorted([c for c in d["cases"] if c["params"]["cv"] == 0], key=lambda c: c["repeat"]))'
+fi
 expect_py "the very noisy case (cv 0.3) is futile after min_repeat: far beyond 2 x max_repeat, it stops" $T/a.json \
 	'(lambda t: len(t) == 3 and t[-1].get("repeat_stop") == "futile")(sorted([c for c in d["cases"] if c["params"]["cv"] == 0.3], key=lambda c: c["repeat"]))'
 expect_py "every case runs min_repeat 3 at least, each repeat once" $T/a.json \
@@ -24,10 +29,15 @@ expect_py "every case runs min_repeat 3 at least, each repeat once" $T/a.json \
 # (5 if the measured rates wander: an ASan build's timing)
 # (3%, to max_repeat 7: unit/test_run, in simulated time, to the repeat; 7 live 1 s cases did
 # it here within a loaded machine's noise)
+# (live, a loaded machine's late wake-ups at the 0.3 s windows' edges move the rates by
+# more than the 1.2%, and the stop with them: a timing judgement, check-full's alone;
+# unit/test_run checks the same stop exactly in simulated time)
+if [ "${BC_QUICK:-0}" = 1 ]; then echo "QUICK: a live spread of 1.2% precise after 4 or 5 repeats (1 check): make check-full"; else
 run_bc $T/s1 run synth $M step=0.012 count_file=$T/count1 --time 0.3 --warmup 0 --repeat auto --min-repeat 3 \
 	--max-repeat 8 --report-interval 0 -q -o $T/s1.json
 expect_py "a spread of 1.2% is precise after 4 (or 5) repeats" $T/s1.json \
 	'(lambda t: 4 <= len(t) <= 5 and t[-1].get("repeat_stop") == "precise")(sorted(d["cases"], key=lambda c: c["repeat"]))'
+fi
 
 # --- a baseline decides sooner: +30% against a case known to +-1% ---------
 # (busy_threshold = 100 in both files: interference, which a shared machine
@@ -134,10 +144,13 @@ else
 fi
 
 # --- time_budget ------------------------------------------------------------
-run_bc $T/tb run synth $M step=0.02 count_file=$T/count3 --time 0.3 --warmup 0 --repeat auto --min-repeat 2 --max-repeat 20 \
+# (a 30% spread: precise needs about 860 repeats, futile only past 2 x 1000, so nothing
+# but the budget can stop it, whatever a loaded machine adds to the spread; a 2%
+# spread stopped as futile when the load's noise outgrew it)
+run_bc $T/tb run synth $M step=0.3 count_file=$T/count3 --time 0.3 --warmup 0 --repeat auto --min-repeat 2 --max-repeat 1000 \
 	--time-budget 1 --report-interval 0 -q -o $T/tb.json
 expect_rc "repeat auto with a 1 s budget" 0
-expect_py "the budget stops new rounds: fewer than 20, the last says budget" $T/tb.json \
+expect_py "the budget stops new rounds: far fewer than max_repeat, the last says budget" $T/tb.json \
 	'(lambda t: 2 <= len(t) < 20 and t[-1].get("repeat_stop") == "budget")(sorted(d["cases"], key=lambda c: c["repeat"]))'
 run_bc $T/mm run synth $M --repeat auto --min-repeat 5 --max-repeat 3
 expect_rc "min_repeat above max_repeat: refused" 2

@@ -49,7 +49,9 @@ expect_rc "cpu run" 0
 expect_py "schema and version" $T/c.json 'd["schema"]=="benchcore/1" and d["benchcore_version"]'
 expect_py "two cases, threads 1 and 2" $T/c.json '[c["threads"] for c in d["cases"]]==[1,2]'
 expect_py "events_per_sec = count / duration" $T/c.json 'all(abs(c["metrics"]["events_per_sec"]["value"]-c["ops"]["event"]["count"]/c["duration_s"])<1e-6*c["metrics"]["events_per_sec"]["value"]+1e-9 for c in d["cases"])'
-expect_py "measured window is the requested time" $T/c.json 'all(abs(c["duration_s"]-1.2)<0.1 for c in d["cases"])'
+# (the window never closes early; how late it closes is the machine's: a loaded one wakes
+# the thread that ends it late, and the rates divide by what it measured)
+expect_py "measured window is the requested time, recorded; never shorter" $T/c.json 'd["config"]["modules"][0]["time"] == 1.2 and all(c["duration_s"] >= 1.2 - 0.001 for c in d["cases"])'
 expect_py "percentiles ordered and within [min,max]" $T/c.json 'all(l["min"]<=l["p50"]<=l["p90"]<=l["p95"]<=l["p99"]<=l["p99.9"]<=l["max"] for l in [c["ops"]["event"]["latency_ns"] for c in d["cases"]])'
 expect_py "mean latency x events ~ busy time" $T/c.json 'all(abs(c["ops"]["event"]["latency_ns"]["mean"]*c["ops"]["event"]["count"]/1e9 - c["fairness"]["busy_mean_s"]*c["threads"]) < 0.01*c["fairness"]["busy_mean_s"]*c["threads"] for c in d["cases"])'
 expect_py "interval reports every 0.3 s (4 in 1.2 s)" $T/c.json 'all(len(c["intervals"]) in (3,4) for c in d["cases"])'
@@ -175,8 +177,13 @@ check "password not in stdout, stderr, JSON or CSV" bash -c "! grep -q hunter2se
 expect_py "password shown as <redacted>" $T/p.json 'd["cases"][0]["params"]["password"]=="<redacted>" and d["config"]["modules"][0]["options"]["password"]==["<redacted>"]'
 
 # --- Ctrl-C: results so far are written, exit 130
-"$BC" run cpu max_prime=2000 --threads 1 --repeat 3 --time 2 --warmup 0 -q -o $T/i.json >/dev/null 2>$T/i.err &
-pid=$!; sleep 2.8; kill -INT $pid; wait $pid; RC=$?
+# (sent in the second case's window, seen from outside: its interval reports are the
+# fourth and later ones, three a case of 3 s; a fixed 2.8 s after the start came before a
+# loaded machine's first case had ended. Counted without a fork: a loaded machine's fork
+# can take longer than a window)
+ticks_at_least() { local n=0 l; while IFS= read -r l; do [[ $l == *thds:* ]] && n=$((n + 1)); done <"$T/i.err"; [ $n -ge "$1" ]; }
+"$BC" run cpu max_prime=2000 --threads 1 --repeat 3 --time 3 --warmup 0 --report-interval 1 -o $T/i.json >/dev/null 2>$T/i.err &
+pid=$!; until_seen 600 ticks_at_least 4; kill -INT $pid; wait $pid; RC=$?
 expect_rc "SIGINT exits 130" 130
 expect_py "interrupted run: valid JSON, marked interrupted" $T/i.json 'd["interrupted"] is True and d["cases"][0]["status"]=="ok" and d["cases"][-1]["status"]=="interrupted" and len(d["cases"])==2'
 

@@ -15,9 +15,13 @@ run_bc $T/b run burner $MP declare=true,false --time 0.8 --warmup 0.2 --repeat 3
 expect_rc "burner: declared and undeclared cases run" 0
 expect_py "burner: every case ok" $T/b.json 'len(d["cases"]) == 6 and all(c["status"] == "ok" for c in d["cases"])'
 DEC='[c for c in d["cases"] if c["params"]["declare"]]'
+# what the server got is the machine's business (a loaded one leaves it little):
+# its share is its CPU seconds over the window's CPU time (duration x CPUs), within
+# a point (ticks of 10 ms) or a fifth
+SHARE="abs(c['cpu']['server_pct'] - 100 * c['cpu']['server_s'] / (c['duration_s'] * $(nproc))) <= max(1, 0.2 * c['cpu']['server_pct'])"
 UND='[c for c in d["cases"] if not c["params"]["declare"]]'
 expect_py "declared: the child's CPU is the server's share (cpu.server_pct, server_s, per operation)" $T/b.json \
-	"all(c['cpu']['server_pct'] >= 5 and c['cpu']['server_s'] > 0.04 and c['cpu']['server_us_per_op'] > 0 and c['cpu']['servers'].startswith('burner (pid ') for c in $DEC)"
+	"all(c['cpu']['server_s'] > 0 and $SHARE and c['cpu']['server_us_per_op'] > 0 and c['cpu']['servers'].startswith('burner (pid ') for c in $DEC)"
 expect_py "undeclared: no server share recorded" $T/b.json \
 	"all('server_pct' not in c['cpu'] and 'servers' not in c['cpu'] for c in $UND)"
 # the burner takes server_pct of the machine: undeclared it shows as other
@@ -36,7 +40,7 @@ SRV=$TESTMODS/standin_server
 run_bc $T/s run svc $MP server=$SRV flags=--burn --time 0.8 --warmup 0.2 --repeat 2 -q --force -o $T/s.json
 expect_rc "private server burning CPU in its group: runs" 0
 expect_py "private server: its group's CPU is cpu.server_pct, named with its group" $T/s.json \
-	"all(c['status'] == 'ok' and c['cpu']['server_pct'] >= 5 and c['cpu']['servers'] == 'standin (pid %s, its process group)' % c['info']['server_pid'] for c in d['cases'])"
+	"all(c['status'] == 'ok' and c['cpu']['server_s'] > 0 and $SHARE and c['cpu']['servers'] == 'standin (pid %s, its process group)' % c['info']['server_pid'] for c in d['cases'])"
 expect_py "private server: server and other shares add up to no more than the machine" $T/s.json \
 	"all(c['cpu']['other_pct'] + c['cpu']['server_pct'] <= 101 for c in d['cases'])"
 run_bc $T/cmp compare --json $T/s.json $T/s.json

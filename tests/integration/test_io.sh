@@ -214,10 +214,12 @@ check "without keep the kept file is removed at the end" test ! -e "$D/benchcore
 # short. (Cut to 4 KiB, the file has no trailer left: removed by hand.)
 mkdir "$D/tr"
 run_bc "$T/tr0" run io $S --time 0.3 path="$D/tr" file_size=8M files=shared --keep
-"$BC" run io -q --force --time 20 --warmup 0 --report-interval 0 path="$D/tr/benchcore-io.0.dat" \
+# (cut once the window is open, its first interval report printed: a fixed
+# sleep cut a loaded machine's file before the case had read it)
+"$BC" run io --force --time 20 --warmup 0 --report-interval 0.1 path="$D/tr/benchcore-io.0.dat" \
 	file_size=8M rw=randread -o "$T/tr.json" >"$T/tr.out" 2>"$T/tr.err" </dev/null &
 pid=$!
-sleep 1; truncate -s 4096 "$D/tr/benchcore-io.0.dat"; wait "$pid"; RC=$?
+until_seen 300 grep -q 'thds:' "$T/tr.err"; truncate -s 4096 "$D/tr/benchcore-io.0.dat"; wait "$pid"; RC=$?
 expect_rc "a read that comes back short fails the case" 1
 expect_py "reason: thread_run: thread 0: the failed read, from the host's error()" "$T/tr.json" \
 	"(lambda c: c['status'] == 'failed' and c['reason'].startswith('thread_run: thread 0: read of 4096 bytes at offset ') and c['reason'].endswith('failed: short transfer') and c['error']['thread'] == 0)(d['cases'][0])"
@@ -226,16 +228,19 @@ expect_py "the failing case ended at once, not after --time 20" "$T/tr.json" \
 rm -rf "$D/tr"
 
 # --- Ctrl-C: during the layout and during the measurement ------------------
-ctrl_c() {	# name, seconds before SIGINT, args...
-	local n=$1 after=$2; shift 2
-	"$BC" run io -q --force "$@" -o "$T/$n.json" >"$T/$n.out" 2>"$T/$n.err" </dev/null &
+# (each SIGINT sent once the phase it names is under way, seen from outside:
+# the data file there, the first interval report printed; a fixed sleep sent a
+# loaded machine's before the layout began)
+ctrl_c() {	# name, what to wait for (a command), args...
+	local n=$1 cond=$2; shift 2
+	"$BC" run io --force --report-interval 0.1 "$@" -o "$T/$n.json" >"$T/$n.out" 2>"$T/$n.err" </dev/null &
 	local pid=$!
-	sleep "$after"; kill -INT "$pid"; wait "$pid"; RC=$?
+	until_seen 300 eval "$cond"; kill -INT "$pid"; wait "$pid"; RC=$?
 }
-ctrl_c ci1 0.7 --time 5 path="$D" file_size=3G rw=randread
+ctrl_c ci1 'ls "$D" | grep -q "^benchcore-io\.0\.dat$"' --time 5 path="$D" file_size=3G rw=randread
 expect_rc "Ctrl-C during layout: exit 130" 130
 check "Ctrl-C during layout: partial file removed" test -z "$(ls "$D")"
-ctrl_c ci2 1.5 --time 20 --warmup 0 path="$D" file_size=8M rw=randwrite
+ctrl_c ci2 'grep -q "thds:" "$T/ci2.err"' --time 20 --warmup 0 path="$D" file_size=8M rw=randwrite
 expect_rc "Ctrl-C during the measurement: exit 130" 130
 check "Ctrl-C during the measurement: files removed" test -z "$(ls "$D")"
 
@@ -321,16 +326,19 @@ check "too big for the disk: no file created" test -z "$(ls $D | grep benchcore-
 
 # --- one run at a time per directory: a second run is refused, the first keeps its files
 mkdir -p $T/shared
-"$BC" run io path=$T/shared file_size=1M block_size=4K direct=false --time 2 --warmup 0 -q -o $T/lk1.json >$T/lk1.out 2>$T/lk1.err &
+# (the first run's window, 8 s, outlasts the second run's start on a loaded machine,
+# where a start takes seconds: with 2 s the first had ended before the second looked)
+"$BC" run io path=$T/shared file_size=1M block_size=4K direct=false --time 8 --warmup 0 -q -o $T/lk1.json >$T/lk1.out 2>$T/lk1.err &
 lk1=$!
-for i in $(seq 100); do [ -e $T/shared/benchcore-io.lock ] && [ -e $T/shared/benchcore-io.0.dat ] && break; sleep 0.05; done
+until_seen 300 test -e $T/shared/benchcore-io.lock -a -e $T/shared/benchcore-io.0.dat
 run_bc $T/lk2 run io path=$T/shared file_size=1M block_size=4K direct=false --time 0.1 --warmup 0 -q -o $T/lk2.json
+check "the first run was still running when the second ended" kill -0 $lk1
 expect_rc "a second io run on a directory in use fails its case" 1
 expect_py "it names the other run and leaves its files alone" $T/lk2.json \
 	'"another benchcore run is using" in d["cases"][0]["reason"] and d["cases"][0]["status"]=="failed"'
 wait $lk1; RC=$?
 expect_rc "the first run is not disturbed" 0
-expect_py "and measured its whole window" $T/lk1.json 'd["cases"][0]["status"]=="ok" and d["cases"][0]["duration_s"] > 1.9'
+expect_py "and measured its whole window" $T/lk1.json 'd["cases"][0]["status"]=="ok" and d["cases"][0]["duration_s"] >= 8 - 0.001'
 check "afterwards: no data files and no lock left" test -z "$(ls -A $T/shared)"
 run_bc $T/lk3 run io path=$T/shared file_size=1M block_size=4K direct=false --time 0.1 --warmup 0 -q -o $T/lk3.json
 expect_rc "a stale lock (its run is over) does not block the next run" 0

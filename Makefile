@@ -90,7 +90,7 @@ REFSET_OUT	:= $(addprefix $(BUILD)/modules/,$(notdir $(REFSETS)))
 # Deliberately broken modules used by the loader and robustness tests.
 TESTMOD_SRC	:= $(wildcard tests/modules/*.c)
 TESTMOD_SO	:= $(TESTMOD_SRC:tests/modules/%.c=$(BUILD)/testmods/%.so) $(BUILD)/testmods/old10.so \
-		   $(BUILD)/testmods/old12.so
+		   $(BUILD)/testmods/old12.so $(BUILD)/testmods/scale12.so $(BUILD)/testmods/old13.so
 
 # A stand-in for a private server (tests/integration/test_service.sh).
 STANDIN		:= $(BUILD)/testmods/standin_server
@@ -160,9 +160,16 @@ $(BUILD)/testmods/old10.so: tests/abi10/old10.c tests/abi10/benchcore/module.h
 	$(CC) -Itests/abi10 $(MOD_CFLAGS) $(MOD_LDFLAGS) -o $@ $< -lpthread
 
 # ... and one against the frozen 1.2 header (options[] without offset).
-$(BUILD)/testmods/old12.so: tests/abi12/old12.c tests/abi12/benchcore/module.h
+$(BUILD)/testmods/old12.so $(BUILD)/testmods/scale12.so: $(BUILD)/testmods/%.so: tests/abi12/%.c \
+		tests/abi12/benchcore/module.h
 	@mkdir -p $(@D)
 	$(CC) -Itests/abi12 $(MOD_CFLAGS) $(MOD_LDFLAGS) -o $@ $< -lpthread
+
+# ... and one against the frozen 1.3 header, the newest 1.3 one (before 1.4
+# gave record_unfinished and warmup_n their minor).
+$(BUILD)/testmods/old13.so: tests/abi13/old13.c tests/abi13/benchcore/module.h
+	@mkdir -p $(@D)
+	$(CC) -Itests/abi13 $(MOD_CFLAGS) $(MOD_LDFLAGS) -o $@ $< -lpthread
 
 $(STANDIN): tests/servers/standin.c
 	@mkdir -p $(@D)
@@ -171,6 +178,16 @@ $(STANDIN): tests/servers/standin.c
 $(BUILD)/tests/%: tests/unit/%.c $(CORE_OBJ) tests/unit/unit.h
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -Itests/unit -o $@ $< $(CORE_OBJ) $(CORE_LIBS) -lcmocka
+
+# A 1.3 host's descriptor checks: abi.c built against the frozen 1.3 header
+# in place of this build's (tests/unit/test_oldhost.c).
+OLDHOST_OBJ	:= $(filter-out $(BUILD)/core/module/abi.o,$(CORE_OBJ)) $(BUILD)/tests/abi13-abi.o
+$(BUILD)/tests/abi13-abi.o: core/module/abi.c core/module/abi.h tests/abi13/benchcore/module.h
+	@mkdir -p $(@D)
+	$(CC) -Itests/abi13 $(ALLCFLAGS) -c -o $@ $<
+$(BUILD)/tests/test_oldhost: tests/unit/test_oldhost.c $(OLDHOST_OBJ) tests/unit/unit.h
+	@mkdir -p $(@D)
+	$(CC) -Itests/abi13 $(ALLCFLAGS) -Itests/unit -o $@ $< $(OLDHOST_OBJ) $(CORE_LIBS) -lcmocka
 
 # Man pages and completion, from the --help and help --markdown of this build
 # (its modules included): they cannot list a flag or option the program lacks.

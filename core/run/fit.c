@@ -98,7 +98,10 @@ static void needs_child(const bc_modplan *p, int fd)
 				out.disk = nd.disk_bytes;
 				out.memory = nd.memory_bytes;
 				out.cpus = nd.cpus;
-				snprintf(out.path, sizeof(out.path), "%s", nd.disk_path ? nd.disk_path : "");
+				/* 1.4: disk without a path is disk in the scratch directory */
+				const char *at = nd.disk_path ? nd.disk_path :
+						 nd.disk_bytes && p->mod->desc.abi_minor >= 4 ? bc_scratch_parent() : "";
+				snprintf(out.path, sizeof(out.path), "%s", at);
 				snprintf(out.why, sizeof(out.why), "%s", nd.why ? nd.why : "");
 			}
 			if (bc_write_all(fd, (const char *)&out, sizeof(out)))

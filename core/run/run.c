@@ -215,8 +215,7 @@ static size_t stride(const bc_modplan *p)
 
 static char *make_tmpdir(const char *what, char **why)
 {
-	const char *tmpdir = getenv("TMPDIR");
-	char *tmpl = bc_xasprintf("%s/benchcore%s.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp", what);
+	char *tmpl = bc_xasprintf("%s/benchcore%s.XXXXXX", bc_scratch_parent(), what);
 	if (mkdtemp(tmpl)) {
 		/* the record lets a later run remove it if this one is killed
 		   outright; without it the directory is only never cleaned by others */
@@ -406,13 +405,17 @@ static bc_case case_of(bc_runner *r, modrun *m, size_t i)
 	const bc_modplan *p = m->p;
 	const slot *s = &m->sched[i];
 	const datapt *d = &m->dps[m->dp[s->point]];
-	return (bc_case){
+	bc_case c = {
 		.mod = p->mod, .vals = m->vals + s->point * stride(p), .run = p->run,
 		.threads = p->run.threads[s->ti], .repeat = s->rep, .pct = r->cfg->pct,
 		.npct = r->cfg->npct, .progress = r->progress, .module_dir = m->dir,
-		.do_prepare = !m->reuse || !d->prepared, .do_cleanup = i == d->last,
+		/* without data_options prepare and cleanup run in every case (module.h) */
+		.do_prepare = !m->reuse || !d->prepared, .do_cleanup = !m->reuse || i == d->last,
 		.on_phase = local_phase, .start_server = local_start_server, .arg = &m->link,
 	};
+	/* the seed the rounds were shuffled with, given or drawn: api->seed() */
+	c.run.seed = p->run.seed_set ? p->run.seed : r->seed;
+	return c;
 }
 
 static void run_case(bc_runner *r, modrun *m, bc_case *c, const char *label, const slot *s)

@@ -252,6 +252,13 @@ static int print_case(const bc_module *m, const bc_case_result *r)
 	   on a site they would outlive the run (the runner kills them) */
 	int ok = (!strcmp(r->status, "ok") || (!strcmp(r->status, "skipped") && r->reason && *r->reason)) &&
 		 !r->strays_killed;
+	/* a needs() that declared less than half of what the case took lets a
+	   site's plan run it where it does not fit (run/fit.c warns) */
+	const char *lied = NULL;
+	for (size_t i = 0; i < r->nwarnings && !lied; i++)
+		if (!strncmp(r->warnings[i], "needs() declared ", 17))
+			lied = r->warnings[i];
+	ok &= !lied;
 	printf("%-5lld %-26s %4ld %-5s %-11s", r->id, what, r->threads, ok ? "PASS" : "FAIL", r->status);
 	for (int i = 0; i < BC_NPHASES; i++) {
 		if (r->phases.set && r->phases.s[i] == r->phases.s[i])
@@ -268,8 +275,9 @@ static int print_case(const bc_module *m, const bc_case_result *r)
 							       "must stop what it starts", p ? "; " : "",
 							       (unsigned long long)r->strays_killed,
 							       r->strays_killed == 1 ? "" : "es") : bc_xstrdup("");
-		char *f = bc_xasprintf("%s  case %lld (%s, %ld thread%s): %s%s\n", fails ? fails : "", r->id, what,
-				       r->threads, r->threads == 1 ? "" : "s", p ? p : "", strays);
+		char *f = bc_xasprintf("%s  case %lld (%s, %ld thread%s): %s%s%s%s\n", fails ? fails : "", r->id, what,
+				       r->threads, r->threads == 1 ? "" : "s", p ? p : "", strays,
+				       lied && (p || *strays) ? "; " : "", lied ? lied : "");
 		free(fails);
 		fails = f;
 		free(strays);
@@ -290,7 +298,7 @@ static int report(const bc_module *m, const char *path, int run_rc)
 	json_error_t je;
 	json_t *doc = json_load_file(path, 0, &je), *cases = json_object_get(doc, "cases");
 	int bad = run_rc != 0 && run_rc != 1;
-	size_t n = json_array_size(cases), npass = 0;
+	size_t n = json_array_size(cases), npass = 0, nran = 0;
 	printf("\ncheck-module %s: %zu case%s\n%-5s %-26s %4s %-5s %-11s", m->desc.name, n, n == 1 ? "" : "s",
 	       "case", "options", "thr", "check", "status");
 	static const char *const heads[BC_NPHASES] = { "init", "prepare", "thr_init", "warmup", "measure",
@@ -309,13 +317,20 @@ static int report(const bc_module *m, const char *path, int run_rc)
 		int ok = print_case(m, &r);
 		bad |= !ok;
 		npass += (size_t)ok;
+		nran += !strcmp(r.status, "ok");
 		bc_case_free(&r);
 	}
 	json_decref(doc);
-	if (!n)
+	/* skips with reasons are fine beside cases that ran; a check in which
+	   nothing ran checked nothing */
+	int none_ran = n && !nran && run_rc != 130;
+	if (!n || none_ran)
 		bad = 1;
 	printf("%s: %zu of %zu cases passed (ok, or skipped with a reason)%s\n%s", bad ? "FAIL" : "PASS", npass, n,
 	       run_rc == 130 ? "; interrupted" : "", fails ? fails : "");
+	if (none_ran)
+		printf("  every case was skipped: nothing ran, so nothing was checked (the reasons above say why; "
+		       "run the check where the module's requirements are met)\n");
 	free(fails);
 	fails = NULL;
 	return bad ? (run_rc == 130 ? 130 : run_rc == 3 ? 3 : run_rc == 2 ? 2 : 1) : 0;

@@ -29,6 +29,7 @@ typedef struct bc_case {
 	int do_cleanup;			/* call cleanup at the end (unless run.keep) */
 	int cleanup_only;		/* init + cleanup + destroy; nothing measured */
 	int progress;			/* 0 quiet, 1 plain interval lines, 2 terminal progress line */
+	uint64_t need_memory;		/* what the module's needs() declared for it (0: nothing) */
 	void (*on_phase)(void *arg, const char *phase);	/* "prepare", "measure" (watchdog) */
 	void *arg;
 	/* Starts (or finds) a private server for the module: runs in the runner

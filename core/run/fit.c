@@ -210,6 +210,25 @@ char *bc_needs_unmet(const bc_modplan *p, const bc_need *nd, const bc_mem_room *
 	return NULL;
 }
 
+/* The case process's own resident memory before the module takes any:
+   benchcore, its libraries, the module's code (about 6 MiB measured); a
+   needs() declares what the workload takes beyond it. */
+#define BC_HOST_RSS	(16ull << 20)
+
+void bc_needs_used(const bc_case *c, bc_case_result *cr)
+{
+	char a[32], b[32], msg[300];
+	if (!c->need_memory || !cr->peak_rss_bytes || cr->peak_rss_bytes <= 2 * c->need_memory + BC_HOST_RSS)
+		return;
+	snprintf(msg, sizeof(msg), "needs() declared %s of memory, the case's peak RSS was %s (more than twice: "
+		 "the plan's check of this machine trusted the smaller figure)",
+		 bc_human_size((double)c->need_memory, a, sizeof(a)),
+		 bc_human_size((double)cr->peak_rss_bytes, b, sizeof(b)));
+	bc_case_add_warning(cr, msg);
+	if (!bc_case_warnings_later)
+		bc_warn("%s: %s", c->mod->desc.name, msg);
+}
+
 void bc_needs_free(char **why, size_t n)
 {
 	for (size_t i = 0; why && i < n; i++)
@@ -300,9 +319,13 @@ int bc_needs_plan(bc_modplan *p, const bc_mem_room *mem, int profile_small, bc_e
 	}
 	needs_say(p, nd, cases);
 	char **why = bc_xcalloc(cases, sizeof(*why));
-	for (size_t i = 0; i < cases; i++)
+	free(p->need_mem);
+	p->need_mem = bc_xcalloc(cases, sizeof(*p->need_mem));
+	for (size_t i = 0; i < cases; i++) {
 		if ((why[i] = bc_needs_unmet(p, &nd[i], mem, 1)))
 			p->need_skipped++;
+		p->need_mem[i] = nd[i].memory;
+	}
 	p->need_skip = why;
 	free(nd);
 	return 0;

@@ -9,6 +9,7 @@
 #ifndef BC_FIT_H
 #define BC_FIT_H
 #include <stdint.h>
+#include "engine.h"
 #include "plan.h"
 #include "sysinfo.h"
 
@@ -51,4 +52,8 @@ char *bc_needs_unmet(const bc_modplan *p, const bc_need *nd, const bc_mem_room *
    not a machine too small. */
 int bc_needs_plan(bc_modplan *p, const bc_mem_room *mem, int profile_small, bc_err *e);
 void bc_needs_free(char **why, size_t n);
+/* After case c ran into cr: a peak RSS more than twice the memory its
+   needs() declared (c->need_memory) is a warning in the case, said on
+   stderr; check-module fails such a case. */
+void bc_needs_used(const bc_case *c, bc_case_result *cr);
 #endif

@@ -349,6 +349,8 @@ void bc_plan_free(bc_modplan *p)
 	}
 	free(p->vals);
 	free(p->nvals);
+	free(p->need_mem);
+	p->need_mem = NULL;
 	for (size_t i = 0; p->need_skip && i < p->npoints * p->run.nthreads; i++)
 		free(p->need_skip[i]);
 	free(p->need_skip);

@@ -19,6 +19,9 @@ typedef struct bc_modplan {
 	   why the case cannot run here (NULL: it can), or NULL for none */
 	char **need_skip;
 	size_t need_skipped;
+	/* ... and what needs() declared, per point x thread count (NULL: no
+	   needs()): checked against what the case used after it ran */
+	uint64_t *need_mem;
 	/* why every case of the module is skipped before anything runs (a heavy
 	   module under profile = "small" or skip_heavy), or NULL */
 	char *skip_all;

@@ -19,6 +19,7 @@
 #include "case.h"
 #include "cli.h"
 #include "config.h"
+#include "engine.h"
 #include "flags.h"
 #include "leftover.h"
 #include "loader.h"
@@ -32,6 +33,8 @@ enum { K_TIME = 1, K_WARMUP, K_THREADS, K_PHASE, K_DEFAULTS, K_OUTPUT, K_VERBOSE
    may load data, gets PREPARE_TIMES the limit. */
 #define PHASE_LIMIT_S 5.0
 #define PREPARE_TIMES 12
+/* check-module's --events run: a budget a batch-claiming loop would miss */
+#define EVENTS_CHECK 25
 static const bc_flag check_flags[] = {
 	{ "time", 0, "S", K_TIME, "measured seconds of each case (default 0.5)" },
 	{ "warmup", 0, "S", K_WARMUP, "warmup seconds of each case (default 0.2)" },
@@ -356,6 +359,88 @@ static char *results_path(const check_args *a, char **tmpdir)
 	return bc_xasprintf("%s/check.json", t);
 }
 
+/* The run's own text (plan, figures, summary) only with --verbose: the
+   check's table says what an author needs; warnings and errors go to
+   stderr either way. */
+static int quiet_suite(bc_config *cfg, bc_suite_opts *so, const check_args *a)
+{
+	fflush(stdout);
+	int saved = a->verbose ? -1 : dup(1), devnull = saved < 0 ? -1 : open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (devnull >= 0)
+		dup2(devnull, 1);
+	int rc = bc_run_suite(cfg, so);
+	fflush(stdout);
+	if (devnull >= 0) {
+		dup2(saved, 1);
+		close(devnull);
+	}
+	if (saved >= 0)
+		close(saved);
+	return rc;
+}
+
+/* The case of an --events run, read back: 0, or -1 (said why). */
+static int events_case(const char *path, bc_case_result *r)
+{
+	json_t *doc = json_load_file(path, 0, NULL);
+	bc_err err;
+	int rc = json_array_size(json_object_get(doc, "cases")) == 1 &&
+		 bc_case_from_json(json_array_get(json_object_get(doc, "cases"), 0), 0, r, &err) == 0 ? 0 : -1;
+	json_decref(doc);
+	if (rc)
+		printf("FAIL: --events %d: no readable case\n", EVENTS_CHECK);
+	return rc;
+}
+
+/* --events N must run N operations: a loop that takes an event with
+   should_stop() and then claims its batch runs fewer (sys did: 100 -> 92).
+   The defaults at 1 thread, the window long enough for N to end it. 1 on
+   a failure, 0 when it ran N or could not tell (said). */
+static int events_check(const bc_module *m, const check_args *a, const char *dir)
+{
+	bc_config cfg;
+	bc_config_defaults(&cfg);
+	cfg.run.warmup_s = 0;
+	cfg.run.time_s = a->time_s * 4 > 2 ? a->time_s * 4 : 2;
+	cfg.run.events = EVENTS_CHECK;
+	cfg.run.report_interval = 0;
+	cfg.run.init_timeout = cfg.run.thread_init_timeout = cfg.run.grace = a->phase_s;
+	cfg.run.cleanup_timeout = a->phase_s;
+	cfg.run.prepare_timeout = a->phase_s * PREPARE_TIMES;
+	add_entry(&cfg, m->desc.name, NULL, NULL);
+	char *out = bc_xasprintf("%s/events.json", dir);
+	bc_suite_opts so = { .out = out, .force = 1, .quiet = 1, .module = m };
+	int rc = quiet_suite(&cfg, &so, a), bad = 0;
+	bc_case_result r;
+	if (rc != 0 && rc != 1) {
+		printf("FAIL: --events %d: the run ended with status %d\n", EVENTS_CHECK, rc);
+		bad = 1;
+	} else if (events_case(out, &r) == 0) {
+		uint64_t n = 0;
+		for (size_t i = 0; i < r.nops; i++)
+			n += r.ops[i].count;
+		if (strcmp(r.status, "ok"))
+			printf("--events %d: not checked, the case was %s\n", EVENTS_CHECK, r.status);
+		else if (n == EVENTS_CHECK)
+			printf("PASS: --events %d ran %d operations\n", EVENTS_CHECK, EVENTS_CHECK);
+		else if (n < EVENTS_CHECK && r.duration_s >= cfg.run.time_s * 0.9)
+			printf("--events %d: not checked, %llu operations filled the %g s window\n", EVENTS_CHECK,
+			       (unsigned long long)n, cfg.run.time_s);
+		else {
+			printf("FAIL: --events %d ran %llu operations: a loop must stop on stopping() and take its "
+			       "events with claim() (should_stop() takes one of its own)\n", EVENTS_CHECK,
+			       (unsigned long long)n);
+			bad = 1;
+		}
+		bc_case_free(&r);
+	} else {
+		bad = 1;
+	}
+	free(out);
+	bc_config_free(&cfg);
+	return bad;
+}
+
 /* Runs the planned cases through the normal runner, then reports. */
 static int run_check(const bc_module *m, const check_args *a)
 {
@@ -380,22 +465,25 @@ static int run_check(const bc_module *m, const check_args *a)
 	       "containment:\n", cfg.nmods, cfg.nmods == 1 ? "y" : "ies", a->time_s, a->warmup_s, a->phase_s,
 	       cfg.run.prepare_timeout);
 	fflush(stdout);
-	/* the run's own text (plan, figures, summary) only with --verbose: the
-	   check's table below says what an author needs; warnings and errors
-	   go to stderr either way */
-	int saved = a->verbose ? -1 : dup(1), devnull = saved < 0 ? -1 : open("/dev/null", O_WRONLY | O_CLOEXEC);
-	if (devnull >= 0)
-		dup2(devnull, 1);
-	int rc = bc_run_suite(&cfg, &so);
-	fflush(stdout);
-	if (devnull >= 0) {
-		dup2(saved, 1);
-		close(devnull);
-	}
-	if (saved >= 0)
-		close(saved);
+	int rc = quiet_suite(&cfg, &so, a);
 	struct stat st;
 	rc = stat(out, &st) == 0 ? report(m, out, rc) : rc ? rc : 1;
+	char *dir = tmp ? bc_xstrdup(tmp) : NULL;
+	if (!dir) {	/* -o OUT.json: the events run beside it, in a directory of its own */
+		char *t = bc_xasprintf("%s/benchcore-check.XXXXXX", bc_scratch_parent());
+		if (mkdtemp(t) && (bc_owner_mark(t), 1))
+			dir = t;
+		else
+			free(t);
+	}
+	if ((rc == 0 || rc == 1) && dir && events_check(m, a, dir) && rc == 0)
+		rc = 1;
+	if (dir && !tmp) {
+		bc_rmtree(dir);
+		free(dir);
+	} else {
+		free(dir);
+	}
 	if (tmp) {
 		bc_rmtree(tmp);
 		free(tmp);

@@ -254,8 +254,12 @@ $(BUILD)/sdk/benchcore.pc: sdk/benchcore.pc.in
 # directory (${pcfiledir}), so a tree installed with DESTDIR (a package being
 # built, a copy under /opt) builds modules where it lies, as the installed
 # binary finds its modules relative to itself.
+# A system package (debian/rules: PC_RELOCATABLE=0) writes PREFIX as it is:
+# pkg-config --cflags then says -I/usr/include, not the pkgconfig directory's
+# ../../include.
+PC_RELOCATABLE	?= 1
 PC_REL		:= $(patsubst $(PREFIX)/%,%,$(PKGCONFIGDIR))
-PC_PREFIX	:= $(if $(filter $(PC_REL),$(PKGCONFIGDIR)),$(PREFIX),$${pcfiledir}/$(subst $(eval) ,/,$(patsubst %,..,$(subst /, ,$(PC_REL)))))
+PC_PREFIX	:= $(if $(filter $(PC_REL),$(PKGCONFIGDIR))$(filter 0,$(PC_RELOCATABLE)),$(PREFIX),$${pcfiledir}/$(subst $(eval) ,/,$(patsubst %,..,$(subst /, ,$(PC_REL)))))
 pc_path		= $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
 $(BUILD)/benchcore.pc: sdk/benchcore.pc.in FORCE
 	sed -e 's|@PREFIX@|$(PC_PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \

@@ -135,8 +135,11 @@ static void print_description(const bc_module *m)
 		       d->requires.disk_path_option ? d->requires.disk_path_option : "?");
 	if (d->requires.heavy)
 		printf(" heavy");
-	printf("%s\n  options:\n", d->requires.min_cpus || d->requires.min_memory || d->requires.min_disk ||
-	       d->requires.heavy ? "" : " nothing special");
+	printf("%s\n", d->requires.min_cpus || d->requires.min_memory || d->requires.min_disk ||
+	       d->requires.heavy ? "" : d->needs ? " what needs() computes for each case" : " nothing special");
+	fflush(stdout);	/* needs() runs in a child */
+	bc_print_needs(stdout, m, "  ");
+	printf("  options:\n");
 	for (const bench_option_v1 *o = d->options; o && o->name; o++) {
 		const char *why = kept_why(d, o);
 		char *help = bc_printable(o->help ? o->help : "");

@@ -77,3 +77,22 @@ expect_grep "... fails its --events check, naming the count and the calls" $T/sc
 run_bc $T/so check-module $TESTMODS/old13.so --defaults-only $Q
 expect_rc "check-module passes a 1.3 module that stops on stopping()" 0
 expect_grep "... its --events check passed" $T/so.out '^PASS: --events 25 ran 25 operations'
+
+# item 7: list takes -c as help does; list, help and check-module say what needs() declares
+printf 'module_path = [ "%s" ];\nmodules = ( { name = "old13"; } );\n' "$TESTMODS" >$T/site.conf
+BENCHCORE_MODULE_PATH= run_bc $T/lc list -c $T/site.conf
+expect_rc "benchcore list -c site.conf" 0
+expect_grep "... searches the config's module_path" $T/lc.out '^old13 +1\.0 +1\.3 '
+run_bc $T/lcb list -c $T/no-such.conf
+expect_rc "list -c with a missing file" 2
+run_bc $T/ln list
+expect_grep "list: a module with needs() is not 'nothing special'" $T/ln.out \
+	'^    requires: what needs\(\) computes for each case$'
+expect_grep "list: ... its needs() at its defaults, with the module's account" $T/ln.out \
+	'^    needs\(\) at its defaults \(1 thread\): 1\.0 MiB of memory; a small table$'
+run_bc $T/hn help needs14
+expect_grep "help: disk declared in the scratch directory, sized by the default time" $T/hn.out \
+	'^    needs\(\) at its defaults \(1 thread\): [0-9.]+ MiB of disk at /[^ ]*; row x rows_per_s x time$'
+run_bc $T/cn check-module $TESTMODS/bigneeds.so --defaults-only $Q
+expect_grep "check-module: the same line in its description" $T/cn.out \
+	'^  needs\(\) at its defaults \(1 thread\): 1\.0 MiB of memory; a small table$'

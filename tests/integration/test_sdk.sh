@@ -260,3 +260,12 @@ run_bc $T/cf check-module $T/fifo.so
 expect_rc "check-module on a FIFO: refused at once, never opened" 2
 run_bc $T/chh check-module --help
 expect_grep "check-module --help lists its flags from the table" $T/chh.out '^      --defaults-only'
+
+# #54 item 7: a system package's pkg-config file (debian/rules: PC_RELOCATABLE=0) names /usr as
+# it is, so --cflags does not print -I/usr/share/pkgconfig/../../include
+D2=$T/stage-sys
+make -s -C "$ROOT" install "${mk[@]}" PREFIX=/usr LIBDIR=/usr/lib PKGCONFIGDIR=/usr/share/pkgconfig PC_RELOCATABLE=0 \
+	DESTDIR=$D2 >$T/inst3.log 2>&1
+check "PC_RELOCATABLE=0: prefix=/usr in the .pc file" grep -qx 'prefix=/usr' $D2/usr/share/pkgconfig/benchcore.pc
+out=$(PKG_CONFIG_PATH=$D2/usr/share/pkgconfig pkg-config --cflags benchcore)
+check "... pkg-config --cflags has no pkgconfig/../.. path (got \"$out\")" test -z "$(echo "$out" | grep -F 'pkgconfig/..')"

@@ -247,7 +247,8 @@ $(BUILD)/sdk/benchcore.pc: sdk/benchcore.pc.in
 	@mkdir -p $(@D)
 	sed -e 's|@PREFIX@|$(CURDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
 	    -e 's|@INCLUDEDIR@|$(CURDIR)/sdk/include|g' -e 's|@MODULEDIR@|$(CURDIR)/$(BUILD)/modules|g' \
-	    -e 's|@DATADIR@/benchcore/module.mk|$(CURDIR)/sdk/module.mk|g' $< > $@.tmp && mv $@.tmp $@
+	    -e 's|@DATADIR@/benchcore/module.mk|$(CURDIR)/sdk/module.mk|g' \
+	    -e 's|@BINDIR@/benchcore|$(CURDIR)/$(BUILD)/benchcore|g' $< > $@.tmp && mv $@.tmp $@
 
 # regenerated every time: it depends on PREFIX, which make cannot see change.
 # Relocatable: paths under PREFIX are written relative to the .pc file's own
@@ -264,7 +265,8 @@ pc_path		= $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
 $(BUILD)/benchcore.pc: sdk/benchcore.pc.in FORCE
 	sed -e 's|@PREFIX@|$(PC_PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
 	    -e 's|@INCLUDEDIR@|$(call pc_path,$(INCLUDEDIR))|g' -e 's|@MODULEDIR@|$(call pc_path,$(MODULEDIR))|g' \
-	    -e 's|@DATADIR@|$(call pc_path,$(DATADIR))|g' $< > $@.tmp && mv $@.tmp $@
+	    -e 's|@DATADIR@|$(call pc_path,$(DATADIR))|g' -e 's|@BINDIR@|$(call pc_path,$(BINDIR))|g' \
+	    $< > $@.tmp && mv $@.tmp $@
 
 # What a module author reads: the SDK's README and the reference pages.
 DOCDIR		?= $(DATADIR)/doc/benchcore

@@ -27,7 +27,7 @@
 #include "suite.h"
 #include "util.h"
 
-enum { K_TIME = 1, K_WARMUP, K_THREADS, K_PHASE, K_DEFAULTS, K_OUTPUT, K_VERBOSE, K_HELP };
+enum { K_TIME = 1, K_WARMUP, K_THREADS, K_PHASE, K_DEFAULTS, K_OUTPUT, K_VERBOSE, K_CONFIG, K_EXPECT, K_HELP };
 /* A check's cases are short: a hang in a phase is a finding, not a minute's
    wait (a run's defaults give init and thread_init 60 s each). prepare, which
    may load data, gets PREPARE_TIMES the limit. */
@@ -45,6 +45,10 @@ static const bc_flag check_flags[] = {
 	{ "defaults-only", 0, NULL, K_DEFAULTS, "run the defaults only, not each option at its bounds" },
 	{ "output", 'o', "OUT.json", K_OUTPUT, "keep the results of the check (schema benchcore/1)" },
 	{ "verbose", 'v', NULL, K_VERBOSE, "also the run's own text: the plan, every case's figures, its summary" },
+	{ "config", 'c', "CONF", K_CONFIG, "a regression test: run this config's entries (all of this module) "
+	  "instead of the bounds, then check --expect" },
+	{ "expect", 0, "FILE", K_EXPECT, "with -c: invariants every case must meet, one a line: PATH OP VALUE "
+	  "(status == ok, ops.insert.count > 0, info.rows == 1000); exit 1 when one does not hold" },
 	{ "help", 'h', NULL, K_HELP, "this text" },
 	{ NULL }
 };
@@ -53,7 +57,7 @@ typedef struct check_args {
 	double time_s, warmup_s, phase_s;
 	unsigned threads;
 	int defaults_only, verbose, help;
-	const char *out;
+	const char *out, *config, *expect;
 } check_args;
 
 static int on_check_flag(void *arg, const bc_flag *f, const char *val, bc_err *e)
@@ -81,6 +85,10 @@ static int on_check_flag(void *arg, const bc_flag *f, const char *val, bc_err *e
 		a->out = val;
 	} else if (f->code == K_VERBOSE) {
 		a->verbose = 1;
+	} else if (f->code == K_CONFIG) {
+		a->config = val;
+	} else if (f->code == K_EXPECT) {
+		a->expect = val;
 	} else {
 		a->help = 1;
 	}
@@ -444,6 +452,32 @@ static int events_check(const bc_module *m, const check_args *a, const char *dir
 	return bad;
 }
 
+/* check-module -c CONF: the config's entries, each of this module (its
+   short phase limits kept); 0, or -1 said. */
+static int regress_config(bc_config *cfg, const bc_module *m, const check_args *a)
+{
+	bc_err e;
+	bc_config_free(cfg);
+	bc_config_defaults(cfg);
+	if (bc_config_load(cfg, a->config, &e)) {
+		bc_err_print(&e);
+		bc_config_free(cfg);
+		return -1;
+	}
+	for (size_t i = 0; i < cfg->nmods; i++) {
+		bc_modconf *mc = &cfg->mods[i];
+		if (strcmp(mc->name, m->desc.name)) {
+			fprintf(stderr, "benchcore check-module: error: %s: entry \"%s\" is not module \"%s\"\n",
+				mc->where ? mc->where : a->config, mc->name, m->desc.name);
+			bc_config_free(cfg);
+			return -1;
+		}
+		mc->run.init_timeout = mc->run.thread_init_timeout = mc->run.grace = a->phase_s;
+		mc->run.cleanup_timeout = a->phase_s;
+	}
+	return 0;
+}
+
 /* Runs the planned cases through the normal runner, then reports. */
 static int run_check(const bc_module *m, const check_args *a)
 {
@@ -455,7 +489,12 @@ static int run_check(const bc_module *m, const check_args *a)
 	cfg.run.init_timeout = cfg.run.thread_init_timeout = cfg.run.grace = a->phase_s;
 	cfg.run.cleanup_timeout = a->phase_s;	/* finish, cleanup and destroy each */
 	cfg.run.prepare_timeout = a->phase_s * PREPARE_TIMES;
-	plan_check(&cfg, m, a);
+	if (a->config) {
+		if (regress_config(&cfg, m, a))
+			return 2;
+	} else {
+		plan_check(&cfg, m, a);
+	}
 	char *tmp, *out = results_path(a, &tmp);
 	if (!out) {
 		bc_config_free(&cfg);
@@ -471,6 +510,10 @@ static int run_check(const bc_module *m, const check_args *a)
 	int rc = quiet_suite(&cfg, &so, a);
 	struct stat st;
 	rc = stat(out, &st) == 0 ? report(m, out, rc) : rc ? rc : 1;
+	if (a->expect && stat(out, &st) == 0 && (rc == 0 || rc == 1)) {
+		int x = bc_expect_check(a->expect, out);
+		rc = x < 0 ? 2 : x > 0 ? 1 : rc;
+	}
 	char *dir = tmp ? bc_xstrdup(tmp) : NULL;
 	if (!dir) {	/* -o OUT.json: the events run beside it, in a directory of its own */
 		char *t = bc_xasprintf("%s/benchcore-check.XXXXXX", bc_scratch_parent());
@@ -479,7 +522,7 @@ static int run_check(const bc_module *m, const check_args *a)
 		else
 			free(t);
 	}
-	if ((rc == 0 || rc == 1) && dir && events_check(m, a, dir) && rc == 0)
+	if (!a->config && (rc == 0 || rc == 1) && dir && events_check(m, a, dir) && rc == 0)
 		rc = 1;
 	if (dir && !tmp) {
 		bc_rmtree(dir);
@@ -515,6 +558,11 @@ int bc_cmd_check_module(int argc, char **argv)
 		bc_flags_help(stdout, check_flags, 0);
 		free(rest);
 		return 0;
+	}
+	if (a.expect && !a.config) {
+		fprintf(stderr, "benchcore check-module: --expect needs -c CONF (the config whose cases it checks)\n");
+		free(rest);
+		return 2;
 	}
 	if (bc_strv_len(rest) != 1) {
 		fprintf(stderr, "benchcore check-module: %s\nTry 'benchcore check-module --help'.\n",

@@ -47,5 +47,9 @@ struct bc_module;
    in a child, as the plan does), as "<indent>needs() at its defaults: ...";
    nothing for a module without needs(). list, help and check-module. */
 void bc_print_needs(FILE *f, const struct bc_module *m, const char *indent);
+/* check-module --expect: every invariant of the file expect (PATH OP VALUE
+   lines, cli/expect.c) in every case of the results file: the number that
+   failed (said on stdout), or -1 for an unreadable or malformed file. */
+int bc_expect_check(const char *expect, const char *results);
 int bc_usage_error(const char *fmt, const char *a);
 #endif

@@ -191,7 +191,7 @@ $(BUILD)/tests/test_oldhost: tests/unit/test_oldhost.c $(OLDHOST_OBJ) tests/unit
 
 # Man pages and completion, from the --help and help --markdown of this build
 # (its modules included): they cannot list a flag or option the program lacks.
-MAN_PAGES	:= $(BUILD)/man/benchcore.1 $(BUILD)/man/benchcore.conf.5
+MAN_PAGES	:= $(BUILD)/man/benchcore.1 $(BUILD)/man/benchcore.conf.5 $(BUILD)/man/benchcore-module.7
 COMPLETION	:= $(BUILD)/completion/benchcore
 man: $(MAN_PAGES) $(COMPLETION)
 $(BUILD)/man/benchcore.1: $(BUILD)/benchcore $(MODULE_SO) scripts/gen-man.py
@@ -200,6 +200,10 @@ $(BUILD)/man/benchcore.1: $(BUILD)/benchcore $(MODULE_SO) scripts/gen-man.py
 $(BUILD)/man/benchcore.conf.5: $(BUILD)/benchcore $(MODULE_SO) scripts/gen-man.py
 	@mkdir -p $(@D)
 	scripts/gen-man.py man5 $(BUILD)/benchcore > $@.tmp && mv $@.tmp $@
+# the SDK guide as a man page (benchcore-dev's)
+$(BUILD)/man/benchcore-module.7: $(BUILD)/benchcore sdk/README.md scripts/gen-man.py
+	@mkdir -p $(@D)
+	scripts/gen-man.py man7 $(BUILD)/benchcore sdk/README.md > $@.tmp && mv $@.tmp $@
 $(COMPLETION): $(BUILD)/benchcore $(MODULE_SO) scripts/gen-man.py
 	@mkdir -p $(@D)
 	scripts/gen-man.py completion $(BUILD)/benchcore > $@.tmp && mv $@.tmp $@
@@ -276,9 +280,10 @@ SDK_HEADERS	:= $(wildcard sdk/include/benchcore/*.h)
 install: all man $(BUILD)/benchcore.pc
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MODULEDIR) $(DESTDIR)$(INCLUDEDIR)/benchcore \
 		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(DATADIR)/benchcore $(DESTDIR)$(DOCDIR) \
-		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(BASHCOMPDIR)
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(BASHCOMPDIR)
 	install -m 644 $(BUILD)/man/benchcore.1 $(DESTDIR)$(MANDIR)/man1/benchcore.1
 	install -m 644 $(BUILD)/man/benchcore.conf.5 $(DESTDIR)$(MANDIR)/man5/benchcore.conf.5
+	install -m 644 $(BUILD)/man/benchcore-module.7 $(DESTDIR)$(MANDIR)/man7/benchcore-module.7
 	install -m 644 $(COMPLETION) $(DESTDIR)$(BASHCOMPDIR)/benchcore
 	install -m 755 $(BUILD)/benchcore $(DESTDIR)$(BINDIR)/benchcore
 	for so in $(MODULE_SO) $(HELPER_BIN); do install -m 755 $$so $(DESTDIR)$(MODULEDIR)/; done
@@ -286,8 +291,11 @@ install: all man $(BUILD)/benchcore.pc
 	install -m 644 $(SDK_HEADERS) $(DESTDIR)$(INCLUDEDIR)/benchcore/
 	install -m 644 $(BUILD)/benchcore.pc $(DESTDIR)$(PKGCONFIGDIR)/benchcore.pc
 	install -m 644 sdk/module.mk $(DESTDIR)$(DATADIR)/benchcore/module.mk
-	install -d $(DESTDIR)$(DATADIR)/benchcore/examples/hello
-	install -m 644 sdk/examples/hello/* $(DESTDIR)$(DATADIR)/benchcore/examples/hello/
+	# the SDK's examples, each with a Makefile for the installed SDK (rsa and
+	# evloop: the model module and the event-loop example, their sources
+	# linked from the tree and copied here)
+	cd sdk/examples && find -L . -type f ! -name '*.so' | while read -r f; do \
+		install -D -m 644 "$$f" "$(DESTDIR)$(DATADIR)/benchcore/examples/$$f" || exit 1; done
 	install -m 644 sdk/README.md $(DESTDIR)$(DOCDIR)/sdk.md
 	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)/
 
@@ -299,6 +307,7 @@ uninstall:
 	rm -f $(MODULES:%=$(DESTDIR)$(MODULEDIR)/%.so) $(HELPERS:%=$(DESTDIR)$(MODULEDIR)/%-helper) \
 	      $(REFSET_OUT:$(BUILD)/modules/%=$(DESTDIR)$(MODULEDIR)/%)
 	rm -f $(DESTDIR)$(MANDIR)/man1/benchcore.1 $(DESTDIR)$(MANDIR)/man5/benchcore.conf.5 \
+	      $(DESTDIR)$(MANDIR)/man7/benchcore-module.7 \
 	      $(DESTDIR)$(BASHCOMPDIR)/benchcore
 	-rmdir $(DESTDIR)$(MODULEDIR) $(DESTDIR)$(LIBDIR)/benchcore \
 	       $(DESTDIR)$(INCLUDEDIR)/benchcore $(DESTDIR)$(DATADIR)/benchcore $(DESTDIR)$(DOCDIR) 2>/dev/null

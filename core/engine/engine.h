@@ -30,6 +30,9 @@ typedef struct bc_case {
 	int cleanup_only;		/* init + cleanup + destroy; nothing measured */
 	int progress;			/* 0 quiet, 1 plain interval lines, 2 terminal progress line */
 	uint64_t need_memory;		/* what the module's needs() declared for it (0: nothing) */
+	uint64_t need_disk;		/* ... and the disk: in the scratch directory when need_path
+					   is "", else at need_path */
+	const char *need_path;
 	void (*on_phase)(void *arg, const char *phase);	/* "prepare", "measure" (watchdog) */
 	void *arg;
 	/* Starts (or finds) a private server for the module: runs in the runner

@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ftw.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -340,6 +341,27 @@ static void serve(case_link *l, int fd, const char *js, watch *w)
 	w->deadline += bc_now_ns() - t0;	/* waiting for a server is not the case's time */
 }
 
+static uint64_t du_total;	/* nftw has no argument: main thread only */
+
+static int du_add(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)path, (void)flag, (void)ftw;
+	du_total += (uint64_t)st->st_blocks * 512;
+	return 0;
+}
+
+/* What the case wrote in its scratch directory by the end of its window,
+   for a needs() that declared its disk there (no disk_path): compared with
+   it after the case (run/fit.c bc_needs_used). A path elsewhere is not
+   measured: the drop of its free space would count other processes' files. */
+static void disk_used(const bc_case *c, case_link *l)
+{
+	du_total = 0;
+	if (c->scratch)
+		(void)nftw(c->scratch, du_add, 16, FTW_PHYS);
+	l->disk_used = du_total;
+}
+
 /* The watchdog's bound for phase ph, from when it starts; and what the
    runner learns from it about the case's data point. */
 static double phase_limit(const bc_case *c, case_link *l, bc_phase ph)
@@ -361,6 +383,10 @@ static double phase_limit(const bc_case *c, case_link *l, bc_phase ph)
 		return c->run.time_s > 0 ? c->run.time_s + c->run.grace : EVENTS_LIMIT_S;
 	case BC_PHASE_CLEANUP:
 		l->cleaned = 1;
+		return end;
+	case BC_PHASE_FINISH:
+		if (c->need_disk && c->need_path && !*c->need_path)
+			disk_used(c, l);
 		return end;
 	default:	/* finish, destroy */
 		return end;
@@ -726,6 +752,7 @@ void bc_run_isolated(bc_case *c, case_link *l, int *crashed, bc_case_result *cr)
 	w.nkeep = bc_children_of(getpid(), w.keep, BC_MAX_KIDS);	/* the servers running now */
 	char cg[4096];
 	w.oom_known = oom_kills(&w.oom0, cg, sizeof(cg)) == 0;
+	l->disk_used = 0;
 	fflush(stdout);
 	fflush(stderr);
 	pid_t parent = getpid(), pid = fork();

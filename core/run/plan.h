@@ -21,7 +21,8 @@ typedef struct bc_modplan {
 	size_t need_skipped;
 	/* ... and what needs() declared, per point x thread count (NULL: no
 	   needs()): checked against what the case used after it ran */
-	uint64_t *need_mem;
+	uint64_t *need_mem, *need_disk;
+	char **need_path;		/* "" for the scratch directory */
 	/* why every case of the module is skipped before anything runs (a heavy
 	   module under profile = "small" or skip_heavy), or NULL */
 	char *skip_all;

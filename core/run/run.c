@@ -415,8 +415,12 @@ static bc_case case_of(bc_runner *r, modrun *m, size_t i)
 	};
 	/* the seed the rounds were shuffled with, given or drawn: api->seed() */
 	c.run.seed = p->run.seed_set ? p->run.seed : r->seed;
-	if (p->need_mem)
-		c.need_memory = p->need_mem[s->point * p->run.nthreads + s->ti];
+	if (p->need_mem) {
+		size_t k = s->point * p->run.nthreads + s->ti;
+		c.need_memory = p->need_mem[k];
+		c.need_disk = p->need_disk[k];
+		c.need_path = p->need_path[k];
+	}
 	return c;
 }
 
@@ -439,7 +443,7 @@ static void run_case(bc_runner *r, modrun *m, bc_case *c, const char *label, con
 	bc_here_set(r, &m->dir, label, m->labels[s->point], s->rep);
 	run_one(c, &m->link, m->p->run.isolate, &crashed, &cr);
 	bc_here_set(r, &m->dir, NULL, NULL, 0);	/* a cleanup after it is no case of its own */
-	bc_needs_used(c, &cr);
+	bc_needs_used(c, &cr, m->link.disk_used);
 	if (c->do_prepare && m->link.prepare_started)
 		d->dirty = 1;
 	if (m->link.prepared)

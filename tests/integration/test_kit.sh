@@ -40,6 +40,17 @@ run_bc $T/bnc check-module $TESTMODS/bigneeds.so --defaults-only $Q
 expect_rc "check-module fails a needs() beyond 2x" 1
 expect_grep "... naming the case and both figures" $T/bnc.out \
 	'^  case [0-9]+ \(defaults, 1 thread\): needs\(\) declared 1\.0 MiB of memory, the case.s peak RSS was'
+# disk: needs14 declares row x rows_per_s x time in its scratch directory (1K x 1000 x 0.3 s = 300 KiB)
+run_bc $T/dw run needs14 write=4M --time 0.3 --warmup 0 -q -o $T/dw.json
+expect_grep "a case that wrote 4 MiB in its scratch directory against 300 KiB declared: warned" $T/dw.err \
+	'warning: needs14: needs\(\) declared 300\.0 KiB of disk in the scratch directory, the case wrote 4\.[0-9] MiB there'
+run_bc $T/dw2 run needs14 write=100K --time 0.3 --warmup 0 -q -o $T/dw2.json
+expect_no_grep "... none for 100 KiB" $T/dw2.err 'needs\(\) declared'
+printf 'time = 0.3;\nwarmup = 0;\nmodules = ( { name = "needs14"; write = "4M"; } );\n' >$T/dw.conf
+printf 'status == ok\n' >$T/dw.expect
+run_bc $T/dwc check-module $TESTMODS/needs14.so -c $T/dw.conf --expect $T/dw.expect
+expect_rc "check-module fails the case beyond twice its declared disk" 1
+expect_grep "... naming both figures" $T/dwc.out '^  case 1 \(write=4194304, 1 thread\): needs\(\) declared 300\.0 KiB of disk'
 # the OOM killer named: a memory cgroup of 100 MiB, the case touching 400 MiB
 CG=""
 if [ -w /sys/fs/cgroup/cgroup.subtree_control ] && grep -qw memory /sys/fs/cgroup/cgroup.subtree_control; then

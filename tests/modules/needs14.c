@@ -7,20 +7,29 @@
  * the case's info. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "benchcore/module.h"
 
 typedef struct needs14_opts {
 	int64_t row;		/* bytes a row takes on disk */
 	int64_t rows_per_s;	/* rows the window writes per second */
+	int64_t write;		/* bytes prepare really writes in the scratch directory */
 } needs14_opts;
 
 static const bench_option_v1 needs14_options[] = {
 	{ .name = "row", .type = BENCH_OPT_SIZE, .def = "1K", .help = "bytes per row", BENCH_OPT_AT(needs14_opts, row) },
 	{ .name = "rows_per_s", .type = BENCH_OPT_INT, .def = "1000", .help = "rows written per second",
 	  .min = 1, .max = 1e15, BENCH_OPT_AT(needs14_opts, rows_per_s) },
+	{ .name = "write", .type = BENCH_OPT_SIZE, .def = "0", .help = "bytes prepare writes in the scratch directory",
+	  BENCH_OPT_AT(needs14_opts, write) },
 	{ 0 }
 };
+
+typedef struct needs14_state {
+	const bench_host_api_v1 *api;
+	bench_ctx *ctx;
+} needs14_state;
 
 static char needs14_saw[512];	/* what needs() saw, for the test (one process) */
 
@@ -48,7 +57,28 @@ static int needs14_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **sta
 	api->set_info(ctx, "events", buf);
 	api->set_info(ctx, "scratch_is_dir", api->scratch_dir(ctx) && strstr(api->scratch_dir(ctx), "/benchcore")
 		      ? "yes" : "no");
-	*state = NULL;
+	needs14_state *s = calloc(1, sizeof(*s));
+	if (!s)
+		return BENCH_ERR;
+	s->api = api;
+	s->ctx = ctx;
+	*state = s;
+	return BENCH_OK;
+}
+
+/* write bytes of a file in the scratch directory: what the case really takes */
+static int needs14_prepare(void *state)
+{
+	const needs14_state *s = state;
+	const needs14_opts *o = s->api->options(s->ctx);
+	char path[4200], buf[65536];
+	memset(buf, 'd', sizeof(buf));
+	snprintf(path, sizeof(path), "%s/data", s->api->scratch_dir(s->ctx));
+	FILE *f = o->write ? fopen(path, "we") : NULL;
+	for (int64_t left = o->write; f && left > 0; left -= (int64_t)sizeof(buf))
+		fwrite(buf, 1, left < (int64_t)sizeof(buf) ? (size_t)left : sizeof(buf), f);
+	if (f && fclose(f))
+		return BENCH_ERR;
 	return BENCH_OK;
 }
 
@@ -69,6 +99,8 @@ static const bench_module_v1 needs14_module = {
 	.opts_size = sizeof(needs14_opts),
 	.needs = needs14_needs,
 	.init = needs14_init,
+	.prepare = needs14_prepare,
 	.event = needs14_event,
+	.destroy = free,
 };
 BENCH_MODULE(needs14_module);

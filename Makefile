@@ -92,7 +92,7 @@ REFSET_OUT	:= $(addprefix $(BUILD)/modules/,$(notdir $(REFSETS)))
 # Deliberately broken modules used by the loader and robustness tests.
 TESTMOD_SRC	:= $(wildcard tests/modules/*.c)
 TESTMOD_SO	:= $(TESTMOD_SRC:tests/modules/%.c=$(BUILD)/testmods/%.so) $(BUILD)/testmods/old10.so \
-		   $(BUILD)/testmods/old12.so
+		   $(BUILD)/testmods/old12.so $(BUILD)/testmods/scale12.so $(BUILD)/testmods/old13.so
 
 # A stand-in for a private server (tests/integration/test_service.sh).
 STANDIN		:= $(BUILD)/testmods/standin_server
@@ -162,9 +162,16 @@ $(BUILD)/testmods/old10.so: tests/abi10/old10.c tests/abi10/benchcore/module.h
 	$(CC) -Itests/abi10 $(MOD_CFLAGS) $(MOD_LDFLAGS) -o $@ $< -lpthread
 
 # ... and one against the frozen 1.2 header (options[] without offset).
-$(BUILD)/testmods/old12.so: tests/abi12/old12.c tests/abi12/benchcore/module.h
+$(BUILD)/testmods/old12.so $(BUILD)/testmods/scale12.so: $(BUILD)/testmods/%.so: tests/abi12/%.c \
+		tests/abi12/benchcore/module.h
 	@mkdir -p $(@D)
 	$(CC) -Itests/abi12 $(MOD_CFLAGS) $(MOD_LDFLAGS) -o $@ $< -lpthread
+
+# ... and one against the frozen 1.3 header, the newest 1.3 one (before 1.4
+# gave record_unfinished and warmup_n their minor).
+$(BUILD)/testmods/old13.so: tests/abi13/old13.c tests/abi13/benchcore/module.h
+	@mkdir -p $(@D)
+	$(CC) -Itests/abi13 $(MOD_CFLAGS) $(MOD_LDFLAGS) -o $@ $< -lpthread
 
 $(STANDIN): tests/servers/standin.c
 	@mkdir -p $(@D)
@@ -174,9 +181,19 @@ $(BUILD)/tests/%: tests/unit/%.c $(CORE_OBJ) tests/unit/unit.h
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -Itests/unit -o $@ $< $(CORE_OBJ) $(CORE_LIBS) -lcmocka
 
+# A 1.3 host's descriptor checks: abi.c built against the frozen 1.3 header
+# in place of this build's (tests/unit/test_oldhost.c).
+OLDHOST_OBJ	:= $(filter-out $(BUILD)/core/module/abi.o,$(CORE_OBJ)) $(BUILD)/tests/abi13-abi.o
+$(BUILD)/tests/abi13-abi.o: core/module/abi.c core/module/abi.h tests/abi13/benchcore/module.h
+	@mkdir -p $(@D)
+	$(CC) -Itests/abi13 $(ALLCFLAGS) -c -o $@ $<
+$(BUILD)/tests/test_oldhost: tests/unit/test_oldhost.c $(OLDHOST_OBJ) tests/unit/unit.h
+	@mkdir -p $(@D)
+	$(CC) -Itests/abi13 $(ALLCFLAGS) -Itests/unit -o $@ $< $(OLDHOST_OBJ) $(CORE_LIBS) -lcmocka
+
 # Man pages and completion, from the --help and help --markdown of this build
 # (its modules included): they cannot list a flag or option the program lacks.
-MAN_PAGES	:= $(BUILD)/man/benchcore.1 $(BUILD)/man/benchcore.conf.5
+MAN_PAGES	:= $(BUILD)/man/benchcore.1 $(BUILD)/man/benchcore.conf.5 $(BUILD)/man/benchcore-module.7
 COMPLETION	:= $(BUILD)/completion/benchcore
 man: $(MAN_PAGES) $(COMPLETION)
 $(BUILD)/man/benchcore.1: $(BUILD)/benchcore $(MODULE_SO) scripts/gen-man.py
@@ -185,6 +202,10 @@ $(BUILD)/man/benchcore.1: $(BUILD)/benchcore $(MODULE_SO) scripts/gen-man.py
 $(BUILD)/man/benchcore.conf.5: $(BUILD)/benchcore $(MODULE_SO) scripts/gen-man.py
 	@mkdir -p $(@D)
 	scripts/gen-man.py man5 $(BUILD)/benchcore > $@.tmp && mv $@.tmp $@
+# the SDK guide as a man page (benchcore-dev's)
+$(BUILD)/man/benchcore-module.7: $(BUILD)/benchcore sdk/README.md scripts/gen-man.py
+	@mkdir -p $(@D)
+	scripts/gen-man.py man7 $(BUILD)/benchcore sdk/README.md > $@.tmp && mv $@.tmp $@
 $(COMPLETION): $(BUILD)/benchcore $(MODULE_SO) scripts/gen-man.py
 	@mkdir -p $(@D)
 	scripts/gen-man.py completion $(BUILD)/benchcore > $@.tmp && mv $@.tmp $@
@@ -242,20 +263,26 @@ $(BUILD)/sdk/benchcore.pc: sdk/benchcore.pc.in
 	@mkdir -p $(@D)
 	sed -e 's|@PREFIX@|$(CURDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
 	    -e 's|@INCLUDEDIR@|$(CURDIR)/sdk/include|g' -e 's|@MODULEDIR@|$(CURDIR)/$(BUILD)/modules|g' \
-	    -e 's|@DATADIR@/benchcore/module.mk|$(CURDIR)/sdk/module.mk|g' $< > $@.tmp && mv $@.tmp $@
+	    -e 's|@DATADIR@/benchcore/module.mk|$(CURDIR)/sdk/module.mk|g' \
+	    -e 's|@BINDIR@/benchcore|$(CURDIR)/$(BUILD)/benchcore|g' $< > $@.tmp && mv $@.tmp $@
 
 # regenerated every time: it depends on PREFIX, which make cannot see change.
 # Relocatable: paths under PREFIX are written relative to the .pc file's own
 # directory (${pcfiledir}), so a tree installed with DESTDIR (a package being
 # built, a copy under /opt) builds modules where it lies, as the installed
 # binary finds its modules relative to itself.
+# A system package (debian/rules: PC_RELOCATABLE=0) writes PREFIX as it is:
+# pkg-config --cflags then says -I/usr/include, not the pkgconfig directory's
+# ../../include.
+PC_RELOCATABLE	?= 1
 PC_REL		:= $(patsubst $(PREFIX)/%,%,$(PKGCONFIGDIR))
-PC_PREFIX	:= $(if $(filter $(PC_REL),$(PKGCONFIGDIR)),$(PREFIX),$${pcfiledir}/$(subst $(eval) ,/,$(patsubst %,..,$(subst /, ,$(PC_REL)))))
+PC_PREFIX	:= $(if $(filter $(PC_REL),$(PKGCONFIGDIR))$(filter 0,$(PC_RELOCATABLE)),$(PREFIX),$${pcfiledir}/$(subst $(eval) ,/,$(patsubst %,..,$(subst /, ,$(PC_REL)))))
 pc_path		= $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
 $(BUILD)/benchcore.pc: sdk/benchcore.pc.in FORCE
 	sed -e 's|@PREFIX@|$(PC_PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
 	    -e 's|@INCLUDEDIR@|$(call pc_path,$(INCLUDEDIR))|g' -e 's|@MODULEDIR@|$(call pc_path,$(MODULEDIR))|g' \
-	    -e 's|@DATADIR@|$(call pc_path,$(DATADIR))|g' $< > $@.tmp && mv $@.tmp $@
+	    -e 's|@DATADIR@|$(call pc_path,$(DATADIR))|g' -e 's|@BINDIR@|$(call pc_path,$(BINDIR))|g' \
+	    $< > $@.tmp && mv $@.tmp $@
 
 # What a module author reads: the SDK's README and the reference pages.
 DOCDIR		?= $(DATADIR)/doc/benchcore
@@ -265,9 +292,10 @@ SDK_HEADERS	:= $(wildcard sdk/include/benchcore/*.h)
 install: all man $(BUILD)/benchcore.pc
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MODULEDIR) $(DESTDIR)$(INCLUDEDIR)/benchcore \
 		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(DATADIR)/benchcore $(DESTDIR)$(DOCDIR) \
-		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(BASHCOMPDIR)
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(BASHCOMPDIR)
 	install -m 644 $(BUILD)/man/benchcore.1 $(DESTDIR)$(MANDIR)/man1/benchcore.1
 	install -m 644 $(BUILD)/man/benchcore.conf.5 $(DESTDIR)$(MANDIR)/man5/benchcore.conf.5
+	install -m 644 $(BUILD)/man/benchcore-module.7 $(DESTDIR)$(MANDIR)/man7/benchcore-module.7
 	install -m 644 $(COMPLETION) $(DESTDIR)$(BASHCOMPDIR)/benchcore
 	install -m 755 $(BUILD)/benchcore $(DESTDIR)$(BINDIR)/benchcore
 	for so in $(MODULE_SO) $(HELPER_BIN); do install -m 755 $$so $(DESTDIR)$(MODULEDIR)/; done
@@ -275,8 +303,11 @@ install: all man $(BUILD)/benchcore.pc
 	install -m 644 $(SDK_HEADERS) $(DESTDIR)$(INCLUDEDIR)/benchcore/
 	install -m 644 $(BUILD)/benchcore.pc $(DESTDIR)$(PKGCONFIGDIR)/benchcore.pc
 	install -m 644 sdk/module.mk $(DESTDIR)$(DATADIR)/benchcore/module.mk
-	install -d $(DESTDIR)$(DATADIR)/benchcore/examples/hello
-	install -m 644 sdk/examples/hello/* $(DESTDIR)$(DATADIR)/benchcore/examples/hello/
+	# the SDK's examples, each with a Makefile for the installed SDK (rsa and
+	# evloop: the model module and the event-loop example, their sources
+	# linked from the tree and copied here)
+	cd sdk/examples && find -L . -type f ! -name '*.so' | while read -r f; do \
+		install -D -m 644 "$$f" "$(DESTDIR)$(DATADIR)/benchcore/examples/$$f" || exit 1; done
 	install -m 644 sdk/README.md $(DESTDIR)$(DOCDIR)/sdk.md
 	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)/
 
@@ -288,6 +319,7 @@ uninstall:
 	rm -f $(MODULES:%=$(DESTDIR)$(MODULEDIR)/%.so) $(HELPERS:%=$(DESTDIR)$(MODULEDIR)/%-helper) \
 	      $(REFSET_OUT:$(BUILD)/modules/%=$(DESTDIR)$(MODULEDIR)/%)
 	rm -f $(DESTDIR)$(MANDIR)/man1/benchcore.1 $(DESTDIR)$(MANDIR)/man5/benchcore.conf.5 \
+	      $(DESTDIR)$(MANDIR)/man7/benchcore-module.7 \
 	      $(DESTDIR)$(BASHCOMPDIR)/benchcore
 	-rmdir $(DESTDIR)$(MODULEDIR) $(DESTDIR)$(LIBDIR)/benchcore \
 	       $(DESTDIR)$(INCLUDEDIR)/benchcore $(DESTDIR)$(DATADIR)/benchcore $(DESTDIR)$(DOCDIR) 2>/dev/null

@@ -23,7 +23,7 @@ echo "(placement): the option says where the workload runs (a server, a path), n
 echo "(scales): a size the host may make smaller to fit the machine."
 for m in $("$bc" list | awk 'NR>1 && /^$/ {exit} NR>1 && /^[a-z0-9_]+ / {print $1}'); do
 	echo
-	"$bc" help "$m" | head -1 | sed 's/^/## /'
+	"$bc" help "$m" | sed -n '1s/^/## /p'
 	echo
 	"$bc" help "$m" --markdown
 done

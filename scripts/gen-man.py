@@ -10,6 +10,7 @@ around them (NAME, DESCRIPTION, FILES, SEE ALSO) lives here.
   scripts/gen-man.py man1 BENCHCORE MODULEDIR > benchcore.1
   scripts/gen-man.py man5 BENCHCORE > benchcore.conf.5
   scripts/gen-man.py completion BENCHCORE > benchcore.bash
+  scripts/gen-man.py man7 BENCHCORE sdk/README.md > benchcore-module.7
 
 SOURCE_DATE_EPOCH (set by dpkg-buildpackage) dates the pages reproducibly.
 """
@@ -177,7 +178,8 @@ def man1(bc, moduledir):
             ".SH EXAMPLES", ".nf", "benchcore run cpu max_prime=10000 \\-\\-threads 1,2 \\-\\-time 10",
             "benchcore \\-c site.conf \\-o run.json \\-\\-start\\-at 2026\\-12\\-01T10:00:00Z",
             "benchcore compare old.json new.json", "benchcore report results/*.json \\-o fleet.html", ".fi",
-            ".SH SEE ALSO", "\\fBbenchcore.conf\\fR(5), \\fBansible\\-playbook\\fR(1), \\fBsysbench\\fR(1), "
+            ".SH SEE ALSO", "\\fBbenchcore.conf\\fR(5), \\fBbenchcore\\-module\\fR(7) (writing a module), "
+            "\\fBansible\\-playbook\\fR(1), \\fBsysbench\\fR(1), "
             "\\fBfio\\fR(1); the results schema and the fleet playbook in the documentation of the package."]
     return out
 
@@ -388,14 +390,64 @@ complete -F _benchcore benchcore
 """
 
 
+def man7(bc, guide):
+    """benchcore-module(7): the SDK guide (sdk/README.md) as a man page, so
+    `man benchcore-module` shows what benchcore-dev's users read: headings
+    as sections, code and tables kept as laid out, paragraphs filled."""
+    out = th("BENCHCORE\\-MODULE", 7, version_of(bc), "benchcore SDK") + [
+        ".SH NAME", "benchcore\\-module \\- writing a benchcore workload module (the SDK guide)"]
+    text = open(guide, encoding="utf-8").read().split("\n")
+    para, code = [], False
+
+    def flush():
+        if para:
+            out.extend([".PP", md_inline(" ".join(p.strip() for p in para))])
+            para.clear()
+    for ln in text:
+        if not code:	# links to their text, no ** markers
+            ln = re.sub(r"\[([^\]]+)\]\([^)]+\)", r"\1", ln).replace("**", "")
+        if ln.startswith("```"):
+            flush()
+            out.append(".fi" if code else ".nf")
+            code = not code
+        elif code:
+            out.append(esc(ln) if ln else "")
+        elif ln.startswith("# "):
+            continue	# the title: NAME says it
+        elif ln.startswith("#"):
+            flush()
+            out.append((".SH " if ln.startswith("## ") else ".SS ") + esc(ln.lstrip("# ").upper()
+                                                                           if ln.startswith("## ") else ln.lstrip("# ")))
+        elif ln.startswith("|"):
+            flush()
+            if not re.match(r"^\|[-| ]+\|$", ln):
+                out.extend([".br", md_inline(" ".join(c.strip() for c in ln.strip("|").split("|")))])
+        elif ln.startswith(("- ", "* ")) or re.match(r"^\d+\. ", ln):
+            flush()
+            para.append(ln)
+            out.append(".IP \\(bu 2" if ln[0] in "-*" else ".IP")
+            out.append(md_inline(re.sub(r"^(- |\* |\d+\. )", "", ln)))
+            para.clear()
+        elif not ln.strip():
+            flush()
+        else:
+            para.append(ln)
+    flush()
+    out += [".SH SEE ALSO", "\\fBbenchcore\\fR(1), \\fBbenchcore.conf\\fR(5), \\fBpkg\\-config\\fR(1); the "
+            "examples in /usr/share/benchcore/examples"]
+    return out
+
+
 def main():
-    if len(sys.argv) < 3 or sys.argv[1] not in ("man1", "man5", "completion"):
+    if len(sys.argv) < 3 or sys.argv[1] not in ("man1", "man5", "man7", "completion"):
         sys.exit(__doc__)
     kind, bc = sys.argv[1], sys.argv[2]
     if kind == "man1":
         lines = man1(bc, sys.argv[3] if len(sys.argv) > 3 else "/usr/lib/benchcore/modules")
     elif kind == "man5":
         lines = man5(bc)
+    elif kind == "man7":
+        lines = man7(bc, sys.argv[3] if len(sys.argv) > 3 else "sdk/README.md")
     else:
         lines = completion(bc)
     sys.stdout.write("\n".join(lines) + "\n")

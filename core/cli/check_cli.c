@@ -19,6 +19,7 @@
 #include "case.h"
 #include "cli.h"
 #include "config.h"
+#include "engine.h"
 #include "flags.h"
 #include "leftover.h"
 #include "loader.h"
@@ -26,12 +27,14 @@
 #include "suite.h"
 #include "util.h"
 
-enum { K_TIME = 1, K_WARMUP, K_THREADS, K_PHASE, K_DEFAULTS, K_OUTPUT, K_VERBOSE, K_HELP };
+enum { K_TIME = 1, K_WARMUP, K_THREADS, K_PHASE, K_DEFAULTS, K_OUTPUT, K_VERBOSE, K_CONFIG, K_EXPECT, K_HELP };
 /* A check's cases are short: a hang in a phase is a finding, not a minute's
    wait (a run's defaults give init and thread_init 60 s each). prepare, which
    may load data, gets PREPARE_TIMES the limit. */
 #define PHASE_LIMIT_S 5.0
 #define PREPARE_TIMES 12
+/* check-module's --events run: a budget a batch-claiming loop would miss */
+#define EVENTS_CHECK 25
 static const bc_flag check_flags[] = {
 	{ "time", 0, "S", K_TIME, "measured seconds of each case (default 0.5)" },
 	{ "warmup", 0, "S", K_WARMUP, "warmup seconds of each case (default 0.2)" },
@@ -42,6 +45,10 @@ static const bc_flag check_flags[] = {
 	{ "defaults-only", 0, NULL, K_DEFAULTS, "run the defaults only, not each option at its bounds" },
 	{ "output", 'o', "OUT.json", K_OUTPUT, "keep the results of the check (schema benchcore/1)" },
 	{ "verbose", 'v', NULL, K_VERBOSE, "also the run's own text: the plan, every case's figures, its summary" },
+	{ "config", 'c', "CONF", K_CONFIG, "a regression test: run this config's entries (all of this module) "
+	  "instead of the bounds, then check --expect" },
+	{ "expect", 0, "FILE", K_EXPECT, "with -c: invariants every case must meet, one a line: PATH OP VALUE "
+	  "(status == ok, ops.insert.count > 0, info.rows == 1000); exit 1 when one does not hold" },
 	{ "help", 'h', NULL, K_HELP, "this text" },
 	{ NULL }
 };
@@ -50,7 +57,7 @@ typedef struct check_args {
 	double time_s, warmup_s, phase_s;
 	unsigned threads;
 	int defaults_only, verbose, help;
-	const char *out;
+	const char *out, *config, *expect;
 } check_args;
 
 static int on_check_flag(void *arg, const bc_flag *f, const char *val, bc_err *e)
@@ -78,6 +85,10 @@ static int on_check_flag(void *arg, const bc_flag *f, const char *val, bc_err *e
 		a->out = val;
 	} else if (f->code == K_VERBOSE) {
 		a->verbose = 1;
+	} else if (f->code == K_CONFIG) {
+		a->config = val;
+	} else if (f->code == K_EXPECT) {
+		a->expect = val;
 	} else {
 		a->help = 1;
 	}
@@ -132,8 +143,11 @@ static void print_description(const bc_module *m)
 		       d->requires.disk_path_option ? d->requires.disk_path_option : "?");
 	if (d->requires.heavy)
 		printf(" heavy");
-	printf("%s\n  options:\n", d->requires.min_cpus || d->requires.min_memory || d->requires.min_disk ||
-	       d->requires.heavy ? "" : " nothing special");
+	printf("%s\n", d->requires.min_cpus || d->requires.min_memory || d->requires.min_disk ||
+	       d->requires.heavy ? "" : d->needs ? " what needs() computes for each case" : " nothing special");
+	fflush(stdout);	/* needs() runs in a child */
+	bc_print_needs(stdout, m, "  ");
+	printf("  options:\n");
 	for (const bench_option_v1 *o = d->options; o && o->name; o++) {
 		const char *why = kept_why(d, o);
 		char *help = bc_printable(o->help ? o->help : "");
@@ -252,6 +266,13 @@ static int print_case(const bc_module *m, const bc_case_result *r)
 	   on a site they would outlive the run (the runner kills them) */
 	int ok = (!strcmp(r->status, "ok") || (!strcmp(r->status, "skipped") && r->reason && *r->reason)) &&
 		 !r->strays_killed;
+	/* a needs() that declared less than half of what the case took lets a
+	   site's plan run it where it does not fit (run/fit.c warns) */
+	const char *lied = NULL;
+	for (size_t i = 0; i < r->nwarnings && !lied; i++)
+		if (!strncmp(r->warnings[i], "needs() declared ", 17))
+			lied = r->warnings[i];
+	ok &= !lied;
 	printf("%-5lld %-26s %4ld %-5s %-11s", r->id, what, r->threads, ok ? "PASS" : "FAIL", r->status);
 	for (int i = 0; i < BC_NPHASES; i++) {
 		if (r->phases.set && r->phases.s[i] == r->phases.s[i])
@@ -268,8 +289,9 @@ static int print_case(const bc_module *m, const bc_case_result *r)
 							       "must stop what it starts", p ? "; " : "",
 							       (unsigned long long)r->strays_killed,
 							       r->strays_killed == 1 ? "" : "es") : bc_xstrdup("");
-		char *f = bc_xasprintf("%s  case %lld (%s, %ld thread%s): %s%s\n", fails ? fails : "", r->id, what,
-				       r->threads, r->threads == 1 ? "" : "s", p ? p : "", strays);
+		char *f = bc_xasprintf("%s  case %lld (%s, %ld thread%s): %s%s%s%s\n", fails ? fails : "", r->id, what,
+				       r->threads, r->threads == 1 ? "" : "s", p ? p : "", strays,
+				       lied && (p || *strays) ? "; " : "", lied ? lied : "");
 		free(fails);
 		fails = f;
 		free(strays);
@@ -290,7 +312,7 @@ static int report(const bc_module *m, const char *path, int run_rc)
 	json_error_t je;
 	json_t *doc = json_load_file(path, 0, &je), *cases = json_object_get(doc, "cases");
 	int bad = run_rc != 0 && run_rc != 1;
-	size_t n = json_array_size(cases), npass = 0;
+	size_t n = json_array_size(cases), npass = 0, nran = 0;
 	printf("\ncheck-module %s: %zu case%s\n%-5s %-26s %4s %-5s %-11s", m->desc.name, n, n == 1 ? "" : "s",
 	       "case", "options", "thr", "check", "status");
 	static const char *const heads[BC_NPHASES] = { "init", "prepare", "thr_init", "warmup", "measure",
@@ -309,13 +331,20 @@ static int report(const bc_module *m, const char *path, int run_rc)
 		int ok = print_case(m, &r);
 		bad |= !ok;
 		npass += (size_t)ok;
+		nran += !strcmp(r.status, "ok");
 		bc_case_free(&r);
 	}
 	json_decref(doc);
-	if (!n)
+	/* skips with reasons are fine beside cases that ran; a check in which
+	   nothing ran checked nothing */
+	int none_ran = n && !nran && run_rc != 130;
+	if (!n || none_ran)
 		bad = 1;
 	printf("%s: %zu of %zu cases passed (ok, or skipped with a reason)%s\n%s", bad ? "FAIL" : "PASS", npass, n,
 	       run_rc == 130 ? "; interrupted" : "", fails ? fails : "");
+	if (none_ran)
+		printf("  every case was skipped: nothing ran, so nothing was checked (the reasons above say why; "
+		       "run the check where the module's requirements are met)\n");
 	free(fails);
 	fails = NULL;
 	return bad ? (run_rc == 130 ? 130 : run_rc == 3 ? 3 : run_rc == 2 ? 2 : 1) : 0;
@@ -341,6 +370,114 @@ static char *results_path(const check_args *a, char **tmpdir)
 	return bc_xasprintf("%s/check.json", t);
 }
 
+/* The run's own text (plan, figures, summary) only with --verbose: the
+   check's table says what an author needs; warnings and errors go to
+   stderr either way. */
+static int quiet_suite(bc_config *cfg, bc_suite_opts *so, const check_args *a)
+{
+	fflush(stdout);
+	int saved = a->verbose ? -1 : dup(1), devnull = saved < 0 ? -1 : open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (devnull >= 0)
+		dup2(devnull, 1);
+	int rc = bc_run_suite(cfg, so);
+	fflush(stdout);
+	if (devnull >= 0) {
+		dup2(saved, 1);
+		close(devnull);
+	}
+	if (saved >= 0)
+		close(saved);
+	return rc;
+}
+
+/* The case of an --events run, read back: 0, or -1 (said why). */
+static int events_case(const char *path, bc_case_result *r)
+{
+	json_t *doc = json_load_file(path, 0, NULL);
+	bc_err err;
+	int rc = json_array_size(json_object_get(doc, "cases")) == 1 &&
+		 bc_case_from_json(json_array_get(json_object_get(doc, "cases"), 0), 0, r, &err) == 0 ? 0 : -1;
+	json_decref(doc);
+	if (rc)
+		printf("FAIL: --events %d: no readable case\n", EVENTS_CHECK);
+	return rc;
+}
+
+/* --events N must run N operations: a loop that takes an event with
+   should_stop() and then claims its batch runs fewer (sys did: 100 -> 92).
+   The defaults at 1 thread, the window long enough for N to end it. 1 on
+   a failure, 0 when it ran N or could not tell (said). */
+static int events_check(const bc_module *m, const check_args *a, const char *dir)
+{
+	bc_config cfg;
+	bc_config_defaults(&cfg);
+	cfg.run.warmup_s = 0;
+	cfg.run.time_s = a->time_s * 4 > 2 ? a->time_s * 4 : 2;
+	cfg.run.events = EVENTS_CHECK;
+	cfg.run.report_interval = 0;
+	cfg.run.init_timeout = cfg.run.thread_init_timeout = cfg.run.grace = a->phase_s;
+	cfg.run.cleanup_timeout = a->phase_s;
+	cfg.run.prepare_timeout = a->phase_s * PREPARE_TIMES;
+	add_entry(&cfg, m->desc.name, NULL, NULL);
+	char *out = bc_xasprintf("%s/events.json", dir);
+	bc_suite_opts so = { .out = out, .force = 1, .quiet = 1, .module = m };
+	int rc = quiet_suite(&cfg, &so, a), bad = 0;
+	bc_case_result r;
+	if (rc != 0 && rc != 1) {
+		printf("FAIL: --events %d: the run ended with status %d\n", EVENTS_CHECK, rc);
+		bad = 1;
+	} else if (events_case(out, &r) == 0) {
+		uint64_t n = 0;
+		for (size_t i = 0; i < r.nops; i++)
+			n += r.ops[i].count;
+		if (strcmp(r.status, "ok"))
+			printf("--events %d: not checked, the case was %s\n", EVENTS_CHECK, r.status);
+		else if (n == EVENTS_CHECK)
+			printf("PASS: --events %d ran %d operations\n", EVENTS_CHECK, EVENTS_CHECK);
+		else if (n < EVENTS_CHECK && r.duration_s >= cfg.run.time_s * 0.9)
+			printf("--events %d: not checked, %llu operations filled the %g s window\n", EVENTS_CHECK,
+			       (unsigned long long)n, cfg.run.time_s);
+		else {
+			printf("FAIL: --events %d ran %llu operations: a loop must stop on stopping() and take its "
+			       "events with claim() (should_stop() takes one of its own)\n", EVENTS_CHECK,
+			       (unsigned long long)n);
+			bad = 1;
+		}
+		bc_case_free(&r);
+	} else {
+		bad = 1;
+	}
+	free(out);
+	bc_config_free(&cfg);
+	return bad;
+}
+
+/* check-module -c CONF: the config's entries, each of this module (its
+   short phase limits kept); 0, or -1 said. */
+static int regress_config(bc_config *cfg, const bc_module *m, const check_args *a)
+{
+	bc_err e;
+	bc_config_free(cfg);
+	bc_config_defaults(cfg);
+	if (bc_config_load(cfg, a->config, &e)) {
+		bc_err_print(&e);
+		bc_config_free(cfg);
+		return -1;
+	}
+	for (size_t i = 0; i < cfg->nmods; i++) {
+		bc_modconf *mc = &cfg->mods[i];
+		if (strcmp(mc->name, m->desc.name)) {
+			fprintf(stderr, "benchcore check-module: error: %s: entry \"%s\" is not module \"%s\"\n",
+				mc->where ? mc->where : a->config, mc->name, m->desc.name);
+			bc_config_free(cfg);
+			return -1;
+		}
+		mc->run.init_timeout = mc->run.thread_init_timeout = mc->run.grace = a->phase_s;
+		mc->run.cleanup_timeout = a->phase_s;
+	}
+	return 0;
+}
+
 /* Runs the planned cases through the normal runner, then reports. */
 static int run_check(const bc_module *m, const check_args *a)
 {
@@ -352,7 +489,12 @@ static int run_check(const bc_module *m, const check_args *a)
 	cfg.run.init_timeout = cfg.run.thread_init_timeout = cfg.run.grace = a->phase_s;
 	cfg.run.cleanup_timeout = a->phase_s;	/* finish, cleanup and destroy each */
 	cfg.run.prepare_timeout = a->phase_s * PREPARE_TIMES;
-	plan_check(&cfg, m, a);
+	if (a->config) {
+		if (regress_config(&cfg, m, a))
+			return 2;
+	} else {
+		plan_check(&cfg, m, a);
+	}
 	char *tmp, *out = results_path(a, &tmp);
 	if (!out) {
 		bc_config_free(&cfg);
@@ -365,22 +507,29 @@ static int run_check(const bc_module *m, const check_args *a)
 	       "containment:\n", cfg.nmods, cfg.nmods == 1 ? "y" : "ies", a->time_s, a->warmup_s, a->phase_s,
 	       cfg.run.prepare_timeout);
 	fflush(stdout);
-	/* the run's own text (plan, figures, summary) only with --verbose: the
-	   check's table below says what an author needs; warnings and errors
-	   go to stderr either way */
-	int saved = a->verbose ? -1 : dup(1), devnull = saved < 0 ? -1 : open("/dev/null", O_WRONLY | O_CLOEXEC);
-	if (devnull >= 0)
-		dup2(devnull, 1);
-	int rc = bc_run_suite(&cfg, &so);
-	fflush(stdout);
-	if (devnull >= 0) {
-		dup2(saved, 1);
-		close(devnull);
-	}
-	if (saved >= 0)
-		close(saved);
+	int rc = quiet_suite(&cfg, &so, a);
 	struct stat st;
 	rc = stat(out, &st) == 0 ? report(m, out, rc) : rc ? rc : 1;
+	if (a->expect && stat(out, &st) == 0 && (rc == 0 || rc == 1)) {
+		int x = bc_expect_check(a->expect, out);
+		rc = x < 0 ? 2 : x > 0 ? 1 : rc;
+	}
+	char *dir = tmp ? bc_xstrdup(tmp) : NULL;
+	if (!dir) {	/* -o OUT.json: the events run beside it, in a directory of its own */
+		char *t = bc_xasprintf("%s/benchcore-check.XXXXXX", bc_scratch_parent());
+		if (mkdtemp(t) && (bc_owner_mark(t), 1))
+			dir = t;
+		else
+			free(t);
+	}
+	if (!a->config && (rc == 0 || rc == 1) && dir && events_check(m, a, dir) && rc == 0)
+		rc = 1;
+	if (dir && !tmp) {
+		bc_rmtree(dir);
+		free(dir);
+	} else {
+		free(dir);
+	}
 	if (tmp) {
 		bc_rmtree(tmp);
 		free(tmp);
@@ -409,6 +558,11 @@ int bc_cmd_check_module(int argc, char **argv)
 		bc_flags_help(stdout, check_flags, 0);
 		free(rest);
 		return 0;
+	}
+	if (a.expect && !a.config) {
+		fprintf(stderr, "benchcore check-module: --expect needs -c CONF (the config whose cases it checks)\n");
+		free(rest);
+		return 2;
 	}
 	if (bc_strv_len(rest) != 1) {
 		fprintf(stderr, "benchcore check-module: %s\nTry 'benchcore check-module --help'.\n",

@@ -44,5 +44,14 @@ int bc_store_run(const char *flag, const char *setting, const char *json, int rc
 int bc_store_add_file(struct bc_archive *a, const char *path, int *what, char id[64], bc_err *e);
 /* benchcore --help (run_cli.c: it lists the run flags) */
 void bc_usage(FILE *f);
+struct bc_module;
+/* A module with needs(): what it declares at its defaults, one thread (run
+   in a child, as the plan does), as "<indent>needs() at its defaults: ...";
+   nothing for a module without needs(). list, help and check-module. */
+void bc_print_needs(FILE *f, const struct bc_module *m, const char *indent);
+/* check-module --expect: every invariant of the file expect (PATH OP VALUE
+   lines, cli/expect.c) in every case of the results file: the number that
+   failed (said on stdout), or -1 for an unreadable or malformed file. */
+int bc_expect_check(const char *expect, const char *results);
 int bc_usage_error(const char *fmt, const char *a);
 #endif

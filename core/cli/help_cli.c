@@ -5,6 +5,7 @@
 #include <string.h>
 #include "cli.h"
 #include "config.h"
+#include "fit.h"
 #include "flags.h"
 #include "loader.h"
 #include "options.h"
@@ -12,12 +13,50 @@
 #include "mset.h"
 #include "util.h"
 
-static void print_requirements(FILE *f, const bench_requirements_v1 *r)
+void bc_print_needs(FILE *f, const bc_module *m, const char *indent)
 {
+	if (!m->desc.needs)
+		return;
+	bc_config cfg;
+	bc_modplan p;
+	bc_err e;
+	bc_need nd;
+	char a[32];
+	bc_config_defaults(&cfg);
+	bc_modconf *mc = bc_config_add_module(&cfg, m->desc.name, "defaults");
+	mc->run.nthreads = 1;
+	mc->run.threads[0] = 1;
+	if (bc_plan_module(mc, m, &p, &e) == 0) {
+		p.npoints = 1;	/* the defaults' point */
+		if (bc_needs_eval(&p, &nd, &e))
+			fprintf(f, "%sneeds() at its defaults: not known (%s)\n", indent, e.msg);
+		else if (nd.err[0])
+			fprintf(f, "%sneeds() refuses its defaults: %s\n", indent, nd.err);
+		else {
+			fprintf(f, "%sneeds() at its defaults (1 thread):", indent);
+			if (nd.memory)
+				fprintf(f, " %s of memory;", bc_human_size((double)nd.memory, a, sizeof(a)));
+			if (nd.disk)
+				fprintf(f, " %s of disk at %s;", bc_human_size((double)nd.disk, a, sizeof(a)),
+					nd.path[0] ? nd.path : "(no path)");
+			if (nd.cpus)
+				fprintf(f, " %u CPUs;", nd.cpus);
+			if (!nd.memory && !nd.disk && !nd.cpus)
+				fprintf(f, " nothing;");
+			fprintf(f, " %s\n", nd.why[0] ? nd.why : "(no account given)");
+		}
+		bc_plan_free(&p);
+	}
+	bc_config_free(&cfg);
+}
+
+static void print_requirements(FILE *f, const bc_module *m)
+{
+	const bench_requirements_v1 *r = &m->desc.requires;
 	char sz[32];
 	fprintf(f, "    requires:");
 	if (!r->min_memory && !r->min_disk && !r->min_cpus && !r->heavy && !r->service)
-		fprintf(f, " nothing special");
+		fprintf(f, m->desc.needs ? " what needs() computes for each case" : " nothing special");
 	if (r->min_cpus)
 		fprintf(f, " %u CPUs;", r->min_cpus);
 	if (r->min_memory)
@@ -30,12 +69,13 @@ static void print_requirements(FILE *f, const bench_requirements_v1 *r)
 	if (r->heavy)
 		fprintf(f, " heavy (skipped with skip_heavy = true)");
 	fputc('\n', f);
+	bc_print_needs(f, m, "    ");
 }
 
 enum { L_MODPATH = 1, L_MARKDOWN, L_CONFIG, L_HELP };
 static const bc_flag list_flags[] = {
 	{ "module-path", 0, "DIR", L_MODPATH, "search DIR for modules first" },
-	{ "config", 'c', "FILE", L_CONFIG, "help: search the module_path of this config file too", 2 },
+	{ "config", 'c', "FILE", L_CONFIG, "search the module_path of this config file too" },
 	{ "markdown", 0, NULL, L_MARKDOWN, "help: the options as a markdown table (docs/modules.md)", 2 },
 	{ "help", 'h', NULL, L_HELP, "this text" },
 	{ NULL }
@@ -84,16 +124,44 @@ static int list_help_flags(const char *cmd, unsigned scope, int argc, char **arg
 	return 0;
 }
 
+/* --module-path first, then the config's module_path (-c FILE: as a run of
+   it would search); NULL after a bad config, said. */
+static char **search_dirs(const list_args *a)
+{
+	bc_err e;
+	char **dirs = a->dirs[0] ? bc_split(a->dirs[0], ':') : bc_xcalloc(1, sizeof(char *));
+	if (a->config) {
+		bc_config cfg;
+		bc_config_defaults(&cfg);
+		if (bc_config_load(&cfg, a->config, &e)) {
+			bc_err_print(&e);
+			bc_config_free(&cfg);
+			bc_strv_free(dirs);
+			return NULL;
+		}
+		size_t na = bc_strv_len(dirs), nb = bc_strv_len(cfg.module_path);
+		dirs = bc_xrealloc(dirs, na + nb + 1, sizeof(char *));
+		for (size_t i = 0; i <= nb; i++)
+			dirs[na + i] = i < nb ? bc_xstrdup(cfg.module_path[i]) : NULL;
+		bc_config_free(&cfg);
+	}
+	return dirs;
+}
+
 int bc_cmd_list(int argc, char **argv)
 {
 	bc_modset set;
 	list_args a = { { NULL, NULL }, NULL, 0, 0 };
 	char **rest;
-	int rc = list_help_flags("list", 1, argc, argv, &a, &rest, 0, "benchcore list [--module-path DIR]");
+	int rc = list_help_flags("list", 1, argc, argv, &a, &rest, 0, "benchcore list [--module-path DIR] [-c FILE]");
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	free(rest);
-	bc_modset_load(&set, bc_module_search_path(a.dirs[0] ? a.dirs : NULL));
+	char **dirs = search_dirs(&a);
+	if (!dirs)
+		return 2;
+	bc_modset_load(&set, bc_module_search_path(dirs));
+	bc_strv_free(dirs);
 	printf("%-10s %-8s %-5s %-44s %s\n", "module", "version", "ABI", "path", "summary");
 	for (size_t i = 0; i < set.nmods; i++) {
 		const bench_module_v1 *d = &set.mods[i].desc;
@@ -103,7 +171,7 @@ int bc_cmd_list(int argc, char **argv)
 		printf("%-10s %-8s %-5s %-44s %s\n", d->name, d->version ? d->version : "-", abi,
 		       path, d->summary ? d->summary : "");
 		free(path);
-		print_requirements(stdout, &d->requires);
+		print_requirements(stdout, &set.mods[i]);
 		if (set.mods[i].shadows)	/* a module name two files claim: say which one runs */
 			printf("    SHADOWS: %s (also named \"%s\"; the file above comes first on the search path and is used)\n",
 			       set.mods[i].shadows, d->name);
@@ -226,23 +294,9 @@ int bc_cmd_help(int argc, char **argv)
 	}
 	bc_modset set;
 	bc_err e;
-	/* --module-path first, then the config's module_path */
-	char **dirs = a.dirs[0] ? bc_split(a.dirs[0], ':') : bc_xcalloc(1, sizeof(char *));
-	if (a.config) {
-		bc_config cfg;
-		bc_config_defaults(&cfg);
-		if (bc_config_load(&cfg, a.config, &e)) {
-			bc_err_print(&e);
-			bc_config_free(&cfg);
-			bc_strv_free(dirs);
-			return 2;
-		}
-		size_t na = bc_strv_len(dirs), nb = bc_strv_len(cfg.module_path);
-		dirs = bc_xrealloc(dirs, na + nb + 1, sizeof(char *));
-		for (size_t i = 0; i <= nb; i++)
-			dirs[na + i] = i < nb ? bc_xstrdup(cfg.module_path[i]) : NULL;
-		bc_config_free(&cfg);
-	}
+	char **dirs = search_dirs(&a);
+	if (!dirs)
+		return 2;
 	bc_modset_load(&set, bc_module_search_path(dirs));
 	bc_strv_free(dirs);
 	const bc_module *m = bc_modset_find(&set, name);
@@ -265,7 +319,7 @@ int bc_cmd_help(int argc, char **argv)
 			printf(", %s (%s, %s is better)", mt->name, mt->unit ? mt->unit : "",
 			       mt->higher_is_better ? "higher" : "lower");
 		printf("\n");
-		print_requirements(stdout, &d->requires);
+		print_requirements(stdout, m);
 		printf("\noptions (give a list, or key=a,b,c on the command line, to sweep):\n");
 		printf("  %-16s %-7s %-12s %s\n", "name", "type", "default", "description");
 	}

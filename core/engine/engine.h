@@ -29,6 +29,10 @@ typedef struct bc_case {
 	int do_cleanup;			/* call cleanup at the end (unless run.keep) */
 	int cleanup_only;		/* init + cleanup + destroy; nothing measured */
 	int progress;			/* 0 quiet, 1 plain interval lines, 2 terminal progress line */
+	uint64_t need_memory;		/* what the module's needs() declared for it (0: nothing) */
+	uint64_t need_disk;		/* ... and the disk: in the scratch directory when need_path
+					   is "", else at need_path */
+	const char *need_path;
 	void (*on_phase)(void *arg, const char *phase);	/* "prepare", "measure" (watchdog) */
 	void *arg;
 	/* Starts (or finds) a private server for the module: runs in the runner
@@ -54,6 +58,10 @@ void *bc_opts_block(const bench_module_v1 *d, const bc_val *vals);
    process that opened the module: 0, or -1 with the module's reason in e.
    A module without needs() needs nothing (all zeros). */
 int bc_case_needs(const bc_case *c, bench_needs_v1 *out, bc_err *e);
+/* Where a case's scratch directory is made (TMPDIR, else /tmp): what
+   scratch_dir() answers in needs(), and where the plan checks a 1.4
+   module's disk_bytes declared without a disk_path. */
+const char *bc_scratch_parent(void);
 /* Runs the case into r (initialised here; the caller frees it). */
 void bc_case_run(const bc_case *c, bc_case_result *r);
 #endif

@@ -105,6 +105,11 @@ static const void *api_options(bench_ctx *x) { return x->opts; }
 
 static unsigned api_threads(bench_ctx *x) { return x->nthreads; }
 static const char *api_scratch(bench_ctx *x) { return x->c->scratch; }
+/* ABI 1.4: the run's seed, the window's length and the --events budget,
+   from the case's run settings (the runner puts the drawn seed there). */
+static uint64_t api_seed(bench_ctx *x) { return x->c->run.seed; }
+static double api_time_s(bench_ctx *x) { return x->c->run.time_s; }
+static uint64_t api_events(bench_ctx *x) { return x->c->run.events; }
 
 /* -------------------------------------------------------------- messages */
 
@@ -535,4 +540,7 @@ const bench_host_api_v1 bc_host_api = {
 	.record_unfinished = bc_api_record_unfinished,
 	.warmup_n = bc_api_warmup_n,
 	.declare_process = api_declare_process,
+	.seed = api_seed,
+	.time_s = api_time_s,
+	.events = api_events,
 };

@@ -10,13 +10,24 @@
 #include "engine.h"
 #include "engine_int.h"
 
+const char *bc_scratch_parent(void)
+{
+	const char *t = getenv("TMPDIR");
+	return t && *t ? t : "/tmp";
+}
+
 int bc_case_needs(const bc_case *c, bench_needs_v1 *out, bc_err *e)
 {
 	bench_ctx *x = bc_xcalloc(1, sizeof(*x));
 	bc_case_result res;
+	bc_case cc = *c;
 	int rc;
 	bc_case_init(&res);
-	x->c = c;
+	/* the case's own scratch directory is made when it runs: needs() sees
+	   where it will be, so a module can declare the disk its files take */
+	if (!cc.scratch)
+		cc.scratch = bc_scratch_parent();
+	x->c = &cc;
 	x->d = &c->mod->desc;
 	x->nops = c->mod->nops;
 	x->ops = (const char **)c->mod->ops;

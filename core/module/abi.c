@@ -10,7 +10,13 @@
 
 /* The end of the last field this host knows: bytes past it (the struct's
    tail padding included) belong to a newer minor. */
+#if BENCH_ABI_MINOR >= 4
+#define MODULE_KNOWN_END	(offsetof(bench_module_v1, host_minor) + sizeof(uint32_t))
+#define MODULE_LAST_FIELD	"host_minor"
+#else	/* built against an older header: tests/unit/test_oldhost.c's 1.3 host */
 #define MODULE_KNOWN_END	(offsetof(bench_module_v1, option_size) + sizeof(uint32_t))
+#define MODULE_LAST_FIELD	"option_size"
+#endif
 #define OPTION_KNOWN_END	(offsetof(bench_option_v1, offset) + sizeof(size_t))
 /* bench_option_v1 up to ABI 1.2: everything before offset. */
 #define OPTION_V12_SIZE		offsetof(bench_option_v1, offset)
@@ -30,6 +36,27 @@ static void newer_hint(bc_err *e, uint32_t minor)
 {
 	bc_err_hint(e, "rebuild the module against this benchcore's SDK (pkg-config benchcore), or run it "
 		    "with a benchcore that speaks ABI %d.%u", BENCH_ABI_MAJOR, minor);
+}
+
+/* ABI 1.4: a module that calls a later minor's host API unconditionally
+   says so in host_minor; this host refuses it when it speaks an older one
+   (a 1.3 host does the same through the unknown-field rule below). */
+static int host_minor_check(const char *path, const bench_module_v1 *d, bc_err *e)
+{
+#if BENCH_ABI_MINOR < 4
+	(void)path, (void)d, (void)e;
+	return 0;
+#else
+	int has = d->struct_size >= offsetof(bench_module_v1, host_minor) + sizeof(uint32_t);
+	if (!has || d->host_minor <= BENCH_ABI_MINOR)
+		return 0;
+	bc_err_set(e, "incompatible module \"%s\": it needs a host of ABI %d.%u, this benchcore speaks %d.%d",
+		   path, BENCH_ABI_MAJOR, d->host_minor, BENCH_ABI_MAJOR, BENCH_ABI_MINOR);
+	bc_err_detail(e, "Its descriptor sets host_minor = %u: it calls host API members of ABI %d.%u without "
+		      "testing for them.", d->host_minor, BENCH_ABI_MAJOR, d->host_minor);
+	newer_hint(e, d->host_minor);
+	return -1;
+#endif
 }
 
 int bc_abi_check_newer(const char *path, const bench_module_v1 *d, bc_err *e)
@@ -52,6 +79,8 @@ int bc_abi_check_newer(const char *path, const bench_module_v1 *d, bc_err *e)
 	}
 	/* up to this minor, bytes past the last field are the struct's tail
 	   padding, which a descriptor built at run time may leave unset */
+	if (host_minor_check(path, d, e))
+		return -1;
 	if (known || d->struct_size <= MODULE_KNOWN_END)
 		return 0;
 	int at = nonzero_at(d, MODULE_KNOWN_END, d->struct_size);
@@ -60,7 +89,7 @@ int bc_abi_check_newer(const char *path, const bench_module_v1 *d, bc_err *e)
 	bc_err_set(e, "incompatible module \"%s\": built for ABI %d.%u, it sets a descriptor field at byte %zu, "
 		   "which benchcore %d.%d does not know", path, BENCH_ABI_MAJOR, d->abi_minor,
 		   MODULE_KNOWN_END + (size_t)at, BENCH_ABI_MAJOR, BENCH_ABI_MINOR);
-	bc_err_detail(e, "ABI %d.%d's bench_module_v1 ends with option_size at byte %zu; the module's "
+	bc_err_detail(e, "ABI %d.%d's bench_module_v1 ends with " MODULE_LAST_FIELD " at byte %zu; the module's "
 		      "descriptor is %u bytes and uses a field added after %d.%d.", BENCH_ABI_MAJOR,
 		      BENCH_ABI_MINOR, MODULE_KNOWN_END, d->struct_size, BENCH_ABI_MAJOR, BENCH_ABI_MINOR);
 	newer_hint(e, d->abi_minor);

@@ -25,7 +25,8 @@
 	X(STR, summary, "the summary") \
 	X(STR, headline_metric, "headline_metric") \
 	X(INT, serve_port, "serve_port") \
-	X(SIZE, opts_size, "opts_size")
+	X(SIZE, opts_size, "opts_size") \
+	X(U32, host_minor, "host_minor")
 /* bench_requirements_v1, sent as the object "requires". */
 #define BC_ABI_REQUIRES(X) \
 	X(U64, min_memory, "min_memory") \

@@ -245,6 +245,29 @@ static int refuse(bc_err *e, const char *path, const char *hint, const char *fmt
 	return -1;
 }
 
+/* The run settings ABI 1.2 modules already could not use as option names.
+   A run setting added since (scale, profile, max_cases, ...) was free when
+   a module of 1.3 or before was built: such a module keeps its option (its
+   entry's key of that name is the run setting; the option is given on the
+   command line as MODULE.OPTION or keeps its default). Each later run
+   setting is reserved from the minor it ships with: BC_RESERVED_FROM. */
+static const char *const reserved_v12[] = {
+	"threads", "time", "warmup", "events", "repeat", "report_interval", "rate", "arrival", "keep",
+	"isolate", "grace", "thread_init_timeout", "prepare_timeout", "repeat_order", "seed", "name",
+	"enabled", NULL
+};
+#define BC_RESERVED_FROM	4
+
+static int reserved_for(const bc_setting *st, uint32_t minor)
+{
+	if (minor >= BC_RESERVED_FROM)
+		return 1;
+	for (const char *const *n = reserved_v12; *n; n++)
+		if (!strcmp(*n, st->opt.name))
+			return 1;
+	return 0;
+}
+
 /* Names that must be unique, and names the core already uses. */
 static int check_names(const char *path, const bc_module *m, bc_err *e)
 {
@@ -255,7 +278,7 @@ static int check_names(const char *path, const bc_module *m, bc_err *e)
 				return refuse(e, path, "give every option its own name: the user's value would reach only one of them",
 					      "option \"%s\" is declared twice", o->name);
 		const bc_setting *st = bc_setting_find(o->name);
-		if (st && st->scope >= BC_SCOPE_RUN)
+		if (st && st->scope >= BC_SCOPE_RUN && reserved_for(st, d->abi_minor))
 				return refuse(e, path, "rename the option: a module entry's run settings (threads, time, "
 					      "name, ...) take that key before any module option",
 					      "option \"%s\" is named like a run setting", o->name);

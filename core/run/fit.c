@@ -98,7 +98,11 @@ static void needs_child(const bc_modplan *p, int fd)
 				out.disk = nd.disk_bytes;
 				out.memory = nd.memory_bytes;
 				out.cpus = nd.cpus;
-				snprintf(out.path, sizeof(out.path), "%s", nd.disk_path ? nd.disk_path : "");
+				/* 1.4: disk without a path is disk in the scratch directory */
+				const char *at = nd.disk_path ? nd.disk_path :
+						 nd.disk_bytes && p->mod->desc.abi_minor >= 4 ? bc_scratch_parent() : "";
+				out.scratch = !nd.disk_path && nd.disk_bytes && p->mod->desc.abi_minor >= 4;
+				snprintf(out.path, sizeof(out.path), "%s", at);
 				snprintf(out.why, sizeof(out.why), "%s", nd.why ? nd.why : "");
 			}
 			if (bc_write_all(fd, (const char *)&out, sizeof(out)))
@@ -207,6 +211,33 @@ char *bc_needs_unmet(const bc_modplan *p, const bc_need *nd, const bc_mem_room *
 	return NULL;
 }
 
+/* The case process's own resident memory before the module takes any:
+   benchcore, its libraries, the module's code (about 6 MiB measured); a
+   needs() declares what the workload takes beyond it. */
+#define BC_HOST_RSS	(16ull << 20)
+
+void bc_needs_used(const bc_case *c, bc_case_result *cr, uint64_t disk_used)
+{
+	char a[32], b[32], msg[300];
+	if (c->need_disk && disk_used > 2 * c->need_disk) {
+		snprintf(msg, sizeof(msg), "needs() declared %s of disk in the scratch directory, the case wrote %s "
+			 "there by the end of its window (more than twice)",
+			 bc_human_size((double)c->need_disk, a, sizeof(a)), bc_human_size((double)disk_used, b, sizeof(b)));
+		bc_case_add_warning(cr, msg);
+		if (!bc_case_warnings_later)
+			bc_warn("%s: %s", c->mod->desc.name, msg);
+	}
+	if (!c->need_memory || !cr->peak_rss_bytes || cr->peak_rss_bytes <= 2 * c->need_memory + BC_HOST_RSS)
+		return;
+	snprintf(msg, sizeof(msg), "needs() declared %s of memory, the case's peak RSS was %s (more than twice: "
+		 "the plan's check of this machine trusted the smaller figure)",
+		 bc_human_size((double)c->need_memory, a, sizeof(a)),
+		 bc_human_size((double)cr->peak_rss_bytes, b, sizeof(b)));
+	bc_case_add_warning(cr, msg);
+	if (!bc_case_warnings_later)
+		bc_warn("%s: %s", c->mod->desc.name, msg);
+}
+
 void bc_needs_free(char **why, size_t n)
 {
 	for (size_t i = 0; why && i < n; i++)
@@ -297,11 +328,21 @@ int bc_needs_plan(bc_modplan *p, const bc_mem_room *mem, int profile_small, bc_e
 	}
 	needs_say(p, nd, cases);
 	char **why = bc_xcalloc(cases, sizeof(*why));
+	free(p->need_mem);
+	free(p->need_disk);
+	bc_needs_free(p->need_path, p->need_path ? cases : 0);
+	p->need_mem = bc_xcalloc(cases, sizeof(*p->need_mem));
+	p->need_disk = bc_xcalloc(cases, sizeof(*p->need_disk));
+	p->need_path = bc_xcalloc(cases, sizeof(*p->need_path));
 	for (size_t i = 0; i < cases; i++) {
 		if ((why[i] = bc_needs_unmet(p, &nd[i], mem, 1)))
 			p->need_skipped++;
+		p->need_mem[i] = nd[i].memory;
+		p->need_disk[i] = nd[i].disk;
 		if (nd[i].disk > p->disk_need)	/* machine.fs sizes its image from it */
 			p->disk_need = nd[i].disk;
+		/* "" when needs() put it in the scratch directory (no disk_path) */
+		p->need_path[i] = bc_xstrdup(nd[i].scratch ? "" : nd[i].path);
 	}
 	p->need_skip = why;
 	free(nd);

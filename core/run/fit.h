@@ -9,6 +9,7 @@
 #ifndef BC_FIT_H
 #define BC_FIT_H
 #include <stdint.h>
+#include "engine.h"
 #include "plan.h"
 #include "sysinfo.h"
 
@@ -19,6 +20,7 @@ typedef struct bc_need {
 	char why[256];			/* the module's account of the figures */
 	char err[512];			/* needs() refused the options: the reason */
 	char err_detail[512], err_hint[512];	/* ... and errorf()'s detail and hint */
+	int scratch;			/* disk declared without a path: in the scratch directory (1.4) */
 } bc_need;
 
 /* Free bytes at path or its nearest existing parent (*at, static). 0, or
@@ -51,4 +53,10 @@ char *bc_needs_unmet(const bc_modplan *p, const bc_need *nd, const bc_mem_room *
    not a machine too small. */
 int bc_needs_plan(bc_modplan *p, const bc_mem_room *mem, int profile_small, bc_err *e);
 void bc_needs_free(char **why, size_t n);
+/* After case c ran into cr: a peak RSS more than twice the memory its
+   needs() declared (c->need_memory, beyond the host's own), or disk_used
+   (its scratch directory at the end of the window; 0: not measured) more
+   than twice c->need_disk, is a warning in the case, said on stderr;
+   check-module fails such a case. */
+void bc_needs_used(const bc_case *c, bc_case_result *cr, uint64_t disk_used);
 #endif

@@ -20,13 +20,16 @@
  * benchcore's own messages and progress in the child keep the terminal
  * (bc_stderr). Main thread. */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ftw.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -126,7 +129,7 @@ static void failed_case(const bc_case *c, const char *reason, bc_case_result *cr
 	bc_case_header(c, "failed", reason, cr);
 }
 
-static void note_strays(bc_case_result *cr, unsigned n)
+static void note_strays(const bc_case *c, bc_case_result *cr, unsigned n)
 {
 	if (!n)
 		return;
@@ -135,6 +138,10 @@ static void note_strays(bc_case_result *cr, unsigned n)
 	snprintf(msg, sizeof(msg), "the case left %u process%s running (killed): a module must stop what it starts",
 		 n, n == 1 ? "" : "es");
 	bc_case_add_warning(cr, msg);
+	/* said where the user looks, as the module's own warnings are; the case
+	   stays ok (its figures were measured before), check-module fails it */
+	if (!bc_case_warnings_later)
+		bc_warn("%s: %s", c->mod->desc.name, msg);
 }
 
 /* The runner's view of a case child: what it said so far and the watchdog. */
@@ -151,6 +158,8 @@ typedef struct watch {
 	char bad[300];			/* the first message that is wrong, or "" */
 	const char *bad_at;		/* the phase it came in */
 	uint64_t began[BC_PHASE_N];	/* when each phase's message came; 0: never */
+	uint64_t oom0;			/* OOM kills counted before the case (oom_kills()) */
+	int oom_known;
 } watch;
 
 /* The channel's phases are the result's, one for one (prepared: the
@@ -194,16 +203,89 @@ static void read_report(const bc_case *c, const watch *w, bc_case_result *cr)
 	failed_case(c, why, cr);
 }
 
+/* The number after "key " on a line of file (memory.events, vmstat). */
+static int read_key_u64(const char *file, const char *key, uint64_t *v)
+{
+	char line[256];
+	size_t k = strlen(key);
+	int rc = -1;
+	FILE *f = fopen(file, "re");
+	while (f && rc && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, k) && line[k] == ' ')
+			rc = sscanf(line + k, "%" SCNu64, v) == 1 ? 0 : -1;
+	if (f)
+		fclose(f);
+	return rc;
+}
+
+/* OOM kills of processes of benchcore's memory cgroup (v2 memory.events,
+   v1 memory.oom_control: both count the cgroup's descendants), else of the
+   machine (/proc/vmstat); where: the cgroup's directory or "". 0, or -1 when
+   no counter is readable. */
+static int oom_kills(uint64_t *n, char *where, size_t len)
+{
+	char line[4096], path[4300];
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	*where = '\0';
+	while (f && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		const char *v2 = !strncmp(line, "0::", 3) ? line + 3 : NULL, *v1 = strstr(line, ":memory:");
+		if (v2 && *v2)
+			snprintf(path, sizeof(path), "/sys/fs/cgroup%s/memory.events", strcmp(v2, "/") ? v2 : "");
+		else if (v1)
+			snprintf(path, sizeof(path), "/sys/fs/cgroup/memory%s/memory.oom_control",
+				 strcmp(v1 + 8, "/") ? v1 + 8 : "");
+		else
+			continue;
+		if (read_key_u64(path, "oom_kill", n) == 0) {
+			snprintf(where, len, "%.*s", (int)(strrchr(path, '/') - path), path);
+			fclose(f);
+			return 0;
+		}
+	}
+	if (f)
+		fclose(f);
+	return read_key_u64("/proc/vmstat", "oom_kill", n);
+}
+
+/* A case killed by SIGKILL while the OOM killer's count went up: said as
+   such, with the cgroup and what the module's needs() declared. */
+static void oom_reason(const bc_case *c, const watch *w, const char *phase, char *why, size_t n)
+{
+	uint64_t now;
+	char where[4096], a[32], decl[80] = "";
+	if (!w->oom_known || oom_kills(&now, where, sizeof(where)) || now <= w->oom0)
+		return;
+	char lim[64] = "", file[4200], text[64] = "";
+	uint64_t bytes;
+	FILE *f;
+	/* the cgroup's limit: v2 memory.max, v1 memory.limit_in_bytes */
+	for (int v = 0; *where && v < 2 && !lim[0]; v++) {
+		snprintf(file, sizeof(file), "%s/%s", where, v ? "memory.limit_in_bytes" : "memory.max");
+		if ((f = fopen(file, "re")) && fgets(text, sizeof(text), f) && sscanf(text, "%" SCNu64, &bytes) == 1 &&
+		    bytes < (1ull << 60))
+			snprintf(lim, sizeof(lim), ", limit %s", bc_human_size((double)bytes, a, sizeof(a)));
+		if (f)
+			fclose(f);
+	}
+	if (c->need_memory)
+		snprintf(decl, sizeof(decl), "; its needs() declared %s of memory",
+			 bc_human_size((double)c->need_memory, a, sizeof(a)));
+	snprintf(why, n, "killed by the OOM killer in %s (%s%.400s%s)%s", phase,
+		 *where ? "memory cgroup " : "the machine's", *where ? where : " memory", lim, decl);
+}
+
 static void reap(const bc_case *c, pid_t pid, const watch *w, int timed_out, int lost, bc_case_result *cr)
 {
 	int st = 0;
 	siginfo_t si;
+	struct rusage ru = { 0 };
 	/* ended (not reaped yet, so its group id is still reserved): what is
 	   left in its process group goes too */
 	while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0 && errno == EINTR)
 		;
 	kill(-pid, SIGKILL);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+	while (wait4(pid, &st, 0, &ru) < 0 && errno == EINTR)
 		;
 	char why[600];
 	const char *phase = w->phase;
@@ -222,6 +304,8 @@ static void reap(const bc_case *c, pid_t pid, const watch *w, int timed_out, int
 	} else if (WIFSIGNALED(st)) {
 		snprintf(why, sizeof(why), "crashed in %s: killed by signal %d (%s)", phase,
 			 WTERMSIG(st), strsignal(WTERMSIG(st)));
+		if (WTERMSIG(st) == SIGKILL)
+			oom_reason(c, w, phase, why, sizeof(why));
 	} else if (WIFEXITED(st)) {
 		snprintf(why, sizeof(why), "the case's process exited with status %d in %s before "
 			 "reporting (a module must not call exit)", WEXITSTATUS(st), phase);
@@ -230,6 +314,8 @@ static void reap(const bc_case *c, pid_t pid, const watch *w, int timed_out, int
 	}
 	failed_case(c, why, cr);
 	runner_phases(c, w, cr);
+	/* its peak memory all the same: what it took when it was killed */
+	cr->peak_rss_bytes = (uint64_t)ru.ru_maxrss * 1024;
 }
 
 /* A server request: start the server here, in the runner, and answer. */
@@ -255,6 +341,27 @@ static void serve(case_link *l, int fd, const char *js, watch *w)
 	w->deadline += bc_now_ns() - t0;	/* waiting for a server is not the case's time */
 }
 
+static uint64_t du_total;	/* nftw has no argument: main thread only */
+
+static int du_add(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)path, (void)flag, (void)ftw;
+	du_total += (uint64_t)st->st_blocks * 512;
+	return 0;
+}
+
+/* What the case wrote in its scratch directory by the end of its window,
+   for a needs() that declared its disk there (no disk_path): compared with
+   it after the case (run/fit.c bc_needs_used). A path elsewhere is not
+   measured: the drop of its free space would count other processes' files. */
+static void disk_used(const bc_case *c, case_link *l)
+{
+	du_total = 0;
+	if (c->scratch)
+		(void)nftw(c->scratch, du_add, 16, FTW_PHYS);
+	l->disk_used = du_total;
+}
+
 /* The watchdog's bound for phase ph, from when it starts; and what the
    runner learns from it about the case's data point. */
 static double phase_limit(const bc_case *c, case_link *l, bc_phase ph)
@@ -276,6 +383,10 @@ static double phase_limit(const bc_case *c, case_link *l, bc_phase ph)
 		return c->run.time_s > 0 ? c->run.time_s + c->run.grace : EVENTS_LIMIT_S;
 	case BC_PHASE_CLEANUP:
 		l->cleaned = 1;
+		return end;
+	case BC_PHASE_FINISH:
+		if (c->need_disk && c->need_path && !*c->need_path)
+			disk_used(c, l);
 		return end;
 	default:	/* finish, destroy */
 		return end;
@@ -446,7 +557,7 @@ static void case_child(bc_case *c, chan *ch, pid_t parent)
 		c->mod = &mod;
 		bc_case_run(c, &cr);
 	}
-	note_strays(&cr, bc_kill_strays(NULL, 0));
+	note_strays(c, &cr, bc_kill_strays(NULL, 0));
 	if (child_self_sig)
 		self_signalled(&cr);
 	json_t *cj = bc_case_to_json(&cr);	/* the one writer; the runner reads it back */
@@ -639,6 +750,9 @@ void bc_run_isolated(bc_case *c, case_link *l, int *crashed, bc_case_result *cr)
 	watch w = { .cap = 65536, .phase = "init" };
 	w.keep = bc_xcalloc(BC_MAX_KIDS, sizeof(pid_t));
 	w.nkeep = bc_children_of(getpid(), w.keep, BC_MAX_KIDS);	/* the servers running now */
+	char cg[4096];
+	w.oom_known = oom_kills(&w.oom0, cg, sizeof(cg)) == 0;
+	l->disk_used = 0;
 	fflush(stdout);
 	fflush(stderr);
 	pid_t parent = getpid(), pid = fork();
@@ -680,7 +794,7 @@ void bc_run_isolated(bc_case *c, case_link *l, int *crashed, bc_case_result *cr)
 	/* the servers' processes too: a daemon adopted only after its server
 	   was ready is no stray of this case */
 	w.nkeep += bc_service_pids(w.keep + w.nkeep, BC_MAX_KIDS - w.nkeep);
-	note_strays(cr, bc_kill_strays(w.keep, w.nkeep));
+	note_strays(c, cr, bc_kill_strays(w.keep, w.nkeep));
 	free(w.keep);
 	free(w.buf);
 }

@@ -20,6 +20,9 @@ typedef struct case_link {
 	int prepared;			/* the case got past prepare: its data point is ready */
 	int cleaned;			/* the case ran the module's cleanup */
 	int timed_out;			/* the case was killed by its watchdog */
+	/* disk the case's scratch directory took by the end of its window
+	   (isolated cases whose needs() declared disk there); 0: not measured */
+	uint64_t disk_used;
 } case_link;
 
 /* Runs c in a child into cr; *crashed is set when it did not report normally. */

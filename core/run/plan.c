@@ -349,6 +349,13 @@ void bc_plan_free(bc_modplan *p)
 	}
 	free(p->vals);
 	free(p->nvals);
+	for (size_t i = 0; p->need_path && i < p->npoints * p->run.nthreads; i++)
+		free(p->need_path[i]);
+	free(p->need_path);
+	free(p->need_mem);
+	free(p->need_disk);
+	p->need_mem = p->need_disk = NULL;
+	p->need_path = NULL;
 	for (size_t i = 0; p->need_skip && i < p->npoints * p->run.nthreads; i++)
 		free(p->need_skip[i]);
 	free(p->need_skip);

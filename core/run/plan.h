@@ -30,6 +30,10 @@ typedef struct bc_modplan {
 	char **need_skip;
 	size_t need_skipped;
 	uint64_t disk_need;		/* the most disk any of its cases needs (0: none said) */
+	/* ... and what needs() declared, per point x thread count (NULL: no
+	   needs()): checked against what the case used after it ran */
+	uint64_t *need_mem, *need_disk;
+	char **need_path;		/* "" for the scratch directory */
 	/* why every case of the module is skipped before anything runs (a heavy
 	   module under profile = "small" or skip_heavy), or NULL */
 	char *skip_all;

@@ -220,8 +220,7 @@ static size_t stride(const bc_modplan *p)
 
 static char *make_tmpdir(const char *what, char **why)
 {
-	const char *tmpdir = getenv("TMPDIR");
-	char *tmpl = bc_xasprintf("%s/benchcore%s.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp", what);
+	char *tmpl = bc_xasprintf("%s/benchcore%s.XXXXXX", bc_scratch_parent(), what);
 	if (mkdtemp(tmpl)) {
 		/* the record lets a later run remove it if this one is killed
 		   outright; without it the directory is only never cleaned by others */
@@ -445,13 +444,23 @@ static bc_case case_of(bc_runner *r, modrun *m, size_t i)
 	const bc_modplan *p = m->p;
 	const slot *s = &m->sched[i];
 	const datapt *d = &m->dps[m->dp[s->point]];
-	return (bc_case){
+	bc_case c = {
 		.mod = p->mod, .vals = m->vals + s->point * stride(p), .run = p->run,
 		.threads = p->run.threads[s->ti], .repeat = s->rep, .pct = r->cfg->pct,
 		.npct = r->cfg->npct, .progress = r->progress, .module_dir = m->dir,
-		.do_prepare = !m->reuse || !d->prepared, .do_cleanup = i == d->last,
+		/* without data_options prepare and cleanup run in every case (module.h) */
+		.do_prepare = !m->reuse || !d->prepared, .do_cleanup = !m->reuse || i == d->last,
 		.on_phase = local_phase, .start_server = local_start_server, .arg = &m->link,
 	};
+	/* the seed the rounds were shuffled with, given or drawn: api->seed() */
+	c.run.seed = p->run.seed_set ? p->run.seed : r->seed;
+	if (p->need_mem) {
+		size_t k = s->point * p->run.nthreads + s->ti;
+		c.need_memory = p->need_mem[k];
+		c.need_disk = p->need_disk[k];
+		c.need_path = p->need_path[k];
+	}
+	return c;
 }
 
 /* machine.fs: a file system made since this module's last case holds none
@@ -513,6 +522,7 @@ static void run_case(bc_runner *r, modrun *m, bc_case *c, const char *label, con
 	bc_here_set(r, &m->dir, label, m->labels[s->point], s->rep);
 	run_one(c, &m->link, m->p->run.isolate, &crashed, &cr);
 	bc_here_set(r, &m->dir, NULL, NULL, 0);	/* a cleanup after it is no case of its own */
+	bc_needs_used(c, &cr, m->link.disk_used);
 	if (c->do_prepare && m->link.prepare_started)
 		d->dirty = 1;
 	if (m->link.prepared)

@@ -217,11 +217,19 @@ static void sys_record(struct sys_thread *t, uint64_t n, uint64_t ns)
 	sys_next_batch(t, ns);
 }
 
+/* Has the case stopped? stopping() takes nothing from the --events budget;
+   should_stop() (a 1.0 host's only way) takes one event, and the batch
+   claimed after it would then be one short: --events N ran fewer than N. */
+static int sys_stopped(const bench_host_api_v1 *api, bench_thread *bt)
+{
+	return BENCH_HOST_HAS(api, stopping) ? api->stopping(bt) : api->should_stop(bt);
+}
+
 /* syscall and getpid: batches on this thread, timed here. */
 static int sys_run_here(struct sys_thread *t)
 {
 	const bench_host_api_v1 *api = t->s->api;
-	while (!api->should_stop(t->bt)) {
+	while (!sys_stopped(api, t->bt)) {
 		uint64_t n = BENCH_HOST_HAS(api, claim) ? api->claim(t->bt, t->batch) : t->batch;
 		if (!n)
 			break;
@@ -246,7 +254,7 @@ static int sys_run_helper(struct sys_thread *t)
 {
 	const bench_host_api_v1 *api = t->s->api;
 	for (;;) {
-		while (t->pending < 2 && !api->should_stop(t->bt)) {
+		while (t->pending < 2 && !sys_stopped(api, t->bt)) {
 			uint64_t n = BENCH_HOST_HAS(api, claim) ? api->claim(t->bt, t->batch) : t->batch;
 			if (!n)
 				break;

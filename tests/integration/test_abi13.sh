@@ -74,13 +74,13 @@ expect_py "errorf from a worker names the thread; no detail or hint without newl
 
 # --- a newer minor: loads when it uses nothing new, refused by name when it does
 run_bc $T/l list
-expect_grep "a newer minor that uses nothing new is listed with its ABI" $T/l.out '^newer +1 +1\.4 '
+expect_grep "a newer minor that uses nothing new is listed with its ABI" $T/l.out '^newer +1 +1\.5 '
 expect_grep "a newer minor's unknown option flag is refused, naming option and bit" $T/l.out \
- 'incompatible module ".*meta_newflag\.so": built for ABI 1\.4, it sets option flag 0x40 on option "x", which benchcore 1\.3 does not know'
+ 'incompatible module ".*meta_newflag\.so": built for ABI 1\.5, it sets option flag 0x40 on option "x", which benchcore 1\.4 does not know'
 expect_grep "a newer minor's unknown descriptor field is refused, naming the byte" $T/l.out \
- 'incompatible module ".*meta_newfield\.so": built for ABI 1\.4, it sets a descriptor field at byte [0-9]+, which benchcore 1\.3 does not know'
+ 'incompatible module ".*meta_newfield\.so": built for ABI 1\.5, it sets a descriptor field at byte [0-9]+, which benchcore 1\.4 does not know'
 expect_grep "a newer minor's unknown option field is refused, naming the option" $T/l.out \
- 'incompatible module ".*meta_newoptfield\.so": built for ABI 1\.4, option "fancy" sets a field at byte 72 of its entry'
+ 'incompatible module ".*meta_newoptfield\.so": built for ABI 1\.5, option "fancy" sets a field at byte 72 of its entry'
 expect_grep "a typed offset past opts_size is refused, naming the option" $T/l.out \
  'invalid module ".*meta_offset\.so": option "b" has offset 8, outside its options struct'
 expect_grep "two typed options on one member are refused, naming both" $T/l.out \
@@ -102,3 +102,26 @@ expect_grep "help: the help ends with a full stop before Choices" $T/hr.out '^  
 run_bc $T/hs help settings
 expect_grep "help settings: the same for a setting's range" $T/hs.out '^  threads .*a list is a sweep\. Range: 1 \.\. 4096\.$'
 check "... and no help runs into a range, choices or list anywhere" test -z "$(grep -hE '[a-z0-9)] (Range|Choices|A list):' $T/hr.out $T/hs.out $T/h12.out docs/modules.md docs/settings.md)"
+
+# --- ABI 1.4 (#51, #54 items 1, 5 and 9): a module built against the frozen 1.3 header loads and runs
+run_bc $T/o13 run old13 --threads 2 --time 0.2 --warmup 0 -q -o $T/o13.json
+expect_rc "a 1.3 module (frozen header, typed options, needs()) runs on a 1.4 host" 0
+expect_py "1.3 module: its typed struct filled, its option named scale its own, the 1.4 host's table" $T/o13.json \
+ "$(info "i=={'opts':'3,2,1048576','unfinished':'yes','host_minor':'4'}")"
+run_bc $T/o13e run old13 --events 37 --threads 2 --warmup 0 -q -o $T/o13e.json
+expect_py "1.3 module on stopping()+claim(): --events 37 runs 37" $T/o13e.json "d['cases'][0]['ops']['tick']['count']==37"
+run_bc $T/s12 run scale12 scale=5 --time 0.1 --warmup 0 -q -o $T/s12.json
+expect_rc "a 1.2 module with an option named scale (a later run setting) loads and runs" 0
+expect_py "... its option takes the value given" $T/s12.json "$(info "i=={'scale':'5'}")"
+run_bc $T/n14 run needs14 --seed 42 --time 0.3 --warmup 0 -q -o $T/n14.json
+expect_rc "a 1.4 module runs" 0
+expect_py "1.4: seed(), time_s(), events() and scratch_dir() in init" $T/n14.json \
+ "$(info "i=={'seed':'42','time_s':'0.3','events':'0','scratch_is_dir':'yes'}")"
+run_bc $T/n14r run needs14 --time 0.3 --warmup 0 -q -o $T/n14r.json
+expect_py "1.4: without --seed, seed() is the seed the run drew and recorded" $T/n14r.json \
+ "str(d['schedule']['seed'])==d['cases'][0]['info']['seed']"
+TMPDIR=$T run_bc $T/n14d run needs14 rows_per_s=1000000000000 --time 0.3 --warmup 0 -q -o $T/n14d.json
+expect_py "1.4: disk declared without a path is checked at the scratch directory (TMPDIR), sized by time" $T/n14d.json \
+ "d['cases'][0]['status']=='skipped' and d['cases'][0]['reason'].startswith('needs14 needs ') and ' at $T (row x rows_per_s x time)' in d['cases'][0]['reason']"
+run_bc $T/n14s run needs14 rows_per_s=1000000000000 --time 0.000001 --warmup 0 -q -o $T/n14s.json
+expect_py "... and a shorter window needs less: it runs" $T/n14s.json "d['cases'][0]['status']=='ok'"

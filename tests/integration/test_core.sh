@@ -7,7 +7,7 @@ MP="--module-path $TESTMODS"
 # --- CLI basics
 run_bc $T/v --version
 expect_rc "--version" 0
-expect_grep "--version names the ABI" $T/v.out 'module ABI 1\.3'
+expect_grep "--version names the ABI" $T/v.out 'module ABI 1\.4'
 run_bc $T/h --help
 expect_grep "--help lists run flags" $T/h.out '--threads 1,2,4'
 # every flag that --help shows for `run` is accepted by `run`
@@ -37,7 +37,7 @@ expect_rc "unknown command" 2
 
 # --- list and help
 run_bc $T/l list
-expect_grep "list shows cpu with ABI 1.3" $T/l.out '^cpu +[^ ]+ +1\.3 '
+expect_grep "list shows cpu with ABI 1.4" $T/l.out '^cpu +[^ ]+ +1\.4 '
 run_bc $T/hc help cpu
 expect_grep "help cpu shows max_prime and its default" $T/hc.out 'max_prime +int +10000'
 run_bc $T/hm help nosuchmodule

@@ -205,6 +205,23 @@ expect_grep "the installed benchcore loads it" "$T/list3.out" "^hello +.*$T/hell
 (cd "$T" && /usr/bin/benchcore run hello --module-path "$T/hello" --time 0.2 --warmup 0 -q -o hello.json) > "$T/hello-run.log" 2>&1
 expect_py "and runs it" "$T/hello.json" "d['cases'] and all(c['status'] == 'ok' for c in d['cases'])"
 
+# #54 item 7: benchcore-dev carries the guide, its man page, and examples that build with make
+check "benchcore-dev carries the SDK guide" test -s /usr/share/doc/benchcore-dev/sdk.md.gz
+check "... and benchcore does not" test ! -e /usr/share/doc/benchcore/sdk.md.gz
+check "man 7 benchcore-module finds the installed page" test "$(man -w 7 benchcore-module 2>/dev/null)" = /usr/share/man/man7/benchcore-module.7.gz
+MANWIDTH=80 man benchcore 2>/dev/null | sed 's/‐/-/g' > "$T/man1b.out"
+expect_grep "man benchcore's SEE ALSO names it" "$T/man1b.out" 'benchcore-module\(7\)'
+out=$(pkg-config --cflags benchcore)
+check "pkg-config --cflags benchcore names no pkgconfig/../.. path (got \"$out\")" test -z "$(echo "$out" | grep -F 'pkgconfig/..')"
+for e in rsa evloop sqlite; do
+	cp -r /usr/share/benchcore/examples/$e "$T/ex-$e" && chmod -R go-w "$T/ex-$e"
+	make -C "$T/ex-$e" > "$T/ex-$e.log" 2>&1
+	check "the installed example $e builds with make against benchcore-dev" test -s "$T/ex-$e/$e.so"
+done
+make -C "$T/ex-sqlite" check BENCH_CHECK_FLAGS="--defaults-only --time 0.2 --warmup 0" > "$T/ex-sqc.log" 2>&1
+check "make check of the installed sqlite example passes against the package" test $? = 0
+expect_grep "... its regression test included" "$T/ex-sqc.log" '^PASS: 6 invariants x 4 cases'
+
 dpkg --purge $ours > "$T/purge.log" 2>&1
 check "dpkg --purge removes the packages" sh -c "! dpkg-query -W -f='\${Status}\n' $ours 2>/dev/null | grep -q 'ok installed'"
 check "nothing of them is left in /usr" test ! -e /usr/bin/benchcore -a ! -e /usr/lib/benchcore -a ! -e /usr/share/benchcore

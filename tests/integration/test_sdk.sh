@@ -43,7 +43,7 @@ expect_grep "... keeping the string option at its default, saying why" $T/hck.ou
 check "hello installs into moduledir" test -f $P/lib/benchcore/modules/hello.so
 run_bc $T/l list
 "$P/bin/benchcore" list >$T/l.out 2>&1
-expect_grep "installed benchcore lists hello with ABI 1.3 (the SDK's minor)" $T/l.out '^hello +1\.0 +1\.3 '
+expect_grep "installed benchcore lists hello with ABI 1.4 (the SDK's minor)" $T/l.out '^hello +1\.0 +1\.4 '
 cat >$T/site.conf <<CONF
 time = 0.5;
 warmup = 0;
@@ -62,6 +62,51 @@ for d in sdk.md results.md settings.md modules.md; do
 done
 check "the installed sdk.md is sdk/README.md" cmp -s $P/share/doc/benchcore/sdk.md "$ROOT/sdk/README.md"
 check "the SDK's headers are installed (hugepage.h beside module.h)" test -f $P/include/benchcore/hugepage.h
+# #54: the SQLite example (sdk/examples/sqlite) against the installed SDK: it builds, make
+# check runs check-module and its regression test, and fails on a broken expectation
+cp -r "$ROOT/sdk/examples/sqlite" $T/sqlite && rm -f $T/sqlite/sqlite.so
+make -C $T/sqlite >$T/sq.log 2>&1
+check "the sqlite example builds out of tree against the installed SDK" test -f $T/sqlite/sqlite.so
+check "... with benchcore's pkg-config file naming the installed benchcore" \
+	test "$(realpath -m "$(pkg-config --variable=benchcore benchcore)")" = "$P/bin/benchcore"
+make -C $T/sqlite check BENCH_CHECK_FLAGS="--defaults-only --time 0.2 --warmup 0" >$T/sqc.out 2>&1; RC=$?
+expect_rc "make check of the sqlite example (check-module, then BENCH_REGRESS = basic)" 0
+expect_grep "... check-module passed its defaults" $T/sqc.out '^PASS: 2 of 2 cases passed'
+expect_grep "... and its --events check" $T/sqc.out '^PASS: --events 25 ran 25 operations'
+expect_grep "... the regression test's invariants hold in its 4 cases" $T/sqc.out '^PASS: 6 invariants x 4 cases: every one holds'
+expect_grep "... needs() declares its scratch disk (no path: the scratch directory)" $T/sqc.out \
+	'needs\(\) at its defaults \(1 thread\): 8\.0 MiB of memory; 2\.9 MiB of disk at /'
+echo 'ops.statement.errors > 0   # broken on purpose' >>$T/sqlite/regress/basic.expect
+make -C $T/sqlite check BENCH_CHECK_FLAGS="--defaults-only --time 0.2 --warmup 0" >$T/sqb.out 2>&1; RC=$?
+expect_rc "make check fails on a broken expectation" 2
+expect_grep "... naming the file, line, case, the figure and the rule" $T/sqb.out \
+	'^  regress/basic\.expect:9: case 1: ops\.statement\.errors is 0, wanted > 0$'
+expect_grep "... and its verdict" $T/sqb.out '^FAIL: 7 invariants x 4 cases: some do not hold'
+touch $T/sqlite/sqlite.so; sleep 1; touch $P/include/benchcore/module.h
+make -C $T/sqlite >$T/sqd.log 2>&1
+expect_grep "a newer SDK header rebuilds the module (module.mk's header dependencies)" $T/sqd.log 'sqlite\.c'
+printf 'time = 0.2;\nmodules = ( { name = "sqlite"; } );\n' >$T/sqlite/regress/x.conf
+"$P/bin/benchcore" check-module $T/sqlite/sqlite.so --expect $T/sqlite/regress/basic.expect >$T/sqe.out 2>&1; RC=$?
+expect_rc "check-module --expect without -c: a usage error" 2
+printf 'status =~ ok\n' >$T/sqlite/regress/bad.expect
+"$P/bin/benchcore" check-module $T/sqlite/sqlite.so -c $T/sqlite/regress/x.conf --expect $T/sqlite/regress/bad.expect \
+	>$T/sqx.out 2>&1; RC=$?
+expect_rc "a malformed --expect line: exit 2" 2
+expect_grep "... naming file:line" $T/sqx.out 'bad\.expect:1: error: not PATH OP VALUE'
+
+# #54 item 7: every installed example builds with make against the installed SDK (rsa: the
+# model module, evloop: the event-loop client, their sources copied by make install)
+for e in rsa evloop; do
+	cp -r $P/share/benchcore/examples/$e $T/ex-$e
+	make -C $T/ex-$e >$T/ex-$e.log 2>&1
+	check "the installed example $e builds with make" test -f $T/ex-$e/$e.so
+done
+"$P/bin/benchcore" list --module-path $T/ex-rsa >$T/lr.out 2>&1
+expect_grep "... and the installed benchcore loads the copy of rsa" $T/lr.out "^rsa +.*$T/ex-rsa/rsa.so"
+check "make install puts the SDK guide's man page benchcore-module(7)" test -s $P/share/man/man7/benchcore-module.7
+MANWIDTH=80 man -l $P/share/man/man7/benchcore-module.7 2>/dev/null >$T/man7.out
+expect_grep "... which shows the guide's sections" $T/man7.out '^ABI 1\.4: THE SEED, THE WINDOW, AND WHERE THE DATA GOES'
+
 rm -f $P/lib/benchcore/modules/hello.so
 make -s -C "$ROOT" uninstall "${mk[@]}" PREFIX=$P >>$T/inst.log 2>&1
 check "make uninstall removes what install put there" test ! -e $P/bin/benchcore -a ! -e $P/include/benchcore/module.h -a ! -e $P/lib/benchcore/modules/cpu.so -a ! -e $P/lib/pkgconfig/benchcore.pc
@@ -83,7 +128,7 @@ expect_grep "... compiled against the staged include directory" $T/hello2.log "-
 env -u PKG_CONFIG_PATH make -s -C $T/hello2 install >>$T/hello2.log 2>&1
 check "make install of the module goes into the staged moduledir" test -f $D/opt/bcsdk/lib/benchcore/modules/hello.so
 (cd / && env -u BENCHCORE_MODULE_PATH $D/opt/bcsdk/bin/benchcore list) >$T/l2.out 2>&1
-expect_grep "the staged benchcore lists the module built against it" $T/l2.out '^hello +1\.0 +1\.3 '
+expect_grep "the staged benchcore lists the module built against it" $T/l2.out '^hello +1\.0 +1\.4 '
 # without benchcore's pkg-config file: a message, not "No targets"
 cp -r "$ROOT/sdk/examples/hello" $T/hello3
 { echo "PKG_CONFIG_PATH = $T/nowhere"; cat "$ROOT/sdk/examples/hello/Makefile"; } >$T/hello3/Makefile
@@ -246,8 +291,8 @@ check "... a case's warning is printed once, under its case (got $n)" test "$n" 
 expect_grep "... there" $T/cm.out '^      warning: checkmany-warning-once$'
 expect_grep "... fails the case that left 80 processes behind, naming the count" $T/cm.out \
 	'^  case [0-9]+ \(mode=strays, 1 thread\): left 80 processes running'
-expect_grep "... a crash in finish shows the seconds of init, thread_init, warmup and measure" $T/cm.out \
-	'^[0-9]+ +mode=crash_finish +1 FAIL +failed +[0-9.]+ +- +[0-9.]+ +0\.[0-9]+ +0\.[0-9]+ +[0-9.]+ +- +- +-$'
+expect_grep "... a crash in finish shows the seconds of init, thread_init, warmup and measure, and its peak memory" $T/cm.out \
+	'^[0-9]+ +mode=crash_finish +1 FAIL +failed +[0-9.]+ +- +[0-9.]+ +0\.[0-9]+ +0\.[0-9]+ +[0-9.]+ +- +- +[0-9.]+ MiB$'
 expect_grep "... a hang in thread_init ends at check-module's 5 s limit" $T/cm.out \
 	'^  case [0-9]+ \(mode=hang_thread_init, 1 thread\): .*within 5 s'
 check "... and the whole check takes seconds, not a minute (${ms} ms)" test $ms -lt 30000
@@ -260,3 +305,12 @@ run_bc $T/cf check-module $T/fifo.so
 expect_rc "check-module on a FIFO: refused at once, never opened" 2
 run_bc $T/chh check-module --help
 expect_grep "check-module --help lists its flags from the table" $T/chh.out '^      --defaults-only'
+
+# #54 item 7: a system package's pkg-config file (debian/rules: PC_RELOCATABLE=0) names /usr as
+# it is, so --cflags does not print -I/usr/share/pkgconfig/../../include
+D2=$T/stage-sys
+make -s -C "$ROOT" install "${mk[@]}" PREFIX=/usr LIBDIR=/usr/lib PKGCONFIGDIR=/usr/share/pkgconfig PC_RELOCATABLE=0 \
+	DESTDIR=$D2 >$T/inst3.log 2>&1
+check "PC_RELOCATABLE=0: prefix=/usr in the .pc file" grep -qx 'prefix=/usr' $D2/usr/share/pkgconfig/benchcore.pc
+out=$(PKG_CONFIG_PATH=$D2/usr/share/pkgconfig pkg-config --cflags benchcore)
+check "... pkg-config --cflags has no pkgconfig/../.. path (got \"$out\")" test -z "$(echo "$out" | grep -F 'pkgconfig/..')"

@@ -40,14 +40,16 @@ static void test_broken_modules(void **st)
 	expect_load_error("badname.so", "name is missing or not [a-z0-9_]+");	/* "bad\nname" */
 }
 
-/* ABI 1.3: a newer minor is refused only for what it uses that this host
+/* ABI 1.3 on: a newer minor is refused only for what it uses that this host
    does not know, named; typed offsets must fit opts_size. */
 static void test_newer_and_typed(void **st)
 {
 	(void)st;
-	expect_load_error("meta_newflag.so", "built for ABI 1.4, it sets option flag 0x40 on option \"x\", "
-			  "which benchcore 1.3 does not know");
-	expect_load_error("meta_newfield.so", "built for ABI 1.4, it sets a descriptor field at byte");
+	expect_load_error("meta_newflag.so", "built for ABI 1.5, it sets option flag 0x40 on option \"x\", "
+			  "which benchcore 1.4 does not know");
+	expect_load_error("meta_newfield.so", "built for ABI 1.5, it sets a descriptor field at byte");
+	/* ABI 1.4: a module that says it needs a later host is refused by name */
+	expect_load_error("meta_hostminor.so", "it needs a host of ABI 1.5, this benchcore speaks 1.4");
 	expect_load_error("meta_newoptfield.so", "option \"fancy\" sets a field at byte 72 of its entry");
 	expect_load_error("meta_offset.so", "option \"b\" has offset 8, outside its options struct");
 	expect_load_error("meta_overlap.so", "options \"a\" and \"b\" share bytes");

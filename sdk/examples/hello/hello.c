@@ -1,22 +1,29 @@
 /* hello: a minimal third-party benchcore module, built out of tree against
  * the installed SDK. Each event hashes a greeting `rounds` times (FNV-1a);
- * finish() reports a derived metric from the measured totals. */
+ * finish() reports a derived metric from the measured totals. Its options
+ * are typed (ABI 1.3): the host fills struct hello_opts, read with
+ * api->options(), rather than looked up by name. */
 #include <stdlib.h>
 #include <string.h>
 #include <benchcore/module.h>
 
+/* The options as the host hands them over: one member per option. */
+typedef struct hello_opts {
+	const char *greeting;	/* STRING: host-owned */
+	int64_t rounds;		/* INT */
+} hello_opts;
+
 typedef struct hello_state {
 	const bench_host_api_v1 *api;
 	bench_ctx *ctx;
-	const char *greeting;
-	long rounds;
+	const hello_opts *o;
 } hello_state;
 
 static const bench_option_v1 hello_options[] = {
 	{ .name = "greeting", .type = BENCH_OPT_STRING, .def = "hello, world",
-	  .help = "text hashed by each event" },
+	  .help = "text hashed by each event", BENCH_OPT_AT(hello_opts, greeting) },
 	{ .name = "rounds", .type = BENCH_OPT_INT, .def = "100",
-	  .help = "hash passes per event", .min = 1, .max = 1000000 },
+	  .help = "hash passes per event", .min = 1, .max = 1000000, BENCH_OPT_AT(hello_opts, rounds) },
 	{ 0 }
 };
 
@@ -36,8 +43,7 @@ static int hello_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state
 	}
 	s->api = api;
 	s->ctx = ctx;
-	s->greeting = api->opt_string(ctx, "greeting");	/* owned by the host */
-	s->rounds = (long)api->opt_int(ctx, "rounds");
+	s->o = api->options(ctx);	/* valid until destroy returns */
 	*state = s;
 	return BENCH_OK;
 }
@@ -52,13 +58,13 @@ static int hello_thread_init(void *state, bench_thread *t, void **tstate)
 static int hello_event(void *tstate, uint64_t *bytes)
 {
 	const hello_state *s = tstate;
-	size_t len = strlen(s->greeting);
+	size_t len = strlen(s->o->greeting);
 	unsigned h = 2166136261u;
-	for (long r = 0; r < s->rounds; r++)
+	for (int64_t r = 0; r < s->o->rounds; r++)
 		for (size_t i = 0; i < len; i++)
-			h = (h ^ (unsigned char)s->greeting[i]) * 16777619u;
+			h = (h ^ (unsigned char)s->o->greeting[i]) * 16777619u;
 	hello_sink = h;
-	*bytes = (uint64_t)len * (uint64_t)s->rounds;
+	*bytes = (uint64_t)len * (uint64_t)s->o->rounds;
 	return BENCH_OK;
 }
 
@@ -82,6 +88,7 @@ static const bench_module_v1 hello_module = {
 	.version	= "1.0",
 	.summary	= "example third-party module: hashes a greeting",
 	.options	= hello_options,
+	.opts_size	= sizeof(hello_opts),
 	.metrics	= hello_metrics,
 	.init		= hello_init,
 	.thread_init	= hello_thread_init,

@@ -20,11 +20,23 @@
  *    uses nothing the host does not know: a nonzero byte past the host's
  *    last field of bench_module_v1 or bench_option_v1, or an option flag
  *    outside BENCH_OPT_KNOWN_FLAGS, is refused with the field or flag named.
+ *  - A module that calls host API members of a minor unconditionally sets
+ *    host_minor (1.4) to that minor: a host of an older minor refuses it at
+ *    load, naming the module and both minors (a 1.3 host, which does not
+ *    know host_minor, refuses it as a descriptor field it does not know).
+ *    A module that tests each member with BENCH_HOST_SINCE leaves it 0 and
+ *    loads on every host of its major.
  *
- * Threads and memory:
+ * Threads, processes and memory:
+ *  - needs() runs first, in a process of the host's own that loads the module
+ *    for the plan (once per case of the plan, before anything runs); no other
+ *    callback is called there.
  *  - init, prepare, finish, cleanup and destroy run on the host's main thread
  *    (of the process running the case); thread_init, event / thread_run and
  *    thread_done run on the worker thread they belong to.
+ *  - The host calls; the module never calls a callback of its own from
+ *    another thread. Host API calls are made only while the host is inside a
+ *    callback of the module (and from the threads the comments below name).
  *  - Strings and tables in bench_module_v1 are owned by the module and must
  *    live as long as the module is loaded (use static storage).
  *  - Strings returned by the host API are owned by the host and stay valid
@@ -45,7 +57,7 @@ extern "C" {
 
 #define BENCH_MODULE_MAGIC	0x314d4342u	/* "BCM1" little-endian */
 #define BENCH_ABI_MAJOR		1
-#define BENCH_ABI_MINOR		3
+#define BENCH_ABI_MINOR		4
 
 /* Is member of a host API table (or module struct) there? A module built
    against this header may run on an older host: test every 1.1 member before
@@ -53,6 +65,13 @@ extern "C" {
 #define BENCH_HOST_HAS(api, member) \
 	((api)->struct_size >= offsetof(__typeof__(*(api)), member) + sizeof((api)->member) && \
 	 (api)->member != NULL)
+/* ABI 1.4: a member of minor `minor` or later, on a host that says it speaks
+   that minor. Use it for every 1.4 member: a 1.3 host that was built before
+   record_unfinished and warmup_n were given their minor may have them or
+   not, and only the minor tells what the table promises, e.g.
+     if (BENCH_HOST_SINCE(api, 4, seed)) s->seed = api->seed(ctx); */
+#define BENCH_HOST_SINCE(api, minor, member) \
+	((api)->abi_major == BENCH_ABI_MAJOR && (api)->abi_minor >= (minor) && BENCH_HOST_HAS(api, member))
 
 /* Most op classes a module may declare (static table or set_op_classes()). */
 #define BENCH_MAX_OP_CLASSES	256
@@ -152,7 +171,9 @@ typedef struct bench_needs_v1 {
 	uint32_t struct_size;		/* set by the host: sizeof its struct */
 	uint64_t disk_bytes;		/* free bytes needed at disk_path */
 	const char *disk_path;		/* a directory (or a file's directory); static or
-					   host-owned (an option's value); NULL = none */
+					   host-owned (an option's value or scratch_dir());
+					   NULL: none, or since 1.4 (a module of minor >= 4
+					   with disk_bytes > 0) the scratch directory */
 	uint64_t memory_bytes;		/* available memory needed on this machine */
 	uint32_t cpus;			/* usable CPUs needed (affinity and cgroup quota) */
 	const char *why;		/* how the figures were reached, e.g.
@@ -194,7 +215,11 @@ typedef struct bench_host_api_v1 {
 	int (*opt_enum)(bench_ctx *ctx, const char *name);	/* ENUM: index in choices[] */
 
 	unsigned (*threads)(bench_ctx *ctx);		/* worker threads in this case */
-	const char *(*scratch_dir)(bench_ctx *ctx);	/* private temp dir, removed by the host */
+	/* The case's private temp dir, made before init and removed by the host
+	   after destroy. In needs() (ABI 1.4; NULL before) the case's directory
+	   does not exist yet: the directory it will be made in (TMPDIR or /tmp,
+	   so the same file system): declare disk there, write nothing. */
+	const char *(*scratch_dir)(bench_ctx *ctx);
 
 	/* Messages. log() goes to stderr with the module's name; set_error()
 	   stores the reason the current callback is about to return BENCH_ERR or
@@ -359,9 +384,14 @@ typedef struct bench_host_api_v1 {
 	   visible process. name: short label ("redis-server"). */
 	int (*declare_process)(bench_ctx *ctx, int pid, const char *name);
 
-	/* Appended to the 1.3 table later than the members above: a 1.3 host
-	   built before it lacks it, so test BENCH_HOST_HAS(api,
-	   record_unfinished). Worker thread that owns t, inside thread_run
+	/* ------------------------------------------------------ ABI 1.4 ----
+	   record_unfinished and warmup_n were appended to the 1.3 table after
+	   1.3 was released: a late 1.3 host has them, an early one does not.
+	   They belong to 1.4: test BENCH_HOST_SINCE(api, 4, member) (or, for
+	   these two only, BENCH_HOST_HAS, which a late 1.3 host also answers
+	   truly), or set host_minor = 4 in the descriptor.
+
+	   Worker thread that owns t, inside thread_run
 	   once stopping() is nonzero (the window has closed), before
 	   it returns: an operation of class op that was still in flight at the
 	   stop (sent in the measured window, no reply yet), with the time it
@@ -372,8 +402,7 @@ typedef struct bench_host_api_v1 {
 	   Ignored at any other moment. */
 	void (*record_unfinished)(bench_thread *t, unsigned op, uint64_t waited_ns);
 
-	/* Appended to the 1.3 table later still, like record_unfinished: test
-	   BENCH_HOST_HAS(api, warmup_n). Worker thread that owns t: n operations
+	/* Worker thread that owns t: n operations
 	   completed during warmup by a module that records nothing until
 	   measuring() says yes (a batch begun in warmup must not enter the
 	   window, a budget warmup must not use up). warmup = "auto" ends the
@@ -381,6 +410,19 @@ typedef struct bench_host_api_v1 {
 	   steady; without them it cannot tell and runs to max_warmup. Ignored
 	   once the measured window has begun: a late call records nothing. */
 	void (*warmup_n)(bench_thread *t, uint64_t n);
+
+	/* The run's seed (--seed / seed = N, or the one the run drew and wrote
+	   into the results' schedule.seed): a module's random choices seeded
+	   from it are reproduced by a run with that seed. Any callback, any
+	   thread. In needs() it is the seed given, 0 when the run will draw
+	   one (the plan is made before the draw). */
+	uint64_t (*seed)(bench_ctx *ctx);
+	/* The case's measured window in seconds (the time setting, after scale)
+	   and its --events budget (0: none; the window then ends at the budget
+	   or the time, whichever comes first). Any callback, any thread, needs()
+	   included: what a module's window may write is sized from them. */
+	double (*time_s)(bench_ctx *ctx);
+	uint64_t (*events)(bench_ctx *ctx);
 } bench_host_api_v1;
 
 /* A private server for server_start() (ABI 1.1). */
@@ -475,7 +517,7 @@ typedef struct bench_module_v1 {
 	   value of these options (the data point), skips it for every later
 	   case with the same values (other options, thread counts, repeats),
 	   and calls cleanup once, after the last case of that data point. NULL:
-	   prepare and cleanup as in 1.0 (prepare every case). */
+	   prepare and cleanup in every case, as in 1.0. */
 	const char *const *data_options;
 	/* The metric compare counts as this module's headline (requests/s,
 	   tpmC). NULL, or not reported by a case: the first higher-is-better
@@ -503,12 +545,25 @@ typedef struct bench_module_v1 {
 	   as in init (api->options(), getters). Return BENCH_OK, or BENCH_ERR
 	   with set_error() or errorf() when the options make no sense together:
 	   a configuration error, which fails the whole plan before anything
-	   runs (exit 2) with that message. NULL: the static requires only. */
+	   runs (exit 2) with that message. NULL: the static requires only.
+	   Since 1.4 it may also call scratch_dir() (where the case's files
+	   will go), time_s(), events() and seed(); nothing that records. The
+	   figures are checked again after the case: run warns, and
+	   check-module fails, when the case's peak RSS or the disk it used at
+	   disk_path were more than twice what needs() declared. */
 	int (*needs)(const bench_host_api_v1 *api, bench_ctx *ctx, bench_needs_v1 *out);
 	/* sizeof(bench_option_v1) as the module was built (BENCH_MODULE_HEADER
 	   sets it): the host steps through options[] by it. Modules of minor
 	   1.0-1.2 have none and are read with the 1.2 layout (no offset). */
 	uint32_t option_size;
+
+	/* ------------------------------------------------------ ABI 1.4 ---- */
+	/* The lowest host minor the module runs on: set it (e.g. 4) when the
+	   module calls that minor's host API members without testing them. 0:
+	   any host of its major (each later member tested with
+	   BENCH_HOST_SINCE). A host of an older minor refuses the module at
+	   load, naming it and both minors, instead of a crash on a NULL. */
+	uint32_t host_minor;
 } bench_module_v1;
 
 #define BENCH_MODULE_HEADER \

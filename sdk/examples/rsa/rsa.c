@@ -1,0 +1,1 @@
+../../../modules/rsa/rsa.c

@@ -169,7 +169,11 @@ static int db_export(const db_args *a, char **rest)
 	bc_err e;
 	if (!rest[0] || rest[1])
 		return bc_usage_error("%s", "db export: one RUN_ID (benchcore db list shows them)");
-	if (a->out && strcmp(a->out, "-") && bc_output_ok(a->out, NULL, &e)) {
+	/* never over the archive it reads (or its -wal and -shm) */
+	char **inputs = bc_store_inputs(NULL, a->db, 1);
+	int bad = a->out && strcmp(a->out, "-") && bc_output_ok(a->out, inputs, &e);
+	bc_strv_free(inputs);
+	if (bad) {
 		fprintf(stderr, "benchcore db export: -o %s\n", e.msg);
 		return 2;
 	}

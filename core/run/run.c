@@ -216,6 +216,11 @@ static size_t stride(const bc_modplan *p)
 static char *make_tmpdir(const char *what, char **why)
 {
 	const char *tmpdir = getenv("TMPDIR");
+	bc_err e;
+	if (bc_tmpdir_check(&e)) {	/* checked at the run's start; again here, where it is used */
+		*why = bc_xstrdup(e.msg);
+		return NULL;
+	}
 	char *tmpl = bc_xasprintf("%s/benchcore%s.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp", what);
 	if (mkdtemp(tmpl)) {
 		/* the record lets a later run remove it if this one is killed

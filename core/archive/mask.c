@@ -1,0 +1,241 @@
+/* Which archive a name means, and its password kept out of every message.
+ * A PostgreSQL archive is named by a URL (postgresql:// or postgres://, the
+ * scheme in any case, as RFC 3986 allows) or by a key=value connection
+ * string (host=... dbname=... password=...). Messages can hold it in many
+ * forms: benchcore's own (the name before a reason), libpq's (which repeat
+ * the URL, or one token of it, such as an undecodable password). So one
+ * function masks any text: the password of every URL and every password=
+ * in it, and every occurrence of the given connection string's own
+ * password, as written, percent-decoded or encoded. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "archive.h"
+#include "db.h"
+
+#define MASK		"***"
+#define MIN_SECRET	4	/* a shorter password is masked where it stands, not everywhere */
+
+/* The length of a PostgreSQL URL scheme at p, or 0. */
+static size_t scheme_len(const char *p)
+{
+	if (!strncasecmp(p, "postgresql://", 13))
+		return 13;
+	if (!strncasecmp(p, "postgres://", 11))
+		return 11;
+	return 0;
+}
+
+/* key=value: the first word is a name followed by "=" (libpq's keywords are
+   lower-case letters and underscores). */
+static int is_conninfo(const char *db)
+{
+	const char *p = db;
+	while (isspace((unsigned char)*p))
+		p++;
+	const char *k = p;
+	while (islower((unsigned char)*p) || *p == '_')
+		p++;
+	if (p == k)
+		return 0;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return *p == '=';
+}
+
+int bc_archive_is_url(const char *db)
+{
+	return db && (scheme_len(db) || is_conninfo(db));
+}
+
+/* s with [from, to) replaced by MASK (s freed). */
+static char *cut(char *s, size_t from, size_t to)
+{
+	char *r = bc_xasprintf("%.*s" MASK "%s", (int)from, s, s + to);
+	free(s);
+	return r;
+}
+
+/* In a URL that starts at s + i: the userinfo ends at the URL's last "@"
+   (a password may hold a raw "/", "?" or "#"; hosts, ports and names hold
+   no "@"); its password is what follows the first ":". The URL ends at
+   white space or a quote. *from, *to: the password, when there is one. */
+static int url_password(const char *s, size_t i, size_t *from, size_t *to)
+{
+	size_t start = i + scheme_len(s + i), end = start + strcspn(s + start, " \t\n\"'"), at = 0;
+	for (size_t k = start; k < end; k++)
+		if (s[k] == '@')
+			at = k;
+	const char *colon = at ? memchr(s + start, ':', at - start) : NULL;
+	if (!colon)
+		return 0;
+	*from = (size_t)(colon - s) + 1;
+	*to = at;
+	return 1;
+}
+
+/* A "password=" at s + i (at the text's start, after white space, "?" or
+   "&"): the value, quoted ('...' with \ escapes) or up to white space, "&"
+   or "#". */
+static int keyword_password(const char *s, size_t i, size_t *from, size_t *to)
+{
+	if (strncasecmp(s + i, "password", 8) || (i && !strchr(" \t\n?&'\"", s[i - 1])))
+		return 0;
+	size_t k = i + 8;
+	while (s[k] == ' ' || s[k] == '\t')
+		k++;
+	if (s[k] != '=')
+		return 0;
+	k++;
+	while (s[k] == ' ' || s[k] == '\t')
+		k++;
+	*from = k;
+	if (s[k] == '\'') {
+		for (k++; s[k] && s[k] != '\''; k++)
+			if (s[k] == '\\' && s[k + 1])
+				k++;
+		*to = s[k] ? k + 1 : k;
+	} else {
+		*to = k + strcspn(s + k, " \t\n&#\"'");
+	}
+	return 1;
+}
+
+/* Every password by its place in the text: URLs' and password='s. */
+static char *mask_places(char *s)
+{
+	for (size_t i = 0; s[i]; i++) {
+		size_t from, to;
+		if ((scheme_len(s + i) && url_password(s, i, &from, &to)) || keyword_password(s, i, &from, &to)) {
+			s = cut(s, from, to);
+			i = from + strlen(MASK) - 1;
+		}
+	}
+	return s;
+}
+
+/* %XX decoded (an undecodable % kept as it is). */
+static char *decoded(const char *s, size_t n)
+{
+	char *r = bc_xmalloc(n + 1), *o = r;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '%' && i + 2 < n && isxdigit((unsigned char)s[i + 1]) &&
+		    isxdigit((unsigned char)s[i + 2])) {
+			char hex[3] = { s[i + 1], s[i + 2], 0 };
+			*o++ = (char)strtol(hex, NULL, 16);
+			i += 2;
+		} else {
+			*o++ = s[i];
+		}
+	}
+	*o = '\0';
+	return r;
+}
+
+/* A quoted conninfo value without its quotes and escapes. */
+static char *unquoted(const char *s, size_t n)
+{
+	char *r = bc_xmalloc(n + 1), *o = r;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '\'')
+			continue;
+		if (s[i] == '\\' && i + 1 < n)
+			i++;
+		*o++ = s[i];
+	}
+	*o = '\0';
+	return r;
+}
+
+/* Every occurrence of secret in s masked (s freed). */
+static char *mask_all(char *s, const char *secret)
+{
+	size_t n = strlen(secret);
+	if (n < MIN_SECRET)
+		return s;
+	for (char *p = strstr(s, secret); p; p = strstr(s, secret)) {
+		size_t at = (size_t)(p - s);
+		s = cut(s, at, at + n);
+	}
+	return s;
+}
+
+/* s masked of the passwords conn holds, in every form a message may show. */
+static char *mask_secrets(char *s, const char *conn)
+{
+	for (size_t i = 0; conn[i]; i++) {
+		size_t from, to;
+		int url = scheme_len(conn + i) && url_password(conn, i, &from, &to);
+		if (!url && !keyword_password(conn, i, &from, &to))
+			continue;
+		char *raw = bc_xasprintf("%.*s", (int)(to - from), conn + from);
+		char *plain = url || conn[from] != '\'' ? decoded(raw, strlen(raw)) : unquoted(raw, strlen(raw));
+		char *enc = bc_db_pg_encode(raw);
+		s = mask_all(mask_all(mask_all(s, raw), plain), enc);
+		free(raw);
+		free(plain);
+		free(enc);
+		i = to > i ? to - 1 : i;
+	}
+	return s;
+}
+
+char *bc_db_pg_encode(const char *s)
+{
+	char *r = bc_xmalloc(strlen(s) * 3 + 1), *o = r;
+	for (; *s; s++)
+		if (strchr("/?#[]@ ", *s) || (unsigned char)*s < 0x20)
+			o += sprintf(o, "%%%02X", (unsigned char)*s);
+		else
+			*o++ = *s;
+	*o = '\0';
+	return r;
+}
+
+char *bc_db_pg_conninfo(const char *conn)
+{
+	size_t sl = scheme_len(conn), from, to;
+	if (!sl)
+		return bc_xstrdup(conn);
+	const char *lower = tolower((unsigned char)conn[8]) == 'q' ? "postgresql://" : "postgres://";
+	if (!url_password(conn, 0, &from, &to)) {
+		/* no password: the user name alone, up to the last "@" */
+		const char *at = strrchr(conn + sl, '@');
+		if (!at)
+			return bc_xasprintf("%s%s", lower, conn + sl);
+		char *u = bc_xasprintf("%.*s", (int)(at - conn - (long)sl), conn + sl);
+		char *eu = bc_db_pg_encode(u), *r = bc_xasprintf("%s%s%s", lower, eu, at);
+		free(u);
+		free(eu);
+		return r;
+	}
+	char *u = bc_xasprintf("%.*s", (int)(from - 1 - sl), conn + sl);
+	char *pw = bc_xasprintf("%.*s", (int)(to - from), conn + from);
+	char *eu = bc_db_pg_encode(u), *ep = bc_db_pg_encode(pw);
+	char *r = bc_xasprintf("%s%s:%s%s", lower, eu, ep, conn + to);
+	free(u);
+	free(pw);
+	free(eu);
+	free(ep);
+	return r;
+}
+
+char *bc_archive_mask(const char *text, const char *conn)
+{
+	char *s = bc_xstrdup(text ? text : "");
+	if (conn)
+		s = mask_secrets(s, conn);
+	return mask_places(s);
+}
+
+void bc_archive_mask_err(bc_err *e, const char *conn)
+{
+	char *parts[3] = { e->msg, e->detail, e->hint };
+	size_t sizes[3] = { sizeof(e->msg), sizeof(e->detail), sizeof(e->hint) };
+	for (int i = 0; i < 3; i++) {
+		char *m = bc_archive_mask(parts[i], conn);
+		snprintf(parts[i], sizes[i], "%s", m);
+		free(m);
+	}
+}

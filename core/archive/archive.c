@@ -244,7 +244,10 @@ bc_archive *bc_archive_open(const char *db, int write, bc_err *e)
 		a = bc_xcalloc(1, sizeof(*a));
 		a->db = h;
 	}
-	if (!h || (write ? migrate(a, e) : check_read(a, e))) {
+	/* a writer brings the schema up to date under the writers' lock; one
+	   already up to date takes no lock to open (a stalled writer then
+	   holds up only stores, each for the bounded wait) */
+	if (!h || check_read(a, e) || (write && a->version < BC_ARCHIVE_SCHEMA && migrate(a, e))) {
 		bc_archive_transient = strstr(e->msg, "full") || strstr(e->msg, "I/O") || strstr(e->msg, "locked");
 		bc_archive_close(a);
 		if (c)	/* whatever said it (benchcore, libpq), no password is printed */

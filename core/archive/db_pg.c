@@ -130,8 +130,8 @@ static int pq_lock(pg_db *d, bc_err *e)
 				"to finish, at most %g s\n", d->base.shown, holder ? holder : "unknown", limit / 1000.0);
 		}
 		if (waited >= limit) {
-			bc_err_set(e, "results archive %s: another writer held it longer than %g s: gave up", d->base.shown,
-				   limit / 1000.0);
+			bc_err_set(e, "results archive %s is locked: another writer held it longer than %g s: gave up",
+				   d->base.shown, limit / 1000.0);
 			bc_err_detail(e, "Backend %s holds the writers' lock.", holder ? holder : "(unknown)");
 			bc_err_hint(e, "if that writer is stalled (stopped, hung), end it (SELECT pg_terminate_backend(PID) "
 				    "as its owner or a superuser); then try again");

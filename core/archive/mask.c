@@ -161,22 +161,72 @@ static char *mask_all(char *s, const char *secret)
 	return s;
 }
 
-/* s masked of the passwords conn holds, in every form a message may show. */
+/* Settings whose values are no secret: where the archive is and who
+   connects. Any other value of a connection string (password, sslpassword,
+   a misspelt "pasword" alike) is masked wherever it appears. */
+static int safe_key(const char *k, size_t n)
+{
+	static const char *const safe[] = { "host", "hostaddr", "port", "dbname", "user", "sslmode",
+		"connect_timeout", "application_name", "target_session_attrs", NULL };
+	for (const char *const *p = safe; *p; p++)
+		if (strlen(*p) == n && !strncmp(*p, k, n))
+			return 1;
+	return 0;
+}
+
+/* One value of conn, [from, to), masked in s in every form: as written,
+   decoded (%XX in a URL; quotes and escapes in key=value), encoded. */
+static char *mask_value(char *s, const char *conn, size_t from, size_t to, int url)
+{
+	char *raw = bc_xasprintf("%.*s", (int)(to - from), conn + from);
+	char *plain = url || conn[from] != '\'' ? decoded(raw, strlen(raw)) : unquoted(raw, strlen(raw));
+	char *enc = bc_db_pg_encode(raw);
+	s = mask_all(mask_all(mask_all(s, raw), plain), enc);
+	free(raw);
+	free(plain);
+	free(enc);
+	return s;
+}
+
+/* s masked of the secrets conn holds: a URL's password and the values of
+   its query's other settings; a key=value string's values but the safe
+   ones. */
 static char *mask_secrets(char *s, const char *conn)
 {
-	for (size_t i = 0; conn[i]; i++) {
-		size_t from, to;
-		int url = scheme_len(conn + i) && url_password(conn, i, &from, &to);
-		if (!url && !keyword_password(conn, i, &from, &to))
-			continue;
-		char *raw = bc_xasprintf("%.*s", (int)(to - from), conn + from);
-		char *plain = url || conn[from] != '\'' ? decoded(raw, strlen(raw)) : unquoted(raw, strlen(raw));
-		char *enc = bc_db_pg_encode(raw);
-		s = mask_all(mask_all(mask_all(s, raw), plain), enc);
-		free(raw);
-		free(plain);
-		free(enc);
-		i = to > i ? to - 1 : i;
+	size_t from, to, i = 0;
+	int url = scheme_len(conn) != 0;
+	if (url) {
+		if (url_password(conn, 0, &from, &to))
+			s = mask_value(s, conn, from, to, 1);
+		const char *at = strrchr(conn, '@'), *q = strchr(at ? at : conn, '?');
+		if (!q)
+			return s;
+		i = (size_t)(q - conn) + 1;
+	}
+	while (conn[i]) {
+		while (url ? conn[i] == '&' : isspace((unsigned char)conn[i]))
+			i++;
+		size_t k = i;
+		while (conn[i] && conn[i] != '=' && !isspace((unsigned char)conn[i]) && conn[i] != '&')
+			i++;
+		size_t klen = i - k;
+		while (conn[i] == ' ' || conn[i] == '\t')
+			i++;
+		if (conn[i] != '=')
+			break;	/* not a setting: libpq refuses it, naming no value */
+		for (i++; conn[i] == ' ' || conn[i] == '\t'; i++)
+			;
+		from = i;
+		if (!url && conn[i] == '\'') {
+			for (i++; conn[i] && conn[i] != '\''; i++)
+				if (conn[i] == '\\' && conn[i + 1])
+					i++;
+			i += conn[i] != '\0';
+		} else {
+			i += strcspn(conn + i, url ? "&#" : " \t\n");
+		}
+		if (!safe_key(conn + k, klen))
+			s = mask_value(s, conn, from, i, url);
 	}
 	return s;
 }

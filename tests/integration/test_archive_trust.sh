@@ -84,6 +84,8 @@ run_bc $T/e4 history --module cpu --db $A --html $A
 expect_rc "history --html over the archive it reads: refused" 2
 run_bc $T/e5 report --db $A db:latest -o $A
 expect_rc "report -o over the archive its db: reference reads: refused" 2
+BENCHCORE_DB=$A run_bc $T/e7 merge db:latest $F1 -o $A --force
+expect_rc "merge -o over the archive its db: reference reads, even with --force: refused" 2
 check "... the archive untouched by all of them" cmp -s $A $T/a.before
 run_bc $T/e6 db export latest --db $A -o $T/out.json
 expect_rc "db export -o another file still works" 0

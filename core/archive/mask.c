@@ -60,10 +60,13 @@ static char *cut(char *s, size_t from, size_t to)
 /* In a URL that starts at s + i: the userinfo ends at the URL's last "@"
    (a password may hold a raw "/", "?" or "#"; hosts, ports and names hold
    no "@"); its password is what follows the first ":". The URL ends at
-   white space or a quote. *from, *to: the password, when there is one. */
-static int url_password(const char *s, size_t i, size_t *from, size_t *to)
+   white space or a quote in a message, at the end of s when s is the URL
+   given (whole: its password may hold those too). *from, *to: the
+   password, when there is one. */
+static int url_password(const char *s, size_t i, int whole, size_t *from, size_t *to)
 {
-	size_t start = i + scheme_len(s + i), end = start + strcspn(s + start, " \t\n\"'"), at = 0;
+	size_t start = i + scheme_len(s + i), at = 0;
+	size_t end = whole ? strlen(s) : start + strcspn(s + start, " \t\n\"'");
 	for (size_t k = start; k < end; k++)
 		if (s[k] == '@')
 			at = k;
@@ -107,7 +110,7 @@ static char *mask_places(char *s)
 {
 	for (size_t i = 0; s[i]; i++) {
 		size_t from, to;
-		if ((scheme_len(s + i) && url_password(s, i, &from, &to)) || keyword_password(s, i, &from, &to)) {
+		if ((scheme_len(s + i) && url_password(s, i, 0, &from, &to)) || keyword_password(s, i, &from, &to)) {
 			s = cut(s, from, to);
 			i = from + strlen(MASK) - 1;
 		}
@@ -196,7 +199,7 @@ static char *mask_secrets(char *s, const char *conn)
 	size_t from, to, i = 0;
 	int url = scheme_len(conn) != 0;
 	if (url) {
-		if (url_password(conn, 0, &from, &to))
+		if (url_password(conn, 0, 1, &from, &to))
 			s = mask_value(s, conn, from, to, 1);
 		const char *at = strrchr(conn, '@'), *q = strchr(at ? at : conn, '?');
 		if (!q)
@@ -249,7 +252,7 @@ char *bc_db_pg_conninfo(const char *conn)
 	if (!sl)
 		return bc_xstrdup(conn);
 	const char *lower = tolower((unsigned char)conn[8]) == 'q' ? "postgresql://" : "postgres://";
-	if (!url_password(conn, 0, &from, &to)) {
+	if (!url_password(conn, 0, 1, &from, &to)) {
 		/* no password: the user name alone, up to the last "@" */
 		const char *at = strrchr(conn + sl, '@');
 		if (!at)

@@ -307,6 +307,12 @@ static void redaction(void **state)
 	m = bc_archive_mask("token \"pa%2Fss2\" and pa/ss2", "postgresql://u:pa/ss2@h/d");
 	assert_string_equal(m, "token \"***\" and ***");
 	free(m);
+	m = bc_archive_mask("in URI: \"postgresql://u:two wordsX@h/d\"", "postgresql://u:two wordsX@h/d");
+	assert_string_equal(m, "in URI: \"postgresql://u:***@h/d\"");
+	free(m);
+	m = bc_archive_mask("invalid URI query parameter: \"pasword\" = HuntEr22", "postgresql://h/d?pasword=HuntEr22");
+	assert_string_equal(m, "invalid URI query parameter: \"pasword\" = ***");
+	free(m);
 	assert_true(bc_archive_is_url("POSTGRES://h/d"));
 	assert_true(bc_archive_is_url(" host=/tmp dbname=x"));
 	assert_false(bc_archive_is_url("/tmp/host=x.db"));

@@ -9,7 +9,7 @@
 # the directory's descriptor: a directory swapped under its path is not the one that runs,
 # and a directory that is not ours and private is refused.
 . "$(dirname "$0")/lib.sh"
-command -v setpriv >/dev/null || { pass "skipped: no setpriv"; exit 0; }
+command -v setpriv >/dev/null && [ -x /usr/bin/python3 ] || { pass "skipped: no setpriv or /usr/bin/python3 (the attacker, as nobody)"; exit 0; }
 [ "$(id -u)" = 0 ] || { pass "skipped: needs root (the attacker is user nobody)"; exit 0; }
 HELPER=$BUILD/modules/sys-helper
 [ -x "$HELPER" ] || HELPER=$(dirname "$BC")/modules/sys-helper
@@ -17,22 +17,40 @@ as_nobody() { setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups "$
 chmod 755 "$T"
 MARK=$T/mark; mkdir -m 1777 $MARK	# where the attacker's scripts say they ran (and as whom)
 
-# attack DIR: as nobody, forever: each benchcore*.XXXXXX directory in DIR renamed and a
-# look-alike put in its place whose script.sh records its uid and exits 0. ATTACK: its pid.
+# attack DIR: as nobody, forever: each benchcore*.XXXXXX directory in DIR, once it is 1 s
+# old (its scripts written by then), renamed, and a look-alike made beforehand renamed into
+# its place (two renames: the gap is microseconds) whose script.sh records its uid and exits
+# 0. ATTACK: its pid.
 attack() {
-	as_nobody bash -c '
-		d=$1 mark=$2
-		while :; do
-			for x in "$d"/benchcore.*; do
-				[ -d "$x" ] || continue
-				case "$x" in *.moved) continue;; esac
-				mv "$x" "$x.$RANDOM.moved" 2>/dev/null || continue
-				mkdir "$x" 2>/dev/null || continue
-				printf "id -u >>%s/ran.\$\$; exit 0\n" "$mark" >"$x/script.sh"
-				: >"$x/copy.sh"; : >"$x/input.txt"
-				chmod 755 "$x" 2>/dev/null
-			done
-		done' attack "$1" "$MARK" >/dev/null 2>&1 &
+	as_nobody /usr/bin/python3 -S -c '
+import glob, os, sys, time
+d, mark = sys.argv[1], sys.argv[2]
+seen, n = {}, 0
+while True:
+    now = time.monotonic()
+    for x in glob.glob(d + "/benchcore.*"):
+        if x.endswith(".moved") or x.endswith(".prep") or seen.get(x) == "done":
+            continue
+        if x not in seen:
+            seen[x] = now
+            continue
+        if now - seen[x] < 1.0:
+            continue
+        n += 1
+        prep = "%s/%d.prep" % (d, n)
+        os.mkdir(prep)
+        with open(prep + "/script.sh", "w") as f:
+            f.write("id -u >>%s/ran.$$; exit 0\n" % mark)
+        for name in ("copy.sh", "input.txt"):
+            open(prep + "/" + name, "w").close()
+        try:
+            os.rename(x, "%s.%d.moved" % (x, n))
+            os.rename(prep, x)
+            seen[x] = "done"
+        except OSError:
+            os.system("rm -rf " + prep)
+    time.sleep(0.005)
+' "$1" "$MARK" >/dev/null 2>&1 &
 	ATTACK=$!
 }
 stop_attack() { kill $ATTACK 2>/dev/null; wait $ATTACK 2>/dev/null; }
@@ -42,7 +60,7 @@ ran_as_root() { cat $MARK/ran.* 2>/dev/null | grep -c '^0$'; }
 # --- 1. a world-writable, not sticky TMPDIR (the issue's reproduction)
 W=$T/wwt; mkdir -m 0777 $W
 attack $W
-TMPDIR=$W run_bc $T/ww run sys test=shell --time 3 --warmup 0 -q -o $T/ww.json
+TMPDIR=$W run_bc $T/ww run sys test=shell --time 4 --warmup 0 -q -o $T/ww.json
 stop_attack
 expect_rc "a world-writable TMPDIR without the sticky bit: the run refused" 2
 expect_grep "... naming it and why" $T/ww.err "refusing to use \\\$TMPDIR \"$W\": it is writable by others"

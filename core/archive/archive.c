@@ -11,17 +11,26 @@
 
 int bc_archive_transient;
 
+int bc_db_wait_ms(void)
+{
+	const char *v = getenv("BENCHCORE_DB_WAIT");
+	char *end;
+	if (!v || !*v)
+		return 60000;
+	double s = strtod(v, &end);
+	if (*end || !(s >= 0.1 && s <= 86400)) {
+		bc_warn("BENCHCORE_DB_WAIT=\"%.40s\" is not a number of seconds from 0.1 to 86400: waiting 60 s", v);
+		return 60000;
+	}
+	return (int)(s * 1000);
+}
+
 int ar_first_text(void *arg, char **col, int ncol)
 {
 	char **out = arg;
 	free(*out);
 	*out = ncol > 0 && col[0] ? bc_xstrdup(col[0]) : NULL;
 	return 1;
-}
-
-int bc_archive_is_url(const char *db)
-{
-	return db && (!strncmp(db, "postgresql://", 13) || !strncmp(db, "postgres://", 11));
 }
 
 /* The default file: $XDG_DATA_HOME/benchcore/results.db, else
@@ -47,12 +56,25 @@ static const char *chosen(const char *db)
 char *bc_archive_shown(const char *db)
 {
 	const char *c = chosen(db);
-	if (bc_archive_is_url(c))
-		return bc_db_redact_url(c);
 	if (c)
-		return bc_xstrdup(c);
+		return bc_archive_mask(c, c);
 	char *d = default_path();
 	return d ? d : bc_xstrdup("(no default archive: HOME is not set)");
+}
+
+char **bc_archive_files(const char *db)
+{
+	const char *c = chosen(db);
+	char **v = bc_xcalloc(4, sizeof(char *));
+	if (bc_archive_is_url(c))
+		return v;
+	char *path = c ? bc_xstrdup(c) : default_path();
+	if (path) {
+		v[0] = path;
+		v[1] = bc_xasprintf("%s-wal", path);
+		v[2] = bc_xasprintf("%s-shm", path);
+	}
+	return v;
 }
 
 /* mkdir -p of the default file's directory, 0700 for what it makes. */
@@ -217,15 +239,19 @@ bc_archive *bc_archive_open(const char *db, int write, bc_err *e)
 		make_dirs(def);
 	bc_db *h = bc_archive_is_url(c) ? bc_db_pg_open(c, e) : bc_db_sqlite_open(c ? c : def, write, !write, e);
 	free(def);
-	if (!h) {
-		bc_archive_transient = strstr(e->msg, "full") || strstr(e->msg, "I/O") || strstr(e->msg, "locked");
-		return NULL;
+	bc_archive *a = NULL;
+	if (h) {
+		a = bc_xcalloc(1, sizeof(*a));
+		a->db = h;
 	}
-	bc_archive *a = bc_xcalloc(1, sizeof(*a));
-	a->db = h;
-	if (write ? migrate(a, e) : check_read(a, e)) {
+	/* a writer brings the schema up to date under the writers' lock; one
+	   already up to date takes no lock to open (a stalled writer then
+	   holds up only stores, each for the bounded wait) */
+	if (!h || check_read(a, e) || (write && a->version < BC_ARCHIVE_SCHEMA && migrate(a, e))) {
 		bc_archive_transient = strstr(e->msg, "full") || strstr(e->msg, "I/O") || strstr(e->msg, "locked");
 		bc_archive_close(a);
+		if (c)	/* whatever said it (benchcore, libpq), no password is printed */
+			bc_archive_mask_err(e, c);
 		return NULL;
 	}
 	return a;

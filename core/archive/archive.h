@@ -17,7 +17,9 @@
 
 typedef struct bc_archive bc_archive;
 
-/* db: a file path, "postgresql://..." / "postgres://...", or NULL or "" for
+/* db: a file path, a PostgreSQL URL ("postgresql://..." / "postgres://...",
+   the scheme in any case) or key=value connection string ("host=...
+   dbname=...": its first word a name and "="), or NULL or "" for
    $BENCHCORE_DB, else the default file ($XDG_DATA_HOME/benchcore/results.db,
    else ~/.local/share/benchcore/results.db). write: create the archive (and
    the default file's directory) when missing, and bring an older schema up
@@ -31,7 +33,20 @@ void bc_archive_close(bc_archive *a);
 const char *bc_archive_name(const bc_archive *a);
 /* The archive bc_archive_open(db) would open, as messages name it (malloc'd). */
 char *bc_archive_shown(const char *db);
+/* Whether db names a PostgreSQL archive (a URL or a key=value string). */
 int bc_archive_is_url(const char *db);
+/* text with every password in it masked ("***"): every PostgreSQL URL's
+   and every password= in it, and conn's own password (conn: the archive's
+   name as given, or NULL) wherever it appears, as written, percent-decoded
+   or encoded; malloc'd. Every message that may hold a connection string
+   goes through it (mask.c). */
+char *bc_archive_mask(const char *text, const char *conn);
+/* The same over an error's three parts, in place. */
+void bc_archive_mask_err(bc_err *e, const char *conn);
+/* The files of the archive db names (the SQLite file, its -wal and -shm;
+   none for PostgreSQL): what a command's output must never replace.
+   NULL-terminated, malloc'd (bc_strv_free). */
+char **bc_archive_files(const char *db);
 
 /* Adds one results document (the text as read; name for messages), in one
    transaction. Idempotent by run_id: the same document again is

@@ -306,6 +306,13 @@ static int add_locked(bc_archive *a, const doc_facts *f, const bc_results *r, js
 	return what;
 }
 
+/* The write transaction, naming the run it stores to whoever waits for it. */
+static int begin_store(bc_archive *a, const char *run_id, bc_err *e)
+{
+	snprintf(a->db->writing, sizeof(a->db->writing), "%s", run_id);
+	return a->db->ops->begin_write(a->db, e);
+}
+
 int bc_archive_add(bc_archive *a, const char *doc, size_t len, const char *name, int *what,
 		   char run_id[64], bc_err *e)
 {
@@ -322,7 +329,7 @@ int bc_archive_add(bc_archive *a, const char *doc, size_t len, const char *name,
 	int rc = -1;
 	if (!root)
 		bc_err_set(e, "%s: %s", name, je.text);
-	else if (facts_of(root, &r, doc, len, name, &f, e) == 0 && a->db->ops->begin_write(a->db, e) == 0) {
+	else if (facts_of(root, &r, doc, len, name, &f, e) == 0 && begin_store(a, f.run_id, e) == 0) {
 		rc = add_locked(a, &f, &r, root, doc, name, e);
 		if (rc == BC_AR_SAME || rc < 0)
 			a->db->ops->rollback(a->db);

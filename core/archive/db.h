@@ -35,7 +35,8 @@ typedef struct bc_dbops {
 		     bc_err *e);
 	/* A write transaction, serialized against every other writer of the
 	   archive (SQLite: BEGIN IMMEDIATE, waiting out the busy timeout;
-	   PostgreSQL: BEGIN and a transaction-scoped advisory lock). */
+	   PostgreSQL: BEGIN and a transaction-scoped advisory lock, tried
+	   until bc_db_wait_ms, saying whom it waits for). */
 	int (*begin_write)(bc_db *db, bc_err *e);
 	int (*commit)(bc_db *db, bc_err *e);
 	void (*rollback)(bc_db *db);
@@ -46,13 +47,25 @@ struct bc_db {
 	const bc_dbops *ops;
 	char *shown;		/* what messages call it: the path, or the URL without its password */
 	int readonly;
+	char writing[72];	/* the run_id a write transaction stores ("": none), for waiters */
 };
 
-/* Opens a SQLite file (WAL, busy timeout, no symlink followed); create:
+/* How long a writer waits for another one holding the archive before it
+   gives up (a store then fails, its results file kept): 60 s, or
+   $BENCHCORE_DB_WAIT seconds (0.1 to 86400; tests use a short one). */
+int bc_db_wait_ms(void);
+
+/* Opens a SQLite file (WAL, busy timeout, the file itself no symlink, its
+   directories trusted, an existing -wal/-shm the archive's own); create:
    make it (and its directory, 0700) when missing. NULL with e set. */
 bc_db *bc_db_sqlite_open(const char *path, int create, int readonly, bc_err *e);
 /* Connects to a PostgreSQL URL (postgresql:// or postgres://). */
 bc_db *bc_db_pg_open(const char *url, bc_err *e);
-/* The URL with any password replaced by "***" (malloc'd). */
-char *bc_db_redact_url(const char *url);
+/* mask.c: what libpq is given for a URL or key=value string: the scheme
+   in lower case, the URL's user name and password with raw "/", "?", "#",
+   "[", "]", "@" and spaces percent-encoded (libpq's parser would end the
+   user information at the first "/"); malloc'd. */
+char *bc_db_pg_conninfo(const char *conn);
+/* s with those characters percent-encoded (malloc'd). */
+char *bc_db_pg_encode(const char *s);
 #endif

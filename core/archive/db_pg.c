@@ -2,11 +2,14 @@
  * archive: the same schema and queries as SQLite's (db.h). Writers are
  * serialized by a transaction-scoped advisory lock, so the check-then-insert
  * of a store is as race-free as SQLite's BEGIN IMMEDIATE. The password of a
- * URL is never printed: messages name the URL redacted. */
+ * URL is never printed: messages name the URL masked, and libpq's own
+ * messages are masked too (mask.c). */
 #include <libpq-fe.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include "archive.h"
 #include "db.h"
 
 #define LOCK_KEY	"7206447415135430477"	/* "benchcore archive" as one advisory lock */
@@ -14,44 +17,17 @@
 typedef struct pg_db {
 	bc_db base;
 	PGconn *c;
+	char *conn;		/* the name as given: what messages are masked of */
 } pg_db;
-
-char *bc_db_redact_url(const char *url)
-{
-	char *out = bc_xstrdup(url);
-	char *scheme = strstr(out, "://");
-	if (scheme) {
-		char *auth = scheme + 3, *end = auth + strcspn(auth, "/?#"), *at = NULL;
-		for (char *p = auth; p < end; p++)
-			if (*p == '@')
-				at = p;
-		char *colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
-		if (colon) {
-			char *r = bc_xasprintf("%.*s:***%s", (int)(colon - out), out, at);
-			free(out);
-			out = r;
-		}
-	}
-	for (char *p = out; (p = strstr(p, "password=")) != NULL; ) {	/* ?password=... */
-		if (p > out && p[-1] != '?' && p[-1] != '&' && p[-1] != ' ') {
-			p++;
-			continue;
-		}
-		char *v = p + 9, *end = v + strcspn(v, "&# ");
-		char *r = bc_xasprintf("%.*s***%s", (int)(v - out), out, end);
-		p = r + (v - out) + 3;
-		free(out);
-		out = r;
-	}
-	return out;
-}
 
 static void pg_error(pg_db *d, bc_err *e, const char *what)
 {
 	char msg[512];
 	snprintf(msg, sizeof(msg), "%s", what ? what : PQerrorMessage(d->c));
 	msg[strcspn(msg, "\n")] = '\0';
-	bc_err_set(e, "results archive %s: %s", d->base.shown, msg);
+	char *m = bc_archive_mask(msg, d->conn);	/* libpq's messages repeat the URL, or a token of it */
+	bc_err_set(e, "results archive %s: %s", d->base.shown, m);
+	free(m);
 	if (strstr(msg, "No space left") || strstr(msg, "could not extend"))
 		bc_err_hint(e, "free space on the database server (the run's results file is written either way)");
 }
@@ -112,11 +88,71 @@ static int pq_query(bc_db *db, const char *sql, const bc_dbval *p, size_t np, bc
 	return rc;
 }
 
+/* Whoever holds the writers' lock: its backend's pid, what it calls itself
+   (a storing benchcore names its run) and for how long it has held it. */
+static const char *const HOLDER_SQL =
+	"SELECT a.pid::text || coalesce(' (' || nullif(a.application_name, '') || ')', '') || "
+	"coalesce(', in its transaction for ' || extract(epoch FROM now() - a.xact_start)::bigint || ' s', '') "
+	"FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted "
+	"AND l.classid::bigint = (" LOCK_KEY "::bigint >> 32) AND l.objid::bigint = (" LOCK_KEY "::bigint & 4294967295) "
+	"AND l.objsubid = 1 AND l.pid <> pg_backend_pid()";
+
+static int first_col(void *arg, char **col, int ncol)
+{
+	char **out = arg;
+	free(*out);
+	*out = ncol > 0 && col[0] ? bc_xstrdup(col[0]) : NULL;
+	return 1;
+}
+
+static int got_lock(void *arg, char **col, int ncol)
+{
+	*(int *)arg = ncol > 0 && col[0] && col[0][0] == 't';
+	return 1;
+}
+
+/* Tries the lock until the wait is over, saying once whom it waits for. */
+static int pq_lock(pg_db *d, bc_err *e)
+{
+	long long waited = 0, limit = bc_db_wait_ms();
+	char *holder = NULL;
+	for (;;) {
+		int got = 0;
+		if (pq_query(&d->base, "SELECT pg_try_advisory_xact_lock(" LOCK_KEY ")", NULL, 0, got_lock, &got, e))
+			break;
+		if (got) {
+			free(holder);
+			return 0;
+		}
+		if (!waited) {
+			pq_query(&d->base, HOLDER_SQL, NULL, 0, first_col, &holder, &(bc_err){ .msg = "" });
+			fprintf(bc_stderr(), "benchcore: waiting for another writer of results archive %s (backend %s) "
+				"to finish, at most %g s\n", d->base.shown, holder ? holder : "unknown", limit / 1000.0);
+		}
+		if (waited >= limit) {
+			bc_err_set(e, "results archive %s is locked: another writer held it longer than %g s: gave up",
+				   d->base.shown, limit / 1000.0);
+			bc_err_detail(e, "Backend %s holds the writers' lock.", holder ? holder : "(unknown)");
+			bc_err_hint(e, "if that writer is stalled (stopped, hung), end it (SELECT pg_terminate_backend(PID) "
+				    "as its owner or a superuser); then try again");
+			break;
+		}
+		nanosleep(&(struct timespec){ .tv_nsec = 100 * 1000000L }, NULL);
+		waited += 100;
+	}
+	free(holder);
+	return -1;
+}
+
 static int pq_begin(bc_db *db, bc_err *e)
 {
+	pg_db *d = (pg_db *)db;
+	bc_dbval who = DBT(db->writing[0] ? db->writing : NULL);
 	if (pq_query(db, "BEGIN", NULL, 0, NULL, NULL, e))
 		return -1;
-	if (pq_query(db, "SELECT pg_advisory_xact_lock(" LOCK_KEY ")", NULL, 0, NULL, NULL, e)) {
+	/* a waiter sees which run this writer stores (until the transaction ends) */
+	if ((db->writing[0] && pq_query(db, "SELECT set_config('application_name', 'benchcore storing run ' || ?, true)",
+				       &who, 1, NULL, NULL, e)) || pq_lock(d, e)) {
 		pq_query(db, "ROLLBACK", NULL, 0, NULL, NULL, &(bc_err){ .msg = "" });
 		return -1;
 	}
@@ -141,6 +177,7 @@ static void pq_close(bc_db *db)
 {
 	pg_db *d = (pg_db *)db;
 	PQfinish(d->c);
+	free(d->conn);
 	free(d->base.shown);
 	free(d);
 }
@@ -160,10 +197,13 @@ bc_db *bc_db_pg_open(const char *url, bc_err *e)
 {
 	pg_db *d = bc_xcalloc(1, sizeof(*d));
 	d->base.ops = &pg_ops;
-	d->base.shown = bc_db_redact_url(url);
+	d->base.shown = bc_archive_mask(url, url);
+	d->conn = bc_xstrdup(url);
+	char *given = bc_db_pg_conninfo(url);
 	const char *keys[] = { "dbname", "connect_timeout", "application_name", NULL };
-	const char *vals[] = { url, "10", "benchcore", NULL };
+	const char *vals[] = { given, "10", "benchcore", NULL };
 	d->c = PQconnectdbParams(keys, vals, 1);
+	free(given);
 	if (!d->c || PQstatus(d->c) != CONNECTION_OK) {
 		if (d->c)
 			pg_error(d, e, NULL);

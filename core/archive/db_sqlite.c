@@ -1,7 +1,7 @@
 /* The archive's SQLite backend: one file, WAL (readers never wait for a
  * writer), a busy timeout (two runs storing at once take turns), BEGIN
  * IMMEDIATE for every write (one transaction per run: a run killed while
- * storing leaves nothing of itself), and no symlink followed. */
+ * storing leaves nothing of itself), and no symlink as the file itself. */
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "db.h"
+#include "trust.h"
 
-#define BUSY_MS		60000	/* another writer's transaction: wait this long */
 #define NCACHE		32
 
 typedef struct sqlite_db {
@@ -30,7 +30,7 @@ static void db_error(sqlite_db *d, bc_err *e, const char *what)
 	else if ((rc & 0xff) == SQLITE_READONLY)
 		bc_err_hint(e, "make it writable, or store into another archive (--db FILE)");
 	else if ((rc & 0xff) == SQLITE_BUSY)
-		bc_err_hint(e, "another benchcore held it longer than %d s; try again", BUSY_MS / 1000);
+		bc_err_hint(e, "another benchcore held it longer than %g s; try again", bc_db_wait_ms() / 1000.0);
 }
 
 static sqlite3_stmt *prepared(sqlite_db *d, const char *sql, bc_err *e)
@@ -156,14 +156,43 @@ static const bc_dbops sqlite_ops = {
 	.rollback = sq_rollback, .close = sq_close,
 };
 
-/* Where the archive may lie: not through a symlink, not a non-regular file,
-   not in a directory anyone may write (another user could put a file, or
-   its -wal, there first), and, to be written, not a file made read-only. */
+/* An existing -wal or -shm beside the archive: SQLite reads a -wal's frames
+   as the archive's own pages, so one planted there forges runs. It must be
+   a regular file of the archive's owner (of ours when there is no archive
+   yet) that nobody else may write. */
+static int side_file_ok(const char *path, const char *suffix, const struct stat *db, bc_err *e)
+{
+	char *side = bc_xasprintf("%s%s", path, suffix);
+	struct stat st;
+	uid_t owner = db ? db->st_uid : geteuid();
+	int rc = 0;
+	if (lstat(side, &st) == 0 && (!S_ISREG(st.st_mode) || st.st_uid != owner ||
+				      (st.st_mode & (S_IWGRP | S_IWOTH)))) {
+		bc_err_set(e, "results archive %s: its %s file %s is not the archive's own: refused", path, suffix + 1,
+			   side);
+		bc_err_detail(e, "It is %s owned by uid %u (mode %04o); the archive%s is owner uid %u's. SQLite would "
+			      "read it as part of the archive.", S_ISREG(st.st_mode) ? "a file" : S_ISLNK(st.st_mode) ?
+			      "a symbolic link" : "not a regular file", (unsigned)st.st_uid,
+			      (unsigned)(st.st_mode & 07777), db ? "" : " (not made yet)", (unsigned)owner);
+		bc_err_hint(e, "remove %s if nobody should have written it (the archive's committed runs are in "
+			    "the archive itself once a writer has checkpointed)", side);
+		rc = -1;
+	}
+	free(side);
+	return rc;
+}
+
+/* Where the archive may lie: not a symlink itself (its parent directories
+   may be links: the trust walk judges who owns them), not a non-regular
+   file, not in a directory anybody else may write, sticky or not, nor
+   under one they may rename (another user could put a file, or its -wal,
+   there first), and, to be written, not a file made read-only. A reader
+   may read another user's archive: then only write bits are judged. */
 static int path_ok(const char *path, int create, int readonly, bc_err *e)
 {
 	struct stat st;
 	char *dup = bc_xstrdup(path), *dir = dirname(dup);
-	int rc = -1;
+	int rc = -1, have = 0;
 	if (lstat(path, &st) == 0) {
 		if (S_ISLNK(st.st_mode))
 			bc_err_set(e, "results archive %s is a symbolic link: refused", path);
@@ -173,7 +202,7 @@ static int path_ok(const char *path, int create, int readonly, bc_err *e)
 			bc_err_set(e, "results archive %s is read-only (mode %04o): not written", path,
 				   (unsigned)(st.st_mode & 07777));
 		else
-			rc = 0;
+			rc = 0, have = 1;
 	} else if (errno != ENOENT) {
 		bc_err_set(e, "results archive %s: %s", path, strerror(errno));
 	} else if (!create) {
@@ -182,20 +211,25 @@ static int path_ok(const char *path, int create, int readonly, bc_err *e)
 	} else {
 		rc = 0;
 	}
-	if (!rc && stat(dir, &st) == 0 && (st.st_mode & S_IWOTH)) {
-		bc_err_set(e, "results archive %s: its directory %s is world-writable: refused", path, dir);
-		bc_err_detail(e, "Another user could create the archive or its -wal and -shm files there first.");
+	bc_err sub;
+	if (!rc && bc_trust_walk(dir, dir, BC_TRUST_USE | (readonly ? BC_TRUST_ANY_OWNER : 0), "directory", &sub)) {
+		bc_err_set(e, "results archive %s: %s", path, sub.msg);
+		bc_err_detail(e, "Another user could create the archive or its -wal and -shm files there first, or "
+			      "replace them.");
 		bc_err_hint(e, "keep the archive in a directory only you can write (the default is "
-			       "$XDG_DATA_HOME/benchcore/results.db)");
+			       "$XDG_DATA_HOME/benchcore/results.db)%s%s", sub.hint[0] ? "; " : "", sub.hint);
 		rc = -1;
 	}
+	if (!rc && (side_file_ok(path, "-wal", have ? &st : NULL, e) ||
+		    side_file_ok(path, "-shm", have ? &st : NULL, e)))
+		rc = -1;
 	free(dup);
 	return rc;
 }
 
 static int setup(sqlite_db *d, bc_err *e)
 {
-	sqlite3_busy_timeout(d->h, BUSY_MS);
+	sqlite3_busy_timeout(d->h, bc_db_wait_ms());
 	sqlite3_extended_result_codes(d->h, 1);
 	if (d->base.readonly)
 		return exec_plain(d, "PRAGMA query_only = ON", e);
@@ -209,20 +243,46 @@ static int setup(sqlite_db *d, bc_err *e)
 	return exec_plain(d, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON", e);
 }
 
+/* The file SQLite opened is the one judged: held open without following a
+   link (O_NOFOLLOW: a symlink in the last component is refused, links in
+   the directories above are the trust walk's), then compared with what
+   the path names once SQLite has it. */
+static int same_file(const char *path, int held, bc_err *e)
+{
+	struct stat a, b;
+	if (lstat(path, &b) == 0 && S_ISREG(b.st_mode) &&
+	    (held < 0 || (fstat(held, &a) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)))
+		return 0;
+	bc_err_set(e, "results archive %s was replaced while it was being opened: refused", path);
+	return -1;
+}
+
 bc_db *bc_db_sqlite_open(const char *path, int create, int readonly, bc_err *e)
 {
 	if (path_ok(path, create, readonly, e))
 		return NULL;
+	int held = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (held < 0 && errno != ENOENT) {
+		bc_err_set(e, "results archive %s: %s", path, errno == ELOOP ? "a symbolic link: refused" :
+			   strerror(errno));
+		return NULL;
+	}
 	sqlite_db *d = bc_xcalloc(1, sizeof(*d));
 	d->base.ops = &sqlite_ops;
 	d->base.shown = bc_xstrdup(path);
 	d->base.readonly = readonly;
 	int flags = (readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)) |
-		    SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX;
+		    SQLITE_OPEN_NOMUTEX;
 	mode_t old = umask(077);	/* a new archive (and its -wal) is the user's alone */
 	int rc = sqlite3_open_v2(path, &d->h, flags, NULL);
 	umask(old);
-	if (rc != SQLITE_OK || setup(d, e)) {
+	/* open_v2 neither reads nor locks the file; closing ours after that
+	   and before setup's first read drops no lock of SQLite's (POSIX locks
+	   go with any descriptor of the file a process closes) */
+	int moved = rc == SQLITE_OK && same_file(path, held, e);
+	if (held >= 0)
+		close(held);
+	if (rc != SQLITE_OK || moved || setup(d, e)) {
 		if (rc != SQLITE_OK)
 			db_error(d, e, d->h ? sqlite3_errmsg(d->h) : sqlite3_errstr(rc));
 		sq_close(&d->base);

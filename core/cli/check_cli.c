@@ -356,6 +356,11 @@ static char *results_path(const check_args *a, char **tmpdir)
 	if (a->out)
 		return bc_xstrdup(a->out);
 	const char *base = getenv("TMPDIR");
+	bc_err e;
+	if (bc_tmpdir_check(&e)) {
+		bc_err_print(&e);
+		return NULL;
+	}
 	char *t = bc_xasprintf("%s/benchcore-check.XXXXXX", base && *base ? base : "/tmp");
 	if (!mkdtemp(t)) {
 		fprintf(stderr, "benchcore check-module: error: could not create a temp dir %s: %s\n", t,

@@ -33,6 +33,11 @@ int bc_cmd_db(int argc, char **argv);
 struct bc_archive;
 void bc_store_init(void);
 void bc_store_set_db(const char *db);
+/* What an output must not replace: files, and when always is set or one
+   of them is a db: reference, the files of the archive read (db, else
+   --db, $BENCHCORE_DB or the default). NULL-terminated, malloc'd
+   (bc_strv_free): bc_output_ok's inputs. */
+char **bc_store_inputs(char *const *files, const char *db, int always);
 /* Before the run: the archive opens for writing (flag: --store's value,
    "" without one; setting: the store setting), and out is a results file.
    0, or 2 after printing why. */

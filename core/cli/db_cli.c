@@ -13,9 +13,9 @@
 enum { D_DB = 1, D_HOST, D_LABEL, D_SINCE, D_MODULE, D_JSON, D_OUT, D_HELP };
 enum { S_ADD = 1, S_LIST = 2, S_EXPORT = 4 };
 static const bc_flag db_flags[] = {
-	{ "db", 0, "DB", D_DB, "the archive DB: a SQLite file, or postgresql://[user@]host/db (a password is "
-	  "better kept in ~/.pgpass than in the URL; it is never printed); default $BENCHCORE_DB, else "
-	  "$XDG_DATA_HOME/benchcore/results.db (~/.local/share/benchcore/results.db)" },
+	{ "db", 0, "DB", D_DB, "the archive DB: a SQLite file, or postgresql://[user@]host/db or a libpq "
+	  "key=value string (a password is better kept in ~/.pgpass than in the URL; it is never printed); "
+	  "default $BENCHCORE_DB, else $XDG_DATA_HOME/benchcore/results.db (~/.local/share/benchcore/results.db)" },
 	{ "host", 0, "HOST", D_HOST, "only runs of this host name", S_LIST },
 	{ "label", 0, "LABEL", D_LABEL, "only runs with this label", S_LIST },
 	{ "since", 0, "DATE", D_SINCE, "only runs started at or after DATE (ISO 8601: 2026-11-01, "
@@ -71,7 +71,8 @@ static void db_help(FILE *f)
 	fprintf(f, "\noptions of db export:\n");
 	bc_flags_help(f, db_flags, S_EXPORT);
 	fprintf(f, "\nExit status: 0 done; 1 some file was not added (each said why, the rest were);\n"
-		"2 usage, or the archive could not be opened (a newer schema, a symlink, a read-only file).\n");
+		"2 usage, or the archive could not be opened (a newer schema, a symlink, a read-only file).\n"
+		"A writer waits for another one at most 60 s, or $BENCHCORE_DB_WAIT seconds.\n");
 }
 
 static int db_add(const db_args *a, char **files)
@@ -169,7 +170,11 @@ static int db_export(const db_args *a, char **rest)
 	bc_err e;
 	if (!rest[0] || rest[1])
 		return bc_usage_error("%s", "db export: one RUN_ID (benchcore db list shows them)");
-	if (a->out && strcmp(a->out, "-") && bc_output_ok(a->out, NULL, &e)) {
+	/* never over the archive it reads (or its -wal and -shm) */
+	char **inputs = bc_store_inputs(NULL, a->db, 1);
+	int bad = a->out && strcmp(a->out, "-") && bc_output_ok(a->out, inputs, &e);
+	bc_strv_free(inputs);
+	if (bad) {
 		fprintf(stderr, "benchcore db export: -o %s\n", e.msg);
 		return 2;
 	}

@@ -182,8 +182,10 @@ static int from_archive(const history_args *a, bc_hpoint **pts, size_t *n, json_
 {
 	bc_err e;
 	if (bc_archive_history_points(a->db, &a->q, pts, n, &e) < 0) {
-		fprintf(stderr, "benchcore history: the results archive%s%s: %s\n", a->db ? " " : "",
-			a->db ? a->db : "", e.msg);
+		char *shown = a->db ? bc_archive_mask(a->db, a->db) : NULL;	/* never its password */
+		fprintf(stderr, "benchcore history: the results archive%s%s: %s\n", shown ? " " : "",
+			shown ? shown : "", e.msg);
+		free(shown);
 		if (*e.detail)
 			fprintf(stderr, "DETAIL: %s\n", e.detail);
 		fprintf(stderr, "HINT: %s\n", *e.hint ? e.hint : "give results files (benchcore history --module M "
@@ -253,6 +255,15 @@ static int output(const history_args *a, bc_history *h)
 	return 0;
 }
 
+/* --html over one of its inputs: the files, or the archive it reads. */
+static int html_over_input(const history_args *a, char **files, bc_err *e)
+{
+	char **inputs = bc_store_inputs(files, a->db, !files || !files[0]);
+	int rc = bc_output_ok(a->html, inputs, e);
+	bc_strv_free(inputs);
+	return rc;
+}
+
 int bc_cmd_history(int argc, char **argv)
 {
 	history_args a = { .cp = BC_CP_OPTS_DEFAULT, .title = "benchcore history" };
@@ -274,7 +285,7 @@ int bc_cmd_history(int argc, char **argv)
 		rc = usage("missing --module M (the module whose history to show)");
 	else if (nfiles && a.db)
 		rc = usage("--db reads the archive; give it or results files, not both");
-	else if (a.html && bc_output_ok(a.html, files, &e))
+	else if (a.html && html_over_input(&a, files, &e))
 		fprintf(stderr, "benchcore history: --html %s\n", e.msg);
 	else
 		rc = -1;

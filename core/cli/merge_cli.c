@@ -51,17 +51,22 @@ static void merge_help(void)
 	printf("\nExit status: 0 written, 2 usage error or files that are not one system's, 3 not written.\n");
 }
 
-/* OUT must not be one of the inputs, nor an existing file without --force. */
-static int out_ok(const merge_args *a, char **files, int n)
+/* OUT must not be one of the inputs (the archive a db: reference reads
+   among them), nor an existing file without --force. */
+static int out_ok(const merge_args *a, char **files)
 {
 	struct stat so, si;
 	if (!strcmp(a->out, "-") || stat(a->out, &so) != 0)
 		return 0;
-	for (int i = 0; i < n; i++)
-		if (stat(files[i], &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
-			fprintf(stderr, "benchcore merge: error: -o %s is one of the files to merge\n", a->out);
+	char **inputs = bc_store_inputs(files, NULL, 0);	/* a db: reference reads the archive */
+	for (size_t i = 0; inputs[i]; i++)
+		if (stat(inputs[i], &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+			fprintf(stderr, "benchcore merge: error: -o %s is one of the files to merge (%s)\n", a->out,
+				inputs[i]);
+			bc_strv_free(inputs);
 			return -1;
 		}
+	bc_strv_free(inputs);
 	if (!S_ISREG(so.st_mode)) {
 		fprintf(stderr, "benchcore merge: error: -o %s exists and is not a regular file\n", a->out);
 		return -1;
@@ -116,7 +121,7 @@ int bc_cmd_merge(int argc, char **argv)
 	}
 	bc_results *res = bc_xcalloc((size_t)n, sizeof(*res));
 	json_t **docs = bc_xcalloc((size_t)n, sizeof(*docs));
-	if (out_ok(&a, rest, n) || bc_load_all("merge", rest, n, res))
+	if (out_ok(&a, rest) || bc_load_all("merge", rest, n, res))
 		goto out;
 	for (int i = 0; i < n; i++) {
 		json_error_t je;

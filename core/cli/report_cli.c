@@ -106,7 +106,10 @@ int bc_cmd_report(int argc, char **argv)
 		return 2;
 	}
 	bc_err why;
-	if (bc_output_ok(a.out, files, &why)) {
+	char **inputs = bc_store_inputs(files, NULL, 0);	/* a db: reference reads the archive */
+	int bad = bc_output_ok(a.out, inputs, &why);
+	bc_strv_free(inputs);
+	if (bad) {
 		fprintf(stderr, "benchcore report: -o %s\n", why.msg);
 		free(files);
 		return 2;

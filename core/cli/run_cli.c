@@ -8,6 +8,7 @@
 #include "report.h"
 #include "config.h"
 #include "flags.h"
+#include "leftover.h"
 #include "loader.h"
 #include "mset.h"
 #include "settings.h"
@@ -327,6 +328,11 @@ static int finish_report(bc_suite_opts *o, int rc)
 static int run_and_finish(cli *c, bc_config *cfg)
 {
 	int rc;
+	bc_err e;
+	if (bc_tmpdir_check(&e)) {	/* a run's private directories are made there */
+		bc_err_print(&e);
+		return 2;
+	}
 	c->o.store = c->store || cfg->store;
 	const char *out = c->o.out ? c->o.out : cfg->output;
 	if (c->o.store && (rc = bc_store_check(c->store, cfg->store, out)) != 0)

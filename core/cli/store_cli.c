@@ -38,6 +38,21 @@ static int load_db_ref(const char *ref, char **buf, size_t *len, bc_err *e)
 	return rc;
 }
 
+char **bc_store_inputs(char *const *files, const char *db, int always)
+{
+	size_t n = bc_strv_len(files), k = 0;
+	for (size_t i = 0; i < n && !always; i++)
+		always = !strncmp(files[i], "db:", 3);
+	char **ar = always ? bc_archive_files(db ? db : db_flag) : NULL;
+	char **v = bc_xcalloc(n + bc_strv_len(ar) + 1, sizeof(char *));
+	for (size_t i = 0; i < n; i++)
+		v[k++] = bc_xstrdup(files[i]);
+	for (size_t i = 0; ar && ar[i]; i++)
+		v[k++] = ar[i];
+	free(ar);
+	return v;
+}
+
 void bc_store_init(void)
 {
 	bc_results_set_ref_loader("db:", load_db_ref);

@@ -18,73 +18,7 @@
 #include "abi.h"
 #include "settings.h"
 #include "probe.h"
-
-/* One path's owner and mode. level 0: the path itself; 1: the directory
-   holding it (as strict); 2: a directory further up, which may be writable
-   by others when sticky (/tmp): they cannot replace what is ours in it. */
-static int trust_stat(const char *shown, const char *real, const struct stat *st, int level,
-		      const char *what, bc_err *e)
-{
-	int w = (st->st_mode & (S_IWGRP | S_IWOTH)) && !(level == 2 && (st->st_mode & S_ISVTX));
-	const char *by = (st->st_mode & S_IWOTH) ? "others" : "its group";
-	char who[PATH_MAX + 64];
-	if (!level && !strcmp(shown, real))
-		snprintf(who, sizeof(who), "it is");
-	else
-		snprintf(who, sizeof(who), "%s \"%s\"%s is", level ? "directory" : "its real path", real,
-			 level ? " above it" : "");
-	if (w) {
-		bc_err_set(e, "refusing to load from %s \"%s\": %s writable by %s", what, shown, who, by);
-		bc_err_detail(e, "Anyone who can write to %s can make benchcore run their code.", real);
-		bc_err_hint(e, "chmod go-w \"%s\"", real);
-		return -1;
-	}
-	if (st->st_uid != 0 && st->st_uid != geteuid()) {
-		if (!level && !strcmp(shown, real))
-			bc_err_set(e, "refusing to load from %s \"%s\": owned by another user (uid %u)", what, shown,
-				   (unsigned)st->st_uid);
-		else
-			bc_err_set(e, "refusing to load from %s \"%s\": %s owned by another user (uid %u)", what,
-				   shown, who, (unsigned)st->st_uid);
-		bc_err_hint(e, "modules, their directories and the directories above them must belong to root "
-			    "or to the user running benchcore");
-		return -1;
-	}
-	return 0;
-}
-
-/* path's real path, then every directory above it up to /. */
-int bc_trust_walk(const char *shown, const char *path, int strict_parent, const char *what, bc_err *e)
-{
-	char real[PATH_MAX];
-	struct stat st;
-	if (!realpath(path, real) || stat(real, &st) != 0) {
-		bc_err_set(e, "could not read %s \"%s\": %s", what, shown, strerror(errno));
-		return -1;
-	}
-	if (trust_stat(shown, real, &st, 0, what, e))
-		return -1;
-	for (int level = 0;; level++) {
-		char *slash = strrchr(real, '/');
-		if (!slash || slash == real) {
-			if (!strcmp(real, "/"))
-				break;
-			real[1] = '\0';
-		} else {
-			*slash = '\0';
-		}
-		if (stat(real, &st) != 0) {
-			bc_err_set(e, "could not read directory \"%s\" above %s \"%s\": %s", real, what, shown,
-				   strerror(errno));
-			return -1;
-		}
-		if (trust_stat(shown, real, &st, strict_parent && level == 0 ? 1 : 2, what, e))
-			return -1;
-		if (!strcmp(real, "/"))
-			break;
-	}
-	return 0;
-}
+#include "trust.h"
 
 int bc_check_trust(const char *path, int is_dir, bc_err *e)
 {

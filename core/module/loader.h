@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include "benchcore/module.h"
 #include "util.h"
+#include "trust.h"
 
 
 typedef struct bc_module {
@@ -77,9 +78,7 @@ void bc_modset_free(bc_modset *set);
    module's own may be sticky, like /tmp), as sudo and OpenSSH do. */
 int bc_check_trust(const char *path, int is_dir, bc_err *e);
 /* The same for any file or directory (what: "library", "directory"):
-   path's real path, then every directory above it; strict_parent makes
-   the directory holding it as strict as the path itself. */
-int bc_trust_walk(const char *shown, const char *path, int strict_parent, const char *what, bc_err *e);
+   bc_trust_walk (trust.h). */
 /* Every library the module at path would bring in (DT_NEEDED, resolved
    recursively as ld.so would) and every directory searched for them is
    trusted; checked from the files, before any of their code runs (deps.c). */

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "leftover.h"
+#include "trust.h"
 #include "util.h"
 
 /* Version 2 records the true start time. Version 1's was always 0 (field
@@ -361,6 +362,16 @@ const char *bc_leftover_parent(void)
 {
 	const char *t = getenv("TMPDIR");
 	return t && *t ? t : "/tmp";
+}
+
+int bc_tmpdir_check(bc_err *e)
+{
+	const char *t = bc_leftover_parent(), *env = getenv("TMPDIR");
+	if (!bc_trust_walk(t, t, BC_TRUST_STICKY_OK | BC_TRUST_USE, env && *env ? "$TMPDIR" : "directory", e))
+		return 0;
+	bc_err_detail(e, "A run makes its private directories there (scripts the shell test runs, servers' "
+		      "data); whoever may rename them there could put their own in their place.");
+	return -1;
 }
 
 bc_clean_stats bc_clean_leftovers(const char *parent, int dry_run, int verbose)

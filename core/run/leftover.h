@@ -12,6 +12,7 @@
 #ifndef BC_LEFTOVER_H
 #define BC_LEFTOVER_H
 #include <stdint.h>
+#include "util.h"
 
 #define BC_OWNER_FILE ".benchcore-owner"
 
@@ -30,6 +31,11 @@ typedef struct bc_clean_stats {
 
 /* The directory benchcore makes its directories in: $TMPDIR, else /tmp. */
 const char *bc_leftover_parent(void);
+/* Whether that directory may hold a run's private directories: ours or
+   root's all the way up, and nobody else may write in it unless it is
+   sticky (like /tmp: then nobody can rename or replace what is ours).
+   0, or -1 with e set (bc_trust_walk). */
+int bc_tmpdir_check(bc_err *e);
 /* Looks at parent's benchcore*.XXXXXX directories of this user and removes
    those of dead runs, saying each (path, size, owner) on stderr; with
    dry_run only says what it would remove. verbose also says what it kept

@@ -220,6 +220,11 @@ static size_t stride(const bc_modplan *p)
 
 static char *make_tmpdir(const char *what, char **why)
 {
+	bc_err e;
+	if (bc_tmpdir_check(&e)) {	/* checked at the run's start; again here, where it is used */
+		*why = bc_xstrdup(e.msg);
+		return NULL;
+	}
 	char *tmpl = bc_xasprintf("%s/benchcore%s.XXXXXX", bc_scratch_parent(), what);
 	if (mkdtemp(tmpl)) {
 		/* the record lets a later run remove it if this one is killed

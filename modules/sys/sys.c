@@ -114,6 +114,7 @@ static int sys_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
 	s->ctx = ctx;
 	s->o = o;
 	s->threads = api->threads(ctx);
+	s->shfd = -1;
 	s->th = calloc(s->threads, sizeof(*s->th));
 	*state = s;
 	if (!s->th)
@@ -142,12 +143,13 @@ static int sys_fd_high(int fd)
 }
 
 /* Starts thread i's helper: stdin and stdout are its command pipes;
-   file_copy's two files are its descriptors 3 and 4. */
+   file_copy's two files are its descriptors 3 and 4; shell's directory
+   its descriptor 5 (the script named relative to it). */
 static int sys_start_helper(struct sys_state *s, struct sys_thread *t)
 {
 	int in[2], out[2];
 	posix_spawn_file_actions_t fa;
-	char *argv[] = { s->helper, "serve", s->script, s->shdir, NULL };
+	char *argv[] = { s->helper, "serve", s->shfd >= 0 ? "./script.sh" : NULL, NULL };
 	if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC))
 		return s->api->errorf(s->ctx, NULL, "pipe: %s", strerror(errno)), BENCH_ERR;
 	if (t->src >= 0 && ((t->src = sys_fd_high(t->src)) < 0 || (t->dst = sys_fd_high(t->dst)) < 0))
@@ -159,6 +161,8 @@ static int sys_start_helper(struct sys_state *s, struct sys_thread *t)
 		posix_spawn_file_actions_adddup2(&fa, t->src, 3);
 		posix_spawn_file_actions_adddup2(&fa, t->dst, 4);
 	}
+	if (s->shfd >= 0)
+		posix_spawn_file_actions_adddup2(&fa, s->shfd, 5);
 	int rc = posix_spawn(&t->helper, s->helper, &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	close(in[0]);

@@ -46,8 +46,11 @@ struct sys_state {
 	unsigned threads;
 	struct sys_thread *th;
 	char helper[PATH_MAX + 16];	/* sys-helper beside this module */
-	char script[PATH_MAX];		/* shell: the script, its directory */
-	char shdir[PATH_MAX];
+	char shdir[PATH_MAX];		/* shell: the case's scratch directory (messages) */
+	int shfd;			/* ... open (O_NOFOLLOW), checked private: the helper
+					   runs the scripts in it through this descriptor, so
+					   a directory renamed and replaced by its path is never
+					   the one they run from; -1 when none */
 };
 
 /* Every test but the system calls without a descriptor runs in the helper
@@ -72,7 +75,9 @@ int sys_copy_prepare(struct sys_state *s, struct sys_thread *t);
 /* Closes the case's copies of t's two files once its helper holds them. */
 void sys_copy_handed_over(struct sys_thread *t);
 void sys_copy_cleanup(struct sys_thread *t);
-/* shell: the script and its input text in the case's scratch directory. */
+/* shell: the scripts and their input text in the case's scratch
+   directory, opened once and checked ours and private (0700): written and
+   removed through that descriptor, never by path. */
 int sys_shell_prepare(struct sys_state *s);
 void sys_shell_cleanup(struct sys_state *s);
 #endif

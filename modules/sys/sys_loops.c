@@ -192,15 +192,44 @@ static int sys_write_text(FILE *f)
 	return 0;
 }
 
+/* The scratch directory, opened without following a link and checked:
+   ours, a directory, nobody else's to write or even read. The host made it
+   so (mkdtemp in a parent it trusts); checked here again because the
+   helper runs a shell on what lies in it. */
+static int sys_shell_open_dir(struct sys_state *s, const char *dir)
+{
+	struct stat st;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return s->api->errorf(s->ctx, NULL, "shell: cannot open its scratch directory %s: %s", dir,
+				      strerror(errno)), -1;
+	if (fstat(fd, &st) || st.st_uid != geteuid() || (st.st_mode & 077)) {
+		close(fd);
+		return s->api->errorf(s->ctx, NULL, "shell: its scratch directory %s is not private (owner uid %u, "
+				      "mode %04o): its scripts are not run from it", dir, (unsigned)st.st_uid,
+				      (unsigned)(st.st_mode & 07777)), -1;
+	}
+	/* above the helper's 0..5, so the dup2 onto 5 at its start is the only one */
+	int hi = fcntl(fd, F_DUPFD_CLOEXEC, 6);
+	close(fd);
+	if (hi < 0)
+		return s->api->errorf(s->ctx, NULL, "fcntl: %s", strerror(errno)), -1;
+	return hi;
+}
+
 int sys_shell_prepare(struct sys_state *s)
 {
 	const char *dir = s->api->scratch_dir(s->ctx);
 	snprintf(s->shdir, sizeof(s->shdir), "%s", dir);
-	snprintf(s->script, sizeof(s->script), "%s/%s", dir, sys_shell_files[0]);
+	if ((s->shfd = sys_shell_open_dir(s, dir)) < 0)
+		return BENCH_ERR;
 	for (int i = 0; i < 3; i++) {
-		char path[PATH_MAX + 16];
-		snprintf(path, sizeof(path), "%s/%s", dir, sys_shell_files[i]);
-		FILE *f = fopen(path, "wx");
+		/* new files only (O_EXCL), never through a link */
+		int fd = openat(s->shfd, sys_shell_files[i], O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+				0600);
+		FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+		if (!f && fd >= 0)
+			close(fd);
 		if (!f || (i == 2 ? sys_write_text(f) : fputs(i ? sys_inner : sys_outer, f)) == EOF || fclose(f))
 			return s->api->errorf(s->ctx, NULL, "shell: cannot write its scripts in %s: %s", dir,
 					      strerror(errno)), BENCH_ERR;
@@ -210,12 +239,10 @@ int sys_shell_prepare(struct sys_state *s)
 
 void sys_shell_cleanup(struct sys_state *s)
 {
-	if (!s->script[0])
+	if (s->shfd < 0)
 		return;
-	for (int i = 0; i < 3; i++) {
-		char path[PATH_MAX + 16];
-		snprintf(path, sizeof(path), "%s/%s", s->shdir, sys_shell_files[i]);
-		unlink(path);
-	}
-	s->script[0] = '\0';
+	for (int i = 0; i < 3; i++)
+		unlinkat(s->shfd, sys_shell_files[i], 0);
+	close(s->shfd);
+	s->shfd = -1;
 }

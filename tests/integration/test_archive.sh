@@ -297,7 +297,7 @@ expect_rc "... for reading too" 2
 mkdir -p $T/ww && chmod 1777 $T/ww
 run_bc $T/ww db add --db $T/ww/r.db $T/a.json
 expect_rc "an archive in a world-writable directory: refused" 2
-expect_grep "... saying why" $T/ww.err "is world-writable: refused"
+expect_grep "... saying why" $T/ww.err "refusing to use directory \"$T/ww\": it is writable by others"
 check "... and nothing made there" test ! -e $T/ww/r.db
 # a read-only file, a read-only mount
 mkdir -p $T/ro && cp $SDB $T/ro/r.db && chmod 444 $T/ro/r.db

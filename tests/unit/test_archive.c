@@ -284,12 +284,42 @@ static void redaction(void **state)
 		{ "postgresql://a:b@c@h/d", "postgresql://a:***@h/d" },
 		{ "postgresql:///d?password=x&user=u", "postgresql:///d?password=***&user=u" },
 		{ "postgresql://h/d", "postgresql://h/d" },
+		/* issue 48: a raw "/" in the password, the scheme in capitals, key=value strings */
+		{ "postgresql://bench:pa/ss@localhost/bench", "postgresql://bench:***@localhost/bench" },
+		{ "POSTGRESQL://bench:Hunter22@localhost/bench", "POSTGRESQL://bench:***@localhost/bench" },
+		{ "host=/run/pg dbname=bench password=Hunter22 user=bench",
+		  "host=/run/pg dbname=bench password=*** user=bench" },
+		{ "host=h password = 'two words\\' here' dbname=d", "host=h password = *** dbname=d" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char *r = bc_db_redact_url(cases[i][0]);
+		char *r = bc_archive_mask(cases[i][0], cases[i][0]);
 		assert_string_equal(r, cases[i][1]);
 		free(r);
 	}
+	/* libpq's messages repeat a token of the URL: masked by the password itself */
+	const char *conn = "postgresql://bench:Sec%zzret@localhost/bench";
+	char *m = bc_archive_mask("invalid percent-encoded token: \"Sec%zzret\"", conn);
+	assert_string_equal(m, "invalid percent-encoded token: \"***\"");
+	free(m);
+	m = bc_archive_mask("x in URI: \"postgresql://bench:Hunter22@[badhost/bench\"", NULL);
+	assert_string_equal(m, "x in URI: \"postgresql://bench:***@[badhost/bench\"");
+	free(m);
+	m = bc_archive_mask("token \"pa%2Fss2\" and pa/ss2", "postgresql://u:pa/ss2@h/d");
+	assert_string_equal(m, "token \"***\" and ***");
+	free(m);
+	m = bc_archive_mask("in URI: \"postgresql://u:two wordsX@h/d\"", "postgresql://u:two wordsX@h/d");
+	assert_string_equal(m, "in URI: \"postgresql://u:***@h/d\"");
+	free(m);
+	m = bc_archive_mask("invalid URI query parameter: \"pasword\" = HuntEr22", "postgresql://h/d?pasword=HuntEr22");
+	assert_string_equal(m, "invalid URI query parameter: \"pasword\" = ***");
+	free(m);
+	assert_true(bc_archive_is_url("POSTGRES://h/d"));
+	assert_true(bc_archive_is_url(" host=/tmp dbname=x"));
+	assert_false(bc_archive_is_url("/tmp/host=x.db"));
+	assert_false(bc_archive_is_url("results.db"));
+	char *c = bc_db_pg_conninfo("POSTGRESQL://bench:pa/ss@localhost/bench");
+	assert_string_equal(c, "postgresql://bench:pa%2Fss@localhost/bench");
+	free(c);
 }
 
 int main(void)

@@ -22,9 +22,13 @@
  *             (each exec replaces the last, as UnixBench's execl), then exits
  *   ctx N     N round trips of a counter with a partner process over two
  *             pipes (UnixBench's context1: each trip two context switches)
- *   shell N C N times: the script argv[2] in the directory argv[3], which
- *             starts C copies of its inner script at once and waits for
- *             each (UnixBench's looper, multi.sh, tst.sh); it must exit 0
+ *   shell N C N times: the script argv[2] in the directory that is its
+ *             descriptor 5 (the case's private scratch directory, opened by
+ *             the module), which starts C copies of its inner script at once
+ *             and waits for each (UnixBench's looper, multi.sh, tst.sh); it
+ *             must exit 0. The directory is entered by its descriptor, never
+ *             by path: one renamed and replaced by another user's is not
+ *             the one the script runs from
  *   pipe N    N times: 512 bytes written to a pipe of its own and read back
  *             (UnixBench's pipe)
  *   copy N B  N buffers of B bytes read from descriptor 3 and written to 4,
@@ -32,7 +36,7 @@
  *             opens the two files and hands them over at the helper's start
  *
  * It dies with its parent (PR_SET_PDEATHSIG) and ends at EOF on stdin.
- * Usage: sys-helper serve [SCRIPT DIR] | sys-helper --chain N
+ * Usage: sys-helper serve [SCRIPT] | sys-helper --chain N
  */
 #include <errno.h>
 #include <signal.h>
@@ -40,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -195,15 +200,21 @@ static const char *do_copy(long n, long bs)
 	return NULL;
 }
 
-/* One loop: the outer script (argv[2]) in the directory argv[3], which
-   starts the copies and waits for each, as UnixBench's looper runs its
-   multi.sh; it must exit 0. */
-static const char *do_shell(long n, long copies, const char *script, const char *dir)
+/* One loop: the outer script (argv[2]) in the directory of descriptor 5,
+   which starts the copies and waits for each, as UnixBench's looper runs
+   its multi.sh; it must exit 0. The directory must still be ours and
+   private: nothing another user put there is run. */
+static const char *do_shell(long n, long copies, const char *script)
 {
 	char count[32];
+	struct stat dir;
 	if (!script || copies < 1 || copies > 64) {
 		errno = EINVAL;
 		return "shell";
+	}
+	if (fstat(5, &dir) || !S_ISDIR(dir.st_mode) || dir.st_uid != geteuid() || (dir.st_mode & 077)) {
+		errno = EPERM;
+		return "the script's directory (descriptor 5) is not a private directory of ours";
 	}
 	snprintf(count, sizeof(count), "%ld", copies);
 	for (long i = 0; i < n; i++) {
@@ -212,7 +223,7 @@ static const char *do_shell(long n, long copies, const char *script, const char 
 		if (p < 0)
 			return "fork";
 		if (p == 0) {
-			if (chdir(dir) == 0)
+			if (fchdir(5) == 0 && close(5) == 0)
 				execl("/bin/sh", "sh", script, count, (char *)NULL);
 			_exit(127);
 		}
@@ -262,7 +273,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(cmd, "copy"))
 			why = do_copy(n, c);
 		else if (!strcmp(cmd, "shell"))
-			why = do_shell(n, c, argc > 2 ? argv[2] : NULL, argc > 3 ? argv[3] : ".");
+			why = do_shell(n, c, argc > 2 ? argv[2] : NULL);
 		else {
 			errno = EINVAL;
 			why = "unknown command";

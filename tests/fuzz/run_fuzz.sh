@@ -17,11 +17,11 @@ cd "$(dirname "$0")/../.."
 name=${1:?usage: tests/fuzz/run_fuzz.sh config|results|loader|netctl|channel [SECONDS]}
 secs=${2:-20}
 case $name in
-config)	src="core/run/config.c core/values/runset.c core/values/settings.c core/run/plan.c core/values/options.c core/base/util.c"
-	libs="-lconfig -ljansson -lm"; seeds="examples/*.conf"; max_len=4096;;
-loader)	src="core/module/probe.c core/module/probe_run.c core/module/same.c core/module/elf.c core/module/deps.c core/module/loader.c core/module/modset.c core/module/abi.c core/base/reap.c core/values/options.c core/values/runset.c core/run/config.c core/values/settings.c core/base/util.c"
+config)	src="core/run/config.c core/machine/mkinds.c core/machine/fskinds.c core/machine/fsdev.c core/machine/fsdev_check.c core/machine/fsdev_undo.c core/machine/msysfs.c core/machine/sysinfo.c core/machine/sysinfo_cpu.c core/machine/sysinfo_arm.c core/machine/sysinfo_cache.c core/machine/freq.c core/machine/identity.c core/run/mplan.c core/values/config_model.c core/values/settings.c core/run/plan.c core/values/options.c core/base/util.c"
+	libs="-lconfig -ljansson -lcrypto -lm"; seeds="examples/*.conf"; max_len=4096;;
+loader)	src="core/module/probe.c core/module/probe_run.c core/module/same.c core/module/elf.c core/module/deps.c core/module/loader.c core/module/modset.c core/module/abi.c core/base/reap.c core/base/trust.c core/machine/mkinds.c core/machine/fskinds.c core/machine/fsdev.c core/machine/fsdev_check.c core/machine/fsdev_undo.c core/machine/msysfs.c core/machine/sysinfo.c core/machine/sysinfo_cpu.c core/machine/sysinfo_arm.c core/machine/sysinfo_cache.c core/machine/freq.c core/machine/identity.c core/values/options.c core/values/config_model.c core/run/config.c core/values/settings.c core/base/util.c"
 	libs="-lconfig -ljansson -lcrypto -ldl -lm"; seeds=""; max_len=65536;;
-results) src="core/result/results_read.c core/result/group_hist.c core/result/case.c core/result/case_read.c core/stats/hist.c core/stats/hist_code.c core/judge/compare.c core/judge/verdict.c core/judge/hostdiff.c core/judge/interference.c core/views/compare_print.c core/stats/stats.c core/pages/report.c core/views/refset.c core/pages/refset_html.c core/pages/report_study.c core/views/tables.c core/views/tab.c core/views/caserows.c core/views/viewsel.c core/stats/steady.c core/views/svg.c core/values/options.c core/base/util.c"
+results) src="core/result/results_read.c core/result/group_hist.c core/result/case.c core/result/case_read.c core/stats/hist.c core/stats/hist_code.c core/judge/compare.c core/judge/casesets.c core/result/results_split.c core/judge/verdict.c core/judge/hostdiff.c core/judge/interference.c core/views/compare_print.c core/stats/stats.c core/pages/report.c core/views/refset.c core/pages/refset_html.c core/pages/report_study.c core/views/tables.c core/views/grid.c core/views/caserows.c core/views/viewsel.c core/stats/steady.c core/views/svg.c core/values/options.c core/base/util.c"
 	libs="-ljansson -lm"; seeds="tests/fixtures/*.json"; max_len=32768;;
 netctl)	src="modules/net/net_proto.c"
 	libs="-ljansson"; seeds=""; max_len=4096;;

@@ -245,13 +245,18 @@ run_bc "$T/help" compare --help
 expect_rc "compare --help" 0
 bad=""
 for opt in $(grep -oE -- '--[a-z][a-z-]*[a-z]' "$T/help.out" | sort -u); do
-	case $opt in --help) continue;; esac
+	case $opt in --help|--split) continue;; esac
 	arg=""; case $opt in --threshold) arg=3;; --alpha) arg=0.1;; --test) arg=welch;;
 		--threshold-for) arg=tail=20;; --adjust) arg=holm;; --format) arg=markdown;; --level) arg=90;;
 		--match-ignore) arg=max_prime;; --by) arg=cpu.max_prime;; --metric) arg="events_per_sec --table";; --busy-threshold) arg=10;; esac
 	"$BC" compare $opt $arg $FX/cmp-a.json $FX/cmp-a2.json >/dev/null 2>&1 || bad="$bad $opt"
 done
 if [ -z "$bad" ]; then pass "every option in compare --help is accepted"; else fail "options in --help rejected:$bad"; fi
+# --split takes one file that swept a machine setting (test_machine runs real ones): a file that
+# swept none is refused by name, not taken for an unknown flag
+run_bc "$T/split" compare --split machine.thp $FX/cmp-a.json
+expect_rc "--split over a file that swept no machine setting" 2
+expect_grep "... the setting and the file named" "$T/split.err" 'cmp-a.json has no value of machine setting "thp"'
 
 # --- sysinfo ---------------------------------------------------------------
 run_bc "$T/si" sysinfo --json --io-path "$T"

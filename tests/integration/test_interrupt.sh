@@ -28,7 +28,10 @@ check "during warmup: no process left" no_children warm
 
 interrupt meas TERM 1.5 run cpu max_prime=1000 --warmup 0.2 --time 5 --threads 1,2
 expect_rc "SIGTERM during the measured window exits 130" 130
-expect_py "during measure: partial case has figures" $T/meas.json 'd["cases"][0]["status"]=="interrupted" and d["cases"][0]["ops"]["event"]["count"]>0 and 0.9<d["cases"][0]["duration_s"]<1.6'
+# the window it kept is what ran of it: more than nothing, and no longer than the 1.5 s from
+# the start to the signal less the warmup (how much of that a loaded machine spent starting
+# is not expected)
+expect_py "during measure: partial case has figures" $T/meas.json 'd["cases"][0]["status"]=="interrupted" and d["cases"][0]["ops"]["event"]["count"]>0 and 0<d["cases"][0]["duration_s"]<=1.3+0.05'
 expect_py "during measure: later cases not run" $T/meas.json 'len(d["cases"])==1'
 check "during measure: no process left" no_children meas
 

@@ -26,7 +26,8 @@ attack() {
 import glob, os, sys, time
 d, mark = sys.argv[1], sys.argv[2]
 seen, n = {}, 0
-while True:
+end = time.monotonic() + 300	# bounded: it stops by itself, even if the test was killed
+while os.path.isdir(d) and time.monotonic() < end:
     now = time.monotonic()
     for x in glob.glob(d + "/benchcore.*"):
         if x.endswith(".moved") or x.endswith(".prep") or seen.get(x) == "done":

@@ -13,7 +13,7 @@ typedef struct bigneeds_opts {
 } bigneeds_opts;
 
 static const bench_option_v1 bigneeds_options[] = {
-	{ .name = "touch", .type = BENCH_OPT_SIZE, .def = "64M", .help = "bytes prepare touches", .min = 0,
+	{ .name = "touch", .type = BENCH_OPT_SIZE, .def = "256M", .help = "bytes prepare touches", .min = 0,
 	  .max = 1e12, BENCH_OPT_AT(bigneeds_opts, touch) },
 	{ 0 }
 };

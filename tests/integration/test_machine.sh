@@ -376,4 +376,4 @@ same_as_found "machine: at the end"
 "$BC" help machine --markdown | grep '^| `' >"$T/keys.md"
 missing=$(grep -vxFf docs/machine.md "$T/keys.md" | head -3)
 check "machine: docs/machine.md holds every row of benchcore help machine --markdown" test -z "$missing"
-[ -n "$missing" ] && echo "$missing"
+if [ -n "$missing" ]; then echo "$missing"; fi

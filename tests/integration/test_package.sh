@@ -81,7 +81,7 @@ mods=$("$BC" list | awk 'NR > 1 && /^$/ { exit } NR > 1 && /^[a-z0-9_]+ / { prin
 subs=$("$BC" --help | sed -n '/^usage:/,/^$/p' | grep -oE '^ +benchcore [a-z][a-z-]*' | awk '!seen[$2]++ { print $2 }' | tr '\n' ' ' | sed 's/ $//')
 expect_grep "completion: the subcommands of --help ($subs)" "$T/comp.out" "^sub: $subs$"
 check "  (run, list, compare, serve among them)" sh -c "echo '$subs' | grep -q 'run list .*compare.*serve'"
-expect_grep "completion: a prefix of subcommands" "$T/comp.out" "^r: run report$"
+expect_grep "completion: a prefix of subcommands" "$T/comp.out" "^r: run report restore$"
 expect_grep "completion: run MODULE from benchcore list" "$T/comp.out" "^run: $mods$"
 expect_grep "completion: a module's options as key=" "$T/comp.out" "^key: max_prime=$"
 expect_grep "completion: run's flags from its table" "$T/comp.out" "^runflag: --threads --thread-init-timeout$"

@@ -268,8 +268,10 @@ expect_py "machine: study 2: each frequency's case, marked not in effect where t
 	"sorted(c['machine']['cpu_freq'] for c in d['cases']) == ['1.0GHz', '2.0GHz', '2.5GHz', '2.6GHz'] and all(('setting_not_in_effect' in c) == (abs(c['cpu_freq']['measured_mhz'] - float(c['machine']['cpu_freq'][:-3]) * 1000) > 0.05 * float(c['machine']['cpu_freq'][:-3]) * 1000) for c in d['cases'])"
 python3 -c 'import json,sys; [print("    %s: %s" % (c["machine"]["cpu_freq"], c.get("setting_not_in_effect", "in effect"))) for c in json.load(open(sys.argv[1]))["cases"]]' "$T/st2f.json"
 if [ -n "$CPU10" ]; then
-	run_bc "$T/st3" -c "$S/cloud-vm-quick-tests.conf" $MODS --scale 0.01 -o "$T/st3.json"
-	expect_rc "machine: study 3's online_cpus = [4, 8] refused on this 2-CPU machine" 2
+	run_bc "$T/st3" -c "$S/cloud-vm-quick-tests.conf" $MODS --scale 0.01 machine.online_cpus=4,8 -o "$T/st3.json"
+	expect_rc "machine: study 3's 4-core against 8-core sweep (machine.online_cpus=4,8) refused on this 2-CPU machine" 2
+	expect_grep "machine: ... naming the setting and the machine's range" "$T/st3.err" 'online_cpus: "4" is not a count of CPUs from 1 to 2'
+	check "machine: ... and nothing changed (CPU 1 online)" [ "$(raw $CPU1)" = "$CPU10" ]
 	run_bc "$T/st3r" -c "$S/cloud-vm-quick-tests.conf" $MODS --only rsa --scale 0.01 --repeat 1 machine.online_cpus=1,2 -o "$T/st3r.json"
 	expect_rc "machine: study 3 (rsa) with machine.online_cpus=1,2 given after -c" 0
 	expect_py "machine: study 3: each case on the CPUs its setting left" "$T/st3r.json" \

@@ -20,9 +20,9 @@ MARK=$T/mark; mkdir -m 1777 $MARK	# where the attacker's scripts say they ran (a
 # attack DIR: as nobody, forever: each benchcore*.XXXXXX directory in DIR, once it is 1 s
 # old (its scripts written by then), renamed, and a look-alike made beforehand renamed into
 # its place (two renames: the gap is microseconds) whose script.sh records its uid and exits
-# 0. ATTACK: its pid.
+# 0. ATTACK: its pid (setpriv execs python: the pid the trap kills is the loop itself).
 attack() {
-	as_nobody /usr/bin/python3 -S -c '
+	setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups /usr/bin/python3 -S -c '
 import glob, os, sys, time
 d, mark = sys.argv[1], sys.argv[2]
 seen, n = {}, 0

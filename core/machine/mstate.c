@@ -14,6 +14,8 @@
    file's text names its holder for the refusal's message. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -306,7 +308,38 @@ int bc_mstate_holder(char *buf, size_t n)
 	return held;
 }
 
-/* Takes the lock of s (nonblocking); 0, or -1 with the holder in e. */
+/* The pid the holder wrote ("pid N: ..."), or 0. */
+static pid_t holder_pid(int fd)
+{
+	char who[64] = "";
+	ssize_t r = pread(fd, who, sizeof(who) - 1, 0);
+	who[r > 0 ? r : 0] = '\0';
+	long pid = 0;
+	return sscanf(who, "pid %ld:", &pid) == 1 && pid > 0 ? (pid_t)pid : 0;
+}
+
+/* The lock is held though the run that wrote its holder is gone (SIGKILL):
+   the processes it forked (a case process, a workload's own children) hold
+   the same open file until they have exited, which a child stopping its
+   I/O may take seconds to do. Waits up to 15 s for them; 1 when the lock
+   is taken, 0 when the holder is alive or the wait ran out. */
+static int holder_dead_wait(int fd)
+{
+	pid_t pid = holder_pid(fd);
+	if (pid <= 0 || !(kill(pid, 0) && errno == ESRCH))
+		return 0;
+	for (int i = 0; i < 150; i++) {
+		if (!flock(fd, LOCK_EX | LOCK_NB))
+			return 1;
+		if (i == 5)
+			bc_warn("the run that held this machine's settings (pid %ld) is gone; waiting for the processes it "
+				"started to exit", (long)pid);
+		usleep(100000);
+	}
+	return 0;
+}
+
+/* Takes the lock of s (nonblocking, but see holder_dead_wait); 0, or -1 with the holder in e. */
 static int take_lock(bc_mstate *s, bc_err *e)
 {
 	s->lock_fd = open(s->lockfile, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
@@ -314,12 +347,14 @@ static int take_lock(bc_mstate *s, bc_err *e)
 		bc_err_set(e, "could not open the machine lock %s: %s", s->lockfile, strerror(errno));
 		return -1;
 	}
-	if (flock(s->lock_fd, LOCK_EX | LOCK_NB)) {
+	if (flock(s->lock_fd, LOCK_EX | LOCK_NB) && !holder_dead_wait(s->lock_fd)) {
 		char who[512] = "";
 		ssize_t r = pread(s->lock_fd, who, sizeof(who) - 1, 0);
 		who[r > 0 ? r : 0] = '\0';
 		who[strcspn(who, "\n")] = '\0';
-		bc_err_set(e, "another run holds this machine's settings: %s", *who ? who : "(holder unknown)");
+		bc_err_set(e, "another run holds this machine's settings: %s%s", *who ? who : "(holder unknown)",
+			holder_pid(s->lock_fd) > 0 && kill(holder_pid(s->lock_fd), 0) && errno == ESRCH
+				? " (that process is gone, but processes it started still hold the lock)" : "");
 		bc_err_detail(e, "Two runs changing machine settings at once would each measure the other's.");
 		bc_err_hint(e, "wait for it to end, or run without machine settings");
 		close(s->lock_fd);

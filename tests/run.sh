@@ -171,7 +171,11 @@ finish_integration() {	# waits for one job (unit or integration), prints its lin
 	fi
 	rc=$(cat "$out.rc" 2>/dev/null || echo 1); rm -f "$out.rc"
 	p=$(grep -c '^PASS: ' "$out"); f=$(grep -c '^FAIL: ' "$out")
-	[ "$rc" = 124 ] && { f=$((f + 1)); echo "  stopped after ${BC_TEST_TIMEOUT:-600} s (BC_TEST_TIMEOUT), see $out"; census "$label" "stopped by the timeout"; }
+	if [ "$rc" = 124 ]; then	# where it stopped: its last lines (CI keeps no log)
+		f=$((f + 1)); echo "  stopped after ${BC_TEST_TIMEOUT:-600} s (BC_TEST_TIMEOUT), see $out; its last lines:"
+		tail -n 8 "$out" | cut -c1-200 | sed 's/^/    | /'
+		census "$label" "stopped by the timeout"
+	fi
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; echo "  exit $rc, see $out"; census "$label" "exit $rc without a FAIL line"; fi
 	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then f=1; echo "  no test ran, see $out"; census "$label" "no test ran"; fi
 	tally "$label" "$p" "$f" "$secs"

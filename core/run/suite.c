@@ -340,6 +340,12 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 	size_t n = 0;
 	struct bc_mrun *mrun = NULL;
 	bc_modplan *plans = bc_xcalloc(cfg->nmods ? cfg->nmods : 1, sizeof(*plans));
+	/* first, before the modules are probed and the machine is changed: a
+	   signal from now on is a stop request, never the default death (which
+	   would leave machine settings for the journal) nor, in a background
+	   job whose shell ignores SIGINT, lost. The runner then writes what ran
+	   (nothing, if it came before the first case) and ends with 130. */
+	install_signals();
 	char **extra = c->modpath ? bc_split(c->modpath, ':') : NULL;
 	if (extra) {
 		size_t a = bc_strv_len(extra), b = bc_strv_len(cfg->module_path);
@@ -517,7 +523,6 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 	r.progress = c->quiet ? 0 : isatty(2) ? 2 : 1;
 	bc_runner_show_plan(&r, plans, n);
 	warn_threads(plans, n);
-	install_signals();
 	rc = bc_runner_run(&r, plans, n);
 	bc_service_stop_all();	/* the runner stops them already: this is the backstop */
 	bc_runner_free(&r);

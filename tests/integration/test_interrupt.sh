@@ -21,6 +21,21 @@ interrupt() {	# name sig secs args...
 	wait $pid; RC=$?
 }
 
+# a signal in the run's first moments, while its modules are probed (one whose
+# constructor hangs for the probe's 1 s): a background job's shell ignores
+# SIGINT, so before benchcore's handler it would be lost and the run would go
+# on to its end (5 s); it stops once the probe is over, with nothing run
+mkdir -p $T/hang && cp "$TESTMODS/ctor_hang.so" $T/hang/
+BCTEST_CTOR_FAULTS=1 BENCHCORE_PROBE_TIMEOUT=1 "$BC" run cpu --module-path $T/hang --warmup 0 --time 5 -q \
+	-o $T/early.json >$T/early.out 2>$T/early.err </dev/null &
+pid=$!
+for _ in $(seq 100); do [ -n "$(pgrep -P $pid)" ] && break; sleep 0.02; done
+t0=$(date +%s%N); kill -INT $pid; wait $pid; RC=$?; ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+expect_rc "SIGINT while the modules are probed (a background job): exit 130" 130
+check "... the run did not go on to its 5 s (${ms} ms after the signal)" test $ms -lt 4000
+expect_py "... no case ran; the results say interrupted" $T/early.json 'd["interrupted"] and d["cases"] == []'
+check "... no process left" no_children early
+
 interrupt warm INT 0.7 run cpu --warmup 5 --time 5
 expect_rc "SIGINT during warmup exits 130" 130
 expect_py "during warmup: results written, case interrupted" $T/warm.json 'd["interrupted"] and d["cases"][0]["status"]=="interrupted"'

@@ -221,8 +221,15 @@ $(COMPLETION): $(BUILD)/benchcore $(MODULE_SO) scripts/gen-man.py
 NPROC		:= $(shell nproc 2>/dev/null || echo 2)
 CHECK_J		= $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC))
 ARM64_NONE	= echo "arm64: no cross build (needs $(ARM64_CC), qemu-aarch64 and scripts/arm64-sysroot.sh's sysroot, with libsqlite3-dev and libpq-dev)"
-.PHONY: check-trees check-tree-plain check-tree-asan check-tree-arm64
-check-trees: check-tree-plain check-tree-asan check-tree-arm64
+# The fuzz targets (clang libFuzzer, tests/fuzz/run_fuzz.sh) are built here
+# too, one job each beside the trees, so test_fuzz spends its time fuzzing
+# (each is one clang run over its sources: 20 to 40 s of a CPU).
+FUZZ_TARGETS	:= config results loader netctl channel
+.PHONY: check-trees check-tree-plain check-tree-asan check-tree-arm64 $(FUZZ_TARGETS:%=check-fuzz-%)
+check-trees: check-tree-plain check-tree-asan check-tree-arm64 $(FUZZ_TARGETS:%=check-fuzz-%)
+$(FUZZ_TARGETS:%=check-fuzz-%):
+	@if command -v clang-14 >/dev/null || command -v clang >/dev/null; then \
+		FUZZ_BUILD=$(BUILD)/fuzz tests/fuzz/run_fuzz.sh $(@:check-fuzz-%=%) build; fi
 check-tree-plain:
 	+$(MAKE) --no-print-directory all testmods unit
 check-tree-asan:

@@ -2,7 +2,8 @@
 # Builds a fuzz target (clang libFuzzer + ASan + UBSan) and runs it for a
 # bounded time, seeded with sample inputs and its regression corpus; then
 # replays every file of tests/fuzz/corpus-TARGET/.
-#   tests/fuzz/run_fuzz.sh TARGET [SECONDS]     (default 20; 0 = replay only)
+#   tests/fuzz/run_fuzz.sh TARGET [SECONDS]     (default 20; 0 = replay only;
+#                                               build = build it, if out of date, and stop)
 # TARGET: config (the config loader and option validation), results (the
 # results reader, compare and report behind it), loader (a probe's module
 # description and its metadata checks; a module's ELF RUNPATH), netctl (the
@@ -39,8 +40,9 @@ mkdir -p "$(dirname "$bin")" "$art"
 if [ ! -x "$bin" ] || [ -n "$(find $src core/*/*.h modules/net/*.h -newer "$bin" 2>/dev/null)" ]; then
 	"$cc" -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		-fno-omit-frame-pointer -D_GNU_SOURCE -Isdk/include $(ls -d core/*/ | sed "s|^|-I|; s|/$||" | tr "\n" " ") -Imodules/net -DBC_VERSION='"fuzz"' -DBC_MODULEDIR='"/nonexistent"' \
-		-o "$bin" $src $libs || exit 2
+		-o "$bin.tmp" $src $libs && mv "$bin.tmp" "$bin" || { rm -f "$bin.tmp"; exit 2; }
 fi
+[ "$secs" = build ] && exit 0
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp

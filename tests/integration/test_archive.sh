@@ -180,7 +180,7 @@ d["host"]["hostname"]="h\x07\x1b]0;title\x07\"x"; json.dump(d,open(sys.argv[2],"
 	"$BC" db export --db "$DB" "$(jfield $T/$N.run.json run_id)" | cmp -s - $T/$N.run.json && pass "$N: ... the stored run is its file" || fail "$N: stored run differs from its file"
 	"$BC" run cpu --time 0.3 --warmup 0 --repeat 4 --threads 1,2 -q -o $T/$N.int.json --store="$DB" >$T/$N.int.out 2>$T/$N.int.err </dev/null &
 	local pid=$!
-	for _ in $(seq 100); do grep -q '"status"' $T/$N.int.json 2>/dev/null && break; sleep 0.05; done
+	for _ in $(seq 600); do grep -q '"status"' $T/$N.int.json 2>/dev/null && break; sleep 0.05; done
 	sleep 0.5; kill -INT $pid; wait $pid; RC=$?
 	expect_rc "$N: a run interrupted (Ctrl-C)" 130
 	local IID; IID=$(jfield $T/$N.int.json run_id)

@@ -142,7 +142,7 @@ ms=$(( (t1 - t0) / 1000000 )); in_time "init hang: the run ended after init_time
 for sig in INT TERM; do
 	"$BC" run rogue $MP fault=hang_prepare --time 0.2 --warmup 0 -q -o $T/sg$sig.json >$T/sg$sig.out 2>$T/sg$sig.err </dev/null &
 	pid=$!
-	for _ in $(seq 50); do sleep 0.1; [ -n "$(pgrep -P $pid)" ] && break; done
+	for _ in $(seq 300); do sleep 0.1; [ -n "$(pgrep -P $pid)" ] && break; done
 	sleep 0.3
 	t0=$(date +%s%N); kill -$sig $pid; wait $pid; RC=$?; t1=$(date +%s%N)
 	ms=$(( (t1 - t0) / 1000000 ))
@@ -273,7 +273,7 @@ expect_py "2: results hold the reasons and the unit escaped" $T/e2r.json \
 mkdir -p $T/f4 && chmod 755 $T/f4 && mkfifo $T/f4/x.so && chmod 644 $T/f4/x.so
 t0=$(date +%s%N)
 "$BC" list --module-path $T/f4 >$T/f4.out 2>$T/f4.err </dev/null & pid=$!
-for _ in $(seq 50); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+for _ in $(seq 300); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
 if kill -0 $pid 2>/dev/null; then kill -9 $pid; fail "4: list froze on a FIFO"; else wait $pid; RC=$?; t1=$(date +%s%N); pass "4: list ends beside a FIFO named x.so ($(( (t1 - t0) / 1000000 )) ms)"; fi
 expect_grep "4: the FIFO is refused as not a regular file" $T/f4.out "refusing to load module file \"$T/f4/x.so\": it is not a regular file \(a FIFO\)"
 
@@ -326,7 +326,7 @@ expect_py "5: cleanup_timeout sets the bound" $T/h5t.json 'd["cases"][0]["reason
 for ph in cleanup destroy finish; do
 	"$BC" run unruly $MP fault=hang_$ph count=$T/c6$ph.count --time 0.3 --warmup 0 -q -o $T/s6$ph.json >$T/s6$ph.out 2>$T/s6$ph.err </dev/null &
 	pid=$!
-	for _ in $(seq 100); do sleep 0.05; [ -s $T/c6$ph.count ] && break; done
+	for _ in $(seq 600); do sleep 0.05; [ -s $T/c6$ph.count ] && break; done
 	sleep 1
 	t0=$(date +%s%N); kill -TERM $pid; wait $pid; RC=$?; t1=$(date +%s%N)
 	ms=$(( (t1 - t0) / 1000000 ))

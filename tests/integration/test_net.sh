@@ -37,8 +37,16 @@ expect_py "compare counts transactions_per_sec as the tcp_rr headline (its prima
 	"[r['metric'] for r in d['comparisons'][0]['rows'] if r['headline']] == ['transactions_per_sec']"
 expect_py "loopback tcp_stream: Gbit/s, sender RTT and cwnd from TCP_INFO, server CPU" $T/lo-tcp_stream.json \
 	"$M['gbit_per_sec']['value'] > 0.2 and $M['rtt_us']['value'] > 0 and $M['cwnd']['value'] > 0 and $M['server_cpu_pct']['value'] > 0"
-expect_py "loopback udp_stream: the default 100 Mbit/s within 15%, loss under 5%, jitter reported" $T/lo-udp_stream.json \
-	"abs($M['mbit_per_sec']['value'] - 100) < 15 and $M['udp_loss_pct']['value'] < 5 and 'udp_jitter_ms' in $M"
+# what was sent (the received rate over 1 - loss) never beyond the default 100 Mbit/s by more
+# than 15%; how much of it a loaded machine's receiver took in is the full form's judgement
+expect_py "loopback udp_stream: sent at no more than the default 100 Mbit/s (+15%), loss and jitter reported" \
+	$T/lo-udp_stream.json "0 < $M['mbit_per_sec']['value'] / (1 - $M['udp_loss_pct']['value'] / 100) < 115 and 0 <= $M['udp_loss_pct']['value'] < 100 and 'udp_jitter_ms' in $M"
+if [ "${BC_QUICK:-0}" = 1 ]; then
+	echo "QUICK: loopback udp_stream at the default 100 Mbit/s within 15% with loss under 5% (1 check): make check-full"
+else
+	expect_py "loopback udp_stream: the default 100 Mbit/s within 15%, loss under 5%" $T/lo-udp_stream.json \
+		"abs($M['mbit_per_sec']['value'] - 100) < 15 and $M['udp_loss_pct']['value'] < 5"
+fi
 run_bc $T/udpw run net test=udp_stream bitrate=50 --time 0.4 --warmup 0.6 -q --no-isolate -o $T/udpw.json
 expect_py "udp_stream: the server's loss count covers the measured window only, not the warmup" $T/udpw.json \
 	"(lambda n, sent: 0.9 * sent <= n <= 1.1 * sent)(sum(int(x) for x in d['cases'][0]['info']['udp_datagrams'].replace(',', '').split() if x.isdigit()), d['cases'][0]['ops']['send']['count'])"
@@ -78,7 +86,7 @@ start_serve() {
 		>"$T/$n.out" 2>"$T/$n.err" </dev/null &
 	SPID=$!
 	PORT=
-	for _ in $(seq 50); do
+	for _ in $(seq 300); do
 		PORT=$(sed -n 's/^benchcore serve: listening on .*:\([0-9]*\)$/\1/p' "$T/$n.out")
 		[ -n "$PORT" ] && return 0
 		sleep 0.1
@@ -229,6 +237,7 @@ def flood(port, n, hold, marker):
 def idle(port, n, hold):
     """n control connections that never send a test request"""
     socks = [socket.create_connection(("127.0.0.1", port)) for _ in range(n)]
+    print("idle open=%d" % len(socks), flush=True)
     time.sleep(hold)
     print("idle held=%d" % len(socks))
 
@@ -236,6 +245,7 @@ def trickle(port):
     """a length header a byte every 0.4 s, then body bytes: one deadline from accept"""
     s = socket.create_connection(("127.0.0.1", port), timeout=30)
     t0 = time.time()
+    print("trickle connected", flush=True)
     recv(s)
     how = "?"
     try:
@@ -342,7 +352,7 @@ CONF
 NOFILE=1024 start_serve att -c "$T/att.conf"
 peer flood "$PORT" 1100 4 "$T/flooding" >"$T/flood.out" 2>&1 &
 FPID=$!
-for _ in $(seq 100); do [ -e "$T/flooding" ] && break; sleep 0.1; done
+for _ in $(seq 300); do [ -e "$T/flooding" ] && break; sleep 0.1; done
 c0=$(cpu_ticks "$SPID"); sleep 1.5; c1=$(cpu_ticks "$SPID")
 fds=$(ls "/proc/$SPID/fd" | wc -l)
 echo "1,100 header-less data connections: server $fds descriptors (ulimit -n 1024), $(( (c1 - c0) * 100 / $(getconf CLK_TCK) * 2 / 3 ))% of a CPU"
@@ -389,10 +399,12 @@ CONF
 start_serve one -c "$T/one.conf"
 peer idle "$PORT" 100 3 >"$T/idle.out" 2>&1 &
 IPID=$!
-sleep 0.3
-peer trickle "$PORT" >"$T/trickle.out" 2>&1 &	# newer than the idle ones: not the one dropped for a newcomer
+# the trickle connects once the 100 are open (newer than them: not the one dropped for a
+# newcomer), the client once the trickle is in (a loaded machine starts python slowly)
+for _ in $(seq 200); do grep -q '^idle open=' "$T/idle.out" && break; sleep 0.05; done
+peer trickle "$PORT" >"$T/trickle.out" 2>&1 &
 TPID=$!
-sleep 0.3
+for _ in $(seq 200); do grep -q '^trickle connected' "$T/trickle.out" && break; sleep 0.05; done
 run_net $T/idle-c server=127.0.0.1:$PORT secret_env=NET_TEST_SECRET test=tcp_rr
 expect_rc "100 idle connections on a --max-clients 1 server: an authenticated client still runs" 0
 expect_grep "... the oldest of more than 64 waiting ones gave up its place, and the server says so" $T/one.err \
@@ -440,7 +452,7 @@ start_serve stopped
 trap 'kill -CONT $SPID 2>/dev/null; rm -rf "$T"' EXIT
 "$BC" run net server=127.0.0.1:$PORT --time 3 --warmup 0 -q -o $T/stopped.json >$T/stopped.out 2>$T/stopped.err </dev/null &
 KPID=$!
-for _ in $(seq 100); do grep -q 'client .*: tcp_stream, 1 flows' $T/stopped.err && break; sleep 0.05; done
+for _ in $(seq 600); do grep -q 'client .*: tcp_stream, 1 flows' $T/stopped.err && break; sleep 0.05; done
 sleep 0.3; kill -STOP "$SPID"; start=$(date +%s%N)
 wait $KPID; RC=$?
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
@@ -530,15 +542,44 @@ else
 	done
 	ip netns exec $NA "$BC" serve --bind $A --port 0 >"$T/ns.out" 2>"$T/ns.err" </dev/null &
 	NSPID=$!
-	for _ in $(seq 50); do
+	for _ in $(seq 300); do
 		PORT=$(sed -n 's/^benchcore serve: listening on .*:\([0-9]*\)$/\1/p' "$T/ns.out"); [ -n "$PORT" ] && break; sleep 0.1
 	done
+	# the observer: the client side's veth counters (both directions), sampled every 0.1 s
+	# while the run lasts; what the link carried is what a loaded machine let it carry
+	ip netns exec $NB "$PY" -S -c '
+import sys, time, os
+d = "/sys/class/net/%s/statistics/" % sys.argv[1]
+with open(sys.argv[2], "w") as f:
+    while not os.path.exists(sys.argv[3]):
+        b = int(open(d + "tx_bytes").read()) + int(open(d + "rx_bytes").read())
+        f.write("%.3f %d\n" % (time.monotonic(), b)); f.flush(); time.sleep(0.1)
+' bcvb$$ "$T/ns.samples" "$T/ns.done" &
+	OBS=$!
 	ip netns exec $NB "$BC" run net server=$A:$PORT --time 3 --warmup 1 -q --no-isolate -o $T/ns.json \
 		>"$T/ns-c.out" 2>"$T/ns-c.err" </dev/null
 	RC=$?
+	touch "$T/ns.done"; wait $OBS
 	expect_rc "two namespaces: benchcore serve in one, the module in the other" 0
-	expect_py "two namespaces shaped to 500 Mbit/s: measured within 10% (the study's cap)" $T/ns.json \
-		"abs($M['mbit_per_sec']['value'] - 500) <= 50"
+	expect_py "two namespaces shaped to 500 Mbit/s: no more than the cap (+10%)" $T/ns.json \
+		"$M['mbit_per_sec']['value'] <= 550"
+	# the middle of the busy period (the rate above a fifth of its largest 0.1 s): the measured
+	# window's last 3 s of the 4 s the traffic ran, less its edges; frames carry 1514 bytes on the
+	# wire for 1448 of payload (benchcore counts payload)
+	obs=$("$PY" -S -c '
+import sys
+s = [tuple(map(float, l.split())) for l in open(sys.argv[1]) if len(l.split()) == 2]
+r = [(s[i][0], (s[i][1] - s[i-1][1]) / (s[i][0] - s[i-1][0])) for i in range(1, len(s))]
+top = max(x for _, x in r) if r else 0
+busy = [t for t, x in r if x > top / 5]
+if not busy:
+    print(0); sys.exit()
+a, b = busy[0] + 1.2, busy[-1] - 0.3
+w = [p for p in s if a <= p[0] <= b]
+print(round((w[-1][1] - w[0][1]) * 8 / (w[-1][0] - w[0][0]) / 1e6 * 1448 / 1514, 1) if len(w) > 2 else 0)
+' "$T/ns.samples")
+	expect_py "... and what the veth carried while it measured (${obs} Mbit/s of payload): within 10%" $T/ns.json \
+		"$obs > 0 and abs($M['mbit_per_sec']['value'] - $obs) <= 0.1 * $obs"
 	echo "two-host tcp_stream: $(jget $T/ns.json "round($M['mbit_per_sec']['value'], 1)") Mbit/s"
 	if ip netns exec $NB tc qdisc replace dev bcvb$$ root netem delay 5ms 2>"$T/netem.err"; then
 		ip netns exec $NA tc qdisc replace dev bcva$$ root netem delay 5ms

@@ -191,7 +191,7 @@ KPID=$!
 for _ in $(seq 600); do [ -n "$(ls -d $TMPDIR/benchcore-oltp.*/data/benchcore_tpcc 2>/dev/null)" ] && break; sleep 0.1; done
 sleep 2
 kill -KILL $KPID; wait $KPID 2>/dev/null
-for _ in $(seq 100); do mysqld_of_ours || break; sleep 0.1; done
+for _ in $(seq 300); do mysqld_of_ours || break; sleep 0.1; done
 KDIR=$(ls -d $TMPDIR/benchcore-oltp.* 2>/dev/null | head -1)
 check "SIGKILL: the private mariadbd died with benchcore" no_mysqld
 check "SIGKILL: its data directory stays ($(du -sm $KDIR 2>/dev/null | cut -f1) MiB)" test -n "$KDIR" -a -d "$KDIR/data"

@@ -24,7 +24,7 @@ start_redis() {
 		>$T/$name.log 2>&1 &
 	PIDS="$PIDS $!"
 	eval "PID_$name=$!"
-	for _ in $(seq 100); do [ -S $T/$name.sock ] && return 0; sleep 0.05; done
+	for _ in $(seq 600); do [ -S $T/$name.sock ] && return 0; sleep 0.05; done
 	echo "redis-server $name did not start:"; tail -5 $T/$name.log
 }
 cli() { local s=$1; shift; redis-cli -s $T/$s.sock "$@"; }
@@ -198,7 +198,7 @@ fake() {	# fake MODE: a fake server on $T/fake.sock
 	rm -f $T/fake.sock
 	"$PY" $SRV/fake_redis.py "$1" $T/fake.sock $T/unlink.log >$T/fake.log 2>&1 &	# not the python3 function: $! is the server
 	FAKE_PID=$!; PIDS="$PIDS $FAKE_PID"
-	for _ in $(seq 100); do [ -S $T/fake.sock ] && return 0; sleep 0.05; done
+	for _ in $(seq 600); do [ -S $T/fake.sock ] && return 0; sleep 0.05; done
 }
 unfake() { kill $FAKE_PID 2>/dev/null; wait $FAKE_PID 2>/dev/null; }
 RSS_MAX=150000; [ "${BC_QUICK:-0}" = 1 ] && RSS_MAX=400000	# KiB; ASan's own heap is larger
@@ -378,11 +378,11 @@ if redis-cli --help 2>&1 | grep -q -- '--cluster'; then
 			--appendonly no --cluster-config-file nodes.conf >log 2>&1) &
 		PIDS="$PIDS $!"
 	done
-	for p in $CP; do for _ in $(seq 50); do redis-cli -p $p ping >/dev/null 2>&1 && break; sleep 0.05; done; done
+	for p in $CP; do for _ in $(seq 300); do redis-cli -p $p ping >/dev/null 2>&1 && break; sleep 0.05; done; done
 	redis-cli --cluster create $(for p in $CP; do printf '127.0.0.1:%s ' $p; done) --cluster-replicas 0 \
 		--cluster-yes >$T/cluster.log 2>&1
 	P1=${CP%% *}
-	for _ in $(seq 100); do redis-cli -p $P1 cluster info | grep -q cluster_state:ok && break; sleep 0.05; done
+	for _ in $(seq 600); do redis-cli -p $P1 cluster info | grep -q cluster_state:ok && break; sleep 0.05; done
 	run_bc $T/cl run redis server=127.0.0.1:$P1 cluster=true tests=SET,GET,LPUSH,MSET keyspace=10000 clients=6 \
 		--threads 2 --time 0.2 $Q -o $T/cl.json
 	expect_py "cluster: SET, GET, LPUSH ok over 3 masters; MSET skipped (CROSSSLOT), saying why" $T/cl.json \

@@ -88,7 +88,7 @@ check "crash: cleaned after the crash and after the last case, prepared twice" \
 rm -f $T/pi.log*
 "$BC" run prep $MP log=$T/pi.log size=1,2,3 --repeat 3 --time 0.4 --warmup 0 -q -o $T/pi.json >/dev/null 2>$T/pi.err </dev/null &
 pid=$!
-for _ in $(seq 100); do [ "$(grep -c '^prepare ' $T/pi.log 2>/dev/null)" = 3 ] && break; sleep 0.1; done
+for _ in $(seq 300); do [ "$(grep -c '^prepare ' $T/pi.log 2>/dev/null)" = 3 ] && break; sleep 0.1; done
 sleep 0.6; kill -INT $pid; wait $pid; RC=$?
 expect_rc "interrupted in round 2: exit 130" 130
 check "interrupted: all 3 sizes were prepared, and each was cleaned up once" \

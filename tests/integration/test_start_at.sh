@@ -34,7 +34,7 @@ for tz in Pacific/Kiritimati Pacific/Pago_Pago; do
 	n=${tz#*/}
 	TZ=$tz "$BC" run cpu "${quick[@]}" -o "$n.json" --start-at "$hmsz" >"$n.out" 2>"$n.err" </dev/null &
 	pid=$!
-	for _ in $(seq 50); do grep -q waiting "$n.err" 2>/dev/null && break; sleep 0.1; done
+	for _ in $(seq 300); do grep -q waiting "$n.err" 2>/dev/null && break; sleep 0.1; done
 	kill -TERM "$pid" 2>/dev/null; wait "$pid"
 	s=$(sed -n 's/^benchcore: waiting \([0-9.]*\) s.*/\1/p' "$n.err")
 	check "TZ=$tz, --start-at $hmsz: waits about 60 s (${s:-no wait line}), not a day more or refused" \
@@ -55,7 +55,7 @@ printf 'modules = ( { name = "cpu"; time = 0.2; warmup = 0; } );\n' > s.conf
 for sig in INT TERM; do
 	"$BC" -c s.conf -q -o "$sig.json" --start-at "@$(( $(date +%s) + 60 ))" >"$sig.out" 2>"$sig.err" &
 	pid=$!
-	for _ in $(seq 50); do grep -q waiting "$sig.err" 2>/dev/null && break; sleep 0.1; done
+	for _ in $(seq 300); do grep -q waiting "$sig.err" 2>/dev/null && break; sleep 0.1; done
 	kill -"$sig" "$pid"
 	wait "$pid"; RC=$?
 	expect_rc "SIG$sig during the wait exits 130" 130

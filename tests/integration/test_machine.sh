@@ -297,6 +297,32 @@ check 'machine: custom: a value with ; and $( ) ran nothing' test ! -e "$T/pwned
 expect_py "machine: custom: the cases record the values as given" "$T/custom.json" \
 	"sorted(c['machine']['custom.knob'] for c in d['cases']) == sorted(['a; touch $T/pwned', '\$(touch $T/pwned2)'])"
 check "machine: custom: restored through its set command" [ "$(cat "$T/knob")" = orig ]
+# a command that hangs is killed at its timeout (the setting's own, seconds), naming the command
+cat >"$T/slow.conf" <<EOF
+module_path = [ "$PWD/$BUILD/modules" ];
+time = 0.2; warmup = 0;
+machine = { custom = { name = "slowknob"; set = "sleep 60 # bc-slowset {value}"; read = "cat $T/knob";
+                       values = [ "b" ]; timeout = 1; }; };
+modules = ( { name = "cpu"; max_prime = 1000; } );
+EOF
+t0=$(date +%s%N)
+run_bc "$T/slow" -c "$T/slow.conf" -o "$T/slow.json"
+t1=$(date +%s%N)
+expect_rc "machine: custom: a set command that outlives its timeout fails the case" 1
+expect_grep "machine: ... naming the command and the limit" "$T/slow.out" \
+	'custom: could not write "b" to slowknob: "sleep 60 # bc-slowset \{value\}" did not finish within 1 s: it was killed'
+check "machine: ... the run did not wait for it (under 30 s)" [ $(( (t1 - t0) / 1000000000 )) -lt 30 ]
+check "machine: ... nothing of it left running" sh -c '! pgrep -f "bc-slowse[t]" >/dev/null'
+check "machine: ... and the knob as found" [ "$(cat "$T/knob")" = orig ]
+sed -e 's/set = "sleep 60 # bc-slowset {value}"; read = "cat [^"]*"/set = "true {value}"; read = "sleep 60 # bc-slowread"/' \
+	"$T/slow.conf" >"$T/slowr.conf"
+run_bc "$T/slowr" -c "$T/slowr.conf"
+expect_rc "machine: custom: a read command that hangs in the plan is refused (exit 2)" 2
+expect_grep "machine: ... naming it" "$T/slowr.err" '"sleep 60 # bc-slowread" did not finish within 1 s'
+sed -e 's/timeout = 1;/timeout = -3;/' "$T/slow.conf" >"$T/slowbad.conf"
+run_bc "$T/slowbad" -c "$T/slowbad.conf"
+expect_rc "machine: custom: a timeout that is not a positive number of seconds is refused" 2
+expect_grep "machine: ... saying what it takes" "$T/slowbad.err" 'timeout is a number of seconds above 0'
 
 # ---- the ways out: SIGTERM, a crashing case, SIGKILL ----
 # wait_applied: until the run's journal holds THP's record and THP reads as written

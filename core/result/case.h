@@ -119,6 +119,11 @@ typedef struct bc_case_result {
 	   image: image, image_fs, loop_direct_io). NULL: none made. Not a
 	   matching key: machine.fs is. */
 	json_t *fs;
+	/* "thp_servers": with a thp setting, the run's private servers as the
+	   case left them ([{"name", "pid", "anon_huge_kb", "thp_enabled",
+	   "started_after_change"}], /proc/PID/smaps_rollup and status): that
+	   they run under the value asked. NULL: absent. Not a matching key. */
+	json_t *thp_servers;
 	long threads;
 	long repeat;
 	long round;		/* 0 when absent */

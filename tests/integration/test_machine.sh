@@ -112,6 +112,36 @@ expect_grep "machine: --table --split: a column per value" "$T/splittab.out" "ma
 run_bc "$T/split1" compare --split machine.thp_defrag "$T/real.json"
 expect_rc "machine: --split on a setting with one value is refused" 2
 
+# ---- THP and the run's private servers: restarted on a change, each case's server checked ----
+if [ "${BC_QUICK:-0}" = 1 ]; then
+	echo "QUICK: THP against private servers (a stand-in with 64 MiB of huge pages, the real redis-server: 9 checks) left out"
+else
+	run_bc "$T/thpsvc" run svc --module-path "$TESTMODS" server="$TESTMODS/standin_server" flags=--hugemem=64 \
+		--time 0.3 --warmup 0 --repeat 2 --machine thp=always,never -o "$T/thpsvc.json"
+	expect_rc "machine: thp = always, never with a private server that writes 64 MiB" 0
+	expect_py "machine: each case records its server under thp: a server started after the change" "$T/thpsvc.json" \
+		"all(len(c['thp_servers']) == 1 and c['thp_servers'][0]['started_after_change'] for c in d['cases'])"
+	expect_py "machine: ... restarted at each change of thp (one server per run of a value)" "$T/thpsvc.json" \
+		"(lambda s: all((a[0] == b[0]) == (a[1] == b[1]) for a, b in zip(s, s[1:])))([(c['machine']['thp'], c['thp_servers'][0]['pid']) for c in sorted(d['cases'], key=lambda c: c['id'])])"
+	expect_py "machine: under always its 64 MiB are huge pages (AnonHugePages), under never none" "$T/thpsvc.json" \
+		"all((c['thp_servers'][0]['anon_huge_kb'] >= 32768) if c['machine']['thp'] == 'always' else c['thp_servers'][0]['anon_huge_kb'] == 0 for c in d['cases'])"
+	expect_py "machine: ... so every case is in effect" "$T/thpsvc.json" "not any('setting_not_in_effect' in c for c in d['cases'])"
+	python3 -c 'import json,sys; [print("    thp %s: server pid %d, AnonHugePages %d kB" % (c["machine"]["thp"], c["thp_servers"][0]["pid"], c["thp_servers"][0]["anon_huge_kb"])) for c in json.load(open(sys.argv[1]))["cases"]]' "$T/thpsvc.json"
+	if command -v redis-server >/dev/null; then
+		TMPDIR=$T run_bc "$T/thpredis" run redis tests=SET --time 0.3 --warmup 0 --repeat 2 --machine thp=never,always \
+			-o "$T/thpredis.json"
+		expect_rc "machine: redis (its private redis-server) with thp = never, always" 0
+		expect_py "machine: redis: under never its server holds no huge pages and is in effect" "$T/thpredis.json" \
+			"all(c['thp_servers'][0]['name'] == 'redis-server' and c['thp_servers'][0]['anon_huge_kb'] == 0 and 'setting_not_in_effect' not in c for c in d['cases'] if c['machine']['thp'] == 'never')"
+		expect_py "machine: redis: under always a server that turned THP off for itself (disable-thp) is not in effect, said" \
+			"$T/thpredis.json" "all(c['thp_servers'][0]['thp_enabled'] or 'turned THP off for itself' in c['setting_not_in_effect'] for c in d['cases'] if c['machine']['thp'] == 'always')"
+		python3 -c 'import json,sys; [print("    redis thp %s: %s" % (c["machine"]["thp"], c["thp_servers"][0])) for c in json.load(open(sys.argv[1]))["cases"]]' "$T/thpredis.json"
+		same_as_found "machine: after the THP runs with private servers"
+	else
+		echo "SKIP: redis-server not installed: the real server's THP check left out"
+	fi
+fi
+
 # ---- online_cpus: a 2-thread cpu case on 1 CPU, then 2 ----
 if [ -n "$CPU10" ] && [ "$(nproc --all)" -ge 2 ]; then
 	for try in 1 2 3; do

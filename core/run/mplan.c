@@ -123,14 +123,6 @@ int bc_plan_machine(bc_modplan *p, const bc_mconf *top, bc_err *e)
 		p->mpoints *= p->mdims[i].nvals;
 	}
 	p->npoints = p->optpoints * p->mpoints;
-	if (p->run.repeat_auto && p->mpoints > 1) {
-		/* its judge looks cases up by their options alone: the values of a
-		   setting would be judged as one case */
-		bc_err_set(e, "%s: module \"%s\": repeat = \"auto\" does not take a machine setting's sweep yet",
-			   mc->given[0].where, p->mod->desc.name);
-		bc_err_hint(e, "give repeat a count, or sweep the setting in one run per value");
-		return -1;
-	}
 	return check_fs(p, e);
 }
 

@@ -22,6 +22,8 @@ fi
 MODS="--module-path $PWD/$BUILD/modules"
 export BENCHCORE_STATE_DIR=$T/state
 raw() { cat "$1"; }	# the file's bytes, to compare byte for byte
+# the line number of the first write of a file (its pattern) in a trace
+at() { grep -n -E -- "$2" "$1" | head -1 | cut -d: -f1; }
 THP0=$(raw $THP/enabled) DEF0=$(raw $THP/defrag) SWAP0=$(raw $SWAP)
 CPU10=$( [ -w $CPU1 ] && raw $CPU1 || echo "")
 LOOP=""
@@ -70,9 +72,9 @@ truncate -s 64M "$T/disk.img"
 LOOP=$(losetup -f --show "$T/disk.img" 2>/dev/null || true)
 Q=/sys/block/${LOOP#/dev/}/queue
 if [ -n "$LOOP" ]; then
-	SCH0=$(raw $Q/scheduler) RA0=$(raw $Q/read_ahead_kb)
+	SCH0=$(raw $Q/scheduler) RA0=$(raw $Q/read_ahead_kb) NR0=$(raw $Q/nr_requests)
 	SCHX=$(tr -d '[]' <$Q/scheduler | tr ' ' '\n' | grep -v "^$(sed 's/.*\[\(.*\)\].*/\1/' <<<"$SCH0")\$" | grep . | head -1)
-	DEV="device = \"$LOOP\"; io_scheduler = \"$SCHX\"; read_ahead_kb = 1024;"
+	DEV="device = \"$LOOP\"; io_scheduler = \"$SCHX\"; read_ahead_kb = 1024; nr_requests = 32;"
 else
 	DEV=""
 	pass "machine: no loop device here (the device settings are left out)"
@@ -100,6 +102,10 @@ if [ -n "$LOOP" ]; then
 	expect_grep "machine: its read-ahead written" "$T/real.trace" "^/sys/.*/queue/read_ahead_kb 1024$"
 	check "machine: the scheduler back byte for byte" [ "$(raw $Q/scheduler)" = "$SCH0" ]
 	check "machine: read_ahead_kb back byte for byte" [ "$(raw $Q/read_ahead_kb)" = "$RA0" ]
+	# nr_requests after the scheduler (a scheduler switch resets the depth), read back by the run
+	check "machine: nr_requests written after the scheduler" \
+		[ "$(at "$T/real.trace" "/queue/scheduler $SCHX$")" -lt "$(at "$T/real.trace" "/queue/nr_requests 32$")" ]
+	check "machine: nr_requests back byte for byte ($NR0)" [ "$(raw $Q/nr_requests)" = "$NR0" ]
 fi
 expect_grep "machine: the change's cost is said" "$T/real.out" "machine: machine.thp=(never|always) \([0-9]+ files?, [0-9.]+ ms\)"
 same_as_found "machine: after the real run"
@@ -141,6 +147,37 @@ else
 		echo "SKIP: redis-server not installed: the real server's THP check left out"
 	fi
 fi
+
+# ---- --resume with a machine sweep: a case is its options and its settings ----
+cat >"$T/res.conf" <<EOF
+module_path = [ "$PWD/$BUILD/modules" ];
+time = 0.4; warmup = 0; repeat = 2; report_interval = 0;
+machine = { thp = [ "never", "always" ]; };
+modules = ( { name = "cpu"; max_prime = 300; } );
+EOF
+"$BC" -c "$T/res.conf" -o "$T/res.json" -q >/dev/null 2>&1 </dev/null & BGPID=$!
+for _ in $(seq 200); do
+	python3 -c 'import json,sys; sys.exit(not json.load(open(sys.argv[1]))["cases"])' "$T/res.json" 2>/dev/null && break
+	sleep 0.05
+done
+kill -9 $BGPID; wait $BGPID 2>/dev/null; BGPID=""
+n1=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["cases"]))' "$T/res.json" 2>/dev/null)
+check "machine: --resume: killed with ${n1:-no} of 4 cases written" test -n "$n1" -a "${n1:-0}" -ge 1 -a "${n1:-4}" -lt 4
+run_bc "$T/resumed" -c "$T/res.conf" -o "$T/res.json" --resume
+expect_rc "machine: --resume of a run sweeping thp (its dead run's settings restored first)" 0
+expect_grep "machine: ... the plan says what was kept" "$T/resumed.err" "^plan: resuming .*: [0-9]+ cases? kept, [0-9]+ to run"
+expect_py "machine: ... each (thp, repeat) once: the settings tell the kept cases apart" "$T/res.json" \
+	"sorted((c['machine']['thp'], c['repeat']) for c in d['cases'] if c['status'] == 'ok') == [('always', 1), ('always', 2), ('never', 1), ('never', 2)]"
+expect_py "machine: ... ids unique" "$T/res.json" "len(set(c['id'] for c in d['cases'])) == len(d['cases'])"
+same_as_found "machine: after the resumed sweep"
+
+# ---- repeat = "auto" with a machine sweep: each value a case of its own, stopped on its own ----
+run_bc "$T/auto" run cpu $MODS max_prime=300 --time 0.2 --warmup 0 --repeat auto --min-repeat 2 --max-repeat 4 \
+	--machine thp=never,always -o "$T/auto.json"
+expect_rc "machine: repeat = auto over a thp sweep" 0
+expect_py "machine: ... each value ran 2 to 4 repeats, its last one saying why it stopped" "$T/auto.json" \
+	"all(2 <= len(cs) <= 4 and sorted(c['repeat'] for c in cs) == list(range(1, len(cs) + 1)) and (max(cs, key=lambda c: c['repeat']).get('repeat_stop') in ('precise', 'futile', 'max_repeat')) for cs in [[c for c in d['cases'] if c['machine']['thp'] == v] for v in ('never', 'always')])"
+expect_py "machine: ... two groups, one per value" "$T/auto.json" "sorted(g['params']['machine.thp'] for g in d['groups']) == ['always', 'never']"
 
 # ---- online_cpus: a 2-thread cpu case on 1 CPU, then 2 ----
 if [ -n "$CPU10" ] && [ "$(nproc --all)" -ge 2 ]; then
@@ -212,8 +249,6 @@ fake_run() {	# fake_run NAME DRIVER ARGS...: a run on the fake tree, its trace, 
 	snap "$T/$n.tree" >"$T/$n.after"
 	check "machine: $drv: every file of the tree back byte for byte" cmp -s "$T/$n.before" "$T/$n.after"
 }
-# the line number of the first write of a file (its pattern) in a trace
-at() { grep -n -E -- "$2" "$1" | head -1 | cut -d: -f1; }
 
 fake_run intel intel_pstate --machine governor=performance --machine turbo=false,true --machine cpu_freq=2GHz,max
 expect_rc "machine: intel_pstate: governor, turbo and cpu_freq swept" 0

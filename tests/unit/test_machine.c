@@ -167,6 +167,44 @@ static void test_journal(void **state)
 	unsetenv("BENCHCORE_STATE_DIR");
 }
 
+/* A stacked device (dm-0 over two members, as /sys/dev/block/M:N shows a
+   device-mapper or md device: slaves/NAME -> the member's dir): the queue
+   settings are checked against and written to each member's queue, where
+   requests are scheduled, never the stacked device's own. A fake tree: this
+   kernel has neither device-mapper nor md (the loop devices' own queues
+   are test_machine's, for real). */
+static void test_stacked(void **st)
+{
+	(void)st;
+	put("blk/dm-0/queue/scheduler", "none\n");	/* bio-based: no choice of its own */
+	put("blk/dm-0/slaves/loop3/queue/scheduler", "[none] mq-deadline kyber\n");
+	put("blk/dm-0/slaves/loop3/queue/nr_requests", "128\n");
+	put("blk/dm-0/slaves/loop4/queue/scheduler", "[none] mq-deadline kyber\n");
+	put("blk/dm-0/slaves/loop4/queue/nr_requests", "128\n");
+	char dev[128], out[128];
+	snprintf(dev, sizeof(dev), "%s/blk/dm-0", dir);
+	bc_mctx x = { .device = dev };
+	bc_err e;
+	const bc_mkind *k = bc_mkind_find("io_scheduler"), *nr = bc_mkind_find("nr_requests");
+	assert_int_equal(k->check(&x, "mq-deadline", out, sizeof(out), &e), 0);	/* the members offer it */
+	assert_int_equal(k->check(&x, "bfq", out, sizeof(out), &e), -1);
+	assert_non_null(strstr(e.msg, "slaves/loop"));
+	bc_mwrites ws = { 0 };
+	assert_int_equal(k->plan(&x, "mq-deadline", &ws, &e), 0);
+	assert_int_equal(nr->check(&x, "64", out, sizeof(out), &e), 0);
+	assert_int_equal(nr->plan(&x, "64", &ws, &e), 0);
+	assert_int_equal(ws.n, 4);
+	int members = 0;
+	for (size_t i = 0; i < ws.n; i++) {
+		assert_null(strstr(ws.w[i].path, "dm-0/queue"));
+		members += strstr(ws.w[i].path, "slaves/loop3/queue/") || strstr(ws.w[i].path, "slaves/loop4/queue/");
+	}
+	assert_int_equal(members, 4);
+	assert_true(strstr(ws.w[0].path, "/scheduler") && strstr(ws.w[2].path, "/nr_requests"));
+	bc_mwrites_free(&ws);
+	assert_int_equal(nr->check(&x, "2", out, sizeof(out), &e), -1);	/* below the kernel's 4 */
+}
+
 /* A real child process that waits; prctl(PR_SET_THP_DISABLE) first when off. */
 static pid_t waiter(int thp_off)
 {
@@ -245,6 +283,7 @@ int main(void)
 		cmocka_unit_test(test_freq_order),
 		cmocka_unit_test(test_journal),
 		cmocka_unit_test(test_thp_server),
+		cmocka_unit_test(test_stacked),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	char *cmd = bc_xasprintf("rm -rf '%s'", dir);

@@ -115,7 +115,8 @@ typedef struct bc_case_result {
 	char *setting_not_in_effect;
 	/* "fs": the file system machine.fs made for the case, as mounted
 	   (docs/fs.md: type, mount_options, mkfs_command, mkfs_version, device,
-	   device_model, size_bytes, mount_point, make_s, mount_s, and for an
+	   device_model, size_bytes, mount_point, o_direct (o_direct_refused),
+	   make_s, mount_s, and for an
 	   image: image, image_fs, loop_direct_io). NULL: none made. Not a
 	   matching key: machine.fs is. */
 	json_t *fs;

@@ -219,6 +219,8 @@ void bc_mrun_verify(const bc_modplan *p, size_t pt, bc_case_result *cr)
 		bc_err e;
 		json_decref(cr->fs);
 		cr->fs = bc_fs_record_json(bc_fs_rec(live->fs));
+		if (!bc_fs_rec(live->fs)->o_direct)	/* a module's direct I/O fails there: said with the case */
+			bc_case_add_warning(cr, bc_fs_rec(live->fs)->o_direct_refused);
 		if (bc_fs_verify(live->fs, &e)) {
 			free(cr->setting_not_in_effect);
 			cr->setting_not_in_effect = bc_xstrdup(e.msg);

@@ -71,6 +71,8 @@ expect_py "io: a case per fs, each recording the fs it ran on as mounted" $T/io.
 	"sorted(c['machine']['fs'] for c in d['cases']) == sorted('$types'.split(',')) and all(c['fs']['type'] == c['machine']['fs'] and c['status'] == 'ok' for c in d['cases'])"
 expect_py "io: its files on the file system made (path = the mount point, a loop image on the outer fs)" $T/io.json \
 	"all(c['params']['path'] == c['fs']['mount_point'] and c['fs']['device'].startswith('/dev/loop') and c['fs']['image_fs'] and c['fs']['mkfs_version'] and c['fs']['mount_options'].startswith('rw') for c in d['cases'])"
+expect_py "io: each fs's record says whether O_DIRECT is taken there (bc_fs_direct_io after each mount): ext4, xfs, btrfs all take it" $T/io.json \
+	"all(c['fs']['o_direct'] is True and 'o_direct_refused' not in c['fs'] for c in d['cases'])"
 # compare --split machine.fs: one run's file systems as systems, the first configured the baseline
 run_bc $T/fssplit compare --split machine.fs $T/io.json
 expect_rc "compare --split machine.fs reads the run's file systems as systems" 0

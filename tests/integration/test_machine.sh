@@ -115,6 +115,15 @@ expect_rc "machine: compare --split machine.thp reads one file as two systems" 0
 expect_grep "machine: ... the first configured value the baseline" "$T/split.out" "^A: .* machine.thp=never"
 run_bc "$T/splittab" compare --table --split machine.thp "$T/real.json"
 expect_grep "machine: --table --split: a column per value" "$T/splittab.out" "machine.thp=never +.*machine.thp=always"
+run_bc "$T/splitpg" compare --per-ghz --split machine.thp "$T/real.json"
+expect_rc "machine: --per-ghz --split machine.thp" 0
+expect_grep "machine: ... per GHz of each value's measured clock, a column each" "$T/splitpg.out" \
+	"^cpu events_per_sec +[0-9.e+]+ @ [0-9.]+ = [0-9]+ +[0-9.e+]+ @ [0-9.]+ = [0-9]+; x[0-9.]+ vs clock"
+run_bc "$T/splitix" compare --index --split machine.thp "$T/real.json"
+expect_rc "machine: --index --split machine.thp" 0
+expect_grep "machine: ... never the baseline (100), always indexed against it" "$T/splitix.out" \
+	"^index \(baseline = 100\) +.*machine.thp=never +.*machine.thp=always"
+expect_grep "machine: ... the cpu row" "$T/splitix.out" "^cpu +100 +[0-9.]+ \[[0-9.]+, [0-9.]+\]"
 run_bc "$T/split1" compare --split machine.thp_defrag "$T/real.json"
 expect_rc "machine: --split on a setting with one value is refused" 2
 
@@ -294,6 +303,27 @@ if [ -n "$MHZ" ] && [ "$MHZ" -gt 800 ] && [ "$MHZ" -lt 4800 ]; then
 	fake_run intel2 intel_pstate --machine cpu_freq=${MHZ}MHz
 	expect_py "machine: a frequency the measured clock matches within 5% is in effect" "$T/intel2.json" \
 		"'setting_not_in_effect' not in d['cases'][0] or 'measured' in d['cases'][0]['setting_not_in_effect']"
+	# study 2's reading on one file: compare --per-ghz (and --index) --split machine.cpu_freq, two
+	# frequencies the measured clock matches (2% apart) on a fake intel_pstate tree
+	MHZ2=$((MHZ * 98 / 100))
+	mk_tree "$T/pg.tree" intel_pstate
+	BENCHCORE_SYSFS_CPU=$T/pg.tree run_bc "$T/pg" run cpu $MODS max_prime=2000 --time 0.3 --warmup 0 --repeat 2 \
+		--machine cpu_freq=${MHZ}MHz,${MHZ2}MHz -o "$T/pg.json"
+	expect_rc "machine: cpu_freq = ${MHZ}MHz, ${MHZ2}MHz on a fake intel_pstate tree" 0
+	if python3 -c 'import json,sys; sys.exit(sum("setting_not_in_effect" in c for c in json.load(open(sys.argv[1]))["cases"]) > 0)' "$T/pg.json"; then
+		run_bc "$T/pgs" compare --per-ghz --split machine.cpu_freq "$T/pg.json"
+		expect_rc "machine: compare --per-ghz --split machine.cpu_freq" 0
+		expect_grep "machine: ... a column per frequency, the first the baseline" "$T/pgs.out" \
+			"machine.cpu_freq=${MHZ}MHz +.*machine.cpu_freq=${MHZ2}MHz"
+		expect_grep "machine: ... each side's rate at its measured clock, per GHz" "$T/pgs.out" \
+			"^cpu events_per_sec +[0-9.e+]+ @ [0-9.]+ = [0-9]+ +[0-9.e+]+ @ [0-9.]+ = [0-9]+; x[0-9.]+ vs clock x[0-9.]+"
+		run_bc "$T/pgi" compare --index --split machine.cpu_freq "$T/pg.json"
+		expect_rc "machine: compare --index --split machine.cpu_freq" 0
+		expect_grep "machine: ... the second frequency indexed against the first (100)" "$T/pgi.out" \
+			"^cpu +100 +[0-9.]+ \[[0-9.]+, [0-9.]+\]"
+	else
+		pass "machine: --per-ghz --split: the measured clock moved more than 5% from a frequency asked (a loaded machine's clock), the cases are marked; checked on thp below"
+	fi
 fi
 mkdir -p "$T/smt.tree/smt"; echo notsupported >"$T/smt.tree/smt/control"
 BENCHCORE_SYSFS_CPU=$T/smt.tree run_bc "$T/smt" run cpu $MODS --time 0.2 --machine smt=false

@@ -199,11 +199,13 @@ int bc_mcommand(const char *cmd, const char *value, double timeout_s, char *out,
 		int ms = (int)((end - now) / 1000000) + 1;
 		struct pollfd pf = { .fd = pfd[0], .events = POLLIN };
 		if (open_ && poll(&pf, 1, ms > 100 ? 100 : ms) > 0) {
-			ssize_t r = got < sizeof(buf) - 1 ? read(pfd[0], buf + got, sizeof(buf) - 1 - got) : 0;
+			char spill[512];	/* past the first 4 KiB: read and dropped, so it never blocks */
+			ssize_t r = got < sizeof(buf) - 1 ? read(pfd[0], buf + got, sizeof(buf) - 1 - got) :
+				    read(pfd[0], spill, sizeof(spill));
 			if (r > 0)
-				got += (size_t)r;
+				got += got < sizeof(buf) - 1 ? (size_t)r : 0;
 			else if (r == 0 || errno != EINTR)
-				open_ = 0;	/* end of its output (or enough of it): wait for the exit */
+				open_ = 0;	/* end of its output: wait for the exit */
 		} else if (!open_) {
 			usleep(ms > 20 ? 20000 : (useconds_t)ms * 1000);
 		}

@@ -191,8 +191,9 @@ int bc_mrun_apply(bc_mrun *m, const bc_modplan *p, size_t pt, FILE *text, char *
 	m->combo = p->optpoints ? pt / p->optpoints : 0;
 	if (changed && text && !bc_quiet) {
 		char *l = p->nmdims ? bc_plan_mlabel(p, pt) : bc_xstrdup("");
-		fprintf(text, "    machine: %s (%zu file%s, %.1f ms)\n", p->nmdims ? (*l ? l : "settings applied") :
-			"originals restored", ws.n, ws.n == 1 ? "" : "s", (double)(bc_now_ns() - t0) / 1e6);
+		fprintf(text, "    machine: %s%s (%zu file%s, %.1f ms)\n", p->nmdims ? (*l ? l : "settings applied") :
+			"originals restored", rc ? ": failed" : "", ws.n, ws.n == 1 ? "" : "s",
+			(double)(bc_now_ns() - t0) / 1e6);
 		free(l);
 	}
 	bc_mwrites_free(&ws);

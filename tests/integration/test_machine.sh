@@ -407,6 +407,7 @@ expect_rc "machine: custom: a set command that outlives its timeout fails the ca
 expect_grep "machine: ... naming the command and the limit" "$T/slow.out" \
 	'custom: could not write "b" to slowknob: "sleep 60 # bc-slowset \{value\}" did not finish within 1 s: it was killed'
 check "machine: ... the run did not wait for it (under 30 s)" [ $(( (t1 - t0) / 1000000000 )) -lt 30 ]
+expect_grep "machine: ... its progress line says the apply failed" "$T/slow.out" "machine: settings applied: failed \(1 file, [0-9.]+ ms\)"
 check "machine: ... nothing of it left running" sh -c '! pgrep -f "bc-slowse[t]" >/dev/null'
 check "machine: ... and the knob as found" [ "$(cat "$T/knob")" = orig ]
 sed -e 's/set = "sleep 60 # bc-slowset {value}"; read = "cat [^"]*"/set = "true {value}"; read = "sleep 60 # bc-slowread"/' \

@@ -87,11 +87,12 @@ run_bc $T/mk run io --time 0.2 --warmup 0 --repeat 2 --machine fs=ext4,xfs --mac
 expect_rc "io: 2 block sizes on ext4 and xfs, 2 rounds" 0
 made=$(grep -cE "^ +machine: (ext4|xfs) made on " $T/mk.out)
 changes=$(grep -oE "^\[case [0-9]+\] .*machine\.fs=[a-z0-9]+" $T/mk.out | sed 's/.*machine\.fs=//' | uniq | wc -l)
+# (the shuffle may alternate the values at every case: then 8 is right; one round, below, is fixed)
 check "mkfs ran once per change of the fs value in the cases' order ($made mkfs, $changes runs of one value, 8 cases)" \
-	test "$made" = "$changes" -a "$made" -lt 8
+	test "$made" = "$changes"
 run_bc $T/mk1 run io --time 0.2 --warmup 0 --machine fs=ext4,xfs --machine fs_device=$img file_size=16M \
 	block_size=4K,64K -o $T/mk1.json
-check "one round: each fs made once for its two cases" test "$(grep -cE '^ +machine: (ext4|xfs) made on ' $T/mk1.out)" = 2
+check "one round (its order not shuffled): each fs made once for its two cases, not per case" test "$(grep -cE '^ +machine: (ext4|xfs) made on ' $T/mk1.out)" = 2
 run_bc $T/sys run sys --time 0.3 --warmup 0 test=file_copy --machine fs=$types --machine fs_device=$img \
 	--machine mount_options=noatime -o $T/sys.json
 expect_rc "sys file_copy on each of $types" 0

@@ -422,6 +422,10 @@ static int mount_and_record(bc_fs *fs, const char *dev, bc_err *e)
 	bc_fs_mountinfo(fs->mnt, fs->rec.type, sizeof fs->rec.type, src, sizeof src,
 			fs->rec.mount_options, sizeof fs->rec.mount_options);
 	snprintf(fs->rec.mount_point, sizeof fs->rec.mount_point, "%s", fs->mnt);
+	/* what a module's direct I/O will meet there, found once per mount */
+	bc_err de;
+	fs->rec.o_direct = bc_fs_direct_io(fs, &de) == 0;
+	snprintf(fs->rec.o_direct_refused, sizeof fs->rec.o_direct_refused, "%.250s", fs->rec.o_direct ? "" : de.msg);
 	return 0;
 }
 

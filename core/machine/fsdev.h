@@ -46,6 +46,8 @@ typedef struct bc_fs_record {
 	int loop_direct_io;		/* the loop device reads and writes the image with
 					   O_DIRECT (else through the page cache) */
 	char mount_point[PATH_MAX];
+	int o_direct;			/* an O_DIRECT open there was taken (bc_fs_direct_io) */
+	char o_direct_refused[256];	/* else the kernel's answer; "" when taken */
 	unsigned long long size_bytes;	/* the image's size or the device's */
 	double make_s, mount_s;		/* what mkfs and the mount cost (wall seconds) */
 } bc_fs_record;

@@ -379,6 +379,9 @@ json_t *bc_fs_record_json(const bc_fs_record *r)
 			      "device_model", r->device_model, "mount_point", r->mount_point,
 			      "size_bytes", (json_int_t)r->size_bytes, "make_s", r->make_s,
 			      "mount_s", r->mount_s);
+	json_object_set_new(j, "o_direct", json_boolean(r->o_direct));
+	if (!r->o_direct && r->o_direct_refused[0])
+		json_object_set_new(j, "o_direct_refused", json_string(r->o_direct_refused));
 	if (r->image[0]) {
 		json_object_set_new(j, "image", json_string(r->image));
 		json_object_set_new(j, "image_fs", json_string(r->image_fs));
@@ -429,6 +432,7 @@ int bc_fs_record_from_json(const json_t *j, bc_fs_record *r, bc_err *e)
 	    copy_field(j, "mount_point", 1, r->mount_point, sizeof r->mount_point, e) ||
 	    copy_field(j, "image", 0, r->image, sizeof r->image, e) ||
 	    copy_field(j, "image_fs", 0, r->image_fs, sizeof r->image_fs, e) ||
+	    copy_field(j, "o_direct_refused", 0, r->o_direct_refused, sizeof r->o_direct_refused, e) ||
 	    copy_num(j, "size_bytes", &size, e) || copy_num(j, "make_s", &r->make_s, e) ||
 	    copy_num(j, "mount_s", &r->mount_s, e))
 		return -1;
@@ -438,6 +442,12 @@ int bc_fs_record_from_json(const json_t *j, bc_fs_record *r, bc_err *e)
 		return -1;
 	}
 	r->loop_direct_io = json_is_true(dio);
+	json_t *od = json_object_get(j, "o_direct");
+	if (od && !json_is_boolean(od)) {
+		bc_err_set(e, "fs.o_direct: not true or false");
+		return -1;
+	}
+	r->o_direct = json_is_true(od);
 	if (size > 1.8e19) {
 		bc_err_set(e, "fs.size_bytes: past 2^64");
 		return -1;

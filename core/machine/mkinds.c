@@ -570,7 +570,7 @@ static int custom_check(const bc_mctx *x, const char *t, char *out, size_t n, bc
 		bc_err_set(e, "custom \"%s\": set and read commands are both needed", x->sub ? x->sub : "");
 		return -1;
 	}
-	if (bc_mcommand(x->custom_read, NULL, cur, sizeof(cur))) {
+	if (bc_mcommand(x->custom_read, NULL, x->custom_timeout, cur, sizeof(cur))) {
 		bc_err_set(e, "custom \"%s\": its read command failed: %s", x->sub, cur);
 		return -1;
 	}
@@ -584,6 +584,7 @@ static int custom_plan(const bc_mctx *x, const char *v, bc_mwrites *ws, bc_err *
 	bc_mwrites_add(ws, 'c', x->sub, v, "custom");
 	ws->w[ws->n - 1].set = bc_xstrdup(x->custom_set);
 	ws->w[ws->n - 1].read = bc_xstrdup(x->custom_read);
+	ws->w[ws->n - 1].timeout = x->custom_timeout;
 	return 0;
 }
 
@@ -623,8 +624,9 @@ const bc_mkind bc_mkinds[] = {
 	  BC_MKF_DEVICE, nrreq_check, nrreq_plan },
 	{ "cpus", "LIST", "the CPUs the cases may use (\"0\", \"0-3\"): benchcore's affinity, inherited by cases "
 	  "and private servers", "(none: sched_setaffinity)", 90, BC_MKF_PROCESS, cpus_check, cpus_plan },
-	{ "custom", "{ name; set; read; values; }", "a setting benchcore does not know: set = \"CMD {value}\" "
-	  "(the value passed as an argument, never parsed by the shell), read = \"CMD\"", "(the commands given)",
+	{ "custom", "{ name; set; read; values; timeout; }", "a setting benchcore does not know: set = \"CMD {value}\" "
+	  "(the value passed as an argument, never parsed by the shell), read = \"CMD\", each killed after timeout "
+	  "seconds (30)", "(the commands given)",
 	  100, BC_MKF_SUB, custom_check, custom_plan },
 	{ NULL }
 };

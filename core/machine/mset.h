@@ -24,6 +24,7 @@ typedef struct bc_mwrite {
 	char *path;		/* 'f': the file; 'c': the setting's name */
 	char *value;		/* what to write (canonical text) */
 	char *set, *read;	/* 'c': the set template ("CMD {value}") and read command */
+	double timeout;		/* 'c': their time limit in seconds (0: the default) */
 	const char *key;	/* the setting ("thp"), for messages */
 } bc_mwrite;
 
@@ -41,6 +42,7 @@ typedef struct bc_mctx {
 	const char *device;	/* device kinds: the block device's sysfs dir
 				   (/sys/dev/block/7:3), or NULL when none was found */
 	const char *custom_set, *custom_read;	/* custom: the commands */
+	double custom_timeout;	/* and their time limit (0: the default) */
 	int online_cpus;	/* online_cpus of the same combination, 0: unchanged */
 } bc_mctx;
 
@@ -89,10 +91,14 @@ unsigned char *bc_mcpu_list_parse(const char *text);
 int bc_mread(const char *path, char *out, size_t n);
 /* Writes value to path (one write(2), as echo does): 0, or -1 with errno. */
 int bc_mwrite_file(const char *path, const char *value);
+/* A custom command's time limit when its setting gives none (seconds). */
+#define BC_MCOMMAND_TIMEOUT 30.0
 /* Runs a custom command: "set" with {value} standing for value (passed as
    an argument, never parsed by the shell), or "read" (value NULL), its
-   first line of output in out. 0, or -1 with why in out. */
-int bc_mcommand(const char *cmd, const char *value, char *out, size_t n);
+   first line of output in out. A command still running after timeout_s
+   (<= 0: BC_MCOMMAND_TIMEOUT) is killed with its process group and fails.
+   0, or -1 with why in out. */
+int bc_mcommand(const char *cmd, const char *value, double timeout_s, char *out, size_t n);
 
 /* ---- the run's state (mstate.c) ---- */
 

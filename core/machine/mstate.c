@@ -176,6 +176,13 @@ static bc_mentry *find(bc_mstate *s, const char *type, const char *target)
 	return NULL;
 }
 
+/* A cmd record's time limit: its field after the written value (a journal
+   of a benchcore before the limit has none: the default). */
+static double cmd_timeout(char *const *f)
+{
+	return bc_strv_len(f) > 6 ? strtod(f[6], NULL) : 0;
+}
+
 /* The current value of a file or cmd record's target; 0, or -1 (why in out). */
 static int current(char *const *f, char *out, size_t n)
 {
@@ -186,7 +193,7 @@ static int current(char *const *f, char *out, size_t n)
 		}
 		return 0;
 	}
-	return bc_mcommand(f[3], NULL, out, n);
+	return bc_mcommand(f[3], NULL, cmd_timeout(f), out, n);
 }
 
 static int set_to(char *const *f, const char *v, char *why, size_t n)
@@ -198,7 +205,7 @@ static int set_to(char *const *f, const char *v, char *why, size_t n)
 		}
 		return 0;
 	}
-	return bc_mcommand(f[2], v, why, n);
+	return bc_mcommand(f[2], v, cmd_timeout(f), why, n);
 }
 
 /* Index of the original and written fields of a file or cmd record. */
@@ -434,14 +441,14 @@ static bc_mentry *entry_of(bc_mstate *s, const bc_mwrite *w, bc_err *e)
 	if (en)
 		return en;
 	char orig[512];
-	char **f = bc_xcalloc(7, sizeof(*f));
+	char **f = bc_xcalloc(8, sizeof(*f));
 	f[0] = bc_xstrdup(type);
 	f[1] = bc_xstrdup(w->path);
 	if (w->type == 'c') {
 		f[2] = bc_xstrdup(w->set);
 		f[3] = bc_xstrdup(w->read);
 	}
-	if (current(f, orig, sizeof(orig))) {
+	if (w->type == 'c' ? bc_mcommand(w->read, NULL, w->timeout, orig, sizeof(orig)) : current(f, orig, sizeof(orig))) {
 		bc_err_set(e, "%s: could not read %s: %s", w->key, w->path, orig);
 		bc_strv_free(f);
 		return NULL;
@@ -449,6 +456,8 @@ static bc_mentry *entry_of(bc_mstate *s, const bc_mwrite *w, bc_err *e)
 	size_t o = orig_at(f);
 	f[o] = bc_xstrdup(orig);
 	f[o + 1] = bc_xstrdup(orig);
+	if (w->type == 'c')
+		f[o + 2] = bc_xasprintf("%g", w->timeout > 0 ? w->timeout : BC_MCOMMAND_TIMEOUT);
 	add(s, f);
 	return &s->e[s->n - 1];
 }

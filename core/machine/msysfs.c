@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,8 +147,11 @@ int bc_mwrite_file(const char *path, const char *value)
 
 /* A user's command runs through /bin/sh -c with {value} replaced by "$1" and
    the value passed as $1: the shell sees the value only as the expansion of
-   a quoted parameter, so "; rm -rf /" or $(...) in a value is just text. */
-int bc_mcommand(const char *cmd, const char *value, char *out, size_t n)
+   a quoted parameter, so "; rm -rf /" or $(...) in a value is just text. It
+   runs in a process group of its own, killed whole when it outlives its
+   time limit (a tool waiting on a device, a prompt nobody answers): a
+   setting never hangs the run, its restore or its plan. */
+int bc_mcommand(const char *cmd, const char *value, double timeout_s, char *out, size_t n)
 {
 	size_t cap = strlen(cmd) * 2 + 8, o = 0;
 	char *script = bc_xcalloc(cap, 1);
@@ -160,6 +164,8 @@ int bc_mcommand(const char *cmd, const char *value, char *out, size_t n)
 			script[o++] = *p++;
 		}
 	}
+	if (!(timeout_s > 0))
+		timeout_s = BC_MCOMMAND_TIMEOUT;
 	int pfd[2];
 	if (pipe2(pfd, O_CLOEXEC)) {
 		snprintf(out, n, "pipe: %s", strerror(errno));
@@ -168,6 +174,7 @@ int bc_mcommand(const char *cmd, const char *value, char *out, size_t n)
 	}
 	pid_t pid = fork();
 	if (pid == 0) {
+		setpgid(0, 0);
 		dup2(pfd[1], 1);
 		int dn = open("/dev/null", O_RDONLY);
 		if (dn >= 0)
@@ -175,21 +182,50 @@ int bc_mcommand(const char *cmd, const char *value, char *out, size_t n)
 		execl("/bin/sh", "sh", "-c", script, "benchcore-custom", value ? value : "", (char *)NULL);
 		_exit(127);
 	}
+	if (pid > 0)
+		setpgid(pid, pid);	/* as the child does: no window where a kill misses it */
 	close(pfd[1]);
 	free(script);
 	char buf[4096];
 	size_t got = 0;
-	ssize_t r;
-	while (pid > 0 && (r = read(pfd[0], buf + got, sizeof(buf) - 1 - got)) != 0) {
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0 || (got += (size_t)r) == sizeof(buf) - 1)
+	int st = 0, done = 0, timed_out = 0, open_ = 1;
+	uint64_t end = bc_now_ns() + (uint64_t)(timeout_s * 1e9);
+	while (pid > 0 && !done) {
+		uint64_t now = bc_now_ns();
+		if (now >= end) {
+			timed_out = 1;
+			break;
+		}
+		int ms = (int)((end - now) / 1000000) + 1;
+		struct pollfd pf = { .fd = pfd[0], .events = POLLIN };
+		if (open_ && poll(&pf, 1, ms > 100 ? 100 : ms) > 0) {
+			char spill[512];	/* past the first 4 KiB: read and dropped, so it never blocks */
+			ssize_t r = got < sizeof(buf) - 1 ? read(pfd[0], buf + got, sizeof(buf) - 1 - got) :
+				    read(pfd[0], spill, sizeof(spill));
+			if (r > 0)
+				got += got < sizeof(buf) - 1 ? (size_t)r : 0;
+			else if (r == 0 || errno != EINTR)
+				open_ = 0;	/* end of its output: wait for the exit */
+		} else if (!open_) {
+			usleep(ms > 20 ? 20000 : (useconds_t)ms * 1000);
+		}
+		pid_t w = waitpid(pid, &st, WNOHANG);
+		if (w == pid)
+			done = 1;
+		else if (w < 0 && errno != EINTR)
 			break;
 	}
 	close(pfd[0]);
 	buf[got] = '\0';
-	int st = 0;
-	if (pid < 0 || waitpid(pid, &st, 0) < 0) {
+	if (timed_out) {
+		kill(-pid, SIGKILL);
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		snprintf(out, n, "\"%s\" did not finish within %g s: it was killed (a custom setting's timeout, "
+			 "docs/machine.md)", cmd, timeout_s);
+		return -1;
+	}
+	if (pid < 0 || !done) {
 		snprintf(out, n, "could not run \"%s\": %s", cmd, strerror(errno));
 		return -1;
 	}

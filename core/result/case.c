@@ -47,6 +47,7 @@ void bc_case_free(bc_case_result *r)
 	json_decref(r->machine);
 	free(r->setting_not_in_effect);
 	json_decref(r->fs);
+	json_decref(r->thp_servers);
 	bc_strv_free(r->placement);
 	free(r->point);
 	free(r->status);
@@ -313,6 +314,8 @@ json_t *bc_case_to_json(const bc_case_result *r)
 	put_str(o, "setting_not_in_effect", r->setting_not_in_effect);
 	if (r->fs)
 		json_object_set_new(o, "fs", json_incref(r->fs));
+	if (r->thp_servers)
+		json_object_set_new(o, "thp_servers", json_incref(r->thp_servers));
 	json_object_set_new(o, "threads", json_integer(r->threads));
 	json_object_set_new(o, "repeat", json_integer(r->repeat));
 	if (r->round)

@@ -115,10 +115,16 @@ typedef struct bc_case_result {
 	char *setting_not_in_effect;
 	/* "fs": the file system machine.fs made for the case, as mounted
 	   (docs/fs.md: type, mount_options, mkfs_command, mkfs_version, device,
-	   device_model, size_bytes, mount_point, make_s, mount_s, and for an
+	   device_model, size_bytes, mount_point, o_direct (o_direct_refused),
+	   make_s, mount_s, and for an
 	   image: image, image_fs, loop_direct_io). NULL: none made. Not a
 	   matching key: machine.fs is. */
 	json_t *fs;
+	/* "thp_servers": with a thp setting, the run's private servers as the
+	   case left them ([{"name", "pid", "anon_huge_kb", "thp_enabled",
+	   "started_after_change"}], /proc/PID/smaps_rollup and status): that
+	   they run under the value asked. NULL: absent. Not a matching key. */
+	json_t *thp_servers;
 	long threads;
 	long repeat;
 	long round;		/* 0 when absent */

@@ -730,6 +730,10 @@ static int read_machine(rd *d, bc_case_result *r, json_t *c, const char *where)
 		if (!json_is_string(v) && !json_is_number(v) && !json_is_boolean(v))
 			return fail(d, "%s.fs.%s: not a string, number or boolean", where, k);
 	r->fs = fs ? json_deep_copy(fs) : NULL;
+	json_t *ts = json_object_get(c, "thp_servers");
+	if (ts && !json_is_array(ts))
+		return fail(d, "%s.thp_servers: not a list", where);
+	r->thp_servers = ts ? json_deep_copy(ts) : NULL;
 	return str(d, c, "setting_not_in_effect", &r->setting_not_in_effect, where);
 }
 

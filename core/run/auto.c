@@ -10,13 +10,16 @@
 #include "steady.h"
 
 int bc_auto_look(const bc_results *groups, const bc_results *baseline, const bc_modplan *p, const bc_val *vals,
-		 unsigned threads, bc_auto_case *out)
+		 json_t *machine, unsigned threads, bc_auto_case *out)
 {
 	bc_case c = { .mod = p->mod, .vals = vals, .threads = threads };
 	bc_case_result h;
 	*out = (bc_auto_case){ .threshold = 0.02, .run = groups, .baseline = baseline };
 	bc_case_header(&c, "ok", NULL, &h);
-	char *key = json_dumps(h.params, JSON_COMPACT | JSON_SORT_KEYS);
+	h.machine = machine ? json_incref(machine) : NULL;
+	json_t *kj = bc_case_key(&h);	/* its group's key: the options and the settings (machine.KEY) */
+	char *key = json_dumps(kj, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(kj);
 	const bc_rgroup *g = key ? bc_results_find(groups, p->mod->desc.name, key, (long)threads) : NULL;
 	/* the baseline's case as compare will match it (placement options aside) */
 	const bc_rgroup *gb = g && baseline ? bc_results_match(baseline, groups, g, NULL) : NULL;

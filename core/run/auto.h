@@ -16,10 +16,11 @@ typedef struct bc_auto_case {
 	const bc_results *run, *baseline;
 } bc_auto_case;
 
-/* The case of p at point values vals with threads threads, in groups (the
-   run so far) and baseline (NULL: none). 0 before its first ok repeat. */
+/* The case of p at point values vals, under machine settings machine (its
+   bc_plan_mjson(); NULL: none), with threads threads, in groups (the run so
+   far) and baseline (NULL: none). 0 before its first ok repeat. */
 int bc_auto_look(const bc_results *groups, const bc_results *baseline, const bc_modplan *p, const bc_val *vals,
-		 unsigned threads, bc_auto_case *out);
+		 json_t *machine, unsigned threads, bc_auto_case *out);
 /* "decided" (the judge, bc_compare_decided, says compare's verdict is known) or "futile"
    against the baseline, else "precise" or "futile"; NULL: it needs another
    repeat. Past min_repeat only (the caller's). */

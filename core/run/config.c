@@ -106,8 +106,9 @@ static int set_from(const bc_setting *st, void *base, const config_setting_t *s,
 }
 
 
-/* custom = { name = "..."; set = "CMD {value}"; read = "CMD"; values = [...]; },
-   or a list of such groups. */
+/* custom = { name = "..."; set = "CMD {value}"; read = "CMD"; values = [...];
+   timeout = 30; }, or a list of such groups (timeout: seconds each command
+   may take, BC_MCOMMAND_TIMEOUT when not given). */
 static int load_custom(bc_mconf *mc, const config_setting_t *g, const char *file, bc_err *e)
 {
 	char *w = where_of(g, file);
@@ -128,6 +129,27 @@ static int load_custom(bc_mconf *mc, const config_setting_t *g, const char *file
 		bc_err_set(e, "%s: custom \"%s\": set has no {value} (where the value goes)", w, name);
 		goto out;
 	}
+	double timeout = 0;
+	const config_setting_t *to = config_setting_get_member(g, "timeout");
+	if (to) {
+		int t = config_setting_type(to);
+		timeout = t == CONFIG_TYPE_INT ? config_setting_get_int(to) : t == CONFIG_TYPE_FLOAT ?
+			  config_setting_get_float(to) : -1;
+		if (!(timeout > 0 && timeout <= 86400)) {
+			char *wt = where_of(to, file);
+			bc_err_set(e, "%s: custom \"%s\": timeout is a number of seconds above 0 and at most 86400", wt, name);
+			free(wt);
+			goto out;
+		}
+	}
+	for (int i = 0; i < config_setting_length(g); i++) {
+		const char *k = config_setting_name(config_setting_get_elem(g, (unsigned)i));
+		if (strcmp(k, "name") && strcmp(k, "set") && strcmp(k, "read") && strcmp(k, "values") && strcmp(k, "timeout")) {
+			bc_err_set(e, "%s: custom \"%s\": unknown key \"%s\" (it takes name, set, read, values, timeout)", w,
+				   name, k);
+			goto out;
+		}
+	}
 	char *wv = where_of(vals, file), **v = values_of(vals, wv, e), *key = bc_xasprintf("custom.%s", name);
 	if (v) {
 		bc_given *gv = bc_mconf_give(mc, key, v, wv);
@@ -135,6 +157,7 @@ static int load_custom(bc_mconf *mc, const config_setting_t *g, const char *file
 		free(gv->read);
 		gv->set = bc_xstrdup(set);
 		gv->read = bc_xstrdup(read);
+		gv->timeout = timeout;
 		rc = 0;
 	}
 	free(key);

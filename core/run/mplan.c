@@ -50,12 +50,13 @@ static int check_dim(bc_modplan *p, const bc_given *gv, bc_err *e)
 	bc_mdim *d = &p->mdims[p->nmdims];
 	const char *dot = strchr(gv->key, '.');
 	bc_mctx x = { .sub = dot ? dot + 1 : NULL, .device = p->mdevice, .custom_set = gv->set,
-		      .custom_read = gv->read };
+		      .custom_read = gv->read, .custom_timeout = gv->timeout };
 	memset(d, 0, sizeof(*d));
 	d->key = bc_xstrdup(gv->key);
 	d->kind = k;
 	d->set = gv->set ? bc_xstrdup(gv->set) : NULL;
 	d->read = gv->read ? bc_xstrdup(gv->read) : NULL;
+	d->timeout = gv->timeout;
 	size_t n = bc_strv_len(gv->texts);
 	d->vals = bc_xcalloc(n + 1, sizeof(char *));
 	d->texts = bc_xcalloc(n + 1, sizeof(char *));
@@ -122,14 +123,6 @@ int bc_plan_machine(bc_modplan *p, const bc_mconf *top, bc_err *e)
 		p->mpoints *= p->mdims[i].nvals;
 	}
 	p->npoints = p->optpoints * p->mpoints;
-	if (p->run.repeat_auto && p->mpoints > 1) {
-		/* its judge looks cases up by their options alone: the values of a
-		   setting would be judged as one case */
-		bc_err_set(e, "%s: module \"%s\": repeat = \"auto\" does not take a machine setting's sweep yet",
-			   mc->given[0].where, p->mod->desc.name);
-		bc_err_hint(e, "give repeat a count, or sweep the setting in one run per value");
-		return -1;
-	}
 	return check_fs(p, e);
 }
 
@@ -224,7 +217,7 @@ int bc_plan_mwrites(const bc_modplan *p, size_t pt, bc_mwrites *ws, bc_err *e)
 		const bc_mdim *d = &p->mdims[i];
 		const char *dot = strchr(d->key, '.');
 		bc_mctx x = { .sub = dot ? dot + 1 : NULL, .device = p->mdevice, .custom_set = d->set,
-			      .custom_read = d->read, .online_cpus = oc ? atoi(oc) : 0 };
+			      .custom_read = d->read, .custom_timeout = d->timeout, .online_cpus = oc ? atoi(oc) : 0 };
 		if (d->kind->plan(&x, d->vals[vidx(p, pt, i)], ws, e))
 			return -1;
 	}

@@ -3,7 +3,9 @@
 #include <math.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "mrun.h"
 #include "mset.h"
@@ -20,9 +22,18 @@ typedef struct bc_mrun {
 	bc_fs *fs;		/* machine.fs: the file system mounted now, and its spec */
 	bc_fs_spec fs_spec;
 	unsigned fs_made;	/* file systems made so far */
+	uint64_t thp_change_ns;	/* CLOCK_BOOTTIME of the last change of a THP file (0: none) */
 } bc_mrun;
 
 static bc_mrun *live;	/* for the atexit backstop */
+
+/* CLOCK_BOOTTIME in ns: the clock of /proc/PID/stat's start time. */
+static uint64_t boot_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 static pid_t owner;	/* the runner: a case child that calls exit() inherits the handler */
 
 static void at_exit(void)
@@ -171,15 +182,18 @@ int bc_mrun_apply(bc_mrun *m, const bc_modplan *p, size_t pt, FILE *text, char *
 		rc = fs_step(m, p, pt, text, why, n);
 	for (size_t i = 0; i < p->nmdims; i++)
 		restart |= (p->mdims[i].kind->flags & BC_MKF_RESTART) != 0;
-	if (changed && (restart || (m->p && m->p != p)))
+	if (changed && (restart || (m->p && m->p != p))) {
 		bc_service_stop_all();	/* THP affects new allocations: servers start again under it */
+		m->thp_change_ns = boot_ns();
+	}
 	m->applied = !rc;
 	m->p = p->nmdims ? p : NULL;
 	m->combo = p->optpoints ? pt / p->optpoints : 0;
 	if (changed && text && !bc_quiet) {
 		char *l = p->nmdims ? bc_plan_mlabel(p, pt) : bc_xstrdup("");
-		fprintf(text, "    machine: %s (%zu file%s, %.1f ms)\n", p->nmdims ? (*l ? l : "settings applied") :
-			"originals restored", ws.n, ws.n == 1 ? "" : "s", (double)(bc_now_ns() - t0) / 1e6);
+		fprintf(text, "    machine: %s%s (%zu file%s, %.1f ms)\n", p->nmdims ? (*l ? l : "settings applied") :
+			"originals restored", rc ? ": failed" : "", ws.n, ws.n == 1 ? "" : "s",
+			(double)(bc_now_ns() - t0) / 1e6);
 		free(l);
 	}
 	bc_mwrites_free(&ws);
@@ -206,6 +220,8 @@ void bc_mrun_verify(const bc_modplan *p, size_t pt, bc_case_result *cr)
 		bc_err e;
 		json_decref(cr->fs);
 		cr->fs = bc_fs_record_json(bc_fs_rec(live->fs));
+		if (!bc_fs_rec(live->fs)->o_direct)	/* a module's direct I/O fails there: said with the case */
+			bc_case_add_warning(cr, bc_fs_rec(live->fs)->o_direct_refused);
 		if (bc_fs_verify(live->fs, &e)) {
 			free(cr->setting_not_in_effect);
 			cr->setting_not_in_effect = bc_xstrdup(e.msg);
@@ -245,6 +261,23 @@ void bc_mrun_verify(const bc_modplan *p, size_t pt, bc_case_result *cr)
 			why = t;
 		}
 	}
+	const char *thpv = bc_plan_mvalue(p, pt, "thp");
+	if (thpv && live) {
+		pid_t pids[64];
+		size_t np = bc_service_pids(pids, 64);
+		json_decref(cr->thp_servers);
+		cr->thp_servers = np ? json_array() : NULL;
+		for (size_t i = 0; i < np; i++) {
+			char *w = NULL;
+			json_array_append_new(cr->thp_servers, bc_mrun_server_thp(pids[i], live->thp_change_ns, thpv, &w));
+			if (w) {
+				char *t = bc_xasprintf("%s%s%s", why ? why : "", why ? "; " : "", w);
+				free(why);
+				free(w);
+				why = t;
+			}
+		}
+	}
 	if (why) {
 		free(cr->setting_not_in_effect);
 		cr->setting_not_in_effect = why;
@@ -252,6 +285,82 @@ void bc_mrun_verify(const bc_modplan *p, size_t pt, bc_case_result *cr)
 		bc_case_add_warning(cr, w);
 		free(w);
 	}
+}
+
+/* A field of /proc/PID/FILE's "Key: value" lines as a number; -1 when absent. */
+static long long proc_field(pid_t pid, const char *file, const char *key)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof(path), "/proc/%ld/%s", (long)pid, file);
+	FILE *f = fopen(path, "re");
+	long long v = -1;
+	size_t kl = strlen(key);
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, kl) && line[kl] == ':') {
+			v = strtoll(line + kl + 1, NULL, 10);
+			break;
+		}
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* The process's start, CLOCK_BOOTTIME ns (/proc/PID/stat's 22nd field), or 0. */
+static uint64_t start_ns(pid_t pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	FILE *f = fopen(path, "re");
+	size_t r = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[r] = '\0';
+	const char *p = strrchr(buf, ')');	/* after the command name, which may hold blanks */
+	unsigned long long ticks = 0;
+	for (int field = 2; p && *p && field < 22; p++)
+		field += *p == ' ';
+	if (!p || sscanf(p, "%llu", &ticks) != 1)
+		return 0;
+	long hz = sysconf(_SC_CLK_TCK);
+	return ticks * (1000000000ull / (unsigned long long)(hz > 0 ? hz : 100));
+}
+
+json_t *bc_mrun_server_thp(pid_t pid, uint64_t change_ns, const char *thp, char **why)
+{
+	char comm[64] = "", path[64];
+	snprintf(path, sizeof(path), "/proc/%ld/comm", (long)pid);
+	FILE *f = fopen(path, "re");
+	if (f && fgets(comm, sizeof(comm), f))
+		comm[strcspn(comm, "\n")] = '\0';
+	if (f)
+		fclose(f);
+	long long huge = proc_field(pid, "smaps_rollup", "AnonHugePages");
+	long long on = proc_field(pid, "status", "THP_enabled");
+	uint64_t st = start_ns(pid);
+	long hz = sysconf(_SC_CLK_TCK);
+	uint64_t tick = 1000000000ull / (uint64_t)(hz > 0 ? hz : 100);
+	/* the start time counts in ticks: started in the tick of the change is after it */
+	int after = !change_ns || (st && st + tick >= change_ns);
+	json_t *o = json_object();
+	json_object_set_new(o, "name", json_string(comm));
+	json_object_set_new(o, "pid", json_integer(pid));
+	if (huge >= 0)
+		json_object_set_new(o, "anon_huge_kb", json_integer(huge));
+	if (on >= 0)
+		json_object_set_new(o, "thp_enabled", json_boolean(on));
+	json_object_set_new(o, "started_after_change", json_boolean(after));
+	*why = NULL;
+	if (!after)
+		*why = bc_xasprintf("thp: the private server %s (pid %ld) started before THP was set to %s: its memory "
+				    "was allocated under the setting before", comm, (long)pid, thp);
+	else if (!strcmp(thp, "never") && huge > 0)
+		*why = bc_xasprintf("thp: never, but the private server %s (pid %ld) holds %lld kB of AnonHugePages "
+				    "(/proc/%ld/smaps_rollup)", comm, (long)pid, huge, (long)pid);
+	else if (strcmp(thp, "never") && on == 0)
+		*why = bc_xasprintf("thp: %s, but the private server %s (pid %ld) turned THP off for itself "
+				    "(THP_enabled: 0 in /proc/%ld/status: prctl PR_SET_THP_DISABLE, as redis-server's "
+				    "disable-thp does)", thp, comm, (long)pid, (long)pid);
+	return o;
 }
 
 unsigned bc_mrun_fs_made(const bc_mrun *m)

@@ -24,6 +24,14 @@ int bc_mrun_apply(struct bc_mrun *m, const bc_modplan *p, size_t pt, FILE *text,
    setting_not_in_effect when the effect is not seen (usable CPUs, the
    measured clock more than 5% from cpu_freq, THP's sysfs value). */
 void bc_mrun_verify(const bc_modplan *p, size_t pt, bc_case_result *cr);
+/* A private server's THP state for a case run under thp (its value):
+   its name, pid, AnonHugePages (kB, smaps_rollup), THP_enabled (status)
+   and whether it started after change_ns (CLOCK_BOOTTIME of the last THP
+   change; 0: none). *why (malloc'd) when THP is not in effect for it: it
+   started before the change (its memory was allocated under the old
+   value), it holds huge pages under never, or it turned THP off for
+   itself under always or madvise; else NULL. */
+json_t *bc_mrun_server_thp(pid_t pid, uint64_t change_ns, const char *thp, char **why);
 /* machine.fs: how many file systems this run has made so far (a module's
    prepared data is gone when the count moved since its last case), and
    the directory the one mounted now is on (NULL: none). */

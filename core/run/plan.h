@@ -15,6 +15,7 @@ typedef struct bc_mdim {
 	char **vals, **texts;		/* canonical (written) and as given; nvals each */
 	size_t nvals;
 	char *set, *read;		/* custom's commands */
+	double timeout;			/* their time limit (0: BC_MCOMMAND_TIMEOUT) */
 } bc_mdim;
 
 typedef struct bc_modplan {

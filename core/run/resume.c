@@ -8,17 +8,28 @@
 
 #define MAX_RESULTS (256u << 20)
 
-char *bc_resume_key(const char *module, json_t *params, long threads, long repeat)
+/* The machine settings as a key's part ("" without: a case of a plan
+   without settings). */
+static char *machine_text(json_t *machine)
 {
-	char *p = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS);
-	char *k = bc_xasprintf("%s\n%ld\n%ld\n%s", module, threads, repeat, p ? p : "{}");
+	char *m = json_is_object(machine) && json_object_size(machine) ?
+		  json_dumps(machine, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	return m ? m : bc_xstrdup("");
+}
+
+char *bc_resume_key(const char *module, json_t *params, json_t *machine, long threads, long repeat)
+{
+	char *p = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS), *m = machine_text(machine);
+	char *k = bc_xasprintf("%s\n%ld\n%ld\n%s\n%s", module, threads, repeat, p ? p : "{}", m);
 	free(p);
+	free(m);
 	return k;
 }
 
-int bc_resume_has(const bc_resume *r, const char *module, json_t *params, long threads, long repeat)
+int bc_resume_has(const bc_resume *r, const char *module, json_t *params, json_t *machine, long threads,
+		  long repeat)
 {
-	char *k = bc_resume_key(module, params, threads, repeat);
+	char *k = bc_resume_key(module, params, machine, threads, repeat);
 	int has = json_object_get(r->keys, k) != NULL;
 	free(k);
 	return has;
@@ -106,11 +117,12 @@ static unsigned repeats_of(const bc_modplan *p)
 	return p->run.repeat_auto && p->run.max_repeat > p->run.repeat ? p->run.max_repeat : p->run.repeat;
 }
 
-static char *plan_key(const char *module, json_t *params, long threads)
+static char *plan_key(const char *module, json_t *params, json_t *machine, long threads)
 {
-	char *p = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS);
-	char *k = bc_xasprintf("%s\n%ld\n%s", module, threads, p ? p : "{}");
+	char *p = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS), *m = machine_text(machine);
+	char *k = bc_xasprintf("%s\n%ld\n%s\n%s", module, threads, p ? p : "{}", m);
 	free(p);
+	free(m);
 	return k;
 }
 
@@ -129,7 +141,9 @@ static json_t *planned(const bc_modplan *plans, size_t n, uint64_t *total)
 				bc_case c = { .mod = p->mod, .vals = vals, .run = p->run, .threads = p->run.threads[ti] };
 				bc_case_result h;
 				bc_case_header(&c, "ok", NULL, &h);
-				char *key = plan_key(p->mod->desc.name, h.params, (long)c.threads);
+				json_t *mj = bc_plan_mjson(p, pt);	/* the settings the case of pt records */
+				char *key = plan_key(p->mod->desc.name, h.params, mj, (long)c.threads);
+				json_decref(mj);
 				json_object_set_new(set, key, json_true());
 				free(key);
 				bc_case_free(&h);
@@ -192,13 +206,13 @@ static int check_case(size_t i, json_t *c, const bc_modplan *plans, size_t n, js
 	if (!p)
 		return forged(e, i, c, "is of a module the config does not run",
 			      "A run's file holds cases of its config's modules only.");
-	char *pk = plan_key(mod, json_object_get(c, "params"), threads);
+	char *pk = plan_key(mod, json_object_get(c, "params"), json_object_get(c, "machine"), threads);
 	int in_plan = json_object_get(plan, pk) != NULL && rep >= 1 && rep <= (json_int_t)repeats_of(p);
 	free(pk);
 	if (!in_plan)
 		return forged(e, i, c, "is not a case of this plan",
 			      "Its params, thread count or repeat are none that the config runs.");
-	char *k = bc_resume_key(mod, json_object_get(c, "params"), threads, (long)rep);
+	char *k = bc_resume_key(mod, json_object_get(c, "params"), json_object_get(c, "machine"), threads, (long)rep);
 	int again = json_object_get(seen, k) != NULL;
 	json_object_set_new(seen, k, json_true());
 	free(k);
@@ -251,7 +265,8 @@ static int keep_cases(json_t *cases, const bc_modplan *plans, size_t n, bc_resum
 			rc = -1;
 			break;
 		}
-		char *k = bc_resume_key(mod, params, (long)json_integer_value(json_object_get(c, "threads")),
+		char *k = bc_resume_key(mod, params, json_object_get(c, "machine"),
+					(long)json_integer_value(json_object_get(c, "threads")),
 					(long)json_integer_value(json_object_get(c, "repeat")));
 		json_object_set_new(out->keys, k, json_true());
 		free(k);

@@ -28,10 +28,12 @@ typedef struct bc_resume {
    -1 with e set (nothing changed on disk). */
 int bc_resume_open(const char *path, json_t *config_now, json_t *host_now, const bc_modplan *plans,
 		   size_t n, bc_resume *out, bc_err *e);
-/* "module\nthreads\nrepeat\nparams" (params compact, sorted); malloc'd. */
-char *bc_resume_key(const char *module, json_t *params, long threads, long repeat);
+/* "module\nthreads\nrepeat\nparams\nmachine" (both compact, sorted; machine "" when
+   none): a case's identity; malloc'd. */
+char *bc_resume_key(const char *module, json_t *params, json_t *machine, long threads, long repeat);
 /* 1 when that case was kept. */
-int bc_resume_has(const bc_resume *r, const char *module, json_t *params, long threads, long repeat);
+int bc_resume_has(const bc_resume *r, const char *module, json_t *params, json_t *machine, long threads,
+		  long repeat);
 /* The document's resumed[] after this resume: the old one plus
    {at, kept, rerun}. New reference. */
 json_t *bc_resume_record(const bc_resume *r, const char *at);

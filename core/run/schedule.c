@@ -556,7 +556,10 @@ static void run_case(bc_runner *r, modrun *m, bc_case *c, const char *label, con
 static int auto_look(bc_runner *r, modrun *m, size_t pt, size_t ti, bc_auto_case *a)
 {
 	const bc_modplan *p = m->p;
-	return bc_auto_look(&r->groups, r->baseline, p, m->vals + pt * stride(p), p->run.threads[ti], a);
+	json_t *mj = bc_plan_mjson(p, pt);	/* a setting's values are cases of their own */
+	int rc = bc_auto_look(&r->groups, r->baseline, p, m->vals + pt * stride(p), mj, p->run.threads[ti], a);
+	json_decref(mj);
+	return rc;
 }
 
 /* repeat = auto: why the case of slot s need not run, or NULL. */
@@ -591,14 +594,17 @@ static void mark_stop(bc_runner *r, modrun *m, size_t pt, size_t ti, const char 
 	bc_case_result h;
 	bc_case c = { .mod = p->mod, .vals = m->vals + pt * stride(p), .threads = p->run.threads[ti] };
 	bc_case_header(&c, "ok", NULL, &h);
+	json_t *mj = bc_plan_mjson(p, pt);	/* the last case of this point under its settings */
 	for (size_t i = r->ncases; i-- > 0;) {
 		const bc_case_result *cr = &r->cases[i];
 		if (cr->threads != (long)c.threads || strcmp(cr->module, p->mod->desc.name) ||
-		    !json_equal(cr->params, h.params))
+		    !json_equal(cr->params, h.params) || (mj || cr->machine ? !mj || !cr->machine ||
+		    !json_equal(cr->machine, mj) : 0))
 			continue;
 		bc_runner_repeat_stop(r, i, why);
 		break;
 	}
+	json_decref(mj);
 	bc_case_free(&h);
 }
 
@@ -619,7 +625,9 @@ static void run_slot(bc_runner *r, modrun *m, size_t i)
 	if (r->resume) {	/* a case the interrupted run finished: kept, not run */
 		bc_case_result h;
 		bc_case_header(&c, "ok", NULL, &h);
-		int kept = bc_resume_has(r->resume, p->mod->desc.name, h.params, (long)c.threads, (long)s->rep);
+		json_t *mj = bc_plan_mjson(p, s->point);	/* the settings are part of the case's identity */
+		int kept = bc_resume_has(r->resume, p->mod->desc.name, h.params, mj, (long)c.threads, (long)s->rep);
+		json_decref(mj);
 		bc_case_free(&h);
 		if (kept)
 			return;

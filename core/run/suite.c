@@ -428,13 +428,6 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 	}
 	if (plan_too_large(cfg, plans, n))
 		goto out;
-	for (size_t i = 0; c->resume && i < n; i++)
-		if (plans[i].nmdims) {
-			/* the kept cases are found by their options alone */
-			fprintf(stderr, "benchcore: error: --resume does not take machine settings yet (module %s has "
-				"them)\n", plans[i].mod->desc.name);
-			goto out;
-		}
 	char other[512];
 	if (bc_mrun_begin(&mrun, plans, n, other, sizeof(other)))
 		goto out;

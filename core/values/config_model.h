@@ -14,6 +14,7 @@ typedef struct bc_given {
 	char **texts;			/* values as text, NULL-terminated */
 	char *where;			/* "site.conf:12" or "command line" */
 	char *set, *read;		/* a machine custom setting's commands; else NULL */
+	double timeout;			/* their time limit in seconds (0: the default) */
 } bc_given;
 
 /* A machine = { } group (docs/machine.md): keys as the machine kinds name

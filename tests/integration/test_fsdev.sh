@@ -71,6 +71,28 @@ expect_py "io: a case per fs, each recording the fs it ran on as mounted" $T/io.
 	"sorted(c['machine']['fs'] for c in d['cases']) == sorted('$types'.split(',')) and all(c['fs']['type'] == c['machine']['fs'] and c['status'] == 'ok' for c in d['cases'])"
 expect_py "io: its files on the file system made (path = the mount point, a loop image on the outer fs)" $T/io.json \
 	"all(c['params']['path'] == c['fs']['mount_point'] and c['fs']['device'].startswith('/dev/loop') and c['fs']['image_fs'] and c['fs']['mkfs_version'] and c['fs']['mount_options'].startswith('rw') for c in d['cases'])"
+expect_py "io: each fs's record says whether O_DIRECT is taken there (bc_fs_direct_io after each mount): ext4, xfs, btrfs all take it" $T/io.json \
+	"all(c['fs']['o_direct'] is True and 'o_direct_refused' not in c['fs'] for c in d['cases'])"
+# compare --split machine.fs: one run's file systems as systems, the first configured the baseline
+run_bc $T/fssplit compare --split machine.fs $T/io.json
+expect_rc "compare --split machine.fs reads the run's file systems as systems" 0
+first=${types%%,*} rest=${types#*,}
+expect_grep "compare --split machine.fs: the first configured fs the baseline (A)" $T/fssplit.out "^A: .*machine.fs=$first "
+expect_grep "compare --split machine.fs: the next one B" $T/fssplit.out "^B: .*machine.fs=${rest%%,*} "
+expect_grep "compare --split machine.fs: io's cases matched across them (a metric row A -> B)" $T/fssplit.out \
+	"^ +1 +iops +\^ [0-9.]+ -> [0-9.]+ IOPS"
+# mkfs once per value change, not per case: 2 option points x 2 fs x 2 rounds = 8 cases
+run_bc $T/mk run io --time 0.2 --warmup 0 --repeat 2 --machine fs=ext4,xfs --machine fs_device=$img file_size=16M \
+	block_size=4K,64K -o $T/mk.json
+expect_rc "io: 2 block sizes on ext4 and xfs, 2 rounds" 0
+made=$(grep -cE "^ +machine: (ext4|xfs) made on " $T/mk.out)
+changes=$(grep -oE "^\[case [0-9]+\] .*machine\.fs=[a-z0-9]+" $T/mk.out | sed 's/.*machine\.fs=//' | uniq | wc -l)
+# (the shuffle may alternate the values at every case: then 8 is right; one round, below, is fixed)
+check "mkfs ran once per change of the fs value in the cases' order ($made mkfs, $changes runs of one value, 8 cases)" \
+	test "$made" = "$changes"
+run_bc $T/mk1 run io --time 0.2 --warmup 0 --machine fs=ext4,xfs --machine fs_device=$img file_size=16M \
+	block_size=4K,64K -o $T/mk1.json
+check "one round (its order not shuffled): each fs made once for its two cases, not per case" test "$(grep -cE '^ +machine: (ext4|xfs) made on ' $T/mk1.out)" = 2
 run_bc $T/sys run sys --time 0.3 --warmup 0 test=file_copy --machine fs=$types --machine fs_device=$img \
 	--machine mount_options=noatime -o $T/sys.json
 expect_rc "sys file_copy on each of $types" 0

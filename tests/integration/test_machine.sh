@@ -22,6 +22,8 @@ fi
 MODS="--module-path $PWD/$BUILD/modules"
 export BENCHCORE_STATE_DIR=$T/state
 raw() { cat "$1"; }	# the file's bytes, to compare byte for byte
+# the line number of the first write of a file (its pattern) in a trace
+at() { grep -n -E -- "$2" "$1" | head -1 | cut -d: -f1; }
 THP0=$(raw $THP/enabled) DEF0=$(raw $THP/defrag) SWAP0=$(raw $SWAP)
 CPU10=$( [ -w $CPU1 ] && raw $CPU1 || echo "")
 LOOP=""
@@ -70,9 +72,9 @@ truncate -s 64M "$T/disk.img"
 LOOP=$(losetup -f --show "$T/disk.img" 2>/dev/null || true)
 Q=/sys/block/${LOOP#/dev/}/queue
 if [ -n "$LOOP" ]; then
-	SCH0=$(raw $Q/scheduler) RA0=$(raw $Q/read_ahead_kb)
+	SCH0=$(raw $Q/scheduler) RA0=$(raw $Q/read_ahead_kb) NR0=$(raw $Q/nr_requests)
 	SCHX=$(tr -d '[]' <$Q/scheduler | tr ' ' '\n' | grep -v "^$(sed 's/.*\[\(.*\)\].*/\1/' <<<"$SCH0")\$" | grep . | head -1)
-	DEV="device = \"$LOOP\"; io_scheduler = \"$SCHX\"; read_ahead_kb = 1024;"
+	DEV="device = \"$LOOP\"; io_scheduler = \"$SCHX\"; read_ahead_kb = 1024; nr_requests = 32;"
 else
 	DEV=""
 	pass "machine: no loop device here (the device settings are left out)"
@@ -100,6 +102,10 @@ if [ -n "$LOOP" ]; then
 	expect_grep "machine: its read-ahead written" "$T/real.trace" "^/sys/.*/queue/read_ahead_kb 1024$"
 	check "machine: the scheduler back byte for byte" [ "$(raw $Q/scheduler)" = "$SCH0" ]
 	check "machine: read_ahead_kb back byte for byte" [ "$(raw $Q/read_ahead_kb)" = "$RA0" ]
+	# nr_requests after the scheduler (a scheduler switch resets the depth), read back by the run
+	check "machine: nr_requests written after the scheduler" \
+		[ "$(at "$T/real.trace" "/queue/scheduler $SCHX$")" -lt "$(at "$T/real.trace" "/queue/nr_requests 32$")" ]
+	check "machine: nr_requests back byte for byte ($NR0)" [ "$(raw $Q/nr_requests)" = "$NR0" ]
 fi
 expect_grep "machine: the change's cost is said" "$T/real.out" "machine: machine.thp=(never|always) \([0-9]+ files?, [0-9.]+ ms\)"
 same_as_found "machine: after the real run"
@@ -109,8 +115,78 @@ expect_rc "machine: compare --split machine.thp reads one file as two systems" 0
 expect_grep "machine: ... the first configured value the baseline" "$T/split.out" "^A: .* machine.thp=never"
 run_bc "$T/splittab" compare --table --split machine.thp "$T/real.json"
 expect_grep "machine: --table --split: a column per value" "$T/splittab.out" "machine.thp=never +.*machine.thp=always"
+run_bc "$T/splitpg" compare --per-ghz --split machine.thp "$T/real.json"
+expect_rc "machine: --per-ghz --split machine.thp" 0
+expect_grep "machine: ... per GHz of each value's measured clock, a column each" "$T/splitpg.out" \
+	"^cpu events_per_sec +[0-9.e+]+ @ [0-9.]+ = [0-9]+ +[0-9.e+]+ @ [0-9.]+ = [0-9]+; x[0-9.]+ vs clock"
+run_bc "$T/splitix" compare --index --split machine.thp "$T/real.json"
+expect_rc "machine: --index --split machine.thp" 0
+expect_grep "machine: ... never the baseline (100), always indexed against it" "$T/splitix.out" \
+	"^index \(baseline = 100\) +.*machine.thp=never +.*machine.thp=always"
+expect_grep "machine: ... the cpu row" "$T/splitix.out" "^cpu +100 +[0-9.]+ \[[0-9.]+, [0-9.]+\]"
 run_bc "$T/split1" compare --split machine.thp_defrag "$T/real.json"
 expect_rc "machine: --split on a setting with one value is refused" 2
+
+# ---- THP and the run's private servers: restarted on a change, each case's server checked ----
+if [ "${BC_QUICK:-0}" = 1 ]; then
+	echo "QUICK: THP against private servers (a stand-in with 64 MiB of huge pages, the real redis-server: 9 checks) left out"
+else
+	run_bc "$T/thpsvc" run svc --module-path "$TESTMODS" server="$TESTMODS/standin_server" flags=--hugemem=64 \
+		--time 0.3 --warmup 0 --repeat 2 --machine thp=always,never -o "$T/thpsvc.json"
+	expect_rc "machine: thp = always, never with a private server that writes 64 MiB" 0
+	expect_py "machine: each case records its server under thp: a server started after the change" "$T/thpsvc.json" \
+		"all(len(c['thp_servers']) == 1 and c['thp_servers'][0]['started_after_change'] for c in d['cases'])"
+	expect_py "machine: ... restarted at each change of thp (one server per run of a value)" "$T/thpsvc.json" \
+		"(lambda s: all((a[0] == b[0]) == (a[1] == b[1]) for a, b in zip(s, s[1:])))([(c['machine']['thp'], c['thp_servers'][0]['pid']) for c in sorted(d['cases'], key=lambda c: c['id'])])"
+	expect_py "machine: under always its 64 MiB are huge pages (AnonHugePages), under never none" "$T/thpsvc.json" \
+		"all((c['thp_servers'][0]['anon_huge_kb'] >= 32768) if c['machine']['thp'] == 'always' else c['thp_servers'][0]['anon_huge_kb'] == 0 for c in d['cases'])"
+	expect_py "machine: ... so every case is in effect" "$T/thpsvc.json" "not any('setting_not_in_effect' in c for c in d['cases'])"
+	python3 -c 'import json,sys; [print("    thp %s: server pid %d, AnonHugePages %d kB" % (c["machine"]["thp"], c["thp_servers"][0]["pid"], c["thp_servers"][0]["anon_huge_kb"])) for c in json.load(open(sys.argv[1]))["cases"]]' "$T/thpsvc.json"
+	if command -v redis-server >/dev/null; then
+		TMPDIR=$T run_bc "$T/thpredis" run redis tests=SET --time 0.3 --warmup 0 --repeat 2 --machine thp=never,always \
+			-o "$T/thpredis.json"
+		expect_rc "machine: redis (its private redis-server) with thp = never, always" 0
+		expect_py "machine: redis: under never its server holds no huge pages and is in effect" "$T/thpredis.json" \
+			"all(c['thp_servers'][0]['name'] == 'redis-server' and c['thp_servers'][0]['anon_huge_kb'] == 0 and 'setting_not_in_effect' not in c for c in d['cases'] if c['machine']['thp'] == 'never')"
+		expect_py "machine: redis: under always a server that turned THP off for itself (disable-thp) is not in effect, said" \
+			"$T/thpredis.json" "all(c['thp_servers'][0]['thp_enabled'] or 'turned THP off for itself' in c['setting_not_in_effect'] for c in d['cases'] if c['machine']['thp'] == 'always')"
+		python3 -c 'import json,sys; [print("    redis thp %s: %s" % (c["machine"]["thp"], c["thp_servers"][0])) for c in json.load(open(sys.argv[1]))["cases"]]' "$T/thpredis.json"
+		same_as_found "machine: after the THP runs with private servers"
+	else
+		echo "SKIP: redis-server not installed: the real server's THP check left out"
+	fi
+fi
+
+# ---- --resume with a machine sweep: a case is its options and its settings ----
+cat >"$T/res.conf" <<EOF
+module_path = [ "$PWD/$BUILD/modules" ];
+time = 0.4; warmup = 0; repeat = 2; report_interval = 0;
+machine = { thp = [ "never", "always" ]; };
+modules = ( { name = "cpu"; max_prime = 300; } );
+EOF
+"$BC" -c "$T/res.conf" -o "$T/res.json" -q >/dev/null 2>&1 </dev/null & BGPID=$!
+for _ in $(seq 200); do
+	python3 -c 'import json,sys; sys.exit(not json.load(open(sys.argv[1]))["cases"])' "$T/res.json" 2>/dev/null && break
+	sleep 0.05
+done
+kill -9 $BGPID; wait $BGPID 2>/dev/null; BGPID=""
+n1=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["cases"]))' "$T/res.json" 2>/dev/null)
+check "machine: --resume: killed with ${n1:-no} of 4 cases written" test -n "$n1" -a "${n1:-0}" -ge 1 -a "${n1:-4}" -lt 4
+run_bc "$T/resumed" -c "$T/res.conf" -o "$T/res.json" --resume
+expect_rc "machine: --resume of a run sweeping thp (its dead run's settings restored first)" 0
+expect_grep "machine: ... the plan says what was kept" "$T/resumed.err" "^plan: resuming .*: [0-9]+ cases? kept, [0-9]+ to run"
+expect_py "machine: ... each (thp, repeat) once: the settings tell the kept cases apart" "$T/res.json" \
+	"sorted((c['machine']['thp'], c['repeat']) for c in d['cases'] if c['status'] == 'ok') == [('always', 1), ('always', 2), ('never', 1), ('never', 2)]"
+expect_py "machine: ... ids unique" "$T/res.json" "len(set(c['id'] for c in d['cases'])) == len(d['cases'])"
+same_as_found "machine: after the resumed sweep"
+
+# ---- repeat = "auto" with a machine sweep: each value a case of its own, stopped on its own ----
+run_bc "$T/auto" run cpu $MODS max_prime=300 --time 0.2 --warmup 0 --repeat auto --min-repeat 2 --max-repeat 4 \
+	--machine thp=never,always -o "$T/auto.json"
+expect_rc "machine: repeat = auto over a thp sweep" 0
+expect_py "machine: ... each value ran 2 to 4 repeats, its last one saying why it stopped" "$T/auto.json" \
+	"all(2 <= len(cs) <= 4 and sorted(c['repeat'] for c in cs) == list(range(1, len(cs) + 1)) and (max(cs, key=lambda c: c['repeat']).get('repeat_stop') in ('precise', 'futile', 'max_repeat')) for cs in [[c for c in d['cases'] if c['machine']['thp'] == v] for v in ('never', 'always')])"
+expect_py "machine: ... two groups, one per value" "$T/auto.json" "sorted(g['params']['machine.thp'] for g in d['groups']) == ['always', 'never']"
 
 # ---- online_cpus: a 2-thread cpu case on 1 CPU, then 2 ----
 if [ -n "$CPU10" ] && [ "$(nproc --all)" -ge 2 ]; then
@@ -182,8 +258,6 @@ fake_run() {	# fake_run NAME DRIVER ARGS...: a run on the fake tree, its trace, 
 	snap "$T/$n.tree" >"$T/$n.after"
 	check "machine: $drv: every file of the tree back byte for byte" cmp -s "$T/$n.before" "$T/$n.after"
 }
-# the line number of the first write of a file (its pattern) in a trace
-at() { grep -n -E -- "$2" "$1" | head -1 | cut -d: -f1; }
 
 fake_run intel intel_pstate --machine governor=performance --machine turbo=false,true --machine cpu_freq=2GHz,max
 expect_rc "machine: intel_pstate: governor, turbo and cpu_freq swept" 0
@@ -229,6 +303,27 @@ if [ -n "$MHZ" ] && [ "$MHZ" -gt 800 ] && [ "$MHZ" -lt 4800 ]; then
 	fake_run intel2 intel_pstate --machine cpu_freq=${MHZ}MHz
 	expect_py "machine: a frequency the measured clock matches within 5% is in effect" "$T/intel2.json" \
 		"'setting_not_in_effect' not in d['cases'][0] or 'measured' in d['cases'][0]['setting_not_in_effect']"
+	# study 2's reading on one file: compare --per-ghz (and --index) --split machine.cpu_freq, two
+	# frequencies the measured clock matches (2% apart) on a fake intel_pstate tree
+	MHZ2=$((MHZ * 98 / 100))
+	mk_tree "$T/pg.tree" intel_pstate
+	BENCHCORE_SYSFS_CPU=$T/pg.tree run_bc "$T/pg" run cpu $MODS max_prime=2000 --time 0.3 --warmup 0 --repeat 2 \
+		--machine cpu_freq=${MHZ}MHz,${MHZ2}MHz -o "$T/pg.json"
+	expect_rc "machine: cpu_freq = ${MHZ}MHz, ${MHZ2}MHz on a fake intel_pstate tree" 0
+	if python3 -c 'import json,sys; sys.exit(sum("setting_not_in_effect" in c for c in json.load(open(sys.argv[1]))["cases"]) > 0)' "$T/pg.json"; then
+		run_bc "$T/pgs" compare --per-ghz --split machine.cpu_freq "$T/pg.json"
+		expect_rc "machine: compare --per-ghz --split machine.cpu_freq" 0
+		expect_grep "machine: ... a column per frequency, the first the baseline" "$T/pgs.out" \
+			"machine.cpu_freq=${MHZ}MHz +.*machine.cpu_freq=${MHZ2}MHz"
+		expect_grep "machine: ... each side's rate at its measured clock, per GHz" "$T/pgs.out" \
+			"^cpu events_per_sec +[0-9.e+]+ @ [0-9.]+ = [0-9]+ +[0-9.e+]+ @ [0-9.]+ = [0-9]+; x[0-9.]+ vs clock x[0-9.]+"
+		run_bc "$T/pgi" compare --index --split machine.cpu_freq "$T/pg.json"
+		expect_rc "machine: compare --index --split machine.cpu_freq" 0
+		expect_grep "machine: ... the second frequency indexed against the first (100)" "$T/pgi.out" \
+			"^cpu +100 +[0-9.]+ \[[0-9.]+, [0-9.]+\]"
+	else
+		pass "machine: --per-ghz --split: the measured clock moved more than 5% from a frequency asked (a loaded machine's clock), the cases are marked; checked on thp below"
+	fi
 fi
 mkdir -p "$T/smt.tree/smt"; echo notsupported >"$T/smt.tree/smt/control"
 BENCHCORE_SYSFS_CPU=$T/smt.tree run_bc "$T/smt" run cpu $MODS --time 0.2 --machine smt=false
@@ -297,6 +392,33 @@ check 'machine: custom: a value with ; and $( ) ran nothing' test ! -e "$T/pwned
 expect_py "machine: custom: the cases record the values as given" "$T/custom.json" \
 	"sorted(c['machine']['custom.knob'] for c in d['cases']) == sorted(['a; touch $T/pwned', '\$(touch $T/pwned2)'])"
 check "machine: custom: restored through its set command" [ "$(cat "$T/knob")" = orig ]
+# a command that hangs is killed at its timeout (the setting's own, seconds), naming the command
+cat >"$T/slow.conf" <<EOF
+module_path = [ "$PWD/$BUILD/modules" ];
+time = 0.2; warmup = 0;
+machine = { custom = { name = "slowknob"; set = "sleep 60 # bc-slowset {value}"; read = "cat $T/knob";
+                       values = [ "b" ]; timeout = 1; }; };
+modules = ( { name = "cpu"; max_prime = 1000; } );
+EOF
+t0=$(date +%s%N)
+run_bc "$T/slow" -c "$T/slow.conf" -o "$T/slow.json"
+t1=$(date +%s%N)
+expect_rc "machine: custom: a set command that outlives its timeout fails the case" 1
+expect_grep "machine: ... naming the command and the limit" "$T/slow.out" \
+	'custom: could not write "b" to slowknob: "sleep 60 # bc-slowset \{value\}" did not finish within 1 s: it was killed'
+check "machine: ... the run did not wait for it (under 30 s)" [ $(( (t1 - t0) / 1000000000 )) -lt 30 ]
+expect_grep "machine: ... its progress line says the apply failed" "$T/slow.out" "machine: settings applied: failed \(1 file, [0-9.]+ ms\)"
+check "machine: ... nothing of it left running" sh -c '! pgrep -f "bc-slowse[t]" >/dev/null'
+check "machine: ... and the knob as found" [ "$(cat "$T/knob")" = orig ]
+sed -e 's/set = "sleep 60 # bc-slowset {value}"; read = "cat [^"]*"/set = "true {value}"; read = "sleep 60 # bc-slowread"/' \
+	"$T/slow.conf" >"$T/slowr.conf"
+run_bc "$T/slowr" -c "$T/slowr.conf"
+expect_rc "machine: custom: a read command that hangs in the plan is refused (exit 2)" 2
+expect_grep "machine: ... naming it" "$T/slowr.err" '"sleep 60 # bc-slowread" did not finish within 1 s'
+sed -e 's/timeout = 1;/timeout = -3;/' "$T/slow.conf" >"$T/slowbad.conf"
+run_bc "$T/slowbad" -c "$T/slowbad.conf"
+expect_rc "machine: custom: a timeout that is not a positive number of seconds is refused" 2
+expect_grep "machine: ... saying what it takes" "$T/slowbad.err" 'timeout is a number of seconds above 0'
 
 # ---- the ways out: SIGTERM, a crashing case, SIGKILL ----
 # wait_applied: until the run's journal holds THP's record and THP reads as written

@@ -17,11 +17,15 @@
  * --setsid-child starts a helper in a session of its own, named bcstandin-sid,
  *                which outlives a kill of the server's process group
  * --setsid-child-late  the same, started at the first connection (after the
- *                server was found ready) */
+ *                server was found ready)
+ * --hugemem=MB   maps MB of anonymous memory, 2 MiB aligned, and writes every
+ *                page before listening: a server whose heap THP can back with
+ *                huge pages (test_machine's thp check reads its AnonHugePages) */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -42,7 +46,7 @@ int main(int argc, char **argv)
 {
 	const char *path = NULL;
 	int child = 0, ignore = 0, never = 0, daemonize = 0, sid_child = 0, burn = 0;
-	long crash_after = -1;
+	long crash_after = -1, hugemem = 0;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--child"))
 			child = 1;
@@ -60,6 +64,8 @@ int main(int argc, char **argv)
 			sid_child = 1;
 		else if (!strcmp(argv[i], "--setsid-child-late"))
 			sid_child = 2;
+		else if (!strncmp(argv[i], "--hugemem=", 10))
+			hugemem = atol(argv[i] + 10);
 		else if (!strncmp(argv[i], "--crash-after=", 14))
 			crash_after = atol(argv[i] + 14);
 		else
@@ -96,6 +102,18 @@ int main(int argc, char **argv)
 				pause();
 		}
 		printf("standin: worker pid %d\n", (int)w);
+	}
+	if (hugemem > 0) {	/* 2 MiB aligned within a larger mapping, every page written */
+		size_t len = (size_t)hugemem << 20, al = 2u << 20;
+		char *m = mmap(NULL, len + al, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED) {
+			perror("standin: mmap");
+			return 1;
+		}
+		char *p = (char *)(((unsigned long)m + al - 1) & ~(unsigned long)(al - 1));
+		for (size_t o = 0; o < len; o += 4096)
+			p[o] = 1;
+		printf("standin: %ld MiB written\n", hugemem);
 	}
 	if (ignore)
 		signal(SIGTERM, SIG_IGN);

@@ -5,10 +5,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "unit.h"
 #include "mset.h"
+#include "mrun.h"
 
 static char dir[64];
 
@@ -162,6 +167,112 @@ static void test_journal(void **state)
 	unsetenv("BENCHCORE_STATE_DIR");
 }
 
+/* A stacked device (dm-0 over two members, as /sys/dev/block/M:N shows a
+   device-mapper or md device: slaves/NAME -> the member's dir): the queue
+   settings are checked against and written to each member's queue, where
+   requests are scheduled, never the stacked device's own. A fake tree: this
+   kernel has neither device-mapper nor md (the loop devices' own queues
+   are test_machine's, for real). */
+static void test_stacked(void **st)
+{
+	(void)st;
+	put("blk/dm-0/queue/scheduler", "none\n");	/* bio-based: no choice of its own */
+	put("blk/dm-0/slaves/loop3/queue/scheduler", "[none] mq-deadline kyber\n");
+	put("blk/dm-0/slaves/loop3/queue/nr_requests", "128\n");
+	put("blk/dm-0/slaves/loop4/queue/scheduler", "[none] mq-deadline kyber\n");
+	put("blk/dm-0/slaves/loop4/queue/nr_requests", "128\n");
+	char dev[128], out[128];
+	snprintf(dev, sizeof(dev), "%s/blk/dm-0", dir);
+	bc_mctx x = { .device = dev };
+	bc_err e;
+	const bc_mkind *k = bc_mkind_find("io_scheduler"), *nr = bc_mkind_find("nr_requests");
+	assert_int_equal(k->check(&x, "mq-deadline", out, sizeof(out), &e), 0);	/* the members offer it */
+	assert_int_equal(k->check(&x, "bfq", out, sizeof(out), &e), -1);
+	assert_non_null(strstr(e.msg, "slaves/loop"));
+	bc_mwrites ws = { 0 };
+	assert_int_equal(k->plan(&x, "mq-deadline", &ws, &e), 0);
+	assert_int_equal(nr->check(&x, "64", out, sizeof(out), &e), 0);
+	assert_int_equal(nr->plan(&x, "64", &ws, &e), 0);
+	assert_int_equal(ws.n, 4);
+	int members = 0;
+	for (size_t i = 0; i < ws.n; i++) {
+		assert_null(strstr(ws.w[i].path, "dm-0/queue"));
+		members += strstr(ws.w[i].path, "slaves/loop3/queue/") || strstr(ws.w[i].path, "slaves/loop4/queue/");
+	}
+	assert_int_equal(members, 4);
+	assert_true(strstr(ws.w[0].path, "/scheduler") && strstr(ws.w[2].path, "/nr_requests"));
+	bc_mwrites_free(&ws);
+	assert_int_equal(nr->check(&x, "2", out, sizeof(out), &e), -1);	/* below the kernel's 4 */
+}
+
+/* A real child process that waits; prctl(PR_SET_THP_DISABLE) first when off. */
+static pid_t waiter(int thp_off)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (thp_off)
+			prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
+		for (;;)
+			pause();
+	}
+	assert_true(pid > 0);
+	usleep(50000);	/* its /proc entries in place, THP_enabled set */
+	return pid;
+}
+
+static void reap(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+static uint64_t boot_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* A private server's THP check (bc_mrun_server_thp) on real processes: one
+   started before the THP change is stale (its memory from the old value),
+   one started after is not; one that turned THP off for itself does not
+   run under "always"; the record says pid, AnonHugePages and THP_enabled. */
+static void test_thp_server(void **st)
+{
+	(void)st;
+	char *why = NULL;
+	pid_t old = waiter(0);
+	usleep(60000);	/* more than a clock tick (/proc's start time counts ticks) */
+	uint64_t change = boot_now();
+	json_t *o = bc_mrun_server_thp(old, change, "never", &why);
+	assert_non_null(why);
+	assert_non_null(strstr(why, "started before THP was set to never"));
+	assert_false(json_is_true(json_object_get(o, "started_after_change")));
+	assert_int_equal(json_integer_value(json_object_get(o, "pid")), old);
+	assert_true(json_is_integer(json_object_get(o, "anon_huge_kb")));
+	free(why);
+	json_decref(o);
+	pid_t fresh = waiter(0);
+	o = bc_mrun_server_thp(fresh, change, "madvise", &why);
+	assert_null(why);
+	assert_true(json_is_true(json_object_get(o, "started_after_change")));
+	assert_true(json_is_true(json_object_get(o, "thp_enabled")));
+	json_decref(o);
+	pid_t off = waiter(1);
+	o = bc_mrun_server_thp(off, change, "always", &why);
+	assert_non_null(why);
+	assert_non_null(strstr(why, "turned THP off for itself (THP_enabled: 0"));
+	assert_true(json_is_false(json_object_get(o, "thp_enabled")));
+	free(why);
+	json_decref(o);
+	o = bc_mrun_server_thp(off, change, "never", &why);	/* off is what never asks */
+	assert_null(why);
+	json_decref(o);
+	reap(old);
+	reap(fresh);
+	reap(off);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/bc-unit-machine.XXXXXX");
@@ -171,6 +282,8 @@ int main(void)
 		cmocka_unit_test(test_parsers),
 		cmocka_unit_test(test_freq_order),
 		cmocka_unit_test(test_journal),
+		cmocka_unit_test(test_thp_server),
+		cmocka_unit_test(test_stacked),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	char *cmd = bc_xasprintf("rm -rf '%s'", dir);

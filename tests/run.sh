@@ -56,12 +56,15 @@ in_full() { [ "$level" != check ]; }
 # both CPUs busy itself (test_fuzz: two fuzzers at a time), or judges a stop by
 # live rates a neighbour's load moves (test_auto: a 1.2% spread precise after 4
 # or 5 repeats of 0.3 s), or changes machine-wide state (test_machine: THP, a
-# sysctl, CPU 1 offline for about a second, which a neighbour would measure).
+# sysctl, CPU 1 offline for about a second, which a neighbour would measure),
+# or judges a rate a receiver keeps up with (test_net: loopback udp_stream's
+# 100 Mbit/s within 15% with under 5% lost, which a neighbour's load on the
+# receiving CPU turns into loss).
 # (their quick forms leave those parts out and run beside others;
 # test_interference, which shares a CPU between a case and a busy loop, checks
 # benchcore's figures against its own observer of what every process took,
 # whatever runs beside it)
-solo="test_abi11 test_auto test_compare test_core test_fuzz test_machine"
+solo="test_abi11 test_auto test_compare test_core test_fuzz test_machine test_net"
 # solo in their quick forms too: what they change is the machine's, whatever
 # the form (test_machine's quick form still sets THP, a sysctl, CPU 1 offline)
 solo_quick="test_machine"

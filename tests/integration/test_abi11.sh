@@ -26,8 +26,10 @@ run_bc $T/ev -c $T/ev.conf -o $T/ev.json
 expect_rc "evloop runs" 0
 expect_py "op classes come from the tests option, in order" $T/ev.json \
  "list(d['cases'][0]['ops'].keys())==['alpha','beta','gamma'] and all(o['count']>0 for o in d['cases'][0]['ops'].values())"
+# (a record and its record_dist are two calls: the window may close between them, once per
+# thread at most: 2 threads here)
 expect_py "the uncorrected distribution is reported under its op class" $T/ev.json \
- "(lambda o: (lambda u: u['count']==o['count'] and u['latency_ns']['p50']>0 and 'p99' in u['latency_ns'])(o['dists']['uncorrected']))(d['cases'][0]['ops']['alpha'])"
+ "(lambda o: (lambda u: 0 <= o['count'] - u['count'] <= 2 and u['latency_ns']['p50']>0 and 'p99' in u['latency_ns'])(o['dists']['uncorrected']))(d['cases'][0]['ops']['alpha'])"
 expect_py "percentile() in finish equals the reported p50" $T/ev.json \
  "(lambda c: c['metrics']['p50_from_finish_ns']['value']==c['ops']['alpha']['latency_ns']['p50'])(d['cases'][0])"
 expect_py "the module's headline and thresholds are recorded for compare" $T/ev.json \

@@ -48,8 +48,10 @@ else
 		"abs($M['mbit_per_sec']['value'] - 100) < 15 and $M['udp_loss_pct']['value'] < 5"
 fi
 run_bc $T/udpw run net test=udp_stream bitrate=50 --time 0.4 --warmup 0.6 -q --no-isolate -o $T/udpw.json
+# (with the warmup's 0.6 s counted the server would have seen about 2.5 times what the window
+# sent; fewer than sent is loss, which a loaded receiver has)
 expect_py "udp_stream: the server's loss count covers the measured window only, not the warmup" $T/udpw.json \
-	"(lambda n, sent: 0.9 * sent <= n <= 1.1 * sent)(sum(int(x) for x in d['cases'][0]['info']['udp_datagrams'].replace(',', '').split() if x.isdigit()), d['cases'][0]['ops']['send']['count'])"
+	"(lambda n, sent: 0 < n <= 1.1 * sent)(sum(int(x) for x in d['cases'][0]['info']['udp_datagrams'].replace(',', '').split() if x.isdigit()), d['cases'][0]['ops']['send']['count'])"
 run_net $T/rev test=tcp_stream reverse=true flows=3 --threads 2
 expect_rc "reverse stream, 3 flows x 2 threads" 0
 expect_py "reverse: received bytes, per-flow figures and a fairness index over 6 flows" $T/rev.json \

@@ -276,8 +276,10 @@ expect_py "clients < threads: refused, saying clients is the total" $T/ct.json \
 
 # --- pipeline 16: each request timed on its own, not the batch's first byte
 run_bc $T/p16 run redis server=$T/a.sock tests=GET pipeline=16 clients=4 data_size=16K --time 0.3 $Q -o $T/p16.json
+# (each of the 4 clients may have a batch cut by the window at either edge: its requests
+# counted in part, its first byte in or out)
 expect_py "pipeline 16: first_byte (redis-benchmark's stamp) has one value per batch of 16" $T/p16.json \
-	'15 <= d["cases"][0]["ops"]["GET"]["count"] / d["cases"][0]["ops"]["GET"]["dists"]["first_byte"]["count"] <= 17'
+	'(lambda c, b: 16 * (b - 4) <= c <= 16 * (b + 4))(d["cases"][0]["ops"]["GET"]["count"], d["cases"][0]["ops"]["GET"]["dists"]["first_byte"]["count"])'
 expect_py "pipeline 16: per-request p50 above the batch's first-byte p50 (not one figure for all 16)" $T/p16.json \
 	'd["cases"][0]["ops"]["GET"]["latency_ns"]["p50"] > d["cases"][0]["ops"]["GET"]["dists"]["first_byte"]["latency_ns"]["p50"]'
 

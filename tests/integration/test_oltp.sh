@@ -239,7 +239,7 @@ mkdir -m 700 $T/dd
 DPID=$!
 ddseen() { ls -d $T/dd/benchcore-oltp.*/data/mysql >/dev/null 2>&1; }
 check "datadir: the private server's data directory is made in it" until_seen 1200 ddseen
-check "datadir: nothing of it in \$TMPDIR" test -z "$(ls -A $TMPDIR)"
+check "datadir: no module directory of oltp's in \$TMPDIR" test -z "$(ls -d $TMPDIR/benchcore-oltp.* 2>/dev/null)"
 wait $DPID; RC=$?
 expect_rc "datadir=DIR runs" 0
 expect_py "datadir: the case records where the data was and its file system" $T/dd.json \
@@ -247,7 +247,8 @@ expect_py "datadir: the case records where the data was and its file system" $T/
 expect_py "datadir: the run's host.io is the datadir's, as io's path" $T/dd.json \
 	'd["host"]["io"]["path"] == "'$T/dd'" and d["host"]["io"]["fs_type"] == d["cases"][0]["info"]["datadir_fs_type"]'
 check "datadir: nothing is left in it" test -z "$(ls -A $T/dd)"
-check "datadir: no mariadbd of benchcore's left" sh -c "! pgrep -f -- '$T/dd/benchcore-oltp' >/dev/null"
+dd_server_gone() { ! pgrep -f -- "$T/dd/benchcore-oltp" >/dev/null; }
+check "datadir: no mariadbd of benchcore's left" until_seen 50 dd_server_gone
 run_bc $T/dd2 run oltp datadir=$T/nonexistent --time 0.5 --warmup 0 "${Q[@]}" -o $T/dd2.json
 expect_py "datadir missing: the case fails and says so" $T/dd2.json \
 	'd["cases"][0]["status"] != "ok" and "nonexistent" in d["cases"][0]["reason"]'

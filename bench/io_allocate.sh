@@ -37,8 +37,9 @@ trap '"$BC" run io -q --force --time 0 --warmup 0 --events 1 path="$KEEP" file_s
 dd if=/dev/zero of="$DIR/dd-old" bs=100K count=$N oflag=direct status=none
 
 dd_mbs() { sed -nE 's/^([0-9]+) bytes.*copied, ([0-9.e+-]+) s.*/\1 \2/p' "$1" | awk '{ printf "%.1f\n", $1 / $2 / 1e6 }'; }
-io_run() {	# out.json path allocate
-	${WRAP:-} "$BC" run io -q --force --keep --time 0 --warmup 0 --report-interval 0 --events $N path="$2" \
+io_run() {	# out.json path allocate (the laid-out file kept for the next round; a new file has nothing to keep)
+	local keep=--keep; [ "$3" = true ] && keep=
+	${WRAP:-} "$BC" run io -q --force $keep --time 0 --warmup 0 --report-interval 0 --events $N path="$2" \
 		file_size=$SIZE engine=psync direct=true rw=write block_size=100K allocate="$3" \
 		-o "$1" >/dev/null 2>>"$BENCH_TMP/bc.log"
 	bc_get "$1" "'%.1f' % c['metrics']['mb_per_sec']['value'] if c['status'] == 'ok' else 'failed: ' + c['reason']"

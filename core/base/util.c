@@ -85,6 +85,13 @@ void bc_info(const char *fmt, ...)
 	print_line("", buf);
 }
 
+void bc_notice(const char *fmt, ...)
+{
+	char buf[2048];
+	VFMT(buf, fmt);
+	print_line("", buf);
+}
+
 uint64_t (*bc_now_hook)(void);
 void (*bc_sleep_hook)(uint64_t t);
 

@@ -32,6 +32,9 @@ void bc_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 FILE *bc_stderr(void);
 void bc_stderr_set(FILE *f);
 void bc_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* An info line said even under -q: what the run changed from what it was
+   asked (--scale, profile = small), which a quiet run's reader must see. */
+void bc_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern int bc_quiet;	/* -q: no info lines */
 /* check-module: a case's warnings are printed once, in its table, not also
    on stderr as they happen (they are kept in the case's result either way) */

@@ -378,6 +378,7 @@ static int apply_module_override(bc_config *cfg, const char *word)
 			rc = -1;
 		} else {
 			bc_modconf_give(mc, key, texts, where);
+			bc_modconf_given(mc, key)->flag = 1;	/* --scale keeps it */
 			texts = NULL;
 		}
 		bc_strv_free(texts);
@@ -449,6 +450,7 @@ int bc_cmd_run(int argc, char **argv)
 			}
 			char *key = strndup(*p, (size_t)(eq - *p)), *where = bc_xasprintf("command line (%s)", key);
 			bc_modconf_give(m, key, bc_split(eq + 1, ','), where);
+			bc_modconf_given(m, key)->flag = 1;	/* --scale keeps it */
 			free(key);
 			free(where);
 		}

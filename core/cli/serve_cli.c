@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/eventfd.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "config.h"
@@ -24,12 +26,15 @@
 #include "util.h"
 
 /* serve's own flags; the settings' flags come first (serve_flags). */
-enum { SV_CONFIG = 1, SV_MODPATH, SV_HELP, SV_SETTING = 100 };
+enum { SV_CONFIG = 1, SV_MODPATH, SV_HELP, SV_NEWSECRET, SV_SETTING = 100 };
 
 static const bc_flag sv_own_flags[] = {
 	{ "config", 'c', "FILE", SV_CONFIG, "read serve = { secret = \"...\"; ... } (or secret_env / secret_file) "
 	  "from FILE", 0 },
 	{ "module-path", 0, "DIR", SV_MODPATH, "search DIR for modules first", 0 },
+	{ "new-secret", 0, "FILE", SV_NEWSECRET, "make a new random secret in FILE (a new file, 0600; never "
+	  "one that is there) and serve with it: copy FILE to each client and give it there as "
+	  "secret_file=FILE", 0 },
 	{ "help", 'h', NULL, SV_HELP, "this help", 0 },
 	{ NULL }
 };
@@ -41,6 +46,7 @@ static const bc_flag sv_own_flags[] = {
    over them. */
 typedef struct serve_opts {
 	const char *config, *modpath;
+	const char *new_secret;		/* --new-secret FILE */
 	int help;
 	const char *module;		/* --module as given, for --help's port */
 	int apply;			/* the second pass: settings' flags applied */
@@ -115,7 +121,9 @@ static void serve_usage(FILE *f, const bc_module *m)
 	bc_flags_help(f, serve_flags(m), 0);
 	fprintf(f, "\nsite.conf (-c): a group serve = { secret = \"...\"; port = N; ... } takes the\n"
 		"options above with '_' for '-' (max_clients, idle_timeout, ...), the command line\n"
-		"winning; the secret only from there, or as secret_env = \"VAR\" / secret_file = \"/path\".\n"
+		"winning; the secret only from there, or as secret_env = \"VAR\" / secret_file = \"/path\";\n"
+		"or one command: benchcore serve --bind 0.0.0.0 --new-secret /path (a new random secret\n"
+		"in a new 0600 file, copied to the clients as their secret_file).\n"
 		"With a secret, clients prove they know it (HMAC challenge); it never crosses the wire.\n"
 		"See benchcore help settings. Exit status: 0 stopped by a signal (or --once done),\n"
 		"1 the server failed, 2 usage, config or module error.\n");
@@ -128,6 +136,7 @@ static int on_flag(void *arg, const bc_flag *f, const char *val, bc_err *e)
 	case SV_CONFIG: so->config = val; return 0;
 	case SV_MODPATH: so->modpath = val; return 0;
 	case SV_HELP: so->help = 1; return 0;
+	case SV_NEWSECRET: so->new_secret = val; return 0;
 	}
 	const bc_setting *s = &bc_serve_settings[f->code - SV_SETTING];
 	if (!so->apply) {
@@ -365,6 +374,49 @@ static const bc_module *pick_module(const bc_modset *set, const char *name, bc_e
 	return NULL;
 }
 
+/* --new-secret FILE: 32 random bytes as hex into a new file of this user's
+   only (O_EXCL: never a file or link that is there), and the secret served
+   with. The secret itself is never printed; the file's name is. */
+static int new_secret(serve_opts *so, bc_err *e)
+{
+	unsigned char raw[32];
+	char hex[2 * sizeof(raw) + 2];
+	if (so->secret) {
+		bc_err_set(e, "--new-secret %s, and the config file gives a secret too", so->new_secret);
+		bc_err_detail(e, "Give one of them.");
+		return -1;
+	}
+	if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw)) {
+		bc_err_set(e, "--new-secret: no random bytes from the kernel: %s", strerror(errno));
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(raw); i++)
+		snprintf(hex + 2 * i, 3, "%02x", raw[i]);
+	explicit_bzero(raw, sizeof(raw));
+	size_t len = strlen(hex);
+	hex[len++] = '\n';
+	int fd = open(so->new_secret, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int bad = fd < 0 ? errno : (write(fd, hex, len) != (ssize_t)len || fsync(fd)) ? (errno ? errno : EIO) : 0;
+	if (fd >= 0)
+		close(fd);
+	if (bad) {
+		bc_err_set(e, "--new-secret: cannot make \"%s\": %s", so->new_secret, strerror(bad));
+		if (bad == EEXIST)
+			bc_err_hint(e, "give a new name; to serve with that file's secret: -c FILE with "
+				    "serve = { secret_file = \"%s\"; }", so->new_secret);
+		else if (fd >= 0)
+			unlink(so->new_secret);	/* made here a moment ago, O_EXCL */
+		explicit_bzero(hex, sizeof(hex));
+		return -1;
+	}
+	hex[len - 1] = '\0';
+	so->secret = bc_xstrdup(hex);
+	explicit_bzero(hex, sizeof(hex));
+	sv_log(2, "a new secret is in %s (mode 0600; the secret is not printed): copy the file to each client "
+	       "and run there: benchcore run net server=THIS_HOST:PORT secret_file=FILE", so->new_secret);
+	return 0;
+}
+
 static void opts_free(serve_opts *so)
 {
 	bc_serveset_free(&so->set);
@@ -456,6 +508,10 @@ int bc_cmd_serve(int argc, char **argv)
 		goto out;
 	if (!(m = pick_module(&set, so.set.module, &e))) {
 		bc_err_print(&e);
+		goto out;
+	}
+	if (so.new_secret && new_secret(&so, &e)) {
+		bc_err_print_as("benchcore serve", &e);
 		goto out;
 	}
 	serve_settings(&so, &a);

@@ -335,12 +335,12 @@ int bc_needs_plan(bc_modplan *p, const bc_mem_room *mem, int profile_small, bc_e
 			fits = !w;
 			free(w);
 		}
-		if (fits || !profile_small || !bc_plan_shrink(p, 0.5, said, sizeof(said)))
+		if (fits || !profile_small || !bc_plan_shrink(p, 0.5, 0, said, sizeof(said)))
 			break;
 	}
 	if (said[0]) {
 		said[strlen(said) - 1] = '\0';
-		bc_info("profile small, module %s:%s", p->mod->desc.name, said);
+		bc_notice("profile small, module %s:%s", p->mod->desc.name, said);
 	}
 	needs_say(p, nd, cases);
 	char **why = bc_xcalloc(cases, sizeof(*why));

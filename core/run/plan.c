@@ -119,7 +119,7 @@ static size_t keep_share(size_t n, double share, size_t *idx)
 
 /* scale < 1: shorter cases, fewer thread counts, smaller scalable sizes;
    every change said once, on stderr, before anything runs. */
-int bc_plan_shrink(bc_modplan *p, double f, char *said, size_t len)
+int bc_plan_shrink(bc_modplan *p, double f, int keep_flags, char *said, size_t len)
 {
 	int changed = 0;
 	size_t l = strlen(said);
@@ -127,6 +127,14 @@ int bc_plan_shrink(bc_modplan *p, double f, char *said, size_t len)
 		const bench_option_v1 *o = &p->mod->desc.options[i];
 		if (!(o->flags & BENCH_OPT_SCALES) || (o->type != BENCH_OPT_INT && o->type != BENCH_OPT_SIZE))
 			continue;
+		int flag = 0;
+		for (size_t g = 0; keep_flags && p->mc && g < p->mc->ngiven; g++)
+			flag |= p->mc->given[g].flag && !strcmp(p->mc->given[g].key, o->name);
+		if (flag) {	/* as the run settings' flags: the user's own value */
+			if (l + 80 < len)
+				l += (size_t)snprintf(said + l, len - l, " %s kept as given on the command line,", o->name);
+			continue;
+		}
 		for (size_t j = 0; j < p->nvals[i]; j++) {
 			bc_val *v = &p->vals[i][j];
 			if (v->i == 0)
@@ -187,12 +195,12 @@ static void scale_plan(bc_modplan *p)
 		memcpy(p->run.threads, kept, k * sizeof(kept[0]));
 		p->run.nthreads = k;
 	}
-	bc_plan_shrink(p, f, said, sizeof(said));
+	bc_plan_shrink(p, f, 1, said, sizeof(said));
 	l = strlen(said);
 	if (l && l < sizeof(said))
 		said[l - 1] = '\0';
 	if (l)
-		bc_info("scale %g, module %s:%s", f, p->mod->desc.name, said);
+		bc_notice("scale %g, module %s:%s", f, p->mod->desc.name, said);
 }
 
 int bc_plan_module(const bc_modconf *mc, const bc_module *m, bc_modplan *p, bc_err *e)

@@ -55,8 +55,10 @@ void bc_plan_point(const bc_modplan *p, size_t idx, bc_val *out);
 char *bc_plan_point_label(const bc_modplan *p, const bc_val *point);
 /* Multiplies every value of p's BENCH_OPT_SCALES options by f (0 < f < 1;
    whole MiB for sizes, never below the option's minimum, 0 left alone),
-   appending " name OLD -> NEW," to said (len bytes). 1 when any changed. */
-int bc_plan_shrink(bc_modplan *p, double f, char *said, size_t len);
+   appending " name OLD -> NEW," to said (len bytes). 1 when any changed.
+   keep_flags (--scale): an option given on the command line stays as given
+   (said " name VALUE kept (given on the command line),"). */
+int bc_plan_shrink(bc_modplan *p, double f, int keep_flags, char *said, size_t len);
 void bc_plan_free(bc_modplan *p);
 
 struct bc_mconf;

@@ -33,6 +33,7 @@
 #include "inproc.h"
 #include "service.h"
 #include "mrun.h"
+#include "trust.h"
 
 volatile sig_atomic_t bc_signals;
 volatile sig_atomic_t bc_in_module, bc_self_signal;
@@ -218,14 +219,16 @@ static size_t stride(const bc_modplan *p)
 	return p->nopts ? p->nopts : 1;
 }
 
-static char *make_tmpdir(const char *what, char **why)
+/* The module directory in parent (NULL: $TMPDIR), a new private one. */
+static char *make_tmpdir(const char *parent, const char *what, char **why)
 {
 	bc_err e;
-	if (bc_tmpdir_check(&e)) {	/* checked at the run's start; again here, where it is used */
+	if (parent ? bc_trust_walk(parent, parent, BC_TRUST_STICKY_OK | BC_TRUST_USE, "directory", &e) :
+		     bc_tmpdir_check(&e)) {	/* checked at the run's start; again here, where it is used */
 		*why = bc_xstrdup(e.msg);
 		return NULL;
 	}
-	char *tmpl = bc_xasprintf("%s/benchcore%s.XXXXXX", bc_scratch_parent(), what);
+	char *tmpl = bc_xasprintf("%s/benchcore%s.XXXXXX", parent ? parent : bc_scratch_parent(), what);
 	if (mkdtemp(tmpl)) {
 		/* the record lets a later run remove it if this one is killed
 		   outright; without it the directory is only never cleaned by others */
@@ -234,6 +237,25 @@ static char *make_tmpdir(const char *what, char **why)
 	}
 	*why = bc_xasprintf("could not create a directory %s: %s", tmpl, strerror(errno));
 	free(tmpl);
+	return NULL;
+}
+
+/* Where the user placed the module's directory: a module whose disk path
+   option (requires.disk_path_option) defaults to empty keeps its files in
+   module_dir() (oltp's private server's data directory), so that option
+   given names the directory module_dir() is made in (oltp datadir=/mnt/xfs);
+   NULL: $TMPDIR, as for every other module. */
+static const char *placed_parent(const bc_modplan *p)
+{
+	const char *name = p->mod->desc.requires.disk_path_option;
+	const bench_option_v1 *o = name ? bc_opt_find(p->mod->desc.options, name) : NULL;
+	if (!o || o->type != BENCH_OPT_STRING || (o->def && *o->def))
+		return NULL;
+	for (size_t i = 0; i < p->mc->ngiven; i++)
+		if (!strcmp(p->mc->given[i].key, name)) {
+			const char *v = p->nvals[o - p->mod->desc.options] == 1 ? p->vals[o - p->mod->desc.options][0].s : NULL;
+			return v && *v ? v : NULL;
+		}
 	return NULL;
 }
 
@@ -389,7 +411,7 @@ static void modrun_init(modrun *m, bc_runner *r, const bc_modplan *p)
 	char *why = NULL;
 	size_t n = strlen(p->mod->desc.name) + 2;
 	char *tag = bc_xasprintf("-%.*s", (int)(n > 24 ? 22 : n - 2), p->mod->desc.name);
-	if (!(m->dir = make_tmpdir(tag, &why))) {	/* module_dir() then falls back to scratch_dir() */
+	if (!(m->dir = make_tmpdir(placed_parent(p), tag, &why))) {	/* module_dir() then falls back to scratch_dir() */
 		bc_warn("%s: %s", p->mod->desc.name, why);
 		free(why);
 	}
@@ -501,7 +523,7 @@ static void fs_case(bc_runner *r, modrun *m, bc_case *c, char **scratch)
 static void run_case(bc_runner *r, modrun *m, bc_case *c, const char *label, const slot *s)
 {
 	datapt *d = &m->dps[m->dp[s->point]];
-	char *why = NULL, *scratch = make_tmpdir("", &why);
+	char *why = NULL, *scratch = make_tmpdir(NULL, "", &why);
 	bc_case_result cr;
 	if (!scratch) {
 		failed_case(c, why, &cr);
@@ -657,7 +679,7 @@ static void settle(bc_runner *r, modrun *m, size_t k)
 	char *why = NULL, *scratch;
 	if (!d->dirty)
 		return;
-	if (!(scratch = make_tmpdir("", &why))) {
+	if (!(scratch = make_tmpdir(NULL, "", &why))) {
 		bc_warn("%s: cleanup skipped: %s", m->p->mod->desc.name, why);
 		free(why);
 		return;

@@ -146,14 +146,16 @@ static json_t *config_json(const bc_config *cfg, bc_modplan *plans, size_t n)
 }
 
 /* The disk under test, for the fingerprint: the first value of the first
-   module's declared disk_path_option (requires.disk_path_option). */
+   module's declared disk_path_option (requires.disk_path_option) that names
+   a place (oltp's datadir is empty unless given: its module directory). */
 static const char *io_path_of(bc_modplan *plans, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		const char *name = plans[i].mod->desc.requires.disk_path_option;
 		const bench_option_v1 *o = name ? bc_opt_find(plans[i].mod->desc.options, name) : NULL;
-		if (o && o->type == BENCH_OPT_STRING)
-			return plans[i].vals[o - plans[i].mod->desc.options][0].s;
+		const char *v = o && o->type == BENCH_OPT_STRING ? plans[i].vals[o - plans[i].mod->desc.options][0].s : NULL;
+		if (v && *v)
+			return v;
 	}
 	return NULL;
 }

@@ -35,10 +35,19 @@ void bc_modconf_give(bc_modconf *m, const char *key, char **texts, const char *w
 			free(m->given[i].where);
 			m->given[i].texts = texts;
 			m->given[i].where = bc_xstrdup(where);
+			m->given[i].flag = 0;	/* the caller marks a command line's */
 			return;
 		}
 	m->given = bc_xrealloc(m->given, m->ngiven + 1, sizeof(*m->given));
 	m->given[m->ngiven++] = (bc_given){ bc_xstrdup(key), texts, bc_xstrdup(where) };
+}
+
+bc_given *bc_modconf_given(bc_modconf *m, const char *key)
+{
+	for (size_t i = 0; i < m->ngiven; i++)
+		if (!strcmp(m->given[i].key, key))
+			return &m->given[i];
+	return NULL;
 }
 
 bc_given *bc_mconf_give(bc_mconf *m, const char *key, char **texts, const char *where)

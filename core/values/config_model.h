@@ -15,6 +15,8 @@ typedef struct bc_given {
 	char *where;			/* "site.conf:12" or "command line" */
 	char *set, *read;		/* a machine custom setting's commands; else NULL */
 	double timeout;			/* their time limit in seconds (0: the default) */
+	int flag;			/* given on the command line (run MODULE key=value, or
+					   MODULE.key=value after -c): --scale keeps it as given */
 } bc_given;
 
 /* A machine = { } group (docs/machine.md): keys as the machine kinds name
@@ -57,6 +59,8 @@ void bc_config_defaults(bc_config *c);
 bc_modconf *bc_config_add_module(bc_config *c, const char *name, const char *where);
 /* Adds key=a,b,c to a module entry. */
 void bc_modconf_give(bc_modconf *m, const char *key, char **texts, const char *where);
+/* The option key as given to m, or NULL. */
+bc_given *bc_modconf_given(bc_modconf *m, const char *key);
 int bc_is_run_key(const char *key);
 /* Adds (or replaces) key=a,b,c in a machine group; texts are taken. */
 bc_given *bc_mconf_give(bc_mconf *m, const char *key, char **texts, const char *where);

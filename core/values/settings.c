@@ -138,8 +138,9 @@ const bc_setting bc_settings[] = {
 	{ { "scale", BENCH_OPT_DOUBLE, "1", "a quick try of a long study: multiplies time, warmup and the "
 	    "sizes a module marks as scalable (io file size, oltp warehouses...) by it and keeps about that share "
 	    "of a thread sweep (its first and last counts kept); time, warmup or threads given by their flag "
-	    "(--time, --warmup, --threads) stay as given; each change is said at the start and the cases "
-	    "record what ran", .min = 0.001, .max = 1 },
+	    "(--time, --warmup, --threads) and module options given on the command line (io.file_size=16M "
+	    "after -c, or key=value after run MODULE) stay as given; each change is said at the start, "
+	    "even with -q, and the cases record what ran", .min = 0.001, .max = 1 },
 	  BC_SCOPE_RUN, BC_ST_DOUBLE, RUN(scale), "scale", "F" },
 	{ { "profile", BENCH_OPT_ENUM, "default", "small: for a small VM: modules marked heavy are skipped, and "
 	    "the sizes a module marks as scalable are halved (not below their minimum) until each case needs at "

@@ -13,7 +13,7 @@
  *
  * Concurrency: struct io_state is written by the main thread (init, prepare,
  * finish, cleanup, destroy) and only read by worker threads, except
- * verify_bad/verify_first[thread index], which only that worker writes
+ * verify_bad/verify_first/alloc_bytes/alloc_restarts[thread index], which only that worker writes
  * (finish reads them after the threads stopped), and huge_threads (atomic).
  * struct io_thread belongs to one worker.
  */
@@ -77,12 +77,17 @@ struct io_state {
 	enum io_rw rw;
 	enum io_engine engine;
 	int rwmix_read, direct, verify, allow_device, per_thread, buffer_hugepages;
+	int allocate;			/* rw = write into a new unnamed file per thread,
+					   allocated as it is written (dd to a new file) */
 	int64_t fsync_every;
 	uint64_t seed;
 
 	int slat_id[2];			/* host distribution "slat" of read, write; -1: none */
 	uint64_t *verify_bad;		/* [threads]: blocks that failed verify */
 	uint64_t *verify_first;		/* [threads]: file offset of the first */
+	uint64_t *alloc_bytes;		/* allocate: [threads], written by that worker at its
+					   end: bytes its file held allocated (st_blocks) */
+	uint64_t *alloc_restarts;	/* [threads]: times its file was full and emptied */
 	unsigned huge_threads;		/* threads whose buffers got huge pages (atomic) */
 	int dirfd;			/* the target's directory, opened once and checked in
 					   init: every data file is opened relative to it, so a

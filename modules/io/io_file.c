@@ -315,6 +315,12 @@ int io_target_init(struct io_state *s, const char *path)
 			return api->set_error(s->ctx, "out of memory"), BENCH_ERR;
 		return io_device_init(s, &st);
 	}
+	if (s->allocate && !S_ISDIR(st.st_mode)) {
+		io_error(s, NULL, "allocate = true writes a new file in a directory, as dd does.",
+			 "set path to a directory, or allocate = false", "allocate = true, but path \"%s\" "
+			 "is not a directory", path);
+		return BENCH_ERR;
+	}
 	if (S_ISDIR(st.st_mode)) {
 		s->kind = IO_TARGET_DIR;
 		snprintf(dir, sizeof(dir), "%s", path);
@@ -529,6 +535,8 @@ int io_prepare(void *state)
 
 	if (s->kind == IO_TARGET_DEVICE)
 		return BENCH_OK;	/* the device's blocks are all real already */
+	if (s->allocate)
+		return BENCH_OK;	/* each worker makes its own new file (io_run.c) */
 	if (posix_memalign((void **)&buf, IO_ALIGN, IO_LAYOUT_CHUNK) != 0 ||
 	    posix_memalign((void **)&pat, IO_ALIGN, IO_LAYOUT_CHUNK) != 0) {
 		free(buf);

@@ -44,6 +44,7 @@ struct io_thread {
 	uint64_t rng, gen, seq_next, seq_end;
 	int64_t writes;			/* completed since the last fsync */
 	int sync_due, stopping;
+	int renew_due;			/* allocate: the file is full; empty it once drained */
 
 	/* libaio */
 	io_context_t actx;
@@ -122,8 +123,10 @@ static int io_next(struct io_thread *w, uint64_t *off)
 seq:
 	*off = w->seq_next;
 	w->seq_next += s->block_size;
-	if (w->seq_next + s->block_size > w->seq_end)
+	if (w->seq_next + s->block_size > w->seq_end) {
 		w->seq_next = 0;
+		w->renew_due = s->allocate;	/* a new file's blocks, not an overwrite */
+	}
 	return op;
 }
 
@@ -183,6 +186,37 @@ static int io_sync(struct io_thread *w)
 	return 0;
 }
 
+/* allocate: the file reached file_size. Its blocks are given back
+   (ftruncate to 0, timed as part of the window, as the stream's own cost)
+   and the stream starts again at offset 0, allocating as it goes: writing
+   over the old blocks would be the laid-out overwrite that allocate = false
+   measures. Called with nothing in flight. */
+static int io_renew(struct io_thread *w)
+{
+	if (ftruncate(w->fd, 0) != 0) {
+		io_error(w->s, w->t, NULL, NULL, "cannot empty the new file to write it again: %s",
+			 strerror(errno));
+		return -1;
+	}
+	w->s->alloc_restarts[w->idx]++;
+	w->renew_due = 0;
+	return 0;
+}
+
+/* An fsync or a renewal waits for the queue to drain: no new I/O meanwhile. */
+static inline int io_gate(const struct io_thread *w)
+{
+	return w->sync_due || w->renew_due;
+}
+
+/* The drained queue's due fsync and renewal. */
+static int io_drained(struct io_thread *w)
+{
+	if (w->sync_due && io_sync(w) != 0)
+		return -1;
+	return w->renew_due ? io_renew(w) : 0;
+}
+
 /* ------------------------------------------------------------------ psync */
 
 static int io_psync_run(struct io_thread *w)
@@ -192,7 +226,7 @@ static int io_psync_run(struct io_thread *w)
 	unsigned char claimed;
 
 	while (io_more(w, &claimed)) {
-		if (w->sync_due && io_sync(w) != 0)
+		if (io_gate(w) && io_drained(w) != 0)
 			return BENCH_ERR;
 		int op = io_next(w, &off);
 		if (op == IO_OP_WRITE)
@@ -267,7 +301,7 @@ static int io_submit_all(struct io_thread *w, struct iocb **b, unsigned n)
    it while an fsync is due or the run is ending. */
 static void io_refill(struct io_thread *w, unsigned i, unsigned *nq)
 {
-	if (w->sync_due || !io_more(w, &w->claimed[i])) {
+	if (io_gate(w) || !io_more(w, &w->claimed[i])) {
 		w->idle[w->nidle++] = i;
 		return;
 	}
@@ -319,15 +353,15 @@ static int io_aio_run(struct io_thread *w)
 
 	for (unsigned i = 0; i < w->depth; i++)
 		io_refill(w, i, &nq);
-	while (nq || w->inflight || (w->sync_due && !w->stopping)) {
+	while (nq || w->inflight || (io_gate(w) && !w->stopping)) {
 		r = io_submit_all(w, w->batch, nq);
 		if (r < 0)
 			break;
 		/* What EAGAIN left over sits at batch[depth..]; it goes first. */
 		nq = (unsigned)r;
 		memmove(w->batch, w->batch + w->depth, nq * sizeof(*w->batch));
-		if (w->sync_due && w->inflight == 0 && !w->stopping) {
-			if (io_sync(w) != 0) {
+		if (io_gate(w) && w->inflight == 0 && !w->stopping) {
+			if (io_drained(w) != 0) {
 				r = -1;
 				break;
 			}
@@ -399,7 +433,21 @@ static int io_thread_open(struct io_thread *w)
 	int ro = s->rw == IO_RANDREAD || s->rw == IO_SEQREAD;
 	int flags = (ro ? O_RDONLY : O_RDWR) | O_CLOEXEC | (s->direct ? O_DIRECT : 0);
 
-	/* relative to the directory checked in init, never by path again */
+	/* relative to the directory checked in init, never by path again; with
+	   allocate = true a new file without a name there (O_TMPFILE): allocated
+	   as it is written, as dd's, and gone when the case ends, however */
+	if (s->allocate) {
+		w->fd = openat(s->dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC | (s->direct ? O_DIRECT : 0), 0600);
+		if (w->fd < 0) {
+			int err = errno;
+			io_error(s, w->t, "allocate = true writes an unnamed new file (O_TMPFILE), which this "
+				 "file system or kernel does not offer.", "set allocate = false",
+				 "cannot create a new file in \"%s\"%s: %s", s->target,
+				 s->direct ? " with O_DIRECT" : "", strerror(err));
+			return -1;
+		}
+		return 0;
+	}
 	w->fd = io_open(s, name, flags, 0);
 	if (w->fd < 0) {
 		int err = errno;
@@ -465,7 +513,11 @@ int io_thread_init(void *state, bench_thread *t, void **tstate)
 int io_thread_run(void *tstate)
 {
 	struct io_thread *w = tstate;
-	return w->s->engine == IO_ENGINE_LIBAIO ? io_aio_run(w) : io_psync_run(w);
+	struct stat st;
+	int rc = w->s->engine == IO_ENGINE_LIBAIO ? io_aio_run(w) : io_psync_run(w);
+	if (w->s->allocate && fstat(w->fd, &st) == 0)	/* what the stream allocated */
+		w->s->alloc_bytes[w->idx] = (uint64_t)st.st_blocks * 512u;
+	return rc;
 }
 
 void io_thread_done(void *tstate)

@@ -29,7 +29,7 @@ enum oltp_check { CHECK_AUTO, CHECK_ON, CHECK_OFF };
    oltp_check). The strings are the host's; init copies the password and
    destroy wipes that copy. */
 struct oltp_opts {
-	const char *server, *socket, *user, *password, *database, *engine;
+	const char *server, *socket, *user, *password, *database, *engine, *datadir;
 	int64_t warehouses, load_threads, buffer_pool, retries;
 	int isolation, foreign_keys, mode, check;
 	double reply_timeout;
@@ -41,6 +41,11 @@ static const bench_option_v1 oltp_options[] = {
 	  NULL, 0, 0, BENCH_OPT_NOSWEEP | BENCH_OPT_PLACEMENT, BENCH_OPT_AT(struct oltp_opts, server) },
 	{ "socket", BENCH_OPT_STRING, NULL, "unix socket of the server (instead of server)",
 	  NULL, 0, 0, BENCH_OPT_NOSWEEP | BENCH_OPT_PLACEMENT, BENCH_OPT_AT(struct oltp_opts, socket) },
+	{ "datadir", BENCH_OPT_STRING, NULL,
+	  "private server only: the directory its data directory is made in (a new private directory "
+	  "there, removed after), e.g. on the file system under test; empty = $TMPDIR. Recorded with its "
+	  "file system (info.datadir, datadir_fs_type)",
+	  NULL, 0, 0, BENCH_OPT_NOSWEEP | BENCH_OPT_PLACEMENT, BENCH_OPT_AT(struct oltp_opts, datadir) },
 	{ "user", BENCH_OPT_STRING, "root", "user name", NULL, 0, 0, BENCH_OPT_NOSWEEP | BENCH_OPT_PLACEMENT,
 	  BENCH_OPT_AT(struct oltp_opts, user) },
 	{ "password", BENCH_OPT_STRING, NULL, "password (never printed or recorded)", NULL, 0, 0,
@@ -182,6 +187,12 @@ static int oltp_read_options(oltp_state *s, const struct oltp_opts *o)
 		api->set_error(ctx, "set server or socket, not both");
 		return BENCH_ERR;
 	}
+	if ((*server || s->sock[0]) && o->datadir && *o->datadir) {
+		api->errorf(ctx, NULL, "datadir is for the private server, and %s is set\nA server of your own "
+			    "keeps its data where it was configured to.\nunset datadir, or server and socket",
+			    *server ? "server" : "socket");
+		return BENCH_ERR;
+	}
 	snprintf(s->host, sizeof(s->host), "%s", server);
 	char *colon = strrchr(s->host, ':');
 	if (colon && !strchr(colon, ']')) {
@@ -211,6 +222,8 @@ static int oltp_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
 	if (oltp_read_options(s, o))
 		return BENCH_ERR;
 	if (!s->host[0] && !s->sock[0]) {
+		if (oltp_place(s, o->datadir))
+			return BENCH_ERR;
 		int rc = oltp_start_private(s, (uint64_t)o->buffer_pool);
 		if (rc != BENCH_OK)
 			return rc;
@@ -447,7 +460,7 @@ static void oltp_destroy(void *state)
 }
 
 /* A private server (no server or socket given) keeps its data under
-   $TMPDIR and its buffer pool in this machine's memory; a server elsewhere
+   $TMPDIR (or datadir) and its buffer pool in this machine's memory; a server elsewhere
    is its own machine's business. The disk is what its directory was seen
    to take at its peak (du every 0.2 s through the load and a short run,
    MariaDB 10.11): 286 MiB at 1 warehouse, 369 at 2, 475 at 3. Of the 286:
@@ -469,6 +482,8 @@ static int oltp_needs(const bench_host_api_v1 *api, bench_ctx *ctx, bench_needs_
 	const struct oltp_opts *o = api->options(ctx);
 	if (*o->server || *o->socket)
 		return BENCH_OK;
+	if (o->datadir && *o->datadir)
+		tmp = o->datadir;
 	uint64_t wh = (uint64_t)o->warehouses, pool = (uint64_t)o->buffer_pool;
 	out->disk_bytes = OLTP_DISK_FIXED + wh * OLTP_DISK_PER_WH;
 	out->disk_path = tmp && *tmp ? tmp : "/tmp";
@@ -487,7 +502,11 @@ static const bench_module_v1 oltp_module = {
 	.opts_size	= sizeof(struct oltp_opts),
 	.op_classes	= oltp_op_classes,
 	.metrics	= oltp_metrics,
-	.requires	= { .heavy = 1, .service = "MariaDB or MySQL (private mariadbd when none is set)" },
+	/* datadir: its default is empty, so the host makes module_dir() (the
+	   private server's data) in the directory given, and machine.fs on the
+	   file system it made */
+	.requires	= { .heavy = 1, .service = "MariaDB or MySQL (private mariadbd when none is set)",
+			    .disk_path_option = "datadir" },
 	.init		= oltp_init,
 	.prepare	= oltp_prepare,
 	.thread_init	= oltp_thread_init,

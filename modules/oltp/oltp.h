@@ -168,4 +168,8 @@ void oltp_thread_done(void *tstate);
 /* Draws C_run from C_load within the spec's allowed delta. */
 void oltp_draw_c_run(oltp_state *s);
 
+/* oltp_place.c: the private server's data in the module directory, checked
+   to be under datadir when given, recorded with its file system (info).
+   BENCH_OK, or BENCH_ERR with the reason set. */
+int oltp_place(oltp_state *s, const char *datadir);
 #endif

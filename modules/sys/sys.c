@@ -142,6 +142,25 @@ static int sys_fd_high(int fd)
 	return hi;
 }
 
+/* context_switch: the helper forks its partner now, before the window, and
+   says its pid: the partner is half of the workload (every loop is a round
+   trip with it), so it is declared like the helper; undeclared, its CPU
+   time was "other processes" on the case's CPUs (interference_pct near 50%
+   with nothing else running). */
+static int sys_ctx_partner(struct sys_state *s, struct sys_thread *t)
+{
+	char line[128] = "";
+	unsigned long long pid = 0;
+	if (write(t->cmd, "partner 1\n", 10) != 10 || !fgets(line, sizeof(line), t->reply) ||
+	    strncmp(line, "ok ", 3) || sscanf(line + 3, "%llu", &pid) != 1 || pid < 1 || pid > INT_MAX) {
+		line[strcspn(line, "\n")] = '\0';
+		return s->api->errorf(s->ctx, NULL, "sys-helper did not start context_switch's partner process\n%s",
+				      line), BENCH_ERR;
+	}
+	s->api->declare_process(s->ctx, (int)pid, "sys-helper's partner");
+	return BENCH_OK;
+}
+
 /* Starts thread i's helper: stdin and stdout are its command pipes;
    file_copy's two files are its descriptors 3 and 4; shell's directory
    its descriptor 5 (the script named relative to it). */
@@ -174,7 +193,7 @@ static int sys_start_helper(struct sys_state *s, struct sys_thread *t)
 		return s->api->errorf(s->ctx, NULL, "cannot start %s: %s", s->helper, strerror(rc ? rc : errno)),
 		       BENCH_ERR;
 	s->api->declare_process(s->ctx, (int)t->helper, "sys-helper");
-	return BENCH_OK;
+	return s->o->test == SYS_CTX ? sys_ctx_partner(s, t) : BENCH_OK;
 }
 
 static int sys_prepare(void *state)

@@ -4,6 +4,7 @@ interference tests (tests/integration/test_interference.sh).
 
     cpu_observer.py HOG_CPU BENCHCORE ARGS...
 
+(HOG_CPU "none": no loop, the case beside nothing but the machine's own load.)
 Starts a busy loop pinned to HOG_CPU in a session of its own (so the
 scheduler's autogroup treats it as it treats the case, which runs in its own
 session too), runs `BENCHCORE ARGS...` (which must print its interval reports
@@ -70,13 +71,32 @@ def children(pid):
     return kids
 
 
+def tree_ticks(pid):
+    """utime + stime of pid and of every descendant alive now (a case's
+    helper processes: sys-helper and the partner it forked); a member that
+    ends inside the window makes the sum drop, so this is for trees whose
+    processes live across it."""
+    total, todo, seen = 0, [pid], set()
+    while todo:
+        p = todo.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        t = pid_ticks(p)
+        if t is not None:
+            total += t
+            todo.extend(children(p))
+    return total
+
+
 def observe(hog_cpu, argv):
     try:
         os.sched_setaffinity(0, {1})	# the sampler stays off the case's CPU
     except OSError:
         pass
-    hog = subprocess.Popen(["taskset", "-c", str(hog_cpu), "sh", "-c", "while :; do :; done"],
-                           start_new_session=True, stdin=subprocess.DEVNULL)
+    hog = None if hog_cpu is None else subprocess.Popen(
+        ["taskset", "-c", str(hog_cpu), "sh", "-c", "while :; do :; done"],
+        start_new_session=True, stdin=subprocess.DEVNULL)
     # the sampler and its reader thread run first whenever they wake (a real-time
     # policy; they sleep most of the time): on CPU 1 beside the loop and a loaded
     # machine's other work a normal one was seen to wait 600 ms between samples, and
@@ -104,14 +124,16 @@ def observe(hog_cpu, argv):
             # the case runs in a child of benchcore's (run/isolate.c): every child
             # sampled, the case is the one that ran in the window
             kids = {str(k): pid_ticks(k) for k in children(bc.pid)}
+            trees = {k: tree_ticks(int(k)) for k in kids}
             st = proc_stat()
             samples.append({"t": time.monotonic(), "stat": {str(k): v for k, v in st.items()},
-                            "hog": pid_ticks(hog.pid), "kids": kids})
+                            "hog": pid_ticks(hog.pid) if hog else 0, "kids": kids, "trees": trees})
             time.sleep(0.003)
         reader.join()
     finally:
-        hog.kill()
-        hog.wait()
+        if hog:
+            hog.kill()
+            hog.wait()
     start = min((a - t for a, t in ticks), default=None)
     json.dump({"rc": bc.returncode, "start": start, "samples": samples}, sys.stdout)
 
@@ -146,6 +168,12 @@ def window(path, duration):
             case = max(case, delta(lambda x: x["kids"].get(k)))
         except ValueError:	# not alive across the whole window: not the case
             pass
+    tree = 0	# the case with its descendants (helpers it started)
+    for k in set(k for x in s for k in x.get("trees", {})):
+        try:
+            tree = max(tree, delta(lambda x: x.get("trees", {}).get(k)))
+        except ValueError:
+            pass
     gaps = [b["t"] - a["t"] for a, b in zip(s, s[1:]) if t0 - 0.1 <= a["t"] <= t1 + 0.1]
     print(json.dumps({
         "cpu0_other_pct": 100.0 * (busy0 - case) / total0,	# all but the case's own time
@@ -155,6 +183,9 @@ def window(path, duration):
         "hog_cpu0_pct": 100.0 * hog / total0,
         "hog_machine_pct": 100.0 * hog / total,
         "case_use": case / total0,
+        # the same with the case's descendants counted as the case's
+        "cpu0_interference_tree_pct": 100.0 * (busy0 - tree + steal0) / total0,
+        "case_tree_use": tree / total0,
         "window_s": duration, "samples": len(s), "max_gap_ms": 1000.0 * max(gaps, default=0),
     }))
 
@@ -163,6 +194,6 @@ if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "--window":
         window(sys.argv[2], float(sys.argv[3]))
     elif len(sys.argv) > 2:
-        observe(int(sys.argv[1]), sys.argv[2:])
+        observe(None if sys.argv[1] == "none" else int(sys.argv[1]), sys.argv[2:])
     else:
         raise SystemExit(__doc__)

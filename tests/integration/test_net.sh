@@ -114,6 +114,29 @@ run_net $T/missing server=127.0.0.1:$PORT
 expect_rc "a missing secret fails the case" 1
 expect_grep "... saying the server requires a secret" $T/missing.out "authentication required.*|requires a secret"
 
+stop_serve
+
+# ------------------------------------------------ serve --new-secret FILE: one command (issue 52)
+# the serve side of the cloud study without a secret file or config made by hand
+start_serve ns --new-secret "$T/net.secret"
+check "--new-secret: a new file of the owner's only (0600) holding a 64-hex-digit secret" \
+	sh -c "test \"\$(stat -c %a '$T/net.secret')\" = 600 && grep -Eqx '[0-9a-f]{64}' '$T/net.secret'"
+expect_grep "--new-secret: serve names the file and says clients must prove the secret" $T/ns.err \
+	"a new secret is in $T/net.secret .*secret_file=FILE"
+run_net $T/nsok server=127.0.0.1:$PORT secret_file=$T/net.secret
+expect_rc "--new-secret: a client with the file as its secret_file runs" 0
+run_net $T/nsno server=127.0.0.1:$PORT
+expect_rc "--new-secret: a client without it fails" 1
+stop_serve
+check "--new-secret: the secret is in no output" \
+	sh -c "! grep -qF \"\$(cat '$T/net.secret')\" $T/ns.out $T/ns.err $T/nsok.json $T/nsok.out $T/nsok.err"
+cp "$T/net.secret" "$T/net.secret.before"
+run_bc $T/ns2 serve --port 0 --new-secret "$T/net.secret"
+expect_rc "--new-secret on a file that is there: refused" 2
+check "... the file untouched" cmp -s "$T/net.secret" "$T/net.secret.before"
+expect_grep "... saying why, and how to serve with that file" $T/ns2.err "cannot make .*File exists"
+start_serve srv -c "$T/serve.conf"
+
 # busy: a first client holds the only slot, a second is turned away
 run_bc $T/long run net server=127.0.0.1:$PORT secret_env=NET_TEST_SECRET --time 1.5 --warmup 0 -q --no-isolate &
 LPID=$!

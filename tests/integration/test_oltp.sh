@@ -177,6 +177,12 @@ expect_py "wrong password: access denied, with a hint about user and password" $
 	'(lambda c: "Access denied for user" in c["error"]["detail"] and "check user and password" in c["error"]["hint"])(d["cases"][0])'
 check "wrong password: not in any output" bash -c "! grep -q 'Wrong-pw-913' $T/p.out $T/p.err $T/p.json"
 
+# --- datadir (issue 52) is the private server's: with a server of the user's it is refused
+run_bc $T/dds run oltp "${CONN[@]}" datadir=$T --threads 1 --time 0.5 --warmup 0 "${Q[@]}" -o $T/dds.json
+expect_rc "datadir with socket: the case fails" 1
+expect_py "datadir with socket: says datadir is for the private server" $T/dds.json \
+	'd["cases"][0]["error"]["message"] == "datadir is for the private server, and socket is set" and d["cases"][0]["error"]["hint"]'
+
 # --- nothing configured: benchcore's private MariaDB, then gone
 if [ "${BC_QUICK:-0}" = 1 ]; then
 	echo "QUICK: private-server case left out (a second 1-warehouse load through the loader run above; starting and stopping a private server is the core's server_start, which test_service runs)"
@@ -224,3 +230,25 @@ check "private server: the declaration is at most 25% above the peak" test $((de
 no_server() { sleep 0.5; ! pgrep -f -- "$TMPDIR/benchcore-oltp" >/dev/null; }
 check "private server: no mariadbd of benchcore's left" no_server
 check "private server: its directory is gone" test -z "$(ls -A $TMPDIR)"
+
+# --- datadir (issue 52): the private server's data where the user puts it (the file system
+# under test), not only through $TMPDIR; recorded like io's path (host.io, and the case's
+# datadir with its file system); nothing left there after
+mkdir -m 700 $T/dd
+"$BC" run oltp datadir=$T/dd warehouses=1 --threads 1 --time 0.5 --warmup 0 -q --force -o $T/dd.json >$T/dd.out 2>$T/dd.err </dev/null &
+DPID=$!
+ddseen() { ls -d $T/dd/benchcore-oltp.*/data/mysql >/dev/null 2>&1; }
+check "datadir: the private server's data directory is made in it" until_seen 1200 ddseen
+check "datadir: no module directory of oltp's in \$TMPDIR" test -z "$(ls -d $TMPDIR/benchcore-oltp.* 2>/dev/null)"
+wait $DPID; RC=$?
+expect_rc "datadir=DIR runs" 0
+expect_py "datadir: the case records where the data was and its file system" $T/dd.json \
+	'(lambda c: c["status"] == "ok" and c["params"]["datadir"] == "'$T/dd'" and "datadir" in c["placement"] and c["info"]["datadir"].startswith("'$T/dd'/benchcore-oltp.") and c["info"]["datadir_fs_type"] != "" and c["info"]["datadir_mount_point"] != "")(d["cases"][0])'
+expect_py "datadir: the run's host.io is the datadir's, as io's path" $T/dd.json \
+	'd["host"]["io"]["path"] == "'$T/dd'" and d["host"]["io"]["fs_type"] == d["cases"][0]["info"]["datadir_fs_type"]'
+check "datadir: nothing is left in it" test -z "$(ls -A $T/dd)"
+dd_server_gone() { ! pgrep -f -- "$T/dd/benchcore-oltp" >/dev/null; }
+check "datadir: no mariadbd of benchcore's left" until_seen 50 dd_server_gone
+run_bc $T/dd2 run oltp datadir=$T/nonexistent --time 0.5 --warmup 0 "${Q[@]}" -o $T/dd2.json
+expect_py "datadir missing: the case fails and says so" $T/dd2.json \
+	'd["cases"][0]["status"] != "ok" and "nonexistent" in d["cases"][0]["reason"]'

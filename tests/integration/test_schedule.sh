@@ -159,5 +159,21 @@ expect_rc "--scale 0.01 with --time/--warmup/--threads" 0
 expect_py "--time 0.3 --threads 1,2 stay as given under --scale 0.01" $T/scf.json \
 	"[c['threads'] for c in d['cases']] == [1, 2] and $(WIN 0.3 0) and all(c['warmup_s'] == 0 for c in d['cases'])"
 expect_no_grep "--scale: a flag's time is not said as scaled" $T/scf.err 'time 0\.3 -> '
+# a module option given on the command line stays as given too (issue 52: io.file_size=16M
+# after -c ran 64 KiB files at --scale 0.003), the file's own value is scaled, and
+# each is said, even with -q (a quiet run's reader must see what changed)
+printf 'time = 0.2;\nwarmup = 0;\nthreads = [1];\nmodules = ({ name = "mem"; block_size = "4K"; buffer_size = "64M"; });\n' >$T/scm.conf
+run_bc $T/scm -c $T/scm.conf --scale 0.5 -q mem.buffer_size=16M -o $T/scm.json
+expect_rc "--scale 0.5 with mem.buffer_size=16M after -c" 0
+expect_py "mem.buffer_size=16M after -c stays 16M under --scale 0.5" $T/scm.json \
+	"[c['params']['buffer_size'] for c in d['cases']] == [16777216]"
+expect_grep "--scale -q: the option kept as given is said" $T/scm.err '^scale 0\.5, module mem: time 0\.2 -> 0\.1 s, buffer_size kept as given on the command line$'
+run_bc $T/scm2 -c $T/scm.conf --scale 0.5 -q -o $T/scm2.json
+expect_py "the file's buffer_size (64M) is scaled: 32M" $T/scm2.json \
+	"[c['params']['buffer_size'] for c in d['cases']] == [33554432]"
+expect_grep "--scale -q: the change is said under -q" $T/scm2.err '^scale 0\.5, module mem: time 0\.2 -> 0\.1 s, buffer_size 64M -> 32M$'
+run_bc $T/scm3 run mem block_size=4K buffer_size=16M --scale 0.5 --time 0.2 --warmup 0 -q -o $T/scm3.json
+expect_py "run mem buffer_size=16M --scale 0.5: stays 16M" $T/scm3.json \
+	"[c['params']['buffer_size'] for c in d['cases']] == [16777216]"
 run_bc $T/sc0 -c $T/sc.conf --scale 0
 expect_rc "--scale 0 is refused (0 < scale <= 1)" 2

@@ -267,6 +267,8 @@ else
 	expect_rc "study 3 (cloud-vm-quick-tests.conf) at --scale 0.01" 0
 	expect_py "study 3: rsa, io write and read at 100K blocks, net and UnixBench's tests (cpu, sys) ran, all ok" $T/st/s3.json \
 		'sorted(set(c["module"] for c in d["cases"])) == ["cpu", "io", "net", "rsa", "sys"] and sorted(set(c["params"]["rw"] for c in d["cases"] if c["module"] == "io")) == ["read", "write"] and all(c["params"]["block_size"] == 102400 for c in d["cases"] if c["module"] == "io") and all(c["status"] == "ok" for c in d["cases"])'
+	expect_py "study 3: its write is dd's to a new file (allocate = true), its read a laid-out file's" $T/st/s3.json \
+		'all(c["params"]["allocate"] == (c["params"]["rw"] == "write") and ("write_file" in c["info"]) == (c["params"]["rw"] == "write") for c in d["cases"] if c["module"] == "io")'
 	run_bc $T/st/i3 compare --index $T/st/s3.json $T/st/s3.json
 	expect_grep "study 3's index from its run: overall, against itself 100" $T/st/i3.out '^overall \(geometric mean of the modules\) +100 +100\.0 '
 	run_bc $T/st/u3 compare --index unixbench $T/st/s3.json

@@ -108,6 +108,33 @@ if [ -n "$cs" ] && [ "$n" -gt 100 ] && [ "$cs" -ge $((2 * n - n / 20)) ] && [ "$
 	pass "context_switch: the kernel counted two switches a loop ($n loops, $cs switches)"
 else fail "context_switch: $n loops counted, the kernel counted ${cs:-no} switches"; fi
 
+# context_switch beside nothing (issue 52): its partner process is half of the
+# workload, declared like the helper, so what the case's CPU saw of other
+# processes is the machine's own load only. On a shared machine that load is
+# not 0: an observer (cpu_observer.py, no busy loop of its own) samples CPU 0
+# and the case's process tree (the case, its helper, the partner) over the
+# window; benchcore's interference_pct is what the observer saw the others take
+# (within 5 points). Before, the partner's ~half of CPU 0 was "other" (49.8%).
+if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
+	OBS="$(dirname "$0")/cpu_observer.py"
+	"$PY" "$OBS" none taskset -c 0 "$BC" run sys test=context_switch --time 1 --warmup 0.2 --report-interval 0.1 \
+		-o $T/csi.json >$T/csi.samples 2>$T/csi.err </dev/null
+	"$PY" "$OBS" --window $T/csi.samples "$(jget $T/csi.json "d['cases'][0]['duration_s']" 2>/dev/null)" >$T/csi.obs 2>>$T/csi.err
+	echo "    context_switch: benchcore: $(jget $T/csi.json "{k: v for k, v in d['cases'][0]['cpu'].items() if k in ('interference_pct', 'servers', 'server_pct', 'cpus_use')}" 2>&1)"
+	echo "    context_switch: observer: $(cat $T/csi.obs)"
+	expect_py "context_switch: the helper's partner is declared as the workload's" $T/csi.json \
+		"\"sys-helper's partner\" in d['cases'][0]['cpu']['servers']"
+	r=$("$PY" -S -c 'import json, sys
+c = json.load(open(sys.argv[1]))["cases"][0]["cpu"]
+o = json.load(open(sys.argv[2]))
+print(abs(c["interference_pct"] - o["cpu0_interference_tree_pct"]) <= 5, round(c["interference_pct"], 1), round(o["cpu0_interference_tree_pct"], 1))' \
+		$T/csi.json $T/csi.obs 2>&1)
+	if [ "${r%% *}" = True ]; then pass "context_switch beside nothing: interference is the machine's other load only (benchcore, observer: ${r#* })"
+	else fail "context_switch beside nothing: interference_pct is not what the others took of CPU 0 (benchcore, observer: ${r#* })"; fi
+else
+	pass "context_switch interference: skipped (needs 2 CPUs and taskset)"
+fi
+
 # file_copy: its own files only, removed after; no other file touched
 mkdir -p $T/fc && echo keep >$T/fc/other.txt && ln -s $T/fc/other.txt $T/fc/link
 run_sys $T/fc1 test=file_copy path=$T/fc buffer_size=256 max_blocks=500 --time 0.3 --threads 1,2

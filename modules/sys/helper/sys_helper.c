@@ -22,6 +22,8 @@
  *             (each exec replaces the last, as UnixBench's execl), then exits
  *   ctx N     N round trips of a counter with a partner process over two
  *             pipes (UnixBench's context1: each trip two context switches)
+ *   partner 1 fork ctx's partner now (once); the reply is "ok PID", its pid:
+ *             the module declares it, so its CPU time is the workload's
  *   shell N C N times: the script argv[2] in the directory that is its
  *             descriptor 5 (the case's private scratch directory, opened by
  *             the module), which starts C copies of its inner script at once
@@ -114,26 +116,39 @@ static void partner(int in, int out)
 	_exit(0);
 }
 
+/* ctx's partner, forked once (the module asks for it in prepare, so it is
+   there before the window and declared as the workload's, not counted as
+   another process's CPU time); NULL or what failed. */
+static const char *start_partner(void)
+{
+	if (to_partner >= 0)
+		return NULL;
+	int a[2], b[2];
+	if (pipe(a) || pipe(b))
+		return "pipe";
+	pid_t p = fork();
+	if (p < 0)
+		return "fork";
+	if (p == 0) {	/* the command pipes are the helper's alone: its EOF is the module's */
+		close(STDIN_FILENO);
+		close(STDOUT_FILENO);
+		close(a[1]);
+		close(b[0]);
+		partner(a[0], b[1]);
+	}
+	close(a[0]);
+	close(b[1]);
+	partner_pid = p;
+	to_partner = a[1];
+	from_partner = b[0];
+	return NULL;
+}
+
 static const char *do_ctx(long n)
 {
-	if (to_partner < 0) {
-		int a[2], b[2];
-		if (pipe(a) || pipe(b))
-			return "pipe";
-		pid_t p = fork();
-		if (p < 0)
-			return "fork";
-		if (p == 0) {
-			close(a[1]);
-			close(b[0]);
-			partner(a[0], b[1]);
-		}
-		close(a[0]);
-		close(b[1]);
-		partner_pid = p;
-		to_partner = a[1];
-		from_partner = b[0];
-	}
+	const char *why = start_partner();
+	if (why)
+		return why;
 	for (unsigned long i = 0; i < (unsigned long)n; i++) {
 		unsigned long v;
 		if (write(to_partner, &i, sizeof(i)) != (ssize_t)sizeof(i) ||
@@ -268,7 +283,13 @@ int main(int argc, char **argv)
 			why = do_execl(n);
 		else if (!strcmp(cmd, "ctx"))
 			why = do_ctx(n);
-		else if (!strcmp(cmd, "pipe"))
+		else if (!strcmp(cmd, "partner")) {
+			if (!(why = start_partner())) {
+				if (reply(NULL, (unsigned long long)partner_pid))
+					break;
+				continue;
+			}
+		} else if (!strcmp(cmd, "pipe"))
 			why = do_pipe(n);
 		else if (!strcmp(cmd, "copy"))
 			why = do_copy(n, c);

@@ -156,7 +156,12 @@ typedef struct bench_metric_v1 {
 typedef struct bench_requirements_v1 {
 	uint64_t min_memory;		/* bytes of available memory, 0 = none */
 	uint64_t min_disk;		/* bytes free at the path in option disk_path_option */
-	const char *disk_path_option;	/* name of a STRING option holding a path, or NULL */
+	const char *disk_path_option;	/* name of a STRING option holding a path, or NULL.
+					   Its file system is the run's host.io, and machine.fs
+					   points it at the file system it made. An option whose
+					   default is empty names, when given, the directory the
+					   host makes module_dir() in (oltp's datadir: its
+					   private server's data) */
 	uint32_t min_cpus;		/* online CPUs, 0 = none */
 	uint32_t heavy;			/* 1: dropped by "small VM" configs (skip_heavy = true) */
 	const char *service;		/* informational: external server it talks to, or NULL */

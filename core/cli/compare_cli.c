@@ -137,7 +137,7 @@ static const char compare_help_tail[] =
 "Exit status: 0 when the comparison was made (whatever the verdicts, unless\n"
 "--fail-on); 2 on a usage error or an unreadable or invalid results file;\n"
 "3 when the --junit file could not be written; 4 when the --fail-on gate\n"
-"failed (benchcore's exit statuses: README \"Exit status\").\n";
+"failed (benchcore's exit statuses together: README \"In CI\").\n";
 
 typedef struct compare_args {
 	bc_cmp_opts o;

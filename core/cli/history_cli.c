@@ -49,7 +49,7 @@ static const char history_help_tail[] =
 "an unknown metric, an unreadable or invalid results file, an archive that\n"
 "cannot be read, or a write error; 3 when the --junit file could not be\n"
 "written; 4 when --fail-on-change found a new change for the worse\n"
-"(benchcore's exit statuses: README \"Exit status\").\n";
+"(benchcore's exit statuses together: README \"In CI\").\n";
 
 enum { H_MODULE = 1, H_METRIC, H_HOST, H_WHERE, H_DB, H_FORMAT, H_HTML, H_TITLE, H_ALPHA, H_PERMS,
        H_MIN_RUNS, H_HELP, H_FAIL_CHANGE, H_JUNIT };

@@ -9,9 +9,10 @@ BUILD="build-essential pkg-config libconfig-dev libaio-dev libmariadb-dev libhir
 # Tests: sanitizer/leak checks, fuzzing (clang's libFuzzer), real servers (the results
 # archive's PostgreSQL and the sqlite3 CLI its test reads the file with), headless browser;
 # the file systems machine.fs makes (mkfs.ext4, mkfs.xfs, mkfs.btrfs; blkid and mount
-# from util-linux).
+# from util-linux); xmllint (libxml2-utils) validates compare's JUnit XML against
+# tests/junit.xsd and python3-yaml parses contrib/ci's workflows (test_gate, test_ci).
 TEST="valgrind clang libclang-rt-14-dev mariadb-server redis-server postgresql sqlite3 iproute2
-      procps strace chromium python3 e2fsprogs xfsprogs btrfs-progs"
+      procps strace chromium python3 e2fsprogs xfsprogs btrfs-progs libxml2-utils python3-yaml"
 # Reference tools the bench/ scripts compare against.
 REF="sysbench fio redis-tools openssl iperf3 sockperf qperf coreutils"
 # Packaging and fleet runs: the Debian package build and its lintian check, man pages and

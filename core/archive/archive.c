@@ -119,8 +119,18 @@ static const char *const schema_v1[] = {
 	NULL
 };
 
+/* Schema version 2: tags on runs (db tag RUN_ID baseline; db:baseline@HOST),
+   one run per tag and host, gone with the run. */
+static const char *const schema_v2[] = {
+	"CREATE TABLE run_tags (tag TEXT NOT NULL, host TEXT NOT NULL, "
+	"run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE, tagged_at TEXT NOT NULL, "
+	"PRIMARY KEY (tag, host))",
+	"CREATE INDEX run_tags_run ON run_tags (run_id)",
+	NULL
+};
+
 /* migrations[v] takes an archive from version v to v + 1 */
-static const char *const *const migrations[BC_ARCHIVE_SCHEMA] = { schema_v1 };
+static const char *const *const migrations[BC_ARCHIVE_SCHEMA] = { schema_v1, schema_v2 };
 
 static const char *const META_SQL = "CREATE TABLE IF NOT EXISTS bc_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)";
 static const char *const VERSION_SQL = "SELECT value FROM bc_meta WHERE key = 'schema_version'";

@@ -13,7 +13,7 @@
 
 /* The schema this benchcore writes and reads; an archive of a higher
    version is refused, naming both. */
-#define BC_ARCHIVE_SCHEMA	1
+#define BC_ARCHIVE_SCHEMA	2
 
 typedef struct bc_archive bc_archive;
 
@@ -74,11 +74,24 @@ void bc_archive_runs_free(bc_archive_run *runs, size_t n);
 int bc_archive_export(bc_archive *a, const char *run_id, char **doc, size_t *len, bc_err *e);
 
 /* A reference (what follows "db:"): RUN_ID (or a unique prefix of at least
-   8 of its hex digits), latest, latest@HOST, or LABEL (the newest run with
+   8 of its hex digits), latest, latest@HOST, TAG@HOST (the run db tag marked
+   so on that host: baseline@web01; a tag beats a label of that text), or LABEL (the newest run with
    that label; *others gets how many older ones carry it too). The
    document and its run_id. */
 int bc_archive_resolve(bc_archive *a, const char *ref, char **doc, size_t *len, char run_id[64],
 		       size_t *others, bc_err *e);
+
+/* Tags (archive_tag.c, schema 2): a name ([a-z0-9_-], not "latest") on one
+   run per host. bc_archive_tag moves tag to run_id for run_id's host;
+   bc_archive_untag takes it off (an error when the run has no such tag).
+   bc_archive_tagged: the run_id with tag on host (malloc'd), or NULL when
+   none. bc_archive_run_tags: the run's tags, "a,b" ("" none; malloc'd).
+   0 / NULL-with-e on an error. */
+int bc_archive_tag_name_ok(const char *tag);
+int bc_archive_tag(bc_archive *a, const char *run_id, const char *tag, bc_err *e);
+int bc_archive_untag(bc_archive *a, const char *run_id, const char *tag, bc_err *e);
+int bc_archive_tagged(bc_archive *a, const char *tag, const char *host, char **run_id, bc_err *e);
+char *bc_archive_run_tags(bc_archive *a, const char *run_id, bc_err *e);
 
 /* The points of every stored run matching q, in time order (started, then
    run_id), from the archive at db (a file path, "postgresql://..." or NULL

@@ -136,6 +136,30 @@ static void ambiguous(const char *ref, const doc_acc *acc, bc_err *e)
 	bc_err_hint(e, "give more of the run_id");
 }
 
+/* TAG@HOST with that tag on that host: 1, acc holding its document (or *rc
+   -1 on an error); 0 when ref is no such tag (a label, then). */
+static int tag_ref(bc_archive *a, const char *ref, doc_acc *acc, int *rc, bc_err *e)
+{
+	const char *at = strchr(ref, '@');
+	if (!at || at == ref || !at[1] || (size_t)(at - ref) > 40)
+		return 0;
+	char tag[48];
+	snprintf(tag, sizeof(tag), "%.*s", (int)(at - ref), ref);
+	if (!bc_archive_tag_name_ok(tag))
+		return 0;
+	char *id = NULL;
+	if (bc_archive_tagged(a, tag, at + 1, &id, e)) {
+		*rc = -1;
+		return 1;
+	}
+	if (!id)
+		return 0;
+	bc_dbval q = DBT(id);
+	*rc = ar_q(a, EXPORT_SQL, &q, 1, doc_row, acc, e);
+	free(id);
+	return 1;
+}
+
 int bc_archive_resolve(bc_archive *a, const char *ref, char **doc, size_t *len, char run_id[64],
 		       size_t *others, bc_err *e)
 {
@@ -155,6 +179,8 @@ int bc_archive_resolve(bc_archive *a, const char *ref, char **doc, size_t *len, 
 		const char *host = ref[6] == '@' ? ref + 7 : NULL;
 		bc_dbval p[] = { DBT(host), DBT(host) };
 		rc = ar_q(a, LATEST_SQL, p, 2, doc_row, &acc, e);
+	} else if (tag_ref(a, ref, &acc, &rc, e)) {
+		/* TAG@HOST: the run db tag marked (acc filled, or rc set) */
 	} else {
 		/* labels are stored as shown (bc_label_shown): a label with a
 		   control character is found by its raw text and by db list's */
@@ -176,7 +202,8 @@ int bc_archive_resolve(bc_archive *a, const char *ref, char **doc, size_t *len, 
 		char *sh = bc_printable(ref);
 		bc_err_set(e, "no run %s in the results archive %s", sh, a->db->shown);
 		bc_err_detail(e, "A reference is a run_id (or its first 8 or more hex digits), latest, "
-			      "latest@HOST, or a label (the newest run with it).");
+			      "latest@HOST, TAG@HOST (benchcore db tag RUN_ID baseline; db:baseline@HOST), or a "
+			      "label (the newest run with it).");
 		bc_err_hint(e, "benchcore db list shows the stored runs");
 		free(sh);
 		rc = -1;

@@ -94,6 +94,11 @@ static void free_split(void)
 	bc_strv_free(split_refs);
 }
 
+int bc_cmp_split_pending(void)
+{
+	return split_key != NULL;
+}
+
 int bc_cmp_split_files(const char *cmd, char ***files, int *n)
 {
 	bc_err e;

@@ -47,5 +47,7 @@ int bc_cmp_option(bc_cmp_opts *o, int code, const char *arg, bc_err *e);
    the setting, *n updated (the new list is malloc'd; the old is freed).
    0, or -1 after printing why (cmd names the command). */
 int bc_cmp_split_files(const char *cmd, char ***files, int *n);
+/* 1 when --split was given (one file becomes several). */
+int bc_cmp_split_pending(void);
 
 #endif

@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "cmp_flags.h"
 #include "compare_print.h"
+#include "gate.h"
 #include "grid.h"
 #include "tables.h"
 #include "loader.h"
@@ -77,7 +78,7 @@ static const char compare_help[] =
 "Options:\n";
 
 enum { F_JSON = 1, F_CSV, F_SCALING, F_HELP, F_TABLE, F_SUMMARY_TABLE, F_PER_GHZ, F_INDEX, F_BY,
-       F_METRIC, F_FORMAT };
+       F_METRIC, F_FORMAT, F_FAIL_ON, F_FAIL_METRIC, F_ALLOW_MISSING, F_JUNIT };
 static const bc_flag compare_flags[] = {
 	BC_CMP_FLAGS,
 	{ "table", 0, NULL, F_TABLE, "a table of cases x files: each case's headline (or --metric), "
@@ -103,7 +104,23 @@ static const bc_flag compare_flags[] = {
 	  "Index, its baseline, one copy and N copies; with two files or more, each one's score against "
 	  "the first's: the ratio, its interval and compare's verdict; --json: the same as one document)" },
 	{ "format", 0, "text|markdown|csv|json", F_FORMAT, "the form of --table, --summary-table, --per-ghz "
-	  "and --index (default text; json: {columns, rows, notes}, every cell as text shows it)" },
+	  "and --index (default text; json: {columns, rows, notes}, every cell as text shows it); without "
+	  "them, markdown is the whole comparison as a page for a merge request's comment or "
+	  "$GITHUB_STEP_SUMMARY (per file: the headline table, losses first; the secondary rows that are "
+	  "not ties; the cases without a partner; the machines' differences; no links)" },
+	{ "fail-on", 0, "loss[,suspect][,inconclusive]", F_FAIL_ON, "the CI gate: exit status 4 when a "
+	  "headline row of any file against the first has one of these verdicts (suspect: a suspect loss; "
+	  "a suspect win never fails), or a file has a case the first has not, failed cases or did not "
+	  "finish (unless --allow-missing); the rows that failed are printed last, one line each with the "
+	  "ratio, its interval and the threshold (on stderr with --json or --csv)" },
+	{ "fail-on-metric", 0, "NAME|all", F_FAIL_METRIC, "with --fail-on: gate this secondary metric too "
+	  "(read.p99_ms, fairness_events_stddev...), or every metric; repeatable, or a,b" },
+	{ "allow-missing", 0, NULL, F_ALLOW_MISSING, "with --fail-on: cases without a partner in the first "
+	  "file, failed cases and unfinished files do not fail the gate" },
+	{ "junit", 0, "FILE", F_JUNIT, "also write the comparison as JUnit XML for the CI's test page: a "
+	  "testsuite per file against the first, a testcase per case and metric; a loss (and any row "
+	  "--fail-on fails) a <failure> with its figures, suspect and inconclusive <skipped> with the "
+	  "reason, a tie or win passes; written to a temporary file and renamed into place" },
 	{ "json", 0, NULL, F_JSON, "JSON on stdout instead of text (with a table: --format json)" },
 	{ "csv", 0, NULL, F_CSV, "CSV on stdout, one line per case and metric (with a table: --format csv)" },
 	{ "scaling", 0, NULL, F_SCALING, "for each file: speedup and efficiency of every higher-is-better "
@@ -117,14 +134,18 @@ static const char compare_help_tail[] =
 "\n"
 "Warns when the host fingerprints differ in more than one field (host name,\n"
 "current MHz, warnings and io.path are ignored) and lists the differences.\n"
-"Exit status: 0 when the comparison was made (whatever the verdicts),\n"
-"2 on a usage error or an unreadable or invalid results file.\n";
+"Exit status: 0 when the comparison was made (whatever the verdicts, unless\n"
+"--fail-on); 2 on a usage error or an unreadable or invalid results file;\n"
+"3 when the --junit file could not be written; 4 when the --fail-on gate\n"
+"failed (benchcore's exit statuses together: README \"In CI\").\n";
 
 typedef struct compare_args {
 	bc_cmp_opts o;
 	int fmt, scaling, help;
 	int view;		/* F_TABLE, F_SUMMARY_TABLE, F_PER_GHZ, F_INDEX or 0 */
 	int format_given;	/* --format: beats --json and --csv for a table */
+	bc_gate_opts gate;	/* --fail-on, --fail-on-metric, --allow-missing */
+	const char *junit;	/* --junit FILE */
 	bc_tab_opts tab;
 } compare_args;
 
@@ -151,6 +172,26 @@ static int on_compare_flag(void *arg, const bc_flag *f, const char *val, bc_err 
 		a->tab.by = val;
 		return 0;
 	case F_METRIC: a->tab.metric = val; return 0;
+	case F_FAIL_ON:
+		if (bc_gate_parse(val, &a->gate.fail_on) == 0)
+			return 0;
+		bc_err_set(e, "--fail-on %s: wants verdicts from loss, suspect and inconclusive, e.g. loss or "
+			   "loss,suspect", val);
+		return -1;
+	case F_FAIL_METRIC:
+		if (!strcmp(val, "all")) {
+			a->gate.all_metrics = 1;
+			return 0;
+		}
+		if (!*val || strchr(val, ',') == val || a->gate.nmetrics == BC_GATE_MAX_METRICS) {
+			bc_err_set(e, "--fail-on-metric %s: wants a metric name (read.p99_ms), a,b or all; at most %d",
+				   val, BC_GATE_MAX_METRICS);
+			return -1;
+		}
+		a->gate.metrics[a->gate.nmetrics++] = val;	/* a,b: gate.c reads the list */
+		return 0;
+	case F_ALLOW_MISSING: a->gate.allow_missing = 1; return 0;
+	case F_JUNIT: a->junit = val; return 0;
 	case F_FORMAT:
 		a->tab.format = !strcmp(val, "text") ? BC_TAB_TEXT : !strcmp(val, "markdown") ? BC_TAB_MARKDOWN :
 				!strcmp(val, "csv") ? BC_TAB_CSV : !strcmp(val, "json") ? BC_TAB_JSON : -1;
@@ -208,6 +249,20 @@ int bc_cmd_compare(int argc, char **argv)
 		return 2;
 	}
 	nfiles = (int)bc_strv_len(files);
+	if ((a.gate.fail_on || a.junit || a.gate.nmetrics || a.gate.all_metrics || a.gate.allow_missing) &&
+	    (a.view || a.scaling || (nfiles == 1 && !bc_cmp_split_pending()))) {
+		fprintf(stderr, "benchcore compare: --fail-on, --fail-on-metric, --allow-missing and --junit judge "
+			"files against the first: give two or more files, without --scaling, --table, "
+			"--summary-table, --per-ghz or --index\nTry 'benchcore compare --help'.\n");
+		free(files);
+		return 2;
+	}
+	if ((a.gate.nmetrics || a.gate.all_metrics || a.gate.allow_missing) && !a.gate.fail_on) {
+		fprintf(stderr, "benchcore compare: --fail-on-metric and --allow-missing go with --fail-on LIST "
+			"(e.g. --fail-on loss)\nTry 'benchcore compare --help'.\n");
+		free(files);
+		return 2;
+	}
 	if (bc_cmp_split_files("compare", &files, &nfiles)) {
 		free(files);
 		return 2;
@@ -217,6 +272,16 @@ int bc_cmd_compare(int argc, char **argv)
 			"Try 'benchcore compare --help'.\n", MAX_FILES, nfiles);
 		free(files);
 		return 2;
+	}
+	if (a.junit) {
+		bc_err e;
+		if (bc_output_ok(a.junit, files, &e)) {
+			char *shown = bc_printable(a.junit);
+			fprintf(stderr, "benchcore compare: --junit %s: %s\n", shown, e.msg);
+			free(shown);
+			free(files);
+			return 2;
+		}
 	}
 	/* --index unixbench RUN.json ...: a module's reference set, not a first file */
 	int ub = a.view == F_INDEX && nfiles > 1 && bc_refset_named(files[0]);
@@ -243,8 +308,18 @@ int bc_cmd_compare(int argc, char **argv)
 		rc = run_view(&a, res, nfiles);
 	else if (a.scaling || nfiles == 1)
 		bc_scaling_print(stdout, res, nfiles, a.fmt);
+	else if (a.format_given && a.tab.format == BC_TAB_MARKDOWN)
+		bc_compare_markdown(stdout, res, nfiles, &a.o, &a.gate);
 	else
-		bc_compare_print(stdout, res, nfiles, &a.o, a.fmt);
+		bc_compare_print(stdout, res, nfiles, &a.o, a.format_given ? (a.tab.format == BC_TAB_JSON ?
+				 BC_FMT_JSON : a.tab.format == BC_TAB_CSV ? BC_FMT_CSV : BC_FMT_TEXT) : a.fmt);
+	if (!rc && a.junit && bc_junit_compare("compare", a.junit, res, nfiles, &a.o, &a.gate) < 0)
+		rc = 3;
+	/* the gate's lines last: on stdout after text or markdown, on stderr after a document */
+	if (!rc && a.gate.fail_on && bc_gate_print(a.fmt == BC_FMT_TEXT && (!a.format_given ||
+			a.tab.format == BC_TAB_TEXT || a.tab.format == BC_TAB_MARKDOWN) ? stdout : stderr,
+			res, nfiles, &a.o, &a.gate))
+		rc = 4;
 	if (bc_stdout_done("compare"))
 		rc = 2;
 	for (int i = 0; i < nfiles; i++)

@@ -1,4 +1,4 @@
-/* benchcore db add|list|export: the results archive's own commands
+/* benchcore db add|list|export|tag|untag: the results archive's own commands
  * (docs/archive.md). Each takes --db FILE|URL; without it $BENCHCORE_DB,
  * else the default file. */
 #include <jansson.h>
@@ -11,7 +11,7 @@
 #include "util.h"
 
 enum { D_DB = 1, D_HOST, D_LABEL, D_SINCE, D_MODULE, D_JSON, D_OUT, D_HELP };
-enum { S_ADD = 1, S_LIST = 2, S_EXPORT = 4 };
+enum { S_ADD = 1, S_LIST = 2, S_EXPORT = 4, S_TAG = 8 };
 static const bc_flag db_flags[] = {
 	{ "db", 0, "DB", D_DB, "the archive DB: a SQLite file, or postgresql://[user@]host/db or a libpq "
 	  "key=value string (a password is better kept in ~/.pgpass than in the URL; it is never printed); "
@@ -54,7 +54,9 @@ static void db_help(FILE *f)
 {
 	fprintf(f, "usage: benchcore db add FILE.json... [--db DB]\n"
 		"       benchcore db list [--host H] [--label L] [--since DATE] [--module M] [--json] [--db ...]\n"
-		"       benchcore db export RUN_ID|REF [-o FILE] [--db ...]\n\n"
+		"       benchcore db export RUN_ID|REF [-o FILE] [--db ...]\n"
+		"       benchcore db tag RUN_ID|REF TAG [--db ...]     (e.g. baseline)\n"
+		"       benchcore db untag RUN_ID|REF TAG [--db ...]\n\n"
 		"The results archive: every run kept in SQLite (a file) or PostgreSQL, its results\n"
 		"document as written plus the rows history reads (docs/archive.md). A run goes in\n"
 		"when it ends with --store (or the store setting), or later with db add, which is\n"
@@ -63,7 +65,11 @@ static void db_help(FILE *f)
 		"refused. compare and report read stored runs wherever they read files:\n"
 		"db:RUN_ID (or 8+ of its first hex digits), db:latest, db:latest@HOST, db:LABEL\n"
 		"(the newest run with that label, said when older ones carry it too);\n"
-		"db export takes the same references (without db:) and writes the document as added.\n\n"
+		"db export takes the same references (without db:) and writes the document as added.\n"
+		"db tag marks a stored run with TAG (a-z, 0-9, _ and -; not latest), one run per\n"
+		"tag and host: tagging another run of the host moves it. db:TAG@HOST then reads\n"
+		"that run (db:baseline@web01: the accepted run a CI gate compares with; a tag\n"
+		"beats a label of the same text); db untag takes it off; db list shows the tags.\n\n"
 		"options of db add:\n");
 	bc_flags_help(f, db_flags, S_ADD);
 	fprintf(f, "\noptions of db list:\n");
@@ -71,7 +77,8 @@ static void db_help(FILE *f)
 	fprintf(f, "\noptions of db export:\n");
 	bc_flags_help(f, db_flags, S_EXPORT);
 	fprintf(f, "\nExit status: 0 done; 1 some file was not added (each said why, the rest were);\n"
-		"2 usage, or the archive could not be opened (a newer schema, a symlink, a read-only file).\n"
+		"2 usage, or the archive could not be opened (a newer schema, a symlink, a read-only file),\n"
+		"or db tag/untag found no such run (untag: no such tag on it).\n"
 		"A writer waits for another one at most 60 s, or $BENCHCORE_DB_WAIT seconds.\n");
 }
 
@@ -111,31 +118,47 @@ static void print_cell(const char *s, int width)
 	free(p);
 }
 
-static void list_text(const bc_archive_run *r, size_t n)
+static void list_text(bc_archive *ar, const bc_archive_run *r, size_t n)
 {
 	printf("%-12s %-20s %-16s %-16s %-14s %-8s %-11s %s\n", "run_id", "started", "host", "label", "config",
 	       "version", "status", "cases");
 	for (size_t i = 0; i < n; i++) {
+		bc_err e;
+		char *tags = bc_archive_run_tags(ar, r[i].run_id, &e);
 		print_cell(r[i].run_id, 12), print_cell(r[i].started, 20), print_cell(r[i].host, 16);
 		print_cell(r[i].label, 16), print_cell(r[i].config, 14), print_cell(r[i].version, 8);
 		print_cell(r[i].status, 11);
 		if (r[i].planned >= 0 && r[i].planned != r[i].ncases)
-			printf("%ld of %ld\n", r[i].ncases, r[i].planned);
+			printf("%ld of %ld", r[i].ncases, r[i].planned);
 		else
-			printf("%ld\n", r[i].ncases);
+			printf("%ld", r[i].ncases);
+		printf("%s%s\n", tags && *tags ? "  tags: " : "", tags ? tags : "");
+		free(tags);
 	}
 }
 
-static void list_json(const bc_archive_run *r, size_t n)
+static void list_json(bc_archive *ar, const bc_archive_run *r, size_t n)
 {
 	json_t *arr = json_array();
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:o}", "run_id",
+	for (size_t i = 0; i < n; i++) {
+		bc_err e;
+		char *tags = bc_archive_run_tags(ar, r[i].run_id, &e);
+		char **v = bc_split(tags ? tags : "", ',');
+		json_t *jt = json_array();
+		for (char **p = v; *p; p++)
+			if (**p)
+				json_array_append_new(jt, json_string(*p));
+		bc_strv_free(v);
+		free(tags);
+		json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:o}", "run_id",
 						     r[i].run_id, "started", r[i].started, "host", r[i].host, "label",
 						     r[i].label, "config", r[i].config, "benchcore_version",
 						     r[i].version, "status", r[i].status, "cases", (json_int_t)r[i].ncases,
 						     "cases_planned", r[i].planned >= 0 ?
-						     json_integer(r[i].planned) : json_null()));
+						     json_integer(r[i].planned) : json_null());
+		json_object_set_new(o, "tags", jt);
+		json_array_append_new(arr, o);
+	}
 	char *s = json_dumps(arr, JSON_INDENT(2));
 	if (s)
 		printf("%s\n", s);
@@ -157,9 +180,9 @@ static int db_list(const db_args *a, char **rest)
 		return 2;
 	}
 	if (a->json)
-		list_json(runs, n);
+		list_json(ar, runs, n);
 	else
-		list_text(runs, n);
+		list_text(ar, runs, n);
 	bc_archive_runs_free(runs, n);
 	bc_archive_close(ar);
 	return bc_stdout_done("db list") ? 2 : 0;
@@ -197,13 +220,46 @@ static int db_export(const db_args *a, char **rest)
 	return rc;
 }
 
+/* db tag REF TAG / db untag REF TAG */
+static int db_tag(const db_args *a, char **rest, int untag)
+{
+	bc_err e;
+	const char *cmd = untag ? "untag" : "tag";
+	if (!rest[0] || !rest[1] || rest[2])
+		return bc_usage_error("db %s: RUN_ID TAG, e.g. 3f2a9c01 baseline (benchcore db list shows the runs)",
+				      cmd);
+	if (!bc_archive_tag_name_ok(rest[1])) {
+		char *sh = bc_printable(rest[1]);
+		int rc = bc_usage_error("db tag: the tag \"%s\" wants a-z, 0-9, _ and - (up to 40; not latest), "
+					"e.g. baseline", sh);
+		free(sh);
+		return rc;
+	}
+	bc_archive *ar = bc_archive_open(a->db, 1, &e);
+	char *doc = NULL, id[64];
+	size_t len, others;
+	int rc = 0;
+	if (!ar || bc_archive_resolve(ar, rest[0], &doc, &len, id, &others, &e) ||
+	    (untag ? bc_archive_untag(ar, id, rest[1], &e) : bc_archive_tag(ar, id, rest[1], &e))) {
+		bc_err_print(&e);
+		rc = 2;
+	} else {
+		char *sh = bc_printable(rest[1]);
+		printf("run %s %s %s\n", id, untag ? "no longer tagged" : "tagged", sh);
+		free(sh);
+	}
+	free(doc);
+	bc_archive_close(ar);
+	return rc;
+}
+
 int bc_cmd_db(int argc, char **argv)
 {
 	db_args a = { 0 };
 	char **rest;
 	const char *sub = argc > 1 ? argv[1] : "";
 	unsigned scope = !strcmp(sub, "add") ? S_ADD : !strcmp(sub, "list") ? S_LIST :
-			 !strcmp(sub, "export") ? S_EXPORT : 0;
+			 !strcmp(sub, "export") ? S_EXPORT : !strcmp(sub, "tag") || !strcmp(sub, "untag") ? S_TAG : 0;
 	if (!scope) {
 		if (!strcmp(sub, "--help") || !strcmp(sub, "-h") || !strcmp(sub, "help"))
 			return db_help(stdout), 0;
@@ -221,6 +277,8 @@ int bc_cmd_db(int argc, char **argv)
 		rc = db_add(&a, rest);
 	else if (scope == S_LIST)
 		rc = db_list(&a, rest);
+	else if (scope == S_TAG)
+		rc = db_tag(&a, rest, !strcmp(sub, "untag"));
 	else
 		rc = db_export(&a, rest);
 	free(rest);

@@ -11,6 +11,8 @@
 #include "flags.h"
 #include "history_html.h"
 #include "history_print.h"
+#include "gate.h"
+#include "hgate.h"
 #include "results.h"
 #include "util.h"
 
@@ -43,12 +45,14 @@ static const char history_help_tail[] =
 "change point change, change_low, change_high (fractions), p, changed (the\n"
 "facts, \"; \" between them) and changed_at_run.\n"
 "Exit status: 0 when the history was printed (with or without change\n"
-"points), 1 when no run matched, 2 on a usage error, an unknown metric, an\n"
-"unreadable or invalid results file, an archive that cannot be read, or a\n"
-"write error.\n";
+"points, unless --fail-on-change), 1 when no run matched, 2 on a usage error,\n"
+"an unknown metric, an unreadable or invalid results file, an archive that\n"
+"cannot be read, or a write error; 3 when the --junit file could not be\n"
+"written; 4 when --fail-on-change found a new change for the worse\n"
+"(benchcore's exit statuses together: README \"In CI\").\n";
 
 enum { H_MODULE = 1, H_METRIC, H_HOST, H_WHERE, H_DB, H_FORMAT, H_HTML, H_TITLE, H_ALPHA, H_PERMS,
-       H_MIN_RUNS, H_HELP };
+       H_MIN_RUNS, H_HELP, H_FAIL_CHANGE, H_JUNIT };
 static const bc_flag history_flags[] = {
 	{ "module", 0, "M", H_MODULE, "the module whose cases to follow (required)" },
 	{ "metric", 0, "NAME", H_METRIC, "this metric instead of each case's headline (any metric compare "
@@ -67,6 +71,15 @@ static const bc_flag history_flags[] = {
 	  "about one flat series in 100 gets a false one)" },
 	{ "permutations", 0, "N", H_PERMS, "permutations per test (default 999; 99 to 99999)" },
 	{ "min-runs", 0, "N", H_MIN_RUNS, "runs on either side of a change point, at least (default 3)" },
+	{ "fail-on-change", 0, NULL, H_FAIL_CHANGE, "the CI gate: exit status 4 when the newest run of a "
+	  "series starts a change point for the worse (a fall of a higher-is-better metric, a rise of a "
+	  "lower-is-better one): the series' last change point, found with its newest run and not without "
+	  "it, so a level an earlier run's gate reported does not fail every later run; each named last, "
+	  "one line with its change, interval and the facts that changed (on stderr with --format csv or "
+	  "--html -)" },
+	{ "junit", 0, "FILE", H_JUNIT, "also write JUnit XML for the CI's test page: a testsuite per host, "
+	  "a testcase per series (case and metric), a <failure> with the figures and the facts where "
+	  "--fail-on-change would fail; written to a temporary file and renamed into place" },
 	{ "help", 'h', NULL, H_HELP, "this text" },
 	{ NULL }
 };
@@ -76,8 +89,8 @@ static const bc_flag history_flags[] = {
 typedef struct history_args {
 	bc_history_query q;
 	const char *where[MAX_WHERE];
-	const char *db, *html, *title;
-	int fmt, help;
+	const char *db, *html, *title, *junit;
+	int fmt, help, fail_change;
 	bc_cp_opts cp;
 } history_args;
 
@@ -116,6 +129,8 @@ static int on_history_flag(void *arg, const bc_flag *f, const char *val, bc_err 
 	case H_HTML: a->html = val; return 0;
 	case H_TITLE: a->title = val; return 0;
 	case H_HELP: a->help = 1; return 0;
+	case H_FAIL_CHANGE: a->fail_change = 1; return 0;
+	case H_JUNIT: a->junit = val; return 0;
 	case H_WHERE:
 		if (!strchr(val, '=') || val[0] == '=') {
 			bc_err_set(e, "--where %s: wants KEY=VALUE, e.g. block_size=4096", val);
@@ -255,11 +270,63 @@ static int output(const history_args *a, bc_history *h)
 	return 0;
 }
 
+static const char *pct(char *buf, size_t n, double x)
+{
+	char v[BC_DOUBLE_TEXT];
+	snprintf(buf, n, "%s%%", bc_fmt_fig(x * 100, 1, 1, v, sizeof(v)));
+	return buf;
+}
+
+/* --fail-on-change: one line per series whose newest run starts a change
+   for the worse, then the verdict; the number of them. */
+static size_t gate(FILE *f, const bc_history *h)
+{
+	size_t fails = 0;
+	for (size_t i = 0; i < h->nseries; i++) {
+		const bc_hseries *s = &h->series[i];
+		long k = bc_history_new_worse(s, &h->cp);
+		if (k < 0)
+			continue;
+		const bc_hchange *ch = &s->ch[k];
+		const bc_hpoint *p = s->run[ch->cp.at];
+		char p1[32], p2[32], p3[32];
+		char *facts = ch->facts ? bc_strv_join(ch->facts, "; ") :
+			      bc_xstrdup("no fact changed: the software or the machine's neighbours");
+		char *line = bc_xasprintf("%s %s %s%sthreads=%ld %s: %s [%s .. %s] (95%% interval), p=%.3g, from run "
+			"%zu of %zu (run_id %s, %s); %s -> %s; changed: %s", *p->host ? p->host : "(no host)",
+			p->module, p->params_text, *p->params_text ? " " : "", p->threads, p->metric,
+			pct(p1, sizeof(p1), ch->cp.change), pct(p2, sizeof(p2), ch->cp.change_lo),
+			pct(p3, sizeof(p3), ch->cp.change_hi), ch->cp.p, ch->cp.at + 1, s->n, p->run_id, p->started,
+			bc_fmt_fig(ch->cp.before, 4, 0, (char[BC_DOUBLE_TEXT]){ 0 }, BC_DOUBLE_TEXT),
+			bc_fmt_fig(ch->cp.after, 4, 0, (char[BC_DOUBLE_TEXT]){ 0 }, BC_DOUBLE_TEXT), facts);
+		char *shown = bc_printable(line);
+		fprintf(f, "%sFAIL change for the worse: %s\n", fails++ ? "" : "\n", shown);
+		free(shown);
+		free(line);
+		free(facts);
+	}
+	if (fails)
+		fprintf(f, "gate: FAILED (--fail-on-change): %zu of %zu series start a change for the worse at "
+			"their newest run (exit status 4)\n", fails, h->nseries);
+	else
+		fprintf(f, "\ngate: passed (--fail-on-change): no series of %zu starts a change for the worse at "
+			"its newest run\n", h->nseries);
+	return fails;
+}
+
 /* --html over one of its inputs: the files, or the archive it reads. */
 static int html_over_input(const history_args *a, char **files, bc_err *e)
 {
 	char **inputs = bc_store_inputs(files, a->db, !files || !files[0]);
 	int rc = bc_output_ok(a->html, inputs, e);
+	bc_strv_free(inputs);
+	return rc;
+}
+
+static int junit_over_input(const history_args *a, char **files, bc_err *e)
+{
+	char **inputs = bc_store_inputs(files, a->db, !files || !files[0]);
+	int rc = bc_output_ok(a->junit, inputs, e);
 	bc_strv_free(inputs);
 	return rc;
 }
@@ -287,6 +354,8 @@ int bc_cmd_history(int argc, char **argv)
 		rc = usage("--db reads the archive; give it or results files, not both");
 	else if (a.html && html_over_input(&a, files, &e))
 		fprintf(stderr, "benchcore history: --html %s\n", e.msg);
+	else if (a.junit && junit_over_input(&a, files, &e))
+		fprintf(stderr, "benchcore history: --junit %s\n", e.msg);
 	else
 		rc = -1;
 	if (rc >= 0) {
@@ -306,6 +375,13 @@ int bc_cmd_history(int argc, char **argv)
 		bc_history h;
 		bc_history_build(&h, pts, n, &a.cp);
 		rc = output(&a, &h);
+		if (!rc && a.junit && bc_junit_history("history", a.junit, &h) < 0)
+			rc = 3;
+		if (!rc && a.fail_change && gate(a.fmt == BC_HIST_CSV || (a.html && !strcmp(a.html, "-")) ?
+						  stderr : stdout, &h))
+			rc = 4;
+		if (!rc && bc_stdout_done("history"))
+			rc = 2;
 		bc_history_free(&h);
 	}
 	json_decref(names);

@@ -35,7 +35,8 @@ static const bc_flag cli_flags[] = {
 	  "postgresql://...; without =DB: the store setting's, else $BENCHCORE_DB, else the default "
 	  "$XDG_DATA_HOME/benchcore/results.db); needs -o; a run that was not stored exits 3 (its results "
 	  "file is kept; benchcore db add stores it later)", F_SUITE | F_RUN },
-	{ "force", 0, NULL, C_FORCE, "overwrite existing result files (else a new name is chosen)", F_SUITE | F_RUN },
+	{ "force", 0, NULL, C_FORCE, "overwrite existing result files (else, at a terminal, a new name is chosen; without one, or with "
+	  "$CI set, an existing -o, --csv or --report file is refused before anything runs: exit 2)", F_SUITE | F_RUN },
 	{ "only", 0, "a,b", C_ONLY, "run only these modules of the config", F_SUITE },
 	{ "skip", 0, "a,b", C_SKIP, "skip these modules of the config", F_SUITE },
 	{ "baseline", 0, "A.json", C_BASELINE, "repeat = auto: decide against this results file (the first "

@@ -76,6 +76,32 @@ static char *unique_path(const char *path, int force)
 	return bc_xstrdup(path);
 }
 
+/* A pipeline never reads a stale file: without --force, an existing output
+   is refused before anything runs when stderr is no terminal or $CI is set
+   (a script or a CI job would go on to read the old file); a person at a
+   terminal gets the new name (unique_path) and the warning. 1 refused. */
+static int stale_refused(const char *path, int force, int resume)
+{
+	struct stat st;
+	const char *ci = getenv("CI");
+	if (!path || force || resume || !strcmp(path, "-") || stat(path, &st) != 0)
+		return 0;
+	if (isatty(STDERR_FILENO) && !(ci && *ci))
+		return 0;
+	char *lock = bc_xasprintf("%s.lock", path);
+	int locked = stat(lock, &st) == 0;	/* another run may be writing it: its lock says so */
+	free(lock);
+	if (locked)
+		return 0;
+	char *sh = bc_printable(path);
+	fprintf(stderr, "benchcore: error: %s exists; nothing was run\n"
+		"DETAIL: without a terminal (or with $CI set) an existing output is not renamed to a new name, "
+		"so a script never goes on to read the previous run's file\n"
+		"HINT: --force overwrites it; or remove it, or give another -o\n", sh);
+	free(sh);
+	return 1;
+}
+
 static int in_list(const char *list, const char *name)
 {
 	if (!list)
@@ -429,6 +455,11 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 		}
 	}
 	if (plan_too_large(cfg, plans, n))
+		goto out;
+	/* before the machine is changed or anything runs */
+	if (stale_refused(c->out ? c->out : cfg->output, c->force, c->resume) ||
+	    stale_refused(c->csv ? c->csv : cfg->csv, c->force, 0) ||
+	    stale_refused(c->report ? c->report : cfg->report, c->force, 0))
 		goto out;
 	char other[512];
 	if (bc_mrun_begin(&mrun, plans, n, other, sizeof(other)))

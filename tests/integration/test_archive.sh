@@ -240,14 +240,72 @@ newer_schema() {
 	$sql "UPDATE bc_meta SET value = '7' WHERE key = 'schema_version'; UPDATE bc_meta SET value = 'benchcore 9.1.0' WHERE key = 'written_by'"
 	run_bc $T/$N.new db list --db "$DB"
 	expect_rc "$N: an archive of a newer schema: refused" 2
-	expect_grep "$N: ... naming both versions" $T/$N.new.err "schema version 7; this benchcore \(0\.[0-9.]+\) knows up to version 1"
+	expect_grep "$N: ... naming both versions" $T/$N.new.err "schema version 7; this benchcore \(0\.[0-9.]+\) knows up to version 2"
 	expect_grep "$N: ... and who wrote it" $T/$N.new.err "benchcore 9.1.0"
 	run_bc $T/$N.new2 db add --db "$DB" $T/many/c0000.json
 	expect_rc "$N: ... db add refused too" 2
 	run_bc $T/$N.new3 run cpu --time 0.1 --warmup 0 --threads 1 -q -o $T/$N.new3.json --store="$DB"
 	expect_rc "$N: ... a run with --store: refused before it runs" 2
 	[ ! -e $T/$N.new3.json ] && pass "$N: ... so no run was made for it" || fail "$N: a results file was written"
+	$sql "UPDATE bc_meta SET value = '2' WHERE key = 'schema_version'"
+}
+
+# --- tags (issue 53): db tag RUN_ID baseline, db:baseline@HOST, db untag, and an archive of
+# schema version 1 brought up to 2 by the first db tag; $3 runs SQL on the archive
+mkdir -p $T/tagruns
+python3 -S - $T/a.json $T/tagruns <<'EOF'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+for i in range(2):	# October: apart from the runs other checks count
+    d["run_id"] = os.urandom(16).hex()
+    d["started_at"] = "2026-10-15T0%d:00:00Z" % i
+    json.dump(d, open("%s/c%04d.json" % (sys.argv[2], i), "w"))
+EOF
+HOSTNAME_A=$(python3 -S -c 'import json,sys; print(json.load(open(sys.argv[1]))["host"]["hostname"])' $T/a.json)
+tag_tests() {
+	local DB=$1 N=$2 sql=$3 t1 t2
+	t1=$(jget $T/tagruns/c0000.json 'd["run_id"]'); t2=$(jget $T/tagruns/c0001.json 'd["run_id"]')
+	"$BC" db add --db "$DB" $T/tagruns/c0000.json $T/tagruns/c0001.json >/dev/null 2>&1
+	run_bc $T/$N.tag db tag --db "$DB" "${t1:0:12}" baseline
+	expect_rc "$N: db tag RUN_ID baseline" 0
+	expect_grep "$N: ... says so" $T/$N.tag.out "^run $t1 tagged baseline$"
+	"$BC" db export --db "$DB" "baseline@$HOSTNAME_A" >$T/$N.bl.json 2>/dev/null
+	check "$N: db:baseline@HOST reads the tagged run" cmp -s $T/tagruns/c0000.json $T/$N.bl.json
+	"$BC" db list --db "$DB" --json >$T/$N.tl.json
+	expect_py "$N: db list --json: the tag on that run only" $T/$N.tl.json \
+		'[r["run_id"] for r in d if r["tags"] == ["baseline"]] == ["'$t1'"]'
+	BENCHCORE_DB="$DB" run_bc $T/$N.cmp compare --fail-on loss "db:baseline@$HOSTNAME_A" $T/tagruns/c0001.json
+	expect_rc "$N: compare --fail-on loss db:baseline@HOST NEW.json (the same figures)" 0
+	BENCHCORE_DB="$DB" run_bc $T/$N.hist history --module cpu "db:baseline@$HOSTNAME_A" $T/tagruns/c0001.json
+	expect_rc "$N: history reads db:baseline@HOST among its files" 0
+	run_bc $T/$N.tag2 db tag --db "$DB" "$t2" baseline
+	"$BC" db export --db "$DB" "baseline@$HOSTNAME_A" >$T/$N.bl2.json 2>/dev/null
+	check "$N: tagging another run of the host moves the tag" cmp -s $T/tagruns/c0001.json $T/$N.bl2.json
+	run_bc $T/$N.untag1 db untag --db "$DB" "$t1" baseline
+	expect_rc "$N: db untag of a run without the tag: refused" 2
+	expect_grep "$N: ... saying so" $T/$N.untag1.err "has no tag baseline"
+	run_bc $T/$N.untag db untag --db "$DB" "$t2" baseline
+	expect_rc "$N: db untag" 0
+	run_bc $T/$N.gone db export --db "$DB" "baseline@$HOSTNAME_A"
+	expect_rc "$N: db:baseline@HOST after untag: no such run" 2
+	expect_grep "$N: ... the references named" $T/$N.gone.err "TAG@HOST"
+	run_bc $T/$N.badtag db tag --db "$DB" "$t2" "Base line"
+	expect_rc "$N: a tag with a space and upper case: refused" 2
+	run_bc $T/$N.latest db tag --db "$DB" "$t2" latest
+	expect_rc "$N: the tag latest: refused" 2
+	run_bc $T/$N.norun db tag --db "$DB" 0123456789abcdef baseline
+	expect_rc "$N: db tag of no such run" 2
+	# an archive of version 1 (before tags): read as it is, brought to 2 by db tag
+	$sql "DROP TABLE run_tags"
 	$sql "UPDATE bc_meta SET value = '1' WHERE key = 'schema_version'"
+	run_bc $T/$N.v1 db list --db "$DB" --json
+	expect_rc "$N: a version 1 archive is read" 0
+	expect_py "$N: ... with no tags" $T/$N.v1.out 'all(r["tags"] == [] for r in d)'
+	run_bc $T/$N.v1tag db tag --db "$DB" "$t1" baseline
+	expect_rc "$N: db tag on a version 1 archive migrates it" 0
+	check "$N: ... to schema version 2" test "$($sql "SELECT value FROM bc_meta WHERE key = 'schema_version'")" = 2
+	"$BC" db export --db "$DB" "baseline@$HOSTNAME_A" >$T/$N.bl3.json 2>/dev/null
+	check "$N: ... and the tag is read back" cmp -s $T/tagruns/c0000.json $T/$N.bl3.json
 }
 
 # === SQLite
@@ -256,9 +314,10 @@ mkdir -p $T/s && chmod 700 $T/s
 backend_tests "$SDB" sqlite
 if [ -n "$SQ" ]; then
 	sq() { "$SQ" "$SDB" "$1"; }
+	tag_tests "$SDB" sqlite sq
 	check "sqlite: the file is in WAL mode" test "$(sq 'PRAGMA journal_mode')" = wal
 	check "sqlite: integrity_check ok after all that" test "$(sq 'PRAGMA integrity_check')" = ok
-	check "sqlite: schema_version row 1" test "$(sq "SELECT value FROM bc_meta WHERE key = 'schema_version'")" = 1
+	check "sqlite: schema_version row 2" test "$(sq "SELECT value FROM bc_meta WHERE key = 'schema_version'")" = 2
 	kill_mid_store "$SDB" sqlite sq
 	check "sqlite: integrity_check ok after the kills" test "$(sq 'PRAGMA integrity_check')" = ok
 	newer_schema "$SDB" sqlite sq
@@ -353,6 +412,7 @@ backend_tests "$PGURL" pg
 pq() { psq arch "$1"; }
 kill_mid_store "$PGURL" pg pq
 newer_schema "$PGURL" pg pq
+tag_tests "$PGURL" pg pq
 if grep -l -- "$PW" $T/pg.*.out $T/pg.*.err >/dev/null 2>&1; then
 	fail "pg: the URL's password was printed: $(grep -l -- "$PW" $T/pg.*.out $T/pg.*.err | head -3)"
 else

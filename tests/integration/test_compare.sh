@@ -248,7 +248,9 @@ for opt in $(grep -oE -- '--[a-z][a-z-]*[a-z]' "$T/help.out" | sort -u); do
 	case $opt in --help|--split) continue;; esac
 	arg=""; case $opt in --threshold) arg=3;; --alpha) arg=0.1;; --test) arg=welch;;
 		--threshold-for) arg=tail=20;; --adjust) arg=holm;; --format) arg=markdown;; --level) arg=90;;
-		--match-ignore) arg=max_prime;; --by) arg=cpu.max_prime;; --metric) arg="events_per_sec --table";; --busy-threshold) arg=10;; esac
+		--match-ignore) arg=max_prime;; --by) arg=cpu.max_prime;; --metric) arg="events_per_sec --table";; --busy-threshold) arg=10;;
+		--fail-on) arg="loss --allow-missing";; --fail-on-metric) arg="all --fail-on loss --allow-missing";;
+		--allow-missing) arg="--fail-on loss";; --junit) arg=$T/help.xml;; esac
 	"$BC" compare $opt $arg $FX/cmp-a.json $FX/cmp-a2.json >/dev/null 2>&1 || bad="$bad $opt"
 done
 if [ -z "$bad" ]; then pass "every option in compare --help is accepted"; else fail "options in --help rejected:$bad"; fi

@@ -25,6 +25,10 @@ for f in $(grep -oE -- '--[a-z-]+' $T/h.out | sort -u); do
 		--store) f=--store=$T/flag.db; val=(-o $T/flag-s.json);;
 		--machine) val=(sysctl.vm.swappiness=$(cat /proc/sys/vm/swappiness))	# the value it has: nothing changes
 			export BENCHCORE_STATE_DIR=$T/mstate;; esac	# its own lock: another run may hold the machine's
+	# a fresh output each time (an existing one is refused without a terminal); --resume
+	# continues a run's file, written just before
+	rm -f $T/flag.out $T/flag.html $T/flag-r.json $T/flag-s.json
+	[ "$f" = --resume ] && "$BC" run cpu max_prime=100 --time 0.2 --warmup 0 -q -o $T/flag-r.json >/dev/null 2>&1
 	"$BC" run cpu max_prime=100 --time 0.2 --warmup 0 "$f" "${val[@]}" -q >/dev/null 2>$T/flag.err
 	rc=$?; [ $rc -eq 2 ] && { bad=1; echo "flag $f ${val[*]}: rc $rc: $(cat $T/flag.err)"; }
 done
@@ -62,11 +66,34 @@ expect_grep "CSV header" $T/c.csv '^case,module,params,threads,repeat,status,met
 expect_grep "CSV row per metric" $T/c.csv '^2,cpu,max_prime=2000 test=prime,2,1,ok,events_per_sec,'
 expect_grep "CSV: the headline column marks the case's headline metric" $T/c.csv '^2,cpu,max_prime=2000 test=prime,2,1,ok,events_per_sec,.*,true,true$'
 
-# --- existing results are not overwritten without --force
+# --- existing results are not overwritten without --force (issue 53): a pipeline (stderr no
+# terminal, or $CI set) is refused before anything runs, so a script never reads the old file;
+# a person at a terminal (script(1) gives one) gets a new name and a warning
 run_bc $T/c2 run cpu max_prime=100 --time 0.2 --warmup 0 -q -o $T/c.json
-expect_grep "existing results file: new name chosen" $T/c2.err 'c-1\.json instead'
+expect_rc "existing results file, stderr no terminal: refused" 2
+expect_grep "... saying the file exists and nothing ran" $T/c2.err "$T/c\.json exists; nothing was run"
+expect_grep "... with --force named" $T/c2.err '^HINT: --force overwrites it'
 check "original results kept" python3 -c "import json;assert len(json.load(open('$T/c.json'))['cases'])==2"
-check "new results in c-1.json" test -s $T/c-1.json
+check "no other name written" test ! -e $T/c-1.json
+run_bc $T/c2c run cpu max_prime=100 --time 0.2 --warmup 0 -q -o $T/cnew.json --csv $T/c.csv
+expect_rc "an existing --csv file: refused too" 2
+check "... its -o not written either" test ! -e $T/cnew.json
+"$BC" run cpu max_prime=100 --time 0.2 --warmup 0 -q -o $T/cforce.json >/dev/null 2>&1 </dev/null
+"$BC" run cpu max_prime=100 --time 0.2 --warmup 0 -q -o $T/cforce.json --force >/dev/null 2>&1 </dev/null
+check "--force: overwritten in a pipeline (exit 0)" test $? -eq 0
+if command -v script >/dev/null; then
+	env -u CI script -qec "$(printf '%q ' "$BC" run cpu max_prime=100 --time 0.2 --warmup 0 -q -o $T/c.json)" /dev/null \
+		>$T/c3.out 2>&1 </dev/null
+	check "at a terminal: exit 0" test $? -eq 0
+	expect_grep "at a terminal: a new name chosen" $T/c3.out 'c-1\.json instead'
+	check "new results in c-1.json" test -s $T/c-1.json
+	CI=true script -qec "$(printf '%q ' "$BC" run cpu max_prime=100 --time 0.2 --warmup 0 -q -o $T/c.json)" /dev/null \
+		>$T/c4.out 2>&1 </dev/null
+	check "at a terminal with \$CI set: refused (exit 2)" test $? -eq 2
+	check "... no c-2.json" test ! -e $T/c-2.json
+else
+	fail "script(1) (util-linux) is not installed: the terminal's renaming is not checked"
+fi
 
 # --- sweeps, events limit, thread_run module with op classes and errors
 run_bc $T/s run cpu max_prime=100,200,300 --threads 1,2 --repeat 2 --time 0.2 --warmup 0 -q -o $T/s.json
@@ -94,7 +121,7 @@ ov_judged='all(c["cpu"].get("other_pct", 0) + c["cpu"].get("steal_pct", 0) <= 50
 ov_ok='[c["threads"] for c in d["cases"]] == [6, 42] and all(c["status"] == "ok" and c["fairness"]["events_min"] > 0 for c in d["cases"])'
 ov_py() { "$PY" -S -c 'import json,sys; d=json.load(open(sys.argv[1])); print(bool(eval(sys.argv[2])))' $T/ov.json "$1" 2>&1; }
 for secs in 2 4 6; do
-	run_bc $T/ov run cpu max_prime=2000 --threads 6,42 --time $secs --warmup 0.2 -o $T/ov.json
+	run_bc $T/ov run cpu max_prime=2000 --threads 6,42 --time $secs --warmup 0.2 -o $T/ov.json --force
 	[ "$(ov_py "$ov_ok")" = True ] || [ "$(ov_py "$ov_judged")" = True ] && break
 	echo "retry: $secs s windows with the machine taken by others: $("$PY" -S -c 'import json,sys; d=json.load(open(sys.argv[1])); print([(c["threads"], c["status"], c["fairness"].get("events_min"), round(c["cpu"].get("utilization", 0), 2), round(c["cpu"].get("other_pct", 0) + c["cpu"].get("steal_pct", 0))) for c in d["cases"]])' $T/ov.json 2>&1) (threads, status, fewest events of a thread, CPUs busy, % others)"
 done
@@ -296,8 +323,8 @@ rm -rf $T/dp && mkdir -p $T/dp
 run_bc $T/dpj run io path=$T/dp file_size=64K block_size=4K --time 0.1 --warmup 0 --threads 1 -q -o $T/dp.json
 expect_py "the disk to fingerprint is the module's declared disk_path_option" $T/dp.json \
 	'd["host"]["io"]["path"]=="'"$(realpath $T/dp)"'"'
-run_bc $T/nd run ops $MP --time 0.05 --warmup 0 -q -o $T/nd.json
-expect_py "no disk target in the fingerprint when no module declares one" $T/nd.json '"io" not in d["host"]'
+run_bc $T/nd run ops $MP --time 0.05 --warmup 0 -q -o $T/nd2.json
+expect_py "no disk target in the fingerprint when no module declares one" $T/nd2.json '"io" not in d["host"]'
 
 # --- one grouping rule: run's groups[] hold what compare judges (every op class's p50/p99)
 run_bc $T/gr run ops $MP --time 0.2 --warmup 0 --repeat 2 --max-error-rate 1 -q -o $T/gr.json

@@ -164,7 +164,11 @@ expect_rc "run --report" 0
 expect_grep "run --report: says where the report is" $T/rr/a.err "^report: $T/rr/a.html$"
 expect_grep "run --report: the page shows the case" $T/rr/a.html '<h3>cpu <small>max_prime=500 test=prime</small></h3>'
 run_bc $T/rr/b run cpu max_prime=500 --time 0.2 --warmup 0 -q -o $T/rr/b.json --report $T/rr/a.html
-expect_grep "an existing report is not overwritten: a new name" $T/rr/b.err "^report: $T/rr/a-1.html$"
+expect_rc "an existing report, no terminal: refused before running (issue 53)" 2
+check "... nothing written" test ! -e $T/rr/b.json -a ! -e $T/rr/a-1.html
+env -u CI script -qec "$(printf '%q ' "$BC" run cpu max_prime=500 --time 0.2 --warmup 0 -q -o $T/rr/b.json --report $T/rr/a.html)" \
+	/dev/null >$T/rr/b.err 2>&1 </dev/null
+expect_grep "at a terminal, an existing report is not overwritten: a new name" $T/rr/b.err "^report: $T/rr/a-1.html"
 check "the first report is still there, unchanged" grep -q 'max_prime=500' $T/rr/a.html
 run_bc $T/rr/c run cpu --report $T/rr/c.html
 expect_rc "--report without -o: refused before running" 2

@@ -94,8 +94,9 @@ static const bc_flag compare_flags[] = {
 	  "events per thread) and the mean latency of the op classes it records; per file: who wins, or tie "
 	  "(the first study's closing table)" },
 	{ "per-ghz", 0, NULL, F_PER_GHZ, "throughput per GHz of the clock measured during each case, and "
-	  "for each file the ratio of throughputs against the ratio of clocks: proportional within 5% or not "
-	  "(the frequency study's conclusion)" },
+	  "for each file the ratio of throughputs against the ratio of clocks: proportional (compare's interval "
+	  "of each case, per GHz, within +-5% or the metric's threshold), not proportional (beyond it and "
+	  "significant), or undecided with the repeats it needs (the frequency study's conclusion)" },
 	{ "index", 0, NULL, F_INDEX, "a UnixBench-style index of every file against the first (100): per "
 	  "module and overall, the geometric mean of the headline ratios, with a 95% interval and the cases "
 	  "it covers; --index SET RUN.json ...: each file against a reference set a module ships "

@@ -545,3 +545,8 @@ size_t bc_scaling(const bc_results *r, const char *module, const char *params_ke
 	}
 	return n;
 }
+
+size_t bc_repeats_needed(const bc_cmp_opts *o, const bc_cmp_row *r)
+{
+	return repeats_needed(o, r);
+}

@@ -8,6 +8,7 @@
 #include "stats.h"
 #include "tables.h"
 #include "grid.h"
+#include "perghz.h"
 #include "util.h"
 
 #define MAX_SIDES 16
@@ -406,26 +407,33 @@ static double ghz_of(const bc_rgroup *g, int *measured)
 	return g->cpu_mhz_n ? g->cpu_mhz_sum / (double)g->cpu_mhz_n / 1000 : NAN;
 }
 
-#define PROPORTIONAL_PCT 5.0
-
-#define GHZ_MODS 32
+/* The cases of --per-ghz with a clock on both sides, per file: compare's
+   row and the clock ratio, judged together (judge/perghz.c) before the
+   notes speak. */
 typedef struct ghz_tally {
-	size_t within[MAX_SIDES], total[MAX_SIDES];
-	double worst[MAX_SIDES];
+	bc_ghz_case *c[MAX_SIDES];
+	const char **mod[MAX_SIDES];	/* each case's module (borrowed) */
+	size_t n[MAX_SIDES], cap[MAX_SIDES];
 	int nominal;		/* some case had only the kernel's claim */
-	/* the same per module (up to GHZ_MODS, in table order) */
-	const char *mod[GHZ_MODS];
-	size_t nmod, mwithin[GHZ_MODS][MAX_SIDES], mtotal[GHZ_MODS][MAX_SIDES];
 } ghz_tally;
 
-static size_t ghz_mod(ghz_tally *y, const char *module)
+static void ghz_add(ghz_tally *y, int i, const bc_cmp_row *r, double rf, const char *module)
 {
-	size_t k = 0;
-	while (k < y->nmod && strcmp(y->mod[k], module))
-		k++;
-	if (k == y->nmod && k < GHZ_MODS)
-		y->mod[y->nmod++] = module;
-	return k;
+	if (y->n[i] == y->cap[i]) {
+		y->cap[i] = y->cap[i] ? 2 * y->cap[i] : 16;
+		y->c[i] = bc_xrealloc(y->c[i], y->cap[i], sizeof(*y->c[i]));
+		y->mod[i] = bc_xrealloc(y->mod[i], y->cap[i], sizeof(*y->mod[i]));
+	}
+	y->c[i][y->n[i]] = (bc_ghz_case){ .row = r, .clock_ratio = rf };
+	y->mod[i][y->n[i]++] = module;
+}
+
+static void ghz_free(ghz_tally *y)
+{
+	for (int i = 0; i < MAX_SIDES; i++) {
+		free(y->c[i]);
+		free(y->mod[i]);
+	}
 }
 
 /* One row of --per-ghz: metric m of group g (of res[0]) on every side. */
@@ -457,17 +465,8 @@ static void ghz_row(tab *tb, const sides *s, const bc_rgroup *g, const bc_rmetri
 						  bc_fmt_fig(rt, 3, 0, (char[BC_DOUBLE_TEXT]){ 0 }, BC_DOUBLE_TEXT));
 			continue;
 		}
-		if (isfinite(dev)) {
-			size_t mk = ghz_mod(y, g->module);
-			y->total[i]++;
-			y->within[i] += fabs(dev) <= PROPORTIONAL_PCT;
-			if (mk < GHZ_MODS) {
-				y->mtotal[mk][i]++;
-				y->mwithin[mk][i] += fabs(dev) <= PROPORTIONAL_PCT;
-			}
-			if (fabs(dev) > fabs(y->worst[i]))
-				y->worst[i] = dev;
-		}
+		if (isfinite(dev) && isfinite(rf) && rf > 0)
+			ghz_add(y, i, r, rf, g->module);
 		char xr[BC_DOUBLE_TEXT], dv[BC_DOUBLE_TEXT];
 		row[i + 1] = bc_xasprintf("%.4g @ %.2f = %.4g; x%s vs clock x%.3f (%s%%)", r->sb.mean, gb,
 					  r->sb.mean / gb, bc_fmt_fig(rt, 3, 0, xr, sizeof(xr)), rf,
@@ -476,20 +475,45 @@ static void ghz_row(tab *tb, const sides *s, const bc_rgroup *g, const bc_rmetri
 	bc_tab_row(tb, row);
 }
 
-/* With cases of several modules: "; per module: rsa is (2 of 2), io is
-   not (0 of 2)" for side i; else "". malloc'd. */
+/* "proportional (2 of 2)", "not proportional (1 of 2)", "undecided (needs ~8
+   repeats)" for the cases of module (NULL: all) of side i. malloc'd. */
+static char *ghz_word(const ghz_tally *y, int i, const char *module, int *verdict)
+{
+	bc_ghz_case *sub = bc_xmalloc((y->n[i] ? y->n[i] : 1) * sizeof(*sub));
+	size_t m = 0, k[3], need;
+	for (size_t j = 0; j < y->n[i]; j++)
+		if (!module || !strcmp(y->mod[i][j], module))
+			sub[m++] = y->c[i][j];
+	int v = bc_ghz_overall(sub, m, k, &need);
+	free(sub);
+	if (verdict)
+		*verdict = v;
+	if (v == BC_GHZ_PROPORTIONAL)
+		return bc_xasprintf("proportional (%zu of %zu)", k[BC_GHZ_PROPORTIONAL], m);
+	if (v == BC_GHZ_NOT)
+		return bc_xasprintf("not proportional (%zu of %zu)", k[BC_GHZ_NOT], m);
+	return bc_xasprintf("undecided (%zu of %zu; needs %s%zu repeats)", k[BC_GHZ_UNDECIDED], m,
+			    need >= 1000 ? ">" : "~", need);
+}
+
+/* With cases of several modules: "; per module: rsa proportional (2 of 2),
+   io not proportional (2 of 2)" for side i; else "". malloc'd. */
 static char *ghz_per_module(const ghz_tally *y, int i)
 {
+	const char *mods[64];
+	size_t nm = 0;
+	for (size_t j = 0; j < y->n[i]; j++) {
+		size_t k = 0;
+		while (k < nm && strcmp(mods[k], y->mod[i][j]))
+			k++;
+		if (k == nm && nm < 64)
+			mods[nm++] = y->mod[i][j];
+	}
 	char *out = bc_xstrdup(""), *tmp;
-	size_t shown = 0;
-	for (size_t k = 0; k < y->nmod; k++)
-		shown += y->mtotal[k][i] > 0;
-	for (size_t k = 0; shown > 1 && k < y->nmod; k++) {
-		if (!y->mtotal[k][i])
-			continue;
-		tmp = bc_xasprintf("%s%s%s %s (%zu of %zu)", out, *out ? ", " : "; per module: ", y->mod[k],
-				   y->mwithin[k][i] == y->mtotal[k][i] ? "is" : "is not", y->mwithin[k][i],
-				   y->mtotal[k][i]);
+	for (size_t k = 0; nm > 1 && k < nm; k++) {
+		char *w = ghz_word(y, i, mods[k], NULL);
+		tmp = bc_xasprintf("%s%s%s %s", out, *out ? ", " : "; per module: ", mods[k], w);
+		free(w);
 		free(out);
 		out = tmp;
 	}
@@ -497,26 +521,46 @@ static char *ghz_per_module(const ghz_tally *y, int i)
 }
 
 /* The notes of --per-ghz: what the cells say, then per file whether its
-   throughput is proportional to the clock (the frequency study's verdict). */
-static void ghz_notes(tab *tb, const bc_results *res, int n, const ghz_tally *y)
+   throughput is proportional to the clock (the frequency study's verdict),
+   from the judge's interval of each case (judge/perghz.c). */
+static void ghz_notes(tab *tb, const bc_results *res, int n, const bc_cmp_opts *o, ghz_tally *y)
 {
 	bc_tab_note(tb, bc_xasprintf("GHz: the clock measured during each case (cpu_freq)%s; x: ratio to %s; "
 				  "(+d%%): how far the throughput ratio is from the clock ratio",
 				  y->nominal ? " (some cases only had the kernel's claim, cpu_mhz_mean: not measured)" :
 				  "", res[0].label));
 	for (int i = 1; i < n; i++) {
-		if (!y->total[i]) {
+		if (!y->n[i]) {
 			bc_tab_note(tb, bc_xasprintf("%s against %s: no case has a clock on both sides: whether "
 						  "throughput is proportional to it cannot be told", res[i].label,
 						  res[0].label));
 			continue;
 		}
-		char *per = ghz_per_module(y, i);
-		bc_tab_note(tb, bc_xasprintf("%s against %s: throughput %s proportional to the clock (within %g%% in "
-					  "%zu of %zu cases; largest deviation %s%%)%s", res[i].label, res[0].label,
-					  y->within[i] == y->total[i] ? "is" : "is not", PROPORTIONAL_PCT,
-					  y->within[i], y->total[i], bc_fmt_fig(y->worst[i], 1, 1,
-					  (char[BC_DOUBLE_TEXT]){ 0 }, BC_DOUBLE_TEXT), per));
+		bc_ghz_judge(o, y->c[i], y->n[i]);
+		double worst = 0, tol = 0;
+		for (size_t j = 0; j < y->n[i]; j++) {
+			if (fabs(y->c[i][j].dev) > fabs(worst))
+				worst = y->c[i][j].dev;
+			tol = fmax(tol, y->c[i][j].tolerance);
+		}
+		size_t k[3], need;
+		int v = bc_ghz_overall(y->c[i], y->n[i], k, &need);
+		char *per = ghz_per_module(y, i), wd[BC_DOUBLE_TEXT], *w;
+		bc_fmt_fig(100 * worst, 1, 1, wd, sizeof(wd));
+		if (v == BC_GHZ_PROPORTIONAL)
+			w = bc_xasprintf("throughput is proportional to the clock (%zu of %zu cases", k[v], y->n[i]);
+		else if (v == BC_GHZ_NOT)
+			w = bc_xasprintf("throughput is not proportional to the clock (%zu of %zu cases not, %zu "
+					 "undecided", k[v], y->n[i], k[BC_GHZ_UNDECIDED]);
+		else
+			w = bc_xasprintf("whether throughput is proportional to the clock is undecided (%zu of %zu "
+					 "cases undecided, needs %s%zu repeats on each side", k[v], y->n[i],
+					 need >= 1000 ? ">" : "~", need);
+		bc_tab_note(tb, bc_xasprintf("%s against %s: %s; largest deviation %s%%)%s; per case: the %g%% "
+					  "interval of the ratio per GHz within +-%g%% is proportional, beyond it "
+					  "(significant) not, as compare judges a tie or a difference", res[i].label,
+					  res[0].label, w, wd, per, o->level * 100, tol * 100));
+		free(w);
 		free(per);
 	}
 }
@@ -544,8 +588,9 @@ int bc_per_ghz(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, cons
 		}
 		free(lab);
 	}
-	ghz_notes(&tb, res, s.n, &y);
+	ghz_notes(&tb, res, s.n, o, &y);
 	bc_tab_print(f, &tb, t->format);
+	ghz_free(&y);
 	json_decref(labels);
 	sides_free(&s);
 	bc_strv_free(names);

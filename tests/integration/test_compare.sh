@@ -189,7 +189,7 @@ expect_grep "two metrics, CSV: the header's column groups" "$T/m2c.out" \
 expect_grep "two metrics, CSV: a row" "$T/m2c.out" '^rsa threads=1,499 ±1\.8%,332\.7 ±1\.8% loss -33\.3%,14970 ±1\.8%,9980 ±1\.8% loss -33\.3%$'
 run_bc "$T/m2g" compare --per-ghz --metric sign_per_sec,verify_per_sec --json $FX/cmp-vm1.json $FX/cmp-vm2.json
 expect_py "--per-ghz with two metrics: a row each, and the proportional verdict" "$T/m2g.out" \
-	'[r[0] for r in d["rows"]] == ["rsa threads=1 sign_per_sec", "rsa threads=1 verify_per_sec", "rsa threads=4 sign_per_sec", "rsa threads=4 verify_per_sec"] and "vm2 against vm1: throughput is proportional to the clock (within 5% in 4 of 4 cases; largest deviation +0.0%)" in d["notes"]'
+	'[r[0] for r in d["rows"]] == ["rsa threads=1 sign_per_sec", "rsa threads=1 verify_per_sec", "rsa threads=4 sign_per_sec", "rsa threads=4 verify_per_sec"] and any(n.startswith("vm2 against vm1: throughput is proportional to the clock (4 of 4 cases; largest deviation +0.0%)") for n in d["notes"])'
 # a module one file did not run: said so, not "0 of 0"
 run_bc "$T/notrun" compare --summary-table --json $FX/cmp-vm1.json $FX/cmp-vm2.json
 expect_py "--summary-table: a module vm2 did not run is 'not run in vm2'" "$T/notrun.out" \

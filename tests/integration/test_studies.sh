@@ -108,10 +108,33 @@ expect_grep "--summary-table: the headline row: fast wins both cases against slo
 run_bc $T/pg compare --per-ghz $T/fa.json $T/fb.json
 expect_rc "compare --per-ghz" 0
 expect_grep "--per-ghz: throughput per measured GHz (100 @ 2 GHz = 50 per GHz, 50 @ 1 GHz = 50)" $T/pg.out '^cpu max_prime=500 events_per_sec +100 @ 2\.00 = 50 +50 @ 1\.00 = 50; x0\.500 vs clock x0\.500 \(\+0\.0%\)$'
-expect_grep "--per-ghz: the study's conclusion, proportional" $T/pg.out '^slow against fast: throughput is proportional to the clock \(within 5% in 2 of 2 cases'
+expect_grep "--per-ghz: the study's conclusion, proportional" $T/pg.out '^slow against fast: throughput is proportional to the clock \(2 of 2 cases; largest deviation'
 fix $T/fd.json notprop 0.5 2000
 run_bc $T/pn compare --per-ghz $T/fa.json $T/fd.json
-expect_grep "--per-ghz: half the throughput at the same clock is not proportional" $T/pn.out 'throughput is not proportional to the clock \(within 5% in 0 of 2 cases; largest deviation -50\.0%\)'
+expect_grep "--per-ghz: half the throughput at the same clock is not proportional" $T/pn.out 'throughput is not proportional to the clock \(2 of 2 cases not, 0 undecided; largest deviation -50\.0%\)'
+# noise is not a verdict (issue 52 item 1): the same clock, 100 101 99 against
+# 70 130 100 (mean 100, the interval per GHz some -40% .. +40%): undecided with
+# the repeats it needs, never "not proportional" (the old "within 5% in k of n")
+"$PY" -S - $T/fc.json $T/fw.json <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1])); d["label"] = "wide"
+for c in d["cases"]:
+    c["metrics"]["events_per_sec"]["value"] *= (0.7, 1.3, 1.0)[c["repeat"] - 1]
+json.dump(d, open(sys.argv[2], "w"))
+PYEOF
+run_bc $T/pw compare --per-ghz $T/fa.json $T/fw.json
+expect_grep "--per-ghz: wide noise at the same clock is undecided, with the repeats it needs" $T/pw.out \
+	'^wide against fast: whether throughput is proportional to the clock is undecided \(2 of 2 cases undecided, needs [~>][0-9]+ repeats on each side'
+expect_no_grep "--per-ghz: wide noise is never called not proportional" $T/pw.out 'is not proportional'
+# an A/A pair of real short runs: nothing changed, so never "not proportional"
+"$BC" run cpu max_prime=500 --time 0.2 --warmup 0 --repeat 3 -q -o $T/aa.json >/dev/null 2>&1 </dev/null
+RC=$?
+expect_rc "a second real run for the A/A pair" 0
+run_bc $T/paa compare --per-ghz $T/base.json $T/aa.json
+expect_rc "--per-ghz of an A/A pair" 0
+expect_grep "--per-ghz of an A/A pair: proportional or undecided" $T/paa.out \
+	'(throughput is proportional to the clock|proportional to the clock is undecided)'
+expect_no_grep "--per-ghz of an A/A pair: never not proportional" $T/paa.out 'is not proportional'
 run_bc $T/ix compare --index $T/fa.json $T/fb.json $T/fc.json
 expect_rc "compare --index" 0
 # both ratios 0.5: geometric mean 0.5 -> 50; same machine: 100

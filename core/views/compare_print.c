@@ -177,7 +177,9 @@ void bc_compare_print_text(FILE *f, const bc_cmp *c)
 	const char *mod = NULL, *par = NULL;
 
 	fprintf(f, "A: %s (%s)\nB: %s (%s)\n", c->a->label, c->a->path, c->b->label, c->b->path);
-	bc_facts_explain(f, c->host_diff, c->a->host, c->b->host);
+	char busy[160];
+	bc_cmp_interference_cause(c, busy, sizeof(busy));
+	bc_facts_explain(f, c->host_diff, c->a->host, c->b->host, busy);
 	print_method(f, c);
 	print_host_diff(f, c->host_diff);
 	const bc_rgroup *last_ga = NULL;

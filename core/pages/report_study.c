@@ -335,6 +335,53 @@ static void chart_vs_clock(FILE *f, bc_results *res, int n, const char *module, 
 	free(gs);
 }
 
+/* The studies' "500 x 8": per file, each module and params it ran at two
+   thread counts or more, its headline (or --metric) per thread count as a
+   value per thread times the threads, the speedup and its share of linear
+   (compare --scaling's figures), a table the reader can quote. */
+static void scaling_section(FILE *f, bc_results *res, int n, char **names)
+{
+	int any = 0;
+	bc_scale_point pts[64];
+	for (int i = 0; i < n && i < MAX_FILES; i++)
+		for (size_t g = 0; g < res[i].ngroups; g++) {
+			const bc_rgroup *gr = &res[i].groups[g];
+			int seen = 0;
+			for (size_t h = 0; h < g && !seen; h++)
+				seen = !strcmp(res[i].groups[h].module, gr->module) &&
+				       !strcmp(res[i].groups[h].params_key, gr->params_key);
+			const bc_rmetric *m = seen ? NULL : chart_metric(gr, names);
+			if (!m || !m->higher_is_better)
+				continue;
+			size_t np = bc_scaling(&res[i], gr->module, gr->params_key, m->name, pts, 64);
+			if (np < 2)
+				continue;
+			if (!any++)
+				fputs("<h3>Scaling with threads</h3>\n<table><tr><th>file</th><th>case</th><th>metric</th>"
+				      "<th>threads</th><th>value</th><th>per thread &times; threads</th><th>speedup</th>"
+				      "<th>of linear</th></tr>\n", f);
+			for (size_t k = 0; k < np; k++) {
+				fputs("<tr><td>", f);
+				esc(f, res[i].label);
+				fputs("</td><td>", f);
+				esc(f, gr->module);
+				fputs(" ", f);
+				esc(f, gr->params_text);
+				fputs("</td><td>", f);
+				esc(f, m->name);
+				fprintf(f, "</td><td class='num'>%ld</td><td class='num'>%.4g</td><td class='num'>%.4g "
+					"&times; %ld</td><td class='num'>%.2fx</td><td class='num'>%.0f%%</td></tr>\n",
+					pts[k].threads, pts[k].mean, pts[k].mean / (double)pts[k].threads, pts[k].threads,
+					pts[k].speedup, pts[k].efficiency * 100);
+			}
+		}
+	if (any)
+		fputs("</table>\n<p class='note'>Each value: the mean over the repeats; per thread &times; threads: "
+		      "the study's \"500 x 8\" (a value per thread that stays the same is linear scaling); speedup "
+		      "and its share of linear against the smallest thread count the file ran (compare "
+		      "--scaling).</p>\n", f);
+}
+
 /* The mean clock measured during a file's cases (GHz), NAN when none was. */
 static double file_ghz(const bc_results *r)
 {
@@ -381,6 +428,7 @@ void bc_report_study(FILE *f, bc_results *res, int n, const bc_cmp_opts *o, cons
 			bc_per_ghz(f, res, n, o, t);
 		}
 	}
+	scaling_section(f, res, n, names);
 	for (size_t g = 0; g < res[0].ngroups; g++) {
 		const char *mod = res[0].groups[g].module;
 		int first = 1;

@@ -101,6 +101,7 @@ run_bc "$T/scale" compare $FX/cmp-sweep.json
 expect_rc "one file: scaling view" 0
 expect_grep "scaling: 4 threads at 98% of linear" "$T/scale.out" '^ +4 threads: 3920\.0 = 3\.92x = 98% of linear'
 expect_grep "scaling: 8 threads at 60% of linear" "$T/scale.out" '^ +8 threads: 4800\.0 = 4\.80x = 60% of linear'
+expect_grep "scaling: the study's \"500 x 8\": a value per thread times the threads" "$T/scale.out" '^ +4 threads: 3920\.0 = 3\.92x = 98% of linear \(980\.0 x 4\)$'
 run_bc "$T/scalej" compare --scaling --json $FX/cmp-sweep.json
 expect_py "scaling --json: efficiency values" "$T/scalej.out" \
 	'[round(p["efficiency"], 4) for p in d[0]["scaling"][0]["points"]] == [1.0, 1.0, 0.98, 0.6]'

@@ -220,9 +220,24 @@ static size_t legend_cut(char *out, size_t cap, const char *name, size_t max)
 	return max;
 }
 
-/* A slanted category label past this many characters is cut (the bottom
-   margin holds about 14 at -35 degrees). */
-#define TILT_CHARS	14
+/* A slanted category label past this many characters is cut; the chart
+   grows below the plot to hold that many at -35 degrees (chart_height). */
+#define TILT_CHARS	24
+
+/* Category labels side by side only when the longest fits its slot (about
+   6.5 px a character); else slanted. */
+static int tilted(const bc_chart *c)
+{
+	if (!c->xcats)
+		return 0;
+	double slot = (double)PW / (double)(c->ncat ? c->ncat : 1);
+	size_t longest = 0;
+	for (size_t i = 0; i < c->ncat; i++)
+		longest = strlen(c->xcats[i]) > longest ? strlen(c->xcats[i]) : longest;
+	return c->ncat > 6 || 6.5 * (double)longest > slot - 4;
+}
+
+static int chart_height(const bc_chart *c);
 
 static void axes(FILE *f, const bc_chart *c, const scale *s)
 {
@@ -243,11 +258,7 @@ static void axes(FILE *f, const bc_chart *c, const scale *s)
 		/* labels side by side only when the longest fits its slot (about 6.5 px a
 		   character); else slanted, and cut to what the bottom margin holds (the
 		   whole label on hover) */
-		double slot = (double)PW / (double)(c->ncat ? c->ncat : 1);
-		size_t longest = 0;
-		for (size_t i = 0; i < c->ncat; i++)
-			longest = strlen(c->xcats[i]) > longest ? strlen(c->xcats[i]) : longest;
-		int tilt = c->ncat > 6 || 6.5 * (double)longest > slot - 4;
+		int tilt = tilted(c);
 		for (size_t i = 0; i < c->ncat; i++) {
 			char cut[TILT_CHARS * 4 + 4];
 			size_t n = legend_cut(cut, sizeof(cut), c->xcats[i], tilt ? TILT_CHARS : 1000);
@@ -294,7 +305,7 @@ static void axes(FILE *f, const bc_chart *c, const scale *s)
 					sx(s, x), sx(s, x), MT + PH, MT + PH + 4, sx(s, x), MT + PH + 16, buf);
 			}
 	}
-	fprintf(f, "<text x='%d' y='%d' text-anchor='middle' class='axis'>", ML + PW / 2, H - 12);
+	fprintf(f, "<text x='%d' y='%d' text-anchor='middle' class='axis'>", ML + PW / 2, chart_height(c) - 12);
 	bc_html_escape(f, c->xlabel);
 	fprintf(f, "%s</text>\n<text transform='translate(16,%d) rotate(-90)' text-anchor='middle' class='axis'>",
 		s->logx ? " (log scale)" : "", MT + PH / 2);
@@ -367,6 +378,16 @@ static void bars(FILE *f, const bc_series *r, const scale *s, int idx, size_t ns
 static int chart_height(const bc_chart *c)
 {
 	int need = MT + 10 + LEGEND_STEP * (int)(c->ns + (c->has_ref ? 1 : 0)) + 10;
+	if (tilted(c)) {	/* the slanted labels' depth (sin 35 x 6.5 px a character), then the axis name */
+		size_t longest = 0;
+		for (size_t i = 0; i < c->ncat; i++) {
+			size_t l = strlen(c->xcats[i]);
+			longest = l > longest ? l : longest;
+		}
+		int depth = (int)(0.574 * 6.5 * (double)(longest < TILT_CHARS ? longest : TILT_CHARS)) + 8;
+		int below = MT + PH + 12 + depth + 22;
+		need = below > need ? below : need;
+	}
 	return need > H ? need : H;
 }
 

@@ -455,6 +455,11 @@ static sitem *summary_items(const bc_tab_opts *t, const bc_results *res, int n, 
 					}
 			ok = run && has;
 		}
+		if (!ok && !t->summary_rows) {	/* the file's own list: a module these files did not run
+						   (a part run with --only) is left out, not refused */
+			it[k].module[0] = 0;
+			continue;
+		}
 		if (!ok) {
 			char *p = bc_printable(v[k]);
 			fprintf(stderr, "benchcore %s: %s: item '%s': no file given ran that module or has that "
@@ -514,7 +519,8 @@ int bc_summary_table(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o
 	bc_tab_row(&tb, hrow);
 	if (items) {
 		for (size_t k = 0; k < ni; k++)
-			summary_row(&tb, &s, res, &items[k], 1, tally);
+			if (items[k].module[0])
+				summary_row(&tb, &s, res, &items[k], 1, tally);
 	} else {
 		size_t nmod;
 		const char **mods = all_modules(res, s.n, &nmod);	/* the baseline's order, then the others' */

@@ -172,6 +172,25 @@ expect_no_grep "what differs: a node's memory that moved by itself is no cause" 
 run_bc "$T/whytab" compare --table $T/wq.json $T/wb.json
 expect_no_grep "--table: a per-run key prefix is no fact that differs" "$T/whytab.out" 'info: (key_prefix|load_rows|per_run)'
 expect_grep "--table: a version that differs still is" "$T/whytab.out" '^cpu info: lib_version +3\.0\.1 +3\.1\.0'
+# summary rows (issue 52 item 7): the first file's summary_rows chooses and orders the
+# rows (a module these files did not run is left out: a part run with --only), a
+# closing line counts them; --summary-rows beats it and refuses what no file has
+"$PY" -S - $FX/cmp-a.json $T/sra.json <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1])); d["config"]["summary_rows"] = ["mem", "cpu.fairness", "oltp", "cpu"]
+json.dump(d, open(sys.argv[2], "w"))
+PYEOF
+run_bc "$T/sr" compare --summary-table --format json $T/sra.json $FX/cmp-slow.json
+expect_rc "--summary-table with the file's summary_rows" 0
+expect_py "--summary-table: the file's rows, in its order, oltp (not run) left out" "$T/sr.out" \
+	'[r[0] for r in d["rows"]] == ["mem mib_per_sec", "cpu fairness (stddev of events per thread)", "cpu events_per_sec"]'
+expect_py "--summary-table: the closing line counts the items" "$T/sr.out" \
+	'any(n.startswith("sysB-slow against sysA: sysB-slow worse in ") and n.split(", ")[0].endswith(" of 3") for n in d["notes"])'
+run_bc "$T/sr2" compare --summary-table --summary-rows cpu,oltp $T/sra.json $FX/cmp-slow.json
+expect_rc "--summary-rows naming a module no file ran: refused" 2
+expect_grep "--summary-rows: the item is named" "$T/sr2.err" "item 'oltp'"
+run_bc "$T/sr3" compare --table --summary-rows cpu $T/sra.json $FX/cmp-slow.json
+expect_rc "--summary-rows without --summary-table: refused" 2
 # one judge: --table and --summary-table carry compare's verdict, with its direction
 run_bc "$T/busytab" compare --table $FX/cmp-v11-quiet.json $FX/cmp-v11-busy.json
 expect_grep "busy --table: suspect with its direction" "$T/busytab.out" '^cpu threads=1 events_per_sec +1001 ±0\.8% +900 ±0\.9% suspect loss -10\.1%$'

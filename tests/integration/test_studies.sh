@@ -301,10 +301,10 @@ else
 	expect_grep "study 3's index from its run: overall, against itself 100" $T/st/i3.out '^overall \(geometric mean of the modules\) +100 +100\.0 '
 	run_bc $T/st/u3 compare --index unixbench $T/st/s3.json
 	expect_grep "study 3: UnixBench's score of the VM from its run, every index test present" $T/st/u3.out '^System Benchmarks Index Score +[0-9]+\.[0-9]$'
-	# the one-copy table complete (at 1/100, 8 concurrent shells x 2 copies on a loaded
-	# 2-CPU machine may finish no loop in 0.2 s: the N-copy table may name it missing)
-	sed -n '/, 1 copy:$/,/, 2 copies:$/p' $T/st/u3.out >$T/st/u3one.out
-	expect_no_grep "study 3: no index test missing at one copy" $T/st/u3one.out 'not in the results'
+	# no index test missing but the 8-shell one: at 1/100 a loop of 8 concurrent shells
+	# (over 0.3 s on a loaded 2-CPU machine) may not finish in its 0.2 s, at 1 or 2 copies
+	grep -A20 'not in the results' $T/st/u3.out | grep '^  ' | grep -v '^  Shell Scripts (8 concurrent)' >$T/st/u3miss.out
+	check "study 3: no index test missing (but, at this scale, the 8-shell one)" test ! -s $T/st/u3miss.out
 	expect_grep "study 3: UnixBench's N-copy table too (threads = [1, 2])" $T/st/u3.out '^vm1 \(.*\), 2 copies:$'
 	n=$(grep -c '^System Benchmarks Index Score' $T/st/u3.out)
 	[ "$n" = 2 ] && pass "study 3: two UnixBench scores, one copy and N" || fail "study 3: $n UnixBench scores, wanted 2"

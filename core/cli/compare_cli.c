@@ -78,7 +78,7 @@ static const char compare_help[] =
 "Options:\n";
 
 enum { F_JSON = 1, F_CSV, F_SCALING, F_HELP, F_TABLE, F_SUMMARY_TABLE, F_PER_GHZ, F_INDEX, F_BY,
-       F_METRIC, F_FORMAT, F_FAIL_ON, F_FAIL_METRIC, F_ALLOW_MISSING, F_JUNIT };
+       F_METRIC, F_FORMAT, F_FAIL_ON, F_FAIL_METRIC, F_ALLOW_MISSING, F_JUNIT, F_SUMMARY_ROWS };
 static const bc_flag compare_flags[] = {
 	BC_CMP_FLAGS,
 	{ "table", 0, NULL, F_TABLE, "a table of cases x files: each case's headline (or --metric), "
@@ -92,11 +92,15 @@ static const bc_flag compare_flags[] = {
 	  "each (sign_per_sec,verify_per_sec), --per-ghz a row each; a name no case of the files has is "
 	  "refused with the names they have" },
 	{ "summary-table", 0, NULL, F_SUMMARY_TABLE, "one row per module's headline, its fairness (stddev of "
-	  "events per thread) and the mean latency of the op classes it records; per file: who wins, or tie "
-	  "(the first study's closing table)" },
+	  "events per thread) and the mean latency of the op classes it records; per file: who wins, tie, mixed or "
+	  "inconclusive with the verdicts it rests on, then a closing line per file (\"c7 better in 5 of 7, the same in 2\": the first study's closing table)" },
+	{ "summary-rows", 0, "ITEM[,ITEM]", F_SUMMARY_ROWS, "with --summary-table: these rows, in this order: "
+	  "MODULE (its headline), MODULE.fairness, MODULE.latency or MODULE.METRIC (cpu,cpu.fairness,mem,"
+	  "io,io.latency,oltp); default: the first file's summary_rows setting, else every item" },
 	{ "per-ghz", 0, NULL, F_PER_GHZ, "throughput per GHz of the clock measured during each case, and "
-	  "for each file the ratio of throughputs against the ratio of clocks: proportional within 5% or not "
-	  "(the frequency study's conclusion)" },
+	  "for each file the ratio of throughputs against the ratio of clocks: proportional (compare's interval "
+	  "of each case, per GHz, within +-5% or the metric's threshold), not proportional (beyond it and "
+	  "significant), or undecided with the repeats it needs (the frequency study's conclusion)" },
 	{ "index", 0, NULL, F_INDEX, "a UnixBench-style index of every file against the first (100): per "
 	  "module and overall, the geometric mean of the headline ratios, with a 95% interval and the cases "
 	  "it covers; --index SET RUN.json ...: each file against a reference set a module ships "
@@ -192,6 +196,7 @@ static int on_compare_flag(void *arg, const bc_flag *f, const char *val, bc_err 
 		return 0;
 	case F_ALLOW_MISSING: a->gate.allow_missing = 1; return 0;
 	case F_JUNIT: a->junit = val; return 0;
+	case F_SUMMARY_ROWS: a->tab.summary_rows = val; return 0;
 	case F_FORMAT:
 		a->tab.format = !strcmp(val, "text") ? BC_TAB_TEXT : !strcmp(val, "markdown") ? BC_TAB_MARKDOWN :
 				!strcmp(val, "csv") ? BC_TAB_CSV : !strcmp(val, "json") ? BC_TAB_JSON : -1;
@@ -245,6 +250,12 @@ int bc_cmd_compare(int argc, char **argv)
 		fprintf(stderr, "benchcore compare: --metric %s: goes with --table or --per-ghz (the other views "
 			"read each case's headline)\nTry 'benchcore compare --help'.\n", m);
 		free(m);
+		free(files);
+		return 2;
+	}
+	if (a.tab.summary_rows && a.view != F_SUMMARY_TABLE) {
+		fprintf(stderr, "benchcore compare: --summary-rows goes with --summary-table\n"
+			"Try 'benchcore compare --help'.\n");
 		free(files);
 		return 2;
 	}

@@ -30,7 +30,8 @@ static const char report_help[] =
 "    against the smallest thread count;\n"
 "  - the studies' views: compare --table (with the module facts that differ\n"
 "    between the files, such as the OpenSSL version), compare --per-ghz with\n"
-"    its proportional verdict, the index of every file against the first, a bar\n"
+"    its proportional verdict (when the files' measured clocks differ), the\n"
+"    index of every file against the first, a bar\n"
 "    chart across a module's cases when every file ran it at one thread count,\n"
 "    the headline against a module's one swept numeric option, and against the\n"
 "    clock measured in each file;\n"
@@ -42,7 +43,7 @@ static const char report_help[] =
 "\n"
 "Options:\n";
 
-enum { F_OUTPUT = 1, F_TITLE, F_INDEX, F_HELP };
+enum { F_OUTPUT = 1, F_TITLE, F_INDEX, F_HELP, F_METRIC, F_BY, F_SUMMARY_ROWS };
 static const bc_flag report_flags[] = {
 	{ "output", 'o', "FILE", F_OUTPUT, "where to write the page (required; - for stdout); written to a "
 	  "temporary file and renamed into place" },
@@ -50,6 +51,14 @@ static const bc_flag report_flags[] = {
 	{ "index", 0, "SET", F_INDEX, "also the index against a reference set a module ships, as compare "
 	  "--index SET prints it (the sys module's unixbench: UnixBench's table and score per file, each "
 	  "file's score against the first's with its interval and verdict), after the verdicts" },
+	{ "metric", 0, "NAME[,NAME]", F_METRIC, "the studies' views (compare --table, --per-ghz, the bars "
+	  "across cases and the charts against the clock) show this metric instead of each case's headline "
+	  "(redis p50_ms, io mib_per_sec), as compare --metric; a chart per metric, each on its own axis; "
+	  "a name no case of the files has is refused with the names they have" },
+	{ "by", 0, "MODULE.OPTION", F_BY, "the studies' views name each case by this option's value, in the "
+	  "order first met, as compare --by (--by redis.tests)" },
+	{ "summary-rows", 0, "ITEM[,ITEM]", F_SUMMARY_ROWS, "the rows of the summary per module, as compare "
+	  "--summary-rows (default: the config's summary_rows, else every item)" },
 	BC_CMP_FLAGS,
 	{ "help", 'h', NULL, F_HELP, "this text" },
 	{ NULL }
@@ -64,6 +73,7 @@ typedef struct report_args {
 	bc_cmp_opts o;
 	const char *out, *title, *index;
 	int help;
+	bc_tab_opts view;
 } report_args;
 
 static int on_report_flag(void *arg, const bc_flag *f, const char *val, bc_err *e)
@@ -74,6 +84,15 @@ static int on_report_flag(void *arg, const bc_flag *f, const char *val, bc_err *
 	case F_TITLE: a->title = val; return 0;
 	case F_INDEX: a->index = val; return 0;
 	case F_HELP: a->help = 1; return 0;
+	case F_METRIC: a->view.metric = val; return 0;
+	case F_SUMMARY_ROWS: a->view.summary_rows = val; return 0;
+	case F_BY:
+		if (!strchr(val, '.')) {
+			bc_err_set(e, "--by %s: wants MODULE.OPTION, e.g. redis.tests", val);
+			return -1;
+		}
+		a->view.by = val;
+		return 0;
 	}
 	return bc_cmp_option(&a->o, f->code, val, e);
 }
@@ -118,9 +137,14 @@ int bc_cmd_report(int argc, char **argv)
 	free(files);
 	if (rc < 0)
 		return 2;
+	if (bc_tab_check("report", &a.view, res, n)) {	/* --metric, --by: refused before a page is begun */
+		for (int i = 0; i < n; i++)
+			bc_results_free(&res[i]);
+		return 2;
+	}
 	char **dirs = a.index ? bc_module_search_path(NULL) : NULL;
 	bc_refset_ask ask = { a.index, dirs };
-	rc = bc_report_output(a.out, res, n, &a.o, a.title, a.index ? &ask : NULL);
+	rc = bc_report_output(a.out, res, n, &a.o, a.title, a.index ? &ask : NULL, &a.view);
 	bc_strv_free(dirs);
 	if (rc == -1)
 		fprintf(stderr, "benchcore report: %s: cannot write: %m\n", a.out);

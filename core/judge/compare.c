@@ -545,3 +545,28 @@ size_t bc_scaling(const bc_results *r, const char *module, const char *params_ke
 	}
 	return n;
 }
+
+size_t bc_repeats_needed(const bc_cmp_opts *o, const bc_cmp_row *r)
+{
+	return repeats_needed(o, r);
+}
+
+int bc_cmp_interference_cause(const bc_cmp *c, char *buf, size_t n)
+{
+	double sa = -1, sb = -1;
+	for (size_t i = 0; i < c->nrows; i++) {
+		sa = fmax(sa, c->rows[i].share_a);
+		sb = fmax(sb, c->rows[i].share_b);
+	}
+	int ha = sa >= c->opts.busy_pct, hb = sb >= c->opts.busy_pct;
+	*buf = 0;
+	if (!ha && !hb)
+		return 0;
+	if (ha && hb)
+		snprintf(buf, n, "interference (steal and other processes took %.0f%% of A's CPUs' time, %.0f%% "
+			 "of B's)", sa, sb);
+	else
+		snprintf(buf, n, "interference (steal and other processes took %.0f%% of %s's CPUs' time)",
+			 ha ? sa : sb, ha ? "A" : "B");
+	return 1;
+}

@@ -76,6 +76,16 @@ size_t bc_scaling(const bc_results *r, const char *module, const char *params_ke
 		  const char *metric, bc_scale_point *pts, size_t max);
 
 
+/* Repeats per side likely to resolve row r (its estimate, spread and
+   threshold): compare's own rule for an inconclusive row's "needs ~N". */
+size_t bc_repeats_needed(const bc_cmp_opts *o, const bc_cmp_row *r);
+
+/* Interference as the likeliest cause of a difference: when a side's
+   cases ran with steal and other processes at or above busy_pct (the
+   largest mean share of its rows), "interference (... took 73% of B's
+   CPUs' time)" into buf and 1; else 0 and "". */
+int bc_cmp_interference_cause(const bc_cmp *c, char *buf, size_t n);
+
 /* One line: how cases were matched across files (placement, --match-ignore). */
 void bc_cmp_matching_note(FILE *f, const bc_cmp_opts *o);
 #endif

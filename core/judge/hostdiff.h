@@ -44,6 +44,8 @@ int bc_host_field_ignored(const char *field);
 /* One line, when anything: the one or two differing facts of the two
    machines that most likely explain a difference (CPU, usable CPUs, the
    measured clock, kernel, mitigations, microcode, file system, ...);
-   diff is bc_facts_diff()'s, host_a and host_b the two host objects. */
-void bc_facts_explain(FILE *f, json_t *diff, json_t *host_a, json_t *host_b);
+   diff is bc_facts_diff()'s, host_a and host_b the two host objects;
+   first_cause (or NULL), what the cases themselves measured, goes first
+   (interference on one side's CPUs: bc_cmp_interference_cause). */
+void bc_facts_explain(FILE *f, json_t *diff, json_t *host_a, json_t *host_b, const char *first_cause);
 #endif

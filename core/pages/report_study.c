@@ -77,48 +77,111 @@ static void mean_ci(const bc_rmetric *m, double *y, double *lo, double *hi)
 	}
 }
 
-/* The headline of each of res[0]'s cases of module, one bar per file. */
-static void bars_across_cases(FILE *f, bc_results *res, int n, const char *module, const bc_cmp_opts *o)
+/* The metric a chart of group g shows: the one of names (--metric) g has,
+   else its headline; NULL when it has none with values. */
+static const bc_rmetric *chart_metric(const bc_rgroup *g, char **names)
 {
-	size_t ng;
-	const bc_rgroup **gs = bc_plan_groups(&res[0], module, &ng);
+	if (!names) {
+		const bc_rmetric *m = bc_primary_metric(g);
+		return m && m->n ? m : NULL;
+	}
+	for (size_t k = 0; names[k]; k++) {
+		const bc_rmetric *m = bc_group_metric(g, names[k]);
+		if (m && m->n)
+			return m;
+	}
+	return NULL;
+}
+
+/* The distinct metric names the groups gs show (chart_metric), first met
+   first: each gets its own chart, on its own unit's axis (dhrystone's
+   loops/s and whetstone's MWIPS never share one). Returns how many. */
+static size_t chart_metrics(const bc_rgroup **gs, size_t ng, char **names, const char **out, size_t max)
+{
+	size_t k = 0;
+	for (size_t g = 0; g < ng; g++) {
+		const bc_rmetric *m = chart_metric(gs[g], names);
+		size_t j = 0;
+		while (m && j < k && strcmp(out[j], m->name))
+			j++;
+		if (m && j == k && k < max)
+			out[k++] = m->name;
+	}
+	return k;
+}
+
+/* The case in file i (0: res[0]'s own) that compare matched with gs. */
+static const bc_rgroup *matched(bc_cmp *cmp, int i, const bc_rgroup *ga)
+{
+	if (!i)
+		return ga;
+	for (size_t r = 0; r < cmp[i].nrows; r++)
+		if (cmp[i].rows[r].ga == ga)
+			return cmp[i].rows[r].gb;
+	return NULL;
+}
+
+/* One chart of metric over res[0]'s cases of module that have it, one bar
+   per file. */
+static void bars_of_metric(FILE *f, bc_results *res, int n, const char *module, const bc_rgroup **gs,
+			   size_t ng, const char *metric, char **names, bc_cmp *cmp, const char *byopt)
+{
 	const char *cats[MAX_CATS];
 	char *owned[MAX_CATS];
+	const bc_rgroup *cg[MAX_CATS];
 	static double y[MAX_FILES][MAX_CATS], lo[MAX_FILES][MAX_CATS], hi[MAX_FILES][MAX_CATS],
 		x[MAX_FILES][MAX_CATS];
 	bc_series s[MAX_FILES];
-	size_t nc = ng < MAX_CATS ? ng : MAX_CATS;
-	const bc_rmetric *h0 = nc ? bc_primary_metric(gs[0]) : NULL;
-	bc_cmp cmp[MAX_FILES];
-	if (!nc || !h0 || nc < 2) {
-		free(gs);
+	size_t nc = 0;
+	const bc_rmetric *h0 = NULL;
+	for (size_t g = 0; g < ng && nc < MAX_CATS; g++) {
+		const bc_rmetric *m = chart_metric(gs[g], names);
+		if (!m || strcmp(m->name, metric))
+			continue;
+		h0 = h0 ? h0 : m;
+		cg[nc] = gs[g];
+		owned[nc] = bc_case_label(&res[0], gs[g], byopt);
+		cats[nc] = *owned[nc] ? owned[nc] : module;
+		nc++;
+	}
+	if (!nc)
 		return;
-	}
-	for (int i = 1; i < n && i < MAX_FILES; i++)
-		bc_compare_pair(&res[0], &res[i], o, &cmp[i]);
-	for (size_t c = 0; c < nc; c++) {
-		owned[c] = bc_case_label(&res[0], gs[c], NULL);
-		cats[c] = owned[c];
-	}
 	for (int i = 0; i < n && i < MAX_FILES; i++) {
 		for (size_t c = 0; c < nc; c++) {
-			const bc_rgroup *g = i ? NULL : gs[c];
-			for (size_t r = 0; i && r < cmp[i].nrows && !g; r++)
-				if (cmp[i].rows[r].ga == gs[c])
-					g = cmp[i].rows[r].gb;	/* matched as compare matches */
+			const bc_rgroup *g = matched(cmp, i, cg[c]);
 			x[i][c] = (double)c;
-			mean_ci(g ? bc_primary_metric(g) : NULL, &y[i][c], &lo[i][c], &hi[i][c]);
+			mean_ci(g ? bc_group_metric(g, metric) : NULL, &y[i][c], &lo[i][c], &hi[i][c]);
 		}
 		s[i] = (bc_series){ res[i].label, nc, x[i], y[i], lo[i], hi[i] };
 	}
 	char title[256];
-	snprintf(title, sizeof(title), "%s: %s of every case, one bar per file", module, h0->name);
+	snprintf(title, sizeof(title), "%s: %s of every case, one bar per file", module, metric);
 	bc_svg_chart(f, &(bc_chart){ .title = title, .xlabel = "case", .ylabel = h0->unit,
 		.note = h0->higher_is_better ? "higher is better; bars: 95% interval of the repeats" :
 		"lower is better; bars: 95% interval of the repeats", .xcats = cats, .ncat = nc, .s = s,
 		.ns = (size_t)(n < MAX_FILES ? n : MAX_FILES), .bars = 1 });
 	for (size_t c = 0; c < nc; c++)
 		free(owned[c]);
+}
+
+/* The headline (or --metric) of each of res[0]'s cases of module, one bar
+   per file: a chart per metric. */
+static void bars_across_cases(FILE *f, bc_results *res, int n, const char *module, const bc_cmp_opts *o,
+			      char **names, const char *byopt)
+{
+	size_t ng;
+	const bc_rgroup **gs = bc_plan_groups(&res[0], module, &ng);
+	const char *ms[16];
+	size_t nm = chart_metrics(gs, ng, names, ms, 16);
+	bc_cmp cmp[MAX_FILES];
+	if (ng < 2 || !nm) {
+		free(gs);
+		return;
+	}
+	for (int i = 1; i < n && i < MAX_FILES; i++)
+		bc_compare_pair(&res[0], &res[i], o, &cmp[i]);
+	for (size_t k = 0; k < nm; k++)
+		bars_of_metric(f, res, n, module, gs, ng, ms[k], names, cmp, byopt);
 	for (int i = 1; i < n && i < MAX_FILES; i++)
 		bc_cmp_free(&cmp[i]);
 	free(gs);
@@ -209,64 +272,163 @@ static void chart_vs_option(FILE *f, bc_results *res, int n, const char *module)
 	}
 }
 
-/* The headline of each case of module against the clock measured in each
-   file: a line per case, a point per file. Needs two files that measured. */
-static void chart_vs_clock(FILE *f, bc_results *res, int n, const char *module, const bc_cmp_opts *o)
+/* The headline (or --metric) of each case of module against the clock
+   measured in each file: a line per case, a point per file, a chart per
+   metric (its own unit), the x axis from 0 so that a line through the
+   origin, throughput proportional to the clock, can be seen. Needs two
+   files that measured. */
+static void clock_of_metric(FILE *f, bc_results *res, int n, const char *module, const bc_rgroup **gs,
+			    size_t ng, const char *metric, char **names, bc_cmp *cmp, const char *byopt)
+{
+	static double x[MAX_CATS][MAX_FILES], y[MAX_CATS][MAX_FILES];
+	bc_series s[MAX_CATS];
+	char *owned[MAX_CATS];
+	size_t nc = 0;
+	int measured = 0;
+	const bc_rmetric *h0 = NULL;
+	for (size_t g = 0; g < ng && nc < MAX_CATS; g++) {
+		const bc_rmetric *m = chart_metric(gs[g], names);
+		if (!m || strcmp(m->name, metric))
+			continue;
+		h0 = h0 ? h0 : m;
+		owned[nc] = bc_case_label(&res[0], gs[g], byopt);
+		for (int i = 0; i < n && i < MAX_FILES; i++) {
+			const bc_rgroup *gi = matched(cmp, i, gs[g]);
+			double lo, hi;
+			/* to 10 MHz: the axis shows the files' clocks, not the probe's noise */
+			x[nc][i] = gi && gi->freq_n ? round(gi->freq_sum / (double)gi->freq_n / 10) / 100 : NAN;
+			measured += !isnan(x[nc][i]) && nc == 0;
+			mean_ci(gi ? bc_group_metric(gi, metric) : NULL, &y[nc][i], &lo, &hi);
+		}
+		s[nc] = (bc_series){ *owned[nc] ? owned[nc] : module, (size_t)(n < MAX_FILES ? n : MAX_FILES), x[nc],
+				     y[nc], NULL, NULL };
+		nc++;
+	}
+	if (measured >= 2 && nc) {
+		char title[256];
+		snprintf(title, sizeof(title), "%s: %s against the measured clock, one line per case", module,
+			 metric);
+		bc_svg_chart(f, &(bc_chart){ .title = title, .xlabel = "GHz measured during the case",
+			.ylabel = h0->unit, .note = h0->higher_is_better ? "both axes from 0: a line through "
+			"the origin is throughput proportional to the clock" : "both axes from 0: lower is "
+			"better; a time proportional to the clock falls as 1/GHz", .s = s, .ns = nc,
+			.xzero = 1 });
+	}
+	for (size_t c = 0; c < nc; c++)
+		free(owned[c]);
+}
+
+static void chart_vs_clock(FILE *f, bc_results *res, int n, const char *module, const bc_cmp_opts *o,
+			   char **names, const char *byopt)
 {
 	size_t ng;
 	const bc_rgroup **gs = bc_plan_groups(&res[0], module, &ng);
-	static double x[MAX_CATS][MAX_FILES], y[MAX_CATS][MAX_FILES];
-	bc_series s[MAX_CATS];
-	char *names[MAX_CATS];
-	size_t nc = ng < MAX_CATS ? ng : MAX_CATS;
-	int measured = 0;
+	const char *ms[16];
+	size_t nm = chart_metrics(gs, ng, names, ms, 16);
 	bc_cmp cmp[MAX_FILES];
 	for (int i = 1; i < n && i < MAX_FILES; i++)
 		bc_compare_pair(&res[0], &res[i], o, &cmp[i]);
-	for (size_t c = 0; c < nc; c++) {
-		names[c] = bc_case_label(&res[0], gs[c], NULL);
-		for (int i = 0; i < n && i < MAX_FILES; i++) {
-			const bc_rgroup *g = i ? NULL : gs[c];
-			for (size_t r = 0; i && r < cmp[i].nrows && !g; r++)
-				if (cmp[i].rows[r].ga == gs[c])
-					g = cmp[i].rows[r].gb;
-			double lo, hi;
-			/* to 10 MHz: the axis shows the files' clocks, not the probe's noise */
-			x[c][i] = g && g->freq_n ? round(g->freq_sum / (double)g->freq_n / 10) / 100 : NAN;
-			measured += !isnan(x[c][i]) && c == 0;
-			mean_ci(g ? bc_primary_metric(g) : NULL, &y[c][i], &lo, &hi);
-		}
-		s[c] = (bc_series){ *names[c] ? names[c] : module, (size_t)(n < MAX_FILES ? n : MAX_FILES), x[c],
-				    y[c], NULL, NULL };
-	}
-	if (measured >= 2 && nc) {
-		const bc_rmetric *h0 = bc_primary_metric(gs[0]);
-		char title[256];
-		snprintf(title, sizeof(title), "%s: %s against the measured clock, one line per case", module,
-			 h0 ? h0->name : "headline");
-		bc_svg_chart(f, &(bc_chart){ .title = title, .xlabel = "GHz measured during the case",
-			.ylabel = h0 ? h0->unit : "", .note = "a straight line through 0 is throughput "
-			"proportional to the clock", .s = s, .ns = nc });
-	}
-	for (size_t c = 0; c < nc; c++)
-		free(names[c]);
+	for (size_t k = 0; k < nm; k++)
+		clock_of_metric(f, res, n, module, gs, ng, ms[k], names, cmp, byopt);
 	for (int i = 1; i < n && i < MAX_FILES; i++)
 		bc_cmp_free(&cmp[i]);
 	free(gs);
 }
 
-void bc_report_study(FILE *f, bc_results *res, int n, const bc_cmp_opts *o)
+/* The studies' "500 x 8": per file, each module and params it ran at two
+   thread counts or more, its headline (or --metric) per thread count as a
+   value per thread times the threads, the speedup and its share of linear
+   (compare --scaling's figures), a table the reader can quote. */
+static void scaling_section(FILE *f, bc_results *res, int n, char **names)
 {
+	int any = 0;
+	bc_scale_point pts[64];
+	for (int i = 0; i < n && i < MAX_FILES; i++)
+		for (size_t g = 0; g < res[i].ngroups; g++) {
+			const bc_rgroup *gr = &res[i].groups[g];
+			int seen = 0;
+			for (size_t h = 0; h < g && !seen; h++)
+				seen = !strcmp(res[i].groups[h].module, gr->module) &&
+				       !strcmp(res[i].groups[h].params_key, gr->params_key);
+			const bc_rmetric *m = seen ? NULL : chart_metric(gr, names);
+			if (!m || !m->higher_is_better)
+				continue;
+			size_t np = bc_scaling(&res[i], gr->module, gr->params_key, m->name, pts, 64);
+			if (np < 2)
+				continue;
+			if (!any++)
+				fputs("<h3>Scaling with threads</h3>\n<table><tr><th>file</th><th>case</th><th>metric</th>"
+				      "<th>threads</th><th>value</th><th>per thread &times; threads</th><th>speedup</th>"
+				      "<th>of linear</th></tr>\n", f);
+			for (size_t k = 0; k < np; k++) {
+				fputs("<tr><td>", f);
+				esc(f, res[i].label);
+				fputs("</td><td>", f);
+				esc(f, gr->module);
+				fputs(" ", f);
+				esc(f, gr->params_text);
+				fputs("</td><td>", f);
+				esc(f, m->name);
+				fprintf(f, "</td><td class='num'>%ld</td><td class='num'>%.4g</td><td class='num'>%.4g "
+					"&times; %ld</td><td class='num'>%.2fx</td><td class='num'>%.0f%%</td></tr>\n",
+					pts[k].threads, pts[k].mean, pts[k].mean / (double)pts[k].threads, pts[k].threads,
+					pts[k].speedup, pts[k].efficiency * 100);
+			}
+		}
+	if (any)
+		fputs("</table>\n<p class='note'>Each value: the mean over the repeats; per thread &times; threads: "
+		      "the study's \"500 x 8\" (a value per thread that stays the same is linear scaling); speedup "
+		      "and its share of linear against the smallest thread count the file ran (compare "
+		      "--scaling).</p>\n", f);
+}
+
+/* The mean clock measured during a file's cases (GHz), NAN when none was. */
+static double file_ghz(const bc_results *r)
+{
+	double sum = 0;
+	size_t k = 0;
+	for (size_t g = 0; g < r->ngroups; g++)
+		if (r->groups[g].freq_n) {
+			sum += r->groups[g].freq_sum / (double)r->groups[g].freq_n;
+			k++;
+		}
+	return k ? sum / (double)k / 1000 : NAN;
+}
+
+/* Some file's measured clock differs from the first's by more than the
+   probe wanders (2%): the files are a frequency study, and whether
+   throughput follows the clock is a question the page should answer. */
+static int clocks_differ(bc_results *res, int n)
+{
+	double a = file_ghz(&res[0]);
+	for (int i = 1; i < n && isfinite(a) && a > 0; i++) {
+		double b = file_ghz(&res[i]);
+		if (isfinite(b) && fabs(b / a - 1) > 0.02)
+			return 1;
+	}
+	return 0;
+}
+
+void bc_report_study(FILE *f, bc_results *res, int n, const bc_cmp_opts *o, const bc_tab_opts *t)
+{
+	char **names = NULL;
+	const char *byopt = t->by ? strchr(t->by, '.') + 1 : NULL;
+	if (t->metric && bc_tab_metrics(t, res, n, &names) < 0)
+		names = NULL;	/* refused before the page was begun (report_cli) */
 	fputs("<h2>The studies' views</h2>\n<h3>Cases and systems</h3>\n", f);
 	/* compare --table: each case's headline in every file, its verdict, and the module facts
 	   that differ between the files (the OpenSSL version) */
-	bc_table(f, res, n, o, &(bc_tab_opts){ .format = BC_TAB_HTML });
+	bc_table(f, res, n, o, t);
 	if (n > 1) {
 		index_section(f, res, n, o);
-		/* compare --per-ghz: throughput per GHz and whether it is proportional to the clock */
-		fputs("<h3>Per GHz of the measured clock</h3>\n", f);
-		bc_per_ghz(f, res, n, o, &(bc_tab_opts){ .format = BC_TAB_HTML });
+		/* compare --per-ghz: throughput per GHz and whether it is proportional to the clock,
+		   when the files' clocks differ (a frequency study); else nobody asked */
+		if (clocks_differ(res, n)) {
+			fputs("<h3>Per GHz of the measured clock</h3>\n", f);
+			bc_per_ghz(f, res, n, o, t);
+		}
 	}
+	scaling_section(f, res, n, names);
 	for (size_t g = 0; g < res[0].ngroups; g++) {
 		const char *mod = res[0].groups[g].module;
 		int first = 1;
@@ -278,10 +440,11 @@ void bc_report_study(FILE *f, bc_results *res, int n, const bc_cmp_opts *o)
 		esc(f, mod);
 		fputs("</h3>\n<div class='charts'>\n", f);
 		if (one_thread_count(res, n, mod))
-			bars_across_cases(f, res, n, mod, o);
+			bars_across_cases(f, res, n, mod, o, names, byopt);
 		chart_vs_option(f, res, n, mod);
 		if (n > 1)
-			chart_vs_clock(f, res, n, mod, o);
+			chart_vs_clock(f, res, n, mod, o, names, byopt);
 		fputs("</div>\n", f);
 	}
+	bc_strv_free(names);
 }

@@ -5,6 +5,9 @@
 #define BC_REPORT_STUDY_H
 #include <stdio.h>
 #include "compare.h"
+#include "tables.h"
 
-void bc_report_study(FILE *f, bc_results *res, int n, const bc_cmp_opts *o);
+/* t: the views' --metric and --by (compare's --table), NULL members for
+   each case's headline and its own labels. */
+void bc_report_study(FILE *f, bc_results *res, int n, const bc_cmp_opts *o, const bc_tab_opts *t);
 #endif

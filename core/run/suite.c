@@ -166,9 +166,15 @@ static json_t *config_json(const bc_config *cfg, bc_modplan *plans, size_t n)
 	char sha[65];
 	bc_err e;
 	int have_sha = cfg->baseline && bc_file_sha256(cfg->baseline, sha, &e) == 0;
-	return json_pack("{s:s?, s:o, s:b, s:f, s:s*, s:s*, s:o}", "file", cfg->file ? fixed(cfg->file) : NULL,
+	json_t *rows = NULL;	/* summary_rows: recorded only when set (older files' configs unchanged) */
+	for (size_t i = 0; cfg->summary_rows && cfg->summary_rows[i]; i++) {
+		if (!rows)
+			rows = json_array();
+		json_array_append_new(rows, json_string(cfg->summary_rows[i]));
+	}
+	return json_pack("{s:s?, s:o, s:b, s:f, s:s*, s:s*, s:o, s:o*}", "file", cfg->file ? fixed(cfg->file) : NULL,
 			 "percentiles", pct, "skip_heavy", cfg->skip_heavy, "busy_threshold", cfg->busy_threshold, "baseline", cfg->baseline ? fixed(cfg->baseline) : NULL,
-			 "baseline_sha256", have_sha ? sha : NULL, "modules", mods);
+			 "baseline_sha256", have_sha ? sha : NULL, "modules", mods, "summary_rows", rows);
 }
 
 /* The disk under test, for the fingerprint: the first value of the first

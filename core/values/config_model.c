@@ -103,5 +103,6 @@ void bc_config_free(bc_config *c)
 	free(c->store);
 	free(c->baseline);
 	bc_strv_free(c->module_path);
+	bc_strv_free(c->summary_rows);
 	memset(c, 0, sizeof(*c));
 }

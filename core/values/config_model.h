@@ -43,6 +43,7 @@ typedef struct bc_config {
 	char *label, *output, *csv, *report, *baseline;
 	char *store;			/* the store setting: an archive, or "default" */
 	char **module_path;		/* NULL-terminated */
+	char **summary_rows;		/* NULL-terminated, or NULL (settings.c) */
 	double pct[BC_MAX_PCT];
 	size_t npct;
 	int skip_heavy;

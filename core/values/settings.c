@@ -44,6 +44,12 @@ const bc_setting bc_settings[] = {
 	    "uses the files' value when both record the same (else 5, or --busy-threshold); repeat = auto's "
 	    "\"decided\" judges with it", .min = 0, .max = 100 },
 	  BC_SCOPE_GLOBAL, BC_ST_DOUBLE, CFG(busy_threshold) },
+	{ { "summary_rows", BENCH_OPT_STRING, NULL, "the rows of compare --summary-table and of the report's "
+	    "summary per module, in this order: MODULE (its headline), MODULE.fairness (stddev of events per "
+	    "thread), MODULE.latency (the mean latency of its op classes) or MODULE.METRIC; e.g. the first "
+	    "study's seven: [\"cpu\", \"cpu.fairness\", \"mem\", \"mem.fairness\", \"io\", \"io.latency\", "
+	    "\"oltp\"] (default: every item; --summary-rows beats it)" },
+	  BC_SCOPE_GLOBAL, BC_ST_STRV, CFG(summary_rows) },
 	{ { "report", BENCH_OPT_STRING, NULL, "HTML report of the run, written from the results file at the "
 	    "end (like --report; needs an output file)" },
 	  BC_SCOPE_GLOBAL, BC_ST_STRING, CFG(report) },

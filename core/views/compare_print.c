@@ -177,7 +177,9 @@ void bc_compare_print_text(FILE *f, const bc_cmp *c)
 	const char *mod = NULL, *par = NULL;
 
 	fprintf(f, "A: %s (%s)\nB: %s (%s)\n", c->a->label, c->a->path, c->b->label, c->b->path);
-	bc_facts_explain(f, c->host_diff, c->a->host, c->b->host);
+	char busy[160];
+	bc_cmp_interference_cause(c, busy, sizeof(busy));
+	bc_facts_explain(f, c->host_diff, c->a->host, c->b->host, busy);
 	print_method(f, c);
 	print_host_diff(f, c->host_diff);
 	const bc_rgroup *last_ga = NULL;
@@ -378,8 +380,10 @@ static json_t *scaling_one(FILE *f, const bc_results *r, int fmt)
 				if (fmt == BC_FMT_TEXT) {
 					fprintf(f, "  %4ld threads: ", pts[k].threads);
 					print_value(f, pts[k].mean);
-					fprintf(f, " = %.2fx = %.0f%% of linear\n", pts[k].speedup,
+					fprintf(f, " = %.2fx = %.0f%% of linear (", pts[k].speedup,
 						pts[k].efficiency * 100);
+					print_value(f, pts[k].mean / (double)pts[k].threads);	/* "500 x 8" */
+					fprintf(f, " x %ld)\n", pts[k].threads);
 				}
 				json_array_append_new(jp, json_pack("{s:I, s:o, s:o, s:o}",
 					"threads", (json_int_t)pts[k].threads, "mean", num_or_null(pts[k].mean),

@@ -118,7 +118,12 @@ static void data_range(const bc_chart *c, scale *s)
 		s->x0 = -0.5;
 		s->x1 = c->ncat - 0.5;
 	}
-	s->logx = !c->xcats && !c->linear_x && s->x0 > 0 && s->x1 / s->x0 > 16;
+	if (c->xzero && !c->xcats && !first) {	/* from 0 to a round step past the largest x */
+		double xs = nice_step(fmax(s->x1, 0) - fmin(s->x0, 0), 6);
+		s->x0 = fmin(s->x0, 0);
+		s->x1 = isnan(xs) ? fmax(s->x1, 1) : ceil(s->x1 * 1.02 / xs) * xs;
+	}
+	s->logx = !c->xcats && !c->linear_x && !c->xzero && s->x0 > 0 && s->x1 / s->x0 > 16;
 	s->clip = clip;
 	if (c->zoom && !(isfinite(ymin) && isfinite(ymax)))
 		ymin = ymax = 0;
@@ -193,6 +198,47 @@ static void marks(FILE *f, const bc_chart *c, const scale *s)
 	}
 }
 
+/* name cut to max code points (the last one an ellipsis when cut), never
+   inside a UTF-8 sequence; returns the code points of out. */
+static size_t legend_cut(char *out, size_t cap, const char *name, size_t max)
+{
+	size_t chars = 0, i = 0, cut = 0;
+	for (; name[i]; i++) {
+		if (((unsigned char)name[i] & 0xc0) == 0x80)
+			continue;
+		if (++chars == max)
+			cut = i;	/* where the ellipsis goes if there is more */
+		if (chars > max)
+			break;
+	}
+	if (chars <= max || cut + 4 > cap) {
+		snprintf(out, cap, "%s", chars <= max ? name : "...");
+		return chars <= max ? chars : 3;
+	}
+	memcpy(out, name, cut);
+	memcpy(out + cut, "\xe2\x80\xa6", 4);	/* U+2026 and the terminator */
+	return max;
+}
+
+/* A slanted category label past this many characters is cut; the chart
+   grows below the plot to hold that many at -35 degrees (chart_height). */
+#define TILT_CHARS	24
+
+/* Category labels side by side only when the longest fits its slot (about
+   6.5 px a character); else slanted. */
+static int tilted(const bc_chart *c)
+{
+	if (!c->xcats)
+		return 0;
+	double slot = (double)PW / (double)(c->ncat ? c->ncat : 1);
+	size_t longest = 0;
+	for (size_t i = 0; i < c->ncat; i++)
+		longest = strlen(c->xcats[i]) > longest ? strlen(c->xcats[i]) : longest;
+	return c->ncat > 6 || 6.5 * (double)longest > slot - 4;
+}
+
+static int chart_height(const bc_chart *c);
+
 static void axes(FILE *f, const bc_chart *c, const scale *s)
 {
 	double step = nice_step(s->y1 - s->y0, 5);
@@ -209,20 +255,33 @@ static void axes(FILE *f, const bc_chart *c, const scale *s)
 	}
 	/* x ticks: categories, or the x values that occur (thread counts) */
 	if (c->xcats) {
-		int tilt = c->ncat > 6;	/* many categories (19 redis tests): labels slanted */
+		/* labels side by side only when the longest fits its slot (about 6.5 px a
+		   character); else slanted, and cut to what the bottom margin holds (the
+		   whole label on hover) */
+		int tilt = tilted(c);
 		for (size_t i = 0; i < c->ncat; i++) {
+			char cut[TILT_CHARS * 4 + 4];
+			size_t n = legend_cut(cut, sizeof(cut), c->xcats[i], tilt ? TILT_CHARS : 1000);
+			(void)n;
 			if (tilt)
 				fprintf(f, "<text transform='translate(%.1f,%d) rotate(-35)' text-anchor='end' "
 					"class='tick'>", sx(s, (double)i), MT + PH + 12);
 			else
 				fprintf(f, "<text x='%.1f' y='%d' text-anchor='middle' class='tick'>",
 					sx(s, (double)i), MT + PH + 16);
-			bc_html_escape(f, c->xcats[i]);
+			if (strcmp(cut, c->xcats[i])) {
+				fputs("<title>", f);
+				bc_html_escape(f, c->xcats[i]);
+				fputs("</title>", f);
+			}
+			bc_html_escape(f, cut);
 			fputs("</text>\n", f);
 		}
-	} else if (many_x(c)) {
+	} else if (many_x(c) || c->xzero) {
 		round_xticks(f, s);
 	} else {
+		double drawn[BC_SVG_XTICKS];	/* pixel positions of the labels drawn */
+		size_t nd = 0;
 		for (size_t i = 0; i < c->ns; i++)
 			for (size_t k = 0; k < c->s[i].n; k++) {				double x = c->s[i].x[k];
 				int dup = 0;
@@ -232,12 +291,21 @@ static void axes(FILE *f, const bc_chart *c, const scale *s)
 				if (dup || !isfinite(x))
 					continue;
 				fmt_num(buf, sizeof(buf), x);
+				/* a label is drawn only where it clears the others (3.48 and 3.50
+				   GHz 5 px apart would print over each other) */
+				double px = sx(s, x), room = 7.0 * (double)strlen(buf) + 6;
+				for (size_t q = 0; q < nd && !dup; q++)
+					dup = fabs(drawn[q] - px) < room;
+				if (dup)
+					continue;
+				if (nd < BC_SVG_XTICKS)
+					drawn[nd++] = px;
 				fprintf(f, "<line x1='%.1f' x2='%.1f' y1='%d' y2='%d' stroke='#999'/>"
 					"<text x='%.1f' y='%d' text-anchor='middle' class='tick'>%s</text>\n",
 					sx(s, x), sx(s, x), MT + PH, MT + PH + 4, sx(s, x), MT + PH + 16, buf);
 			}
 	}
-	fprintf(f, "<text x='%d' y='%d' text-anchor='middle' class='axis'>", ML + PW / 2, H - 12);
+	fprintf(f, "<text x='%d' y='%d' text-anchor='middle' class='axis'>", ML + PW / 2, chart_height(c) - 12);
 	bc_html_escape(f, c->xlabel);
 	fprintf(f, "%s</text>\n<text transform='translate(16,%d) rotate(-90)' text-anchor='middle' class='axis'>",
 		s->logx ? " (log scale)" : "", MT + PH / 2);
@@ -310,6 +378,16 @@ static void bars(FILE *f, const bc_series *r, const scale *s, int idx, size_t ns
 static int chart_height(const bc_chart *c)
 {
 	int need = MT + 10 + LEGEND_STEP * (int)(c->ns + (c->has_ref ? 1 : 0)) + 10;
+	if (tilted(c)) {	/* the slanted labels' depth (sin 35 x 6.5 px a character), then the axis name */
+		size_t longest = 0;
+		for (size_t i = 0; i < c->ncat; i++) {
+			size_t l = strlen(c->xcats[i]);
+			longest = l > longest ? l : longest;
+		}
+		int depth = (int)(0.574 * 6.5 * (double)(longest < TILT_CHARS ? longest : TILT_CHARS)) + 8;
+		int below = MT + PH + 12 + depth + 22;
+		need = below > need ? below : need;
+	}
 	return need > H ? need : H;
 }
 
@@ -320,26 +398,9 @@ static int chart_height(const bc_chart *c)
 #define LEGEND_FIT	14
 #define LEGEND_CHARS	18
 
-/* name cut to LEGEND_CHARS code points (the last one an ellipsis when cut),
-   never inside a UTF-8 sequence; returns the code points of out. */
 static size_t legend_name(char *out, size_t cap, const char *name)
 {
-	size_t chars = 0, i = 0, cut = 0;
-	for (; name[i]; i++) {
-		if (((unsigned char)name[i] & 0xc0) == 0x80)
-			continue;
-		if (++chars == LEGEND_CHARS)
-			cut = i;	/* where the ellipsis goes if there is more */
-		if (chars > LEGEND_CHARS)
-			break;
-	}
-	if (chars <= LEGEND_CHARS || cut + 4 > cap) {
-		snprintf(out, cap, "%s", chars <= LEGEND_CHARS ? name : "...");
-		return chars <= LEGEND_CHARS ? chars : 3;
-	}
-	memcpy(out, name, cut);
-	memcpy(out + cut, "\xe2\x80\xa6", 4);	/* U+2026 and the terminator */
-	return LEGEND_CHARS;
+	return legend_cut(out, cap, name, LEGEND_CHARS);
 }
 
 static void legend(FILE *f, const bc_chart *c)

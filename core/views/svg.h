@@ -30,6 +30,8 @@ typedef struct bc_chart {
 	size_t nmarks;
 	int zoom;			/* the y axis spans the data (a 3% step shows), not 0 up */
 	int linear_x;			/* never a log x axis (runs in time order, not thread counts) */
+	int xzero;			/* the x axis starts at 0 (a line through the origin shows),
+					   ticked at round steps */
 } bc_chart;
 
 /* Writes text with & < > " ' escaped for HTML content and attributes. */

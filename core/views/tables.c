@@ -8,6 +8,7 @@
 #include "stats.h"
 #include "tables.h"
 #include "grid.h"
+#include "perghz.h"
 #include "util.h"
 
 #define MAX_SIDES 16
@@ -257,8 +258,9 @@ int bc_table(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, const 
 
 /* Rows of the summary table, per module: its headline, its fairness, and
    the mean latency of the op classes it records itself (not the core-timed
-   "event" of cpu and mem): the rows of the first study's closing table. */
-enum { SR_HEAD, SR_FAIR, SR_LAT, SR_N };
+   "event" of cpu and mem): the rows of the first study's closing table;
+   or one named metric (summary_rows = ["redis.p50_ms"]). */
+enum { SR_HEAD, SR_FAIR, SR_LAT, SR_N, SR_METRIC = SR_N };
 
 static int summary_kind(const bc_cmp_row *r)
 {
@@ -273,20 +275,48 @@ static int summary_kind(const bc_cmp_row *r)
 	return -1;
 }
 
-static char *item_text(const size_t *v, const size_t *dir, const char *la, const char *lb)
+/* What an item came to for one file against the first (the closing line
+   counts them). */
+enum { SO_BETTER, SO_WORSE, SO_SAME, SO_MIXED, SO_UNDECIDED, SO_ABSENT, SO_N };
+
+/* An item's cell: who wins, tie, mixed, or undecided, and always which
+   verdicts it rests on ("inconclusive (1 tie, 2 inconclusive of 3; needs
+   ~8 repeats)"), never "tie or inconclusive". */
+static char *item_text(const size_t *v, const size_t *dir, size_t need, const char *la, const char *lb, int *out)
 {
 	size_t all = 0;
 	for (int k = 0; k < BC_V_N; k++)
 		all += v[k];
-	const char *what = v[BC_V_WIN] && !v[BC_V_LOSS] ? NULL : v[BC_V_LOSS] && !v[BC_V_WIN] ? NULL :
-			   v[BC_V_WIN] ? "mixed" : v[BC_V_SUSPECT] ? bc_suspect_word(dir[0], dir[1]) :
-			   v[BC_V_TIE] && v[BC_V_TIE] == all ? "tie" : v[BC_V_TIE] ? "tie or inconclusive" :
-			   "inconclusive";
-	if (!what)
-		return bc_xasprintf("%s wins (%zu of %zu)", v[BC_V_WIN] ? lb : la,
-				    v[BC_V_WIN] ? v[BC_V_WIN] : v[BC_V_LOSS], all);
-	return bc_xasprintf("%s (%zu tie, %zu inconclusive of %zu)", what, v[BC_V_TIE], v[BC_V_INCONCLUSIVE],
-			    all);
+	if (v[BC_V_WIN] && !v[BC_V_LOSS]) {
+		*out = SO_BETTER;
+		return bc_xasprintf("%s wins (%zu of %zu)", lb, v[BC_V_WIN], all);
+	}
+	if (v[BC_V_LOSS] && !v[BC_V_WIN]) {
+		*out = SO_WORSE;
+		return bc_xasprintf("%s wins (%zu of %zu)", la, v[BC_V_LOSS], all);
+	}
+	if (v[BC_V_WIN]) {
+		*out = SO_MIXED;
+		return bc_xasprintf("mixed (%zu win, %zu loss of %zu)", v[BC_V_WIN], v[BC_V_LOSS], all);
+	}
+	if (v[BC_V_TIE] == all) {
+		*out = SO_SAME;
+		return bc_xasprintf("tie (%zu of %zu)", all, all);
+	}
+	*out = SO_UNDECIDED;
+	if (v[BC_V_SUSPECT] == all)
+		return bc_xasprintf("%s (%zu of %zu)", bc_suspect_word(dir[0], dir[1]), all, all);
+	char parts[160] = "", more[48] = "";
+	size_t len = 0;
+	if (v[BC_V_TIE])
+		len += (size_t)snprintf(parts + len, sizeof(parts) - len, "%zu tie, ", v[BC_V_TIE]);
+	if (v[BC_V_SUSPECT])
+		len += (size_t)snprintf(parts + len, sizeof(parts) - len, "%zu %s, ", v[BC_V_SUSPECT],
+					bc_suspect_word(dir[0], dir[1]));
+	snprintf(parts + len, sizeof(parts) - len, "%zu inconclusive of %zu", v[BC_V_INCONCLUSIVE], all);
+	if (need)
+		snprintf(more, sizeof(more), "; needs %s%zu repeats", need >= 1000 ? ">" : "~", need);
+	return bc_xasprintf("%s (%s%s)", v[BC_V_INCONCLUSIVE] ? "inconclusive" : "undecided", parts, more);
 }
 
 /* Whether r has a case of module. */
@@ -331,33 +361,46 @@ static const char *module_headline(const bc_results *res, int n, const char *mod
 	return "headline";
 }
 
+/* One item of the summary: a module's rows of one kind (or one metric). */
+typedef struct sitem {
+	char module[128], metric[128];
+	int kind;		/* SR_* */
+} sitem;
+
 /* One row of the summary table: module's item kind over every side, or
-   nothing when no side has a row of that kind (its headline row is always
-   there: a module one file did not run says so). */
-static void summary_row(tab *tb, const sides *s, const bc_results *res, const char *mod, int kind)
+   nothing when no side has a row of that kind and it was not asked for by
+   name (its headline row is always there: a module one file did not run
+   says so). Counts each side's outcome into tally. */
+static void summary_row(tab *tb, const sides *s, const bc_results *res, const sitem *it, int named,
+			size_t tally[][SO_N])
 {
-	size_t cnt[MAX_SIDES][BC_V_N] = { { 0 } }, dir[MAX_SIDES][2] = { { 0 } }, any = 0;
-	const char *name = NULL;
+	size_t cnt[MAX_SIDES][BC_V_N] = { { 0 } }, dir[MAX_SIDES][2] = { { 0 } }, need[MAX_SIDES] = { 0 }, any = 0;
+	const char *name = NULL, *mod = it->module;
 	for (int i = 1; i < s->n; i++)
 		for (size_t r = 0; r < s->cmp[i].nrows; r++) {
 			const bc_cmp_row *row = &s->cmp[i].rows[r];
-			if (strcmp(row->ga->module, mod) || summary_kind(row) != kind)
+			if (strcmp(row->ga->module, mod))
+				continue;
+			if (it->kind == SR_METRIC ? strcmp(row->ma->name, it->metric) : summary_kind(row) != it->kind)
 				continue;
 			cnt[i][row->verdict]++;
 			if (row->verdict == BC_V_SUSPECT)
 				dir[i][row->direction != BC_V_WIN]++;
+			if (row->verdict == BC_V_INCONCLUSIVE && row->need_n > need[i])
+				need[i] = row->need_n;
 			any++;
 			if (!name)
 				name = row->ma->name;
 		}
-	if (!any && kind != SR_HEAD)
+	if (!any && it->kind != SR_HEAD && !named)
 		return;
 	char *row[MAX_SIDES + 1];
-	row[0] = kind == SR_HEAD ? bc_xasprintf("%s %s", mod, name ? name : module_headline(res, s->n, mod)) :
-		 kind == SR_FAIR ? bc_xasprintf("%s fairness (stddev of events per thread)", mod) :
-		 bc_xasprintf("%s mean latency", mod);
+	row[0] = it->kind == SR_HEAD ? bc_xasprintf("%s %s", mod, name ? name : module_headline(res, s->n, mod)) :
+		 it->kind == SR_FAIR ? bc_xasprintf("%s fairness (stddev of events per thread)", mod) :
+		 it->kind == SR_LAT ? bc_xasprintf("%s mean latency", mod) : bc_xasprintf("%s %s", mod, it->metric);
 	for (int i = 1; i < s->n; i++) {
 		size_t all = 0;
+		int out = SO_ABSENT;
 		for (int v = 0; v < BC_V_N; v++)
 			all += cnt[i][v];
 		int in_a = runs_module(&res[0], mod), in_b = runs_module(&res[i], mod);
@@ -366,34 +409,155 @@ static void summary_row(tab *tb, const sides *s, const bc_results *res, const ch
 		else if (!all)
 			row[i] = bc_xasprintf("no case in common with %s", res[0].label);
 		else
-			row[i] = item_text(cnt[i], dir[i], res[0].label, res[i].label);
+			row[i] = item_text(cnt[i], dir[i], need[i], res[0].label, res[i].label, &out);
+		tally[i][out]++;
 	}
 	bc_tab_row(tb, row);
 }
 
+/* The summary rows asked for: t->summary_rows, else the first file's
+   summary_rows setting; a new array of *n items, NULL when none was asked
+   for (every item then). -1 in *n after a message naming the bad item. */
+static sitem *summary_items(const bc_tab_opts *t, const bc_results *res, int n, size_t *ni, const char *cmd)
+{
+	char **v = NULL;
+	const char *from = "--summary-rows";
+	*ni = 0;
+	if (t->summary_rows)
+		v = bc_split(t->summary_rows, ',');
+	else {
+		json_t *a = json_object_get(res[0].config, "summary_rows"), *x;
+		size_t k;
+		if (!json_is_array(a) || !json_array_size(a))
+			return NULL;
+		from = "the first file's summary_rows";
+		v = bc_xcalloc(json_array_size(a) + 1, sizeof(*v));
+		json_array_foreach(a, k, x)
+			v[k] = bc_xstrdup(json_is_string(x) ? json_string_value(x) : "");
+	}
+	size_t len = bc_strv_len(v);
+	sitem *it = bc_xcalloc(len + 1, sizeof(*it));
+	for (size_t k = 0; k < len; k++) {
+		const char *dot = strchr(v[k], '.'), *rest = dot ? dot + 1 : "";
+		size_t ml = dot ? (size_t)(dot - v[k]) : strlen(v[k]);
+		int ok = ml > 0 && ml < sizeof(it->module) && strlen(rest) < sizeof(it->metric);
+		if (ok) {
+			snprintf(it[k].module, sizeof(it[k].module), "%.*s", (int)ml, v[k]);
+			snprintf(it[k].metric, sizeof(it[k].metric), "%s", rest);
+			it[k].kind = !*rest || !strcmp(rest, "headline") ? SR_HEAD : !strcmp(rest, "fairness") ? SR_FAIR :
+				     !strcmp(rest, "latency") ? SR_LAT : SR_METRIC;
+			int run = 0, has = it[k].kind != SR_METRIC;
+			for (int i = 0; i < n; i++)
+				for (size_t g = 0; g < res[i].ngroups; g++)
+					if (!strcmp(res[i].groups[g].module, it[k].module)) {
+						run = 1;
+						has |= bc_group_metric(&res[i].groups[g], rest) != NULL;
+					}
+			ok = run && has;
+		}
+		if (!ok && !t->summary_rows) {	/* the file's own list: a module these files did not run
+						   (a part run with --only) is left out, not refused */
+			it[k].module[0] = 0;
+			continue;
+		}
+		if (!ok) {
+			char *p = bc_printable(v[k]);
+			fprintf(stderr, "benchcore %s: %s: item '%s': no file given ran that module or has that "
+				"metric (an item is MODULE, MODULE.fairness, MODULE.latency or MODULE.METRIC, e.g. "
+				"io.latency, redis.p50_ms)\n", cmd, from, p);
+			free(p);
+			free(it);
+			bc_strv_free(v);
+			*ni = (size_t)-1;
+			return NULL;
+		}
+	}
+	bc_strv_free(v);
+	*ni = len;
+	return it;
+}
+
+/* The closing line of one file against the first: "c7 better in 5 of 7,
+   the same in 2" (the first study's conclusion), from the items' cells. */
+static char *closing_line(const bc_results *res, int i, const size_t *t)
+{
+	static const char *const what[SO_N] = { "better in", "worse in", "the same in", "mixed in",
+						"undecided in", "not compared in" };
+	size_t all = 0;
+	for (int k = 0; k < SO_N; k++)
+		all += t[k];
+	char *out = bc_xasprintf("%s against %s:", res[i].label, res[0].label), *tmp;
+	int first = 1;
+	for (int k = 0; k < SO_N; k++) {
+		if (!t[k])
+			continue;
+		tmp = first ? bc_xasprintf("%s %s %s %zu of %zu", out, res[i].label, what[k], t[k], all) :
+			      bc_xasprintf("%s, %s %zu", out, what[k], t[k]);
+		free(out);
+		out = tmp;
+		first = 0;
+	}
+	return out;
+}
+
 int bc_summary_table(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, const bc_tab_opts *t)
 {
+	size_t ni;
+	sitem *items = summary_items(t, res, n, &ni, "compare");
+	if (ni == (size_t)-1)
+		return 2;
 	bc_cmp_opts om = *o;
 	om.compare_means = 1;
 	sides s;
 	sides_make(&s, res, n, &om);
 	tab tb = { .ncols = (size_t)s.n };
+	size_t tally[MAX_SIDES][SO_N] = { { 0 } };
 	char *hrow[MAX_SIDES + 1];
 	hrow[0] = bc_xstrdup("item");
 	for (int i = 1; i < s.n; i++)
 		hrow[i] = bc_xasprintf("%s vs %s", res[i].label, res[0].label);
 	bc_tab_row(&tb, hrow);
-	size_t nmod;
-	const char **mods = all_modules(res, s.n, &nmod);	/* the baseline's order, then the others' */
-	for (size_t m = 0; m < nmod; m++)
-		for (int kind = 0; kind < SR_N; kind++)
-			summary_row(&tb, &s, res, mods[m], kind);
-	free(mods);
+	if (items) {
+		for (size_t k = 0; k < ni; k++)
+			if (items[k].module[0])
+				summary_row(&tb, &s, res, &items[k], 1, tally);
+	} else {
+		size_t nmod;
+		const char **mods = all_modules(res, s.n, &nmod);	/* the baseline's order, then the others' */
+		for (size_t m = 0; m < nmod; m++)
+			for (int kind = 0; kind < SR_N; kind++) {
+				sitem it = { .kind = kind };
+				snprintf(it.module, sizeof(it.module), "%s", mods[m]);
+				summary_row(&tb, &s, res, &it, 0, tally);
+			}
+		free(mods);
+	}
 	bc_tab_note(&tb, bc_xstrdup("each item over every case (params x threads) of the module: one side wins when "
-				 "it wins some and loses none; tie only when every case is equivalent"));
+				 "it wins some and loses none; tie only when every case is equivalent; inconclusive "
+				 "says how many cases were a tie and how many undecided"));
+	for (int i = 1; i < s.n; i++)
+		bc_tab_note(&tb, closing_line(res, i, tally[i]));
 	bc_tab_print(f, &tb, t->format);
 	sides_free(&s);
+	free(items);
 	return 0;
+}
+
+int bc_tab_check(const char *cmd, const bc_tab_opts *t, const bc_results *res, int n)
+{
+	char **names;
+	size_t ng, ni;
+	if (bc_tab_metrics(t, res, n, &names) < 0)
+		return -1;
+	bc_strv_free(names);
+	if (t->by) {
+		const bc_rgroup **gs = bc_table_groups(res, t, &ng);
+		if (!gs)
+			return -1;
+		free(gs);
+	}
+	free(summary_items(t, res, n, &ni, cmd));
+	return ni == (size_t)-1 ? -1 : 0;
 }
 
 /* ------------------------------------------------------------ --per-ghz */
@@ -406,26 +570,33 @@ static double ghz_of(const bc_rgroup *g, int *measured)
 	return g->cpu_mhz_n ? g->cpu_mhz_sum / (double)g->cpu_mhz_n / 1000 : NAN;
 }
 
-#define PROPORTIONAL_PCT 5.0
-
-#define GHZ_MODS 32
+/* The cases of --per-ghz with a clock on both sides, per file: compare's
+   row and the clock ratio, judged together (judge/perghz.c) before the
+   notes speak. */
 typedef struct ghz_tally {
-	size_t within[MAX_SIDES], total[MAX_SIDES];
-	double worst[MAX_SIDES];
+	bc_ghz_case *c[MAX_SIDES];
+	const char **mod[MAX_SIDES];	/* each case's module (borrowed) */
+	size_t n[MAX_SIDES], cap[MAX_SIDES];
 	int nominal;		/* some case had only the kernel's claim */
-	/* the same per module (up to GHZ_MODS, in table order) */
-	const char *mod[GHZ_MODS];
-	size_t nmod, mwithin[GHZ_MODS][MAX_SIDES], mtotal[GHZ_MODS][MAX_SIDES];
 } ghz_tally;
 
-static size_t ghz_mod(ghz_tally *y, const char *module)
+static void ghz_add(ghz_tally *y, int i, const bc_cmp_row *r, double rf, const char *module)
 {
-	size_t k = 0;
-	while (k < y->nmod && strcmp(y->mod[k], module))
-		k++;
-	if (k == y->nmod && k < GHZ_MODS)
-		y->mod[y->nmod++] = module;
-	return k;
+	if (y->n[i] == y->cap[i]) {
+		y->cap[i] = y->cap[i] ? 2 * y->cap[i] : 16;
+		y->c[i] = bc_xrealloc(y->c[i], y->cap[i], sizeof(*y->c[i]));
+		y->mod[i] = bc_xrealloc(y->mod[i], y->cap[i], sizeof(*y->mod[i]));
+	}
+	y->c[i][y->n[i]] = (bc_ghz_case){ .row = r, .clock_ratio = rf };
+	y->mod[i][y->n[i]++] = module;
+}
+
+static void ghz_free(ghz_tally *y)
+{
+	for (int i = 0; i < MAX_SIDES; i++) {
+		free(y->c[i]);
+		free(y->mod[i]);
+	}
 }
 
 /* One row of --per-ghz: metric m of group g (of res[0]) on every side. */
@@ -457,17 +628,8 @@ static void ghz_row(tab *tb, const sides *s, const bc_rgroup *g, const bc_rmetri
 						  bc_fmt_fig(rt, 3, 0, (char[BC_DOUBLE_TEXT]){ 0 }, BC_DOUBLE_TEXT));
 			continue;
 		}
-		if (isfinite(dev)) {
-			size_t mk = ghz_mod(y, g->module);
-			y->total[i]++;
-			y->within[i] += fabs(dev) <= PROPORTIONAL_PCT;
-			if (mk < GHZ_MODS) {
-				y->mtotal[mk][i]++;
-				y->mwithin[mk][i] += fabs(dev) <= PROPORTIONAL_PCT;
-			}
-			if (fabs(dev) > fabs(y->worst[i]))
-				y->worst[i] = dev;
-		}
+		if (isfinite(dev) && isfinite(rf) && rf > 0)
+			ghz_add(y, i, r, rf, g->module);
 		char xr[BC_DOUBLE_TEXT], dv[BC_DOUBLE_TEXT];
 		row[i + 1] = bc_xasprintf("%.4g @ %.2f = %.4g; x%s vs clock x%.3f (%s%%)", r->sb.mean, gb,
 					  r->sb.mean / gb, bc_fmt_fig(rt, 3, 0, xr, sizeof(xr)), rf,
@@ -476,20 +638,45 @@ static void ghz_row(tab *tb, const sides *s, const bc_rgroup *g, const bc_rmetri
 	bc_tab_row(tb, row);
 }
 
-/* With cases of several modules: "; per module: rsa is (2 of 2), io is
-   not (0 of 2)" for side i; else "". malloc'd. */
+/* "proportional (2 of 2)", "not proportional (1 of 2)", "undecided (needs ~8
+   repeats)" for the cases of module (NULL: all) of side i. malloc'd. */
+static char *ghz_word(const ghz_tally *y, int i, const char *module, int *verdict)
+{
+	bc_ghz_case *sub = bc_xmalloc((y->n[i] ? y->n[i] : 1) * sizeof(*sub));
+	size_t m = 0, k[3], need;
+	for (size_t j = 0; j < y->n[i]; j++)
+		if (!module || !strcmp(y->mod[i][j], module))
+			sub[m++] = y->c[i][j];
+	int v = bc_ghz_overall(sub, m, k, &need);
+	free(sub);
+	if (verdict)
+		*verdict = v;
+	if (v == BC_GHZ_PROPORTIONAL)
+		return bc_xasprintf("proportional (%zu of %zu)", k[BC_GHZ_PROPORTIONAL], m);
+	if (v == BC_GHZ_NOT)
+		return bc_xasprintf("not proportional (%zu of %zu)", k[BC_GHZ_NOT], m);
+	return bc_xasprintf("undecided (%zu of %zu; needs %s%zu repeats)", k[BC_GHZ_UNDECIDED], m,
+			    need >= 1000 ? ">" : "~", need);
+}
+
+/* With cases of several modules: "; per module: rsa proportional (2 of 2),
+   io not proportional (2 of 2)" for side i; else "". malloc'd. */
 static char *ghz_per_module(const ghz_tally *y, int i)
 {
+	const char *mods[64];
+	size_t nm = 0;
+	for (size_t j = 0; j < y->n[i]; j++) {
+		size_t k = 0;
+		while (k < nm && strcmp(mods[k], y->mod[i][j]))
+			k++;
+		if (k == nm && nm < 64)
+			mods[nm++] = y->mod[i][j];
+	}
 	char *out = bc_xstrdup(""), *tmp;
-	size_t shown = 0;
-	for (size_t k = 0; k < y->nmod; k++)
-		shown += y->mtotal[k][i] > 0;
-	for (size_t k = 0; shown > 1 && k < y->nmod; k++) {
-		if (!y->mtotal[k][i])
-			continue;
-		tmp = bc_xasprintf("%s%s%s %s (%zu of %zu)", out, *out ? ", " : "; per module: ", y->mod[k],
-				   y->mwithin[k][i] == y->mtotal[k][i] ? "is" : "is not", y->mwithin[k][i],
-				   y->mtotal[k][i]);
+	for (size_t k = 0; nm > 1 && k < nm; k++) {
+		char *w = ghz_word(y, i, mods[k], NULL);
+		tmp = bc_xasprintf("%s%s%s %s", out, *out ? ", " : "; per module: ", mods[k], w);
+		free(w);
 		free(out);
 		out = tmp;
 	}
@@ -497,26 +684,46 @@ static char *ghz_per_module(const ghz_tally *y, int i)
 }
 
 /* The notes of --per-ghz: what the cells say, then per file whether its
-   throughput is proportional to the clock (the frequency study's verdict). */
-static void ghz_notes(tab *tb, const bc_results *res, int n, const ghz_tally *y)
+   throughput is proportional to the clock (the frequency study's verdict),
+   from the judge's interval of each case (judge/perghz.c). */
+static void ghz_notes(tab *tb, const bc_results *res, int n, const bc_cmp_opts *o, ghz_tally *y)
 {
 	bc_tab_note(tb, bc_xasprintf("GHz: the clock measured during each case (cpu_freq)%s; x: ratio to %s; "
 				  "(+d%%): how far the throughput ratio is from the clock ratio",
 				  y->nominal ? " (some cases only had the kernel's claim, cpu_mhz_mean: not measured)" :
 				  "", res[0].label));
 	for (int i = 1; i < n; i++) {
-		if (!y->total[i]) {
+		if (!y->n[i]) {
 			bc_tab_note(tb, bc_xasprintf("%s against %s: no case has a clock on both sides: whether "
 						  "throughput is proportional to it cannot be told", res[i].label,
 						  res[0].label));
 			continue;
 		}
-		char *per = ghz_per_module(y, i);
-		bc_tab_note(tb, bc_xasprintf("%s against %s: throughput %s proportional to the clock (within %g%% in "
-					  "%zu of %zu cases; largest deviation %s%%)%s", res[i].label, res[0].label,
-					  y->within[i] == y->total[i] ? "is" : "is not", PROPORTIONAL_PCT,
-					  y->within[i], y->total[i], bc_fmt_fig(y->worst[i], 1, 1,
-					  (char[BC_DOUBLE_TEXT]){ 0 }, BC_DOUBLE_TEXT), per));
+		bc_ghz_judge(o, y->c[i], y->n[i]);
+		double worst = 0, tol = 0;
+		for (size_t j = 0; j < y->n[i]; j++) {
+			if (fabs(y->c[i][j].dev) > fabs(worst))
+				worst = y->c[i][j].dev;
+			tol = fmax(tol, y->c[i][j].tolerance);
+		}
+		size_t k[3], need;
+		int v = bc_ghz_overall(y->c[i], y->n[i], k, &need);
+		char *per = ghz_per_module(y, i), wd[BC_DOUBLE_TEXT], *w;
+		bc_fmt_fig(100 * worst, 1, 1, wd, sizeof(wd));
+		if (v == BC_GHZ_PROPORTIONAL)
+			w = bc_xasprintf("throughput is proportional to the clock (%zu of %zu cases", k[v], y->n[i]);
+		else if (v == BC_GHZ_NOT)
+			w = bc_xasprintf("throughput is not proportional to the clock (%zu of %zu cases not, %zu "
+					 "undecided", k[v], y->n[i], k[BC_GHZ_UNDECIDED]);
+		else
+			w = bc_xasprintf("whether throughput is proportional to the clock is undecided (%zu of %zu "
+					 "cases undecided, needs %s%zu repeats on each side", k[v], y->n[i],
+					 need >= 1000 ? ">" : "~", need);
+		bc_tab_note(tb, bc_xasprintf("%s against %s: %s; largest deviation %s%%)%s; per case: the %g%% "
+					  "interval of the ratio per GHz within +-%g%% is proportional, beyond it "
+					  "(significant) not, as compare judges a tie or a difference", res[i].label,
+					  res[0].label, w, wd, per, o->level * 100, tol * 100));
+		free(w);
 		free(per);
 	}
 }
@@ -544,8 +751,9 @@ int bc_per_ghz(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, cons
 		}
 		free(lab);
 	}
-	ghz_notes(&tb, res, s.n, &y);
+	ghz_notes(&tb, res, s.n, o, &y);
 	bc_tab_print(f, &tb, t->format);
+	ghz_free(&y);
 	json_decref(labels);
 	sides_free(&s);
 	bc_strv_free(names);

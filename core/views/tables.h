@@ -15,7 +15,13 @@ typedef struct bc_tab_opts {
 	int format;		/* BC_TAB_* */
 	const char *by;		/* --by MODULE.OPTION, or NULL */
 	const char *metric;	/* --metric NAME[,NAME...], or NULL: each case's headline */
+	const char *summary_rows;	/* --summary-rows ITEM[,ITEM...], or NULL: the first file's
+					   summary_rows setting, else every item */
 } bc_tab_opts;
+
+/* t's --metric, --by and summary rows checked against the files: 0, or -1
+   after a message on stderr naming what no file has (cmd: "compare"). */
+int bc_tab_check(const char *cmd, const bc_tab_opts *t, const bc_results *res, int n);
 
 /* Each prints to f and returns 0, or 2 after a message on stderr (a --by
    that names no option of the files, a --metric no case of them has).

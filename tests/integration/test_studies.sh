@@ -108,10 +108,33 @@ expect_grep "--summary-table: the headline row: fast wins both cases against slo
 run_bc $T/pg compare --per-ghz $T/fa.json $T/fb.json
 expect_rc "compare --per-ghz" 0
 expect_grep "--per-ghz: throughput per measured GHz (100 @ 2 GHz = 50 per GHz, 50 @ 1 GHz = 50)" $T/pg.out '^cpu max_prime=500 events_per_sec +100 @ 2\.00 = 50 +50 @ 1\.00 = 50; x0\.500 vs clock x0\.500 \(\+0\.0%\)$'
-expect_grep "--per-ghz: the study's conclusion, proportional" $T/pg.out '^slow against fast: throughput is proportional to the clock \(within 5% in 2 of 2 cases'
+expect_grep "--per-ghz: the study's conclusion, proportional" $T/pg.out '^slow against fast: throughput is proportional to the clock \(2 of 2 cases; largest deviation'
 fix $T/fd.json notprop 0.5 2000
 run_bc $T/pn compare --per-ghz $T/fa.json $T/fd.json
-expect_grep "--per-ghz: half the throughput at the same clock is not proportional" $T/pn.out 'throughput is not proportional to the clock \(within 5% in 0 of 2 cases; largest deviation -50\.0%\)'
+expect_grep "--per-ghz: half the throughput at the same clock is not proportional" $T/pn.out 'throughput is not proportional to the clock \(2 of 2 cases not, 0 undecided; largest deviation -50\.0%\)'
+# noise is not a verdict (issue 52 item 1): the same clock, 100 101 99 against
+# 70 130 100 (mean 100, the interval per GHz some -40% .. +40%): undecided with
+# the repeats it needs, never "not proportional" (the old "within 5% in k of n")
+"$PY" -S - $T/fc.json $T/fw.json <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1])); d["label"] = "wide"
+for c in d["cases"]:
+    c["metrics"]["events_per_sec"]["value"] *= (0.7, 1.3, 1.0)[c["repeat"] - 1]
+json.dump(d, open(sys.argv[2], "w"))
+PYEOF
+run_bc $T/pw compare --per-ghz $T/fa.json $T/fw.json
+expect_grep "--per-ghz: wide noise at the same clock is undecided, with the repeats it needs" $T/pw.out \
+	'^wide against fast: whether throughput is proportional to the clock is undecided \(2 of 2 cases undecided, needs [~>][0-9]+ repeats on each side'
+expect_no_grep "--per-ghz: wide noise is never called not proportional" $T/pw.out 'is not proportional'
+# an A/A pair of real short runs: nothing changed, so never "not proportional"
+"$BC" run cpu max_prime=500 --time 0.2 --warmup 0 --repeat 3 -q -o $T/aa.json >/dev/null 2>&1 </dev/null
+RC=$?
+expect_rc "a second real run for the A/A pair" 0
+run_bc $T/paa compare --per-ghz $T/base.json $T/aa.json
+expect_rc "--per-ghz of an A/A pair" 0
+expect_grep "--per-ghz of an A/A pair: proportional or undecided" $T/paa.out \
+	'(throughput is proportional to the clock|proportional to the clock is undecided)'
+expect_no_grep "--per-ghz of an A/A pair: never not proportional" $T/paa.out 'is not proportional'
 run_bc $T/ix compare --index $T/fa.json $T/fb.json $T/fc.json
 expect_rc "compare --index" 0
 # both ratios 0.5: geometric mean 0.5 -> 50; same machine: 100
@@ -257,6 +280,12 @@ else
 	run_bc $T/st/t1 compare --summary-table $T/st/s1.json $T/st/s1.json
 	expect_grep "study 1's closing table from its run: a row per module's headline" $T/st/t1.out '^io iops +'
 	expect_grep "study 1's closing table: io's mean latency" $T/st/t1.out '^io mean latency +'
+	expect_py "study 1's closing table: the config's summary_rows recorded, its seven items" $T/st/s1.json \
+		'd["config"]["summary_rows"] == ["cpu", "cpu.fairness", "mem", "mem.fairness", "io", "io.latency", "oltp"]'
+	n=$(grep -cE '^(cpu|mem|io|oltp) ' $T/st/t1.out)
+	[ "$n" = 7 ] && pass "study 1's closing table: 7 rows, as the study's" || fail "study 1's closing table: $n rows, wanted 7"
+	expect_grep "study 1's closing line: the file against itself the same or undecided in 7 items" $T/st/t1.out '^c against c: c (the same|undecided) in [0-9] of 7'
+	expect_no_grep "study 1's cells never read 'tie or inconclusive'" $T/st/t1.out 'tie or inconclusive'
 	# study 2 at 1/10: 1 s per redis test
 	run_bc $T/st/s2 -c $S/redis-vs-cpu-frequency.conf --scale 0.1 --repeat 2 --machine none -o $T/st/s2.json --label f
 	expect_rc "study 2 (redis-vs-cpu-frequency.conf) at --scale 0.1" 0
@@ -265,7 +294,8 @@ else
 	run_bc $T/st/t2 compare --table --by redis.tests $T/st/s2.json $T/st/s2.json
 	expect_grep "study 2's table: tests x files, in redis-benchmark's order" $T/st/t2.out '^PING_INLINE requests_per_sec'
 	run_bc $T/st/p2 compare --per-ghz $T/st/s2.json $T/st/s2.json
-	expect_grep "study 2's conclusion from its run (a file against itself: proportional)" $T/st/p2.out 'throughput is proportional to the clock'
+	expect_grep "study 2's conclusion from its run (a file against itself: proportional, or undecided with 2 repeats)" $T/st/p2.out 'throughput is proportional to the clock \(|proportional to the clock is undecided'
+	expect_no_grep "study 2: a file against itself is never not proportional" $T/st/p2.out 'is not proportional'
 	# study 3 at 1/100: rsa at 1 thread, dd-style write then read, loopback net, the index's tests
 	run_bc $T/st/s3 -c $S/cloud-vm-quick-tests.conf --scale 0.01 --repeat 2 --machine none -o $T/st/s3.json --label vm1
 	expect_rc "study 3 (cloud-vm-quick-tests.conf) at --scale 0.01" 0
@@ -277,7 +307,16 @@ else
 	expect_grep "study 3's index from its run: overall, against itself 100" $T/st/i3.out '^overall \(geometric mean of the modules\) +100 +100\.0 '
 	run_bc $T/st/u3 compare --index unixbench $T/st/s3.json
 	expect_grep "study 3: UnixBench's score of the VM from its run, every index test present" $T/st/u3.out '^System Benchmarks Index Score +[0-9]+\.[0-9]$'
-	expect_no_grep "study 3: no index test missing" $T/st/u3.out 'not in the results'
+	# no index test missing but the 8-shell one: at 1/100 a loop of 8 concurrent shells
+	# (over 0.3 s on a loaded 2-CPU machine) may not finish in its 0.2 s, at 1 or 2 copies
+	grep -A20 'not in the results' $T/st/u3.out | grep '^  [A-Za-z]' | grep -v '^  Shell Scripts (8 concurrent)' >$T/st/u3miss.out
+	check "study 3: no index test missing (but, at this scale, the 8-shell one)" test ! -s $T/st/u3miss.out
+	expect_grep "study 3: UnixBench's N-copy table too (threads = [1, 2])" $T/st/u3.out '^vm1 \(.*\), 2 copies:$'
+	n=$(grep -c '^System Benchmarks Index Score' $T/st/u3.out)
+	[ "$n" = 2 ] && pass "study 3: two UnixBench scores, one copy and N" || fail "study 3: $n UnixBench scores, wanted 2"
+	run_bc $T/st/r3 report $T/st/s3.json -o $T/st/r3.html
+	expect_grep "study 3's report: rsa's scaling as a table" $T/st/r3.html "^<tr><td>vm1</td><td>rsa .*</td><td class='num'>[0-9.e+]+ &times; 8</td>"
+	expect_no_grep "study 3's report: no per-GHz verdict nobody asked for (one file)" $T/st/r3.html 'proportional to the clock \('
 
 	cd $T
 fi

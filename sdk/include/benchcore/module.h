@@ -255,7 +255,11 @@ typedef struct bench_host_api_v1 {
 	int (*totals)(bench_ctx *ctx, unsigned op, bench_totals_v1 *out);
 	void (*report_metric)(bench_ctx *ctx, const char *name, double value);
 	/* Facts worth keeping with the result (library or server version, file
-	   system of the target): written to the case's "info" object. */
+	   system of the target): written to the case's "info" object. A
+	   figure of the run rather than a fact (a random key prefix, the rows
+	   a load inserted) is listed in the key "per_run" ("key_prefix" or
+	   "load_rows,load_seconds"): compare and its tables never show it as
+	   a fact that differs between two files. */
 	void (*set_info)(bench_ctx *ctx, const char *key, const char *value);
 	/* Nonzero once the user asked the run to stop (Ctrl-C): a long prepare
 	   or cleanup loop checks it and returns early (prepare with BENCH_ERR). */

@@ -13,7 +13,7 @@
 
 /* The schema this benchcore writes and reads; an archive of a higher
    version is refused, naming both. */
-#define BC_ARCHIVE_SCHEMA	1
+#define BC_ARCHIVE_SCHEMA	2
 
 typedef struct bc_archive bc_archive;
 

@@ -18,4 +18,8 @@ static inline int ar_q(bc_archive *a, const char *sql, const bc_dbval *p, size_t
 }
 /* A row callback that copies the first column (malloc'd) into *(char **)arg. */
 int ar_first_text(void *arg, char **col, int ncol);
+/* archive_store.c: run_parts and merged_into of every stored document that
+   has merged_from (the migration to version 2), in the caller's write
+   transaction. */
+int ar_link_stored_parts(bc_archive *a, bc_err *e);
 #endif

@@ -14,7 +14,7 @@
 
 static const char *const LIST_SQL =
 	"SELECT run_id, started, host, label, config_name, benchcore_version, status, ncases, planned FROM runs "
-	"WHERE " OPT_EQ("host") " AND " OPT_EQ("label") " AND (CAST(? AS TEXT) IS NULL OR started >= ?) "
+	"WHERE merged_into IS NULL AND " OPT_EQ("host") " AND " OPT_EQ("label") " AND (CAST(? AS TEXT) IS NULL OR started >= ?) "
 	"AND (CAST(? AS TEXT) IS NULL OR run_id IN (SELECT run_id FROM run_modules WHERE module = ?)) "
 	"ORDER BY started, run_id";
 
@@ -121,9 +121,9 @@ static const char *const BY_ID_SQL =
 	"WHERE substr(r.run_id, 1, ?) = ? ORDER BY r.started DESC, r.run_id DESC";
 static const char *const LATEST_SQL =
 	"SELECT r.run_id, d.document FROM runs r JOIN documents d ON d.run_id = r.run_id WHERE "
-	OPT_EQ("r.host") " ORDER BY r.started DESC, r.run_id DESC LIMIT 1";
+	"r.merged_into IS NULL AND " OPT_EQ("r.host") " ORDER BY r.started DESC, r.run_id DESC LIMIT 1";
 static const char *const BY_LABEL_SQL =
-	"SELECT run_id, NULL FROM runs WHERE label = ? ORDER BY started DESC, run_id DESC";
+	"SELECT run_id, NULL FROM runs WHERE label = ? AND merged_into IS NULL ORDER BY started DESC, run_id DESC";
 
 static void ambiguous(const char *ref, const doc_acc *acc, bc_err *e)
 {
@@ -196,11 +196,13 @@ int bc_archive_resolve(bc_archive *a, const char *ref, char **doc, size_t *len, 
    and host, in time order; then the runs they belong to, once each. One
    statement per shape (metric or headline, a host or any), so each is
    answered from its own index, not a scan behind an OR. */
+/* a part of a stored merged run is not a run of its own (the merged one is) */
+#define NOT_PART "run_id NOT IN (SELECT run_id FROM runs WHERE merged_into IS NOT NULL) AND "
 #define PTS_COLS \
 	"SELECT run_id, started, host, module, params_key, params_text, threads, metric, unit, higher_is_better, " \
-	"headline, mean, ci_low, ci_high, n, module_version FROM points WHERE "
+	"headline, mean, ci_low, ci_high, n, module_version FROM points WHERE " NOT_PART
 #define PTS_ORDER " ORDER BY started, run_id, seq"
-#define RUNS_OF "SELECT run_id, label, host_json, info_json, benchcore_version FROM runs WHERE run_id IN (SELECT run_id FROM points WHERE "
+#define RUNS_OF "SELECT run_id, label, host_json, info_json, benchcore_version FROM runs WHERE run_id IN (SELECT run_id FROM points WHERE " NOT_PART
 #define BY_METRIC "module = ? AND metric = ?"
 #define BY_HEADLINE "module = ? AND headline = 1"
 #define AND_HOST " AND host = ?"

@@ -280,6 +280,75 @@ static int insert_run(bc_archive *a, const doc_facts *f, const bc_results *r, co
 	return rc;
 }
 
+static const char *const PART_SQL = "INSERT INTO run_parts (run_id, part_id) VALUES (?, ?)";
+static const char *const MERGED_SQL = "UPDATE runs SET merged_into = ? WHERE run_id = ?";
+static const char *const WHOLE_SQL = "SELECT run_id FROM run_parts WHERE part_id = ? ORDER BY run_id LIMIT 1";
+
+/* A merged run replaces its parts (docs/archive.md "Merged runs"): each
+   run_id of its merged_from is recorded as its part, and a stored part is
+   marked merged into it; a run stored after the merged run it is a part of
+   is marked at once. A merged_from entry without a run_id of benchcore's
+   form (older parts) names no run. */
+static int link_parts(bc_archive *a, const char *run_id, json_t *root, bc_err *e)
+{
+	json_t *m;
+	size_t i;
+	json_t *seen = json_object();
+	int rc = 0;
+	json_array_foreach(json_object_get(root, "merged_from"), i, m) {
+		const char *part = json_string_value(json_object_get(m, "run_id"));
+		if (!part || !is_run_id(part) || !strcmp(part, run_id) || json_object_get(seen, part))
+			continue;
+		json_object_set_new(seen, part, json_true());
+		bc_dbval p[] = { DBT(run_id), DBT(part) };
+		if ((rc = ar_q(a, PART_SQL, p, 2, NULL, NULL, e) || ar_q(a, MERGED_SQL, p, 2, NULL, NULL, e)))
+			break;
+	}
+	json_decref(seen);
+	char *whole = NULL;
+	bc_dbval id = DBT(run_id);
+	if (!rc && !(rc = ar_q(a, WHOLE_SQL, &id, 1, ar_first_text, &whole, e)) && whole) {
+		bc_dbval p[] = { DBT(whole), DBT(run_id) };
+		rc = ar_q(a, MERGED_SQL, p, 2, NULL, NULL, e);
+	}
+	free(whole);
+	return rc ? -1 : 0;
+}
+
+typedef struct merged_docs {
+	char **id, **doc;
+	size_t n;
+} merged_docs;
+
+static int merged_doc_row(void *arg, char **col, int ncol)
+{
+	merged_docs *m = arg;
+	(void)ncol;
+	m->id = bc_xrealloc(m->id, m->n + 1, sizeof(char *));
+	m->doc = bc_xrealloc(m->doc, m->n + 1, sizeof(char *));
+	m->id[m->n] = bc_xstrdup(col[0] ? col[0] : "");
+	m->doc[m->n++] = bc_xstrdup(col[1] ? col[1] : "");
+	return 0;
+}
+
+int ar_link_stored_parts(bc_archive *a, bc_err *e)
+{
+	merged_docs m = { 0 };
+	int rc = ar_q(a, "SELECT run_id, document FROM documents WHERE document LIKE '%merged_from%'",
+		      NULL, 0, merged_doc_row, &m, e);
+	for (size_t i = 0; i < m.n; i++) {
+		json_t *root = rc ? NULL : json_loads(m.doc[i], 0, NULL);
+		if (root && link_parts(a, m.id[i], root, e))
+			rc = -1;
+		json_decref(root);
+		free(m.id[i]);
+		free(m.doc[i]);
+	}
+	free(m.id);
+	free(m.doc);
+	return rc;
+}
+
 /* Under the write lock: what is stored under the run_id decides. */
 static int add_locked(bc_archive *a, const doc_facts *f, const bc_results *r, json_t *root, const char *doc,
 		      const char *name, bc_err *e)
@@ -301,7 +370,8 @@ static int add_locked(bc_archive *a, const doc_facts *f, const bc_results *r, js
 	    (ar_q(a, DEL_POINTS_SQL, &id, 1, NULL, NULL, e) || ar_q(a, DEL_MODS_SQL, &id, 1, NULL, NULL, e) ||
 	     ar_q(a, DEL_DOC_SQL, &id, 1, NULL, NULL, e) || ar_q(a, DEL_RUN_SQL, &id, 1, NULL, NULL, e)))
 		return -1;
-	if ((what == BC_AR_ADDED || what == BC_AR_REPLACED) && insert_run(a, f, r, doc, e))
+	if ((what == BC_AR_ADDED || what == BC_AR_REPLACED) &&
+	    (insert_run(a, f, r, doc, e) || link_parts(a, f->run_id, root, e)))
 		return -1;
 	return what;
 }

@@ -154,6 +154,73 @@ static int add_cases(json_t *out, json_t **docs, char **files, int n, json_t *ow
 	return rc;
 }
 
+/* The merged host: the first part's, with every fact a later part that gave
+   cases holds and the first lacks (host.io is there only when a part ran a
+   module on a disk path), and host.io itself from the last part that gave
+   cases and has one: the disk the merged io-type cases ran on. */
+static void merged_host(json_t *out, json_t **docs, int n, json_t *owners)
+{
+	json_t *host = json_object_get(out, "host");
+	if (!json_is_object(host))
+		return;
+	for (int i = n - 1; i >= 1; i--) {
+		int gave = 0;
+		const char *mod, *k;
+		json_t *own, *v;
+		json_object_foreach(owners, mod, own)
+			gave |= json_integer_value(own) == i;
+		if (!gave)
+			continue;
+		json_object_foreach(json_object_get(docs[i], "host"), k, v)
+			if (!json_object_get(host, k))
+				json_object_set(host, k, v);
+	}
+	for (int i = n - 1; i >= 0; i--) {
+		int gave = 0;
+		const char *mod;
+		json_t *own, *io = json_object_get(json_object_get(docs[i], "host"), "io");
+		json_object_foreach(owners, mod, own)
+			gave |= json_integer_value(own) == i;
+		if (gave && io) {
+			json_object_set(host, "io", io);
+			break;
+		}
+	}
+}
+
+/* cases_planned of the merged run: its cases, and the cases each part that
+   gave some planned and never ran (a partial part stays partial); status
+   the first part's that is not complete, else complete. */
+static void merged_plan(json_t *out, json_t **docs, int n, json_t *owners)
+{
+	json_int_t planned = (json_int_t)json_array_size(json_object_get(out, "cases"));
+	int known = 1;
+	const char *status = NULL;
+	for (int i = 0; i < n; i++) {
+		int gave = 0;
+		const char *mod;
+		json_t *own, *pl = json_object_get(docs[i], "cases_planned");
+		json_object_foreach(owners, mod, own)
+			gave |= json_integer_value(own) == i;
+		const char *st = json_string_value(json_object_get(docs[i], "status"));
+		if (st && strcmp(st, "complete") && !status)
+			status = st;
+		if (!gave)
+			continue;
+		json_int_t ran = (json_int_t)json_array_size(json_object_get(docs[i], "cases"));
+		if (!json_is_integer(pl))
+			known = 0;
+		else if (json_integer_value(pl) > ran)
+			planned += json_integer_value(pl) - ran;
+	}
+	if (known)
+		json_object_set_new(out, "cases_planned", json_integer(planned));
+	else
+		json_object_del(out, "cases_planned");
+	if (json_object_get(out, "status"))
+		json_object_set_new(out, "status", json_string(status ? status : "complete"));
+}
+
 /* The run's span: the earliest start and the latest end (ISO 8601 UTC
    strings order as their times do); interrupted when any part was. */
 static void set_span(json_t *out, json_t **docs, int n)
@@ -203,9 +270,12 @@ json_t *bc_merge_docs(json_t **docs, char **files, int n, bc_err *e)
 	json_object_set_new(out, "run_id", json_string(run_id));
 	json_object_set_new(out, "config", merged_config(docs, n, owners));
 	set_span(out, docs, n);
+	merged_host(out, docs, n, owners);
 	if (add_cases(out, docs, files, n, owners, e)) {
 		json_decref(out);
 		out = NULL;
+	} else {
+		merged_plan(out, docs, n, owners);
 	}
 	json_decref(owners);
 	return out;

@@ -240,14 +240,14 @@ newer_schema() {
 	$sql "UPDATE bc_meta SET value = '7' WHERE key = 'schema_version'; UPDATE bc_meta SET value = 'benchcore 9.1.0' WHERE key = 'written_by'"
 	run_bc $T/$N.new db list --db "$DB"
 	expect_rc "$N: an archive of a newer schema: refused" 2
-	expect_grep "$N: ... naming both versions" $T/$N.new.err "schema version 7; this benchcore \(0\.[0-9.]+\) knows up to version 1"
+	expect_grep "$N: ... naming both versions" $T/$N.new.err "schema version 7; this benchcore \(0\.[0-9.]+\) knows up to version [0-9]+"
 	expect_grep "$N: ... and who wrote it" $T/$N.new.err "benchcore 9.1.0"
 	run_bc $T/$N.new2 db add --db "$DB" $T/many/c0000.json
 	expect_rc "$N: ... db add refused too" 2
 	run_bc $T/$N.new3 run cpu --time 0.1 --warmup 0 --threads 1 -q -o $T/$N.new3.json --store="$DB"
 	expect_rc "$N: ... a run with --store: refused before it runs" 2
 	[ ! -e $T/$N.new3.json ] && pass "$N: ... so no run was made for it" || fail "$N: a results file was written"
-	$sql "UPDATE bc_meta SET value = '1' WHERE key = 'schema_version'"
+	$sql "UPDATE bc_meta SET value = '2' WHERE key = 'schema_version'"
 }
 
 # === SQLite
@@ -258,7 +258,7 @@ if [ -n "$SQ" ]; then
 	sq() { "$SQ" "$SDB" "$1"; }
 	check "sqlite: the file is in WAL mode" test "$(sq 'PRAGMA journal_mode')" = wal
 	check "sqlite: integrity_check ok after all that" test "$(sq 'PRAGMA integrity_check')" = ok
-	check "sqlite: schema_version row 1" test "$(sq "SELECT value FROM bc_meta WHERE key = 'schema_version'")" = 1
+	check "sqlite: schema_version row 2" test "$(sq "SELECT value FROM bc_meta WHERE key = 'schema_version'")" = 2
 	kill_mid_store "$SDB" sqlite sq
 	check "sqlite: integrity_check ok after the kills" test "$(sq 'PRAGMA integrity_check')" = ok
 	newer_schema "$SDB" sqlite sq

@@ -47,7 +47,7 @@ PYEOF
 CORE_OBJ=$(ls core/*/*.c | grep -v '^core/cli/main.c$' | sed 's|^|build/|; s|\.c$|.o|')
 cc -std=gnu11 -O2 -D_GNU_SOURCE -Icore/archive -Icore/base -Icore/result -Icore/values -Icore/stats -Isdk/include \
 	$(for d in core/*/; do printf -- '-I%s ' "$d"; done) -o "$T/archive_query" bench/archive_query.c $CORE_OBJ \
-	-lconfig -ljansson -lsqlite3 -lpq -lcrypto -ldl -lm -pthread || exit 2
+	-lconfig -ljansson -lsqlite3 -lpq -lcrypto -lz -ldl -lm -pthread || exit 2
 bytes=$(stat -c %s "$SRC")
 cases=$(python3 -S -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["cases"]), sum(len(g["metrics"]) for g in d["groups"]))' "$SRC")
 echo "# source: $SRC ($bytes bytes, cases and metrics per run: $cases); $N runs; $(nproc) CPUs; load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -119,7 +119,7 @@ static const char *const schema_v1[] = {
 	NULL
 };
 
-/* Version 2: a merged run replaces its parts. run_parts holds each stored
+/* Version 2: compressed documents (zdoc), and a merged run replaces its parts. run_parts holds each stored
    merged run's merged_from run_ids (whether the parts are stored or not, so
    a part stored later is known as one), and a part's runs row names the run
    it was merged into: list, latest, LABEL and history leave such runs out;
@@ -129,6 +129,9 @@ static const char *const schema_v2[] = {
 	"CREATE TABLE run_parts (run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE, "
 	"part_id TEXT NOT NULL, PRIMARY KEY (run_id, part_id))",
 	"CREATE INDEX run_parts_part ON run_parts (part_id)",
+	/* documents stored from version 2 on are deflated (docz.c): zdoc holds
+	   them and document is empty; rows of before keep their text */
+	"ALTER TABLE documents ADD COLUMN zdoc BYTEA",
 	NULL
 };
 

@@ -73,6 +73,8 @@ void bc_archive_runs_free(bc_archive_run *runs, size_t n)
 typedef struct doc_acc {
 	size_t n;
 	char *doc, *run_id;
+	int bad;		/* the document would not inflate: err says so */
+	bc_err err;
 	char ids[5][64];	/* the first few, for an ambiguous reference's message */
 } doc_acc;
 
@@ -83,13 +85,17 @@ static int doc_row(void *arg, char **col, int ncol)
 	if (acc->n < 5)
 		snprintf(acc->ids[acc->n], sizeof(acc->ids[0]), "%s", col[0] ? col[0] : "");
 	if (acc->n++ == 0) {
+		size_t len;
 		acc->run_id = dup0(col[0]);
-		acc->doc = ncol > 1 ? dup0(col[1]) : NULL;
+		/* (run_id, document, zdoc): the text as stored (docz.c) */
+		acc->doc = ncol > 2 ? ar_doc_text(col[1], col[2], acc->run_id, &len, &acc->err) :
+			   ncol > 1 ? dup0(col[1]) : NULL;
+		acc->bad = ncol > 2 && !acc->doc;
 	}
 	return 0;
 }
 
-static const char *const EXPORT_SQL = "SELECT run_id, document FROM documents WHERE run_id = ?";
+static const char *const EXPORT_SQL = "SELECT run_id, document, zdoc FROM documents WHERE run_id = ?";
 
 int bc_archive_export(bc_archive *a, const char *run_id, char **doc, size_t *len, bc_err *e)
 {
@@ -97,6 +103,11 @@ int bc_archive_export(bc_archive *a, const char *run_id, char **doc, size_t *len
 	bc_dbval p = DBT(run_id);
 	if (a->version && ar_q(a, EXPORT_SQL, &p, 1, doc_row, &acc, e))
 		return -1;
+	if (acc.bad) {
+		*e = acc.err;
+		free(acc.run_id);
+		return -1;
+	}
 	if (!acc.n) {
 		char *sh = bc_printable(run_id);
 		bc_err_set(e, "no run %s in the results archive %s", sh, a->db->shown);
@@ -117,10 +128,10 @@ static int hex_prefix(const char *s)
 }
 
 static const char *const BY_ID_SQL =
-	"SELECT r.run_id, d.document FROM runs r JOIN documents d ON d.run_id = r.run_id "
+	"SELECT r.run_id, d.document, d.zdoc FROM runs r JOIN documents d ON d.run_id = r.run_id "
 	"WHERE substr(r.run_id, 1, ?) = ? ORDER BY r.started DESC, r.run_id DESC";
 static const char *const LATEST_SQL =
-	"SELECT r.run_id, d.document FROM runs r JOIN documents d ON d.run_id = r.run_id WHERE "
+	"SELECT r.run_id, d.document, d.zdoc FROM runs r JOIN documents d ON d.run_id = r.run_id WHERE "
 	"r.merged_into IS NULL AND " OPT_EQ("r.host") " ORDER BY r.started DESC, r.run_id DESC LIMIT 1";
 static const char *const BY_LABEL_SQL =
 	"SELECT run_id, NULL FROM runs WHERE label = ? AND merged_into IS NULL ORDER BY started DESC, run_id DESC";
@@ -171,6 +182,10 @@ int bc_archive_resolve(bc_archive *a, const char *ref, char **doc, size_t *len, 
 			rc = ar_q(a, EXPORT_SQL, &q, 1, doc_row, &acc, e);
 			free(id);
 		}
+	}
+	if (!rc && acc.bad) {
+		*e = acc.err;
+		rc = -1;
 	}
 	if (!rc && !acc.n) {
 		char *sh = bc_printable(ref);

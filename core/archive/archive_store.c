@@ -126,13 +126,16 @@ static int judge(const stored *s, const doc_facts *f, const char *name, bc_err *
 	return -1;
 }
 
-static const char *const STORED_DOC_SQL = "SELECT document FROM documents WHERE run_id = ?";
+static const char *const STORED_DOC_SQL = "SELECT document, zdoc FROM documents WHERE run_id = ?";
 
+/* the stored text (NULL when its compressed form is damaged) */
 static int doc_col(void *arg, char **col, int ncol)
 {
+	size_t len;
+	bc_err e;
 	(void)ncol;
 	free(*(char **)arg);
-	*(char **)arg = bc_xstrdup(col[0] ? col[0] : "");
+	*(char **)arg = ar_doc_text(col[0], col[1], "", &len, &e);
 	return 0;
 }
 
@@ -198,7 +201,8 @@ static const char *const DEL_RUN_SQL = "DELETE FROM runs WHERE run_id = ?";
 static const char *const RUN_SQL =
 	"INSERT INTO runs (run_id, started, host, host_id, label, benchcore_version, config_name, status, ncases, "
 	"planned, doc_sha256, host_json, info_json, stored_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-static const char *const DOC_SQL = "INSERT INTO documents (run_id, document) VALUES (?, ?)";
+/* the text itself only in rows of before (docz.c) */
+static const char *const DOC_SQL = "INSERT INTO documents (run_id, document, zdoc) VALUES (?, '', ?)";
 static const char *const MOD_SQL = "INSERT INTO run_modules (run_id, module) VALUES (?, ?)";
 
 #define PCOLS	17
@@ -256,8 +260,14 @@ static int insert_run(bc_archive *a, const doc_facts *f, const bc_results *r, co
 	bc_dbval p[] = { DBT(f->run_id), DBT(f->started), DBT(f->host), DBT(f->host_id), DBT(r->label),
 			 DBT(f->version), DBT(f->config), DBT(f->status), DBI(f->ncases), DBI(f->planned),
 			 DBT(f->sha), DBT(f->host_json), DBT(f->info_json), DBT(f->stored_at) };
-	bc_dbval d[] = { DBT(f->run_id), DBT(doc) };
-	if (ar_q(a, RUN_SQL, p, sizeof(p) / sizeof(p[0]), NULL, NULL, e) || ar_q(a, DOC_SQL, d, 2, NULL, NULL, e))
+	unsigned char *z;
+	size_t zlen;
+	if (ar_doc_pack(doc, strlen(doc), &z, &zlen, e))
+		return -1;
+	bc_dbval d[] = { DBT(f->run_id), DBB(z, zlen) };
+	int bad = ar_q(a, RUN_SQL, p, sizeof(p) / sizeof(p[0]), NULL, NULL, e) || ar_q(a, DOC_SQL, d, 2, NULL, NULL, e);
+	free(z);
+	if (bad)
 		return -1;
 	json_t *seen = json_object();
 	int rc = 0;

@@ -67,7 +67,12 @@ merged_checks $T/s/b.db sqlite-rev
 # parts): opened for writing, its merged run replaces the parts
 if command -v sqlite3 >/dev/null; then
 	cp $T/s/a.db $T/s/old.db
-	sqlite3 $T/s/old.db "DROP TABLE run_parts; ALTER TABLE runs DROP COLUMN merged_into; UPDATE bc_meta SET value = '1' WHERE key = 'schema_version'"
+	# schema 1 kept each document's text, uncompressed, in documents.document
+	sqlite3 $T/s/old.db "UPDATE documents SET document = CAST(readfile('$T/p1.json') AS TEXT) WHERE run_id = '$ID1';
+		UPDATE documents SET document = CAST(readfile('$T/p2.json') AS TEXT) WHERE run_id = '$ID2';
+		UPDATE documents SET document = CAST(readfile('$T/m.json') AS TEXT) WHERE run_id = '$IDM';
+		ALTER TABLE documents DROP COLUMN zdoc; DROP TABLE run_parts; ALTER TABLE runs DROP COLUMN merged_into;
+		UPDATE bc_meta SET value = '1' WHERE key = 'schema_version'"
 	run_bc $T/o0 db list --db $T/s/old.db --json
 	expect_py "schema 1: a reader brings it up to date first (one run)" $T/o0.out "len(d) == 1"
 	merged_checks $T/s/old.db sqlite-v1

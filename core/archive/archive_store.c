@@ -10,6 +10,7 @@
 #include <time.h>
 #include "archive_int.h"
 #include "results.h"
+#include "rundoc.h"
 
 static void sha256_hex(const char *s, size_t n, char hex[65])
 {
@@ -29,9 +30,8 @@ static int is_run_id(const char *s)
 	return n == 32;
 }
 
-static const char *str_or(json_t *o, const char *key, const char *def)
+static const char *str_or(const char *s, const char *def)
 {
-	const char *s = json_string_value(json_object_get(o, key));
 	return s ? s : def;
 }
 
@@ -43,26 +43,26 @@ typedef struct doc_facts {
 	long ncases, planned;
 } doc_facts;
 
-static int facts_of(json_t *root, const bc_results *r, const char *doc, size_t len, const char *name,
+static int facts_of(const bc_rundoc *d, const bc_results *r, const char *doc, size_t len, const char *name,
 		    doc_facts *f, bc_err *e)
 {
 	sha256_hex(doc, len, f->sha);
-	json_t *id = json_object_get(root, "run_id");
-	if (id && (!json_is_string(id) || !is_run_id(json_string_value(id)))) {
-		char *sh = json_is_string(id) ? bc_printable(json_string_value(id)) : bc_xstrdup("(not a string)");
+	const char *id = d->run_id;
+	if (id && !is_run_id(id)) {
+		char *sh = bc_printable(id);
 		bc_err_set(e, "%s: its run_id \"%.80s\" is not one benchcore writes (32 lower-case hex digits)", name, sh);
 		bc_err_detail(e, "The archive keys every run by it; a forged or edited one is not stored.");
 		free(sh);
 		return -1;
 	}
 	/* a file from before run_id: one from its content, the same every time */
-	snprintf(f->run_id, sizeof(f->run_id), "%.32s", id ? json_string_value(id) : f->sha);
-	f->started = str_or(root, "started_at", "");
-	f->host = str_or(json_object_get(root, "host"), "hostname", "");
-	f->host_id = str_or(root, "host_id", "");
-	f->version = str_or(root, "benchcore_version", "");
+	snprintf(f->run_id, sizeof(f->run_id), "%.32s", id ? id : f->sha);
+	f->started = str_or(d->started_at, "");
+	f->host = str_or(d->hostname, "");
+	f->host_id = str_or(d->host_id, "");
+	f->version = str_or(d->version, "");
 	f->status = r->status ? r->status : r->interrupted ? "interrupted" : "complete";
-	const char *cfile = str_or(json_object_get(root, "config"), "file", "");
+	const char *cfile = str_or(d->config_file, "");
 	const char *slash = strrchr(cfile, '/');
 	f->config = bc_xstrdup(slash ? slash + 1 : cfile);
 	f->host_json = json_dumps(r->host, JSON_COMPACT | JSON_SORT_KEYS);
@@ -157,14 +157,14 @@ static json_t *by_id(json_t *cases)
    measured again under a new id): what the same run_id, start and host id
    alone would let through is any document at all under a run's name. 0 when
    it does; -1 with e naming the first case that is not kept. */
-static int resume_keeps(bc_archive *a, const doc_facts *f, json_t *root, const char *name, bc_err *e)
+static int resume_keeps(bc_archive *a, const doc_facts *f, const bc_rundoc *d, const char *name, bc_err *e)
 {
 	char *doc = NULL;
 	bc_dbval id = DBT(f->run_id);
 	if (ar_q(a, STORED_DOC_SQL, &id, 1, doc_col, &doc, e))
 		return -1;
 	json_error_t je;
-	json_t *old = doc ? json_loads(doc, 0, &je) : NULL, *cases = by_id(json_object_get(root, "cases")), *c;
+	json_t *old = doc ? json_loads(doc, 0, &je) : NULL, *cases = by_id(d->cases), *c;
 	free(doc);
 	size_t i;
 	int rc = old ? 0 : -1;
@@ -299,14 +299,12 @@ static const char *const WHOLE_SQL = "SELECT run_id FROM run_parts WHERE part_id
    marked merged into it; a run stored after the merged run it is a part of
    is marked at once. A merged_from entry without a run_id of benchcore's
    form (older parts) names no run. */
-static int link_parts(bc_archive *a, const char *run_id, json_t *root, bc_err *e)
+static int link_parts(bc_archive *a, const char *run_id, const bc_rundoc *d, bc_err *e)
 {
-	json_t *m;
-	size_t i;
 	json_t *seen = json_object();
 	int rc = 0;
-	json_array_foreach(json_object_get(root, "merged_from"), i, m) {
-		const char *part = json_string_value(json_object_get(m, "run_id"));
+	for (size_t i = 0; i < d->nparts; i++) {
+		const char *part = d->parts[i].run_id;
 		if (!part || !is_run_id(part) || !strcmp(part, run_id) || json_object_get(seen, part))
 			continue;
 		json_object_set_new(seen, part, json_true());
@@ -347,10 +345,12 @@ int ar_link_stored_parts(bc_archive *a, bc_err *e)
 	int rc = ar_q(a, "SELECT run_id, document FROM documents WHERE document LIKE '%merged_from%'",
 		      NULL, 0, merged_doc_row, &m, e);
 	for (size_t i = 0; i < m.n; i++) {
-		json_t *root = rc ? NULL : json_loads(m.doc[i], 0, NULL);
-		if (root && link_parts(a, m.id[i], root, e))
-			rc = -1;
-		json_decref(root);
+		bc_rundoc d;
+		bc_err ignored;	/* a stored document that does not read has no parts to link */
+		if (!rc && !bc_rundoc_read(m.doc[i], strlen(m.doc[i]), m.id[i], &d, &ignored)) {
+			rc = link_parts(a, m.id[i], &d, e);
+			bc_rundoc_free(&d);
+		}
 		free(m.id[i]);
 		free(m.doc[i]);
 	}
@@ -360,7 +360,7 @@ int ar_link_stored_parts(bc_archive *a, bc_err *e)
 }
 
 /* Under the write lock: what is stored under the run_id decides. */
-static int add_locked(bc_archive *a, const doc_facts *f, const bc_results *r, json_t *root, const char *doc,
+static int add_locked(bc_archive *a, const doc_facts *f, const bc_results *r, const bc_rundoc *d, const char *doc,
 		      const char *name, bc_err *e)
 {
 	stored s = { 0 };
@@ -374,14 +374,14 @@ static int add_locked(bc_archive *a, const doc_facts *f, const bc_results *r, js
 	free(s.started);
 	free(s.host_id);
 	free(s.status);
-	if (what == BC_AR_REPLACED && resume_keeps(a, f, root, name, e))
+	if (what == BC_AR_REPLACED && resume_keeps(a, f, d, name, e))
 		return -1;
 	if (what == BC_AR_REPLACED &&
 	    (ar_q(a, DEL_POINTS_SQL, &id, 1, NULL, NULL, e) || ar_q(a, DEL_MODS_SQL, &id, 1, NULL, NULL, e) ||
 	     ar_q(a, DEL_DOC_SQL, &id, 1, NULL, NULL, e) || ar_q(a, DEL_RUN_SQL, &id, 1, NULL, NULL, e)))
 		return -1;
 	if ((what == BC_AR_ADDED || what == BC_AR_REPLACED) &&
-	    (insert_run(a, f, r, doc, e) || link_parts(a, f->run_id, root, e)))
+	    (insert_run(a, f, r, doc, e) || link_parts(a, f->run_id, d, e)))
 		return -1;
 	return what;
 }
@@ -397,20 +397,21 @@ int bc_archive_add(bc_archive *a, const char *doc, size_t len, const char *name,
 		   char run_id[64], bc_err *e)
 {
 	bc_results r;
-	json_error_t je;
+	bc_rundoc d;
 	if (strlen(doc) != len) {
 		bc_err_set(e, "%s: not a results file (it holds a NUL byte)", name);
 		return -1;
 	}
 	if (bc_results_parse(doc, len, name, &r, e) < 0)
 		return -1;
-	json_t *root = json_loadb(doc, len, 0, &je);
+	if (bc_rundoc_read(doc, len, name, &d, e)) {
+		bc_results_free(&r);
+		return -1;
+	}
 	doc_facts f = { 0 };
 	int rc = -1;
-	if (!root)
-		bc_err_set(e, "%s: %s", name, je.text);
-	else if (facts_of(root, &r, doc, len, name, &f, e) == 0 && begin_store(a, f.run_id, e) == 0) {
-		rc = add_locked(a, &f, &r, root, doc, name, e);
+	if (facts_of(&d, &r, doc, len, name, &f, e) == 0 && begin_store(a, f.run_id, e) == 0) {
+		rc = add_locked(a, &f, &r, &d, doc, name, e);
 		if (rc == BC_AR_SAME || rc < 0)
 			a->db->ops->rollback(a->db);
 		else if (a->db->ops->commit(a->db, e))
@@ -422,7 +423,7 @@ int bc_archive_add(bc_archive *a, const char *doc, size_t len, const char *name,
 		rc = 0;
 	}
 	facts_free(&f);
-	json_decref(root);
+	bc_rundoc_free(&d);
 	bc_results_free(&r);
 	return rc;
 }

@@ -83,6 +83,16 @@ int bc_rundoc_read(const char *buf, size_t len, const char *name, bc_rundoc *d, 
 		bc_err_set(e, "%s: line %d: %s", name, je.line, je.text);
 		return -1;
 	}
+	json_t *root = d->root;
+	d->root = NULL;
+	return bc_rundoc_take(root, name, d, e);
+}
+
+int bc_rundoc_take(json_t *root, const char *name, bc_rundoc *d, bc_err *e)
+{
+	memset(d, 0, sizeof(*d));
+	d->planned = -1;
+	d->root = root;
 	if (!json_is_object(d->root)) {
 		bc_err_set(e, "%s: not a results file (not a JSON object)", name);
 		bc_rundoc_free(d);

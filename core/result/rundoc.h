@@ -45,6 +45,9 @@ typedef struct bc_rundoc {
    which member is wrong (a header member of the wrong type, a NUL byte, not
    an object) and d empty. */
 int bc_rundoc_read(const char *buf, size_t len, const char *name, bc_rundoc *d, bc_err *e);
+/* The same over a tree already made (merge's): takes the reference to root
+   (freed with d, or at once on failure). */
+int bc_rundoc_take(json_t *root, const char *name, bc_rundoc *d, bc_err *e);
 /* The document's text as benchcore writes a results file (JSON_INDENT(1),
    members in order), with the typed fields as they are now; malloc'd. */
 char *bc_rundoc_write(const bc_rundoc *d, size_t *len);

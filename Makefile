@@ -68,7 +68,7 @@ BASECFLAGS	:= -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -D_GNU_SOURCE -pthread \
 # unit tests, fuzz targets and test modules see every group
 ALLCFLAGS	:= $(BASECFLAGS) $(CORE_GROUPS:%=-Icore/%)
 BC_CFLAGS_STR	:= $(CC) -std=gnu11 $(CFLAGS) $(SANFLAGS)
-CORE_LIBS	:= -lconfig -ljansson -lsqlite3 -lpq -lcrypto -ldl -lm -pthread
+CORE_LIBS	:= -lconfig -ljansson -lsqlite3 -lpq -lcrypto -lz -ldl -lm -pthread
 MOD_CFLAGS	:= $(ALLCFLAGS) -fPIC -fvisibility=hidden
 MOD_LDFLAGS	:= -shared $(SANFLAGS) -Wl,--no-undefined -Wl,-z,defs
 

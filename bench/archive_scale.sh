@@ -7,6 +7,8 @@
 # (bc_archive_history_points, from opening the archive to the last point) for one metric of
 # one module over all of them. Goal: the query (the whole history command) under 1 s.
 #   bench/archive_scale.sh [QUICK.json] [N]     (no file: runs examples/quick.conf first)
+# Size per run is the database's size over N; issue 53's figures compare a build before and
+# after compressed documents on the same source file.
 # PostgreSQL runs as in the tests (tests/integration/lib.sh start_pg), with fsync on.
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -47,7 +49,7 @@ PYEOF
 CORE_OBJ=$(ls core/*/*.c | grep -v '^core/cli/main.c$' | sed 's|^|build/|; s|\.c$|.o|')
 cc -std=gnu11 -O2 -D_GNU_SOURCE -Icore/archive -Icore/base -Icore/result -Icore/values -Icore/stats -Isdk/include \
 	$(for d in core/*/; do printf -- '-I%s ' "$d"; done) -o "$T/archive_query" bench/archive_query.c $CORE_OBJ \
-	-lconfig -ljansson -lsqlite3 -lpq -lcrypto -ldl -lm -pthread || exit 2
+	-lconfig -ljansson -lsqlite3 -lpq -lcrypto -lz -ldl -lm -pthread || exit 2
 bytes=$(stat -c %s "$SRC")
 cases=$(python3 -S -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["cases"]), sum(len(g["metrics"]) for g in d["groups"]))' "$SRC")
 echo "# source: $SRC ($bytes bytes, cases and metrics per run: $cases); $N runs; $(nproc) CPUs; load $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -79,7 +81,8 @@ s=$(add_all "$T/s/results.db") || exit 1
 sqlite3 "$T/s/results.db" 'PRAGMA wal_checkpoint(TRUNCATE)' >/dev/null
 report sqlite "$T/s/results.db" "$s" "$(stat -c %s "$T/s/results.db")"
 
-# PostgreSQL (fsync on: a committed run is on disk, as in production)
+# PostgreSQL (fsync on: a committed run is on disk, as in production); BC_BENCH_PG=0 leaves it out
+[ "${BC_BENCH_PG:-1}" = 0 ] && exit 0
 BC_PG_FSYNC=on start_pg "$T/pg" || { echo "bench: $why" >&2; exit 1; }
 trap 'kill $PGPID 2>/dev/null; wait $PGPID 2>/dev/null; rm -rf "$T"' EXIT
 psq postgres "CREATE DATABASE bench" || exit 1

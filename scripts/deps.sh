@@ -5,7 +5,7 @@ set -euo pipefail
 
 # Build: compiler, libraries the core and modules link against, unit-test framework.
 BUILD="build-essential pkg-config libconfig-dev libaio-dev libmariadb-dev libhiredis-dev
-       libssl-dev libjansson-dev libcmocka-dev libsqlite3-dev libpq-dev"
+       libssl-dev libjansson-dev libcmocka-dev libsqlite3-dev libpq-dev zlib1g-dev"
 # Tests: sanitizer/leak checks, fuzzing (clang's libFuzzer), real servers (the results
 # archive's PostgreSQL and the sqlite3 CLI its test reads the file with), headless browser;
 # the file systems machine.fs makes (mkfs.ext4, mkfs.xfs, mkfs.btrfs; blkid and mount

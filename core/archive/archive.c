@@ -119,13 +119,26 @@ static const char *const schema_v1[] = {
 	NULL
 };
 
-/* Schema version 2: tags on runs (db tag RUN_ID baseline; db:baseline@HOST),
-   one run per tag and host, gone with the run. */
+/* Schema version 2 (one step: both came in the same release): tags on runs
+   (db tag RUN_ID baseline; db:baseline@HOST), one run per tag and host, gone
+   with the run; compressed documents (zdoc); and a merged run replaces its
+   parts. run_parts holds each stored merged run's merged_from run_ids
+   (whether the parts are stored or not, so a part stored later is known as
+   one), and a part's runs row names the run it was merged into: list,
+   latest, LABEL and history leave such runs out; the part's own document
+   stays, exported by its run_id. */
 static const char *const schema_v2[] = {
 	"CREATE TABLE run_tags (tag TEXT NOT NULL, host TEXT NOT NULL, "
 	"run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE, tagged_at TEXT NOT NULL, "
 	"PRIMARY KEY (tag, host))",
 	"CREATE INDEX run_tags_run ON run_tags (run_id)",
+	"ALTER TABLE runs ADD COLUMN merged_into TEXT",
+	"CREATE TABLE run_parts (run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE, "
+	"part_id TEXT NOT NULL, PRIMARY KEY (run_id, part_id))",
+	"CREATE INDEX run_parts_part ON run_parts (part_id)",
+	/* documents stored from version 2 on are deflated (docz.c): zdoc holds
+	   them and document is empty; rows of before keep their text */
+	"ALTER TABLE documents ADD COLUMN zdoc BYTEA",
 	NULL
 };
 
@@ -192,10 +205,14 @@ static int migrate(bc_archive *a, bc_err *e)
 		refuse_newer(a, v, e);
 		goto fail;
 	}
-	for (int from = v; from < BC_ARCHIVE_SCHEMA; from++)
+	for (int from = v; from < BC_ARCHIVE_SCHEMA; from++) {
 		for (const char *const *s = migrations[from]; *s; s++)
 			if (ar_q(a, *s, NULL, 0, NULL, NULL, e))
 				goto fail;
+		/* the merged runs stored before version 2 replace their parts too */
+		if (from == 1 && ar_link_stored_parts(a, e))
+			goto fail;
+	}
 	if (v < BC_ARCHIVE_SCHEMA) {
 		char num[16];
 		snprintf(num, sizeof(num), "%d", BC_ARCHIVE_SCHEMA);
@@ -257,7 +274,19 @@ bc_archive *bc_archive_open(const char *db, int write, bc_err *e)
 	/* a writer brings the schema up to date under the writers' lock; one
 	   already up to date takes no lock to open (a stalled writer then
 	   holds up only stores, each for the bounded wait) */
-	if (!h || check_read(a, e) || (write && a->version < BC_ARCHIVE_SCHEMA && migrate(a, e))) {
+	/* a reader of an older archive brings it up to date first (a migration
+	   only adds), so every query is written for the current schema; one
+	   who may not write it is told so */
+	int bad = !h || check_read(a, e);
+	if (!bad && !write && a->version && a->version < BC_ARCHIVE_SCHEMA) {
+		bc_archive_close(a);
+		a = bc_archive_open(db, 1, e);
+		if (!a)
+			bc_err_detail(e, "The archive has an older schema, brought up to date by the first benchcore "
+				      "that may write it (benchcore db list by its owner).");
+		return a;
+	}
+	if (bad || (write && a->version < BC_ARCHIVE_SCHEMA && migrate(a, e))) {
 		bc_archive_transient = strstr(e->msg, "full") || strstr(e->msg, "I/O") || strstr(e->msg, "locked");
 		bc_archive_close(a);
 		if (c)	/* whatever said it (benchcore, libpq), no password is printed */

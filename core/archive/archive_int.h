@@ -18,4 +18,14 @@ static inline int ar_q(bc_archive *a, const char *sql, const bc_dbval *p, size_t
 }
 /* A row callback that copies the first column (malloc'd) into *(char **)arg. */
 int ar_first_text(void *arg, char **col, int ncol);
+/* archive_store.c: run_parts and merged_into of every stored document that
+   has merged_from (the migration to version 2), in the caller's write
+   transaction. */
+int ar_link_stored_parts(bc_archive *a, bc_err *e);
+/* docz.c: a document deflated for documents.zdoc (malloc'd), or -1 with e. */
+int ar_doc_pack(const char *doc, size_t len, unsigned char **z, size_t *zlen, bc_err *e);
+/* A stored document's text from its row (document, zdoc as the backend
+   returns it: NULL for a row stored uncompressed), exactly as added;
+   malloc'd, or NULL with e naming run_id when zdoc is damaged. */
+char *ar_doc_text(const char *text, const char *zhex, const char *run_id, size_t *len, bc_err *e);
 #endif

@@ -14,7 +14,7 @@
 
 static const char *const LIST_SQL =
 	"SELECT run_id, started, host, label, config_name, benchcore_version, status, ncases, planned FROM runs "
-	"WHERE " OPT_EQ("host") " AND " OPT_EQ("label") " AND (CAST(? AS TEXT) IS NULL OR started >= ?) "
+	"WHERE merged_into IS NULL AND " OPT_EQ("host") " AND " OPT_EQ("label") " AND (CAST(? AS TEXT) IS NULL OR started >= ?) "
 	"AND (CAST(? AS TEXT) IS NULL OR run_id IN (SELECT run_id FROM run_modules WHERE module = ?)) "
 	"ORDER BY started, run_id";
 
@@ -73,6 +73,8 @@ void bc_archive_runs_free(bc_archive_run *runs, size_t n)
 typedef struct doc_acc {
 	size_t n;
 	char *doc, *run_id;
+	int bad;		/* the document would not inflate: err says so */
+	bc_err err;
 	char ids[5][64];	/* the first few, for an ambiguous reference's message */
 } doc_acc;
 
@@ -83,13 +85,17 @@ static int doc_row(void *arg, char **col, int ncol)
 	if (acc->n < 5)
 		snprintf(acc->ids[acc->n], sizeof(acc->ids[0]), "%s", col[0] ? col[0] : "");
 	if (acc->n++ == 0) {
+		size_t len;
 		acc->run_id = dup0(col[0]);
-		acc->doc = ncol > 1 ? dup0(col[1]) : NULL;
+		/* (run_id, document, zdoc): the text as stored (docz.c) */
+		acc->doc = ncol > 2 ? ar_doc_text(col[1], col[2], acc->run_id, &len, &acc->err) :
+			   ncol > 1 ? dup0(col[1]) : NULL;
+		acc->bad = ncol > 2 && !acc->doc;
 	}
 	return 0;
 }
 
-static const char *const EXPORT_SQL = "SELECT run_id, document FROM documents WHERE run_id = ?";
+static const char *const EXPORT_SQL = "SELECT run_id, document, zdoc FROM documents WHERE run_id = ?";
 
 int bc_archive_export(bc_archive *a, const char *run_id, char **doc, size_t *len, bc_err *e)
 {
@@ -97,6 +103,11 @@ int bc_archive_export(bc_archive *a, const char *run_id, char **doc, size_t *len
 	bc_dbval p = DBT(run_id);
 	if (a->version && ar_q(a, EXPORT_SQL, &p, 1, doc_row, &acc, e))
 		return -1;
+	if (acc.bad) {
+		*e = acc.err;
+		free(acc.run_id);
+		return -1;
+	}
 	if (!acc.n) {
 		char *sh = bc_printable(run_id);
 		bc_err_set(e, "no run %s in the results archive %s", sh, a->db->shown);
@@ -117,13 +128,13 @@ static int hex_prefix(const char *s)
 }
 
 static const char *const BY_ID_SQL =
-	"SELECT r.run_id, d.document FROM runs r JOIN documents d ON d.run_id = r.run_id "
+	"SELECT r.run_id, d.document, d.zdoc FROM runs r JOIN documents d ON d.run_id = r.run_id "
 	"WHERE substr(r.run_id, 1, ?) = ? ORDER BY r.started DESC, r.run_id DESC";
 static const char *const LATEST_SQL =
-	"SELECT r.run_id, d.document FROM runs r JOIN documents d ON d.run_id = r.run_id WHERE "
-	OPT_EQ("r.host") " ORDER BY r.started DESC, r.run_id DESC LIMIT 1";
+	"SELECT r.run_id, d.document, d.zdoc FROM runs r JOIN documents d ON d.run_id = r.run_id WHERE "
+	"r.merged_into IS NULL AND " OPT_EQ("r.host") " ORDER BY r.started DESC, r.run_id DESC LIMIT 1";
 static const char *const BY_LABEL_SQL =
-	"SELECT run_id, NULL FROM runs WHERE label = ? ORDER BY started DESC, run_id DESC";
+	"SELECT run_id, NULL FROM runs WHERE label = ? AND merged_into IS NULL ORDER BY started DESC, run_id DESC";
 
 static void ambiguous(const char *ref, const doc_acc *acc, bc_err *e)
 {
@@ -198,6 +209,10 @@ int bc_archive_resolve(bc_archive *a, const char *ref, char **doc, size_t *len, 
 			free(id);
 		}
 	}
+	if (!rc && acc.bad) {
+		*e = acc.err;
+		rc = -1;
+	}
 	if (!rc && !acc.n) {
 		char *sh = bc_printable(ref);
 		bc_err_set(e, "no run %s in the results archive %s", sh, a->db->shown);
@@ -223,11 +238,13 @@ int bc_archive_resolve(bc_archive *a, const char *ref, char **doc, size_t *len, 
    and host, in time order; then the runs they belong to, once each. One
    statement per shape (metric or headline, a host or any), so each is
    answered from its own index, not a scan behind an OR. */
+/* a part of a stored merged run is not a run of its own (the merged one is) */
+#define NOT_PART "run_id NOT IN (SELECT run_id FROM runs WHERE merged_into IS NOT NULL) AND "
 #define PTS_COLS \
 	"SELECT run_id, started, host, module, params_key, params_text, threads, metric, unit, higher_is_better, " \
-	"headline, mean, ci_low, ci_high, n, module_version FROM points WHERE "
+	"headline, mean, ci_low, ci_high, n, module_version FROM points WHERE " NOT_PART
 #define PTS_ORDER " ORDER BY started, run_id, seq"
-#define RUNS_OF "SELECT run_id, label, host_json, info_json, benchcore_version FROM runs WHERE run_id IN (SELECT run_id FROM points WHERE "
+#define RUNS_OF "SELECT run_id, label, host_json, info_json, benchcore_version FROM runs WHERE run_id IN (SELECT run_id FROM points WHERE " NOT_PART
 #define BY_METRIC "module = ? AND metric = ?"
 #define BY_HEADLINE "module = ? AND headline = 1"
 #define AND_HOST " AND host = ?"

@@ -10,6 +10,7 @@
 #include <time.h>
 #include "archive_int.h"
 #include "results.h"
+#include "rundoc.h"
 
 static void sha256_hex(const char *s, size_t n, char hex[65])
 {
@@ -29,9 +30,8 @@ static int is_run_id(const char *s)
 	return n == 32;
 }
 
-static const char *str_or(json_t *o, const char *key, const char *def)
+static const char *str_or(const char *s, const char *def)
 {
-	const char *s = json_string_value(json_object_get(o, key));
 	return s ? s : def;
 }
 
@@ -43,26 +43,26 @@ typedef struct doc_facts {
 	long ncases, planned;
 } doc_facts;
 
-static int facts_of(json_t *root, const bc_results *r, const char *doc, size_t len, const char *name,
+static int facts_of(const bc_rundoc *d, const bc_results *r, const char *doc, size_t len, const char *name,
 		    doc_facts *f, bc_err *e)
 {
 	sha256_hex(doc, len, f->sha);
-	json_t *id = json_object_get(root, "run_id");
-	if (id && (!json_is_string(id) || !is_run_id(json_string_value(id)))) {
-		char *sh = json_is_string(id) ? bc_printable(json_string_value(id)) : bc_xstrdup("(not a string)");
+	const char *id = d->run_id;
+	if (id && !is_run_id(id)) {
+		char *sh = bc_printable(id);
 		bc_err_set(e, "%s: its run_id \"%.80s\" is not one benchcore writes (32 lower-case hex digits)", name, sh);
 		bc_err_detail(e, "The archive keys every run by it; a forged or edited one is not stored.");
 		free(sh);
 		return -1;
 	}
 	/* a file from before run_id: one from its content, the same every time */
-	snprintf(f->run_id, sizeof(f->run_id), "%.32s", id ? json_string_value(id) : f->sha);
-	f->started = str_or(root, "started_at", "");
-	f->host = str_or(json_object_get(root, "host"), "hostname", "");
-	f->host_id = str_or(root, "host_id", "");
-	f->version = str_or(root, "benchcore_version", "");
+	snprintf(f->run_id, sizeof(f->run_id), "%.32s", id ? id : f->sha);
+	f->started = str_or(d->started_at, "");
+	f->host = str_or(d->hostname, "");
+	f->host_id = str_or(d->host_id, "");
+	f->version = str_or(d->version, "");
 	f->status = r->status ? r->status : r->interrupted ? "interrupted" : "complete";
-	const char *cfile = str_or(json_object_get(root, "config"), "file", "");
+	const char *cfile = str_or(d->config_file, "");
 	const char *slash = strrchr(cfile, '/');
 	f->config = bc_xstrdup(slash ? slash + 1 : cfile);
 	f->host_json = json_dumps(r->host, JSON_COMPACT | JSON_SORT_KEYS);
@@ -126,13 +126,16 @@ static int judge(const stored *s, const doc_facts *f, const char *name, bc_err *
 	return -1;
 }
 
-static const char *const STORED_DOC_SQL = "SELECT document FROM documents WHERE run_id = ?";
+static const char *const STORED_DOC_SQL = "SELECT document, zdoc FROM documents WHERE run_id = ?";
 
+/* the stored text (NULL when its compressed form is damaged) */
 static int doc_col(void *arg, char **col, int ncol)
 {
+	size_t len;
+	bc_err e;
 	(void)ncol;
 	free(*(char **)arg);
-	*(char **)arg = bc_xstrdup(col[0] ? col[0] : "");
+	*(char **)arg = ar_doc_text(col[0], col[1], "", &len, &e);
 	return 0;
 }
 
@@ -154,14 +157,14 @@ static json_t *by_id(json_t *cases)
    measured again under a new id): what the same run_id, start and host id
    alone would let through is any document at all under a run's name. 0 when
    it does; -1 with e naming the first case that is not kept. */
-static int resume_keeps(bc_archive *a, const doc_facts *f, json_t *root, const char *name, bc_err *e)
+static int resume_keeps(bc_archive *a, const doc_facts *f, const bc_rundoc *d, const char *name, bc_err *e)
 {
 	char *doc = NULL;
 	bc_dbval id = DBT(f->run_id);
 	if (ar_q(a, STORED_DOC_SQL, &id, 1, doc_col, &doc, e))
 		return -1;
 	json_error_t je;
-	json_t *old = doc ? json_loads(doc, 0, &je) : NULL, *cases = by_id(json_object_get(root, "cases")), *c;
+	json_t *old = doc ? json_loads(doc, 0, &je) : NULL, *cases = by_id(d->cases), *c;
 	free(doc);
 	size_t i;
 	int rc = old ? 0 : -1;
@@ -198,7 +201,8 @@ static const char *const DEL_RUN_SQL = "DELETE FROM runs WHERE run_id = ?";
 static const char *const RUN_SQL =
 	"INSERT INTO runs (run_id, started, host, host_id, label, benchcore_version, config_name, status, ncases, "
 	"planned, doc_sha256, host_json, info_json, stored_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-static const char *const DOC_SQL = "INSERT INTO documents (run_id, document) VALUES (?, ?)";
+/* the text itself only in rows of before (docz.c) */
+static const char *const DOC_SQL = "INSERT INTO documents (run_id, document, zdoc) VALUES (?, '', ?)";
 static const char *const MOD_SQL = "INSERT INTO run_modules (run_id, module) VALUES (?, ?)";
 
 #define PCOLS	17
@@ -256,8 +260,14 @@ static int insert_run(bc_archive *a, const doc_facts *f, const bc_results *r, co
 	bc_dbval p[] = { DBT(f->run_id), DBT(f->started), DBT(f->host), DBT(f->host_id), DBT(r->label),
 			 DBT(f->version), DBT(f->config), DBT(f->status), DBI(f->ncases), DBI(f->planned),
 			 DBT(f->sha), DBT(f->host_json), DBT(f->info_json), DBT(f->stored_at) };
-	bc_dbval d[] = { DBT(f->run_id), DBT(doc) };
-	if (ar_q(a, RUN_SQL, p, sizeof(p) / sizeof(p[0]), NULL, NULL, e) || ar_q(a, DOC_SQL, d, 2, NULL, NULL, e))
+	unsigned char *z;
+	size_t zlen;
+	if (ar_doc_pack(doc, strlen(doc), &z, &zlen, e))
+		return -1;
+	bc_dbval d[] = { DBT(f->run_id), DBB(z, zlen) };
+	int bad = ar_q(a, RUN_SQL, p, sizeof(p) / sizeof(p[0]), NULL, NULL, e) || ar_q(a, DOC_SQL, d, 2, NULL, NULL, e);
+	free(z);
+	if (bad)
 		return -1;
 	json_t *seen = json_object();
 	int rc = 0;
@@ -280,8 +290,77 @@ static int insert_run(bc_archive *a, const doc_facts *f, const bc_results *r, co
 	return rc;
 }
 
+static const char *const PART_SQL = "INSERT INTO run_parts (run_id, part_id) VALUES (?, ?)";
+static const char *const MERGED_SQL = "UPDATE runs SET merged_into = ? WHERE run_id = ?";
+static const char *const WHOLE_SQL = "SELECT run_id FROM run_parts WHERE part_id = ? ORDER BY run_id LIMIT 1";
+
+/* A merged run replaces its parts (docs/archive.md "Merged runs"): each
+   run_id of its merged_from is recorded as its part, and a stored part is
+   marked merged into it; a run stored after the merged run it is a part of
+   is marked at once. A merged_from entry without a run_id of benchcore's
+   form (older parts) names no run. */
+static int link_parts(bc_archive *a, const char *run_id, const bc_rundoc *d, bc_err *e)
+{
+	json_t *seen = json_object();
+	int rc = 0;
+	for (size_t i = 0; i < d->nparts; i++) {
+		const char *part = d->parts[i].run_id;
+		if (!part || !is_run_id(part) || !strcmp(part, run_id) || json_object_get(seen, part))
+			continue;
+		json_object_set_new(seen, part, json_true());
+		bc_dbval p[] = { DBT(run_id), DBT(part) };
+		if ((rc = ar_q(a, PART_SQL, p, 2, NULL, NULL, e) || ar_q(a, MERGED_SQL, p, 2, NULL, NULL, e)))
+			break;
+	}
+	json_decref(seen);
+	char *whole = NULL;
+	bc_dbval id = DBT(run_id);
+	if (!rc && !(rc = ar_q(a, WHOLE_SQL, &id, 1, ar_first_text, &whole, e)) && whole) {
+		bc_dbval p[] = { DBT(whole), DBT(run_id) };
+		rc = ar_q(a, MERGED_SQL, p, 2, NULL, NULL, e);
+	}
+	free(whole);
+	return rc ? -1 : 0;
+}
+
+typedef struct merged_docs {
+	char **id, **doc;
+	size_t n;
+} merged_docs;
+
+static int merged_doc_row(void *arg, char **col, int ncol)
+{
+	merged_docs *m = arg;
+	(void)ncol;
+	m->id = bc_xrealloc(m->id, m->n + 1, sizeof(char *));
+	m->doc = bc_xrealloc(m->doc, m->n + 1, sizeof(char *));
+	m->id[m->n] = bc_xstrdup(col[0] ? col[0] : "");
+	m->doc[m->n++] = bc_xstrdup(col[1] ? col[1] : "");
+	return 0;
+}
+
+int ar_link_stored_parts(bc_archive *a, bc_err *e)
+{
+	merged_docs m = { 0 };
+	int rc = ar_q(a, "SELECT run_id, document FROM documents WHERE document LIKE '%merged_from%'",
+		      NULL, 0, merged_doc_row, &m, e);
+	for (size_t i = 0; i < m.n; i++) {
+		bc_rundoc d;
+		bc_err ignored;	/* a stored document that does not read has no parts to link */
+		if (!rc && !bc_rundoc_read(m.doc[i], strlen(m.doc[i]), m.id[i], &d, &ignored)) {
+			rc = link_parts(a, m.id[i], &d, e);
+			bc_rundoc_free(&d);
+		}
+		free(m.id[i]);
+		free(m.doc[i]);
+	}
+	free(m.id);
+	free(m.doc);
+	return rc;
+}
+
 /* Under the write lock: what is stored under the run_id decides. */
-static int add_locked(bc_archive *a, const doc_facts *f, const bc_results *r, json_t *root, const char *doc,
+static int add_locked(bc_archive *a, const doc_facts *f, const bc_results *r, const bc_rundoc *d, const char *doc,
 		      const char *name, bc_err *e)
 {
 	stored s = { 0 };
@@ -295,13 +374,14 @@ static int add_locked(bc_archive *a, const doc_facts *f, const bc_results *r, js
 	free(s.started);
 	free(s.host_id);
 	free(s.status);
-	if (what == BC_AR_REPLACED && resume_keeps(a, f, root, name, e))
+	if (what == BC_AR_REPLACED && resume_keeps(a, f, d, name, e))
 		return -1;
 	if (what == BC_AR_REPLACED &&
 	    (ar_q(a, DEL_POINTS_SQL, &id, 1, NULL, NULL, e) || ar_q(a, DEL_MODS_SQL, &id, 1, NULL, NULL, e) ||
 	     ar_q(a, DEL_DOC_SQL, &id, 1, NULL, NULL, e) || ar_q(a, DEL_RUN_SQL, &id, 1, NULL, NULL, e)))
 		return -1;
-	if ((what == BC_AR_ADDED || what == BC_AR_REPLACED) && insert_run(a, f, r, doc, e))
+	if ((what == BC_AR_ADDED || what == BC_AR_REPLACED) &&
+	    (insert_run(a, f, r, doc, e) || link_parts(a, f->run_id, d, e)))
 		return -1;
 	return what;
 }
@@ -317,20 +397,21 @@ int bc_archive_add(bc_archive *a, const char *doc, size_t len, const char *name,
 		   char run_id[64], bc_err *e)
 {
 	bc_results r;
-	json_error_t je;
+	bc_rundoc d;
 	if (strlen(doc) != len) {
 		bc_err_set(e, "%s: not a results file (it holds a NUL byte)", name);
 		return -1;
 	}
 	if (bc_results_parse(doc, len, name, &r, e) < 0)
 		return -1;
-	json_t *root = json_loadb(doc, len, 0, &je);
+	if (bc_rundoc_read(doc, len, name, &d, e)) {
+		bc_results_free(&r);
+		return -1;
+	}
 	doc_facts f = { 0 };
 	int rc = -1;
-	if (!root)
-		bc_err_set(e, "%s: %s", name, je.text);
-	else if (facts_of(root, &r, doc, len, name, &f, e) == 0 && begin_store(a, f.run_id, e) == 0) {
-		rc = add_locked(a, &f, &r, root, doc, name, e);
+	if (facts_of(&d, &r, doc, len, name, &f, e) == 0 && begin_store(a, f.run_id, e) == 0) {
+		rc = add_locked(a, &f, &r, &d, doc, name, e);
 		if (rc == BC_AR_SAME || rc < 0)
 			a->db->ops->rollback(a->db);
 		else if (a->db->ops->commit(a->db, e))
@@ -342,7 +423,7 @@ int bc_archive_add(bc_archive *a, const char *doc, size_t len, const char *name,
 		rc = 0;
 	}
 	facts_free(&f);
-	json_decref(root);
+	bc_rundoc_free(&d);
 	bc_results_free(&r);
 	return rc;
 }

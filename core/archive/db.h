@@ -11,18 +11,22 @@
 
 typedef struct bc_db bc_db;
 
-/* A parameter: text (NULL: SQL NULL), or an integer or double when the
-   matching kind is set. */
+/* A parameter: text (NULL: SQL NULL), an integer or double when the
+   matching kind is set, or bytes (BC_DB_BLOB: s[0..n), a BYTEA column).
+   A BYTEA column comes back as text in PostgreSQL's hex form ("\\x" and two
+   hex digits a byte) from both backends. */
 typedef struct bc_dbval {
-	enum { BC_DB_TEXT, BC_DB_INT, BC_DB_REAL } kind;
+	enum { BC_DB_TEXT, BC_DB_INT, BC_DB_REAL, BC_DB_BLOB } kind;
 	const char *s;
 	long long i;
 	double d;
+	size_t n;
 } bc_dbval;
 
 #define DBT(x)	((bc_dbval){ .kind = BC_DB_TEXT, .s = (x) })
 #define DBI(x)	((bc_dbval){ .kind = BC_DB_INT, .i = (long long)(x) })
 #define DBR(x)	((bc_dbval){ .kind = BC_DB_REAL, .d = (x) })
+#define DBB(x, len)	((bc_dbval){ .kind = BC_DB_BLOB, .s = (const char *)(x), .n = (len) })
 
 /* Called per row: col[0..ncol) (NULL for SQL NULL); nonzero stops. */
 typedef int (*bc_db_row_fn)(void *arg, char **col, int ncol);

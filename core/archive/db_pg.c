@@ -57,15 +57,18 @@ static int pq_query(bc_db *db, const char *sql, const bc_dbval *p, size_t np, bc
 	char *text = numbered(sql);
 	const char **vals = bc_xcalloc(np + 1, sizeof(char *));
 	char (*num)[40] = bc_xcalloc(np + 1, sizeof(*num));
+	int *lens = bc_xcalloc(np + 1, sizeof(int)), *fmts = bc_xcalloc(np + 1, sizeof(int));
 	for (size_t i = 0; i < np; i++) {
-		if (p[i].kind == BC_DB_INT)
+		if (p[i].kind == BC_DB_BLOB)	/* bytes as they are: a binary parameter */
+			vals[i] = p[i].s, lens[i] = (int)p[i].n, fmts[i] = 1;
+		else if (p[i].kind == BC_DB_INT)
 			snprintf(num[i], sizeof(num[i]), "%lld", p[i].i), vals[i] = num[i];
 		else if (p[i].kind == BC_DB_REAL)
 			snprintf(num[i], sizeof(num[i]), "%.17g", p[i].d), vals[i] = num[i];
 		else
 			vals[i] = p[i].s;
 	}
-	PGresult *res = PQexecParams(d->c, text, (int)np, NULL, vals, NULL, NULL, 0);
+	PGresult *res = PQexecParams(d->c, text, (int)np, NULL, vals, lens, fmts, 0);
 	int st = PQresultStatus(res), rc = 0;
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
 		pg_error(d, e, PQresultErrorMessage(res));
@@ -83,6 +86,8 @@ static int pq_query(bc_db *db, const char *sql, const bc_dbval *p, size_t np, bc
 	}
 	PQclear(res);
 	free(vals);
+	free(lens);
+	free(fmts);
 	free(num);
 	free(text);
 	return rc;

@@ -60,6 +60,8 @@ static int bind(sqlite3_stmt *st, const bc_dbval *p, size_t np)
 			rc = sqlite3_bind_int64(st, c, p[i].i);
 		else if (p[i].kind == BC_DB_REAL)
 			rc = sqlite3_bind_double(st, c, p[i].d);
+		else if (p[i].kind == BC_DB_BLOB)
+			rc = sqlite3_bind_blob64(st, c, p[i].s, p[i].n, SQLITE_TRANSIENT);
 		else if (p[i].s)
 			rc = sqlite3_bind_text(st, c, p[i].s, -1, SQLITE_TRANSIENT);
 		else
@@ -68,6 +70,22 @@ static int bind(sqlite3_stmt *st, const bc_dbval *p, size_t np)
 			return -1;
 	}
 	return 0;
+}
+
+/* A BLOB column as PostgreSQL prints a BYTEA ("\\x" then hex), so both
+   backends hand rows the same text; *buf keeps it until the next row. */
+static char *blob_hex(sqlite3_stmt *st, int c, char **buf)
+{
+	const unsigned char *b = sqlite3_column_blob(st, c);
+	size_t n = (size_t)sqlite3_column_bytes(st, c);
+	static const char digits[] = "0123456789abcdef";
+	free(*buf);
+	char *h = *buf = bc_xmalloc(2 * n + 3);
+	h[0] = '\\', h[1] = 'x';
+	for (size_t i = 0; i < n; i++)
+		h[2 + 2 * i] = digits[b[i] >> 4], h[3 + 2 * i] = digits[b[i] & 15];
+	h[2 + 2 * n] = '\0';
+	return h;
 }
 
 static int sq_query(bc_db *db, const char *sql, const bc_dbval *p, size_t np, bc_db_row_fn fn, void *arg,
@@ -87,14 +105,19 @@ static int sq_query(bc_db *db, const char *sql, const bc_dbval *p, size_t np, bc
 	}
 	int ncol = sqlite3_column_count(st), s;
 	char **col = bc_xcalloc((size_t)ncol + 1, sizeof(char *));
+	char **hex = bc_xcalloc((size_t)ncol + 1, sizeof(char *));
 	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
 		for (int c = 0; c < ncol; c++)
-			col[c] = (char *)sqlite3_column_text(st, c);
+			col[c] = sqlite3_column_type(st, c) == SQLITE_BLOB ? blob_hex(st, c, &hex[c]) :
+				 (char *)sqlite3_column_text(st, c);
 		if (fn && fn(arg, col, ncol)) {
 			s = SQLITE_DONE;
 			break;
 		}
 	}
+	for (int c = 0; c < ncol; c++)
+		free(hex[c]);
+	free(hex);
 	free(col);
 	rc = s == SQLITE_DONE ? 0 : -1;
 	if (rc)

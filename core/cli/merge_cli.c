@@ -81,13 +81,16 @@ static int out_ok(const merge_args *a, char **files)
 
 static int write_out(const char *out, json_t *doc)
 {
-	char *s = json_dumps(doc, JSON_INDENT(1));
+	bc_rundoc d;
 	bc_err e;
 	int rc = 0;
-	if (!s) {
-		fprintf(stderr, "benchcore merge: error: out of memory writing the document\n");
+	size_t len;
+	if (bc_rundoc_take(doc, "the merged document", &d, &e)) {
+		fprintf(stderr, "benchcore merge: error: %s\n", e.msg);
 		return 3;
 	}
+	char *s = bc_rundoc_write(&d, &len);	/* the run document's one writer */
+	bc_rundoc_free(&d);
 	if (!strcmp(out, "-")) {
 		if (fputs(s, stdout) == EOF || fputc('\n', stdout) == EOF || fflush(stdout))
 			rc = 3;
@@ -120,31 +123,34 @@ int bc_cmd_merge(int argc, char **argv)
 		return 2;
 	}
 	bc_results *res = bc_xcalloc((size_t)n, sizeof(*res));
-	json_t **docs = bc_xcalloc((size_t)n, sizeof(*docs));
+	bc_rundoc *docs = bc_xcalloc((size_t)n, sizeof(*docs));
+	bc_err e;
 	if (out_ok(&a, rest) || bc_load_all("merge", rest, n, res))
 		goto out;
 	for (int i = 0; i < n; i++) {
-		json_error_t je;
 		/* validated above; read again as the document it is */
-		if (!(docs[i] = json_load_file(rest[i], JSON_REJECT_DUPLICATES, &je))) {
+		json_error_t je;
+		json_t *root = json_load_file(rest[i], JSON_REJECT_DUPLICATES, &je);
+		if (!root) {
 			fprintf(stderr, "benchcore merge: %s: %s\n", rest[i], je.text);
 			goto freeres;
 		}
+		if (bc_rundoc_take(root, rest[i], &docs[i], &e)) {
+			bc_err_print_as("benchcore merge", &e);
+			goto freeres;
+		}
 	}
-	bc_err e;
 	json_t *m = bc_merge_docs(docs, rest, n, &e);
-	if (!m) {
+	if (!m)
 		bc_err_print_as("benchcore merge", &e);
-	} else {
-		rc = write_out(a.out, m);
-		json_decref(m);
-	}
+	else
+		rc = write_out(a.out, m);	/* takes m */
 freeres:
 	for (int i = 0; i < n; i++)
 		bc_results_free(&res[i]);
 out:
 	for (int i = 0; i < n; i++)
-		json_decref(docs[i]);
+		bc_rundoc_free(&docs[i]);
 	free(docs);
 	free(res);
 	free(rest);

@@ -17,6 +17,7 @@
 #include "identity.h"
 #include "loader.h"
 #include "results.h"
+#include "rundoc.h"
 #include "util.h"
 
 /* Host facts that must agree: a difference here is another system. */
@@ -28,18 +29,27 @@ static const char *jstr(json_t *o, const char *k)
 	return s ? s : "";
 }
 
-/* The first reason doc (file) is not a part of the same system as first. */
-static int same_system(json_t *first, const char *ffile, json_t *doc, const char *file, bc_err *e)
+static const char *or_empty(const char *s)
 {
-	static const char *const top[] = { "schema", "host_id", "label", "benchcore_version", NULL };
-	for (size_t i = 0; top[i]; i++)
-		if (strcmp(jstr(first, top[i]), jstr(doc, top[i]))) {
+	return s ? s : "";
+}
+
+/* The first reason doc (file) is not a part of the same system as first. */
+static int same_system(const bc_rundoc *first, const char *ffile, const bc_rundoc *doc, const char *file,
+		       bc_err *e)
+{
+	const struct { const char *name, *a, *b; } top[] = {
+		{ "schema", first->schema, doc->schema }, { "host_id", first->host_id, doc->host_id },
+		{ "label", first->label, doc->label }, { "benchcore_version", first->version, doc->version },
+	};
+	for (size_t i = 0; i < sizeof(top) / sizeof(top[0]); i++)
+		if (strcmp(or_empty(top[i].a), or_empty(top[i].b))) {
 			bc_err_set(e, "%s is not a part of the same system's run as %s: %s \"%s\" vs \"%s\"", file,
-				   ffile, top[i], jstr(doc, top[i]), jstr(first, top[i]));
+				   ffile, top[i].name, or_empty(top[i].b), or_empty(top[i].a));
 			bc_err_hint(e, "merge joins the parts of one system's run; compare two systems instead");
 			return -1;
 		}
-	json_t *ha = json_object_get(first, "host"), *hb = json_object_get(doc, "host");
+	json_t *ha = first->host, *hb = doc->host;
 	for (size_t i = 0; same_facts[i]; i++)
 		if (strcmp(jstr(ha, same_facts[i]), jstr(hb, same_facts[i]))) {
 			bc_err_set(e, "%s ran on a changed machine: host.%s \"%s\" vs \"%s\" in %s", file,
@@ -51,12 +61,12 @@ static int same_system(json_t *first, const char *ffile, json_t *doc, const char
 }
 
 /* index of the last document (of n) holding a case of module, or -1 */
-static int owner_of(json_t **docs, int n, const char *module)
+static int owner_of(const bc_rundoc *docs, int n, const char *module)
 {
 	for (int i = n - 1; i >= 0; i--) {
 		size_t k;
 		json_t *c;
-		json_array_foreach(json_object_get(docs[i], "cases"), k, c)
+		json_array_foreach(docs[i].cases, k, c)
 			if (!strcmp(jstr(c, "module"), module))
 				return i;
 	}
@@ -65,16 +75,16 @@ static int owner_of(json_t **docs, int n, const char *module)
 
 /* The merged config: the first file's, with each module's entries from the
    file its cases come from. */
-static json_t *merged_config(json_t **docs, int n, json_t *owners)
+static json_t *merged_config(const bc_rundoc *docs, int n, json_t *owners)
 {
-	json_t *cfg = json_deep_copy(json_object_get(docs[0], "config"));
+	json_t *cfg = json_deep_copy(docs[0].config);
 	json_t *mods = json_array();
 	if (!json_is_object(cfg))
 		cfg = json_object();
 	for (int i = 0; i < n; i++) {
 		size_t k;
 		json_t *m;
-		json_array_foreach(json_object_get(json_object_get(docs[i], "config"), "modules"), k, m) {
+		json_array_foreach(json_object_get(docs[i].config, "modules"), k, m) {
 			json_t *own = json_object_get(owners, jstr(m, "name"));
 			if (own && json_integer_value(own) == i)
 				json_array_append(mods, m);
@@ -97,7 +107,7 @@ static void keep_intervals_link(json_t *c, const char *file)
 }
 
 /* cases (renumbered), groups and merged_from of the merged document */
-static int add_cases(json_t *out, json_t **docs, char **files, int n, json_t *owners, bc_err *e)
+static int add_cases(json_t *out, const bc_rundoc *docs, char **files, int n, json_t *owners, bc_err *e)
 {
 	json_t *cases = json_array(), *from = json_array();
 	bc_results g;
@@ -109,7 +119,7 @@ static int add_cases(json_t *out, json_t **docs, char **files, int n, json_t *ow
 		json_t *c, *mods = json_object(), *names = json_array();
 		const char *name;
 		json_t *v;
-		json_array_foreach(json_object_get(docs[i], "cases"), k, c) {
+		json_array_foreach(docs[i].cases, k, c) {
 			const char *mod = jstr(c, "module");
 			if (json_integer_value(json_object_get(owners, mod)) != i) {
 				dropped++;
@@ -138,8 +148,8 @@ static int add_cases(json_t *out, json_t **docs, char **files, int n, json_t *ow
 		json_object_foreach(mods, name, v)
 			json_array_append_new(names, json_string(name));
 		json_decref(mods);
-		json_array_append_new(from, json_pack("{s:s, s:O, s:o}", "file", files[i], "run_id",
-						      json_object_get(docs[i], "run_id"), "modules", names));
+		json_array_append_new(from, json_pack("{s:s, s:s?, s:o}", "file", files[i], "run_id",
+						      docs[i].run_id, "modules", names));
 	}
 	bc_results_done(&g);
 	if (!rc) {
@@ -154,20 +164,86 @@ static int add_cases(json_t *out, json_t **docs, char **files, int n, json_t *ow
 	return rc;
 }
 
+/* The merged host: the first part's, with every fact a later part that gave
+   cases holds and the first lacks (host.io is there only when a part ran a
+   module on a disk path), and host.io itself from the last part that gave
+   cases and has one: the disk the merged io-type cases ran on. */
+static void merged_host(json_t *out, const bc_rundoc *docs, int n, json_t *owners)
+{
+	json_t *host = json_object_get(out, "host");
+	if (!json_is_object(host))
+		return;
+	for (int i = n - 1; i >= 1; i--) {
+		int gave = 0;
+		const char *mod, *k;
+		json_t *own, *v;
+		json_object_foreach(owners, mod, own)
+			gave |= json_integer_value(own) == i;
+		if (!gave)
+			continue;
+		json_object_foreach(docs[i].host, k, v)
+			if (!json_object_get(host, k))
+				json_object_set(host, k, v);
+	}
+	for (int i = n - 1; i >= 0; i--) {
+		int gave = 0;
+		const char *mod;
+		json_t *own, *io = json_object_get(docs[i].host, "io");
+		json_object_foreach(owners, mod, own)
+			gave |= json_integer_value(own) == i;
+		if (gave && io) {
+			json_object_set(host, "io", io);
+			break;
+		}
+	}
+}
+
+/* cases_planned of the merged run: its cases, and the cases each part that
+   gave some planned and never ran (a partial part stays partial); status
+   the first part's that is not complete, else complete. */
+static void merged_plan(json_t *out, const bc_rundoc *docs, int n, json_t *owners)
+{
+	json_int_t planned = (json_int_t)json_array_size(json_object_get(out, "cases"));
+	int known = 1;
+	const char *status = NULL;
+	for (int i = 0; i < n; i++) {
+		int gave = 0;
+		const char *mod;
+		json_t *own;
+		json_object_foreach(owners, mod, own)
+			gave |= json_integer_value(own) == i;
+		const char *st = docs[i].status;
+		if (st && strcmp(st, "complete") && !status)
+			status = st;
+		if (!gave)
+			continue;
+		json_int_t ran = (json_int_t)json_array_size(docs[i].cases);
+		if (docs[i].planned < 0)
+			known = 0;
+		else if (docs[i].planned > ran)
+			planned += docs[i].planned - ran;
+	}
+	if (known)
+		json_object_set_new(out, "cases_planned", json_integer(planned));
+	else
+		json_object_del(out, "cases_planned");
+	if (json_object_get(out, "status"))
+		json_object_set_new(out, "status", json_string(status ? status : "complete"));
+}
+
 /* The run's span: the earliest start and the latest end (ISO 8601 UTC
    strings order as their times do); interrupted when any part was. */
-static void set_span(json_t *out, json_t **docs, int n)
+static void set_span(json_t *out, const bc_rundoc *docs, int n)
 {
 	const char *start = NULL, *end = NULL;
 	int interrupted = 0;
 	for (int i = 0; i < n; i++) {
-		const char *s = json_string_value(json_object_get(docs[i], "started_at"));
-		const char *f = json_string_value(json_object_get(docs[i], "finished_at"));
+		const char *s = docs[i].started_at, *f = docs[i].finished_at;
 		if (s && (!start || strcmp(s, start) < 0))
 			start = s;
 		if (f && (!end || strcmp(f, end) > 0))
 			end = f;
-		interrupted |= json_is_true(json_object_get(docs[i], "interrupted"));
+		interrupted |= docs[i].interrupted;
 	}
 	if (start)
 		json_object_set_new(out, "started_at", json_string(start));
@@ -176,16 +252,16 @@ static void set_span(json_t *out, json_t **docs, int n)
 	json_object_set_new(out, "interrupted", json_boolean(interrupted));
 }
 
-json_t *bc_merge_docs(json_t **docs, char **files, int n, bc_err *e)
+json_t *bc_merge_docs(const bc_rundoc *docs, char **files, int n, bc_err *e)
 {
 	for (int i = 1; i < n; i++)
-		if (same_system(docs[0], files[0], docs[i], files[i], e))
+		if (same_system(&docs[0], files[0], &docs[i], files[i], e))
 			return NULL;
 	json_t *owners = json_object();
 	for (int i = 0; i < n; i++) {
 		size_t k;
 		json_t *c;
-		json_array_foreach(json_object_get(docs[i], "cases"), k, c) {
+		json_array_foreach(docs[i].cases, k, c) {
 			const char *mod = jstr(c, "module");
 			if (json_object_get(owners, mod))
 				continue;
@@ -197,15 +273,18 @@ json_t *bc_merge_docs(json_t **docs, char **files, int n, bc_err *e)
 						files[j]);
 		}
 	}
-	json_t *out = json_deep_copy(docs[0]);
+	json_t *out = json_deep_copy(docs[0].root);
 	char run_id[BC_ID_HEX];
 	bc_run_id_new(run_id);
 	json_object_set_new(out, "run_id", json_string(run_id));
 	json_object_set_new(out, "config", merged_config(docs, n, owners));
 	set_span(out, docs, n);
+	merged_host(out, docs, n, owners);
 	if (add_cases(out, docs, files, n, owners, e)) {
 		json_decref(out);
 		out = NULL;
+	} else {
+		merged_plan(out, docs, n, owners);
 	}
 	json_decref(owners);
 	return out;

@@ -42,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	/* The same document twice: two systems in the report. */
 	r[1] = r[0];
-	bc_report_write(sink(), r, 2, &o, "fuzz", NULL);
+	bc_report_write(sink(), r, 2, &o, "fuzz", NULL, NULL);
 	bc_results_free(&r[0]);
 	return 0;
 }

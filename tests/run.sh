@@ -63,8 +63,8 @@ in_full() { [ "$level" != check ]; }
 # whatever runs beside it)
 solo="test_abi11 test_auto test_compare test_core test_fuzz test_machine"
 # full level only: the package and fleet builds (a .deb built and installed,
-# the playbook against hosts)
-full_only="test_fleet test_package"
+# the playbook against hosts, its secrets and directories)
+full_only="test_fleet test_package test_playbook"
 # fuzzing, seconds per target: test_fuzz's quick form fuzzes 3 s (and replays
 # the corpora), the full level FUZZ_SECONDS
 fuzz_full=${FUZZ_SECONDS:-30}
@@ -72,6 +72,7 @@ fuzz_full=${FUZZ_SECONDS:-30}
 declare -A asan_skip=(
 	[test_fuzz]="the fuzz targets are ASan+UBSan builds of their own; the [plain] pass fuzzed them and replayed their corpora"
 	[test_fleet]="the playbook and its hosts, not benchcore's memory: the [plain] pass ran it; its runs are test_core's cases"
+	[test_playbook]="the playbook's secrets and directories, not benchcore's memory: the [plain] pass ran it"
 	[test_package]="packaging, man pages and completion: the [plain] pass built and installed them from the plain build"
 	[test_arm64]="the arm64 cross build is a build of its own, run under qemu-aarch64 by the [plain] pass"
 )

@@ -163,4 +163,4 @@ expect_grep "delta's parent below a 0777 directory is refused, naming that direc
 check "nothing was made in the refused parents" \
 	test -z "$(find "$T/hosts/gamma/real" "$T/ww/sub" -mindepth 1)"
 check "nothing else failed" test "$(wc -l < "$T/results/FAILED.txt")" -eq 2
-[ -n "${BC_PLAYBOOK_LOGS:-}" ] && cp "$T"/*.log "$BC_PLAYBOOK_LOGS/"
+if [ -n "${BC_PLAYBOOK_LOGS:-}" ]; then cp "$T"/*.log "$BC_PLAYBOOK_LOGS/"; fi	# for debugging the playbook

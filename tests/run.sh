@@ -21,7 +21,8 @@
 # two at a time (--jobs, BC_TEST_JOBS; 1 = one after another) except the ones
 # in $solo below, which run with nothing beside them. What a pass leaves out
 # or runs reduced is said in its lines ("skipped", "quick", "SKIP:", "QUICK:").
-# A script is stopped after BC_TEST_TIMEOUT seconds (600; a machine loaded
+# A script is stopped after BC_TEST_TIMEOUT seconds (600, or its own bound in
+# script_timeout below; a machine loaded
 # far beyond its CPUs, a census beside other suites, may want more).
 # --repeat N (the flake census, tests/README.md): the whole selection N times
 # over, then every check that failed in any of them: its script, its text
@@ -69,8 +70,13 @@ solo="test_abi11 test_auto test_compare test_core test_fuzz test_machine test_ne
 # the form (test_machine's quick form still sets THP, a sysctl, CPU 1 offline)
 solo_quick="test_machine"
 # full level only: the package and fleet builds (a .deb built and installed,
-# the playbook against hosts)
-full_only="test_fleet test_package"
+# the playbook against hosts, its secrets and directories)
+full_only="test_fleet test_package test_playbook"
+# their own bound instead of BC_TEST_TIMEOUT's 600 s: test_fleet runs the
+# playbook five times over ssh (about 50 tasks each): 290 s loaded 4 times
+# over, 600 s was missed loaded 9 times over (load 18 on 2 CPUs); test_playbook
+# took 597 s at load 21
+declare -A script_timeout=([test_fleet]=1500 [test_playbook]=900)
 # fuzzing, seconds per target: test_fuzz's quick form fuzzes 3 s (and replays
 # the corpora), the full level FUZZ_SECONDS
 fuzz_full=${FUZZ_SECONDS:-30}
@@ -78,6 +84,7 @@ fuzz_full=${FUZZ_SECONDS:-30}
 declare -A asan_skip=(
 	[test_fuzz]="the fuzz targets are ASan+UBSan builds of their own; the [plain] pass fuzzed them and replayed their corpora"
 	[test_fleet]="the playbook and its hosts, not benchcore's memory: the [plain] pass ran it; its runs are test_core's cases"
+	[test_playbook]="the playbook's secrets and directories, not benchcore's memory: the [plain] pass ran it"
 	[test_package]="packaging, man pages and completion: the [plain] pass built and installed them from the plain build"
 	[test_arm64]="the arm64 cross build is a build of its own, run under qemu-aarch64 by the [plain] pass"
 )
@@ -137,7 +144,7 @@ note() { printf '%-52s %s\n' "$1" "$2"; }	# a line for what did not run
 
 # Unit tests and integration scripts run as background jobs, $jobs at a
 # time; a job's line is printed when it ends (in the order they finish).
-declare -A job_label job_out job_t0 job_kind
+declare -A job_label job_out job_t0 job_kind job_limit
 running=0
 start_unit() {	# label, binary, [wrapper...]: a cmocka binary (its environment is the caller's)
 	local label=$1 bin=$2 out; shift 2
@@ -160,11 +167,12 @@ finish_unit() {	# label, log, seconds
 	while read -r t; do census "$label" "$t"; done < <(sed -nE '/^\[  FAILED  \] [0-9]+ test/d; s/^\[  FAILED  \] ([^ ]+).*/\1/p' "$out" | sort -u)
 }
 start_integration() {	# label, build dir, script, quick (0/1)
-	local label=$1 dir=$2 script=$3 quick=$4 out
+	local label=$1 dir=$2 script=$3 quick=$4 out limit
 	out=$(logname "$label")
+	limit=${BC_TEST_TIMEOUT:-${script_timeout[$(basename "$script" .sh)]:-600}}
 	( BUILD="$dir" BC="$PWD/$dir/benchcore" TESTMODS="$PWD/$dir/testmods" BC_QUICK=$quick \
-		timeout "${BC_TEST_TIMEOUT:-600}" bash "$script" >"$out" 2>&1 </dev/null; echo $? >"$out.rc" ) &
-	job_label[$!]=$label; job_out[$!]=$out; job_t0[$!]=$(now); job_kind[$!]=integration
+		timeout "$limit" bash "$script" >"$out" 2>&1 </dev/null; echo $? >"$out.rc" ) &
+	job_label[$!]=$label; job_out[$!]=$out; job_t0[$!]=$(now); job_kind[$!]=integration; job_limit[$!]=$limit
 	running=$((running + 1))
 }
 finish_integration() {	# waits for one job (unit or integration), prints its line
@@ -181,7 +189,7 @@ finish_integration() {	# waits for one job (unit or integration), prints its lin
 	rc=$(cat "$out.rc" 2>/dev/null || echo 1); rm -f "$out.rc"
 	p=$(grep -c '^PASS: ' "$out"); f=$(grep -c '^FAIL: ' "$out")
 	if [ "$rc" = 124 ]; then	# where it stopped: its last lines (CI keeps no log)
-		f=$((f + 1)); echo "  stopped after ${BC_TEST_TIMEOUT:-600} s (BC_TEST_TIMEOUT), see $out; its last lines:"
+		f=$((f + 1)); echo "  stopped after ${job_limit[$pid]:-600} s (BC_TEST_TIMEOUT or its own bound), see $out; its last lines:"
 		tail -n 8 "$out" | cut -c1-200 | sed 's/^/    | /'
 		census "$label" "stopped by the timeout"
 	fi
@@ -193,7 +201,7 @@ finish_integration() {	# waits for one job (unit or integration), prints its lin
 	# what the script left out, or ran reduced, and why
 	grep -E '^(SKIP|QUICK): ' "$out" | sed 's/^/    /'
 	[ "$f" -gt 0 ] && grep -E '^FAIL: ' -A3 "$out" | sed 's/^/    /' | head -30
-	unset "job_label[$pid]" "job_out[$pid]" "job_t0[$pid]" "job_kind[$pid]"
+	unset "job_label[$pid]" "job_out[$pid]" "job_t0[$pid]" "job_kind[$pid]" "job_limit[$pid]"
 }
 drain() { while [ $running -gt 0 ]; do finish_integration; done; }
 

@@ -57,9 +57,11 @@ tar -C "$T/stage" -czf "$T/tree.tar.gz" .
 version=$("$BC" --version | sed -n 's/^benchcore \([^ ]*\) (module ABI \([0-9.]*\))$/\1/p')
 abi=$("$BC" --version | sed -n 's/^benchcore \([^ ]*\) (module ABI \([0-9.]*\))$/\2/p')
 
-# benchcore_start_delay: from choosing --start-at to it; on a 2-CPU machine
-# loaded 10 times over, starting the hosts' async jobs took 14 s of it (6 s
-# were too few: both runs refused a start 8 s in the past)
+# benchcore_start_delay (from choosing --start-at to it) is not fixed: starting
+# the hosts' async jobs takes what the machine gives (14 s of a 2-CPU machine
+# loaded 10 times over, where a fixed 15 s was once missed and both runs
+# refused a start in the past). A --check run of the same inventory, timed
+# first, sets it (see "margin" below).
 common_vars() {	# the inventory's [all:vars] shared by both modes
 	cat <<EOF
 ansible_python_interpreter=/usr/bin/python3
@@ -71,7 +73,7 @@ benchcore_results=$T/results
 benchcore_controller_bin=$BC
 benchcore_version=$version
 benchcore_abi=$abi
-benchcore_start_delay=15
+benchcore_start_delay=30
 benchcore_poll=1
 benchcore_run_timeout=180
 fleet_time=0.3
@@ -98,8 +100,10 @@ EOF
 }
 
 # playbook LOG [ARGS...]: ansible-playbook in namespace A (ssh mode) or here
+margin=""
 playbook() {
 	local log=$1; shift
+	[ -n "$margin" ] && set -- "$@" -e benchcore_start_delay="$margin"
 	local env=(env ANSIBLE_CONFIG="$T/ansible.cfg" ANSIBLE_HOME="$T/ahome" ANSIBLE_ASYNC_DIR="$T/async"
 		   ANSIBLE_LOCAL_TEMP="$T/ltmp" ANSIBLE_FORCE_COLOR=0 ANSIBLE_NOCOLOR=1)
 	if [ "$mode" = ssh ]; then
@@ -231,29 +235,69 @@ else
 fi
 
 # While alpha runs, its ssh connections are dropped (its sshd's session
-# processes killed, the listener kept): the run must survive that.
+# processes killed, the listener kept): the run must survive that. Dropped
+# only in the phase that is about: once the playbook polls the runs (its
+# output names the polling task only after every host's async job has
+# started; a drop before that cuts the connection that starts alpha's run,
+# a failed host rather than a survived drop), while alpha's run is there,
+# until one session was cut or the run ended. The store's password is
+# looked for in every command line meanwhile.
 dropper() {
-	local a_sshd=${sshd_pids%% *} n=0 i
+	local a_sshd n=0 i
 	a_sshd=${sshd_pids# }; a_sshd=${a_sshd%% *}
-	for _ in $(seq 600); do pgrep -f "$T/hosts/alpha/benchcore/bin/[b]enchcore -c" >/dev/null && break; sleep 0.1; done
-	sleep 0.5
-	for i in $(seq 30); do pkill -TERM -P "$a_sshd" 2>/dev/null && n=$((n + 1)); sleep 0.1; done
+	for _ in $(seq 3000); do
+		grep -q '^TASK \[wait for the run\]' "$T/play.log" 2>/dev/null && break
+		[ -e "$T/play.done" ] && break
+		sleep 0.1
+	done
+	local apid; apid=$(pgrep -of "$T/hosts/alpha/benchcore/bin/[b]enchcore -c")
+	{ echo "polling seen after ${SECONDS} s; alpha's processes:"; pgrep -af "$T/hosts/[a]lpha/"; } >> "$T/dropper.log"
+	# each poll's session is short beside the time between polls on a loaded
+	# machine: looked for every 20 ms, cut when there, once (the second
+	# wait, which takes over, must reach the host: a second cut there would
+	# make alpha a failed host)
+	for i in $(seq 3000); do
+		[ -n "$apid" ] && kill -0 "$apid" 2>/dev/null || { echo "alpha's run gone after $i looks" >> "$T/dropper.log"; break; }
+		[ -n "${FLEET_PW:-}" ] && [ $((i % 25)) = 1 ] && pgrep -af -- "$FLEET_PW" >> "$T/pw_seen"
+		pkill -TERM -P "$a_sshd" 2>/dev/null && n=$((n + 1))
+		[ "$n" -ge 1 ] && break
+		sleep 0.02
+	done
 	echo "$n" > "$T/dropped"
+	echo "dropped $n sessions, until ${SECONDS} s" >> "$T/dropper.log"
 }
-[ "$mode" = ssh ] && { dropper & dropper_pid=$!; }
 # every host stores its run into a PostgreSQL (its unix socket is a path: the namespaces reach
-# it), and the report is drawn from there (docs/archive.md "Fleets")
-store_args=() FLEET_PW=Fl33t-pw-42
+# it), and the report is drawn from there (docs/archive.md "Fleets"); the URL, with a
+# password, in a 0600 vars file (contrib/ansible/README.md), never on a command line
+store_args=() FLEET_PW=Fl33t-pw-$$
 if start_pg "$T/pg" && psq postgres "CREATE DATABASE fleet"; then
 	FLEET_DB="postgresql://bc:$FLEET_PW@/fleet?host=$PGSOCK"
-	store_args=(-e benchcore_store="$FLEET_DB" -e benchcore_report_from_store=true)
+	printf 'benchcore_store: "%s"\nbenchcore_report_from_store: true\n' "$FLEET_DB" > "$T/store.yml"
+	chmod 0600 "$T/store.yml"
+	store_args=(-e @"$T/store.yml")
 else
 	echo "SKIP: no private PostgreSQL ($why): the runs are not stored"
 fi
+
+# The --start-at margin: a --check run of the two real hosts (what it checks:
+# test_playbook), timed: starting the runs' jobs is less work than it (one
+# module a host, after the start time is chosen: 22 s of a 39 s check's time
+# at load 18); its time and 5 s, 10 s at least.
+t0=$(date +%s.%N)
+playbook "$T/check.log" --check -l alpha,beta,localhost "${store_args[@]}"
+t1=$(date +%s.%N)
+check "ansible-playbook --check goes through on the real hosts (exit $RC)" test "$RC" = 0
+margin=$("$PY" -c "print(max(10, min(120, int($t1 - $t0) + 5)))")
+echo "# --check took $("$PY" -c "print(round($t1 - $t0, 1))") s: --start-at $margin s ahead"
+
+[ "$mode" = ssh ] && { dropper & dropper_pid=$!; }
 playbook "$T/play.log" "${store_args[@]}"
+touch "$T/play.done"
 [ -n "${dropper_pid:-}" ] && wait "$dropper_pid"
 [ -s "$T/results/alpha.json" ] || tail -40 "$T/play.log"
-[ -n "${BC_FLEET_LOGS:-}" ] && cp -r "$T/play.log" "$T/results" "$BC_FLEET_LOGS/"	# for debugging the playbook
+echo "# the main run ended after ${SECONDS} s"
+[ -n "${BC_FLEET_LOGS:-}" ] && cp -r "$T/play.log" "$T/check.log" "$T/results" "$BC_FLEET_LOGS/"	# for debugging the playbook
+[ -n "${BC_FLEET_LOGS:-}" ] && [ -e "$T/dropper.log" ] && cp "$T/dropper.log" "$BC_FLEET_LOGS/"
 check_results
 if [ ${#store_args[@]} -gt 0 ]; then
 	"$BC" db list --db "$FLEET_DB" --json > "$T/fleet-db.json" 2>"$T/fleet-db.err"
@@ -264,6 +308,8 @@ if [ ${#store_args[@]} -gt 0 ]; then
 		pass "  alpha's stored run is its fetched file, byte for byte" || fail "alpha's stored run differs from its file"
 	expect_grep "the fleet report was drawn from the archive (db:RUN_ID)" "$T/results/fleet.html" "db:[0-9a-f]{32}"
 	expect_no_grep "the archive's password is not in the playbook's output" "$T/play.log" "$FLEET_PW"
+	[ "$mode" = ssh ] && check "  nor on a command line while alpha's run went ($(sort -u "$T/pw_seen" 2>/dev/null | head -2 | cut -c1-150))" \
+		test ! -s "$T/pw_seen"
 fi
 if [ "$mode" = ssh ]; then
 	a=$T/results/alpha.json b=$T/results/beta.json
@@ -275,6 +321,7 @@ if [ "$mode" = ssh ]; then
 		"[c for c in d['cases'] if c['module'] == 'net' and c['status'] == 'ok' and c['metrics'].get('mbit_per_sec', {}).get('value', c['metrics'].get('mbit_per_sec', 0)) and '$ADDR_B:5301' in str(d['config'])]"
 	check "alpha's ssh connections were dropped during its run ($(cat "$T/dropped" 2>/dev/null) times)" \
 		test "$(cat "$T/dropped" 2>/dev/null || echo 0)" -gt 0
+	[ "$(cat "$T/dropped" 2>/dev/null || echo 0)" -gt 0 ] || cat "$T/dropper.log"
 	check "  and its run survived: its results arrived (checked above), all cases ok" \
 		"$PY" -c "import json,sys; d=json.load(open('$a')); sys.exit(not all(c['status'] == 'ok' for c in d['cases']))"
 	expect_grep "the report shows both host names" "$T/results/fleet.html" "fleet-a"
@@ -294,6 +341,7 @@ check "benchcore serve was stopped by the playbook" sh -c "! pgrep -f '$T/hosts/
 study=$REPO/examples/studies/cloud-vm-quick-tests.conf
 if [ -f "$study" ]; then
 	mkdir -p "$T/results3"
+	echo "# the study run starts after ${SECONDS} s"
 	playbook "$T/play3.log" -l alpha,beta,localhost -e benchcore_conf="$study" -e benchcore_results="$T/results3" \
 		-e '{"benchcore_run_args": ["--scale", "0.005"]}'
 	check "the study config runs on both hosts (exit $RC)" test "$RC" = 0
@@ -347,6 +395,7 @@ if [ "$mode" = ssh ] && command -v dpkg-deb >/dev/null && command -v setpriv >/d
 	sed -e "s|^beta .*|& benchcore_workdir_parent=$T/hosts/beta/planted|" "$T/inventory.ini" > "$T/inventory4.ini"
 	mkdir -p "$T/results4"
 	# the version asked for is none: the play stops after the install
+	echo "# the planted directories' run starts after ${SECONDS} s"
 	playbook "$T/play4.log" -i "$T/inventory4.ini" -l alpha,beta,localhost -e benchcore_install=deb \
 		-e "{\"benchcore_debs\": [\"$T/deb/genuine.deb\"]}" -e ansible_become_method=su \
 		-e benchcore_version=0.0.0-none -e benchcore_results="$T/results4"
@@ -372,6 +421,7 @@ fi
 
 # A host with another version fails loudly, before anything runs.
 mkdir -p "$T/results2"
+echo "# the wrong version's run starts after ${SECONDS} s"
 playbook "$T/play2.log" -l alpha,localhost -e benchcore_version=9.9.9 -e benchcore_results="$T/results2"
 check "a wrong version fails the playbook (exit $RC)" test "$RC" -ne 0
 expect_grep "naming the host, what it runs and what the fleet wants" "$T/play2.log" \

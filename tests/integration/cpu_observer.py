@@ -162,18 +162,21 @@ def window(path, duration):
     busy1, total1 = delta(lambda x: x["stat"]["1"][0]), delta(lambda x: x["stat"]["1"][1])
     busy, total = delta(lambda x: x["stat"]["-1"][0]), delta(lambda x: x["stat"]["-1"][1])
     hog = delta(lambda x: x["hog"])
-    case = 0
-    for k in set(k for x in s for k in x["kids"]):
-        try:
-            case = max(case, delta(lambda x: x["kids"].get(k)))
-        except ValueError:	# not alive across the whole window: not the case
-            pass
-    tree = 0	# the case with its descendants (helpers it started)
-    for k in set(k for x in s for k in x.get("trees", {})):
-        try:
-            tree = max(tree, delta(lambda x: x.get("trees", {}).get(k)))
-        except ValueError:
-            pass
+    def kid_delta(key):
+        # what a child took in the window: a child that ended inside it took nothing
+        # after its last sample, one that began inside it nothing before its first (on
+        # a loaded machine benchcore prints its interval reports late, so the window
+        # read from them may end after the case's process has)
+        seen = [x for x in s if key(x) is not None]
+        if not seen or seen[-1]["t"] < t0 or seen[0]["t"] > t1:
+            return 0
+        a = at(s, t0, key) if seen[0]["t"] <= t0 else 0	# a process begun in the window: all of it
+        b = at(s, t1, key) if t1 <= seen[-1]["t"] else key(seen[-1])
+        return b - a
+    case = max([kid_delta(lambda x, k=k: x["kids"].get(k)) for k in set(k for x in s for k in x["kids"])], default=0)
+    # the case with its descendants (helpers it started)
+    tree = max([kid_delta(lambda x, k=k: x.get("trees", {}).get(k)) for k in set(k for x in s for k in x.get("trees", {}))],
+               default=0)
     gaps = [b["t"] - a["t"] for a, b in zip(s, s[1:]) if t0 - 0.1 <= a["t"] <= t1 + 0.1]
     print(json.dumps({
         "cpu0_other_pct": 100.0 * (busy0 - case) / total0,	# all but the case's own time

@@ -118,7 +118,7 @@ expect_grep "machine: --table --split: a column per value" "$T/splittab.out" "ma
 run_bc "$T/splitpg" compare --per-ghz --split machine.thp "$T/real.json"
 expect_rc "machine: --per-ghz --split machine.thp" 0
 expect_grep "machine: ... per GHz of each value's measured clock, a column each" "$T/splitpg.out" \
-	"^cpu events_per_sec +[0-9.e+]+ @ [0-9.]+ = [0-9]+ +[0-9.e+]+ @ [0-9.]+ = [0-9]+; x[0-9.]+ vs clock"
+	"^cpu events_per_sec +[0-9.e+]+ @ [0-9.]+ = [0-9.e+]+ +[0-9.e+]+ @ [0-9.]+ = [0-9.e+]+; x[0-9.]+ vs clock"
 run_bc "$T/splitix" compare --index --split machine.thp "$T/real.json"
 expect_rc "machine: --index --split machine.thp" 0
 expect_grep "machine: ... never the baseline (100), always indexed against it" "$T/splitix.out" \
@@ -316,7 +316,7 @@ if [ -n "$MHZ" ] && [ "$MHZ" -gt 800 ] && [ "$MHZ" -lt 4800 ]; then
 		expect_grep "machine: ... a column per frequency, the first the baseline" "$T/pgs.out" \
 			"machine.cpu_freq=${MHZ}MHz +.*machine.cpu_freq=${MHZ2}MHz"
 		expect_grep "machine: ... each side's rate at its measured clock, per GHz" "$T/pgs.out" \
-			"^cpu events_per_sec +[0-9.e+]+ @ [0-9.]+ = [0-9]+ +[0-9.e+]+ @ [0-9.]+ = [0-9]+; x[0-9.]+ vs clock x[0-9.]+"
+			"^cpu events_per_sec +[0-9.e+]+ @ [0-9.]+ = [0-9.e+]+ +[0-9.e+]+ @ [0-9.]+ = [0-9.e+]+; x[0-9.]+ vs clock x[0-9.]+"
 		run_bc "$T/pgi" compare --index --split machine.cpu_freq "$T/pg.json"
 		expect_rc "machine: compare --index --split machine.cpu_freq" 0
 		expect_grep "machine: ... the second frequency indexed against the first (100)" "$T/pgi.out" \

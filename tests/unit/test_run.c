@@ -569,10 +569,19 @@ static void test_document(void **st)
 	for (size_t i = 0; i < 4; i++)
 		assert_int_equal(ival(at(d, i), "id"), (long)i + 1);
 	json_decref(d);
-	/* an existing file is never overwritten without --force: a new name */
-	assert_int_equal(bc("doc", "--time 0.1 --warmup 0"), 0);
+	/* an existing file is never overwritten without --force: here stderr
+	   is a file (a pipeline), so the run is refused before it starts and
+	   the old document stays whole (a terminal's new name: test_core.sh) */
+	assert_int_equal(bc("doc", "--time 0.1 --warmup 0"), 2);
 	d = doc("doc");
 	assert_int_equal(json_array_size(cases(d)), 4);
+	json_decref(d);
+	char *err = text("doc", "err");
+	assert_non_null(strstr(err, "exists; nothing was run"));
+	free(err);
+	assert_int_equal(bc("doc", "--time 0.1 --warmup 0 --force"), 0);
+	d = doc("doc");
+	assert_int_equal(json_array_size(cases(d)), 1);
 	json_decref(d);
 }
 

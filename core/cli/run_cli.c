@@ -8,6 +8,7 @@
 #include "report.h"
 #include "config.h"
 #include "flags.h"
+#include "gate.h"
 #include "leftover.h"
 #include "loader.h"
 #include "mset.h"
@@ -18,7 +19,7 @@
 
 enum { F_SUITE = 1, F_RUN = 2 };
 enum { C_CONFIG = 1, C_OUTPUT, C_CSV, C_FORCE, C_ONLY, C_SKIP, C_LABEL, C_FORCE_MODULE, C_QUIET,
-       C_MODPATH, C_REPORT, C_RESUME, C_START_AT, C_BASELINE, C_BUSY, C_STORE, C_MACHINE, C_SETTING = 1000 /* + index in bc_settings */ };
+       C_MODPATH, C_REPORT, C_RESUME, C_START_AT, C_BASELINE, C_BUSY, C_STORE, C_MACHINE, C_FAIL_ON, C_SETTING = 1000 /* + index in bc_settings */ };
 
 /* The flags of -c and run that are not run settings; the run settings'
    flags come from settings.c's table (see all_flags). */
@@ -43,6 +44,11 @@ static const bc_flag cli_flags[] = {
 	  "machine's run of the same config): a case stops repeating once its verdict against that file's case "
 	  "is known, so a second machine runs as long as its comparison needs (overrides the config's "
 	  "baseline)", F_SUITE | F_RUN },
+	{ "fail-on", 0, "loss[,suspect][,inconclusive]", C_FAIL_ON, "the CI gate at the run's end: exit status 4 "
+	  "when a headline row of this run against baseline (--baseline or the config's) has a verdict in the "
+	  "list, as `benchcore compare --fail-on LIST BASELINE RESULTS` would say (a case without a partner "
+	  "in baseline, or failed, fails too); the failing rows printed last; needs -o (overrides the "
+	  "config's fail_on)", F_SUITE | F_RUN },
 	{ "busy-threshold", 0, "PCT", C_BUSY, "the busy_threshold setting: interference (steal and other "
 	  "processes on a case's CPUs, percent of their time) below it is not weighed by repeat = auto's "
 	  "\"decided\" nor, when both files record the same, by compare (0 to 100; overrides the config's)",
@@ -88,6 +94,7 @@ typedef struct cli {
 	size_t nover;
 	struct { const bc_setting *s; const char *val, *flag; } over[64];
 	const char *busy;	/* --busy-threshold, applied after the config file */
+	const char *fail_on;	/* --fail-on LIST: over the config's fail_on */
 	const char *store;	/* --store[=DB]: "" without a value */
 	const char *machine[32];	/* --machine KEY=VALUE, in order */
 	size_t nmachine;
@@ -128,8 +135,8 @@ void bc_usage(FILE *f)
 	fprintf(f, "\noptions of run (each run setting also goes in site.conf, see benchcore help settings):\n");
 	bc_flags_help(f, all_flags(), F_RUN);
 	fprintf(f, "\nExit status: 0 all cases ok, 1 some case failed, 2 usage, config or module error,\n"
-		"3 the results could not be written (or, with --store, not stored), 130 interrupted (results so far\n"
-		"are written).\n"
+		"3 the results could not be written (or, with --store, not stored), 4 the fail_on gate against the\n"
+		"baseline failed, 130 interrupted (results so far are written).\n"
 		"Modules are searched in module_path, then (here, now):");
 	/* the path this binary really uses: where it was installed, not where it was built for */
 	char **dirs = bc_module_search_path(NULL);
@@ -192,6 +199,7 @@ static int on_flag(void *arg, const bc_flag *f, const char *val, bc_err *err)
 	case C_ONLY: c->only = val; return 0;
 	case C_SKIP: c->skip = val; return 0;
 	case C_BASELINE: c->baseline = val; return 0;
+	case C_FAIL_ON: cl->fail_on = val; return 0;
 	case C_BUSY: cl->busy = val; return 0;
 	case C_STORE: cl->store = val ? val : ""; return 0;
 	case C_MACHINE:
@@ -323,6 +331,46 @@ static int finish_report(bc_suite_opts *o, int rc)
 	return rc;
 }
 
+/* fail_on's list read and what the gate needs checked before anything runs:
+   0, or 2 after saying why. */
+static int gate_check(const char *list, const char *baseline, const char *out, bc_gate_opts *g)
+{
+	char *sh = bc_printable(list);
+	int rc = 0;
+	if (bc_gate_parse(list, &g->fail_on) || !g->fail_on) {
+		fprintf(stderr, "benchcore: error: fail_on \"%s\": a list of loss, suspect and inconclusive "
+			"(e.g. loss or loss,suspect)\n", sh);
+		rc = 2;
+	} else if (!baseline) {
+		fprintf(stderr, "benchcore: error: fail_on \"%s\" judges this run against a baseline: give "
+			"--baseline FILE or the config's baseline (a results file, or db:REF as compare reads)\n", sh);
+		rc = 2;
+	} else if (!out || !strcmp(out, "-")) {
+		fprintf(stderr, "benchcore: error: fail_on \"%s\" reads the run's results file at its end: give "
+			"-o FILE.json (not -)\n", sh);
+		rc = 2;
+	}
+	free(sh);
+	return rc;
+}
+
+/* The gate of fail_on: the run's results (json) against baseline, judged as
+   compare --fail-on judges them, the failing rows and the closing line on
+   stdout; 4 when it failed and the run was otherwise ok, else rc. */
+static int run_gate(const char *baseline, const char *json, const bc_gate_opts *g, int rc)
+{
+	bc_results res[2];
+	char *files[] = { (char *)baseline, (char *)json, NULL };
+	if (bc_load_all("run", files, 2, res) < 0)
+		return rc ? rc : 2;
+	bc_cmp_opts o = BC_CMP_OPTS_DEFAULT;
+	size_t failed = bc_gate_print(stdout, res, 2, &o, g);
+	fflush(stdout);
+	bc_results_free(&res[0]);
+	bc_results_free(&res[1]);
+	return failed && rc == 0 ? 4 : rc;
+}
+
 /* The run, stored into the archive at its end when --store or the store
    setting asks (the archive is checked first: a run is not made for an
    archive that refuses it), then its report. */
@@ -336,11 +384,18 @@ static int run_and_finish(cli *c, bc_config *cfg)
 	}
 	c->o.store = c->store || cfg->store;
 	const char *out = c->o.out ? c->o.out : cfg->output;
+	bc_gate_opts gate = { 0 };
+	const char *fail_on = c->fail_on ? c->fail_on : cfg->fail_on;
+	if (fail_on && (rc = gate_check(fail_on, c->o.baseline ? c->o.baseline : cfg->baseline, out, &gate)) != 0)
+		return rc;
+	c->o.gate = gate.fail_on != 0;
 	if (c->o.store && (rc = bc_store_check(c->store, cfg->store, out)) != 0)
 		return rc;
 	rc = bc_run_suite(cfg, &c->o);
 	if (c->o.store)
 		rc = bc_store_run(c->store, cfg->store, c->o.done_json, rc);
+	if (gate.fail_on && c->o.done_json && (rc == 0 || rc == 1))
+		rc = run_gate(cfg->baseline, c->o.done_json, &gate, rc);
 	return finish_report(&c->o, rc);
 }
 

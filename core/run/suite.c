@@ -511,7 +511,7 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 		size_t autos = 0;
 		for (size_t i = 0; i < n; i++)
 			autos += plans[i].run.repeat_auto != 0;
-		if (!autos)
+		if (!autos && !c->gate)
 			bc_warn("baseline is only used by repeat = \"auto\" (a case stops once decided against it); "
 				"with a fixed repeat every case runs its repeats and the baseline changes nothing");
 	}
@@ -563,7 +563,7 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 		free(base);
 	}
 	bc_unlock_output(out, lock);
-	if ((want_rep || c->store) && rc != 3) {
+	if ((want_rep || c->store || c->gate) && rc != 3) {
 		c->done_json = out;
 		out = NULL;
 		c->done_report = want_rep ? unique_path(want_rep, c->force) : NULL;

@@ -21,6 +21,8 @@ typedef struct bc_suite_opts {
 	   malloc'd, the caller frees them. The command line writes the report
 	   (pages/ sits above the run). */
 	char *done_json, *done_report;
+	int gate;			/* fail_on: the command line judges the results at the end:
+					   keep done_json whenever the results were written */
 	int store;			/* the run goes into the archive at the end: keep done_json
 					   whenever the results were written (the command line stores) */
 	const bc_module *module;	/* check-module: every entry names this module, loaded

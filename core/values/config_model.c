@@ -102,6 +102,7 @@ void bc_config_free(bc_config *c)
 	free(c->report);
 	free(c->store);
 	free(c->baseline);
+	free(c->fail_on);
 	bc_strv_free(c->module_path);
 	bc_strv_free(c->summary_rows);
 	memset(c, 0, sizeof(*c));

@@ -42,6 +42,7 @@ typedef struct bc_config {
 	char *file;
 	char *label, *output, *csv, *report, *baseline;
 	char *store;			/* the store setting: an archive, or "default" */
+	char *fail_on;			/* the fail_on setting: the gate's verdict list, or NULL */
 	char **module_path;		/* NULL-terminated */
 	char **summary_rows;		/* NULL-terminated, or NULL (settings.c) */
 	double pct[BC_MAX_PCT];

@@ -39,6 +39,11 @@ const bc_setting bc_settings[] = {
 	    "this config) to decide against: a case stops repeating once its verdict against that file's case "
 	    "is known (win, loss or tie), not only once it is precise" },
 	  BC_SCOPE_GLOBAL, BC_ST_STRING, CFG(baseline) },
+	{ { "fail_on", BENCH_OPT_STRING, NULL, "the CI gate at the run's end (like --fail-on): \"loss\", "
+	    "\"loss,suspect\" or with inconclusive: exit status 4 when a headline row of the run against "
+	    "baseline has a verdict in the list, as compare --fail-on judges it (a case without a partner in "
+	    "baseline, or failed, fails too); needs baseline and an output file" },
+	  BC_SCOPE_GLOBAL, BC_ST_STRING, CFG(fail_on) },
 	{ { "busy_threshold", BENCH_OPT_DOUBLE, "5", "interference weighed, in percent of the time of a case's "
 	    "CPUs that steal and other processes took: below it, it is not counted against a verdict. compare "
 	    "uses the files' value when both record the same (else 5, or --busy-threshold); repeat = auto's "

@@ -191,6 +191,41 @@ if rc_run max_prime=10000 --label base -o "$T/r1.json" && rc_run max_prime=20000
 	# A/A: the same file twice is a tie or inconclusive, never a loss
 	run_bc "$T/realaa" compare --fail-on loss "$T/r1.json" "$T/r1.json"
 	expect_rc "real: a file against itself passes --fail-on loss" 0
+	# the run's own gate (fail_on with baseline, issue 53): each real file passed off as
+	# the other max_prime's run, so the run's cases have a partner and a real difference
+	"$PY" -S - "$T/r1.json" "$T/as20k.json" 10000 20000 "$T/r2.json" "$T/as10k.json" 20000 10000 <<'PYEOF'
+import json, sys
+def relabel(o, a, b):
+    if isinstance(o, dict):
+        return {k: (b if k == "max_prime" and v == a else relabel(v, a, b)) for k, v in o.items()}
+    if isinstance(o, list):
+        return [b if x == a else relabel(x, a, b) for x in o] if any(isinstance(x, (dict, list)) for x in o) else [b if x == a else x for x in o]
+    return o
+for src, dst, a, b in ((sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])), (sys.argv[5], sys.argv[6], int(sys.argv[7]), int(sys.argv[8]))):
+    json.dump(relabel(json.load(open(src)), a, b), open(dst, "w"))
+PYEOF
+	run_bc "$T/rg1" run cpu -q --time 0.3 --warmup 0.1 --repeat 5 max_prime=20000 -o "$T/rg1.json" \
+		--baseline "$T/as20k.json" --fail-on loss,suspect,inconclusive
+	expect_rc "run --fail-on: max_prime 20000 against a baseline of 10000's figures fails the gate" 4
+	expect_grep "... the failing row named on stdout" "$T/rg1.out" '^FAIL (loss|suspect loss|inconclusive): cpu max_prime=20000'
+	expect_grep "... and the closing line" "$T/rg1.out" '^gate: FAILED \(--fail-on loss,suspect,inconclusive\): 1 failure'
+	check "... the results file written whole" "$PY" -c "import json; assert len(json.load(open('$T/rg1.json'))['cases']) == 5"
+	printf 'baseline = "%s";\nfail_on = "loss,suspect";\nmodules = ( { name = "cpu"; max_prime = 10000; } );\n' \
+		"$T/as10k.json" >"$T/gate.conf"
+	run_bc "$T/rg2" -c "$T/gate.conf" -q --time 0.3 --warmup 0.1 --repeat 5 -o "$T/rg2.json"
+	expect_rc "fail_on in the config: max_prime 10000 against 20000's figures passes (a win is no failure)" 0
+	expect_grep "... saying so" "$T/rg2.out" '^gate: passed \(--fail-on loss,suspect\)'
 else
 	fail "benchcore run cpu for the real pair: $(tail -3 "$T/run.err")"
 fi
+
+# fail_on's own refusals, before anything runs
+run_bc "$T/rg3" run cpu -q --time 0.1 --warmup 0 --fail-on loss -o "$T/rg3.json"
+expect_rc "run --fail-on without a baseline: refused" 2
+expect_grep "... saying what it needs" "$T/rg3.err" 'judges this run against a baseline: give --baseline FILE'
+check "... nothing ran: no results file" test ! -e "$T/rg3.json"
+run_bc "$T/rg4" run cpu -q --time 0.1 --warmup 0 --fail-on losses --baseline "$T/r1.json" -o "$T/rg4.json"
+expect_rc "run --fail-on with a word it does not know: refused" 2
+check "... nothing ran" test ! -e "$T/rg4.json"
+run_bc "$T/rg5" run cpu -q --time 0.1 --warmup 0 --fail-on loss --baseline "$T/r1.json" -o -
+expect_rc "run --fail-on with -o - (no file to judge at the end): refused" 2

@@ -140,9 +140,12 @@ expect_py "init hang: killed after init_timeout, the phase named" $T/hi.json \
 	'd["cases"][0]["status"]=="failed" and d["cases"][0]["reason"]=="timed out after 1 s in init (killed)"'
 ms=$(( (t1 - t0) / 1000000 )); in_time "init hang: the run ended after init_timeout (1 s)" $ms 1000 $REF_RUN
 for sig in INT TERM; do
-	"$BC" run rogue $MP fault=hang_prepare --time 0.2 --warmup 0 -q -o $T/sg$sig.json >$T/sg$sig.out 2>$T/sg$sig.err </dev/null &
+	"$BC" run rogue $MP fault=hang_prepare --time 0.2 --warmup 0 -o $T/sg$sig.json >$T/sg$sig.out 2>$T/sg$sig.err </dev/null &
 	pid=$!
-	for _ in $(seq 300); do sleep 0.1; [ -n "$(pgrep -P $pid)" ] && break; done
+	# the case's prepare reached: the plan's last line out (the modules' needs() children
+	# before it are the plan's, not the case's) and a process of the case there
+	until_seen 600 grep -Eq '^plan: 1 case, ' $T/sg$sig.err || fail "SIG$sig: the plan not seen within 60 s"
+	until_seen 300 pgrep -P $pid >/dev/null || fail "SIG$sig: no process of the case within 30 s"
 	sleep 0.3
 	t0=$(date +%s%N); kill -$sig $pid; wait $pid; RC=$?; t1=$(date +%s%N)
 	ms=$(( (t1 - t0) / 1000000 ))

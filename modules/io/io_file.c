@@ -251,6 +251,17 @@ static int io_space_check(struct io_state *s, const char *dir)
 	if (need == 0 || statvfs(dir, &sv) != 0)
 		return BENCH_OK;
 	uint64_t avail = (uint64_t)sv.f_bavail * sv.f_frsize;
+	if (need > avail) {
+		/* a file removed by the case before (its cleanup) may not be free
+		   yet: btrfs returns its extents when the transaction commits
+		   (up to 30 s later); a sync of this file system commits it */
+		int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd >= 0) {
+			if (syncfs(dfd) == 0 && statvfs(dir, &sv) == 0)
+				avail = (uint64_t)sv.f_bavail * sv.f_frsize;
+			close(dfd);
+		}
+	}
 	if (need <= avail)
 		return BENCH_OK;
 	io_error(s, NULL, NULL, "lower file_size", "not enough free space at \"%s\": %u file(s) "

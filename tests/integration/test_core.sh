@@ -21,7 +21,7 @@ for f in $(grep -oE -- '--[a-z-]+' $T/h.out | sort -u); do
 		--report-interval) val=(0.1);; --events) val=(5);; --rate) val=(100);; --repeat-order) val=(back_to_back);;
 		--report) val=($T/flag.html -o $T/flag-r.json);; --scale) val=(0.5);;
 		--min-repeat|--max-repeat) val=(3);; --resume) val=(-o $T/flag-r.json);;
-		--start-at) val=("@$(date +%s)");; --profile) val=(small);; --baseline) val=($T/flag-base.json);;
+		--start-at) val=("@$(date +%s)");; --fail-on) val=(loss --baseline $T/flag-base.json -o $T/flag-r.json);; --profile) val=(small);; --baseline) val=($T/flag-base.json);;
 		--store) f=--store=$T/flag.db; val=(-o $T/flag-s.json);;
 		--machine) val=(sysctl.vm.swappiness=$(cat /proc/sys/vm/swappiness))	# the value it has: nothing changes
 			export BENCHCORE_STATE_DIR=$T/mstate;; esac	# its own lock: another run may hold the machine's

@@ -1,8 +1,9 @@
 /* The runner's lifecycle (runner.h): init, resume, record, write, free.
  * Its results document is one JSON object for the whole run, rewritten after
  * each case: the header as the run document (rundoc.h: typed, small), each
- * finished case as the text it has in the document, made once when it ends (a tree of a case of 300
- * intervals is ~600 KB, its text ~40 KB), with the cases also kept as
+ * finished case as the text it has in the document, made once when it ends
+ * (a tree of a case of 300 intervals is ~600 KB, its text ~40 KB), spliced
+ * into the header by the run document's writer, with the cases also kept as
  * structs (bc_case_result) for the summary, the CSV and the grouping that
  * repeat = auto decides by. Main thread. */
 #include <errno.h>
@@ -69,8 +70,8 @@ void bc_runner_init(bc_runner *r, const bc_config *cfg, json_t *config_json, con
 }
 
 /* The struct moves into r->cases, grouped on the way, its text (the run
-   document's bc_rundoc_case_text of json) beside it; its intervals are in the text now: the summary and
-   CSV do not need them. json is the caller's. */
+   document's bc_rundoc_case_text of json) beside it; its intervals are in
+   the text now: the summary and CSV do not need them. json is the caller's. */
 static void keep_case(bc_runner *r, bc_case_result *cr, json_t *json)
 {
 	bc_results_add_case(&r->groups, cr);

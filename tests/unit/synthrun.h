@@ -2,7 +2,8 @@
    `benchcore run synth ...` in this process, in simulated time
    (core/engine/clock.h), against tests/modules/synth.c copied into a
    scratch directory that is also the run's TMPDIR; and readers of the
-   results document (the run document's round trip checked on each). Static functions: each test binary takes what it uses. */
+   results document (the run document's round trip checked on each).
+   Static functions: each test binary takes what it uses. */
 #ifndef BC_TEST_SYNTHRUN_H
 #define BC_TEST_SYNTHRUN_H
 #include "unit.h"

@@ -24,6 +24,7 @@
 #include "leftover.h"
 #include "loader.h"
 #include "options.h"
+#include "rundoc.h"
 #include "suite.h"
 #include "util.h"
 
@@ -309,8 +310,10 @@ static int print_case(const bc_module *m, const bc_case_result *r)
 /* The check's results, read back with the one case reader. */
 static int report(const bc_module *m, const char *path, int run_rc)
 {
-	json_error_t je;
-	json_t *doc = json_load_file(path, 0, &je), *cases = json_object_get(doc, "cases");
+	bc_rundoc doc;
+	bc_err le;
+	bc_rundoc_load(path, &doc, &le);	/* unreadable or absent: no case, said below */
+	json_t *cases = doc.cases;
 	int bad = run_rc != 0 && run_rc != 1;
 	size_t n = json_array_size(cases), npass = 0, nran = 0;
 	printf("\ncheck-module %s: %zu case%s\n%-5s %-26s %4s %-5s %-11s", m->desc.name, n, n == 1 ? "" : "s",
@@ -334,7 +337,7 @@ static int report(const bc_module *m, const char *path, int run_rc)
 		nran += !strcmp(r.status, "ok");
 		bc_case_free(&r);
 	}
-	json_decref(doc);
+	bc_rundoc_free(&doc);
 	/* skips with reasons are fine beside cases that ran; a check in which
 	   nothing ran checked nothing */
 	int none_ran = n && !nran && run_rc != 130;
@@ -398,11 +401,11 @@ static int quiet_suite(bc_config *cfg, bc_suite_opts *so, const check_args *a)
 /* The case of an --events run, read back: 0, or -1 (said why). */
 static int events_case(const char *path, bc_case_result *r)
 {
-	json_t *doc = json_load_file(path, 0, NULL);
+	bc_rundoc doc;
 	bc_err err;
-	int rc = json_array_size(json_object_get(doc, "cases")) == 1 &&
-		 bc_case_from_json(json_array_get(json_object_get(doc, "cases"), 0), 0, r, &err) == 0 ? 0 : -1;
-	json_decref(doc);
+	int rc = bc_rundoc_load(path, &doc, &err) == 0 && json_array_size(doc.cases) == 1 &&
+		 bc_case_from_json(json_array_get(doc.cases, 0), 0, r, &err) == 0 ? 0 : -1;
+	bc_rundoc_free(&doc);
 	if (rc)
 		printf("FAIL: --events %d: no readable case\n", EVENTS_CHECK);
 	return rc;

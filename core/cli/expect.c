@@ -11,6 +11,7 @@
 #include <string.h>
 #include <jansson.h>
 #include "cli.h"
+#include "rundoc.h"
 #include "util.h"
 
 /* case[PATH], or NULL. */
@@ -59,7 +60,10 @@ static const char *const expect_ops[] = { "==", "!=", "<=", ">=", "<", ">", NULL
 int bc_expect_check(const char *expect, const char *results)
 {
 	FILE *f = fopen(expect, "re");
-	json_t *doc = json_load_file(results, 0, NULL), *cases = json_object_get(doc, "cases");
+	bc_rundoc doc;
+	bc_err le;
+	bc_rundoc_load(results, &doc, &le);	/* unreadable or absent: no case, said below */
+	json_t *cases = doc.cases;
 	char line[1024], path[256], op[8], want[256], got[300];
 	int bad = 0, lineno = 0, rules = 0;
 	if (!f || !json_array_size(cases)) {
@@ -67,7 +71,7 @@ int bc_expect_check(const char *expect, const char *results)
 			"the results have no case to check");
 		if (f)
 			fclose(f);
-		json_decref(doc);
+		bc_rundoc_free(&doc);
 		return -1;
 	}
 	while (fgets(line, sizeof(line), f)) {
@@ -101,6 +105,6 @@ int bc_expect_check(const char *expect, const char *results)
 		printf("%s: %d invariant%s x %zu case%s: %s\n", bad ? "FAIL" : "PASS", rules, rules == 1 ? "" : "s",
 		       json_array_size(cases), json_array_size(cases) == 1 ? "" : "s",
 		       bad ? "some do not hold" : "every one holds");
-	json_decref(doc);
+	bc_rundoc_free(&doc);
 	return bad;
 }

@@ -129,14 +129,10 @@ int bc_cmd_merge(int argc, char **argv)
 		goto out;
 	for (int i = 0; i < n; i++) {
 		/* validated above; read again as the document it is */
-		json_error_t je;
-		json_t *root = json_load_file(rest[i], JSON_REJECT_DUPLICATES, &je);
-		if (!root) {
-			fprintf(stderr, "benchcore merge: %s: %s\n", rest[i], je.text);
-			goto freeres;
-		}
-		if (bc_rundoc_take(root, rest[i], &docs[i], &e)) {
-			bc_err_print_as("benchcore merge", &e);
+		if (bc_rundoc_load(rest[i], &docs[i], &e)) {
+			char *name = bc_printable(rest[i]);
+			fprintf(stderr, "benchcore merge: %s: %s\n", name, e.msg);
+			free(name);
 			goto freeres;
 		}
 	}

@@ -10,6 +10,7 @@
 #include <jansson.h>
 #include "case.h"
 #include "hist.h"
+#include "rundoc.h"
 
 typedef enum {
 	BC_MK_METRIC,		/* cases[].metrics.NAME */
@@ -94,13 +95,18 @@ typedef struct bc_results {
 	json_t *index;		/* "module\nthreads\nparams_key" -> index in groups */
 } bc_results;
 
-/* Parse a results document from memory. name is used in messages. On error
-   returns -1 with a one-line reason in e->msg (e.g. "cases[3].threads: not
-   an integer") and r freed; on success 0. */
+/* Parse a results document from memory, through the run document's reader
+   (rundoc.h: the header checked there, its messages). name is the one the
+   results go by (their label's last resort). On error returns -1 with a
+   one-line reason in e->msg (e.g. "cases[3].threads: not an integer") and
+   r freed; on success 0. */
 int bc_results_parse(const char *buf, size_t len, const char *name,
 		     bc_results *r, bc_err *e);
+/* The same of a document the reader read (or that its caller changed
+   through bc_rundoc_set): takes d (freed, whatever the outcome). */
+int bc_results_from_doc(bc_rundoc *d, const char *name, bc_results *r, bc_err *e);
 
-/* Read and parse a file (up to 256 MiB), or a reference to a stored run
+/* Read and parse a file (bc_rundoc_load: up to 256 MiB), or a reference to a stored run
    when path begins with the prefix a loader was set for (below). */
 int bc_results_load(const char *path, bc_results *r, bc_err *e);
 /* Where references that are not files come from: a path beginning with

@@ -14,10 +14,9 @@
 #include <unistd.h>
 #include "options.h"
 #include "results.h"
+#include "rundoc.h"
 #include "stats.h"
 #include "util.h"
-
-#define MAX_FILE	(256u << 20)
 
 /* Names and labels as read keep every printable character; control
    characters and direction overrides become visible escapes, so no file can
@@ -292,48 +291,31 @@ static int impossible_metric(const bc_case_result *c, size_t i, bc_err *e)
 	return 0;
 }
 
-static int read_top(bc_results *r, json_t *root, bc_err *e)
+/* The grouped form of a document the run document's reader read (its
+   header checked there). */
+static int read_top(bc_results *r, const bc_rundoc *d, bc_err *e)
 {
-	json_t *schema = json_object_get(root, "schema"), *cases, *label, *host, *c;
+	json_t *cases = d->cases, *c;
 	size_t i;
 
-	if (!json_is_string(schema) || strcmp(json_string_value(schema), "benchcore/1") != 0) {
-		bc_err_set(e, "not a benchcore/1 results file (schema is %s)",
-			   json_is_string(schema) ? json_string_value(schema) : "missing");
-		return -1;
-	}
-	cases = json_object_get(root, "cases");
-	if (!json_is_array(cases)) {
-		bc_err_set(e, "cases: missing or not an array");
-		return -1;
-	}
-	host = json_object_get(root, "host");
-	if (host && !json_is_object(host)) {
-		bc_err_set(e, "host: not an object");
-		return -1;
-	}
-	r->host = host ? json_incref(host) : json_object();
-	json_t *cfg = json_object_get(root, "config");
-	r->config = json_is_object(cfg) ? json_incref(cfg) : json_object();
-	label = json_object_get(root, "label");
-	if (json_is_string(label) && json_string_length(label))
-		r->label = bc_label_shown(json_string_value(label));
-	else if (json_is_string(json_object_get(r->host, "hostname")))
-		r->label = bc_label_shown(json_string_value(json_object_get(r->host, "hostname")));
+	r->host = d->host ? json_incref(d->host) : json_object();
+	r->config = d->config ? json_incref(d->config) : json_object();
+	if (d->label && *d->label)
+		r->label = bc_label_shown(d->label);
+	else if (d->hostname)
+		r->label = bc_label_shown(d->hostname);
 	else
 		r->label = shown(base_name(r->path));
-	if (json_is_string(json_object_get(root, "started_at")))
-		r->started_at = bc_xstrdup(json_string_value(json_object_get(root, "started_at")));
-	if (json_is_string(json_object_get(root, "run_id")))
-		r->run_id = shown(json_string_value(json_object_get(root, "run_id")));
-	if (json_is_string(json_object_get(root, "benchcore_version")))
-		r->version = shown(json_string_value(json_object_get(root, "benchcore_version")));
-	r->interrupted = json_is_true(json_object_get(root, "interrupted"));
-	json_t *st = json_object_get(root, "status"), *pl = json_object_get(root, "cases_planned");
-	if (json_is_string(st))
-		r->status = bc_xstrdup(json_string_value(st));
-	r->planned = json_is_integer(pl) && json_integer_value(pl) >= 0 && json_integer_value(pl) < LONG_MAX ?
-			     (long)json_integer_value(pl) : -1;
+	if (d->started_at)
+		r->started_at = bc_xstrdup(d->started_at);
+	if (d->run_id)
+		r->run_id = shown(d->run_id);
+	if (d->version)
+		r->version = shown(d->version);
+	r->interrupted = d->interrupted;
+	if (d->status)
+		r->status = bc_xstrdup(d->status);
+	r->planned = d->planned;
 	json_array_foreach(cases, i, c) {
 		bc_case_result cr;	/* the one reader of a case: every field checked */
 		if (bc_case_from_json(c, i, &cr, e) < 0)
@@ -440,31 +422,24 @@ json_t *bc_groups_json(const bc_results *r)
 	return out;
 }
 
-int bc_results_parse(const char *buf, size_t len, const char *name,
-		     bc_results *r, bc_err *e)
+int bc_results_from_doc(bc_rundoc *d, const char *name, bc_results *r, bc_err *e)
 {
-	json_error_t je;
-	json_t *root;
-	int rc;
-
 	*r = (bc_results){ .path = bc_xstrdup(name), .info = json_object(), .info_varies = json_object() };
-	/* a key given twice would let one file say two things */
-	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
-	if (!root) {
-		bc_err_set(e, "invalid JSON at line %d column %d: %s", je.line, je.column, je.text);
-		bc_results_free(r);
-		return -1;
-	}
-	if (!json_is_object(root)) {
-		bc_err_set(e, "not a benchcore results file (top level is not an object)");
-		rc = -1;
-	} else {
-		rc = read_top(r, root, e);
-	}
-	json_decref(root);
+	int rc = read_top(r, d, e);
+	bc_rundoc_free(d);
 	if (rc < 0)
 		bc_results_free(r);
 	return rc;
+}
+
+int bc_results_parse(const char *buf, size_t len, const char *name,
+		     bc_results *r, bc_err *e)
+{
+	bc_rundoc d;
+	*r = (bc_results){ 0 };
+	if (bc_rundoc_read(buf, len, name, &d, e))
+		return -1;
+	return bc_results_from_doc(&d, name, r, e);
 }
 
 static struct {
@@ -501,45 +476,11 @@ int bc_results_load(const char *path, bc_results *r, bc_err *e)
 		return bc_split_load(path, r, e);
 	if (ref_loader.fn && !strncmp(path, ref_loader.prefix, strlen(ref_loader.prefix)))
 		return load_ref(path, r, e);
-	int fd = bc_open_regular(path, MAX_FILE, e);
-	FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
-	char *buf;
-	size_t len = 0, n;
-	int rc;
-
+	bc_rundoc d;
 	*r = (bc_results){ 0 };
-	if (!f) {
-		if (fd >= 0) {
-			bc_err_set(e, "%s", strerror(errno));
-			close(fd);
-		}
+	if (bc_rundoc_load(path, &d, e))
 		return -1;
-	}
-	buf = bc_xrealloc(NULL, 1 << 16, 1);
-	for (size_t cap = 1 << 16;; ) {
-		n = fread(buf + len, 1, cap - len, f);
-		len += n;
-		if (len < cap)
-			break;
-		if (cap >= MAX_FILE) {
-			bc_err_set(e, "larger than %u MiB: not a results file", MAX_FILE >> 20);
-			free(buf);
-			fclose(f);
-			return -1;
-		}
-		cap *= 2;
-		buf = bc_xrealloc(buf, cap, 1);
-	}
-	if (ferror(f)) {
-		bc_err_set(e, "read error: %s", strerror(errno));
-		free(buf);
-		fclose(f);
-		return -1;
-	}
-	fclose(f);
-	rc = bc_results_parse(buf, len, path, r, e);
-	free(buf);
-	return rc;
+	return bc_results_from_doc(&d, path, r, e);
 }
 
 void bc_results_free(bc_results *r)

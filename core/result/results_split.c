@@ -12,26 +12,6 @@
 #include <unistd.h>
 #include "results.h"
 
-static json_t *load_doc(const char *file, bc_err *e)
-{
-	int fd = bc_open_regular(file, 256u << 20, e);
-	if (fd < 0)
-		return NULL;
-	FILE *f = fdopen(fd, "rb");
-	json_error_t je;
-	json_t *d = f ? json_loadf(f, 0, &je) : NULL;
-	if (f)
-		fclose(f);
-	else
-		close(fd);
-	if (!d || !json_is_object(d)) {
-		bc_err_set(e, "not a results file (%s)", d ? "not an object" : je.text);
-		json_decref(d);
-		return NULL;
-	}
-	return d;
-}
-
 /* The values of key in the file: the sweep's order as configured, then any
    other value in the order the cases have them. A new array. */
 static json_t *values_of(json_t *d, const char *key)
@@ -60,10 +40,10 @@ static const char *bare(const char *key)
 
 char **bc_split_refs(const char *file, const char *key, bc_err *e)
 {
-	json_t *d = load_doc(file, e);
-	if (!d)
+	bc_rundoc doc;
+	if (bc_rundoc_load(file, &doc, e))
 		return NULL;
-	json_t *vals = values_of(d, bare(key));
+	json_t *vals = values_of(doc.root, bare(key));
 	size_t n = json_array_size(vals);
 	char **refs = NULL;
 	if (n < 2) {
@@ -78,7 +58,7 @@ char **bc_split_refs(const char *file, const char *key, bc_err *e)
 			refs[i] = bc_xasprintf("split:%zu:%s:%s", i, bare(key), file);
 	}
 	json_decref(vals);
-	json_decref(d);
+	bc_rundoc_free(&doc);
 	return refs;
 }
 
@@ -92,36 +72,33 @@ int bc_split_load(const char *ref, bc_results *r, bc_err *e)
 		bc_err_set(e, "not a split reference (split:IDX:KEY:FILE)");
 		return -1;
 	}
-	json_t *d = load_doc(ref + off, e);
-	if (!d)
+	bc_rundoc doc;
+	if (bc_rundoc_load(ref + off, &doc, e))
 		return -1;
-	json_t *vals = values_of(d, key), *want = json_array_get(vals, idx), *kept = json_array(), *c;
+	json_t *vals = values_of(doc.root, key), *want = json_array_get(vals, idx), *kept = json_array(), *c;
 	size_t i;
 	int rc = -1;
 	if (!want) {
 		bc_err_set(e, "%s has no value %lu of machine setting \"%s\"", ref + off, idx, key);
+		bc_rundoc_free(&doc);
 		goto out;
 	}
-	json_array_foreach(json_object_get(d, "cases"), i, c) {
+	json_array_foreach(doc.cases, i, c) {
 		json_t *m = json_object_get(c, "machine");
 		if (!json_equal(json_object_get(m, key), want))
 			continue;
 		json_object_del(m, key);
 		json_array_append(kept, c);
 	}
-	const char *label = json_string_value(json_object_get(d, "label"));
-	char *l = bc_xasprintf("%s machine.%s=%s", label ? label : ref + off, key, json_string_value(want));
-	json_object_set_new(d, "label", json_string(l));
+	char *l = bc_xasprintf("%s machine.%s=%s", doc.label ? doc.label : ref + off, key, json_string_value(want));
+	bc_rundoc_set(&doc, "label", json_string(l));
 	free(l);
-	json_object_set(d, "cases", kept);
-	json_object_del(d, "groups");	/* regrouped from the kept cases */
-	json_object_del(d, "cases_planned");
-	char *text = json_dumps(d, JSON_COMPACT);
-	rc = text ? bc_results_parse(text, strlen(text), ref, r, e) : -1;
-	free(text);
+	bc_rundoc_set(&doc, "cases", json_incref(kept));
+	bc_rundoc_set(&doc, "groups", NULL);	/* regrouped from the kept cases */
+	bc_rundoc_set(&doc, "cases_planned", NULL);
+	rc = bc_results_from_doc(&doc, ref, r, e);	/* takes doc */
 out:
 	json_decref(kept);
 	json_decref(vals);
-	json_decref(d);
 	return rc;
 }

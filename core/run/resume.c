@@ -2,11 +2,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "engine.h"
 #include "resume.h"
-
-#define MAX_RESULTS (256u << 20)
 
 /* The machine settings as a key's part ("" without: a case of a plan
    without settings). */
@@ -282,33 +281,28 @@ int bc_resume_open(const char *path, json_t *config_now, json_t *host_now, const
 		   size_t n, bc_resume *out, bc_err *e)
 {
 	bc_err why;
-	json_error_t je;
 	*out = (bc_resume){ .kept = json_array(), .keys = json_object() };
-	int fd = bc_open_regular(path, MAX_RESULTS, &why);
-	if (fd < 0) {
+	/* the run document's one reader: the header checked there */
+	if (bc_rundoc_load(path, &out->doc, &why)) {
 		bc_err_set(e, "cannot resume from \"%s\": %s", path, why.msg);
-		bc_err_hint(e, "--resume continues the run whose -o file this is; without the file, start a new run");
+		if (why.detail[0])
+			bc_err_detail(e, "%s", why.detail);
+		struct stat st;
+		if (stat(path, &st) || !S_ISREG(st.st_mode))	/* not the document: it is not there */
+			bc_err_hint(e, "--resume continues the run whose -o file this is; without the file, start a new "
+				    "run");
 		goto fail;
 	}
-	out->doc = json_loadfd(fd, 0, &je);
-	close(fd);
-	json_t *d = out->doc;
-	const char *ver = json_string_value(json_object_get(d, "benchcore_version"));
-	if (!json_is_object(d) || !json_is_array(json_object_get(d, "cases"))) {
-		bc_err_set(e, "cannot resume from \"%s\": not a benchcore results file", path);
-		bc_err_detail(e, "%s", d ? "It has no cases[]." : je.text);
-		goto fail;
-	}
-	if (!ver || strcmp(ver, BC_VERSION)) {
+	const bc_rundoc *d = &out->doc;
+	if (!d->version || strcmp(d->version, BC_VERSION)) {
 		bc_err_set(e, "cannot resume from \"%s\": it was written by benchcore %s, this is %s", path,
-			   ver ? ver : "(unknown)", BC_VERSION);
+			   d->version ? d->version : "(unknown)", BC_VERSION);
 		goto fail;
 	}
-	if (config_changed(json_object_get(d, "config"), config_now, e) ||
-	    host_changed(json_object_get(d, "host"), host_now, e) ||
-	    keep_cases(json_object_get(d, "cases"), plans, n, out, e))
+	if (config_changed(d->config, config_now, e) || host_changed(d->host, host_now, e) ||
+	    keep_cases(d->cases, plans, n, out, e))
 		goto fail;
-	out->seed = (uint32_t)json_integer_value(json_object_get(json_object_get(d, "schedule"), "seed"));
+	out->seed = (uint32_t)json_integer_value(json_object_get(json_object_get(d->root, "schedule"), "seed"));
 	return 0;
 fail:
 	bc_resume_free(out);
@@ -317,7 +311,7 @@ fail:
 
 json_t *bc_resume_record(const bc_resume *r, const char *at)
 {
-	json_t *old = json_object_get(r->doc, "resumed");
+	json_t *old = json_object_get(r->doc.root, "resumed");
 	json_t *a = json_is_array(old) ? json_deep_copy(old) : json_array();
 	json_array_append_new(a, json_pack("{s:s, s:I, s:I}", "at", at, "kept",
 					   (json_int_t)json_array_size(r->kept), "rerun",
@@ -327,7 +321,7 @@ json_t *bc_resume_record(const bc_resume *r, const char *at)
 
 void bc_resume_free(bc_resume *r)
 {
-	json_decref(r->doc);
+	bc_rundoc_free(&r->doc);
 	json_decref(r->kept);
 	json_decref(r->keys);
 	*r = (bc_resume){ 0 };

@@ -12,10 +12,11 @@
 #define BC_RESUME_H
 #include <jansson.h>
 #include "plan.h"
+#include "rundoc.h"
 #include "util.h"
 
 typedef struct bc_resume {
-	json_t *doc;		/* the file as it was (a reference) */
+	bc_rundoc doc;		/* the file as it was, read by the run document's reader */
 	json_t *kept;		/* its cases that ended: array, in file order */
 	json_t *keys;		/* bc_resume_key() of each kept case -> true */
 	uint64_t max_id;	/* the largest case id in the file */

@@ -1,8 +1,9 @@
 /* The runner's lifecycle (runner.h): init, resume, record, write, free.
  * Its results document is one JSON object for the whole run, rewritten after
- * each case: the header as a tree (small), each finished case as the text it
- * has in the document, made once when it ends (a tree of a case of 300
- * intervals is ~600 KB, its text ~40 KB), with the cases also kept as
+ * each case: the header as the run document (rundoc.h: typed, small), each
+ * finished case as the text it has in the document, made once when it ends
+ * (a tree of a case of 300 intervals is ~600 KB, its text ~40 KB), spliced
+ * into the header by the run document's writer, with the cases also kept as
  * structs (bc_case_result) for the summary, the CSV and the grouping that
  * repeat = auto decides by. Main thread. */
 #include <errno.h>
@@ -54,49 +55,23 @@ void bc_runner_init(bc_runner *r, const bc_config *cfg, json_t *config_json, con
 	bc_host_id(host_id);
 	/* "running" (and interrupted) until the last write: a file whose run
 	   was killed outright must not read as a whole one */
-	r->doc = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:s, s:o, s:o, s:{s:s, s:I}, s:[], s:[]}", "schema",
-			   "benchcore/1", "benchcore_version", BC_VERSION, "run_id", run_id, "host_id", host_id,
-			   "started_at", ts, "status", "running",
-			   "interrupted", 1, "label", cfg->label ? cfg->label : host,
-			   "host", bc_sysinfo_host(io_path), "config", config_json, "schedule",
-			   "repeat_order", cfg->run.back_to_back ? "back_to_back" : "rounds",
-			   "seed", (json_int_t)r->seed, "cases", "groups");
+	bc_rundoc_new(&r->doc, run_id, host_id, ts, cfg->label ? cfg->label : host, bc_sysinfo_host(io_path),
+		      config_json, json_pack("{s:s, s:I}", "repeat_order", cfg->run.back_to_back ? "back_to_back" :
+					     "rounds", "seed", (json_int_t)r->seed));
 	/* the run so far as compare will read its file: repeat = auto's judge
 	   needs its host (one machine?) and config (busy_threshold) */
 	json_decref(r->groups.host);
-	r->groups.host = json_incref(json_object_get(r->doc, "host"));
-	r->groups.config = json_incref(json_object_get(r->doc, "config"));
+	r->groups.host = json_incref(r->doc.host);
+	r->groups.config = json_incref(r->doc.config);
 	size_t i;
 	json_t *w;
-	json_array_foreach(json_object_get(json_object_get(r->doc, "host"), "warnings"), i, w)
+	json_array_foreach(json_object_get(r->doc.host, "warnings"), i, w)
 		bc_warn("%s", json_string_value(w));	/* e.g. the governor: say it before measuring */
 }
 
-/* A case's JSON as the document holds it: json_dumps(JSON_INDENT(1)) of
-   the case alone, each line moved two columns right (its depth in
-   {"cases": [...]}), so that the document spliced from these texts is
-   byte for byte the dump of one tree holding them all. */
-static char *case_text(json_t *c)
-{
-	char *s = json_dumps(c, JSON_INDENT(1));
-	if (!s)
-		abort();
-	size_t nl = 0, len = strlen(s);
-	for (size_t i = 0; i < len; i++)
-		nl += s[i] == '\n';
-	char *t = bc_xcalloc(len + 2 * nl + 1, 1), *o = t;
-	for (size_t i = 0; i < len; i++) {
-		*o++ = s[i];
-		if (s[i] == '\n')	/* a string's newline is "\\n" in JSON: only layout here */
-			*o++ = ' ', *o++ = ' ';
-	}
-	free(s);
-	return t;
-}
-
-/* The struct moves into r->cases, grouped on the way, its text (case_text
-   of json) beside it; its intervals are in the text now: the summary and
-   CSV do not need them. json is the caller's. */
+/* The struct moves into r->cases, grouped on the way, its text (the run
+   document's bc_rundoc_case_text of json) beside it; its intervals are in
+   the text now: the summary and CSV do not need them. json is the caller's. */
 static void keep_case(bc_runner *r, bc_case_result *cr, json_t *json)
 {
 	bc_results_add_case(&r->groups, cr);
@@ -106,15 +81,14 @@ static void keep_case(bc_runner *r, bc_case_result *cr, json_t *json)
 		r->cases = bc_xrealloc(r->cases, r->ccases, sizeof(*r->cases));
 		r->case_text = bc_xrealloc(r->case_text, r->ccases, sizeof(*r->case_text));
 	}
-	r->case_text[r->ncases] = case_text(json);
+	r->case_text[r->ncases] = bc_rundoc_case_text(json);
 	r->cases[r->ncases++] = *cr;
 }
 
 int bc_runner_resume(bc_runner *r, const char *path, const bc_modplan *plans, size_t n, bc_err *e)
 {
 	bc_resume *rs = bc_xcalloc(1, sizeof(*rs));
-	if (bc_resume_open(path, json_object_get(r->doc, "config"), json_object_get(r->doc, "host"), plans, n,
-			   rs, e)) {
+	if (bc_resume_open(path, r->doc.config, r->doc.host, plans, n, rs, e)) {
 		free(rs);
 		return -1;
 	}
@@ -124,14 +98,15 @@ int bc_runner_resume(bc_runner *r, const char *path, const bc_modplan *plans, si
 	json_t *c;
 	now_iso(ts, sizeof(ts));
 	/* the file ends as if the run had not stopped: its start, its order */
-	json_object_set(r->doc, "started_at", json_object_get(rs->doc, "started_at"));
-	if (json_is_string(json_object_get(rs->doc, "run_id")))	/* one run, resumed: one id */
-		json_object_set(r->doc, "run_id", json_object_get(rs->doc, "run_id"));
+	if (rs->doc.started_at)
+		bc_rundoc_set(&r->doc, "started_at", json_string(rs->doc.started_at));
+	if (rs->doc.run_id)	/* one run, resumed: one id */
+		bc_rundoc_set(&r->doc, "run_id", json_string(rs->doc.run_id));
 	if (!r->cfg->run.seed_set) {
 		r->seed = rs->seed;
-		json_object_set_new(json_object_get(r->doc, "schedule"), "seed", json_integer(r->seed));
+		json_object_set_new(json_object_get(r->doc.root, "schedule"), "seed", json_integer(r->seed));
 	}
-	json_object_set_new(r->doc, "resumed", bc_resume_record(rs, ts));
+	bc_rundoc_set(&r->doc, "resumed", bc_resume_record(rs, ts));
 	json_array_foreach(rs->kept, i, c) {
 		bc_case_result cr;
 		if (bc_case_from_json(c, i, &cr, &ce)) {
@@ -159,8 +134,7 @@ void bc_runner_free(bc_runner *r)
 	if (r->json_out)
 		fclose(r->json_out);
 	r->json_out = NULL;
-	json_decref(r->doc);
-	r->doc = NULL;
+	bc_rundoc_free(&r->doc);
 	for (size_t i = 0; i < r->ncases; i++) {
 		bc_case_free(&r->cases[i]);
 		free(r->case_text[i]);
@@ -173,33 +147,6 @@ void bc_runner_free(bc_runner *r)
 	bc_results_free(&r->groups);
 }
 
-/* The document as pieces (iov, 2 x ncases + 3 of them; *head to free):
-   the header's dump with its empty "cases" replaced by the cases' texts,
-   laid out as jansson lays out an array at depth 1, so the file is never
-   held whole beside its cases. The key is found as a top-level one: a
-   newline, one space, the key. */
-static struct iovec *doc_pieces(const bc_runner *r, char **head, size_t *n)
-{
-	static const char key[] = "\n \"cases\": []";
-	char *h = json_dumps(r->doc, JSON_INDENT(1)), *at = h ? strstr(h, key) : NULL;
-	if (!at)
-		abort();	/* bc_runner_init made the key: cannot happen */
-	struct iovec *v = bc_xcalloc(2 * r->ncases + 3, sizeof(*v));
-	size_t k = 0;
-	char *open = at + sizeof(key) - 3;	/* the '[' */
-	v[k++] = (struct iovec){ h, (size_t)(open - h) };
-	for (size_t i = 0; i < r->ncases; i++) {
-		v[k++] = (struct iovec){ (void *)(i ? ",\n  " : "[\n  "), 4 };
-		v[k++] = (struct iovec){ r->case_text[i], strlen(r->case_text[i]) };
-	}
-	/* then the header's own "]" on: "[]" when there is no case, else "\n ]" */
-	v[k++] = r->ncases ? (struct iovec){ (void *)"\n ", 2 } : (struct iovec){ (void *)"[", 1 };
-	v[k++] = (struct iovec){ open + 1, strlen(open + 1) };
-	*head = h;
-	*n = k;
-	return v;
-}
-
 int bc_runner_write(bc_runner *r, int final)
 {
 	char ts[32];
@@ -209,22 +156,22 @@ int bc_runner_write(bc_runner *r, int final)
 	/* finished_at and the end's status only at the end: until then the run
 	   may still be killed between two writes */
 	if (final) {
-		json_object_set_new(r->doc, "status", json_string(r->interrupted ? "interrupted" :
-								  r->stopped ? "stopped" : "complete"));
-		json_object_set_new(r->doc, "finished_at", json_string(ts));
+		bc_rundoc_set(&r->doc, "status", json_string(r->interrupted ? "interrupted" :
+							      r->stopped ? "stopped" : "complete"));
+		bc_rundoc_set(&r->doc, "finished_at", json_string(ts));
 	} else {
-		json_object_set_new(r->doc, "status", json_string("running"));
-		json_object_del(r->doc, "finished_at");
+		bc_rundoc_set(&r->doc, "status", json_string("running"));
+		bc_rundoc_set(&r->doc, "finished_at", NULL);
 	}
-	json_object_set_new(r->doc, "interrupted", json_boolean(!final || r->interrupted));
+	bc_rundoc_set(&r->doc, "interrupted", json_boolean(!final || r->interrupted));
 	/* groups[]: the cases grouped by the one rule compare and report use */
 	bc_results_done(&r->groups);
-	json_object_set_new(r->doc, "groups", bc_groups_json(&r->groups));
+	bc_rundoc_set(&r->doc, "groups", bc_groups_json(&r->groups));
 	if (r->out_json && !strcmp(r->out_json, "-")) {
 		if (final) {	/* stdout takes one document, at the end */
 			char *head;
 			size_t n;
-			struct iovec *v = doc_pieces(r, &head, &n);
+			struct iovec *v = bc_rundoc_pieces(&r->doc, r->case_text, r->ncases, &head, &n);
 			FILE *o = r->json_out ? r->json_out : stdout;
 			for (size_t i = 0; i < n; i++)
 				fwrite(v[i].iov_base, 1, v[i].iov_len, o);
@@ -242,7 +189,7 @@ int bc_runner_write(bc_runner *r, int final)
 	} else if (r->out_json) {
 		char *head;
 		size_t n;
-		struct iovec *v = doc_pieces(r, &head, &n);
+		struct iovec *v = bc_rundoc_pieces(&r->doc, r->case_text, r->ncases, &head, &n);
 		if (bc_write_atomic_v(r->out_json, v, n, &e)) {
 			bc_err_print(&e);
 			rc = -1;
@@ -334,6 +281,6 @@ void bc_runner_repeat_stop(bc_runner *r, size_t i, const char *why)
 		abort();	/* our own dump: cannot happen */
 	json_object_set_new(c, "repeat_stop", json_string(why));
 	free(r->case_text[i]);
-	r->case_text[i] = case_text(c);
+	r->case_text[i] = bc_rundoc_case_text(c);
 	json_decref(c);
 }

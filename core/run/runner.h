@@ -15,13 +15,14 @@
 #include "config_model.h"
 #include "plan.h"
 #include "results.h"
+#include "rundoc.h"
 
 typedef struct bc_runner {
 	const bc_config *cfg;
 	const char *out_json, *out_csv;	/* final paths (already made unique), or NULL */
 	int force_module;		/* run even when requirements are not met */
 	int progress;			/* 0 quiet, 1 lines, 2 terminal */
-	json_t *doc;			/* the results document being built, but for its cases:
+	bc_rundoc doc;			/* the results document being built, but for its cases:
 					   "cases" stays [] here (case_text has them) */
 	uint64_t next_id;		/* ids are 64-bit: a resumed file may hold large ones */
 	uint32_t seed;			/* of the rounds' order: cfg's, or drawn (recorded) */
@@ -46,7 +47,7 @@ typedef struct bc_runner {
 	struct bc_mrun *mrun;		/* machine settings (mrun.h), or NULL */
 } bc_runner;
 
-/* Creates r->doc (schema, version, host, config, schedule) and draws the
+/* Creates r->doc (bc_rundoc_new: schema, version, host, config, schedule) and draws the
    seed when the config gives none. */
 void bc_runner_init(bc_runner *r, const bc_config *cfg, json_t *config_json, const char *io_path);
 /* --resume: takes over the cases of the interrupted run in path that ended

@@ -772,7 +772,7 @@ int bc_runner_run(bc_runner *r, bc_modplan *plans, size_t n)
 		planned += cases_of(&plans[i]);
 	/* what a whole run writes (repeat = auto: at most): a reader tells a
 	   partial file by it and status */
-	json_object_set_new(r->doc, "cases_planned", json_integer((json_int_t)planned));
+	bc_rundoc_set(&r->doc, "cases_planned", json_integer((json_int_t)planned));
 	/* what runs killed outright left (their owner is gone): see leftover.h */
 	bc_clean_leftovers(bc_leftover_parent(), 0, 0);
 	for (size_t i = 0; i < n && !bc_stop_requested; i++) {

@@ -535,10 +535,10 @@ int bc_run_suite(bc_config *cfg, bc_suite_opts *c)
 			json_object_set_new(sweep, d->key, a);
 		}
 	if (json_object_size(sweep))
-		json_object_set(r.doc, "machine_sweep", sweep);
+		bc_rundoc_set(&r.doc, "machine_sweep", json_incref(sweep));
 	json_decref(sweep);
 	if (*other)	/* the fingerprint says whose settings the machine ran under */
-		json_object_set_new(json_object_get(r.doc, "host"), "other_run_settings", json_string(other));
+		json_object_set_new(r.doc.host, "other_run_settings", json_string(other));
 	r.baseline = base;
 	if (c->resume && bc_runner_resume(&r, out, plans, n, &e)) {
 		bc_err_print(&e);

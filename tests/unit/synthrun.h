@@ -2,7 +2,8 @@
    `benchcore run synth ...` in this process, in simulated time
    (core/engine/clock.h), against tests/modules/synth.c copied into a
    scratch directory that is also the run's TMPDIR; and readers of the
-   results document. Static functions: each test binary takes what it uses. */
+   results document (the run document's round trip checked on each).
+   Static functions: each test binary takes what it uses. */
 #ifndef BC_TEST_SYNTHRUN_H
 #define BC_TEST_SYNTHRUN_H
 #include "unit.h"
@@ -16,6 +17,7 @@
 #include <jansson.h>
 #include "clock.h"
 #include "cli.h"
+#include "rundoc.h"
 #include "util.h"
 
 #define UNUSED __attribute__((unused))
@@ -89,13 +91,27 @@ static UNUSED int bc(const char *name, const char *args)
 	return rc;
 }
 
+/* dir/NAME.json as the run document's reader reads it (rundoc.h), which
+   must give back its bytes when written again: every document a run, an
+   interrupted run or a resumed one writes goes round. A new reference. */
 static UNUSED json_t *doc(const char *name)
 {
-	char *p = bc_xasprintf("%s/%s.json", dir, name);
-	json_t *d = json_load_file(p, 0, NULL);
+	char *p = bc_xasprintf("%s/%s.json", dir, name), *text = NULL;
+	size_t n = 0, len;
+	bc_rundoc d;
+	bc_err e;
+	assert_int_equal(slurp(p, &text, &n), 0);
+	if (bc_rundoc_load(p, &d, &e))
+		fail_msg("%s: %s", p, e.msg);
+	char *w = bc_rundoc_write(&d, &len);
+	if (len != n || memcmp(w, text, n))
+		fail_msg("%s: read and written again, not the same bytes", p);
+	json_t *root = json_incref(d.root);
+	bc_rundoc_free(&d);
+	free(w);
+	free(text);
 	free(p);
-	assert_non_null(d);
-	return d;
+	return root;
 }
 
 static UNUSED __attribute__((noinline)) char *text(const char *name, const char *ext)

@@ -22,6 +22,11 @@ int ar_first_text(void *arg, char **col, int ncol);
    has merged_from (the migration to version 2), in the caller's write
    transaction. */
 int ar_link_stored_parts(bc_archive *a, bc_err *e);
+/* archive_store.c: every run of a version 1 archive numbered (rid), its
+   host_json and info_json moved to facts and its points to series and
+   run_points (as a run stored now keeps them); the table points dropped.
+   In the caller's write transaction. */
+int ar_move_v1_rows(bc_archive *a, bc_err *e);
 /* docz.c: a document deflated for documents.zdoc (malloc'd), or -1 with e. */
 int ar_doc_pack(const char *doc, size_t len, unsigned char **z, size_t *zlen, bc_err *e);
 /* A stored document's text from its row (document, zdoc as the backend

@@ -235,34 +235,61 @@ int bc_archive_resolve(bc_archive *a, const char *ref, char **doc, size_t *len, 
 }
 
 /* history: the points of one module (and metric, or each group's headline)
-   and host, in time order; then the runs they belong to, once each. One
-   statement per shape (metric or headline, a host or any), so each is
-   answered from its own index, not a scan behind an OR. */
-/* a part of a stored merged run is not a run of its own (the merged one is) */
-#define NOT_PART "run_id NOT IN (SELECT run_id FROM runs WHERE merged_into IS NOT NULL) AND "
+   and host, in time order; then the runs they belong to, once each, and
+   the facts those runs hold, each distinct one read once. One statement
+   per shape (metric or headline, a host or any): the series asked for
+   come from their index, their points from theirs. A part of a stored
+   merged run is not a run of its own (the merged one is). */
+#define PTS_OF \
+	" FROM run_points p JOIN series s ON s.series_id = p.series_id JOIN runs r ON r.rid = p.rid " \
+	"WHERE r.merged_into IS NULL AND "
 #define PTS_COLS \
-	"SELECT run_id, started, host, module, params_key, params_text, threads, metric, unit, higher_is_better, " \
-	"headline, mean, ci_low, ci_high, n, module_version FROM points WHERE " NOT_PART
-#define PTS_ORDER " ORDER BY started, run_id, seq"
-#define RUNS_OF "SELECT run_id, label, host_json, info_json, benchcore_version FROM runs WHERE run_id IN (SELECT run_id FROM points WHERE " NOT_PART
-#define BY_METRIC "module = ? AND metric = ?"
-#define BY_HEADLINE "module = ? AND headline = 1"
-#define AND_HOST " AND host = ?"
+	"SELECT r.run_id, r.started, r.host, s.module, s.params_key, s.params_text, s.threads, s.metric, s.unit, " \
+	"s.higher_is_better, s.headline, p.mean, p.ci_low, p.ci_high, p.n, s.module_version" PTS_OF
+#define PTS_ORDER " ORDER BY r.started, r.run_id, p.seq"
+#define RIDS_OF "(SELECT p.rid" PTS_OF
+/* the runs, with the facts each holds (a row per fact) */
+#define RUNS_OF \
+	"SELECT r.run_id, r.label, r.benchcore_version, h.fact_id FROM runs r LEFT JOIN run_facts h ON h.rid = r.rid " \
+	"WHERE r.rid IN " RIDS_OF
+#define FACTS_OF \
+	"SELECT fact_id, kind, key, value FROM facts WHERE fact_id IN (SELECT h.fact_id FROM run_facts h " \
+	"WHERE h.rid IN " RIDS_OF
+#define BY_METRIC "s.module = ? AND s.metric = ?"
+#define BY_HEADLINE "s.module = ? AND s.headline = 1"
+#define AND_HOST " AND r.host = ?"
 static const char *const POINTS_SQL[2][2] = {	/* [metric given][host given] */
 	{ PTS_COLS BY_HEADLINE PTS_ORDER, PTS_COLS BY_HEADLINE AND_HOST PTS_ORDER },
 	{ PTS_COLS BY_METRIC PTS_ORDER, PTS_COLS BY_METRIC AND_HOST PTS_ORDER },
 };
 static const char *const RUNS_OF_SQL[2][2] = {
-	{ RUNS_OF BY_HEADLINE ")", RUNS_OF BY_HEADLINE AND_HOST ")" },
-	{ RUNS_OF BY_METRIC ")", RUNS_OF BY_METRIC AND_HOST ")" },
+	{ RUNS_OF BY_HEADLINE ") ORDER BY r.rid", RUNS_OF BY_HEADLINE AND_HOST ") ORDER BY r.rid" },
+	{ RUNS_OF BY_METRIC ") ORDER BY r.rid", RUNS_OF BY_METRIC AND_HOST ") ORDER BY r.rid" },
 };
+static const char *const FACTS_OF_SQL[2][2] = {
+	{ FACTS_OF BY_HEADLINE ")) ORDER BY fact_id", FACTS_OF BY_HEADLINE AND_HOST ")) ORDER BY fact_id" },
+	{ FACTS_OF BY_METRIC ")) ORDER BY fact_id", FACTS_OF BY_METRIC AND_HOST ")) ORDER BY fact_id" },
+};
+
+/* a fact as read: its value parsed once, shared by every run holding it */
+typedef struct hfact {
+	long long id;
+	int info;		/* kind 'info' (else 'host') */
+	char *key;
+	json_t *value;		/* NULL when its text does not read */
+} hfact;
 
 typedef struct hist_acc {
 	const bc_history_query *q;
 	bc_hpoint *v;
 	size_t n;
-	json_t *runs;	/* run_id -> [label, host, info] */
-	json_t *parsed;	/* a host or info member's "key":value text -> its value, parsed once */
+	json_t *runs;	/* run_id -> [label, host, info, version] */
+	hfact *facts;	/* by fact_id, ascending */
+	size_t nfacts;
+	/* the run being read (RUNS_OF's rows come run by run), its facts */
+	char *run_id, *label, *version;
+	const hfact **held;
+	size_t nheld;
 } hist_acc;
 
 static double num_or_nan(const char *s)
@@ -288,110 +315,63 @@ static int point_row(void *arg, char **col, int ncol)
 	return 0;
 }
 
-/* The end of the JSON string or value at p (compact JSON as json_dumps
-   writes it), or NULL. Strings are skipped whole, escapes included. */
-static const char *skip_string(const char *p)
+static int fact_row(void *arg, char **col, int ncol)
 {
-	for (p++; *p && *p != '"'; p++)
-		if (*p == '\\' && !*++p)
-			return NULL;
-	return *p ? p + 1 : NULL;
+	hist_acc *acc = arg;
+	(void)ncol;
+	acc->facts = bc_xrealloc(acc->facts, acc->nfacts + 1, sizeof(*acc->facts));
+	acc->facts[acc->nfacts++] = (hfact){
+		.id = col[0] ? atoll(col[0]) : 0, .info = col[1] && !strcmp(col[1], "info"), .key = dup0(col[2]),
+		.value = col[3] ? json_loads(col[3], JSON_DECODE_ANY, NULL) : NULL,
+	};
+	return 0;
 }
 
-static const char *skip_value(const char *p)
+static int by_id(const void *k, const void *f)
 {
-	int depth = 0;
-	for (; *p; p++) {
-		if (*p == '"') {
-			if (!(p = skip_string(p)))
-				return NULL;
-			p--;
-		} else if (*p == '{' || *p == '[') {
-			depth++;
-		} else if (*p == '}' || *p == ']') {
-			if (depth-- == 0)
-				return p;
-		} else if (*p == ',' && depth == 0) {
-			return p;
-		}
-	}
-	return NULL;
+	long long a = *(const long long *)k, b = ((const hfact *)f)->id;
+	return a < b ? -1 : a > b;
 }
 
-/* A member's value, parsed once per distinct "key":value text. */
-static json_t *member_value(hist_acc *acc, const char *m, size_t len, const char *val)
+static int by_key(const void *a, const void *b)
 {
-	char *key = strndup(m, len);
-	if (!key)
-		abort();
-	json_t *v = json_object_get(acc->parsed, key);
-	if (!v) {
-		v = json_loadb(val, len - (size_t)(val - m), JSON_DECODE_ANY, NULL);
-		if (v)
-			json_object_set_new(acc->parsed, key, v);
-	}
-	free(key);
-	return v;
+	return strcmp((*(const hfact *const *)a)->key, (*(const hfact *const *)b)->key);
 }
 
-/* A top-level object from its text, member by member: runs of one machine
-   repeat most members (the kernel, the CPU, the mitigations) while a few
-   change every run (the measured clock), and parsing is most of a long
-   history's cost. NULL when the text is not the compact form expected (the
-   caller parses it whole). */
-static json_t *object_by_members(hist_acc *acc, const char *text)
+/* The run read so far: its host object and module info from its facts,
+   in the order of their keys (as a document's own objects were stored) */
+static void run_done(hist_acc *acc)
 {
-	const char *p = text;
-	json_t *o = json_object();
-	if (*p++ != '{')
-		goto bad;
-	while (*p == '"') {
-		const char *m = p, *colon = skip_string(p);
-		if (!colon || *colon != ':')
-			goto bad;
-		const char *end = skip_value(colon + 1);
-		if (!end)
-			goto bad;
-		/* a key without escapes as it stands, else decoded */
-		size_t klen = (size_t)(colon - m) - 2;
-		json_t *key = memchr(m + 1, '\\', klen) ? json_loadb(m, klen + 2, JSON_DECODE_ANY, NULL) :
-			      json_stringn_nocheck(m + 1, klen);
-		json_t *v = member_value(acc, m, (size_t)(end - m), colon + 1);
-		if (!json_is_string(key) || !v) {
-			json_decref(key);
-			goto bad;
-		}
-		json_object_setn(o, json_string_value(key), json_string_length(key), v);
-		json_decref(key);
-		p = *end == ',' ? end + 1 : end;
-	}
-	if (p[0] == '}' && !p[1])
-		return o;
-bad:
-	json_decref(o);
-	return NULL;
-}
-
-static json_t *parsed_once(hist_acc *acc, const char *text)
-{
-	text = text ? text : "{}";
-	json_t *v = object_by_members(acc, text);
-	if (!v)
-		v = json_loads(text, 0, NULL);
-	if (!json_is_object(v)) {
-		json_decref(v);
-		v = json_object();
-	}
-	return v;
+	if (!acc->run_id)
+		return;
+	json_t *obj[2] = { json_object(), json_object() };
+	qsort(acc->held, acc->nheld, sizeof(*acc->held), by_key);
+	for (size_t i = 0; i < acc->nheld; i++)
+		if (acc->held[i]->value)
+			json_object_set(obj[acc->held[i]->info], acc->held[i]->key, acc->held[i]->value);
+	json_object_set_new(acc->runs, acc->run_id,
+			    json_pack("[s, o, o, s?]", acc->label, obj[0], obj[1], acc->version));
+	free(acc->run_id), free(acc->label), free(acc->version);
+	acc->run_id = acc->label = acc->version = NULL;
+	acc->nheld = 0;
 }
 
 static int run_of_row(void *arg, char **col, int ncol)
 {
 	hist_acc *acc = arg;
 	(void)ncol;
-	json_object_set_new(acc->runs, col[0] ? col[0] : "",
-			    json_pack("[s, o, o, s?]", col[1] ? col[1] : "", parsed_once(acc, col[2]),
-				      parsed_once(acc, col[3]), col[4]));
+	if (!acc->run_id || strcmp(acc->run_id, col[0] ? col[0] : "")) {
+		run_done(acc);
+		acc->run_id = dup0(col[0]);
+		acc->label = dup0(col[1]);
+		acc->version = col[2] ? bc_xstrdup(col[2]) : NULL;
+	}
+	long long id = col[3] ? atoll(col[3]) : 0;
+	const hfact *f = col[3] ? bsearch(&id, acc->facts, acc->nfacts, sizeof(*acc->facts), by_id) : NULL;
+	if (f) {
+		acc->held = bc_xrealloc(acc->held, acc->nheld + 1, sizeof(*acc->held));
+		acc->held[acc->nheld++] = f;
+	}
 	return 0;
 }
 
@@ -421,7 +401,7 @@ int bc_archive_history_points(const char *db, const bc_history_query *q,
 	bc_archive *a = bc_archive_open(db, 0, e);
 	if (!a)
 		return -1;
-	hist_acc acc = { .q = q, .runs = json_object(), .parsed = json_object() };
+	hist_acc acc = { .q = q, .runs = json_object() };
 	int m = q->metric != NULL, h = q->host != NULL, rc = 0;
 	bc_dbval p[3] = { DBT(q->module) };
 	size_t np = 1;
@@ -431,7 +411,9 @@ int bc_archive_history_points(const char *db, const bc_history_query *q,
 		p[np++] = DBT(q->host);
 	if (a->version)
 		rc = ar_q(a, POINTS_SQL[m][h], p, np, point_row, &acc, e) ||
+		     ar_q(a, FACTS_OF_SQL[m][h], p, np, fact_row, &acc, e) ||
 		     ar_q(a, RUNS_OF_SQL[m][h], p, np, run_of_row, &acc, e) ? -1 : 0;
+	run_done(&acc);
 	if (!rc) {
 		fill_runs(&acc);
 		*pts = acc.v;
@@ -440,7 +422,10 @@ int bc_archive_history_points(const char *db, const bc_history_query *q,
 		bc_hpoints_free(acc.v, acc.n);
 	}
 	json_decref(acc.runs);
-	json_decref(acc.parsed);
+	for (size_t i = 0; i < acc.nfacts; i++)
+		free(acc.facts[i].key), json_decref(acc.facts[i].value);
+	free(acc.facts);
+	free(acc.held);
 	bc_archive_close(a);
 	return rc;
 }

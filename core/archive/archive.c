@@ -93,7 +93,7 @@ static void make_dirs(const char *file)
 /* Schema version 1: the runs, their documents, the modules each ran, and one point per case
    and metric (history's rows, indexed by what it asks: module, metric,
    host, time). Types both backends read alike. */
-static const char *const schema_v1[] = {
+const char *const ar_schema_v1[] = {
 	"CREATE TABLE runs (run_id TEXT PRIMARY KEY, started TEXT NOT NULL, host TEXT NOT NULL, "
 	"host_id TEXT NOT NULL, label TEXT NOT NULL, benchcore_version TEXT NOT NULL, config_name TEXT NOT NULL, "
 	"status TEXT NOT NULL, ncases BIGINT NOT NULL, planned BIGINT NOT NULL, doc_sha256 TEXT NOT NULL, "
@@ -173,7 +173,7 @@ static const char *const schema_v2[] = {
 };
 
 /* migrations[v] takes an archive from version v to v + 1 */
-static const char *const *const migrations[BC_ARCHIVE_SCHEMA] = { schema_v1, schema_v2 };
+static const char *const *const migrations[BC_ARCHIVE_SCHEMA] = { ar_schema_v1, schema_v2 };
 
 static const char *const META_SQL = "CREATE TABLE IF NOT EXISTS bc_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)";
 static const char *const VERSION_SQL = "SELECT value FROM bc_meta WHERE key = 'schema_version'";

@@ -297,14 +297,9 @@ static double num_or_nan(const char *s)
 	return s ? strtod(s, NULL) : NAN;
 }
 
-static int point_row(void *arg, char **col, int ncol)
+void ar_hpoint_of_row(bc_hpoint *p, char **col)
 {
-	hist_acc *acc = arg;
-	(void)ncol;
-	if (!bc_points_where(col[4], acc->q))
-		return 0;
-	acc->v = bc_xrealloc(acc->v, acc->n + 1, sizeof(*acc->v));
-	acc->v[acc->n++] = (bc_hpoint){
+	*p = (bc_hpoint){
 		.run_id = dup0(col[0]), .started = dup0(col[1]), .host = dup0(col[2]), .module = dup0(col[3]),
 		.params_key = dup0(col[4]), .params_text = dup0(col[5]), .threads = col[6] ? atol(col[6]) : 0,
 		.metric = dup0(col[7]), .unit = dup0(col[8]), .higher_is_better = col[9] && atoi(col[9]),
@@ -312,6 +307,16 @@ static int point_row(void *arg, char **col, int ncol)
 		.ci_high = num_or_nan(col[13]), .n = col[14] ? (size_t)atol(col[14]) : 0,
 		.module_version = col[15] ? bc_xstrdup(col[15]) : NULL,
 	};
+}
+
+static int point_row(void *arg, char **col, int ncol)
+{
+	hist_acc *acc = arg;
+	(void)ncol;
+	if (!bc_points_where(col[4], acc->q))
+		return 0;
+	acc->v = bc_xrealloc(acc->v, acc->n + 1, sizeof(*acc->v));
+	ar_hpoint_of_row(&acc->v[acc->n++], col);
 	return 0;
 }
 

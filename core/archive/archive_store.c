@@ -4,7 +4,6 @@
  * document may go in is its run_id (docs/archive.md "Adding runs"). */
 #include <ctype.h>
 #include <jansson.h>
-#include <math.h>
 #include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -598,24 +597,12 @@ typedef struct v1_points {
 	size_t n;
 } v1_points;
 
-static double real_or_nan(const char *s)
-{
-	return s ? strtod(s, NULL) : NAN;
-}
-
 static int v1_point_row(void *arg, char **col, int ncol)
 {
 	v1_points *acc = arg;
 	(void)ncol;
 	acc->v = bc_xrealloc(acc->v, acc->n + 1, sizeof(*acc->v));
-	acc->v[acc->n++] = (bc_hpoint){
-		.module = bc_xstrdup(col[0] ? col[0] : ""), .params_key = bc_xstrdup(col[1] ? col[1] : ""),
-		.params_text = bc_xstrdup(col[2] ? col[2] : ""), .threads = col[3] ? atol(col[3]) : 0,
-		.metric = bc_xstrdup(col[4] ? col[4] : ""), .unit = bc_xstrdup(col[5] ? col[5] : ""),
-		.higher_is_better = col[6] && atoi(col[6]), .headline = col[7] && atoi(col[7]),
-		.mean = real_or_nan(col[8]), .ci_low = real_or_nan(col[9]), .ci_high = real_or_nan(col[10]),
-		.n = col[11] ? (size_t)atol(col[11]) : 0, .module_version = col[12] ? bc_xstrdup(col[12]) : NULL,
-	};
+	ar_hpoint_of_row(&acc->v[acc->n++], col);
 	return 0;
 }
 
@@ -633,8 +620,8 @@ static json_t *object_of(const char *text)
 
 static const char *const V1_RUNS_SQL = "SELECT run_id, host_json, info_json FROM runs ORDER BY started, run_id";
 static const char *const V1_POINTS_SQL =
-	"SELECT module, params_key, params_text, threads, metric, unit, higher_is_better, headline, mean, ci_low, "
-	"ci_high, n, module_version FROM points WHERE run_id = ? ORDER BY seq";
+	"SELECT run_id, started, host, module, params_key, params_text, threads, metric, unit, higher_is_better, "
+	"headline, mean, ci_low, ci_high, n, module_version FROM points WHERE run_id = ? ORDER BY seq";
 static const char *const V1_RID_SQL = "UPDATE runs SET rid = ?, host_json = '', info_json = '' WHERE run_id = ?";
 
 int ar_move_v1_rows(bc_archive *a, bc_err *e)

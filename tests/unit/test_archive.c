@@ -39,17 +39,25 @@ static char *slurp(const char *path, size_t *len)
 static const char *const files[] = { "tests/fixtures/cmp-a.json", "tests/fixtures/cmp-slow.json",
 				     "tests/fixtures/run-0.1.json", NULL };
 
+/* the PostgreSQL database $var names, else a SQLite file in a new
+   directory (dir, "" for PostgreSQL) */
+static void db_for(const char *var, char dir[64], char *path, size_t size)
+{
+	const char *env = getenv(var);
+	dir[0] = '\0';
+	if (env && *env) {
+		snprintf(path, size, "%s", env);
+	} else {
+		snprintf(dir, 64, "/tmp/bc-unit-archive.XXXXXX");
+		assert_non_null(mkdtemp(dir));
+		snprintf(path, size, "%s/results.db", dir);
+	}
+}
+
 static int setup(void **state)
 {
 	(void)state;
-	const char *env = getenv("BC_ARCHIVE_TEST_DB");
-	if (env && *env) {
-		snprintf(db, sizeof(db), "%s", env);
-	} else {
-		snprintf(tmpdir, sizeof(tmpdir), "/tmp/bc-unit-archive.XXXXXX");
-		assert_non_null(mkdtemp(tmpdir));
-		snprintf(db, sizeof(db), "%s/results.db", tmpdir);
-	}
+	db_for("BC_ARCHIVE_TEST_DB", tmpdir, db, sizeof(db));
 	bc_err e;
 	bc_archive *a = bc_archive_open(db, 1, &e);
 	if (!a)
@@ -374,28 +382,8 @@ static void replaced_run_facts(void **state)
    same history, host objects and module info included, comes out. In
    BC_ARCHIVE_TEST_DB_V1 (an empty PostgreSQL database) when given, else a
    SQLite file. */
-static const char *const v1_schema[] = {
+static const char *const v1_meta[] = {
 	"CREATE TABLE bc_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-	"CREATE TABLE runs (run_id TEXT PRIMARY KEY, started TEXT NOT NULL, host TEXT NOT NULL, "
-	"host_id TEXT NOT NULL, label TEXT NOT NULL, benchcore_version TEXT NOT NULL, config_name TEXT NOT NULL, "
-	"status TEXT NOT NULL, ncases BIGINT NOT NULL, planned BIGINT NOT NULL, doc_sha256 TEXT NOT NULL, "
-	"host_json TEXT NOT NULL, info_json TEXT NOT NULL, stored_at TEXT NOT NULL)",
-	"CREATE TABLE documents (run_id TEXT PRIMARY KEY REFERENCES runs (run_id) ON DELETE CASCADE, "
-	"document TEXT NOT NULL)",
-	"CREATE INDEX runs_host_started ON runs (host, started)",
-	"CREATE INDEX runs_label_started ON runs (label, started)",
-	"CREATE INDEX runs_started ON runs (started)",
-	"CREATE TABLE run_modules (run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE, "
-	"module TEXT NOT NULL, PRIMARY KEY (run_id, module))",
-	"CREATE INDEX run_modules_module ON run_modules (module)",
-	"CREATE TABLE points (run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE, "
-	"seq BIGINT NOT NULL, started TEXT NOT NULL, host TEXT NOT NULL, module TEXT NOT NULL, "
-	"params_key TEXT NOT NULL, params_text TEXT NOT NULL, threads BIGINT NOT NULL, metric TEXT NOT NULL, "
-	"unit TEXT NOT NULL, higher_is_better INTEGER NOT NULL, headline INTEGER NOT NULL, "
-	"mean DOUBLE PRECISION, ci_low DOUBLE PRECISION, ci_high DOUBLE PRECISION, n BIGINT NOT NULL, "
-	"module_version TEXT, PRIMARY KEY (run_id, seq))",
-	"CREATE INDEX points_history ON points (module, metric, host, started)",
-	"CREATE INDEX points_headline ON points (module, headline, host, started)",
 	"INSERT INTO bc_meta (key, value) VALUES ('schema_version', '1')",
 	"INSERT INTO bc_meta (key, value) VALUES ('written_by', 'benchcore 0.1.0')",
 	NULL
@@ -448,20 +436,15 @@ static void v1_store(bc_archive *a, const char *doc, size_t len, const char *nam
 static void v1_migrated(void **state)
 {
 	(void)state;
-	const char *env = getenv("BC_ARCHIVE_TEST_DB_V1");
-	char dir[64] = "", path[512];
-	if (env && *env) {
-		snprintf(path, sizeof(path), "%s", env);
-	} else {
-		snprintf(dir, sizeof(dir), "/tmp/bc-unit-v1.XXXXXX");
-		assert_non_null(mkdtemp(dir));
-		snprintf(path, sizeof(path), "%s/v1.db", dir);
-	}
+	char dir[64], path[512];
+	db_for("BC_ARCHIVE_TEST_DB_V1", dir, path, sizeof(path));
 	bc_err e;
 	bc_archive *a = bc_xcalloc(1, sizeof(*a));
 	a->db = dir[0] ? bc_db_sqlite_open(path, 1, 0, &e) : bc_db_pg_open(path, &e);
 	assert_non_null(a->db);
-	for (const char *const *q = v1_schema; *q; q++)
+	for (const char *const *q = ar_schema_v1; *q; q++)
+		assert_int_equal(ar_q(a, *q, NULL, 0, NULL, NULL, &e), 0);
+	for (const char *const *q = v1_meta; *q; q++)
 		assert_int_equal(ar_q(a, *q, NULL, 0, NULL, NULL, &e), 0);
 	/* the fixtures, under run_ids of their own */
 	const char *run_ids[] = { "a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1", "b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2",

@@ -13,7 +13,7 @@
 #include "db.h"
 #include "trust.h"
 
-#define NCACHE		32
+#define NCACHE		64	/* a store alone uses about 30 (facts, series, points in batches) */
 
 typedef struct sqlite_db {
 	bc_db base;

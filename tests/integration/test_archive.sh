@@ -5,8 +5,9 @@
 # partial run replaced by its resumed whole and not the other way round); db list's
 # filters; db: references in compare and report; --store on a real run, on Ctrl-C and its
 # --resume (one row); two stores at once (every run lands); a SIGKILL in the middle of a
-# long db add (the archive intact, each run absent or whole); hostile labels; a newer
-# schema refused naming both versions; a URL's password never printed; history's points
+# long db add (the archive intact, each run absent or whole, its points and facts with it);
+# hostile labels; a newer schema refused naming both versions; a URL's password never
+# printed; history's points, shared facts and a version 1 archive brought up to date
 # (unit/test_archive) against PostgreSQL too. SQLite's own: a symlink, a world-writable
 # directory, a read-only file and a read-only mount refused; a full disk (a small tmpfs):
 # a clear error, the results file written, exit 3 naming the store.

@@ -168,7 +168,8 @@ static const char *const schema_v2[] = {
 	"CREATE TABLE run_points (rid INTEGER NOT NULL REFERENCES runs (rid) ON DELETE CASCADE, "
 	"seq INTEGER NOT NULL, series_id INTEGER NOT NULL, mean DOUBLE PRECISION, ci_low DOUBLE PRECISION, "
 	"ci_high DOUBLE PRECISION, n BIGINT NOT NULL, PRIMARY KEY (rid, seq))",
-	"CREATE INDEX run_points_series ON run_points (series_id)",
+	/* with rid: the runs holding a series are read from the index alone */
+	"CREATE INDEX run_points_series ON run_points (series_id, rid)",
 	NULL
 };
 

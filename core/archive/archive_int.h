@@ -22,9 +22,9 @@ int ar_first_text(void *arg, char **col, int ncol);
    has merged_from (the migration to version 2), in the caller's write
    transaction. */
 int ar_link_stored_parts(bc_archive *a, bc_err *e);
-/* archive_query.c: a point from a row of (run_id, started, host, module,
-   params_key, params_text, threads, metric, unit, higher_is_better,
-   headline, mean, ci_low, ci_high, n, module_version); no hostobj or info. */
+/* archive_query.c: a point from a row of (module, params_key, params_text,
+   threads, metric, unit, higher_is_better, headline, mean, ci_low, ci_high,
+   n, module_version); its run's fields are left NULL. */
 void ar_hpoint_of_row(bc_hpoint *p, char **col);
 /* archive.c: schema version 1's statements (NULL-terminated), as the last
    benchcore that wrote it (a6e399e) made an archive */

@@ -620,8 +620,8 @@ static json_t *object_of(const char *text)
 
 static const char *const V1_RUNS_SQL = "SELECT run_id, host_json, info_json FROM runs ORDER BY started, run_id";
 static const char *const V1_POINTS_SQL =
-	"SELECT run_id, started, host, module, params_key, params_text, threads, metric, unit, higher_is_better, "
-	"headline, mean, ci_low, ci_high, n, module_version FROM points WHERE run_id = ? ORDER BY seq";
+	"SELECT module, params_key, params_text, threads, metric, unit, higher_is_better, headline, mean, ci_low, "
+	"ci_high, n, module_version FROM points WHERE run_id = ? ORDER BY seq";
 static const char *const V1_RID_SQL = "UPDATE runs SET rid = ?, host_json = '', info_json = '' WHERE run_id = ?";
 
 int ar_move_v1_rows(bc_archive *a, bc_err *e)

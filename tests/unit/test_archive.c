@@ -131,6 +131,28 @@ static void expected(const bc_history_query *q, bc_hpoint **pts, size_t *n)
 	}
 }
 
+/* a point from the archive against the file's: all but the run's versions */
+static void same_point(const bc_hpoint *got, const bc_hpoint *want)
+{
+	assert_string_equal(got->started, want->started);
+	assert_string_equal(got->host, want->host);
+	assert_string_equal(got->label, want->label);
+	assert_string_equal(got->module, want->module);
+	assert_string_equal(got->params_key, want->params_key);
+	assert_string_equal(got->params_text, want->params_text);
+	assert_int_equal(got->threads, want->threads);
+	assert_string_equal(got->metric, want->metric);
+	assert_string_equal(got->unit, want->unit);
+	assert_int_equal(got->higher_is_better, want->higher_is_better);
+	assert_int_equal(got->headline, want->headline);
+	assert_int_equal(got->n, want->n);
+	same_double(got->mean, want->mean);
+	same_double(got->ci_low, want->ci_low);
+	same_double(got->ci_high, want->ci_high);
+	assert_true(json_equal(got->hostobj, want->hostobj));
+	assert_true(json_equal(got->info, want->info));
+}
+
 static void check_query(const bc_history_query *q, size_t want_min)
 {
 	bc_hpoint *got, *want;
@@ -142,23 +164,7 @@ static void check_query(const bc_history_query *q, size_t want_min)
 	assert_true(ng >= want_min);
 	for (size_t i = 0; i < ng; i++) {
 		assert_string_equal(got[i].run_id, want[i].run_id);
-		assert_string_equal(got[i].started, want[i].started);
-		assert_string_equal(got[i].host, want[i].host);
-		assert_string_equal(got[i].label, want[i].label);
-		assert_string_equal(got[i].module, want[i].module);
-		assert_string_equal(got[i].params_key, want[i].params_key);
-		assert_string_equal(got[i].params_text, want[i].params_text);
-		assert_int_equal(got[i].threads, want[i].threads);
-		assert_string_equal(got[i].metric, want[i].metric);
-		assert_string_equal(got[i].unit, want[i].unit);
-		assert_int_equal(got[i].higher_is_better, want[i].higher_is_better);
-		assert_int_equal(got[i].headline, want[i].headline);
-		assert_int_equal(got[i].n, want[i].n);
-		same_double(got[i].mean, want[i].mean);
-		same_double(got[i].ci_low, want[i].ci_low);
-		same_double(got[i].ci_high, want[i].ci_high);
-		assert_true(json_equal(got[i].hostobj, want[i].hostobj));
-		assert_true(json_equal(got[i].info, want[i].info));
+		same_point(&got[i], &want[i]);
 		/* the versions history names at a change point */
 		assert_string_equal(got[i].version ? got[i].version : "-", want[i].version ? want[i].version : "-");
 		assert_string_equal(got[i].module_version ? got[i].module_version : "-",
@@ -485,15 +491,7 @@ static void v1_migrated(void **state)
 			    got[i].threads == want[w].threads)
 				break;
 		assert_true(w < nw);
-		assert_string_equal(got[i].host, want[w].host);
-		assert_string_equal(got[i].started, want[w].started);
-		assert_string_equal(got[i].params_text, want[w].params_text);
-		assert_int_equal(got[i].n, want[w].n);
-		same_double(got[i].mean, want[w].mean);
-		same_double(got[i].ci_low, want[w].ci_low);
-		same_double(got[i].ci_high, want[w].ci_high);
-		assert_true(json_equal(got[i].hostobj, want[w].hostobj));
-		assert_true(json_equal(got[i].info, want[w].info));
+		same_point(&got[i], &want[w]);
 	}
 	bc_hpoints_free(want, nw);
 	for (size_t j = 0; j < 3; j++)

@@ -93,7 +93,7 @@ static void make_dirs(const char *file)
 /* Schema version 1: the runs, their documents, the modules each ran, and one point per case
    and metric (history's rows, indexed by what it asks: module, metric,
    host, time). Types both backends read alike. */
-static const char *const schema_v1[] = {
+const char *const ar_schema_v1[] = {
 	"CREATE TABLE runs (run_id TEXT PRIMARY KEY, started TEXT NOT NULL, host TEXT NOT NULL, "
 	"host_id TEXT NOT NULL, label TEXT NOT NULL, benchcore_version TEXT NOT NULL, config_name TEXT NOT NULL, "
 	"status TEXT NOT NULL, ncases BIGINT NOT NULL, planned BIGINT NOT NULL, doc_sha256 TEXT NOT NULL, "
@@ -139,11 +139,42 @@ static const char *const schema_v2[] = {
 	/* documents stored from version 2 on are deflated (docz.c): zdoc holds
 	   them and document is empty; rows of before keep their text */
 	"ALTER TABLE documents ADD COLUMN zdoc BYTEA",
+	/* what a run repeats of the runs before it is stored once (issues 51
+	   and 53). rid: a run's number (1, 2 ... in storing order), so that a
+	   row of its facts or points holds 4 bytes, not the run_id's 32. */
+	"ALTER TABLE runs ADD COLUMN rid INTEGER",
+	"CREATE UNIQUE INDEX runs_rid ON runs (rid)",
+	/* The host object's and the module info's top-level members, each
+	   distinct one once: kind 'host' or 'info', its key, its value as
+	   compact JSON (keys sorted). digest: SHA-256 of kind, key and value,
+	   the key looked up by (a B-tree entry of PostgreSQL holds at most
+	   2704 bytes, less than a long member's value). runs.host_json and
+	   info_json are '' from version 2 on: not here, in facts ('{}' would
+	   say the run had no host facts). */
+	"CREATE TABLE facts (fact_id INTEGER PRIMARY KEY, kind TEXT NOT NULL, key TEXT NOT NULL, "
+	"value TEXT NOT NULL, digest TEXT NOT NULL UNIQUE)",
+	"CREATE TABLE run_facts (rid INTEGER NOT NULL REFERENCES runs (rid) ON DELETE CASCADE, "
+	"fact_id INTEGER NOT NULL, PRIMARY KEY (rid, fact_id))",
+	"CREATE INDEX run_facts_fact ON run_facts (fact_id)",	/* a fact no run holds is removed */
+	/* What a point measures, once: a group's module, params and threads,
+	   and a metric (history's query asks it by module and metric, or each
+	   group's headline); a run's points are its figures in that series.
+	   Version 1's points repeated all of it, the run's start and host too,
+	   in every row and two indexes: most of a run's bytes. */
+	"CREATE TABLE series (series_id INTEGER PRIMARY KEY, module TEXT NOT NULL, params_key TEXT NOT NULL, "
+	"params_text TEXT NOT NULL, threads BIGINT NOT NULL, metric TEXT NOT NULL, unit TEXT NOT NULL, "
+	"higher_is_better INTEGER NOT NULL, headline INTEGER NOT NULL, module_version TEXT)",
+	"CREATE INDEX series_module ON series (module, metric)",
+	"CREATE TABLE run_points (rid INTEGER NOT NULL REFERENCES runs (rid) ON DELETE CASCADE, "
+	"seq INTEGER NOT NULL, series_id INTEGER NOT NULL, mean DOUBLE PRECISION, ci_low DOUBLE PRECISION, "
+	"ci_high DOUBLE PRECISION, n BIGINT NOT NULL, PRIMARY KEY (rid, seq))",
+	/* with rid: the runs holding a series are read from the index alone */
+	"CREATE INDEX run_points_series ON run_points (series_id, rid)",
 	NULL
 };
 
 /* migrations[v] takes an archive from version v to v + 1 */
-static const char *const *const migrations[BC_ARCHIVE_SCHEMA] = { schema_v1, schema_v2 };
+static const char *const *const migrations[BC_ARCHIVE_SCHEMA] = { ar_schema_v1, schema_v2 };
 
 static const char *const META_SQL = "CREATE TABLE IF NOT EXISTS bc_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)";
 static const char *const VERSION_SQL = "SELECT value FROM bc_meta WHERE key = 'schema_version'";
@@ -209,8 +240,9 @@ static int migrate(bc_archive *a, bc_err *e)
 		for (const char *const *s = migrations[from]; *s; s++)
 			if (ar_q(a, *s, NULL, 0, NULL, NULL, e))
 				goto fail;
-		/* the merged runs stored before version 2 replace their parts too */
-		if (from == 1 && ar_link_stored_parts(a, e))
+		/* the merged runs stored before version 2 replace their parts too;
+		   the rows of version 1 move to facts, series and run_points */
+		if (from == 1 && (ar_link_stored_parts(a, e) || ar_move_v1_rows(a, e)))
 			goto fail;
 	}
 	if (v < BC_ARCHIVE_SCHEMA) {

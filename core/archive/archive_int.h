@@ -22,6 +22,18 @@ int ar_first_text(void *arg, char **col, int ncol);
    has merged_from (the migration to version 2), in the caller's write
    transaction. */
 int ar_link_stored_parts(bc_archive *a, bc_err *e);
+/* archive_query.c: a point from a row of (module, params_key, params_text,
+   threads, metric, unit, higher_is_better, headline, mean, ci_low, ci_high,
+   n, module_version); its run's fields are left NULL. */
+void ar_hpoint_of_row(bc_hpoint *p, char **col);
+/* archive.c: schema version 1's statements (NULL-terminated), as the last
+   benchcore that wrote it (a6e399e) made an archive */
+extern const char *const ar_schema_v1[];
+/* archive_store.c: every run of a version 1 archive numbered (rid), its
+   host_json and info_json moved to facts and its points to series and
+   run_points (as a run stored now keeps them); the table points dropped.
+   In the caller's write transaction. */
+int ar_move_v1_rows(bc_archive *a, bc_err *e);
 /* docz.c: a document deflated for documents.zdoc (malloc'd), or -1 with e. */
 int ar_doc_pack(const char *doc, size_t len, unsigned char **z, size_t *zlen, bc_err *e);
 /* A stored document's text from its row (document, zdoc as the backend

@@ -234,35 +234,72 @@ int bc_archive_resolve(bc_archive *a, const char *ref, char **doc, size_t *len, 
 	return rc;
 }
 
-/* history: the points of one module (and metric, or each group's headline)
-   and host, in time order; then the runs they belong to, once each. One
-   statement per shape (metric or headline, a host or any), so each is
-   answered from its own index, not a scan behind an OR. */
-/* a part of a stored merged run is not a run of its own (the merged one is) */
-#define NOT_PART "run_id NOT IN (SELECT run_id FROM runs WHERE merged_into IS NOT NULL) AND "
-#define PTS_COLS \
-	"SELECT run_id, started, host, module, params_key, params_text, threads, metric, unit, higher_is_better, " \
-	"headline, mean, ci_low, ci_high, n, module_version FROM points WHERE " NOT_PART
-#define PTS_ORDER " ORDER BY started, run_id, seq"
-#define RUNS_OF "SELECT run_id, label, host_json, info_json, benchcore_version FROM runs WHERE run_id IN (SELECT run_id FROM points WHERE " NOT_PART
-#define BY_METRIC "module = ? AND metric = ?"
-#define BY_HEADLINE "module = ? AND headline = 1"
-#define AND_HOST " AND host = ?"
-static const char *const POINTS_SQL[2][2] = {	/* [metric given][host given] */
-	{ PTS_COLS BY_HEADLINE PTS_ORDER, PTS_COLS BY_HEADLINE AND_HOST PTS_ORDER },
-	{ PTS_COLS BY_METRIC PTS_ORDER, PTS_COLS BY_METRIC AND_HOST PTS_ORDER },
-};
-static const char *const RUNS_OF_SQL[2][2] = {
-	{ RUNS_OF BY_HEADLINE ")", RUNS_OF BY_HEADLINE AND_HOST ")" },
-	{ RUNS_OF BY_METRIC ")", RUNS_OF BY_METRIC AND_HOST ")" },
-};
+/* history: the runs with points of one module (and metric, or each group's
+   headline) and host, the facts they hold (each distinct one read once),
+   which run holds which, then the points, put in time order here. The
+   series asked for come from their index, the runs holding them from
+   run_points (series_id, rid) alone; a point's row is read only for its
+   figures. One statement per shape (metric or headline, a host or any). A
+   part of a stored merged run is not a run of its own (the merged one is). */
+#define SERIES_PTS " FROM run_points p JOIN series s ON s.series_id = p.series_id WHERE "
+#define BY_METRIC "s.module = ? AND s.metric = ?"
+#define BY_HEADLINE "s.module = ? AND s.headline = 1"
+#define RUNS_WHERE(cond, host) \
+	"r.rid IN (SELECT p.rid" SERIES_PTS cond ") AND r.merged_into IS NULL" host
+#define AND_HOST " AND r.host = ?"
+#define RUNS_SQL_OF(cond, host) \
+	"SELECT r.rid, r.run_id, r.started, r.host, r.label, r.benchcore_version FROM runs r WHERE " \
+	RUNS_WHERE(cond, host) " ORDER BY r.rid"
+#define HELD_SQL_OF(cond, host) \
+	"SELECT h.rid, h.fact_id FROM run_facts h WHERE h.rid IN (SELECT r.rid FROM runs r WHERE " \
+	RUNS_WHERE(cond, host) ") ORDER BY h.rid"
+#define FACTS_SQL_OF(cond, host) \
+	"SELECT fact_id, kind, key, value FROM facts WHERE fact_id IN (SELECT h.fact_id FROM run_facts h " \
+	"WHERE h.rid IN (SELECT r.rid FROM runs r WHERE " RUNS_WHERE(cond, host) ")) ORDER BY fact_id"
+/* the points of those series (of the host's runs); a point of another run is passed over */
+#define PTS_SQL_OF(cond, host) \
+	"SELECT p.rid, p.seq, s.module, s.params_key, s.params_text, s.threads, s.metric, s.unit, " \
+	"s.higher_is_better, s.headline, p.mean, p.ci_low, p.ci_high, p.n, s.module_version" SERIES_PTS cond host
+#define PTS_HOST " AND p.rid IN (SELECT rid FROM runs WHERE host = ?)"
+#define SHAPES(of, host) { { of(BY_HEADLINE, ""), of(BY_HEADLINE, host) }, { of(BY_METRIC, ""), of(BY_METRIC, host) } }
+/* [metric given][host given] */
+static const char *const RUNS_SQL[2][2] = SHAPES(RUNS_SQL_OF, AND_HOST);
+static const char *const HELD_SQL[2][2] = SHAPES(HELD_SQL_OF, AND_HOST);
+static const char *const FACTS_SQL[2][2] = SHAPES(FACTS_SQL_OF, AND_HOST);
+static const char *const PTS_SQL[2][2] = SHAPES(PTS_SQL_OF, PTS_HOST);
+
+/* a fact as read: its value parsed once, shared by every run holding it */
+typedef struct hfact {
+	long long id;
+	int info;		/* kind 'info' (else 'host') */
+	char *key;
+	json_t *value;		/* NULL when its text does not read */
+} hfact;
+
+/* a run of the history: its row, and the facts it holds */
+typedef struct hrun {
+	long long rid;
+	char *run_id, *started, *host, *label, *version;
+	const hfact **held;
+	size_t nheld;
+	json_t *hostobj, *info;
+} hrun;
+
+/* a point found, with what puts it in time order */
+typedef struct hpt {
+	bc_hpoint p;
+	const hrun *run;
+	long long seq;
+} hpt;
 
 typedef struct hist_acc {
 	const bc_history_query *q;
-	bc_hpoint *v;
+	hrun *runs;	/* by rid, ascending */
+	size_t nruns;
+	hfact *facts;	/* by fact_id, ascending */
+	size_t nfacts;
+	hpt *v;
 	size_t n;
-	json_t *runs;	/* run_id -> [label, host, info] */
-	json_t *parsed;	/* a host or info member's "key":value text -> its value, parsed once */
 } hist_acc;
 
 static double num_or_nan(const char *s)
@@ -270,143 +307,130 @@ static double num_or_nan(const char *s)
 	return s ? strtod(s, NULL) : NAN;
 }
 
-static int point_row(void *arg, char **col, int ncol)
+void ar_hpoint_of_row(bc_hpoint *p, char **col)
+{
+	*p = (bc_hpoint){
+		.module = dup0(col[0]), .params_key = dup0(col[1]), .params_text = dup0(col[2]),
+		.threads = col[3] ? atol(col[3]) : 0, .metric = dup0(col[4]), .unit = dup0(col[5]),
+		.higher_is_better = col[6] && atoi(col[6]), .headline = col[7] && atoi(col[7]),
+		.mean = num_or_nan(col[8]), .ci_low = num_or_nan(col[9]), .ci_high = num_or_nan(col[10]),
+		.n = col[11] ? (size_t)atol(col[11]) : 0, .module_version = col[12] ? bc_xstrdup(col[12]) : NULL,
+	};
+}
+
+static int hrun_row(void *arg, char **col, int ncol)
 {
 	hist_acc *acc = arg;
 	(void)ncol;
-	if (!bc_points_where(col[4], acc->q))
-		return 0;
-	acc->v = bc_xrealloc(acc->v, acc->n + 1, sizeof(*acc->v));
-	acc->v[acc->n++] = (bc_hpoint){
-		.run_id = dup0(col[0]), .started = dup0(col[1]), .host = dup0(col[2]), .module = dup0(col[3]),
-		.params_key = dup0(col[4]), .params_text = dup0(col[5]), .threads = col[6] ? atol(col[6]) : 0,
-		.metric = dup0(col[7]), .unit = dup0(col[8]), .higher_is_better = col[9] && atoi(col[9]),
-		.headline = col[10] && atoi(col[10]), .mean = num_or_nan(col[11]), .ci_low = num_or_nan(col[12]),
-		.ci_high = num_or_nan(col[13]), .n = col[14] ? (size_t)atol(col[14]) : 0,
-		.module_version = col[15] ? bc_xstrdup(col[15]) : NULL,
+	acc->runs = bc_xrealloc(acc->runs, acc->nruns + 1, sizeof(*acc->runs));
+	acc->runs[acc->nruns++] = (hrun){
+		.rid = col[0] ? atoll(col[0]) : 0, .run_id = dup0(col[1]), .started = dup0(col[2]),
+		.host = dup0(col[3]), .label = dup0(col[4]), .version = col[5] && *col[5] ? bc_xstrdup(col[5]) : NULL,
 	};
 	return 0;
 }
 
-/* The end of the JSON string or value at p (compact JSON as json_dumps
-   writes it), or NULL. Strings are skipped whole, escapes included. */
-static const char *skip_string(const char *p)
-{
-	for (p++; *p && *p != '"'; p++)
-		if (*p == '\\' && !*++p)
-			return NULL;
-	return *p ? p + 1 : NULL;
-}
-
-static const char *skip_value(const char *p)
-{
-	int depth = 0;
-	for (; *p; p++) {
-		if (*p == '"') {
-			if (!(p = skip_string(p)))
-				return NULL;
-			p--;
-		} else if (*p == '{' || *p == '[') {
-			depth++;
-		} else if (*p == '}' || *p == ']') {
-			if (depth-- == 0)
-				return p;
-		} else if (*p == ',' && depth == 0) {
-			return p;
-		}
-	}
-	return NULL;
-}
-
-/* A member's value, parsed once per distinct "key":value text. */
-static json_t *member_value(hist_acc *acc, const char *m, size_t len, const char *val)
-{
-	char *key = strndup(m, len);
-	if (!key)
-		abort();
-	json_t *v = json_object_get(acc->parsed, key);
-	if (!v) {
-		v = json_loadb(val, len - (size_t)(val - m), JSON_DECODE_ANY, NULL);
-		if (v)
-			json_object_set_new(acc->parsed, key, v);
-	}
-	free(key);
-	return v;
-}
-
-/* A top-level object from its text, member by member: runs of one machine
-   repeat most members (the kernel, the CPU, the mitigations) while a few
-   change every run (the measured clock), and parsing is most of a long
-   history's cost. NULL when the text is not the compact form expected (the
-   caller parses it whole). */
-static json_t *object_by_members(hist_acc *acc, const char *text)
-{
-	const char *p = text;
-	json_t *o = json_object();
-	if (*p++ != '{')
-		goto bad;
-	while (*p == '"') {
-		const char *m = p, *colon = skip_string(p);
-		if (!colon || *colon != ':')
-			goto bad;
-		const char *end = skip_value(colon + 1);
-		if (!end)
-			goto bad;
-		/* a key without escapes as it stands, else decoded */
-		size_t klen = (size_t)(colon - m) - 2;
-		json_t *key = memchr(m + 1, '\\', klen) ? json_loadb(m, klen + 2, JSON_DECODE_ANY, NULL) :
-			      json_stringn_nocheck(m + 1, klen);
-		json_t *v = member_value(acc, m, (size_t)(end - m), colon + 1);
-		if (!json_is_string(key) || !v) {
-			json_decref(key);
-			goto bad;
-		}
-		json_object_setn(o, json_string_value(key), json_string_length(key), v);
-		json_decref(key);
-		p = *end == ',' ? end + 1 : end;
-	}
-	if (p[0] == '}' && !p[1])
-		return o;
-bad:
-	json_decref(o);
-	return NULL;
-}
-
-static json_t *parsed_once(hist_acc *acc, const char *text)
-{
-	text = text ? text : "{}";
-	json_t *v = object_by_members(acc, text);
-	if (!v)
-		v = json_loads(text, 0, NULL);
-	if (!json_is_object(v)) {
-		json_decref(v);
-		v = json_object();
-	}
-	return v;
-}
-
-static int run_of_row(void *arg, char **col, int ncol)
+static int fact_row(void *arg, char **col, int ncol)
 {
 	hist_acc *acc = arg;
 	(void)ncol;
-	json_object_set_new(acc->runs, col[0] ? col[0] : "",
-			    json_pack("[s, o, o, s?]", col[1] ? col[1] : "", parsed_once(acc, col[2]),
-				      parsed_once(acc, col[3]), col[4]));
+	acc->facts = bc_xrealloc(acc->facts, acc->nfacts + 1, sizeof(*acc->facts));
+	acc->facts[acc->nfacts++] = (hfact){
+		.id = col[0] ? atoll(col[0]) : 0, .info = col[1] && !strcmp(col[1], "info"), .key = dup0(col[2]),
+		.value = col[3] ? json_loads(col[3], JSON_DECODE_ANY, NULL) : NULL,
+	};
 	return 0;
 }
 
-static void fill_runs(hist_acc *acc)
+static int fact_by_id(const void *k, const void *f)
 {
-	for (size_t i = 0; i < acc->n; i++) {
-		bc_hpoint *p = &acc->v[i];
-		json_t *r = json_object_get(acc->runs, p->run_id);
-		p->label = dup0(json_string_value(json_array_get(r, 0)));
-		/* r is always there: the runs of points exist (foreign key) */
-		p->hostobj = r ? json_incref(json_array_get(r, 1)) : json_object();
-		p->info = r ? json_incref(json_array_get(r, 2)) : json_object();
-		const char *v = json_string_value(json_array_get(r, 3));
-		p->version = v && *v ? bc_xstrdup(v) : NULL;
+	long long a = *(const long long *)k, b = ((const hfact *)f)->id;
+	return a < b ? -1 : a > b;
+}
+
+static int run_by_rid(const void *k, const void *r)
+{
+	long long a = *(const long long *)k, b = ((const hrun *)r)->rid;
+	return a < b ? -1 : a > b;
+}
+
+static hrun *run_of(hist_acc *acc, const char *rid)
+{
+	long long id = rid ? atoll(rid) : 0;
+	return bsearch(&id, acc->runs, acc->nruns, sizeof(*acc->runs), run_by_rid);
+}
+
+static int held_row(void *arg, char **col, int ncol)
+{
+	hist_acc *acc = arg;
+	(void)ncol;
+	hrun *r = run_of(acc, col[0]);
+	long long id = col[1] ? atoll(col[1]) : 0;
+	const hfact *f = bsearch(&id, acc->facts, acc->nfacts, sizeof(*acc->facts), fact_by_id);
+	if (r && f) {
+		r->held = bc_xrealloc(r->held, r->nheld + 1, sizeof(*r->held));
+		r->held[r->nheld++] = f;
 	}
+	return 0;
+}
+
+static int by_key(const void *a, const void *b)
+{
+	return strcmp((*(const hfact *const *)a)->key, (*(const hfact *const *)b)->key);
+}
+
+/* a run's host object and module info from its facts, in the order of
+   their keys (as a document's own objects were stored) */
+static void run_objects(hrun *r)
+{
+	json_t *obj[2] = { json_object(), json_object() };
+	qsort(r->held, r->nheld, sizeof(*r->held), by_key);
+	for (size_t i = 0; i < r->nheld; i++)
+		if (r->held[i]->value)
+			json_object_set(obj[r->held[i]->info], r->held[i]->key, r->held[i]->value);
+	r->hostobj = obj[0];
+	r->info = obj[1];
+}
+
+static int point_row(void *arg, char **col, int ncol)
+{
+	hist_acc *acc = arg;
+	(void)ncol;
+	const hrun *r = run_of(acc, col[0]);
+	if (!r || !bc_points_where(col[3], acc->q))
+		return 0;
+	acc->v = bc_xrealloc(acc->v, acc->n + 1, sizeof(*acc->v));
+	hpt *h = &acc->v[acc->n++];
+	ar_hpoint_of_row(&h->p, col + 2);
+	h->run = r;
+	h->seq = col[1] ? atoll(col[1]) : 0;
+	return 0;
+}
+
+/* time order: started, then run_id, then the run's own order */
+static int by_time(const void *a, const void *b)
+{
+	const hpt *x = a, *y = b;
+	int c = strcmp(x->run->started, y->run->started);
+	if (!c)
+		c = strcmp(x->run->run_id, y->run->run_id);
+	return c ? c : (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static void hist_free(hist_acc *acc)
+{
+	for (size_t i = 0; i < acc->nruns; i++) {
+		hrun *r = &acc->runs[i];
+		free(r->run_id), free(r->started), free(r->host), free(r->label), free(r->version), free(r->held);
+		json_decref(r->hostobj), json_decref(r->info);
+	}
+	free(acc->runs);
+	for (size_t i = 0; i < acc->nfacts; i++)
+		free(acc->facts[i].key), json_decref(acc->facts[i].value);
+	free(acc->facts);
+	for (size_t i = 0; i < acc->n; i++)
+		bc_hpoint_free(&acc->v[i].p);
+	free(acc->v);
 }
 
 int bc_archive_history_points(const char *db, const bc_history_query *q,
@@ -421,7 +445,7 @@ int bc_archive_history_points(const char *db, const bc_history_query *q,
 	bc_archive *a = bc_archive_open(db, 0, e);
 	if (!a)
 		return -1;
-	hist_acc acc = { .q = q, .runs = json_object(), .parsed = json_object() };
+	hist_acc acc = { .q = q };
 	int m = q->metric != NULL, h = q->host != NULL, rc = 0;
 	bc_dbval p[3] = { DBT(q->module) };
 	size_t np = 1;
@@ -430,17 +454,34 @@ int bc_archive_history_points(const char *db, const bc_history_query *q,
 	if (h)
 		p[np++] = DBT(q->host);
 	if (a->version)
-		rc = ar_q(a, POINTS_SQL[m][h], p, np, point_row, &acc, e) ||
-		     ar_q(a, RUNS_OF_SQL[m][h], p, np, run_of_row, &acc, e) ? -1 : 0;
-	if (!rc) {
-		fill_runs(&acc);
-		*pts = acc.v;
-		*n = acc.n;
-	} else {
-		bc_hpoints_free(acc.v, acc.n);
-	}
-	json_decref(acc.runs);
-	json_decref(acc.parsed);
+		rc = ar_q(a, RUNS_SQL[m][h], p, np, hrun_row, &acc, e) ||
+		     ar_q(a, FACTS_SQL[m][h], p, np, fact_row, &acc, e) ||
+		     ar_q(a, HELD_SQL[m][h], p, np, held_row, &acc, e) ||
+		     ar_q(a, PTS_SQL[m][h], p, np, point_row, &acc, e) ? -1 : 0;
 	bc_archive_close(a);
-	return rc;
+	if (rc) {
+		hist_free(&acc);
+		return -1;
+	}
+	for (size_t i = 0; i < acc.nruns; i++)
+		run_objects(&acc.runs[i]);
+	qsort(acc.v, acc.n, sizeof(*acc.v), by_time);
+	*pts = bc_xcalloc(acc.n + 1, sizeof(**pts));
+	for (size_t i = 0; i < acc.n; i++) {
+		bc_hpoint *o = &(*pts)[i];
+		const hrun *r = acc.v[i].run;
+		*o = acc.v[i].p;
+		o->run_id = bc_xstrdup(r->run_id);
+		o->started = bc_xstrdup(r->started);
+		o->host = bc_xstrdup(r->host);
+		o->label = bc_xstrdup(r->label);
+		o->version = r->version ? bc_xstrdup(r->version) : NULL;
+		/* runs share their host objects and module info: read them, do not change them */
+		o->hostobj = json_incref(r->hostobj);
+		o->info = json_incref(r->info);
+	}
+	*n = acc.n;
+	acc.n = 0;	/* the points are the caller's now */
+	hist_free(&acc);
+	return 0;
 }

@@ -39,7 +39,7 @@ static const char *str_or(const char *s, const char *def)
 typedef struct doc_facts {
 	char run_id[64], sha[65], stored_at[32];
 	const char *started, *host, *host_id, *version, *status;
-	char *config, *host_json, *info_json;
+	char *config;
 	long ncases, planned;
 } doc_facts;
 
@@ -65,8 +65,6 @@ static int facts_of(const bc_rundoc *d, const bc_results *r, const char *doc, si
 	const char *cfile = str_or(d->config_file, "");
 	const char *slash = strrchr(cfile, '/');
 	f->config = bc_xstrdup(slash ? slash + 1 : cfile);
-	f->host_json = json_dumps(r->host, JSON_COMPACT | JSON_SORT_KEYS);
-	f->info_json = json_dumps(r->info, JSON_COMPACT | JSON_SORT_KEYS);
 	f->ncases = (long)r->ncases;
 	f->planned = r->planned;
 	time_t now = time(NULL);
@@ -78,8 +76,6 @@ static int facts_of(const bc_rundoc *d, const bc_results *r, const char *doc, si
 static void facts_free(doc_facts *f)
 {
 	free(f->config);
-	free(f->host_json);
-	free(f->info_json);
 }
 
 /* The stored row of a run_id, when there is one. */
@@ -194,39 +190,89 @@ static int resume_keeps(bc_archive *a, const doc_facts *f, const bc_rundoc *d, c
 
 static const char *const FIND_SQL =
 	"SELECT doc_sha256, started, host_id, status, ncases FROM runs WHERE run_id = ?";
-static const char *const DEL_POINTS_SQL = "DELETE FROM points WHERE run_id = ?";
+/* a replaced run's rows; then the facts and series no run holds any more */
+static const char *const DEL_POINTS_SQL = "DELETE FROM run_points WHERE rid IN (SELECT rid FROM runs WHERE run_id = ?)";
+static const char *const DEL_FACTS_SQL = "DELETE FROM run_facts WHERE rid IN (SELECT rid FROM runs WHERE run_id = ?)";
 static const char *const DEL_MODS_SQL = "DELETE FROM run_modules WHERE run_id = ?";
 static const char *const DEL_DOC_SQL = "DELETE FROM documents WHERE run_id = ?";
 static const char *const DEL_RUN_SQL = "DELETE FROM runs WHERE run_id = ?";
+static const char *const UNHELD_FACTS_SQL =
+	"DELETE FROM facts WHERE NOT EXISTS (SELECT 1 FROM run_facts h WHERE h.fact_id = facts.fact_id)";
+static const char *const UNHELD_SERIES_SQL =
+	"DELETE FROM series WHERE NOT EXISTS (SELECT 1 FROM run_points p WHERE p.series_id = series.series_id)";
+/* host_json and info_json '': the run's are in facts (archive.c) */
 static const char *const RUN_SQL =
 	"INSERT INTO runs (run_id, started, host, host_id, label, benchcore_version, config_name, status, ncases, "
-	"planned, doc_sha256, host_json, info_json, stored_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+	"planned, doc_sha256, host_json, info_json, stored_at, rid) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', '', ?, ?)";
 /* the text itself only in rows of before (docz.c) */
 static const char *const DOC_SQL = "INSERT INTO documents (run_id, document, zdoc) VALUES (?, '', ?)";
 static const char *const MOD_SQL = "INSERT INTO run_modules (run_id, module) VALUES (?, ?)";
+/* the next number of each kind, under the writers' lock (every write is
+   serialized, so no two stores take the same) */
+static const char *const NEXT_RID_SQL = "SELECT COALESCE(MAX(rid), 0) + 1 FROM runs";
+static const char *const NEXT_FACT_SQL = "SELECT COALESCE(MAX(fact_id), 0) + 1 FROM facts";
+static const char *const NEXT_SERIES_SQL = "SELECT COALESCE(MAX(series_id), 0) + 1 FROM series";
+static const char *const FACT_FIND_SQL =
+	"SELECT fact_id FROM facts WHERE digest = ? AND kind = ? AND key = ? AND value = ?";
+static const char *const FACT_SQL = "INSERT INTO facts (fact_id, kind, key, value, digest) VALUES (?, ?, ?, ?, ?)";
+static const char *const SERIES_OF_SQL =
+	"SELECT series_id, params_key, params_text, threads, metric, unit, higher_is_better, headline, module_version "
+	"FROM series WHERE module = ?";
+static const char *const SERIES_SQL =
+	"INSERT INTO series (series_id, module, params_key, params_text, threads, metric, unit, higher_is_better, "
+	"headline, module_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
-#define PCOLS	17
 #define BATCH	32
-/* "INSERT INTO points ... VALUES (...), (...)" for k rows, made once per k
+/* "INSERT INTO t (...) VALUES (...), (...)" for k rows, made once per k
    (the SQLite backend keeps its statements by the text's address). */
-static const char *points_sql(size_t k)
+typedef struct rows_sql {
+	const char *head;	/* "INSERT INTO t (a, b) VALUES " */
+	int ncol;
+	char *sql[BATCH + 1];
+} rows_sql;
+
+static rows_sql run_facts_rows = { "INSERT INTO run_facts (rid, fact_id) VALUES ", 2, { 0 } };
+static rows_sql points_rows = {
+	"INSERT INTO run_points (rid, seq, series_id, mean, ci_low, ci_high, n) VALUES ", 7, { 0 } };
+
+static const char *rows_sql_of(rows_sql *t, size_t k)
 {
-	static char *sql[BATCH + 1];
-	if (!sql[k]) {
-		size_t cap = 400 + k * (PCOLS * 3 + 4), l;
+	if (!t->sql[k]) {
+		size_t cap = strlen(t->head) + k * ((size_t)t->ncol * 3 + 4) + 1, l;
 		char *s = bc_xmalloc(cap);
-		l = (size_t)snprintf(s, cap, "INSERT INTO points (run_id, seq, started, host, module, params_key, "
-				     "params_text, threads, metric, unit, higher_is_better, headline, mean, ci_low, "
-				     "ci_high, n, module_version) VALUES ");
+		l = (size_t)snprintf(s, cap, "%s", t->head);
 		for (size_t r = 0; r < k; r++) {
 			l += (size_t)snprintf(s + l, cap - l, "%s(", r ? ", " : "");
-			for (int c = 0; c < PCOLS; c++)
+			for (int c = 0; c < t->ncol; c++)
 				l += (size_t)snprintf(s + l, cap - l, "%s?", c ? ", " : "");
 			l += (size_t)snprintf(s + l, cap - l, ")");
 		}
-		sql[k] = s;
+		t->sql[k] = s;
 	}
-	return sql[k];
+	return t->sql[k];
+}
+
+/* rows v[0 .. nrows * t->ncol), BATCH rows a statement */
+static int insert_rows(bc_archive *a, rows_sql *t, const bc_dbval *v, size_t nrows, bc_err *e)
+{
+	for (size_t i = 0; i < nrows; i += BATCH) {
+		size_t k = nrows - i < BATCH ? nrows - i : BATCH;
+		if (ar_q(a, rows_sql_of(t, k), v + i * (size_t)t->ncol, k * (size_t)t->ncol, NULL, NULL, e))
+			return -1;
+	}
+	return 0;
+}
+
+static int first_long(void *arg, char **col, int ncol)
+{
+	*(long long *)arg = ncol > 0 && col[0] ? atoll(col[0]) : 0;
+	return 1;
+}
+
+static int next_id(bc_archive *a, const char *sql, long long *id, bc_err *e)
+{
+	*id = 0;
+	return ar_q(a, sql, NULL, 0, first_long, id, e);
 }
 
 static bc_dbval real_or_null(double v)
@@ -234,32 +280,124 @@ static bc_dbval real_or_null(double v)
 	return v == v ? DBR(v) : DBT(NULL);
 }
 
-static int insert_points(bc_archive *a, const doc_facts *f, const bc_hpoint *pts, size_t n, bc_err *e)
+/* One run's host object and module info as facts: each top-level member
+   found by its digest, else added; then the run's rows of run_facts. */
+static int store_facts(bc_archive *a, long long rid, json_t *host, json_t *info, bc_err *e)
 {
-	bc_dbval p[BATCH * PCOLS];
-	for (size_t i = 0; i < n; i += BATCH) {
-		size_t k = n - i < BATCH ? n - i : BATCH;
-		for (size_t j = 0; j < k; j++) {
-			const bc_hpoint *h = &pts[i + j];
-			bc_dbval row[PCOLS] = {
-				DBT(f->run_id), DBI(i + j), DBT(f->started), DBT(f->host), DBT(h->module),
-				DBT(h->params_key), DBT(h->params_text), DBI(h->threads), DBT(h->metric), DBT(h->unit),
-				DBI(h->higher_is_better), DBI(h->headline), real_or_null(h->mean),
-				real_or_null(h->ci_low), real_or_null(h->ci_high), DBI(h->n), DBT(h->module_version),
-			};
-			memcpy(&p[j * PCOLS], row, sizeof(row));
+	json_t *objs[2] = { host, info };
+	const char *kinds[2] = { "host", "info" };
+	size_t n = json_object_size(host) + json_object_size(info), k = 0;
+	bc_dbval *rows = bc_xcalloc(2 * n + 1, sizeof(*rows));
+	long long next = 0;
+	int rc = 0;
+	for (int o = 0; o < 2 && !rc; o++) {
+		const char *key;
+		json_t *v;
+		json_object_foreach(objs[o], key, v) {
+			char *val = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY), hex[65];
+			if (!val)
+				val = bc_xstrdup("null");
+			size_t kl = strlen(kinds[o]), ml = strlen(key), vl = strlen(val);
+			/* kind, key and value apart (neither kind nor a key holds a NUL) */
+			char *whole = bc_xmalloc(kl + ml + vl + 3);
+			memcpy(whole, kinds[o], kl + 1);
+			memcpy(whole + kl + 1, key, ml + 1);
+			memcpy(whole + kl + ml + 2, val, vl + 1);
+			sha256_hex(whole, kl + ml + vl + 2, hex);
+			free(whole);
+			long long id = 0;
+			bc_dbval q[] = { DBT(hex), DBT(kinds[o]), DBT(key), DBT(val) };
+			rc = ar_q(a, FACT_FIND_SQL, q, 4, first_long, &id, e);
+			if (!rc && !id && !(rc = next ? 0 : next_id(a, NEXT_FACT_SQL, &next, e))) {
+				id = next++;
+				bc_dbval f[] = { DBI(id), DBT(kinds[o]), DBT(key), DBT(val), DBT(hex) };
+				rc = ar_q(a, FACT_SQL, f, 5, NULL, NULL, e);
+			}
+			free(val);
+			if (rc)
+				break;
+			rows[2 * k] = DBI(rid);
+			rows[2 * k + 1] = DBI(id);
+			k++;
 		}
-		if (ar_q(a, points_sql(k), p, k * PCOLS, NULL, NULL, e))
-			return -1;
 	}
+	if (!rc)
+		rc = insert_rows(a, &run_facts_rows, rows, k, e);
+	free(rows);
+	return rc ? -1 : 0;
+}
+
+/* a series' identity as one string: what it is found by in a store */
+static char *series_key(const char *params_key, const char *params_text, long long threads, const char *metric,
+			const char *unit, int hib, int headline, const char *module_version)
+{
+	json_t *k = json_pack("[s, s, I, s, s, i, i, s?]", params_key ? params_key : "",
+			      params_text ? params_text : "", (json_int_t)threads, metric ? metric : "",
+			      unit ? unit : "", hib, headline, module_version);
+	char *s = json_dumps(k, JSON_COMPACT);
+	json_decref(k);
+	return s;
+}
+
+static int series_row(void *arg, char **col, int ncol)
+{
+	(void)ncol;
+	char *k = series_key(col[1], col[2], col[3] ? atoll(col[3]) : 0, col[4], col[5], col[6] && atoi(col[6]),
+			     col[7] && atoi(col[7]), col[8]);
+	json_object_set_new(arg, k, json_integer(col[0] ? atoll(col[0]) : 0));
+	free(k);
 	return 0;
+}
+
+/* One run's points: each series found among its module's (read once a
+   module), else added; then the run's rows of run_points. */
+static int store_points(bc_archive *a, long long rid, const bc_hpoint *pts, size_t n, bc_err *e)
+{
+	json_t *modules = json_object();	/* module -> { series key -> series_id } */
+	bc_dbval *rows = bc_xcalloc(7 * n + 1, sizeof(*rows));
+	long long next = 0;
+	int rc = 0;
+	for (size_t i = 0; i < n && !rc; i++) {
+		const bc_hpoint *h = &pts[i];
+		json_t *known = json_object_get(modules, h->module);
+		if (!known) {
+			known = json_object();
+			json_object_set_new(modules, h->module, known);
+			bc_dbval m = DBT(h->module);
+			if ((rc = ar_q(a, SERIES_OF_SQL, &m, 1, series_row, known, e)))
+				break;
+		}
+		char *k = series_key(h->params_key, h->params_text, h->threads, h->metric, h->unit, h->higher_is_better,
+				     h->headline, h->module_version);
+		long long id = json_integer_value(json_object_get(known, k));
+		if (!id && !(rc = next ? 0 : next_id(a, NEXT_SERIES_SQL, &next, e))) {
+			id = next++;
+			bc_dbval sv[] = { DBI(id), DBT(h->module), DBT(h->params_key), DBT(h->params_text), DBI(h->threads),
+					  DBT(h->metric), DBT(h->unit), DBI(h->higher_is_better), DBI(h->headline),
+					  DBT(h->module_version) };
+			rc = ar_q(a, SERIES_SQL, sv, 10, NULL, NULL, e);
+			json_object_set_new(known, k, json_integer(id));
+		}
+		free(k);
+		bc_dbval row[7] = { DBI(rid), DBI(i), DBI(id), real_or_null(h->mean), real_or_null(h->ci_low),
+				    real_or_null(h->ci_high), DBI(h->n) };
+		memcpy(&rows[7 * i], row, sizeof(row));
+	}
+	if (!rc)
+		rc = insert_rows(a, &points_rows, rows, n, e);
+	free(rows);
+	json_decref(modules);
+	return rc ? -1 : 0;
 }
 
 static int insert_run(bc_archive *a, const doc_facts *f, const bc_results *r, const char *doc, bc_err *e)
 {
+	long long rid;
+	if (next_id(a, NEXT_RID_SQL, &rid, e))
+		return -1;
 	bc_dbval p[] = { DBT(f->run_id), DBT(f->started), DBT(f->host), DBT(f->host_id), DBT(r->label),
 			 DBT(f->version), DBT(f->config), DBT(f->status), DBI(f->ncases), DBI(f->planned),
-			 DBT(f->sha), DBT(f->host_json), DBT(f->info_json), DBT(f->stored_at) };
+			 DBT(f->sha), DBT(f->stored_at), DBI(rid) };
 	unsigned char *z;
 	size_t zlen;
 	if (ar_doc_pack(doc, strlen(doc), &z, &zlen, e))
@@ -267,7 +405,7 @@ static int insert_run(bc_archive *a, const doc_facts *f, const bc_results *r, co
 	bc_dbval d[] = { DBT(f->run_id), DBB(z, zlen) };
 	int bad = ar_q(a, RUN_SQL, p, sizeof(p) / sizeof(p[0]), NULL, NULL, e) || ar_q(a, DOC_SQL, d, 2, NULL, NULL, e);
 	free(z);
-	if (bad)
+	if (bad || store_facts(a, rid, r->host, r->info, e))
 		return -1;
 	json_t *seen = json_object();
 	int rc = 0;
@@ -285,7 +423,7 @@ static int insert_run(bc_archive *a, const doc_facts *f, const bc_results *r, co
 	bc_hpoint *pts = NULL;
 	size_t n = 0;
 	bc_points_from_results(r, NULL, &pts, &n);
-	rc = insert_points(a, f, pts, n, e);
+	rc = store_points(a, rid, pts, n, e);
 	bc_hpoints_free(pts, n);
 	return rc;
 }
@@ -377,11 +515,17 @@ static int add_locked(bc_archive *a, const doc_facts *f, const bc_results *r, co
 	if (what == BC_AR_REPLACED && resume_keeps(a, f, d, name, e))
 		return -1;
 	if (what == BC_AR_REPLACED &&
-	    (ar_q(a, DEL_POINTS_SQL, &id, 1, NULL, NULL, e) || ar_q(a, DEL_MODS_SQL, &id, 1, NULL, NULL, e) ||
-	     ar_q(a, DEL_DOC_SQL, &id, 1, NULL, NULL, e) || ar_q(a, DEL_RUN_SQL, &id, 1, NULL, NULL, e)))
+	    (ar_q(a, DEL_POINTS_SQL, &id, 1, NULL, NULL, e) || ar_q(a, DEL_FACTS_SQL, &id, 1, NULL, NULL, e) ||
+	     ar_q(a, DEL_MODS_SQL, &id, 1, NULL, NULL, e) || ar_q(a, DEL_DOC_SQL, &id, 1, NULL, NULL, e) ||
+	     ar_q(a, DEL_RUN_SQL, &id, 1, NULL, NULL, e)))
 		return -1;
 	if ((what == BC_AR_ADDED || what == BC_AR_REPLACED) &&
 	    (insert_run(a, f, r, doc, e) || link_parts(a, f->run_id, d, e)))
+		return -1;
+	/* the replaced run's facts and series that the new one does not hold
+	   too (it found the others and kept their ids) */
+	if (what == BC_AR_REPLACED && (ar_q(a, UNHELD_FACTS_SQL, NULL, 0, NULL, NULL, e) ||
+				       ar_q(a, UNHELD_SERIES_SQL, NULL, 0, NULL, NULL, e)))
 		return -1;
 	return what;
 }
@@ -426,4 +570,85 @@ int bc_archive_add(bc_archive *a, const char *doc, size_t len, const char *name,
 	bc_rundoc_free(&d);
 	bc_results_free(&r);
 	return rc;
+}
+
+/* The migration to version 2: version 1's rows as a run stored now keeps
+   them (the same functions write both). */
+typedef struct v1_runs {
+	char **id, **host, **info;
+	size_t n;
+} v1_runs;
+
+static int v1_run_row(void *arg, char **col, int ncol)
+{
+	v1_runs *v = arg;
+	(void)ncol;
+	v->id = bc_xrealloc(v->id, v->n + 1, sizeof(char *));
+	v->host = bc_xrealloc(v->host, v->n + 1, sizeof(char *));
+	v->info = bc_xrealloc(v->info, v->n + 1, sizeof(char *));
+	v->id[v->n] = bc_xstrdup(col[0] ? col[0] : "");
+	v->host[v->n] = bc_xstrdup(col[1] ? col[1] : "");
+	v->info[v->n++] = bc_xstrdup(col[2] ? col[2] : "");
+	return 0;
+}
+
+typedef struct v1_points {
+	bc_hpoint *v;
+	size_t n;
+} v1_points;
+
+static int v1_point_row(void *arg, char **col, int ncol)
+{
+	v1_points *acc = arg;
+	(void)ncol;
+	acc->v = bc_xrealloc(acc->v, acc->n + 1, sizeof(*acc->v));
+	ar_hpoint_of_row(&acc->v[acc->n++], col);
+	return 0;
+}
+
+/* a stored object's text as an object (one that does not read: none, as
+   history read it before) */
+static json_t *object_of(const char *text)
+{
+	json_t *o = json_loads(text, 0, NULL);
+	if (!json_is_object(o)) {
+		json_decref(o);
+		o = json_object();
+	}
+	return o;
+}
+
+static const char *const V1_RUNS_SQL = "SELECT run_id, host_json, info_json FROM runs ORDER BY started, run_id";
+static const char *const V1_POINTS_SQL =
+	"SELECT module, params_key, params_text, threads, metric, unit, higher_is_better, headline, mean, ci_low, "
+	"ci_high, n, module_version FROM points WHERE run_id = ? ORDER BY seq";
+static const char *const V1_RID_SQL = "UPDATE runs SET rid = ?, host_json = '', info_json = '' WHERE run_id = ?";
+
+int ar_move_v1_rows(bc_archive *a, bc_err *e)
+{
+	v1_runs v = { 0 };
+	int rc = ar_q(a, V1_RUNS_SQL, NULL, 0, v1_run_row, &v, e);
+	for (size_t i = 0; i < v.n; i++) {
+		if (!rc) {
+			v1_points p = { 0 };
+			bc_dbval id = DBT(v.id[i]), q[] = { DBI(i + 1), DBT(v.id[i]) };
+			json_t *host = object_of(v.host[i]), *info = object_of(v.info[i]);
+			rc = ar_q(a, V1_RID_SQL, q, 2, NULL, NULL, e) || store_facts(a, (long long)i + 1, host, info, e) ||
+			     ar_q(a, V1_POINTS_SQL, &id, 1, v1_point_row, &p, e) ||
+			     store_points(a, (long long)i + 1, p.v, p.n, e);
+			json_decref(host);
+			json_decref(info);
+			bc_hpoints_free(p.v, p.n);
+		}
+		free(v.id[i]);
+		free(v.host[i]);
+		free(v.info[i]);
+	}
+	free(v.id);
+	free(v.host);
+	free(v.info);
+	/* its rows are in run_points and series now (its indexes go with it) */
+	if (!rc)
+		rc = ar_q(a, "DROP TABLE points", NULL, 0, NULL, NULL, e);
+	return rc ? -1 : 0;
 }

@@ -13,7 +13,7 @@
 #include "db.h"
 #include "trust.h"
 
-#define NCACHE		32
+#define NCACHE		64	/* a store alone uses about 30 (facts, series, points in batches) */
 
 typedef struct sqlite_db {
 	bc_db base;
@@ -106,10 +106,17 @@ static int sq_query(bc_db *db, const char *sql, const bc_dbval *p, size_t np, bc
 	int ncol = sqlite3_column_count(st), s;
 	char **col = bc_xcalloc((size_t)ncol + 1, sizeof(char *));
 	char **hex = bc_xcalloc((size_t)ncol + 1, sizeof(char *));
+	char (*num)[32] = bc_xcalloc((size_t)ncol + 1, sizeof(*num));
 	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-		for (int c = 0; c < ncol; c++)
-			col[c] = sqlite3_column_type(st, c) == SQLITE_BLOB ? blob_hex(st, c, &hex[c]) :
-				 (char *)sqlite3_column_text(st, c);
+		for (int c = 0; c < ncol; c++) {
+			int type = sqlite3_column_type(st, c);
+			/* a double to the last bit, as PostgreSQL gives it (SQLite's
+			   own text has 15 digits: a figure read back would differ) */
+			if (type == SQLITE_FLOAT)
+				snprintf(num[c], sizeof(num[c]), "%.17g", sqlite3_column_double(st, c)), col[c] = num[c];
+			else
+				col[c] = type == SQLITE_BLOB ? blob_hex(st, c, &hex[c]) : (char *)sqlite3_column_text(st, c);
+		}
 		if (fn && fn(arg, col, ncol)) {
 			s = SQLITE_DONE;
 			break;
@@ -118,6 +125,7 @@ static int sq_query(bc_db *db, const char *sql, const bc_dbval *p, size_t np, bc
 	for (int c = 0; c < ncol; c++)
 		free(hex[c]);
 	free(hex);
+	free(num);
 	free(col);
 	rc = s == SQLITE_DONE ? 0 : -1;
 	if (rc)

@@ -5,8 +5,9 @@
 # partial run replaced by its resumed whole and not the other way round); db list's
 # filters; db: references in compare and report; --store on a real run, on Ctrl-C and its
 # --resume (one row); two stores at once (every run lands); a SIGKILL in the middle of a
-# long db add (the archive intact, each run absent or whole); hostile labels; a newer
-# schema refused naming both versions; a URL's password never printed; history's points
+# long db add (the archive intact, each run absent or whole, its points and facts with it);
+# hostile labels; a newer schema refused naming both versions; a URL's password never
+# printed; history's points, shared facts and a version 1 archive brought up to date
 # (unit/test_archive) against PostgreSQL too. SQLite's own: a symlink, a world-writable
 # directory, a read-only file and a read-only mount refused; a full disk (a small tmpfs):
 # a clear error, the results file written, exit 3 naming the store.
@@ -219,13 +220,14 @@ kill_mid_store() {
 	for t in $(seq $tries); do
 		"$BC" db add --db "$DB" $T/kill/*.json >/dev/null 2>&1 & local pid=$!
 		sleep 0.$((2 + t)); kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
-		# per run: its points (all or none of them: there are no runs without points here)
-		local bad; bad=$($count "SELECT count(*) FROM runs r WHERE started LIKE '2026-11-01T%' AND (SELECT count(*) FROM points p WHERE p.run_id = r.run_id) <> $NPTS")
+		# per run: its points and its facts (all or none of them: there are no runs without
+		# points here), and no row of either without its run
+		local bad; bad=$($count "SELECT count(*) FROM runs r WHERE started LIKE '2026-11-01T%' AND ((SELECT count(*) FROM run_points p WHERE p.rid = r.rid) <> $NPTS OR NOT EXISTS (SELECT 1 FROM run_facts h WHERE h.rid = r.rid))")
 		[ "$bad" = 0 ] || ok=0
-		local orphans; orphans=$($count "SELECT count(*) FROM points p WHERE NOT EXISTS (SELECT 1 FROM runs r WHERE r.run_id = p.run_id)")
+		local orphans; orphans=$($count "SELECT (SELECT count(*) FROM run_points p WHERE NOT EXISTS (SELECT 1 FROM runs r WHERE r.rid = p.rid)) + (SELECT count(*) FROM run_facts h WHERE NOT EXISTS (SELECT 1 FROM runs r WHERE r.rid = h.rid))")
 		[ "$orphans" = 0 ] || ok=0
 	done
-	[ $ok = 1 ] && pass "$N: db add SIGKILLed mid-way ($tries times): every stored run whole, no stray points" ||
+	[ $ok = 1 ] && pass "$N: db add SIGKILLed mid-way ($tries times): every stored run whole, no stray points or facts" ||
 		fail "$N: after SIGKILL: runs without all $NPTS points: $bad, stray points: $orphans"
 	local stored; stored=$($count "SELECT count(*) FROM runs WHERE started LIKE '2026-11-01T%'")
 	run_bc $T/$N.kre db add --db "$DB" $T/kill/*.json
@@ -406,7 +408,8 @@ PG=$T/pg
 start_pg $PG || { [ -n "${PGPID:-}" ] && kill $PGPID 2>/dev/null
 	case "$why" in *"not installed"*) pass "skipped: $why";; *) fail "$why";; esac; exit 0; }
 trap 'kill $PGPID 2>/dev/null; wait $PGPID 2>/dev/null; umount -l $MNT 2>/dev/null; rm -rf "$T"' EXIT
-psq postgres "CREATE DATABASE arch" && psq postgres "CREATE DATABASE unit" || { fail "CREATE DATABASE"; exit 0; }
+psq postgres "CREATE DATABASE arch" && psq postgres "CREATE DATABASE unit" && psq postgres "CREATE DATABASE unitv1" ||
+	{ fail "CREATE DATABASE"; exit 0; }
 PW=Pw-s3cret-91
 PGURL="postgresql://bc:$PW@/arch?host=$PGSOCK"
 backend_tests "$PGURL" pg
@@ -426,8 +429,9 @@ expect_grep "pg: ... said, with the URL redacted" $T/pgbad.err "postgresql://bc:
 expect_no_grep "pg: ... and no password" $T/pgbad.err "$PW"
 # history's points from PostgreSQL: the unit test's checks against this server
 if [ -x "$BUILD/tests/test_archive" ]; then
-	BC_ARCHIVE_TEST_DB="postgresql://bc@/unit?host=$PGSOCK" "$BUILD/tests/test_archive" >$T/unit.out 2>&1
+	BC_ARCHIVE_TEST_DB="postgresql://bc@/unit?host=$PGSOCK" BC_ARCHIVE_TEST_DB_V1="postgresql://bc@/unitv1?host=$PGSOCK" \
+		"$BUILD/tests/test_archive" >$T/unit.out 2>&1
 	RC=$?
-	expect_rc "pg: unit/test_archive (history's points, refusals, a newer schema) against PostgreSQL" 0
+	expect_rc "pg: unit/test_archive (history's points, shared facts, a replaced run's facts, a version 1 archive brought up to date, refusals, a newer schema) against PostgreSQL" 0
 	[ "$RC" = 0 ] || tail -20 $T/unit.out
 fi

@@ -188,3 +188,48 @@ run_bc $T/evh history --module cpu --html $T/evil.html $T/evil/*.json
 expect_rc "hostile strings: html (and a series without a change point)" 0
 expect_grep "hostile strings: html: the label's tag shown as text" $T/evil.html "=&lt;b&gt;1|1&lt;/b&gt;|no change point|No change point"
 expect_no_grep "hostile strings: html: the label is no tag" $T/evil.html "<b>1"
+
+# --- the same runs from the archive (issue 51: a run's facts stored once, read back into
+# its host object): every format byte for byte as from the files, SQLite and PostgreSQL
+# (the archive keys runs by a run_id of benchcore's form: the copies get one of their own)
+mkdir -p $T/ar/runs $T/ar/s && chmod 700 $T/ar/s
+for f in $FILES; do
+	"$PY" -S - "$f" "$T/ar/runs/$(basename "$f")" <<'PY'
+import hashlib, json, sys
+text = open(sys.argv[1]).read()
+rid = json.loads(text)["run_id"]
+open(sys.argv[2], "w").write(text.replace('"%s"' % rid, '"%s"' % hashlib.md5(rid.encode()).hexdigest()))
+PY
+done
+# archive_same NAME DB: history of each module and format from DB against the files'
+archive_same() {
+	local n=$2 bad="" m f
+	run_bc $T/$n.add db add --db "$1" $T/ar/runs/*.json
+	expect_rc "$n: the runs stored" 0
+	for m in cpu mem; do
+		for f in text csv markdown; do
+			"$BC" history --module $m --format $f $T/ar/runs/*.json >$T/$n.want 2>&1
+			"$BC" history --module $m --format $f --db "$1" >$T/$n.got 2>&1
+			cmp -s $T/$n.want $T/$n.got || bad="$bad $m/$f"
+		done
+	done
+	"$BC" history --module cpu --host db1 --where cpu_max_prime=10000 --format csv $T/ar/runs/*.json >$T/$n.want 2>&1
+	"$BC" history --module cpu --host db1 --where cpu_max_prime=10000 --format csv --db "$1" >$T/$n.got 2>&1
+	cmp -s $T/$n.want $T/$n.got || bad="$bad cpu/db1/where"
+	[ -z "$bad" ] && pass "$n: history from the archive is the files' byte for byte (cpu and mem; text, csv, markdown; --host, --where)" ||
+		fail "$n: history from the archive differs from the files':$bad: $(diff $T/$n.want $T/$n.got | head -4)"
+}
+archive_same $T/ar/s/h.db sqlite
+if command -v sqlite3 >/dev/null; then
+	# two hosts of 24 runs: each distinct fact once (a kernel update, a microcode, a clock ...)
+	facts=$(sqlite3 $T/ar/s/h.db "SELECT count(*) FROM facts")
+	held=$(sqlite3 $T/ar/s/h.db "SELECT count(*) FROM run_facts")
+	runs=$(sqlite3 $T/ar/s/h.db "SELECT count(*) FROM runs")
+	expect_true "sqlite: the runs' facts stored once ($facts facts held $held times by $runs runs)" \
+		"$runs == 48 and 0 < $facts < $held / 10"
+fi
+start_pg $T/pg || { [ -n "${PGPID:-}" ] && kill $PGPID 2>/dev/null
+	case "$why" in *"not installed"*) pass "skipped: $why";; *) fail "$why";; esac; exit 0; }
+trap 'kill $PGPID 2>/dev/null; wait $PGPID 2>/dev/null; rm -rf "$T"' EXIT
+psq postgres "CREATE DATABASE hist" || { fail "CREATE DATABASE"; exit 0; }
+archive_same "postgresql://bc@/hist?host=$PGSOCK" pg

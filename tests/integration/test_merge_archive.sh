@@ -5,7 +5,8 @@
 # PostgreSQL, the merged run replaces them: db list shows one run with its own count,
 # db:LABEL and db:latest give the merged run, history counts one run, and each part is
 # still exported byte for byte by its run_id. An archive of schema 1 holding a merged run
-# and its parts is brought up to date with the parts marked.
+# and its parts is brought up to date with the parts marked, each run's host object and
+# module info moved to facts (the same ones, each once) and history's text unchanged.
 . "$(dirname "$0")/lib.sh"
 [ -n "${T:-}" ] && [ -d "$T" ] || { echo "FAIL: lib.sh did not make a temp dir"; exit 1; }
 unset BENCHCORE_DB
@@ -73,10 +74,44 @@ if command -v sqlite3 >/dev/null; then
 		UPDATE documents SET document = CAST(readfile('$T/m.json') AS TEXT) WHERE run_id = '$IDM';
 		ALTER TABLE documents DROP COLUMN zdoc; DROP TABLE run_parts; ALTER TABLE runs DROP COLUMN merged_into;
 		DROP TABLE run_tags;
+		-- schema 1 kept each run's host object and module info as JSON text in its row, and
+		-- every point whole (what it measures, the run's start and host) in points
+		UPDATE runs SET host_json = (SELECT json_group_object(f.key, json(f.value)) FROM run_facts h
+				JOIN facts f ON f.fact_id = h.fact_id WHERE h.rid = runs.rid AND f.kind = 'host'),
+			info_json = (SELECT json_group_object(f.key, json(f.value)) FROM run_facts h
+				JOIN facts f ON f.fact_id = h.fact_id WHERE h.rid = runs.rid AND f.kind = 'info');
+		CREATE TABLE points (run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+			seq BIGINT NOT NULL, started TEXT NOT NULL, host TEXT NOT NULL, module TEXT NOT NULL,
+			params_key TEXT NOT NULL, params_text TEXT NOT NULL, threads BIGINT NOT NULL, metric TEXT NOT NULL,
+			unit TEXT NOT NULL, higher_is_better INTEGER NOT NULL, headline INTEGER NOT NULL,
+			mean DOUBLE PRECISION, ci_low DOUBLE PRECISION, ci_high DOUBLE PRECISION, n BIGINT NOT NULL,
+			module_version TEXT, PRIMARY KEY (run_id, seq));
+		INSERT INTO points SELECT r.run_id, p.seq, r.started, r.host, s.module, s.params_key, s.params_text,
+			s.threads, s.metric, s.unit, s.higher_is_better, s.headline, p.mean, p.ci_low, p.ci_high, p.n,
+			s.module_version FROM run_points p JOIN series s ON s.series_id = p.series_id JOIN runs r ON r.rid = p.rid;
+		CREATE INDEX points_history ON points (module, metric, host, started);
+		CREATE INDEX points_headline ON points (module, headline, host, started);
+		DROP TABLE run_points; DROP TABLE series; DROP TABLE run_facts; DROP TABLE facts;
+		DROP INDEX runs_rid; ALTER TABLE runs DROP COLUMN rid;
 		UPDATE bc_meta SET value = '1' WHERE key = 'schema_version'"
+	check "schema 1: ... host_json whole in its runs rows, no facts table" \
+		test "$(sqlite3 $T/s/old.db "SELECT count(*) FROM runs WHERE json_valid(host_json) AND host_json LIKE '%hostname%'") $(sqlite3 $T/s/old.db "SELECT count(*) FROM sqlite_master WHERE name = 'facts'")" = "3 0"
 	run_bc $T/o0 db list --db $T/s/old.db --json
 	expect_py "schema 1: a reader brings it up to date first (one run)" $T/o0.out "len(d) == 1"
 	merged_checks $T/s/old.db sqlite-v1
+	# every run holds the facts it held before (its host object and module info, member by
+	# member), each once; history gives the same text
+	facts_of() { sqlite3 "$1" "SELECT r.run_id, f.kind, f.key, f.value FROM run_facts h JOIN facts f ON f.fact_id = h.fact_id
+		JOIN runs r ON r.rid = h.rid ORDER BY 1, 2, 3"; }
+	facts_of $T/s/a.db >$T/facts.a; facts_of $T/s/old.db >$T/facts.old
+	check "schema 1: ... each run's facts carried ($(wc -l <$T/facts.a) member rows)" cmp -s $T/facts.a $T/facts.old
+	check "schema 1: ... each distinct fact once" test "$(sqlite3 $T/s/old.db "SELECT count(*) FROM facts")" = \
+		"$(sqlite3 $T/s/old.db "SELECT count(DISTINCT kind || key || value) FROM facts")"
+	for f in text csv; do
+		"$BC" history --module cpu --format $f --db $T/s/a.db >$T/h.a 2>&1
+		"$BC" history --module cpu --format $f --db $T/s/old.db >$T/h.old 2>&1
+		check "schema 1: ... history --format $f as before" cmp -s $T/h.a $T/h.old
+	done
 	check "schema 1: ... its version row now $(sqlite3 $T/s/old.db "SELECT value FROM bc_meta WHERE key = 'schema_version'")" \
 		test "$(sqlite3 $T/s/old.db "SELECT value FROM bc_meta WHERE key = 'schema_version'")" -gt 1
 	run_bc $T/o1 db tag --db $T/s/old.db "$IDM" baseline

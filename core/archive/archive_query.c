@@ -384,7 +384,8 @@ static int by_key(const void *a, const void *b)
 static void run_objects(hrun *r)
 {
 	json_t *obj[2] = { json_object(), json_object() };
-	qsort(r->held, r->nheld, sizeof(*r->held), by_key);
+	if (r->nheld > 1)
+		qsort(r->held, r->nheld, sizeof(*r->held), by_key);
 	for (size_t i = 0; i < r->nheld; i++)
 		if (r->held[i]->value)
 			json_object_set(obj[r->held[i]->info], r->held[i]->key, r->held[i]->value);
@@ -465,7 +466,8 @@ int bc_archive_history_points(const char *db, const bc_history_query *q,
 	}
 	for (size_t i = 0; i < acc.nruns; i++)
 		run_objects(&acc.runs[i]);
-	qsort(acc.v, acc.n, sizeof(*acc.v), by_time);
+	if (acc.n > 1)	/* no points: v may be NULL, which qsort may not be given */
+		qsort(acc.v, acc.n, sizeof(*acc.v), by_time);
 	*pts = bc_xcalloc(acc.n + 1, sizeof(**pts));
 	for (size_t i = 0; i < acc.n; i++) {
 		bc_hpoint *o = &(*pts)[i];

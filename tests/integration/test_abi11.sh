@@ -106,8 +106,12 @@ for i in 1 2; do timeout 60 sh -c 'while :; do :; done' & hogs+=($!); done
 run_bc $T/busy run cpu max_prime=2000 --threads 1 --time 0.3 --warmup 0 --repeat 5 --label busy -o $T/busy.json
 kill "${hogs[@]}" 2>/dev/null; wait "${hogs[@]}" 2>/dev/null
 run_bc $T/cmpbusy compare $T/base.json $T/busy.json --json
-expect_py "compare marks the busy side's headline verdict suspect, not a win or loss" $T/cmpbusy.out \
- "all(r['verdict'] in ('suspect', 'tie', 'inconclusive') and r['busy'] for r in d['comparisons'][0]['rows'] if r['metric'] == 'events_per_sec') and d['comparisons'][0]['summary']['headline']['losses'] == 0"
+# a win or loss may stand beside the hogs only when the judge weighed the
+# interference measured on both sides and found the difference larger than it
+# could cause (the reason says "stands"): on a machine loaded by others the
+# quiet side is busy too, and its own slow rounds can make such a difference
+expect_py "compare marks the busy side's headline verdict suspect, or a win or loss that the measured interference cannot explain" $T/cmpbusy.out \
+ "all(r['busy'] and (r['verdict'] in ('suspect', 'tie', 'inconclusive') or 'stands:' in (r['reason'] or '')) for r in d['comparisons'][0]['rows'] if r['metric'] == 'events_per_sec')"
 expect_py "other processes' CPU share is measured (two hogs on two CPUs: >= 25%)" $T/busy.json \
  "all(c['cpu']['other_pct'] >= 25 for c in d['cases'])"
 expect_grep "a busy machine is warned about" $T/busy.err 'warning: steal and other processes took [0-9.]+% of the time of the CPUs this case could run on \([0-9,-]+\) during the measured window'

@@ -250,7 +250,14 @@ dropper() {
 		[ -e "$T/play.done" ] && break
 		sleep 0.1
 	done
-	local apid; apid=$(pgrep -of "$T/hosts/alpha/benchcore/bin/[b]enchcore -c")
+	# the async job has started, its benchcore may still be on its way (ansible's
+	# wrapper forks it): looked for up to 30 s
+	local apid=""
+	for _ in $(seq 300); do
+		apid=$(pgrep -of "$T/hosts/alpha/benchcore/bin/[b]enchcore -c") && break
+		[ -e "$T/play.done" ] && break
+		sleep 0.1
+	done
 	{ echo "polling seen after ${SECONDS} s; alpha's processes:"; pgrep -af "$T/hosts/[a]lpha/"; } >> "$T/dropper.log"
 	# each poll's session is short beside the time between polls on a loaded
 	# machine: looked for every 20 ms, cut when there, once (the second

@@ -50,9 +50,20 @@ ref_ms() { local t0; t0=$(date +%s%N); "$@" >/dev/null 2>&1 </dev/null; echo $((
 # wall-clock bound is the time the mechanism under test may take (a timeout, a
 # deadline) plus three times what the plain command took on this machine just before
 # (a loaded machine's start and teardown take seconds), not a quiet machine's total
+# With the plain command after REF_MS (in_time DESC MS MECH REF CMD...), a time over
+# the bound has the plain command measured once more and the larger of the two taken:
+# a load that came between the reference and the timed run counts as the machine's
 in_time() {
-	local b=$(( $3 + 3 * $4 ))
-	if [ "$2" -lt "$b" ]; then pass "$1 ($2 ms < $3 + 3 x $4)"; else fail "$1: $2 ms, over $3 + 3 x $4 (the plain command's) ms"; fi
+	local desc=$1 ms=$2 mech=$3 ref=$4 again="" b
+	shift 4
+	b=$(( mech + 3 * ref ))
+	if [ "$ms" -ge "$b" ] && [ $# -gt 0 ]; then
+		again=$(ref_ms "$@")
+		[ "$again" -gt "$ref" ] && ref=$again
+		b=$(( mech + 3 * ref )); again=", measured again: $again ms"
+	fi
+	if [ "$ms" -lt "$b" ]; then pass "$desc ($ms ms < $mech + 3 x $ref$again)"
+	else fail "$desc: $ms ms, over $mech + 3 x $ref (the plain command's$again) ms"; fi
 }
 
 # jq-free JSON queries through python3: jget FILE EXPR prints eval(EXPR) with d = the document.

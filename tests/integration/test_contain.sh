@@ -12,7 +12,8 @@ cd "$T"	# nothing of the repository is a module directory here
 # the references of the wall-clock bounds below (lib.sh's in_time): list, and a
 # short run, with nothing wrong
 REF_LIST=$(ref_ms "$BC" list $MP)	# the same modules probed, their constructors' faults off
-REF_RUN=$(ref_ms "$BC" run cpu max_prime=100 --time 0.3 --warmup 0 -q -o $T/ref.json)
+REF_RUN_CMD=("$BC" run cpu max_prime=100 --time 0.3 --warmup 0 -q --force -o $T/ref.json)
+REF_RUN=$(ref_ms "${REF_RUN_CMD[@]}")
 
 # --- constructors: probed in a child, one line each; list and run survive
 export BCTEST_CTOR_FAULTS=1
@@ -138,7 +139,7 @@ t1=$(date +%s%N)
 expect_rc "a hang in init fails its case" 1
 expect_py "init hang: killed after init_timeout, the phase named" $T/hi.json \
 	'd["cases"][0]["status"]=="failed" and d["cases"][0]["reason"]=="timed out after 1 s in init (killed)"'
-ms=$(( (t1 - t0) / 1000000 )); in_time "init hang: the run ended after init_timeout (1 s)" $ms 1000 $REF_RUN
+ms=$(( (t1 - t0) / 1000000 )); in_time "init hang: the run ended after init_timeout (1 s)" $ms 1000 $REF_RUN "${REF_RUN_CMD[@]}"
 for sig in INT TERM; do
 	"$BC" run rogue $MP fault=hang_prepare --time 0.2 --warmup 0 -o $T/sg$sig.json >$T/sg$sig.out 2>$T/sg$sig.err </dev/null &
 	pid=$!
@@ -150,7 +151,7 @@ for sig in INT TERM; do
 	t0=$(date +%s%N); kill -$sig $pid; wait $pid; RC=$?; t1=$(date +%s%N)
 	ms=$(( (t1 - t0) / 1000000 ))
 	expect_rc "SIG$sig during a hang in prepare: the run ends as interrupted" 130
-	in_time "SIG$sig: stopped within the documented 2 s of the first signal" $ms 2000 $REF_RUN
+	in_time "SIG$sig: stopped within the documented 2 s of the first signal" $ms 2000 $REF_RUN "${REF_RUN_CMD[@]}"
 	expect_py "SIG$sig: the case says where it was stopped" $T/sg$sig.json \
 		'd["cases"][0]["status"]=="interrupted" and "interrupted in prepare" in d["cases"][0]["reason"] and d["interrupted"]'
 done
@@ -318,7 +319,7 @@ for ph in finish cleanup destroy; do
 	expect_rc "5: a hang in $ph fails its case" 1
 	expect_py "5: ... killed after warmup + time + grace (1.3 s), the phase named $ph" $T/h5$ph.json \
 		"d['cases'][0]['status']=='failed' and d['cases'][0]['reason']=='timed out after 1.3 s in $ph (killed)'"
-	ms=$(( (t1 - t0) / 1000000 )); in_time "5: a hang in $ph ends the run after its deadline (1.3 s)" $ms 1300 $REF_RUN
+	ms=$(( (t1 - t0) / 1000000 )); in_time "5: a hang in $ph ends the run after its deadline (1.3 s)" $ms 1300 $REF_RUN "${REF_RUN_CMD[@]}"
 	want=1; [ $ph = finish ] && want=2	# after finish, cleanup is still owed: once, in a fresh process
 	check "5: ... init ran $want time(s): nothing that hung runs again" test "$(wc -l <$T/c5.count)" -eq $want
 done
@@ -334,7 +335,7 @@ for ph in cleanup destroy finish; do
 	t0=$(date +%s%N); kill -TERM $pid; wait $pid; RC=$?; t1=$(date +%s%N)
 	ms=$(( (t1 - t0) / 1000000 ))
 	expect_rc "6: SIGTERM during a hang in $ph: the run ends as interrupted" 130
-	in_time "6: ... within the documented 2 s of the signal" $ms 2000 $REF_RUN
+	in_time "6: ... within the documented 2 s of the signal" $ms 2000 $REF_RUN "${REF_RUN_CMD[@]}"
 	expect_py "6: ... the case says where it was stopped" $T/s6$ph.json \
 		"d['cases'][0]['status']=='interrupted' and 'interrupted in $ph' in d['cases'][0]['reason'] and d['interrupted']"
 	check "6: ... and no process of the run is left" test -z "$(pgrep -f "$T/c6$ph.count")"

@@ -2,6 +2,7 @@
    the clock ratio, judged as compare.c judges a tie or a difference. */
 #include <math.h>
 #include <stdlib.h>
+#include "interference.h"
 #include "perghz.h"
 #include "util.h"
 
@@ -33,6 +34,15 @@ static void shifted(const bc_cmp_row *r, double rf, bc_cmp_row *s)
 	}
 }
 
+/* a deviation per GHz beyond the tolerance that the interference measured
+   on the hit side could cause is no "not proportional" (compare calls such a
+   difference suspect): undecided */
+static int interference_explains(const bc_cmp_opts *o, bc_cmp_row *s)
+{
+	s->direction = (s->ma->higher_is_better ? s->change > 0 : s->change < 0) ? BC_V_WIN : BC_V_LOSS;
+	return bc_interference_explains(o, s);
+}
+
 void bc_ghz_judge(const bc_cmp_opts *o, bc_ghz_case *cs, size_t n)
 {
 	double *p = bc_xmalloc((n ? n : 1) * sizeof(*p));
@@ -61,7 +71,7 @@ void bc_ghz_judge(const bc_cmp_opts *o, bc_ghz_case *cs, size_t n)
 		c->need_n = 0;
 		if (inside && nn >= BC_TIE_MIN_N)
 			c->verdict = BC_GHZ_PROPORTIONAL;
-		else if (beyond && p[i] < o->alpha)
+		else if (beyond && p[i] < o->alpha && !interference_explains(o, &s[i]))
 			c->verdict = BC_GHZ_NOT;
 		else {
 			c->verdict = BC_GHZ_UNDECIDED;

@@ -310,7 +310,11 @@ else
 	# no index test missing but the 8-shell one: at 1/100 a loop of 8 concurrent shells
 	# (over 0.3 s on a loaded 2-CPU machine) may not finish in its 0.2 s, at 1 or 2 copies
 	grep -A20 'not in the results' $T/st/u3.out | grep '^  [A-Za-z]' | grep -v '^  Shell Scripts (8 concurrent)' >$T/st/u3miss.out
-	check "study 3: no index test missing (but, at this scale, the 8-shell one)" test ! -s $T/st/u3miss.out
+	# under ASan a loop of a shell or a spawn may take its whole 0.2 s window too: a
+	# figure of the build's speed, judged on the plain build only
+	if [ "${SAN:-0}" = 1 ]; then echo "SKIP: study 3's index tests all present at 1/100: the plain build judges it (ASan's missing: $(tr '\n' ';' < $T/st/u3miss.out))"
+	else check "study 3: no index test missing (but, at this scale, the 8-shell one)" test ! -s $T/st/u3miss.out
+		[ -s $T/st/u3miss.out ] && cat $T/st/u3miss.out; fi
 	expect_grep "study 3: UnixBench's N-copy table too (threads = [1, 2])" $T/st/u3.out '^vm1 \(.*\), 2 copies:$'
 	n=$(grep -c '^System Benchmarks Index Score' $T/st/u3.out)
 	[ "$n" = 2 ] && pass "study 3: two UnixBench scores, one copy and N" || fail "study 3: $n UnixBench scores, wanted 2"

@@ -105,7 +105,7 @@ run_bc $T/mix compare $T/x86.json $T/arm.json
 expect_rc "x86 against arm64: compare" 0
 # (interference measured in the cases, on a loaded machine, is named before any fact of the hosts)
 expect_grep "x86 against arm64: what differs names the architecture first among the hosts' facts" $T/mix.out \
-	'^what differs, most likely to explain a difference: (interference \(steal and other processes took [^)]*\); )?architecture \(arch: x86_64 -> aarch64\)'
+	'^what differs, most likely to explain a difference: ((interference \(steal and other processes took [^)]*\)|clock \([^)]*\)); )*architecture \(arch: x86_64 -> aarch64\)'
 run_bc $T/pg compare --per-ghz $T/x86.json $T/arm.json
 expect_rc "x86 against arm64: --per-ghz" 0
 expect_grep "--per-ghz divides by each file's measured clock, arm64 included" $T/pg.out '^cpu events_per_sec .* @ [0-9.]+ = [0-9.e+]+ .* @ [0-9.]+ = [0-9.e+]+'

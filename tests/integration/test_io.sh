@@ -182,7 +182,7 @@ expect_py "default buffer: io's write MiB/s 0.75-2.2 x dd's (dd zero-fills each 
 run_bc "$T/ddc" compare --match-ignore buffer_hugepages "$T/seq.huge.read.1.json" "$T/seq.page.read.1.json"
 # (interference measured in the cases, on a loaded machine, is named before the settings)
 expect_grep "compare names the buffer kind on its what-differs line" "$T/ddc.out" \
-	"^what differs, most likely to explain a difference: (interference \(steal and other processes took [^)]*\); )?I/O buffer \(io\.buffer_pages: [^ ].* -> [^ ].*\)$"
+	"^what differs, most likely to explain a difference: ((interference \(steal and other processes took [^)]*\)|clock \([^)]*\)); )*I/O buffer \(io\.buffer_pages: [^ ].* -> [^ ].*\)$"
 run_bc "$T/ddx" run io -q --force --time 0 --warmup 0 --events 1 path="$DDD" file_size=64M files=shared \
 	engine=psync rw=read block_size=100K
 rmdir "$DDD"

@@ -118,6 +118,51 @@ BC_PY=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) && export BC
 # one directory for the fuzz binaries, whatever the pass (see test_fuzz.sh)
 export BC_FUZZ_BUILD=$build/fuzz
 
+# Two suites on one machine (a second make check, CI beside a developer's):
+# the scripts in $machine_wide change what every process sees (THP, a
+# sysctl, CPU 1 offline), and each saves the values it finds to restore them
+# at its end; beside another suite's they would save each other's changes
+# and leave the machine changed, and fail the other suite's figures. So every
+# test of every suite holds a shared lock on $locks/run while it runs and a
+# $machine_wide script holds it alone, taken through $locks/gate so that a
+# stream of shared holders cannot starve it (a new test waits at the gate
+# while one waits to go alone). $locks is root's /run/benchcore-tests (the
+# user's own directory otherwise), 0700 and the user's, never a path another
+# user could plant.
+machine_wide="test_machine"
+lock_wait=${BC_TEST_LOCK_WAIT:-1800}
+locks=""
+lockdir() {
+	local d
+	if [ "$(id -u)" = 0 ]; then d=/run/benchcore-tests; else d=${XDG_RUNTIME_DIR:-/tmp}/benchcore-tests-$(id -u); fi
+	mkdir -m 700 -p "$d" 2>/dev/null
+	if [ -d "$d" ] && [ ! -L "$d" ] && [ "$(stat -c %u "$d")" = "$(id -u)" ] &&
+		[ $(( 0$(stat -c %a "$d") & 022 )) = 0 ]; then
+		locks=$d
+	else
+		echo "tests/run.sh: $d is not a 0700 directory of this user: the tests run without the lock another suite on this machine would wait on" >&2
+	fi
+}
+command -v flock >/dev/null && lockdir
+# with_lock OUT KIND CMD...: CMD under the lock (KIND: alone or shared); the
+# seconds waited for it, when over one, go to OUT.wait; the lock's
+# descriptors are the subshell's, not CMD's (a daemon a test leaves behind
+# does not hold them)
+with_lock() {
+	local out=$1 kind=$2 t0; shift 2
+	if [ -z "$locks" ]; then "$@"; return; fi
+	t0=$(now)
+	exec 8<>"$locks/gate" 9<>"$locks/run"
+	if [ "$kind" = alone ]; then
+		flock -w "$lock_wait" -x 8 && flock -w "$lock_wait" -x 9
+	else
+		flock -w "$lock_wait" -s 8 && flock -w "$lock_wait" -s 9
+		flock -u 8
+	fi || echo "the lock not had in $lock_wait s: run anyway" >>"$out.wait"
+	awk -v a="$t0" -v b="$(now)" 'BEGIN { if (b - a >= 1) printf "waited %.0f s for another suite'"'"'s tests (its machine-wide one, or to go alone)\n", b - a }' >>"$out.wait"
+	"$@" 8>&- 9>&-
+}
+
 passed=0; failed=0; failures=()
 log=$(mktemp -d /tmp/benchcore-tests.XXXXXX)
 now() { date +%s.%N; }
@@ -140,6 +185,7 @@ tally() {	# name, pass count, fail count, seconds
 	[ "$3" -gt 0 ] && failures+=("$([ "$repeat" -gt 1 ] && echo "run $rep: ")$1")
 	printf '%-52s %3d passed, %d failed %7s s\n' "$1" "$2" "$3" "$4"
 }
+waited() { [ -s "$1.wait" ] && sed 's/^/    /' "$1.wait"; rm -f "$1.wait"; }	# what with_lock waited
 note() { printf '%-52s %s\n' "$1" "$2"; }	# a line for what did not run
 
 # Unit tests and integration scripts run as background jobs, $jobs at a
@@ -149,7 +195,7 @@ running=0
 start_unit() {	# label, binary, [wrapper...]: a cmocka binary (its environment is the caller's)
 	local label=$1 bin=$2 out; shift 2
 	out=$(logname "$label")
-	( TESTMODS="$PWD/$(dirname "$(dirname "$bin")")/testmods" "$@" "$bin" >"$out" 2>&1 </dev/null
+	( TESTMODS="$PWD/$(dirname "$(dirname "$bin")")/testmods" with_lock "$out" shared "$@" "$bin" >"$out" 2>&1 </dev/null
 	  echo $? >"$out.rc" ) &
 	job_label[$!]=$label; job_out[$!]=$out; job_t0[$!]=$(now); job_kind[$!]=unit
 	running=$((running + 1))
@@ -162,6 +208,7 @@ finish_unit() {	# label, log, seconds
 	p=${p:-0}; f=${f:-0}
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; echo "  exit $rc, see $out"; census "$label" "exit without a failed test"; fi
 	tally "$label" "$p" "$f" "$secs"
+	waited "$out"
 	[ "$f" -gt 0 ] && sed 's/^/    /' "$out" | grep -E 'FAILED|ERROR|error|Assert|==[0-9]+==' | head -20
 	local t
 	while read -r t; do census "$label" "$t"; done < <(sed -nE '/^\[  FAILED  \] [0-9]+ test/d; s/^\[  FAILED  \] ([^ ]+).*/\1/p' "$out" | sort -u)
@@ -171,6 +218,7 @@ start_integration() {	# label, build dir, script, quick (0/1)
 	out=$(logname "$label")
 	limit=${BC_TEST_TIMEOUT:-${script_timeout[$(basename "$script" .sh)]:-600}}
 	( BUILD="$dir" BC="$PWD/$dir/benchcore" TESTMODS="$PWD/$dir/testmods" BC_QUICK=$quick \
+		with_lock "$out" "$([[ " $machine_wide " == *" $(basename "$script" .sh) "* ]] && echo alone || echo shared)" \
 		timeout "$limit" bash "$script" >"$out" 2>&1 </dev/null; echo $? >"$out.rc" ) &
 	job_label[$!]=$label; job_out[$!]=$out; job_t0[$!]=$(now); job_kind[$!]=integration; job_limit[$!]=$limit
 	running=$((running + 1))
@@ -196,6 +244,7 @@ finish_integration() {	# waits for one job (unit or integration), prints its lin
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; echo "  exit $rc, see $out"; census "$label" "exit $rc without a FAIL line"; fi
 	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then f=1; echo "  no test ran, see $out"; census "$label" "no test ran"; fi
 	tally "$label" "$p" "$f" "$secs"
+	waited "$out"
 	local t
 	while IFS= read -r t; do census "$label" "$t"; done < <(sed -n 's/^FAIL: //p' "$out")
 	# what the script left out, or ran reduced, and why

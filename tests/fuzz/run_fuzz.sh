@@ -10,7 +10,7 @@
 # net module's control-message parser, modules/net/net_proto.c) or channel
 # (the case channel's decoder, core/run/channel.c: what a lying case can send).
 # Env: FUZZ_BUILD (build dir, default build-fuzz), BC_ARTIFACTS (where crashers
-# go, default /tmp/benchcore-artifacts). A crasher is printed with its path:
+# go, default FUZZ_BUILD/artifacts, not a fixed path in /tmp). A crasher is printed with its path:
 # fix the bug, then copy the file into tests/fuzz/corpus-TARGET/ so it stays
 # a regression test. Exit status: 0 no crash, 1 crash or leak, 2 build error.
 set -u
@@ -32,7 +32,7 @@ channel) src="core/run/channel.c core/base/util.c"
 esac
 src="tests/fuzz/fuzz_$name.c $src"
 bin=${FUZZ_BUILD:-build-fuzz}/fuzz_$name
-art=${BC_ARTIFACTS:-/tmp/benchcore-artifacts}
+art=${BC_ARTIFACTS:-${FUZZ_BUILD:-build-fuzz}/artifacts}
 corpus=tests/fuzz/corpus-$name
 cc=$(command -v clang-14 || command -v clang) || { echo "clang not installed"; exit 2; }
 mkdir -p "$(dirname "$bin")" "$art"

@@ -9,7 +9,7 @@
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
 FX=tests/fixtures
-ART=${BC_ARTIFACTS:-/tmp/benchcore-artifacts}
+ART=${BC_ARTIFACTS:-$(cd "$BUILD" && pwd)/artifacts}	# the screenshots kept for a person: the build's, not a fixed /tmp path another user could plant
 mkdir -p "$ART"
 
 # A system label that would run script if it were not escaped.

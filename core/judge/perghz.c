@@ -73,6 +73,8 @@ void bc_ghz_judge(const bc_cmp_opts *o, bc_ghz_case *cs, size_t n)
 			c->verdict = BC_GHZ_PROPORTIONAL;
 		else if (beyond && p[i] < o->alpha && !interference_explains(o, &s[i]))
 			c->verdict = BC_GHZ_NOT;
+		else if (beyond && p[i] < o->alpha)
+			c->verdict = BC_GHZ_UNDECIDED;	/* need_n 0: more repeats beside the same load decide nothing */
 		else {
 			c->verdict = BC_GHZ_UNDECIDED;
 			c->need_n = isfinite(c->lo) ? bc_repeats_needed(o, &s[i]) :

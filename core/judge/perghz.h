@@ -23,7 +23,9 @@ typedef struct bc_ghz_case {
 	double tolerance;	/* fraction */
 	double p_adj;		/* the deviation against 0, adjusted over the n cases; NAN untested */
 	int verdict;		/* BC_GHZ_* */
-	size_t need_n;		/* undecided: repeats per side likely to decide it (1000: more) */
+	size_t need_n;		/* undecided: repeats per side likely to decide it (1000: more;
+				   0: the measured interference explains the deviation, a
+				   quieter run decides it, not more repeats) */
 } bc_ghz_case;
 
 /* Judges the n cases of one pair (c's options): a case is proportional
@@ -36,6 +38,7 @@ void bc_ghz_judge(const bc_cmp_opts *o, bc_ghz_case *cs, size_t n);
 
 /* A pair's overall verdict from its judged cases: NOT when any case is,
    PROPORTIONAL when every case is, else UNDECIDED; counts into k[BC_GHZ_*]
-   and the largest need_n of the undecided into *need. */
+   and the largest need_n of the undecided into *need (0 when every
+   undecided case is the measured interference's). */
 int bc_ghz_overall(const bc_ghz_case *cs, size_t n, size_t k[3], size_t *need);
 #endif

@@ -638,6 +638,17 @@ static void ghz_row(tab *tb, const sides *s, const bc_rgroup *g, const bc_rmetri
 	bc_tab_row(tb, row);
 }
 
+/* what would decide an undecided pair: "needs ~8 repeats", or, when only the
+   measured interference kept the deviation from counting, a quieter run.
+   malloc'd. */
+static char *ghz_needs(size_t need)
+{
+	if (!need)
+		return bc_xstrdup("the deviation is within what the measured interference could cause: a "
+				  "quieter run decides it");
+	return bc_xasprintf("needs %s%zu repeats", need >= 1000 ? ">" : "~", need);
+}
+
 /* "proportional (2 of 2)", "not proportional (1 of 2)", "undecided (needs ~8
    repeats)" for the cases of module (NULL: all) of side i. malloc'd. */
 static char *ghz_word(const ghz_tally *y, int i, const char *module, int *verdict)
@@ -655,8 +666,9 @@ static char *ghz_word(const ghz_tally *y, int i, const char *module, int *verdic
 		return bc_xasprintf("proportional (%zu of %zu)", k[BC_GHZ_PROPORTIONAL], m);
 	if (v == BC_GHZ_NOT)
 		return bc_xasprintf("not proportional (%zu of %zu)", k[BC_GHZ_NOT], m);
-	return bc_xasprintf("undecided (%zu of %zu; needs %s%zu repeats)", k[BC_GHZ_UNDECIDED], m,
-			    need >= 1000 ? ">" : "~", need);
+	char *nd = ghz_needs(need), *w = bc_xasprintf("undecided (%zu of %zu; %s)", k[BC_GHZ_UNDECIDED], m, nd);
+	free(nd);
+	return w;
 }
 
 /* With cases of several modules: "; per module: rsa proportional (2 of 2),
@@ -715,10 +727,12 @@ static void ghz_notes(tab *tb, const bc_results *res, int n, const bc_cmp_opts *
 		else if (v == BC_GHZ_NOT)
 			w = bc_xasprintf("throughput is not proportional to the clock (%zu of %zu cases not, %zu "
 					 "undecided", k[v], y->n[i], k[BC_GHZ_UNDECIDED]);
-		else
+		else {
+			char *nd = ghz_needs(need);
 			w = bc_xasprintf("whether throughput is proportional to the clock is undecided (%zu of %zu "
-					 "cases undecided, needs %s%zu repeats on each side", k[v], y->n[i],
-					 need >= 1000 ? ">" : "~", need);
+					 "cases undecided, %s%s", k[v], y->n[i], nd, need ? " on each side" : "");
+			free(nd);
+		}
 		bc_tab_note(tb, bc_xasprintf("%s against %s: %s; largest deviation %s%%)%s; per case: the %g%% "
 					  "interval of the ratio per GHz within +-%g%% is proportional, beyond it "
 					  "(significant) not, as compare judges a tie or a difference", res[i].label,

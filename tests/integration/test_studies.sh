@@ -112,6 +112,20 @@ expect_grep "--per-ghz: the study's conclusion, proportional" $T/pg.out '^slow a
 fix $T/fd.json notprop 0.5 2000
 run_bc $T/pn compare --per-ghz $T/fa.json $T/fd.json
 expect_grep "--per-ghz: half the throughput at the same clock is not proportional" $T/pn.out 'throughput is not proportional to the clock \(2 of 2 cases not, 0 undecided; largest deviation -50\.0%\)'
+# the same half, but with 60% of B's CPU taken by other processes while it
+# ran (measured) and the case using the 40% left: interference could cause it, so undecided, and what would
+# decide it is a quieter run, not more repeats beside the same load
+"$PY" -S - $T/fd.json $T/fe.json <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1])); d["label"] = "busy"
+for c in d["cases"]:
+    c["cpu"]["other_pct"] = 60.0; c["cpu"]["interference_pct"] = 60.0
+    c["cpu"]["cpus_use"] = 0.4	# the case had what the others left: all of it it could get
+json.dump(d, open(sys.argv[2], "w"))
+PYEOF
+run_bc $T/pe compare --per-ghz $T/fa.json $T/fe.json
+expect_grep "--per-ghz: half the throughput with 60% of B's CPU taken is undecided, a quieter run deciding it" $T/pe.out \
+	'^busy against fast: whether throughput is proportional to the clock is undecided \(2 of 2 cases undecided, the deviation is within what the measured interference could cause: a quieter run decides it; largest deviation -50\.0%\)'
 # noise is not a verdict (issue 52 item 1): the same clock, 100 101 99 against
 # 70 130 100 (mean 100, the interval per GHz some -40% .. +40%): undecided with
 # the repeats it needs, never "not proportional" (the old "within 5% in k of n")

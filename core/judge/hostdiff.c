@@ -277,7 +277,10 @@ void bc_facts_explain(FILE *f, json_t *diff, json_t *host_a, json_t *host_b, con
 		said++;
 	}
 	double ma, mb;
-	for (size_t i = 0; i < sizeof(causes) / sizeof(causes[0]) && said < 2; i++) {
+	/* two of the hosts' facts, after what was measured in the cases (a
+	   loaded pair's interference must not crowd out what the runs differ in) */
+	int facts = 0;
+	for (size_t i = 0; i < sizeof(causes) / sizeof(causes[0]) && facts < 2; i++) {
 		size_t k, hits = 0;
 		json_t *d, *first = NULL;
 		json_array_foreach(diff, k, d) {
@@ -303,6 +306,7 @@ void bc_facts_explain(FILE *f, json_t *diff, json_t *host_a, json_t *host_b, con
 			free(fs), free(as), free(bs);
 		}
 		said++;
+		facts++;
 	}
 	if (said)
 		fputc('\n', f);

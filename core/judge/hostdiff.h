@@ -46,6 +46,7 @@ int bc_host_field_ignored(const char *field);
    measured clock, kernel, mitigations, microcode, file system, ...);
    diff is bc_facts_diff()'s, host_a and host_b the two host objects;
    first_cause (or NULL), what the cases themselves measured, goes first
-   (interference on one side's CPUs: bc_cmp_interference_cause). */
+   (interference on one side's CPUs: bc_cmp_interference_cause) and does
+   not count against the two. */
 void bc_facts_explain(FILE *f, json_t *diff, json_t *host_a, json_t *host_b, const char *first_cause);
 #endif

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -149,12 +150,23 @@ static int io_done(struct io_thread *w, int op, const unsigned char *buf, uint64
 	struct io_state *s = w->s;
 
 	if (res != (int64_t)s->block_size) {
-		const char *kind = res < 0 ? io_errkind((int)-res) : "short";
+		/* a short write is what a full file system gives before ENOSPC:
+		   its free space says so (a short read: the file was cut) */
+		struct statvfs v;
+		int full = res >= 0 && op == IO_OP_WRITE && !fstatvfs(w->fd, &v) &&
+			   (uint64_t)v.f_bavail * v.f_frsize < s->block_size;
+		const char *kind = res < 0 ? io_errkind((int)-res) : full ? "ENOSPC" : "short";
+		char why[160];
+		if (res < 0)
+			snprintf(why, sizeof(why), "%s", strerror((int)-res));
+		else
+			snprintf(why, sizeof(why), "short transfer (%lld bytes)%s", (long long)res,
+				 full ? ": No space left on device (the file system has less than a block free)" :
+				 op == IO_OP_READ ? ": the file is shorter than laid out (cut by another process?)" : "");
 		w->api->record_error(w->t, (unsigned)op, kind);
 		io_error(s, w->t, NULL, NULL, "%s of %llu bytes at offset %llu of \"%s\" failed: %s",
 			 op == IO_OP_READ ? "read" : "write", (unsigned long long)s->block_size,
-			 (unsigned long long)off, s->files[s->per_thread ? w->idx : 0],
-			 res < 0 ? strerror((int)-res) : "short transfer");
+			 (unsigned long long)off, s->files[s->per_thread ? w->idx : 0], why);
 		return -1;
 	}
 	if (op == IO_OP_READ && s->verify) {

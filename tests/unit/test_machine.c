@@ -2,6 +2,7 @@
    order worked out on a fake CPU tree, and the journal's apply, restore and
    recovery on plain files in a scratch directory (no root, nothing of the
    machine's touched). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,18 +206,36 @@ static void test_stacked(void **st)
 	assert_int_equal(nr->check(&x, "2", out, sizeof(out), &e), -1);	/* below the kernel's 4 */
 }
 
-/* A real child process that waits; prctl(PR_SET_THP_DISABLE) first when off. */
+/* A real child process that waits; prctl(PR_SET_THP_DISABLE) first when off.
+   Returns once the child says it is set (a byte on a pipe), or has exited
+   (EOF: qemu-user refuses the prctl), never after a guessed sleep (a loaded
+   machine's qemu child took longer than 50 ms to get there). */
 static pid_t waiter(int thp_off)
 {
+	int p[2];
+	assert_int_equal(pipe(p), 0);
 	pid_t pid = fork();
 	if (pid == 0) {
+		close(p[0]);
 		if (thp_off && prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) != 0)
 			_exit(3);	/* qemu-user refuses it (EINVAL) */
+		if (write(p[1], "x", 1) != 1)
+			_exit(4);
 		for (;;)
 			pause();
 	}
 	assert_true(pid > 0);
-	usleep(50000);	/* its /proc entries in place, THP_enabled set */
+	close(p[1]);
+	char c;
+	ssize_t r;
+	while ((r = read(p[0], &c, 1)) < 0 && errno == EINTR)
+		;
+	close(p[0]);
+	if (r == 0) {	/* it is exiting: wait until it has, leaving it for waitpid() to reap */
+		siginfo_t si;
+		while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) != 0 && errno == EINTR)
+			;
+	}
 	return pid;
 }
 

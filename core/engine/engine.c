@@ -459,8 +459,13 @@ static void measure(bench_ctx *x, bc_case_result *cj)
 	if (c->run.warmup_s > 0)
 		phase_note(c, "warmup");
 	uint64_t tw = bc_now_ns();
-	if (c->run.warmup_s <= 0)
+	/* the phase is named before the workers are let into it: a module's
+	   signal from its first operation is then placed in it (a loaded
+	   machine's worker ran before a later note, "in thread_init") */
+	if (c->run.warmup_s <= 0) {
 		window_mark(x, 1);
+		phase_note(c, "measure");
+	}
 	set_phase(x, c->run.warmup_s > 0 ? PH_WARMUP : PH_MEASURE);
 	if (c->run.warmup_s > 0 && c->run.warmup_auto) {
 		auto_warmup(x, cj);
@@ -472,9 +477,9 @@ static void measure(bench_ctx *x, bc_case_result *cj)
 	if (c->run.warmup_s > 0) {
 		probe_freq(x, cj, 0);	/* the end of warmup: the cores at the load's clock */
 		window_mark(x, 1);
+		phase_note(c, "measure");
 		set_phase(x, PH_MEASURE);
 	}
-	phase_note(c, "measure");
 	x->t0 = m.last_t = bc_now_ns();
 	if (c->run.warmup_s > 0)
 		phase_done(cj, BC_PH_WARMUP, tw);

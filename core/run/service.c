@@ -365,11 +365,22 @@ int bc_service_start(const char *module, const bench_server_spec_v1 *spec, const
 			owner = getpid();
 			atexit(bc_service_stop_all);	/* exit paths that skip the runner's own stop */
 		}
-		/* orphans it left already, or what the leader runs besides itself
-		   (a daemon ready before its parent has exited) */
-		size_t nx = adopted(before, nbefore, pid, extra, MAX_EXTRA), k = 0;
-		if (!reaped)
-			nx += descendants(pid, extra + nx, MAX_EXTRA - nx);
+		/* what the leader runs besides itself (a daemon ready before its
+		   parent has exited), then the orphans it left: in that order, so
+		   a leader exiting between the two looks leaves its daemon in one
+		   (adopted first missed it: still the leader's child then, none of
+		   the leader's a moment later, and a second case started a second
+		   daemon); one seen in both is kept once */
+		size_t nx = reaped ? 0 : descendants(pid, extra, MAX_EXTRA), k = 0;
+		pid_t orph[MAX_EXTRA];
+		size_t no = adopted(before, nbefore, pid, orph, MAX_EXTRA);
+		for (size_t i = 0; i < no && nx < MAX_EXTRA; i++) {
+			size_t j = 0;
+			while (j < nx && extra[j] != orph[i])
+				j++;
+			if (j == nx)
+				extra[nx++] = orph[i];
+		}
 		svcs = bc_xrealloc(svcs, nsvcs + 1, sizeof(*svcs));
 		svc *s2 = &svcs[nsvcs++];
 		*s2 = (svc){ bc_xstrdup(module), bc_xstrdup(spec->name), log, bc_xstrdup(spec->argv[0]), pid,

@@ -281,8 +281,17 @@ for _ in $(seq 300); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
 if kill -0 $pid 2>/dev/null; then kill -9 $pid; fail "4: list froze on a FIFO"; else wait $pid; RC=$?; t1=$(date +%s%N); pass "4: list ends beside a FIFO named x.so ($(( (t1 - t0) / 1000000 )) ms)"; fi
 expect_grep "4: the FIFO is refused as not a regular file" $T/f4.out "refusing to load module file \"$T/f4/x.so\": it is not a regular file \(a FIFO\)"
 
-# live (not zombie) processes of this exact name
-alive() { ps -eo stat=,comm= | awk -v n="$1" '$1 !~ /^Z/ && $2 == n' | wc -l; }
+# live (not zombie) processes of this exact name that this script started
+# (their environment carries its mark): a second suite's test_contain beside
+# this one has daemons of the same names for a moment
+export BC_ITEST_MARK=$T
+alive() {
+	local n=0 p
+	for p in $(ps -eo pid=,stat=,comm= | awk -v n="$1" '$2 !~ /^Z/ && $3 == n { print $1 }'); do
+		tr '\0' '\n' </proc/$p/environ 2>/dev/null | grep -qxF "BC_ITEST_MARK=$T" && n=$((n + 1))
+	done
+	echo $n
+}
 
 # --- 3: nothing a module or its server starts outlives list or the run
 BCTEST_CTOR_DAEMON=1 run_bc $T/d3 list $MP

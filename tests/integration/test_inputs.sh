@@ -185,10 +185,19 @@ expect_no_grep "and never that they were" $T/ob.err 'results written to'
 expect_rc "run -o -: JSON on stdout" 0
 expect_py "stdout holds exactly the results document (the text went to stderr)" $T/stdout.json 'd["schema"]=="benchcore/1" and len(d["cases"])==1'
 expect_grep "the case text is on stderr" $T/stdout.err '^\[case 1\] cpu'
-"$BC" run cpu max_prime=100 --time 1.5 --warmup 0 -q -o $T/lock.json >$T/l1.out 2>$T/l1.err &
-first=$!
-for i in $(seq 50); do [ -e $T/lock.json.lock ] && break; sleep 0.1; done
-run_bc $T/l2 run cpu max_prime=100 --time 0.05 --warmup 0 -q -o $T/lock.json
+# the second run must meet the first while it runs: a loaded machine's second
+# run (ASan, beside another suite) took longer to start than the first's 1.5 s
+# window; when the first was over before the second looked, longer again
+for lt in 1.5 6 24; do
+	rm -f $T/lock.json
+	"$BC" run cpu max_prime=100 --time $lt --warmup 0 -q -o $T/lock.json >$T/l1.out 2>$T/l1.err &
+	first=$!
+	until_seen 300 test -e $T/lock.json.lock
+	run_bc $T/l2 run cpu max_prime=100 --time 0.05 --warmup 0 -q -o $T/lock.json
+	kill -0 $first 2>/dev/null && break
+	grep -q 'another benchcore run' $T/l2.err && break
+	wait $first
+done
 expect_rc "a second run writing the same results file is refused" 2
 expect_grep "naming the other run" $T/l2.err "another benchcore run \(pid $first\) is writing"
 wait $first; RC=$?

@@ -7,8 +7,12 @@ window, for the sys module's tests (tests/integration/test_sys.sh).
 LOG is `strace -f -ttt -o LOG -e trace=...,write,execve benchcore run sys ...`.
 The window: it opens as the case's process tells the runner its phase is
 "measure" (the write of "P measure" on their channel, run/isolate.c: the
-engine reads its clock for the window's start right after), and lasts the
-results' duration_s. (Without that message, an interval report written at
+engine reads its clock for the window's start right after), and closes as
+it says "finish" (after the window and the join of its workers): both edges
+are strace's own timestamps, which a loaded machine delays by tens of ms
+(the window's start plus the results' duration_s, mixing strace's clock with
+the case's, put 44 written-back counters in a window of 86 loops where at
+most 34 could be; that end is kept for a log without the finish message). (Without that message, an interval report written at
 the planned time t after the window opened, --report-interval and not -q,
 bounds it: the least of (the write's time - t); under strace the reports can
 be written late, so the message is the better mark.) A loop the sys module counts is one of a
@@ -30,12 +34,13 @@ import sys
 
 LINE = re.compile(r"(\d+) +(\d+\.\d+) (.*)")
 PHASE = re.compile(r'write\(\d+, "P measure\\n"')
+FINISH = re.compile(r'write\(\d+, "P finish\\n"')
 TICK = re.compile(r'write\(2, "\[ ([0-9.]+)s \] thds:')
 BATCH = re.compile(r'write\(\d+, "(?:spawn|execl|ctx|pipe|copy|shell) (\d+)')
 
 
 def main(log, results, pats):
-    calls, start, opened, maxbatch, helper = [], None, None, 0, set()
+    calls, start, opened, closed, maxbatch, helper = [], None, None, None, 0, set()
     for line in open(log, errors="replace"):
         m = LINE.match(line)
         if not m:
@@ -45,6 +50,8 @@ def main(log, results, pats):
             helper.add(pid)
         if opened is None and PHASE.match(rest):
             opened = ts
+        if opened is not None and closed is None and FINISH.match(rest):
+            closed = ts
         t = TICK.match(rest)
         if t:
             start = min(start if start is not None else ts, ts - float(t.group(1)))
@@ -56,7 +63,8 @@ def main(log, results, pats):
     start = opened if opened is not None else start
     if start is None:
         raise SystemExit("%s: neither the measure phase nor an interval report written: the window is unknown" % log)
-    end = start + json.load(open(results))["cases"][0]["duration_s"]
+    end = closed if opened is not None and closed is not None else \
+        start + json.load(open(results))["cases"][0]["duration_s"]
     out = []
     for p in pats:
         r = re.compile(p)

@@ -66,8 +66,18 @@ expect_py "... delivers (acknowledged Gbit/s), says what the kernel did, counts 
 run_net $T/ubytes test=udp_stream msg_size=1000 bitrate=40 --time 0.6 --warmup 0
 expect_py "udp_stream: send bytes are datagrams x msg_size (not x the batch again)" $T/ubytes.json \
 	"d['cases'][0]['ops']['send']['count'] > 0 and d['cases'][0]['ops']['send']['bytes'] == d['cases'][0]['ops']['send']['count'] * 1000"
-expect_py "... and the datagrams sent agree with the server's count (received + lost) within 1%" $T/ubytes.json \
-	"(lambda n, sent: abs(n - sent) <= 0.01 * sent + 3)(sum(int(x) for x in d['cases'][0]['info']['udp_datagrams'].split() if x.isdigit()), d['cases'][0]['ops']['send']['count'])"
+# The server starts its count when it sees the client's window open (a "mark"
+# on the control connection): a loaded server's worker sees it late and the
+# window's first datagrams fall before it (census beside a second suite: the
+# 1% missed). Never more than sent, whatever the load; within 1% alone.
+expect_py "... and the server's count (received + lost) is never more than the datagrams sent" $T/ubytes.json \
+	"(lambda n, sent: 0 < n <= sent + 3)(sum(int(x) for x in d['cases'][0]['info']['udp_datagrams'].split() if x.isdigit()), d['cases'][0]['ops']['send']['count'])"
+if [ "${BC_QUICK:-0}" = 1 ]; then
+	echo "QUICK: the datagrams sent against the server's count within 1% (1 check): make check-full, alone"
+else
+	expect_py "... and the datagrams sent agree with the server's count (received + lost) within 1%" $T/ubytes.json \
+		"(lambda n, sent: abs(n - sent) <= 0.01 * sent + 3)(sum(int(x) for x in d['cases'][0]['info']['udp_datagrams'].split() if x.isdigit()), d['cases'][0]['ops']['send']['count'])"
+fi
 # (at most: how far below the cap a sender starved by a loaded machine falls is the machine's)
 expect_py "... and no interval's MiB/s is over the 40 Mbit/s asked for (15% for an interval's edges), not 7x" $T/ubytes.json \
 	"d['cases'][0]['intervals'] and all(i['ops']['send']['mib_per_sec'] < 1.15 * 40e6 / 8 / 2**20 for i in d['cases'][0]['intervals'])"

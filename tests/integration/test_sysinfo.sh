@@ -222,19 +222,38 @@ expect_grep "a missing @include names the including file and line" $T/inc.err "^
 arch=$(uname -m)
 if [ "$arch" = x86_64 ] || [ "$arch" = aarch64 ]; then
 	taskset -c 0 "$BC" sysinfo --json >$T/p1.out 2>/dev/null </dev/null
-	taskset -c 0 "$BC" sysinfo --json >$T/p2.out 2>/dev/null </dev/null
 	expect_py "probe: plausible (within cpufreq's min and max where stated, else 100 MHz .. 10 GHz)" $T/p1.out \
 		"(lambda m: (m['min'] * 0.9 <= m['measured'] <= m['max'] * 1.1) if m.get('min') and m.get('max') else 100 < m['measured'] < 10000)(d['cpu_mhz'])"
-	m1=$(jget $T/p1.out "d['cpu_mhz']['measured']")
-	expect_py "probe: two probes agree within 5% ($m1 MHz and this)" $T/p2.out \
-		"abs(d['cpu_mhz']['measured'] - $m1) / $m1 < 0.05"
-	taskset -c 0 sh -c 'while :; do :; done' &
-	hog=$!
-	sleep 0.3
-	taskset -c 0 "$BC" sysinfo --json >$T/p3.out 2>/dev/null </dev/null
-	kill $hog; wait $hog 2>/dev/null
-	expect_py "probe: a busy loop on the same CPU changes it by less than 10% (the clock, not a share of it)" $T/p3.out \
-		"abs(d['cpu_mhz']['measured'] - $m1) / $m1 < 0.10"
+	# A shared host moves its cores' clock by itself (turbo under its other
+	# tenants' load: 3606 -> 3407 MHz between two runs here), so a probe is
+	# judged against probes taken just before and after it, and a pair is
+	# taken again (up to 3 times) when those two disagree: the clock moved,
+	# nothing to judge (census beside a second suite: 3500 and then over 5% off)
+	probe() { taskset -c 0 "$BC" sysinfo --json 2>/dev/null </dev/null | "$PY" -S -c 'import json,sys; print(json.load(sys.stdin)["cpu_mhz"]["measured"])'; }
+	near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = (a - b) / b; exit !(d < t && d > -t) }'; }
+	seen=""
+	for try in 1 2 3; do
+		a=$(probe); b=$(probe); seen="$seen $a/$b"
+		near "$a" "$b" 0.05 && break
+	done
+	check "probe: two probes in a row agree within 5% (in 3 tries: $seen MHz)" near "$a" "$b" 0.05
+	seen=""; judged=""
+	for try in 1 2 3; do
+		before=$(probe)
+		taskset -c 0 sh -c 'while :; do :; done' &
+		hog=$!
+		sleep 0.3
+		busy=$(probe)
+		kill $hog; wait $hog 2>/dev/null
+		after=$(probe); seen="$seen $before/$busy/$after"
+		if near "$before" "$after" 0.05; then judged=1; break; fi
+	done
+	if [ -n "$judged" ]; then
+		check "probe: a busy loop on the same CPU changes it by less than 10% (the clock, not a share of it: before/busy/after$seen MHz)" \
+			near "$busy" "$(awk -v a="$before" -v b="$after" 'BEGIN { print (a + b) / 2 }')" 0.10
+	else
+		fail "probe: the clock moved by more than 5% around each of 3 busy-loop probes ($seen MHz): nothing judged"
+	fi
 	env BENCHCORE_SYSFS_CPU=$F "$BC" run cpu max_prime=2000 --threads 2 --time 0.3 --warmup 0.2 -q -o $T/pc.json >/dev/null 2>&1 </dev/null
 	expect_py "a case's cpu_freq: before and after the window, 2 CPUs probed, cpufreq's claim beside it" $T/pc.json \
 		"(lambda f: f['source'] == 'probe' and f['cpus'] == min(2, $ncpu) and f['before_mhz'] > 100 and f['after_mhz'] > 100 and f['cpufreq_mhz'] == 2000)(d['cases'][0]['cpu_freq'])"

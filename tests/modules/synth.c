@@ -29,7 +29,7 @@ enum { SYNTH_INIT, SYNTH_STEP, SYNTH_DESTROY };
 __attribute__((visibility("default"))) void (*synth_hook)(int event);
 
 typedef struct synth_opts {
-	double ops, cv, ramp_s, wobble, step, need_mib, crash_at, need_disk_mib;
+	double ops, cv, ramp_s, wobble, step, need_mib, crash_at, need_disk_mib, done_s;
 	int64_t need_cpus;
 	const char *count_file, *disk_path;
 } synth_opts;
@@ -57,6 +57,8 @@ static const bench_option_v1 synth_options[] = {
 	  .min = 0, .max = 1000000, BENCH_OPT_AT(synth_opts, need_cpus) },
 	{ .name = "crash_at", .type = BENCH_OPT_DOUBLE, .def = "0", .help = "seconds into the case the first worker crashes",
 	  .min = 0, .max = 1e6, BENCH_OPT_AT(synth_opts, crash_at) },
+	{ .name = "done_s", .type = BENCH_OPT_DOUBLE, .def = "0", .help = "seconds a worker's thread_done takes",
+	  .min = 0, .max = 1e6, BENCH_OPT_AT(synth_opts, done_s) },
 	{ .name = NULL }
 };
 
@@ -191,8 +193,18 @@ static int synth_needs(const bench_host_api_v1 *api, bench_ctx *ctx, bench_needs
 	return BENCH_OK;
 }
 
+/* done_s: a teardown that takes time, as io's closing of a new file that
+   gives its blocks back (the window must not count it) */
 static void synth_thread_done(void *tstate)
 {
+	synth_thread *w = tstate;
+	uint64_t ns = (uint64_t)(w->s->o->done_s * 1e9);
+	if (ns && synth_sleep_ns)
+		synth_sleep_ns(ns);
+	else if (ns) {
+		struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
+		nanosleep(&ts, NULL);
+	}
 	free(tstate);
 }
 

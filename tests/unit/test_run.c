@@ -53,6 +53,22 @@ static void test_window_exact(void **st)
 	json_decref(d);
 }
 
+/* An events budget's window ends with the workers' last operation, not
+   after their thread_done: a long teardown (done_s = 3, 15 s of this
+   test's clock) is not in it (it was: 16 s). 100
+   claims at one a loop of 10 ms: about 1 s. */
+static void test_window_events(void **st)
+{
+	(void)st;
+	assert_int_equal(bc("ev", "ops=5000 --events 100 --time 0 --warmup 0 done_s=3"), 0);
+	json_t *d = doc("ev"), *c = at(d, 0);
+	assert_string_equal(str(c, "status"), "ok");
+	double dur = num(c, "duration_s");
+	if (!(dur > 0.9 && dur < 1.1))
+		fail_msg("an events window with a 3 s thread_done lasted %.3f s (about 1 s wanted)", dur);
+	json_decref(d);
+}
+
 /* Rounds: every (point, threads) once per round, shuffled, reproducible
    from the recorded seed; back_to_back keeps plan order. */
 static void test_rounds(void **st)
@@ -647,6 +663,7 @@ int main(void)
 	alarm(120);	/* a clock that stopped moving would hang here: fail instead */
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_window_exact),
+		cmocka_unit_test(test_window_events),
 		cmocka_unit_test(test_rounds),
 		cmocka_unit_test(test_seed_drawn),
 		cmocka_unit_test(test_repeat_auto),

@@ -322,8 +322,17 @@ if [ "$(id -u)" = 0 ] && mkdir "$T/full" && mount -t tmpfs -o size=8M benchcore-
 		direct=false rw=write block_size=192K -o "$T/full.json" >"$T/full.out" 2>"$T/full.err" </dev/null &
 	pid=$!
 	until_seen 300 grep -q 'thds:' "$T/full.err"
-	# (the fill is taken when the case's file is short enough: right after a pass)
-	for i in $(seq 2000); do fallocate -l $((5 * 1024 * 1024 - 64 * 1024)) "$FULL/fill" 2>/dev/null && break; done
+	# (the fill is taken when the case's file is short enough: right after a pass; the
+	# case is stopped while it is tried: a fallocate that fails holds the pages it got
+	# until it gives up, and a case write meanwhile came back short while the file
+	# system was full only for that moment, so its reason rightly said no more)
+	for i in $(seq 2000); do
+		kids=$(pgrep -P "$pid"); [ -n "$kids" ] && kill -STOP $kids
+		fallocate -l $((5 * 1024 * 1024 - 64 * 1024)) "$FULL/fill" 2>/dev/null; ok=$?
+		[ -n "$kids" ] && kill -CONT $kids
+		[ $ok = 0 ] && break
+		sleep 0.01
+	done
 	wait "$pid"; RC=$?
 	expect_rc "a write that fills the file system fails the case" 1
 	expect_py "its reason: the short write, and the file system full (less than a block free)" "$T/full.json" \

@@ -9,7 +9,8 @@ D=/var/tmp
 [ "$(stat -f -c %T "$D" 2>/dev/null)" = tmpfs ] && D=$PWD/$BUILD
 D=$(mktemp -d "$D/bc-io-test.XXXXXX")
 FULL=""	# a small tmpfs the full-file-system test mounts, unmounted whatever happens
-trap '[ -n "$FULL" ] && umount "$FULL" 2>/dev/null; rm -rf "$T" "$D"' EXIT
+kids=""	# the case's processes while the full-file-system test has them stopped
+trap '[ -n "$kids" ] && kill -CONT $kids 2>/dev/null; [ -n "$FULL" ] && umount "$FULL" 2>/dev/null; rm -rf "$T" "$D"' EXIT
 S="--time 1 --warmup 0.2 --report-interval 0 -q --force"
 COMMON="path=$D file_size=8M"
 
@@ -329,7 +330,7 @@ if [ "$(id -u)" = 0 ] && mkdir "$T/full" && mount -t tmpfs -o size=8M benchcore-
 	for i in $(seq 2000); do
 		kids=$(pgrep -P "$pid"); [ -n "$kids" ] && kill -STOP $kids
 		fallocate -l $((5 * 1024 * 1024 - 64 * 1024)) "$FULL/fill" 2>/dev/null; ok=$?
-		[ -n "$kids" ] && kill -CONT $kids
+		[ -n "$kids" ] && kill -CONT $kids; kids=""
 		[ $ok = 0 ] && break
 		sleep 0.01
 	done

@@ -121,6 +121,17 @@ static void synth_destroy(void *state)
 	free(state);
 }
 
+/* A worker's wait: through the test's clock when it set one, else a real sleep. */
+static void synth_wait(uint64_t ns)
+{
+	if (synth_sleep_ns) {
+		synth_sleep_ns(ns);
+		return;
+	}
+	struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
+	nanosleep(&ts, NULL);
+}
+
 /* Per worker: the case's state and the thread to record on. */
 typedef struct synth_thread {
 	synth_state *s;
@@ -149,11 +160,7 @@ static int synth_run(void *tstate)
 	uint64_t last = api->now_ns();
 	double owed = 0;
 	while (!api->should_stop(w->t)) {
-		struct timespec ts = { 0, 2 * 1000 * 1000 };	/* 2 ms: a window edge moves the count by < 1% */
-		if (synth_sleep_ns)
-			synth_sleep_ns(2 * 1000 * 1000);
-		else
-			nanosleep(&ts, NULL);
+		synth_wait(2 * 1000 * 1000);	/* 2 ms: a window edge moves the count by < 1% */
 		if (synth_hook)
 			synth_hook(SYNTH_STEP);
 		uint64_t now = api->now_ns();
@@ -198,13 +205,8 @@ static int synth_needs(const bench_host_api_v1 *api, bench_ctx *ctx, bench_needs
 static void synth_thread_done(void *tstate)
 {
 	synth_thread *w = tstate;
-	uint64_t ns = (uint64_t)(w->s->o->done_s * 1e9);
-	if (ns && synth_sleep_ns)
-		synth_sleep_ns(ns);
-	else if (ns) {
-		struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
-		nanosleep(&ts, NULL);
-	}
+	if (w->s->o->done_s > 0)
+		synth_wait((uint64_t)(w->s->o->done_s * 1e9));
 	free(tstate);
 }
 

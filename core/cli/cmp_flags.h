@@ -36,9 +36,10 @@ enum { BC_OPT_THRESHOLD = 0x1000, BC_OPT_THRESHOLD_FOR, BC_OPT_ALPHA, BC_OPT_TES
 	{ "busy-threshold", 0, "PCT", BC_OPT_BUSY, "interference weighed: steal and other processes " \
 	  "on a case's CPUs, in percent of their time, below which it is not counted (default 5, or the " \
 	  "files' busy_threshold setting when both record the same; 0 to 100)" }, \
-	{ "split", 0, "machine.KEY", BC_OPT_SPLIT, "one results file that swept a machine setting " \
-	  "(docs/machine.md) read as one system per value, the first configured value the baseline: " \
-	  "compare --split machine.turbo run.json (the views and report too)" }, \
+	{ "split", 0, "KEY", BC_OPT_SPLIT, "one results file that swept a machine setting " \
+	  "(machine.KEY, docs/machine.md) or a module's option (its name) read as one system per value, " \
+	  "the first configured value the baseline: compare --split machine.turbo run.json, " \
+	  "--split server_bin (the views and report too)" }, \
 	{ "db", 0, "DB", BC_OPT_DB, "the results archive db:RUN_ID, db:LABEL, db:latest and " \
 	  "db:latest@HOST are read from (default $BENCHCORE_DB, else the default archive; docs/archive.md)" }
 /* 0 when applied; -1 with a message "--flag ARG: wants ..." in e. */

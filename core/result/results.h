@@ -118,8 +118,8 @@ void bc_results_set_ref_loader(const char *prefix, bc_results_ref_fn fn);
 
 void bc_results_free(bc_results *r);
 
-/* compare --split machine.KEY FILE (results_split.c): one reference per
-   value of the setting (the configured order; the first is the baseline),
+/* compare --split KEY FILE (results_split.c; machine.KEY or an option's
+   name): one reference per value of the setting (the configured order; the first is the baseline),
    each read by bc_results_load as one system ("split:IDX:KEY:FILE").
    NULL-terminated, malloc'd; NULL with e when the file swept no such key. */
 char **bc_split_refs(const char *file, const char *key, bc_err *e);

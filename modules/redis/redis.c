@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <hiredis/hiredis.h>
 
@@ -57,7 +58,10 @@ static const bench_option_v1 rd_options[] = {
 	  .help = "elements pushed (untimed) before LPOP/RPOP/LRANGE_* (redis-benchmark's LPUSH fill)",
 	  BENCH_OPT_AT(struct redis_opts, fill) },
 	{ .name = "server", .type = BENCH_OPT_STRING, .flags = BENCH_OPT_PLACEMENT, BENCH_OPT_AT(struct redis_opts, server),
-	  .help = "host:port or a unix socket path; empty = a private redis-server" },
+	  .help = "host:port or a unix socket path; empty = a private server (server_bin)" },
+	{ .name = "server_bin", .type = BENCH_OPT_STRING, .def = RD_DEFAULT_BIN, BENCH_OPT_AT(struct redis_opts, server_bin),
+	  .help = "the private server's program: a name looked up in PATH (redis-server, valkey-server) or a "
+		  "path; a sweep of two compares them (compare --split server_bin)" },
 	{ .name = "user", .type = BENCH_OPT_STRING, .flags = BENCH_OPT_PLACEMENT,
 	  .help = "ACL user for AUTH (with password)", BENCH_OPT_AT(struct redis_opts, user) },
 	{ .name = "password", .type = BENCH_OPT_STRING,
@@ -100,34 +104,71 @@ rd_sock *rd_node_ctl(rd_main *m, unsigned i)
 	return &m->nctl[i];
 }
 
-/* redis-server in PATH, or NULL. */
-static const char *rd_find_server(char *buf, size_t n)
+/* The private server's program: a name (no slash) looked up in PATH, or a
+   path taken as it is; an executable regular file, or NULL. */
+static const char *rd_find_server(const char *want, char *buf, size_t n)
 {
+	struct stat st;
+	if (strchr(want, '/')) {
+		snprintf(buf, n, "%s", want);
+		return access(buf, X_OK) == 0 && stat(buf, &st) == 0 && S_ISREG(st.st_mode) ? buf : NULL;
+	}
 	const char *path = getenv("PATH");
 	char copy[4096];
 	snprintf(copy, sizeof(copy), "%s", path ? path : "/usr/local/bin:/usr/bin:/bin");
 	for (char *save = NULL, *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-		snprintf(buf, n, "%s/redis-server", d);
-		if (access(buf, X_OK) == 0)
+		snprintf(buf, n, "%s/%s", d, want);
+		if (access(buf, X_OK) == 0 && stat(buf, &st) == 0 && S_ISREG(st.st_mode))
 			return buf;
 	}
 	return NULL;
 }
 
+/* The host's key for the private server (its log and socket are named
+   after it): the program's name without "-server" ("redis", "valkey"), and
+   for a path a hash of it too, so two builds of one server never share. */
+static void rd_server_key(const char *want, const char *bin, char *out, size_t n)
+{
+	const char *base = strrchr(bin, '/') ? strrchr(bin, '/') + 1 : bin;
+	size_t l = strlen(base), sl = strlen("-server");
+	if (l > sl && !strcmp(base + l - sl, "-server"))
+		l -= sl;
+	uint32_t h = 2166136261u;	/* FNV-1a */
+	for (const char *c = bin; *c; c++)
+		h = (h ^ (unsigned char)*c) * 16777619u;
+	if (strchr(want, '/'))
+		snprintf(out, n, "%.*s-%08x", (int)(l > 32 ? 32 : l), base, h);
+	else
+		snprintf(out, n, "%.*s", (int)(l > 40 ? 40 : l), base);
+}
+
 static int rd_start_private(rd_state *s)
 {
 	const bench_host_api_v1 *api = s->api;
-	char bin[512];
-	if (!rd_find_server(bin, sizeof(bin))) {
-		api->set_error(s->ctx, "redis: no server set and redis-server is not installed "
-			       "(set server=host:port, or install redis-server)");
-		return BENCH_SKIP;
+	const char *want = s->opts->server_bin;
+	char *bin = s->server_bin, key[64];
+	if (!rd_find_server(want, bin, sizeof(s->server_bin))) {
+		if (!strcmp(want, RD_DEFAULT_BIN)) {	/* the default, as before: nothing to run against */
+			api->set_error(s->ctx, "redis: no server set and redis-server is not installed "
+				       "(set server=host:port, or install redis-server)");
+			return BENCH_SKIP;
+		}
+		char d[700];
+		if (strchr(want, '/'))
+			snprintf(d, sizeof(d), "%s is not an executable file", want);
+		else
+			snprintf(d, sizeof(d), "no executable %s in PATH (%.500s)", want,
+				 getenv("PATH") ? getenv("PATH") : "unset");
+		api->error(s->ctx, NULL, "redis: server_bin not found", d,
+			   "install it (valkey-server is packaged from Debian 13 on), or give its full path");
+		return BENCH_ERR;
 	}
+	rd_server_key(want, bin, key, sizeof(key));
 	const char *dir = api->module_dir(s->ctx);
-	snprintf(s->sock, sizeof(s->sock), "%s/redis.sock", dir);
+	snprintf(s->sock, sizeof(s->sock), "%s/%s.sock", dir, key);
 	const char *argv[] = { bin, "--port", "0", "--unixsocket", s->sock, "--unixsocketperm", "700",
 		"--save", "", "--appendonly", "no", "--dir", dir, "--daemonize", "no", NULL };
-	bench_server_spec_v1 spec = { .name = "redis", .argv = argv, .ready_unix = s->sock };
+	bench_server_spec_v1 spec = { .name = key, .argv = argv, .ready_unix = s->sock };
 	if (api->server_start(s->ctx, &spec) != BENCH_OK)
 		return BENCH_ERR;	/* the host set the reason with the server's log */
 	rd_parse_server(s->sock, &s->srv);
@@ -174,9 +215,30 @@ static void rd_declare_local(rd_state *s, const char *info)
 	long p = strtol(pid, NULL, 10);
 	if (s->private_server || !local || p <= 0 || !BENCH_HOST_HAS(s->api, declare_process))
 		return;
-	if (s->api->declare_process(s->ctx, (int)p, "redis-server") != BENCH_OK)
+	char what[80];
+	snprintf(what, sizeof(what), "%s-server", s->server_name);
+	if (s->api->declare_process(s->ctx, (int)p, what) != BENCH_OK)
 		s->api->log(s->ctx, BENCH_LOG_INFO, "the server's process_id %ld is not a process here "
 			    "(a container, or another machine behind the address): its CPU is not told apart", p);
+}
+
+/* Which server answers and its own version: Valkey says "server_name:valkey"
+   and "valkey_version" (its redis_version is the Redis release it is
+   compatible with); Redis has neither and its version is redis_version. */
+static void rd_server_ident(rd_state *s, const char *info)
+{
+	char name[64], v[128];
+	rd_info_field(info, "server_name", name, sizeof(name));
+	if (!strcmp(name, "unknown"))
+		snprintf(name, sizeof(name), "redis");
+	snprintf(s->server_name, sizeof(s->server_name), "%s", name);
+	char field[80];
+	snprintf(field, sizeof(field), "%s_version", name);
+	rd_info_field(info, field, v, sizeof(v));
+	if (!strcmp(v, "unknown"))
+		rd_info_field(info, "redis_version", v, sizeof(v));
+	s->api->set_info(s->ctx, "server_name", name);
+	s->api->set_info(s->ctx, "server_version", v);
 }
 
 static int rd_record_info(rd_main *m)
@@ -193,8 +255,11 @@ static int rd_record_info(rd_main *m)
 		return -1;
 	}
 	rd_info_field(r->str, "redis_version", v, sizeof(v));
-	api->set_info(s->ctx, "redis_version", v);
+	api->set_info(s->ctx, "redis_version", v);	/* Valkey's says 7.2.4 (its compatibility level) */
+	rd_server_ident(s, r->str);
 	rd_info_field(r->str, "redis_mode", v, sizeof(v));
+	if (!strcmp(v, "unknown"))
+		rd_info_field(r->str, "server_mode", v, sizeof(v));	/* Valkey's name for it */
 	api->set_info(s->ctx, "redis_mode", v);
 	if (!strcmp(v, "cluster") && !s->cluster)
 		api->log(s->ctx, BENCH_LOG_WARN, "the server is a cluster node: set cluster = true, or keys of other nodes fail with MOVED");
@@ -213,7 +278,9 @@ static int rd_record_info(rd_main *m)
 	snprintf(v, sizeof(v), "rdb save \"%s\", aof %s", save, !strcmp(aof, "1") ? "on" : !strcmp(aof, "0") ? "off" : aof);
 	api->set_info(s->ctx, "persistence", v);
 	rd_describe(&s->srv, where, sizeof(where));
-	api->set_info(s->ctx, "server", s->private_server ? "private redis-server (unix socket)" : where);
+	if (s->private_server)
+		snprintf(where, sizeof(where), "private %.270s (unix socket)", s->server_bin);
+	api->set_info(s->ctx, "server", where);
 	snprintf(v, sizeof(v), "%d.%d.%d", HIREDIS_MAJOR, HIREDIS_MINOR, HIREDIS_PATCH);
 	api->set_info(s->ctx, "hiredis_version", v);
 	api->set_info(s->ctx, "tls", s->tls ? "on" : "off");
@@ -264,6 +331,14 @@ static int rd_read_options(rd_state *s)
 		return -1;
 	}
 	const char *server = o->server;
+	if (!*o->server_bin || (*server && strcmp(o->server_bin, RD_DEFAULT_BIN))) {
+		api->error(ctx, NULL, "redis: server_bin without a private server",
+			   *o->server_bin ? "server_bin names the program of the private server, and with server "
+			   "set none is started" : "server_bin is empty",
+			   *o->server_bin ? "leave server empty to start server_bin, or drop server_bin to measure "
+			   "the server at that address" : "give a program name (redis-server, valkey-server) or a path");
+		return -1;
+	}
 	if (*server && rd_parse_server(server, &s->srv) != 0) {
 		api->error(ctx, NULL, "redis: bad server", server,
 			   "write host:port, [ipv6]:port, or the path of a unix socket (starting with / or .)");

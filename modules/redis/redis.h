@@ -59,7 +59,10 @@ struct redis_opts {
 	double reply_timeout;
 	const char *ratio, *command, *server, *user, *password;
 	const char *tls_ca, *tls_cert, *tls_key;
+	const char *server_bin;
 };
+
+#define RD_DEFAULT_BIN	"redis-server"	/* server_bin's default */
 
 /* key_pattern's choices, in the order of its table (rd_patterns in redis.c). */
 enum rd_key_pattern { RD_KP_UNIFORM, RD_KP_SEQUENTIAL, RD_KP_ZIPF, RD_KP_GAUSSIAN };
@@ -93,6 +96,8 @@ typedef struct rd_state {
 	rd_server srv;
 	int private_server;
 	char sock[256];
+	char server_bin[512];		/* the private server's program, as found (a path) */
+	char server_name[64];		/* INFO's server_name ("valkey"), or "redis" */
 	SSL_CTX *ssl_ctx;
 
 	/* the test */

@@ -335,6 +335,46 @@ env PATH=$T/nobin "$BC" run redis tests=GET --time 0.1 $Q -o $T/nobin.json >$T/n
 expect_py "no redis-server: skipped, saying why" $T/nobin.json \
 	'd["cases"][0]["status"] == "skipped" and "redis-server is not installed" in d["cases"][0]["reason"]'
 
+# --- server_bin (issue 60): the private server's program, Redis or Valkey, named and versioned
+ver_of() { "$1" --version | sed -n 's/.* v=\([^ ]*\).*/\1/p'; }
+RV=$(ver_of redis-server)
+run_bc $T/sb run redis tests=SET server_bin=redis-server,$(command -v redis-server) --time 0.1 $Q -o $T/sb.json
+expect_rc "server_bin: a sweep over redis-server by name and by path" 0
+expect_py "server_bin: each case names its server (redis) and its version ($RV, as redis-server --version says)" $T/sb.json \
+	'[(c["status"], c["info"]["server_name"], c["info"]["server_version"]) for c in d["cases"]] == [("ok", "redis", "'$RV'")] * 2 and d["cases"][1]["info"]["server"] == "private '"$(command -v redis-server)"' (unix socket)"'
+run_bc $T/sbsplit compare --split server_bin $T/sb.json
+expect_rc "server_bin: compare --split server_bin reads the sweep as two systems" 0
+expect_grep "server_bin: --split: the first configured value is A" $T/sbsplit.out "^A: .* server_bin=redis-server "
+expect_grep "server_bin: --split: the cases matched across the two (a metric row A -> B)" $T/sbsplit.out "requests_per_sec .* -> "
+run_bc $T/sbbad run redis tests=SET server_bin=$T/no/such-server --time 0.1 $Q -o $T/sbbad.json
+expect_py "server_bin: a program that is not there fails the case, saying which and why" $T/sbbad.json \
+	'd["cases"][0]["status"] == "failed" and "server_bin not found" in d["cases"][0]["reason"] and "no/such-server is not an executable file" in d["cases"][0]["error"]["detail"]'
+run_bc $T/sbname run redis tests=SET server_bin=no-such-server --time 0.1 $Q -o $T/sbname.json
+expect_py "server_bin: a name not in PATH fails the case, naming PATH" $T/sbname.json \
+	'd["cases"][0]["status"] == "failed" and "no executable no-such-server in PATH" in d["cases"][0]["error"]["detail"]'
+run_bc $T/sbsrv run redis tests=SET server=$T/x.sock server_bin=valkey-server --time 0.1 $Q -o $T/sbsrv.json
+expect_py "server_bin: refused beside server (no private server is started then)" $T/sbsrv.json \
+	'd["cases"][0]["status"] == "failed" and "server_bin without a private server" in d["cases"][0]["reason"]'
+if command -v valkey-server >/dev/null; then
+	VV=$(ver_of valkey-server)
+	run_bc $T/vk run redis tests=SET,GET,LPUSH server_bin=redis-server,valkey-server --time 0.1 $Q -o $T/vk.json
+	expect_rc "valkey: the same tests against a private redis-server and a private valkey-server" 0
+	expect_py "valkey: its cases say server_name valkey, version $VV (valkey_version, not its redis_version)" $T/vk.json \
+		'sorted({(c["info"]["server_name"], c["info"]["server_version"]) for c in d["cases"]}) == [("redis", "'$RV'"), ("valkey", "'$VV'")] and all(c["info"]["redis_mode"] == "standalone" for c in d["cases"])'
+	run_bc $T/vksplit compare --split server_bin $T/vk.json
+	expect_rc "valkey: compare --split server_bin: Redis against Valkey" 0
+	expect_grep "valkey: --split: B is valkey-server" $T/vksplit.out "^B: .* server_bin=valkey-server "
+	expect_grep "valkey: --split: LPUSH matched across the two" $T/vksplit.out "^redis tests=LPUSH"
+	valkey-server --port 0 --unixsocket $T/vx.sock --save '' --appendonly no --dir $T >$T/vx.log 2>&1 &
+	PIDS="$PIDS $!"
+	until_seen 600 test -S $T/vx.sock
+	run_bc $T/vkext run redis server=$T/vx.sock tests=SET --time 0.1 $Q -o $T/vkext.json
+	expect_py "valkey: by address too: server_name valkey, $VV" $T/vkext.json \
+		'd["cases"][0]["status"] == "ok" and d["cases"][0]["info"]["server_name"] == "valkey" and d["cases"][0]["info"]["server_version"] == "'$VV'"'
+else
+	echo "SKIP: valkey: valkey-server is not installed here (packaged from Debian 13 on): Redis against Valkey not run"
+fi
+
 # --- TLS with a CA made here
 if redis-server --help 2>&1 | grep -q . && command -v openssl >/dev/null; then
 	# P-256 keys: made in milliseconds, where RSA-2048 ones take a second each

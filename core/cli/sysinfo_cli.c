@@ -77,7 +77,7 @@ static void print_text(json_t *h)
 		{ "kernel", "kernel" }, { "mitigations", "mitigations" }, { "kernel_cmdline", "cmdline" },
 		{ "os", "os" }, { "libc", "libc" }, { "thp", "transparent hugepages" },
 		{ "compiler", "compiler" }, { "cflags", "cflags" }, { "libraries", "libraries" },
-		{ "io", "io target" },
+		{ "loaded", "loaded" }, { "io", "io target" },
 	};
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		json_t *v = json_object_get(h, rows[i].key), *x;
@@ -91,6 +91,8 @@ static void print_text(json_t *h)
 			printf("%s\n", json_string_value(v));
 		} else if (strcmp(rows[i].key, "mitigations") == 0) {
 			print_mitigations(v);
+		} else if (strcmp(rows[i].key, "loaded") == 0) {
+			printf("%zu shared objects, each by its file (--json lists them)\n", json_object_size(v));
 		} else if (json_is_integer(v) && strstr(rows[i].key, "memory")) {
 			printf("%.1f GiB\n", json_integer_value(v) / 1073741824.0);
 		} else if (json_is_object(v)) {
@@ -125,9 +127,11 @@ static const char sysinfo_help[] =
 "flags) and topology, usable CPUs (affinity, cgroup quota), NUMA nodes,\n"
 "memory and its cgroup limit, the kernel's CPU mitigations, frequencies, governor, turbo/boost, cache sizes\n"
 "(and where each came from), virtualization,\n"
-"memory, kernel and command line, OS, libc, transparent hugepages, compiler\n"
-"and flags of this benchcore, the core's library versions (jansson, libconfig;\n"
-"modules record their own libraries and servers in each case's info), and the\n"
+"memory, kernel and command line, OS release (name, version, codename), libc,\n"
+"transparent hugepages, compiler and flags of this benchcore, the core's library\n"
+"versions by their own calls (jansson, libconfig, OpenSSL, SQLite, libpq, zlib) and\n"
+"every shared object loaded with its file (modules record their own libraries,\n"
+"loaded ones and servers in each case's info), and the\n"
 "file system, mount options (the superblock's too), I/O scheduler and disk\n"
 "(model, size, rotational, queue depth) of PATH. Ends with warnings about settings that make results\n"
 "vary (governor not 'performance', turbo/boost) or facts it cannot know\n"

@@ -610,6 +610,12 @@ void bc_case_run(const bc_case *c, bc_case_result *cj)
 		goto done;
 	}
 	inited = 1;
+	/* the libraries the module brought in, by file: a module fact beside
+	   its own version calls (host "loaded" holds the core's) */
+	char *libs = bc_loaded_after(c->mod->path);
+	if (libs)
+		bc_case_set_info(cj, "libraries_loaded", libs);
+	free(libs);
 	if (opt_misused(x, cj, "init") || c->cleanup_only)
 		goto done;
 	phase_note(c, "prepare");

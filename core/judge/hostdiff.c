@@ -217,8 +217,10 @@ json_t *bc_host_diff(json_t *ha, json_t *hb)
 
 /* What most often explains a difference between two machines, most
    fundamental first: each entry names the facts (a dotted prefix matches
-   every field below it) and what to call them. */
-static const struct { const char *what; const char *const fields[6]; } causes[] = {
+   every field below it; "*_version" a module fact's key by its end) and
+   what to call them. */
+#define CAUSE_FIELDS 12
+static const struct { const char *what; const char *const fields[CAUSE_FIELDS]; } causes[] = {
 	{ "architecture", { "arch" } },	/* a mixed fleet: x86-64 against arm64 */
 	{ "CPU", { "cpu_model", "cpu_id.vendor", "cpu_id.family", "cpu_id.model", "cpu_id.stepping" } },
 	{ "usable CPUs", { "usable_cpus.count", "threads", "cores", "sockets" } },
@@ -230,26 +232,43 @@ static const struct { const char *what; const char *const fields[6]; } causes[] 
 	/* a module fact (the io module's info): a block on 4 KiB pages is a DMA
 	   segment per page, on a huge page one; it moved dd-style I/O up to 2x */
 	{ "I/O buffer", { "io.buffer_pages" } },
-	{ "OS", { "os", "os_version", "libc", "kernel_cmdline" } },
+	/* the operating system's release and what it brought: the C library,
+	   the libraries loaded (by version call and by file), the modules'
+	   library and server versions (redis.server_version, oltp.client_library) */
+	{ "userland", { "os", "os_name", "os_version", "os_codename", "libc", "libraries.", "loaded.",
+			"*_version", "*.server_name", "*.libraries_loaded", "*.client_library" } },
+	{ "kernel command line", { "kernel_cmdline" } },
 	{ "memory", { "memory_bytes", "memory_limit_bytes", "numa", "thp" } },
 	{ "virtualization", { "virtualization", "container" } },
 };
+#define NCAUSES (sizeof(causes) / sizeof(causes[0]))
+#define HARDWARE_CAUSES 3	/* architecture, CPU, usable CPUs: the same hardware when none differs */
 
 static int field_of(const char *field, const char *pat)
 {
-	size_t l = strlen(pat);
+	size_t l = strlen(pat), fl = strlen(field);
+	if (pat[0] == '*')	/* a module's fact (MODULE.KEY) by the end of its key; not its own version */
+		return strchr(field, '.') && fl >= l - 1 && !strcmp(field + fl - (l - 1), pat + 1) &&
+		       !(fl >= 15 && !strcmp(field + fl - 15, ".module_version"));
 	return pat[l - 1] == '.' ? !strncmp(field, pat, l) : !strcmp(field, pat);
+}
+
+static int cause_has(size_t i, const char *field)
+{
+	for (int j = 0; j < CAUSE_FIELDS && causes[i].fields[j]; j++)
+		if (field_of(field, causes[i].fields[j]))
+			return 1;
+	return 0;
 }
 
 const char *bc_fact_cause(const char *field, size_t *rank)
 {
-	for (size_t i = 0; i < sizeof(causes) / sizeof(causes[0]); i++)
-		for (int j = 0; j < 6 && causes[i].fields[j]; j++)
-			if (field_of(field, causes[i].fields[j])) {
-				if (rank)
-					*rank = i;
-				return causes[i].what;
-			}
+	for (size_t i = 0; i < NCAUSES; i++)
+		if (cause_has(i, field)) {
+			if (rank)
+				*rank = i;
+			return causes[i].what;
+		}
 	return NULL;
 }
 
@@ -269,6 +288,62 @@ int bc_clock_moved(json_t *host_a, json_t *host_b, double *ma, double *mb)
 	return 1;
 }
 
+/* Cause i's differing facts in diff: how many, and the first. */
+static size_t cause_hits(size_t i, json_t *diff, json_t **first)
+{
+	size_t k, hits = 0;
+	json_t *d;
+	*first = NULL;
+	json_array_foreach(diff, k, d)
+		if (cause_has(i, json_string_value(json_object_get(d, "field")))) {
+			hits++;
+			*first = *first ? *first : d;
+		}
+	return hits;
+}
+
+static void print_fact(FILE *f, json_t *d, const char *sep)
+{
+	char *fs = bc_printable(json_string_value(json_object_get(d, "field")));
+	json_t *a = json_object_get(d, "a"), *b = json_object_get(d, "b");
+	char *as = bc_printable(json_is_string(a) ? json_string_value(a) : "(absent)");
+	char *bs = bc_printable(json_is_string(b) ? json_string_value(b) : "(absent)");
+	fprintf(f, "%s%s: %.40s -> %.40s", sep, fs, as, bs);
+	free(fs), free(as), free(bs);
+}
+
+/* The userland's differences by name, one of each kind, at most four: the
+   release (os, or its version when the pretty name is the same), libc, a
+   server's name and version (redis -> valkey), then the first library; the
+   count of the rest. */
+static void print_userland(FILE *f, json_t *diff, size_t hits)
+{
+	static const char *const order[] = { "os", "os_version", "libc", "*.server_name", "*.server_version",
+					      "libraries.", "loaded.", "*_version", "*.client_library",
+					      "*.libraries_loaded" };
+	int said = 0, os = 0;
+	json_t *shown[4];
+	for (size_t o = 0; o < sizeof(order) / sizeof(order[0]) && said < 4; o++) {
+		size_t k;
+		json_t *d;
+		json_array_foreach(diff, k, d) {
+			const char *fld = json_string_value(json_object_get(d, "field"));
+			int dup = 0;
+			for (int i = 0; i < said; i++)
+				dup |= shown[i] == d;
+			if (dup || !field_of(fld, order[o]) || (o == 1 && os))
+				continue;
+			os |= o == 0;
+			print_fact(f, d, said ? "; " : " (");
+			shown[said++] = d;
+			break;	/* one of each kind */
+		}
+	}
+	if (hits > (size_t)said)
+		fprintf(f, ", and %zu more", hits - (size_t)said);
+	fputc(')', f);
+}
+
 void bc_facts_explain(FILE *f, json_t *diff, json_t *host_a, json_t *host_b, const char *first_cause)
 {
 	int said = 0;
@@ -277,33 +352,38 @@ void bc_facts_explain(FILE *f, json_t *diff, json_t *host_a, json_t *host_b, con
 		said++;
 	}
 	double ma, mb;
+	json_t *first;
+	/* two releases of an operating system on the same hardware (the same
+	   architecture, CPU and usable CPUs): what the study compares is the
+	   userland, named first, before the kernel that came with it */
+	size_t userland = 0, order[NCAUSES], n = 0;
+	while (strcmp(causes[userland].what, "userland"))
+		userland++;
+	int same_hw = 1;
+	for (size_t i = 0; i < HARDWARE_CAUSES; i++)
+		same_hw &= cause_hits(i, diff, &first) == 0;
+	int ul_first = same_hw && cause_hits(userland, diff, &first);
+	if (ul_first)
+		order[n++] = userland;
+	for (size_t i = 0; i < NCAUSES; i++)
+		if (i != userland || !ul_first)
+			order[n++] = i;
 	/* two of the hosts' facts, after what was measured in the cases (a
 	   loaded pair's interference must not crowd out what the runs differ in) */
 	int facts = 0;
-	for (size_t i = 0; i < sizeof(causes) / sizeof(causes[0]) && facts < 2; i++) {
-		size_t k, hits = 0;
-		json_t *d, *first = NULL;
-		json_array_foreach(diff, k, d) {
-			const char *fld = json_string_value(json_object_get(d, "field"));
-			for (int j = 0; j < 6 && causes[i].fields[j]; j++)
-				if (field_of(fld, causes[i].fields[j])) {
-					hits++;
-					first = first ? first : d;
-				}
-		}
+	for (size_t o = 0; o < n && facts < 2; o++) {
+		size_t i = order[o], hits = cause_hits(i, diff, &first);
 		int clk = !strcmp(causes[i].what, "clock") && bc_clock_moved(host_a, host_b, &ma, &mb);
 		if (!hits && !clk)
 			continue;
 		fprintf(f, "%s%s", said ? "; " : "what differs, most likely to explain a difference: ", causes[i].what);
 		if (clk) {
 			fprintf(f, " (%.0f -> %.0f MHz measured)", ma, mb);
+		} else if (i == userland) {
+			print_userland(f, diff, hits);
 		} else {
-			char *fs = bc_printable(json_string_value(json_object_get(first, "field")));
-			json_t *a = json_object_get(first, "a"), *b = json_object_get(first, "b");
-			char *as = bc_printable(json_is_string(a) ? json_string_value(a) : "(absent)");
-			char *bs = bc_printable(json_is_string(b) ? json_string_value(b) : "(absent)");
-			fprintf(f, " (%s: %.40s -> %.40s%s)", fs, as, bs, hits > 1 ? ", and more" : "");
-			free(fs), free(as), free(bs);
+			print_fact(f, first, " (");
+			fprintf(f, "%s)", hits > 1 ? ", and more" : "");
 		}
 		said++;
 		facts++;

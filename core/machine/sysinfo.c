@@ -6,7 +6,6 @@
 #include <dirent.h>
 #include <gnu/libc-version.h>
 #include <jansson.h>
-#include <libconfig.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -330,8 +329,9 @@ static void os_release(json_t *h)
 	while (fgets(line, sizeof(line), f)) {
 		static const struct { const char *key, *field; } map[] = {
 			{ "PRETTY_NAME=", "os" }, { "NAME=", "os_name" }, { "VERSION_ID=", "os_version" },
+			{ "VERSION_CODENAME=", "os_codename" },
 		};
-		for (size_t i = 0; i < 3; i++) {
+		for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
 			size_t kl = strlen(map[i].key);
 			if (strncmp(line, map[i].key, kl))
 				continue;
@@ -346,21 +346,6 @@ static void os_release(json_t *h)
 		}
 	}
 	fclose(f);
-}
-
-/* The core's own libraries. A module's libraries and servers (a crypto library,
-   a database client) are the module's to record with set_info(): they
-   land in the case's info, and compare and report show them beside these. */
-static void libraries(json_t *h)
-{
-	json_t *libs = json_object();
-	char buf[64];
-
-	json_object_set_new(libs, "jansson", json_string(jansson_version_str()));
-	snprintf(buf, sizeof(buf), "%d.%d.%d", LIBCONFIG_VER_MAJOR, LIBCONFIG_VER_MINOR,
-		 LIBCONFIG_VER_REVISION);
-	json_object_set_new(libs, "libconfig", json_string(buf));
-	json_object_set_new(h, "libraries", libs);
 }
 
 FILE *bc_si_open_mountinfo(void)
@@ -628,7 +613,8 @@ json_t *bc_sysinfo_host(const char *io_path)
 	bc_si_set_str(h, "compiler", "gcc " __VERSION__);
 #endif
 	bc_si_set_str(h, "cflags", BC_BUILD_CFLAGS);
-	libraries(h);
+	bc_si_libraries(h);
+	bc_si_loaded(h);
 	if (io_path)
 		io_target(h, io_path);
 	warnings(h);

@@ -97,4 +97,11 @@ const char *bc_sysinfo_cpu_root(void);
 /* The hypervisor this machine runs under ("kvm", "xen", ...), or "none". */
 const char *bc_sysinfo_hypervisor(void);
 
+/* The shared objects loaded in this process after the file at path (a
+   module just opened: the libraries it brought in), "name file, ..." with
+   links resolved ("libhiredis.so.1.1 /usr/lib/.../libhiredis.so.1.1.0");
+   other benchcore modules left out. malloc'd; NULL when none or path is not
+   loaded. Main thread. */
+char *bc_loaded_after(const char *path);
+
 #endif

@@ -31,4 +31,8 @@ FILE *bc_si_open_cpuinfo(void);
 int bc_si_arm_model(json_t *h);
 /* The cpufreq policy's limits and ACPI CPPC's levels (cppc_cpufreq) into m. */
 void bc_si_freq_policy(json_t *m);
+/* sysinfo_libs.c: the core's libraries by their own version calls
+   ("libraries"), and every shared object loaded, name -> file ("loaded"). */
+void bc_si_libraries(json_t *h);
+void bc_si_loaded(json_t *h);
 #endif

@@ -365,6 +365,8 @@ if command -v valkey-server >/dev/null; then
 	expect_rc "valkey: compare --split server_bin: Redis against Valkey" 0
 	expect_grep "valkey: --split: B is valkey-server" $T/vksplit.out "^B: .* server_bin=valkey-server "
 	expect_grep "valkey: --split: LPUSH matched across the two" $T/vksplit.out "^redis tests=LPUSH"
+	expect_grep "valkey: --split: what differs names the server and its version" $T/vksplit.out \
+		"^what differs, most likely to explain a difference: .*userland \(redis\.server_name: redis -> valkey; redis\.server_version: $RV -> $VV"
 	valkey-server --port 0 --unixsocket $T/vx.sock --save '' --appendonly no --dir $T >$T/vx.log 2>&1 &
 	PIDS="$PIDS $!"
 	until_seen 600 test -S $T/vx.sock

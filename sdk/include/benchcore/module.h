@@ -259,7 +259,9 @@ typedef struct bench_host_api_v1 {
 	   figure of the run rather than a fact (a random key prefix, the rows
 	   a load inserted) is listed in the key "per_run" ("key_prefix" or
 	   "load_rows,load_seconds"): compare and its tables never show it as
-	   a fact that differs between two files. */
+	   a fact that differs between two files. The host itself adds
+	   "libraries_loaded" after init: the shared objects the module's file
+	   brought in, each with its file. */
 	void (*set_info)(bench_ctx *ctx, const char *key, const char *value);
 	/* Nonzero once the user asked the run to stop (Ctrl-C): a long prepare
 	   or cleanup loop checks it and returns early (prepare with BENCH_ERR). */

@@ -219,7 +219,7 @@ json_t *bc_host_diff(json_t *ha, json_t *hb)
    fundamental first: each entry names the facts (a dotted prefix matches
    every field below it; "*_version" a module fact's key by its end) and
    what to call them. */
-#define CAUSE_FIELDS 12
+#define CAUSE_FIELDS 14
 static const struct { const char *what; const char *const fields[CAUSE_FIELDS]; } causes[] = {
 	{ "architecture", { "arch" } },	/* a mixed fleet: x86-64 against arm64 */
 	{ "CPU", { "cpu_model", "cpu_id.vendor", "cpu_id.family", "cpu_id.model", "cpu_id.stepping" } },
@@ -233,9 +233,10 @@ static const struct { const char *what; const char *const fields[CAUSE_FIELDS]; 
 	   segment per page, on a huge page one; it moved dd-style I/O up to 2x */
 	{ "I/O buffer", { "io.buffer_pages" } },
 	/* the operating system's release and what it brought: the C library,
-	   the libraries loaded (by version call and by file), the modules'
+	   the compiler that built benchcore, the libraries loaded (by version
+   call and by file), the modules'
 	   library and server versions (redis.server_version, oltp.client_library) */
-	{ "userland", { "os", "os_name", "os_version", "os_codename", "libc", "libraries.", "loaded.",
+	{ "userland", { "os", "os_name", "os_version", "os_codename", "libc", "compiler", "libraries.", "loaded.",
 			"*_version", "*.server_name", "*.libraries_loaded", "*.client_library" } },
 	{ "kernel command line", { "kernel_cmdline" } },
 	{ "memory", { "memory_bytes", "memory_limit_bytes", "numa", "thp" } },
@@ -314,12 +315,12 @@ static void print_fact(FILE *f, json_t *d, const char *sep)
 
 /* The userland's differences by name, one of each kind, at most four: the
    release (os, or its version when the pretty name is the same), libc, a
-   server's name and version (redis -> valkey), then the first library; the
-   count of the rest. */
+   server's name and version (redis -> valkey), the first library, the
+   compiler; the count of the rest. */
 static void print_userland(FILE *f, json_t *diff, size_t hits)
 {
 	static const char *const order[] = { "os", "os_version", "libc", "*.server_name", "*.server_version",
-					      "libraries.", "loaded.", "*_version", "*.client_library",
+					      "libraries.", "compiler", "loaded.", "*_version", "*.client_library",
 					      "*.libraries_loaded" };
 	int said = 0, os = 0;
 	json_t *shown[4];

@@ -10,9 +10,10 @@
  * redis-benchmark's table. The op class of a case is its test's name (SET_GET:
  * the two classes SET and GET).
  *
- * With no server set, the module starts a private redis-server on a unix
- * socket in its module directory (once for all of its cases, through the
- * host, which always stops it). Keys live under the run's own prefix
+ * With no server set, the module starts a private server_bin (redis-server
+ * or valkey-server) on a unix socket in its module directory (once for all
+ * of its cases, through the host, which always stops it); either answers by
+ * address too, and the case records which (server_name, server_version). Keys live under the run's own prefix
  * "benchcore:<run id>:" (redis_guard.c); cleanup deletes only those (SCAN +
  * UNLINK), and flushes only the private server it started. Nothing else on
  * a server is touched: custom commands are checked, a fill or bounded write

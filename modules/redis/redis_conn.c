@@ -528,8 +528,8 @@ int rd_connect(rd_state *s, bench_thread *t, const rd_server *srv, rd_sock *out)
 	if (out->fd < 0) {
 		snprintf(why, sizeof(why), "connecting to %s: %s", where, strerror(errno));
 		s->api->error(s->ctx, t, "redis: cannot connect to the server", why,
-			      s->private_server ? "the private redis-server stopped: see its log" :
-			      "check server= (host:port or a unix socket path) and that Redis runs there");
+			      s->private_server ? "the private server (server_bin) stopped: see its log" :
+			      "check server= (host:port or a unix socket path) and that Redis or Valkey runs there");
 		return -1;
 	}
 	if (s->tls && rd_tls_handshake(s, srv, out, why, sizeof(why)) != 0) {

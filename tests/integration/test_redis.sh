@@ -368,11 +368,13 @@ if command -v valkey-server >/dev/null; then
 	expect_grep "valkey: --split: what differs names the server and its version" $T/vksplit.out \
 		"^what differs, most likely to explain a difference: .*userland \(redis\.server_name: redis -> valkey; redis\.server_version: $RV -> $VV"
 	valkey-server --port 0 --unixsocket $T/vx.sock --save '' --appendonly no --dir $T >$T/vx.log 2>&1 &
-	PIDS="$PIDS $!"
+	vkpid=$!
+	PIDS="$PIDS $vkpid"
 	until_seen 600 test -S $T/vx.sock
 	run_bc $T/vkext run redis server=$T/vx.sock tests=SET --time 0.1 $Q -o $T/vkext.json
 	expect_py "valkey: by address too: server_name valkey, $VV" $T/vkext.json \
 		'd["cases"][0]["status"] == "ok" and d["cases"][0]["info"]["server_name"] == "valkey" and d["cases"][0]["info"]["server_version"] == "'$VV'"'
+	kill $vkpid; wait $vkpid 2>/dev/null
 else
 	echo "SKIP: valkey: valkey-server is not installed here (packaged from Debian 13 on): Redis against Valkey not run"
 fi

@@ -239,6 +239,38 @@ PYEOF
 	run_bc "$T/rg2" -c "$T/gate.conf" -q --time 0.3 --warmup 0.1 --repeat 5 -o "$T/rg2.json"
 	expect_rc "fail_on in the config: max_prime 10000 against 20000's figures passes (a win is no failure)" 0
 	expect_grep "... saying so" "$T/rg2.out" '^gate: passed \(--fail-on loss,suspect\)'
+	# a forged baseline (issue 59) must not hide the real 50% loss of r2 against r1: a headline
+	# of 0 (compared, any figure a win) and r1's cases again under new ids with r2's figures
+	# (n=10/5: the interval too wide to call the loss) are refused, naming the file and field
+	"$PY" -S - "$T/r1.json" "$T/r2.json" "$T/zero.json" "$T/dup.json" <<'PYEOF'
+import copy, json, sys
+a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+z = copy.deepcopy(a)
+for c in z["cases"]:
+    c["metrics"]["events_per_sec"]["value"] = 0
+json.dump(z, open(sys.argv[3], "w"))
+top = max(c["id"] for c in a["cases"])
+extra = []
+for k, (c, cb) in enumerate(zip(a["cases"], b["cases"])):
+    d = copy.deepcopy(c)
+    d["id"] = top + k + 1
+    d["metrics"]["events_per_sec"]["value"] = cb["metrics"]["events_per_sec"]["value"]
+    extra.append(d)
+a["cases"] += extra
+json.dump(a, open(sys.argv[4], "w"))
+PYEOF
+	run_bc "$T/fz" compare --match-ignore max_prime --fail-on loss "$T/zero.json" "$T/r2.json"
+	expect_rc "a baseline whose headline is 0: refused, never a pass" 2
+	expect_grep "... naming the file and the field" "$T/fz.err" "zero\.json.*cases\[0\] \(case 1, cpu, 1 thread\): metrics\.events_per_sec\.value is 0"
+	run_bc "$T/fd" compare --match-ignore max_prime --fail-on loss "$T/dup.json" "$T/r2.json"
+	expect_rc "a baseline with its cases again under new ids and other figures: refused, never a pass" 2
+	expect_grep "... naming the file and the case" "$T/fd.err" "dup\.json.*cases\[5\] \(case 6, cpu, 1 thread, repeat 1\): the same case as cases\[0\]"
+	run_bc "$T/fr" run cpu -q --time 0.1 --warmup 0 max_prime=20000 --baseline "$T/zero.json" --fail-on loss -o "$T/fr.json"
+	expect_rc "run --baseline with a headline of 0: refused before anything runs" 2
+	check "... nothing ran" test ! -e "$T/fr.json"
+	run_bc "$T/fdb" db add --db "$T/arch.db" "$T/dup.json"
+	check "db add of the forged baseline: refused, so db:baseline@HOST never holds it ($RC)" test "$RC" -ne 0
+	expect_grep "... saying why" "$T/fdb.err" "the same case as cases\[0\]"
 else
 	fail "benchcore run cpu for the real pair: $(tail -3 "$T/run.err")"
 fi

@@ -553,7 +553,7 @@ int bc_output_ok(const char *path, char *const *inputs, bc_err *e)
 	if (!ok)
 		bc_err_set(e, "cannot write in %s: %s", d, strerror(errno));
 	free(dir);
-	return ok ? 0 : -1;
+	return ok ? 0 : -2;
 }
 
 int bc_stdout_done(const char *cmd)

@@ -115,7 +115,9 @@ int bc_open_regular(const char *path, off_t max, bc_err *e);
 /* May path be written as an output? "-" (stdout) or a regular file or a
    new name, in a directory benchcore can write, and none of inputs[]
    (NULL-terminated, may be NULL). 0, or -1 with a reason in e (naming the
-   path; the caller puts the flag before it). */
+   path; the caller puts the flag before it); -2 (e too) when it is refused
+   only because its directory cannot take a new file: the output could not
+   be written (exit status 3 for compare's and history's --junit). */
 int bc_output_ok(const char *path, char *const *inputs, bc_err *e);
 /* Flushes stdout; -1 after a message naming cmd when anything written to
    it was lost (a full disk, a closed pipe). */

@@ -286,12 +286,13 @@ int bc_cmd_compare(int argc, char **argv)
 	}
 	if (a.junit) {
 		bc_err e;
-		if (bc_output_ok(a.junit, files, &e)) {
+		int bad = bc_output_ok(a.junit, files, &e);
+		if (bad) {	/* docs/ci.md: 3 the --junit file not written, 2 a usage error */
 			char *shown = bc_printable(a.junit);
 			fprintf(stderr, "benchcore compare: --junit %s: %s\n", shown, e.msg);
 			free(shown);
 			free(files);
-			return 2;
+			return bad == -2 ? 3 : 2;
 		}
 	}
 	/* --index unixbench RUN.json ...: a module's reference set, not a first file */
@@ -326,10 +327,12 @@ int bc_cmd_compare(int argc, char **argv)
 				 BC_FMT_JSON : a.tab.format == BC_TAB_CSV ? BC_FMT_CSV : BC_FMT_TEXT) : a.fmt);
 	if (!rc && a.junit && bc_junit_compare("compare", a.junit, res, nfiles, &a.o, &a.gate) < 0)
 		rc = 3;
-	/* the gate's lines last: on stdout after text or markdown, on stderr after a document */
-	if (!rc && a.gate.fail_on && bc_gate_print(a.fmt == BC_FMT_TEXT && (!a.format_given ||
-			a.tab.format == BC_TAB_TEXT || a.tab.format == BC_TAB_MARKDOWN) ? stdout : stderr,
-			res, nfiles, &a.o, &a.gate))
+	/* the gate's lines last: on stdout after text or markdown (then as Markdown: a label's HTML
+	   and links inert), on stderr after a document */
+	int page = a.fmt == BC_FMT_TEXT && a.format_given && a.tab.format == BC_TAB_MARKDOWN;
+	a.gate.markdown = page;
+	if (!rc && a.gate.fail_on && bc_gate_print(page || (a.fmt == BC_FMT_TEXT && (!a.format_given ||
+			a.tab.format == BC_TAB_TEXT)) ? stdout : stderr, res, nfiles, &a.o, &a.gate))
 		rc = 4;
 	if (bc_stdout_done("compare"))
 		rc = 2;

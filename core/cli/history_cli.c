@@ -13,6 +13,7 @@
 #include "history_print.h"
 #include "gate.h"
 #include "hgate.h"
+#include "mdtext.h"
 #include "results.h"
 #include "util.h"
 
@@ -278,8 +279,10 @@ static const char *pct(char *buf, size_t n, double x)
 }
 
 /* --fail-on-change: one line per series whose newest run starts a change
-   for the worse, then the verdict; the number of them. */
-static size_t gate(FILE *f, const bc_history *h)
+   for the worse, then the verdict; the number of them. After a Markdown
+   page (md) each line is a list item of inert text: a host or a label may
+   hold HTML or a link. */
+static size_t gate(FILE *f, const bc_history *h, int md)
 {
 	size_t fails = 0;
 	for (size_t i = 0; i < h->nseries; i++) {
@@ -300,14 +303,20 @@ static size_t gate(FILE *f, const bc_history *h)
 			bc_fmt_fig(ch->cp.before, 4, 0, (char[BC_DOUBLE_TEXT]){ 0 }, BC_DOUBLE_TEXT),
 			bc_fmt_fig(ch->cp.after, 4, 0, (char[BC_DOUBLE_TEXT]){ 0 }, BC_DOUBLE_TEXT), facts);
 		char *shown = bc_printable(line);
-		fprintf(f, "%sFAIL change for the worse: %s\n", fails++ ? "" : "\n", shown);
+		if (md) {
+			fputs(fails++ ? "- FAIL change for the worse: " : "\n- FAIL change for the worse: ", f);
+			bc_md_text(f, shown);
+			fputc('\n', f);
+		} else {
+			fprintf(f, "%sFAIL change for the worse: %s\n", fails++ ? "" : "\n", shown);
+		}
 		free(shown);
 		free(line);
 		free(facts);
 	}
 	if (fails)
-		fprintf(f, "gate: FAILED (--fail-on-change): %zu of %zu series start a change for the worse at "
-			"their newest run (exit status 4)\n", fails, h->nseries);
+		fprintf(f, "%sgate: FAILED (--fail-on-change): %zu of %zu series start a change for the worse at "
+			"their newest run (exit status 4)\n", md ? "\n" : "", fails, h->nseries);
 	else
 		fprintf(f, "\ngate: passed (--fail-on-change): no series of %zu starts a change for the worse at "
 			"its newest run\n", h->nseries);
@@ -347,15 +356,17 @@ int bc_cmd_history(int argc, char **argv)
 	}
 	size_t nfiles = bc_strv_len(files);
 	bc_err e;
-	int rc = 2;
+	int rc = 2, bad;
 	if (!a.q.module)
 		rc = usage("missing --module M (the module whose history to show)");
 	else if (nfiles && a.db)
 		rc = usage("--db reads the archive; give it or results files, not both");
 	else if (a.html && html_over_input(&a, files, &e))
 		fprintf(stderr, "benchcore history: --html %s\n", e.msg);
-	else if (a.junit && junit_over_input(&a, files, &e))
+	else if (a.junit && (bad = junit_over_input(&a, files, &e))) {
 		fprintf(stderr, "benchcore history: --junit %s\n", e.msg);
+		rc = bad == -2 ? 3 : 2;	/* docs/ci.md: 3 the --junit file not written */
+	}
 	else
 		rc = -1;
 	if (rc >= 0) {
@@ -377,8 +388,8 @@ int bc_cmd_history(int argc, char **argv)
 		rc = output(&a, &h);
 		if (!rc && a.junit && bc_junit_history("history", a.junit, &h) < 0)
 			rc = 3;
-		if (!rc && a.fail_change && gate(a.fmt == BC_HIST_CSV || (a.html && !strcmp(a.html, "-")) ?
-						  stderr : stdout, &h))
+		int to_err = a.fmt == BC_HIST_CSV || (a.html && !strcmp(a.html, "-"));
+		if (!rc && a.fail_change && gate(to_err ? stderr : stdout, &h, !to_err && a.fmt == BC_HIST_MARKDOWN))
 			rc = 4;
 		if (!rc && bc_stdout_done("history"))
 			rc = 2;

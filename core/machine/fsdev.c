@@ -332,7 +332,8 @@ static int make_image(bc_fs *fs, const char *dir, unsigned long long size, unsig
    journal are written now (lazy_itable_init=0, lazy_journal_init=0): left
    lazy, the kernel's ext4lazyinit thread writes them in the background
    after the mount, during the first cases. mkfs_options come after, so
-   the user's own -E replaces it. */
+   the user's own -E replaces it; "--" ends them before the device (the
+   plan refused any word mkfs would read as an operand: fsopts.c). */
 static int run_mkfs(bc_fs *fs, const char *dev, bc_err *e)
 {
 	const struct fs_type *t = type_of(fs->spec.type);
@@ -353,6 +354,7 @@ static int run_mkfs(bc_fs *fs, const char *dev, bc_err *e)
 	for (size_t i = 0; i < nu; i++)
 		if (user[i][0])
 			argv[k++] = user[i];
+	argv[k++] = "--";
 	argv[k++] = (char *)dev;
 	char *cmd = bc_strv_join(argv, " ");
 	snprintf(fs->rec.mkfs_command, sizeof fs->rec.mkfs_command, "%s", cmd);

@@ -124,6 +124,15 @@ extern const struct bc_mrtype bc_fs_mrtype;
    may hold colons (the size is after the last one). */
 int bc_fs_image_parts(const char *spec, char *dir, size_t dn, char *size, size_t sn);
 
+/* mkfs_options and mount_options may add options, never operands
+   (fsopts.c): a word mkfs would take as another device or a size, a word
+   naming a path, a mount option that is not a comma list of option words.
+   0, or -1 with e naming the setting and the word. */
+int bc_fs_mkfs_opts_check(const char *type, const char *opts, bc_err *e);
+int bc_fs_mount_opts_check(const char *opts, bc_err *e);
+/* mount_options alone, as a setting's value (fskinds.c). */
+int bc_fs_mount_kcheck(const struct bc_mctx *x, const char *text, char *out, size_t n, bc_err *e);
+
 /* Helpers the checks use, exported for the tests. Types benchcore makes:
    1 for ext4, xfs and btrfs. */
 int bc_fs_type_known(const char *type);

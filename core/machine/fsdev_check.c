@@ -338,6 +338,9 @@ int bc_fs_check(const bc_fs_spec *s, bc_err *e)
 		bc_err_hint(e, "ext4, xfs or btrfs");
 		return -1;
 	}
+	if (bc_fs_mkfs_opts_check(s->type, s->mkfs_options, e) < 0 ||
+	    bc_fs_mount_opts_check(s->mount_options, e) < 0)
+		return -1;
 	if (geteuid() != 0) {
 		bc_err_set(e, "machine.fs: making and mounting a file system needs root");
 		return -1;

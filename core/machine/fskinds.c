@@ -55,6 +55,13 @@ int bc_fs_text_check(const bc_mctx *x, const char *text, char *out, size_t n, bc
 	return 0;
 }
 
+int bc_fs_mount_kcheck(const bc_mctx *x, const char *text, char *out, size_t n, bc_err *e)
+{
+	if (bc_fs_mount_opts_check(text, e) < 0)
+		return -1;
+	return bc_fs_text_check(x, text, out, n, e);
+}
+
 int bc_fs_no_writes(const bc_mctx *x, const char *value, bc_mwrites *ws, bc_err *e)
 {
 	(void)x;

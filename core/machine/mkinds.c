@@ -614,7 +614,7 @@ const bc_mkind bc_mkinds[] = {
 	  bc_fs_text_check, bc_fs_no_writes },
 	{ "mkfs_options", "OPTIONS", "mkfs's own options (split on blanks, no shell)", "(none)", 78, 0,
 	  bc_fs_text_check, bc_fs_no_writes },
-	{ "mount_options", "OPTIONS", "mount -o OPTIONS (\"defaults\": none)", "(none)", 79, 0, bc_fs_text_check,
+	{ "mount_options", "OPTIONS", "mount -o OPTIONS (\"defaults\": none)", "(none)", 79, 0, bc_fs_mount_kcheck,
 	  bc_fs_no_writes },
 	{ "io_scheduler", "NAME", "the I/O scheduler of the device under the module's path (its members when "
 	  "stacked)", "/sys/dev/block/M:N/queue/scheduler", 80, BC_MKF_DEVICE, iosched_check, iosched_plan },

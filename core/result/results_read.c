@@ -291,11 +291,80 @@ static int impossible_metric(const bc_case_result *c, size_t i, bc_err *e)
 	return 0;
 }
 
+/* A throughput no ok case gives: its headline (the one rule,
+   bc_headline_pick) at 0 when higher is better. The judge divides by the
+   first file's figures: a baseline of 0 makes any figure a win, so a real
+   loss would pass a gate. A case that measured nothing is not ok. */
+static int zero_headline(const bc_case_result *c, size_t i, bc_err *e)
+{
+	if (strcmp(c->status, "ok") || !c->nmetrics)
+		return 0;
+	bc_headline_cand *cand = bc_xcalloc(c->nmetrics, sizeof(*cand));
+	for (size_t k = 0; k < c->nmetrics; k++)
+		cand[k] = (bc_headline_cand){ c->metrics[k].name, c->metrics[k].higher_is_better };
+	long k = bc_headline_pick(c->headline ? c->headline : "events_per_sec", cand, c->nmetrics);
+	free(cand);
+	const bc_cr_metric *m = k >= 0 ? &c->metrics[k] : NULL;
+	if (!m || !m->higher_is_better || m->value != 0)
+		return 0;
+	bc_err_set(e, "cases[%zu] (case %lld, %s, %ld thread%s): metrics.%s.value is 0, the headline of an ok case",
+		   i, c->id, c->module ? c->module : "?", c->threads, c->threads == 1 ? "" : "s", m->name);
+	bc_err_detail(e, "An ok case measured some work: a throughput of 0 compared as the baseline would make "
+		      "any figure a win.");
+	bc_err_hint(e, "this file was not written by a benchcore run as it is: compare the run's own file");
+	return -1;
+}
+
+/* A case id given twice, or an ok case (module, params and machine
+   settings, threads, repeat) given twice under other ids: a run measures
+   each once, and a copy would count in every statistic twice (n=6 where 3
+   ran, a narrower interval). seen maps each id and key to its cases[]
+   index. A failed case beside an ok one of the same key counts in no
+   statistic: left alone. Two ok cases of one key without a repeat number
+   are two copies too (a run writes it, from 1). */
+static int given_twice(const bc_case_result *c, size_t i, json_t *seen, bc_err *e)
+{
+	char id[48];
+	snprintf(id, sizeof(id), "id %lld", c->id);
+	json_t *had = c->id ? json_object_get(seen, id) : NULL;	/* 0: absent (a run numbers from 1) */
+	if (had) {
+		bc_err_set(e, "cases[%zu].id: %lld is also the id of cases[%lld]", i, c->id,
+			   (long long)json_integer_value(had));
+		bc_err_detail(e, "A run gives each case its own id.");
+		bc_err_hint(e, "this file was not written by a benchcore run as it is: compare the run's own file");
+		return -1;
+	}
+	json_object_set_new(seen, id, json_integer((json_int_t)i));
+	if (strcmp(c->status, "ok"))
+		return 0;
+	json_t *key = bc_case_key(c);
+	char *ks = json_dumps(key, JSON_COMPACT | JSON_SORT_KEYS);
+	char *k = bc_xasprintf("case %s %ld %ld %s", c->module ? c->module : "", c->threads, c->repeat, ks ? ks : "");
+	json_decref(key);
+	free(ks);
+	had = json_object_get(seen, k);
+	if (had) {
+		char *shown = bc_printable(c->module ? c->module : "?");
+		bc_err_set(e, "cases[%zu] (case %lld, %s, %ld thread%s, repeat %ld): the same case as cases[%lld] "
+			   "(module, params, threads and repeat), given twice", i, c->id, shown, c->threads,
+			   c->threads == 1 ? "" : "s", c->repeat, (long long)json_integer_value(had));
+		bc_err_detail(e, "A run measures each case once: a second copy would count in every statistic "
+			      "twice.");
+		bc_err_hint(e, "this file was not written by a benchcore run as it is: compare the run's own file");
+		free(shown);
+		free(k);
+		return -1;
+	}
+	json_object_set_new(seen, k, json_integer((json_int_t)i));
+	free(k);
+	return 0;
+}
+
 /* The grouped form of a document the run document's reader read (its
    header checked there). */
 static int read_top(bc_results *r, const bc_rundoc *d, bc_err *e)
 {
-	json_t *cases = d->cases, *c;
+	json_t *cases = d->cases, *c, *seen = json_object();
 	size_t i;
 
 	r->host = d->host ? json_incref(d->host) : json_object();
@@ -318,15 +387,19 @@ static int read_top(bc_results *r, const bc_rundoc *d, bc_err *e)
 	r->planned = d->planned;
 	json_array_foreach(cases, i, c) {
 		bc_case_result cr;	/* the one reader of a case: every field checked */
-		if (bc_case_from_json(c, i, &cr, e) < 0)
+		if (bc_case_from_json(c, i, &cr, e) < 0) {
+			json_decref(seen);
 			return -1;
-		if (impossible_metric(&cr, i, e)) {
+		}
+		if (impossible_metric(&cr, i, e) || zero_headline(&cr, i, e) || given_twice(&cr, i, seen, e)) {
 			bc_case_free(&cr);
+			json_decref(seen);
 			return -1;
 		}
 		bc_results_add_case(r, &cr);
 		bc_case_free(&cr);
 	}
+	json_decref(seen);
 	bc_results_done(r);
 	return 0;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gate.h"
+#include "mdtext.h"
 #include "util.h"
 
 static const struct { const char *name; unsigned bit; } words[] = {
@@ -128,7 +129,40 @@ static void missing_lines(FILE *f, const bc_cmp *c)
 	free(la);
 }
 
+/* The lines as Markdown after compare's page: labels, hosts and params
+   are a user's strings (HTML, links, emphasis): each line goes through
+   bc_md_text, a failing line as a list item, the closing line a paragraph. */
+static void as_markdown(FILE *f, char *text)
+{
+	char *save = NULL;
+	fputs("\n#### Gate\n\n", f);
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		int item = !strncmp(l, "FAIL ", 5);
+		fputs(item ? "- " : "\n", f);
+		bc_md_text(f, l);
+		fputc('\n', f);
+	}
+}
+
+static size_t gate_lines(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, const bc_gate_opts *g);
+
 size_t bc_gate_print(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, const bc_gate_opts *g)
+{
+	if (!g->markdown)
+		return gate_lines(f, res, n, o, g);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	if (!m)
+		return gate_lines(stderr, res, n, o, g);	/* never unescaped on the page */
+	size_t fails = gate_lines(m, res, n, o, g);
+	fclose(m);
+	as_markdown(f, text);
+	free(text);
+	return fails;
+}
+
+static size_t gate_lines(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, const bc_gate_opts *g)
 {
 	size_t fails = 0, rows = 0;
 	char list[64];

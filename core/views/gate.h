@@ -23,6 +23,9 @@ typedef struct bc_gate_opts {
 	int all_metrics;	/* --fail-on-metric all */
 	int allow_missing;	/* --allow-missing: B's cases without a partner in A, and B's
 				   failed cases, do not fail the gate */
+	int markdown;		/* bc_gate_print's lines follow a Markdown page: each
+				   failing line a list item, all of it inert text
+				   (mdtext.h) */
 } bc_gate_opts;
 
 /* "loss,suspect" into *bits; -1 on a word it does not know. */
@@ -37,8 +40,8 @@ int bc_gate_row_fails(const bc_gate_opts *g, const bc_cmp_row *r);
    B's groups with no partner in A, and B's failed cases as one. */
 size_t bc_gate_missing(const bc_gate_opts *g, const bc_cmp *c);
 /* The gate over res[1..n) against res[0]: the failing rows, one line each
-   (ratio, interval, threshold), then one closing line, on f. Returns the
-   number of failures (rows + missing). */
+   (ratio, interval, threshold), then one closing line, on f (as Markdown
+   with g->markdown). Returns the number of failures (rows + missing). */
 size_t bc_gate_print(FILE *f, const bc_results *res, int n, const bc_cmp_opts *o, const bc_gate_opts *g);
 
 /* JUnit XML (junit.c): a testsuite per file pair, a testcase per case and

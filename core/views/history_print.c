@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "history_print.h"
+#include "mdtext.h"
 #include "util.h"
 
 #define NO_FACT "no fact changed: the software or the machine's neighbours"
@@ -264,30 +265,10 @@ static void print_csv(FILE *f, const bc_history *h)
 	}
 }
 
-/* A user's string in markdown (a cell, a heading, a list item): printable,
-   and inert: every character that opens Markdown's inline syntax
-   (emphasis, code, links, images, strikethrough, a cell's |) is escaped with
-   a backslash, and <, > and & become entities, so a label or a host name
-   holding raw HTML, a link or emphasis shows as the text it is. A bare URL
-   is left as it is: GitHub links it, showing the same text. */
+/* A user's string in markdown: mdtext.c's, shared with the gates' lines. */
 static void md(FILE *f, const char *s)
 {
-	char *p = bc_printable(s ? s : "");
-	for (const char *q = p; *q; q++)
-		if (*q == '<')
-			fputs("&lt;", f);
-		else if (*q == '>')
-			fputs("&gt;", f);
-		else if (*q == '&')
-			fputs("&amp;", f);
-		else {
-			/* an _ within a word (block_size) opens nothing */
-			int inword = *q == '_' && q > p && isalnum((unsigned char)q[-1]) && isalnum((unsigned char)q[1]);
-			if (strchr("\\`*_[](){}#!|~", *q) && !inword)
-				fputc('\\', f);
-			fputc(*q, f);
-		}
-	free(p);
+	bc_md_text(f, s);
 }
 
 static void md_series(FILE *f, const bc_hseries *s)

@@ -147,6 +147,35 @@ fi
 run_bc $T/small run io --time 0.1 --machine fs=xfs --machine fs_device=image:$T:100M
 expect_rc "a 100M xfs image: refused in the plan" 2
 
+# --- a device named in mkfs_options or mount_options (issue 59): mkfs.btrfs takes every path
+# after its options as one more device. Two loop devices of this script's own: an ext4 one
+# (the victim) and a blank one named twice (fs_device and wipe_device); refused in the plan,
+# the victim's ext4 and the blank device untouched, nothing mounted ---
+truncate -s 256M $T/victim.img $T/spare.img
+mkfs.ext4 -q -F $T/victim.img >/dev/null 2>&1
+victim=$(losetup -f --show $T/victim.img)
+spare=$(losetup -f --show $T/spare.img)
+uuid=$(blkid -p -o value -s UUID "$victim")
+run_bc $T/mkdev run cpu --machine fs=btrfs --machine fs_device=$spare --machine wipe_device=$spare \
+	--machine mkfs_options=$victim --time 0.3
+expect_rc "mkfs_options = $victim (the issue's command): refused in the plan" 2
+expect_grep "mkfs_options = a device: the setting and the word named" $T/mkdev.err \
+	"machine.mkfs_options: \"$victim\" is refused: it names a path"
+run_bc $T/mkop run cpu --machine fs=btrfs --machine fs_device=$spare --machine wipe_device=$spare \
+	--machine "mkfs_options=-q $(basename $victim)" --time 0.3
+expect_rc "mkfs_options = \"-q loopN\" (an operand without a path): refused" 2
+expect_grep "an operand: named, not an option" $T/mkop.err "\"$(basename $victim)\" is refused: not an option"
+run_bc $T/mnt run cpu --machine fs=btrfs --machine fs_device=$spare --machine wipe_device=$spare \
+	--machine mount_options=noatime,device=$victim --time 0.3
+expect_rc "mount_options naming a device (btrfs's device=): refused" 2
+expect_grep "mount_options: the setting and the word named" $T/mnt.err \
+	"machine.mount_options: \"device=$victim\" is refused: it names a path"
+check "the victim's ext4 is intact (same UUID, still ext4)" \
+	test "$(blkid -p -o value -s TYPE "$victim")/$(blkid -p -o value -s UUID "$victim")" = "ext4/$uuid"
+check "the device named twice was not formatted either" sh -c "! blkid -p $spare >/dev/null 2>&1"
+check "nothing mounted from either" sh -c "! grep -qE ' ($victim|$spare) ' /proc/self/mountinfo"
+losetup -d "$victim" "$spare"
+
 # --- SIGKILL while the second file system's cases run, then benchcore restore ---
 "$BC" run io --time 1 --warmup 0 --repeat 3 --machine fs=ext4,xfs --machine fs_device=$img file_size=16M \
 	-o $T/killed.json >$T/killed.out 2>&1 </dev/null &

@@ -112,7 +112,8 @@ run_bc "$T/juin" compare --junit "$T/cmp-a.json" "$T/cmp-a.json" "$T/cmp-slow.js
 expect_rc "--junit over an input file: refused" 2
 check "the input is untouched" cmp -s "$T/cmp-a.json" <("$PY" -S -c 'import json,sys; d=json.load(open(sys.argv[1])); d["cases"]=[c for c in d["cases"] if c["status"]=="ok"]; json.dump(d, sys.stdout)' "$FX/cmp-a.json")
 run_bc "$T/judir" compare --junit "$T/nodir/x.xml" "$T/cmp-a.json" "$T/cmp-slow.json"
-check "--junit into a missing directory: exit 2 or 3, never 0 ($RC)" test "$RC" -eq 2 -o "$RC" -eq 3
+expect_rc "--junit into a missing directory: the --junit file not written (docs/ci.md)" 3
+expect_grep "... saying why" "$T/judir.err" "^benchcore compare: --junit $T/nodir/x.xml: cannot write in $T/nodir"
 
 # --- markdown ----------------------------------------------------------------
 run_bc "$T/md" compare --format markdown --fail-on loss "$T/cmp-a.json" "$T/cmp-slow.json"
@@ -127,6 +128,16 @@ rows = [l for l in open(sys.argv[1]) if l.startswith("| ") and "verdict" not in 
 print("ok" if rows else "no rows")
 PY
 expect_grep "markdown: table rows present" "$T/mdorder" '^ok$'
+# hostile label and params: the gate's failing lines after the page are Markdown too (issue 59)
+"$PY" -S -c 'import json,sys
+d=json.load(open(sys.argv[1])); d["label"]="<img src=x onerror=alert(1)> [click](https://evil.example/x) **b**"
+json.dump(d, open(sys.argv[2], "w"))' "$T/cmp-slow.json" "$T/evmd.json"
+run_bc "$T/mdev" compare --format markdown --fail-on loss "$T/cmp-a.json" "$T/evmd.json"
+expect_rc "markdown, a label with HTML and a link: the gate still fails" 4
+expect_no_grep "markdown: no raw tag, link or emphasis from the label anywhere on the page" "$T/mdev.out" '(^|[^\\])(<img|\]\(|\*\*b)'
+expect_grep "markdown: the gate's failing rows as list items, the label inert" "$T/mdev.out" \
+	'^- FAIL loss: cpu cpu_max_prime=10000 threads=1 events_per_sec ratio 0\.9 \\\[-10\.6% \.\. -9\.4%\\\] .*, &lt;img src=x onerror=alert\\\(1\\\)&gt; \\\[click\\\]\\\(https://evil\.example/x\\\) \\\*\\\*b\\\*\\\* against sysA$'
+expect_grep "markdown: the closing line last" "$T/mdev.out" '^gate: FAILED \\\(--fail-on loss\\\): 4 failures'
 run_bc "$T/mdinc" compare --format markdown "$T/cmp-a.json" "$T/cmp-faster-small.json"
 expect_grep "markdown: inconclusive rows listed" "$T/mdinc.out" 'inconclusive |$'
 
@@ -152,6 +163,19 @@ expect_rc "history --fail-on-change, the last 3 runs slower" 4
 expect_grep "the change named with its interval and the fact that changed" "$T/h15.out" \
 	'^FAIL change for the worse: db1 cpu cpu_max_prime=10000 threads=1 events_per_sec: -[0-9.]+% \[-[0-9.]+% \.\. -[0-9.]+%\] \(95% interval\), p=[0-9.e-]+, from run 13 of 15 \(run_id db1-run13, .*changed: kernel: 6\.1\.0-17-amd64 -> 6\.1\.0-18-amd64$'
 junit_ok "history junit" "$T/h15.xml" "$(grep -c '^FAIL change' "$T/h15.out")" 0
+run_bc "$T/hjd" history --module cpu --fail-on-change --junit "$T/nodir/h.xml" "$R"/db1-0[1-9].json
+expect_rc "history --junit into a missing directory: the --junit file not written (docs/ci.md)" 3
+"$PY" -S - "$R" <<'PY'
+import glob, json, sys
+for f in glob.glob(sys.argv[1] + "/db1-*.json"):	# a host with HTML and a link: the markdown gate's lines
+    d = json.load(open(f)); d["host"]["hostname"] = "<b>db1</b>[x](https://evil.example)"; json.dump(d, open(f, "w"))
+PY
+run_bc "$T/hmd" history --module cpu --fail-on-change --format markdown "$R"/db1-0[1-9].json "$R"/db1-1[0-5].json
+expect_rc "history --fail-on-change --format markdown, a host with HTML and a link" 4
+expect_grep "history markdown: the failing line a list item, the host inert" "$T/hmd.out" \
+	'^- FAIL change for the worse: &lt;b&gt;db1&lt;/b&gt;\\\[x\\\]\\\(https://evil\.example\\\) cpu '
+expect_no_grep "history markdown: no raw tag or link anywhere" "$T/hmd.out" '<b>|\]\('
+"$PY" -S tests/fixtures/gen_history.py "$R"
 run_bc "$T/h12" history --module cpu --fail-on-change "$R"/db1-0[1-9].json "$R"/db1-1[0-2].json
 expect_rc "history --fail-on-change, a flat series (runs 1..12)" 0
 expect_grep "flat: says it passed" "$T/h12.out" '^gate: passed \(--fail-on-change\)'
@@ -215,6 +239,38 @@ PYEOF
 	run_bc "$T/rg2" -c "$T/gate.conf" -q --time 0.3 --warmup 0.1 --repeat 5 -o "$T/rg2.json"
 	expect_rc "fail_on in the config: max_prime 10000 against 20000's figures passes (a win is no failure)" 0
 	expect_grep "... saying so" "$T/rg2.out" '^gate: passed \(--fail-on loss,suspect\)'
+	# a forged baseline (issue 59) must not hide the real 50% loss of r2 against r1: a headline
+	# of 0 (compared, any figure a win) and r1's cases again under new ids with r2's figures
+	# (n=10/5: the interval too wide to call the loss) are refused, naming the file and field
+	"$PY" -S - "$T/r1.json" "$T/r2.json" "$T/zero.json" "$T/dup.json" <<'PYEOF'
+import copy, json, sys
+a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+z = copy.deepcopy(a)
+for c in z["cases"]:
+    c["metrics"]["events_per_sec"]["value"] = 0
+json.dump(z, open(sys.argv[3], "w"))
+top = max(c["id"] for c in a["cases"])
+extra = []
+for k, (c, cb) in enumerate(zip(a["cases"], b["cases"])):
+    d = copy.deepcopy(c)
+    d["id"] = top + k + 1
+    d["metrics"]["events_per_sec"]["value"] = cb["metrics"]["events_per_sec"]["value"]
+    extra.append(d)
+a["cases"] += extra
+json.dump(a, open(sys.argv[4], "w"))
+PYEOF
+	run_bc "$T/fz" compare --match-ignore max_prime --fail-on loss "$T/zero.json" "$T/r2.json"
+	expect_rc "a baseline whose headline is 0: refused, never a pass" 2
+	expect_grep "... naming the file and the field" "$T/fz.err" "zero\.json.*cases\[0\] \(case 1, cpu, 1 thread\): metrics\.events_per_sec\.value is 0"
+	run_bc "$T/fd" compare --match-ignore max_prime --fail-on loss "$T/dup.json" "$T/r2.json"
+	expect_rc "a baseline with its cases again under new ids and other figures: refused, never a pass" 2
+	expect_grep "... naming the file and the case" "$T/fd.err" "dup\.json.*cases\[5\] \(case 6, cpu, 1 thread, repeat 1\): the same case as cases\[0\]"
+	run_bc "$T/fr" run cpu -q --time 0.1 --warmup 0 max_prime=20000 --baseline "$T/zero.json" --fail-on loss -o "$T/fr.json"
+	expect_rc "run --baseline with a headline of 0: refused before anything runs" 2
+	check "... nothing ran" test ! -e "$T/fr.json"
+	run_bc "$T/fdb" db add --db "$T/arch.db" "$T/dup.json"
+	check "db add of the forged baseline: refused, so db:baseline@HOST never holds it ($RC)" test "$RC" -ne 0
+	expect_grep "... saying why" "$T/fdb.err" "the same case as cases\[0\]"
 else
 	fail "benchcore run cpu for the real pair: $(tail -3 "$T/run.err")"
 fi

@@ -189,7 +189,7 @@ static void test_failures_undone(void **state)
 	snprintf(dev, sizeof dev, "image:%s:64M", top);
 	bc_fs_spec s;
 	spec(&s, "ext4", dev, "-O no_such_feature", "");
-	apply_fails(&s, 1, "mkfs.ext4 -F -E lazy_itable_init=0,lazy_journal_init=0 -O no_such_feature /dev/loop");
+	apply_fails(&s, 1, "mkfs.ext4 -F -E lazy_itable_init=0,lazy_journal_init=0 -O no_such_feature -- /dev/loop");
 	spec(&s, "ext4", dev, "", "no_such_option=1");
 	apply_fails(&s, 2, "options \"no_such_option=1\") failed");
 	char *d1 = bc_xasprintf("%s/.benchcore-fs.%ld.1", top, (long)getpid());
@@ -238,6 +238,62 @@ static void test_plan_refusals(void **state)
 	spec(&s, "ext4", "/dev/null", "", "");
 	assert_int_equal(bc_fs_check(&s, &e), -1);
 	assert_non_null(strstr(e.msg, "not a block device"));
+}
+
+/* mkfs_options and mount_options add options, never operands (issue 59):
+   a device, a path, an operand or a missing value refused, naming the
+   setting and the word; the options a user means taken. No root needed. */
+static void opts_refused(const char *type, const char *mkfs, const char *mnt, const char *want)
+{
+	bc_err e;
+	int rc = mnt ? bc_fs_mount_opts_check(mnt, &e) : bc_fs_mkfs_opts_check(type, mkfs, &e);
+	if (rc == 0)
+		fail_msg("%s \"%s\" accepted", type, mnt ? mnt : mkfs);
+	print_message("refused: %s\n", e.msg);
+	if (!strstr(e.msg, want))
+		fail_msg("\"%s\" does not say \"%s\"", e.msg, want);
+}
+
+static void test_options(void **state)
+{
+	(void)state;
+	bc_err e;
+	static const char *const good[][2] = {
+		{ "ext4", "-m 0 -L data -O ^has_journal -E lazy_itable_init=1" },
+		{ "ext4", "-m0 -q  -b 4096 -T news -N 1000 -j" },
+		{ "xfs", "-m crc=1 -L x -i size=512 -K -q" },
+		{ "btrfs", "-L lbl -m single -d single --csum xxhash --nodesize=16384 -M -q -K" },
+	};
+	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+		if (bc_fs_mkfs_opts_check(good[i][0], good[i][1], &e))
+			fail_msg("%s \"%s\" refused: %s", good[i][0], good[i][1], e.msg);
+	opts_refused("btrfs", "/dev/loop2", NULL, "machine.mkfs_options: \"/dev/loop2\" is refused: it names a path");
+	opts_refused("btrfs", "-f /dev/loop2", NULL, "\"/dev/loop2\" is refused: it names a path");
+	opts_refused("btrfs", "-q loop2", NULL, "\"loop2\" is refused: not an option");
+	opts_refused("btrfs", "-L x -- -y", NULL, "\"--\" is refused: not an option");
+	opts_refused("btrfs", "-K -", NULL, "\"-\" is refused");
+	opts_refused("btrfs", "--rootdir=/etc", NULL, "it names a path");
+	opts_refused("xfs", "-l logdev=/dev/loop2", NULL, "\"logdev=/dev/loop2\" is refused: it names a path");
+	opts_refused("ext4", "-J device=/dev/loop2", NULL, "it names a path");
+	opts_refused("ext4", "-qJdevice=/dev/loop2", NULL, "it names a path");
+	opts_refused("ext4", "-m 0 16M", NULL, "\"16M\" is refused: not an option");
+	opts_refused("ext4", "-L", NULL, "\"-L\" is refused: its value is missing");
+	opts_refused("ext4", "-z .", NULL, "\".\" is refused: it names an existing file or directory");
+	opts_refused("ext4", "-E x=..", NULL, "it names an existing file or directory");
+	assert_int_equal(bc_fs_mount_opts_check("noatime,commit=60,compress=zstd:3", &e), 0);
+	assert_int_equal(bc_fs_mount_opts_check("defaults", &e), 0);
+	assert_int_equal(bc_fs_mount_opts_check("", &e), 0);
+	opts_refused(NULL, NULL, "noatime,device=/dev/loop2", "machine.mount_options: \"device=/dev/loop2\" is refused: it names a path");
+	opts_refused(NULL, NULL, "noatime /dev/loop2", "it names a path");
+	opts_refused(NULL, NULL, "noatime nodiratime", "not a comma-separated list");
+	opts_refused(NULL, NULL, "noatime,,x", "not a comma-separated list");
+	opts_refused(NULL, NULL, "-t,ext4", "not a comma-separated list");
+	opts_refused(NULL, NULL, "<b>x</b>", "it names a path");
+	opts_refused(NULL, NULL, "logdev=..", "it names an existing file or directory");
+	bc_fs_spec s;
+	spec(&s, "btrfs", "/dev/loop3", "/dev/loop2", "");
+	assert_int_equal(bc_fs_check(&s, &e), -1);
+	assert_non_null(strstr(e.msg, "machine.mkfs_options: \"/dev/loop2\" is refused"));
 }
 
 /* A spare device: a loop device on this test's own image (never a disk of
@@ -533,6 +589,7 @@ int main(void)
 		cmocka_unit_test(test_record_json),
 		cmocka_unit_test(test_image_size),
 		cmocka_unit_test(test_plan_refusals),
+		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_restore_refuses_foreign),
 		cmocka_unit_test(test_ext4),
 		cmocka_unit_test(test_xfs),

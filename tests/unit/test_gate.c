@@ -6,6 +6,7 @@
    already showed pass. */
 #include "unit.h"
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "gate.h"
@@ -139,12 +140,125 @@ static void test_history(void **state)
 	free(x);
 }
 
+/* A results document: cpu at threads 1, one case per value, ids from id0,
+   repeats from 1 (extra: more cases, already JSON, "" for none). */
+static char *bdoc(const char *label, const double *v, int n, int id0, const char *extra)
+{
+	char buf[8192] = "";
+	for (int i = 0; i < n; i++) {
+		size_t l = strlen(buf);
+		snprintf(buf + l, sizeof(buf) - l, "%s{\"id\":%d,\"module\":\"cpu\",\"params\":{\"max_prime\":10000},"
+			 "\"threads\":1,\"repeat\":%d,\"status\":\"ok\",\"metrics\":{\"events_per_sec\":{\"value\":%g,"
+			 "\"unit\":\"events/s\",\"higher_is_better\":true}}}", i ? "," : "", id0 + i, i + 1, v[i]);
+	}
+	char *s = NULL;
+	if (asprintf(&s, "{\"schema\":\"benchcore/1\",\"label\":\"%s\",\"host\":{},\"cases\":[%s%s%s]}", label,
+		     buf, *extra ? "," : "", extra) < 0)
+		abort();
+	return s;
+}
+
+static int parse(const char *text, bc_results *r, bc_err *e)
+{
+	e->msg[0] = 0;
+	int rc = bc_results_parse(text, strlen(text), "base.json", r, e);
+	if (rc)
+		print_message("refused: %s\n", e->msg);
+	return rc;
+}
+
+/* Issue 59: a baseline is read as strictly as any results file. A headline
+   of 0 (it made a real 50% loss a win) and a case given twice (the same
+   repeats again under new ids: n=6/3, and the loss passed) are refused,
+   naming the field; the genuine baseline fails the gate on the 50% loss. */
+static void test_baseline_strict(void **state)
+{
+	(void)state;
+	static const double base[] = { 1000, 1010, 990 }, half[] = { 500, 505, 495 }, zero[] = { 0, 0, 0 };
+	bc_results a, b;
+	bc_err e;
+	char *nd = bdoc("new", half, 3, 1, ""), *bd = bdoc("base", base, 3, 1, "");
+	assert_int_equal(parse(nd, &b, &e), 0);
+	assert_int_equal(parse(bd, &a, &e), 0);
+	bc_cmp_opts o = BC_CMP_OPTS_DEFAULT;
+	bc_gate_opts g = { .fail_on = BC_GATE_LOSS };
+	bc_results two[2] = { a, b };
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	assert_true(bc_gate_print(f, two, 2, &o, &g) > 0);	/* the real loss fails */
+	fclose(f);
+	assert_non_null(strstr(out, "FAIL loss: cpu max_prime=10000 threads=1 events_per_sec ratio 0.5"));
+	free(out);
+	bc_results_free(&a);
+	free(bd);
+	/* a headline of 0 */
+	bd = bdoc("base", zero, 3, 1, "");
+	assert_int_equal(parse(bd, &a, &e), -1);
+	assert_non_null(strstr(e.msg, "cases[0] (case 1, cpu, 1 thread): metrics.events_per_sec.value is 0"));
+	free(bd);
+	/* the same repeats again, under new ids, with other figures */
+	char *dup = bdoc("x", half, 3, 4, "");
+	char *inner = strchr(dup, '[') + 1;
+	inner[strlen(inner) - 2] = 0;	/* the cases without ]} */
+	bd = bdoc("base", base, 3, 1, inner);
+	assert_int_equal(parse(bd, &a, &e), -1);
+	assert_non_null(strstr(e.msg, "cases[3] (case 4, cpu, 1 thread, repeat 1): the same case as cases[0]"));
+	free(bd);
+	free(dup);
+	/* an id given twice */
+	bd = bdoc("base", base, 2, 1, "{\"id\":2,\"module\":\"cpu\",\"threads\":1,\"repeat\":3,\"status\":\"failed\"}");
+	assert_int_equal(parse(bd, &a, &e), -1);
+	assert_non_null(strstr(e.msg, "cases[2].id: 2 is also the id of cases[1]"));
+	free(bd);
+	/* a failed case beside an ok one of its key counts nowhere: read */
+	bd = bdoc("base", base, 3, 1, "{\"id\":9,\"module\":\"cpu\",\"params\":{\"max_prime\":10000},\"threads\":1,"
+		  "\"repeat\":1,\"status\":\"failed\"}");
+	assert_int_equal(parse(bd, &a, &e), 0);
+	bc_results_free(&a);
+	free(bd);
+	bc_results_free(&b);
+	free(nd);
+}
+
+/* After a Markdown page the gate's lines are Markdown: a label's HTML and
+   link inert (issue 59). */
+static void test_gate_markdown(void **state)
+{
+	(void)state;
+	static const double base[] = { 1000, 1010, 990 }, half[] = { 500, 505, 495 };
+	char *bd = bdoc("base", base, 3, 1, ""), *nd = bdoc("<img src=x onerror=alert(1)> [a](https://e.example) **b**", half, 3, 1, "");
+	bc_results r[2];
+	bc_err e;
+	assert_int_equal(parse(bd, &r[0], &e), 0);
+	assert_int_equal(parse(nd, &r[1], &e), 0);
+	bc_cmp_opts o = BC_CMP_OPTS_DEFAULT;
+	bc_gate_opts g = { .fail_on = BC_GATE_LOSS, .markdown = 1 };
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	assert_int_equal(bc_gate_print(f, r, 2, &o, &g), 1);
+	fclose(f);
+	print_message("%s", out);
+	assert_non_null(strstr(out, "\n- FAIL loss: cpu max_prime=10000 threads=1 events_per_sec ratio 0.5"));
+	assert_non_null(strstr(out, "&lt;img src=x onerror=alert\\(1\\)&gt; \\[a\\]\\(https://e.example\\) \\*\\*b\\*\\* against base"));
+	assert_null(strstr(out, "<img"));
+	assert_null(strstr(out, "]("));
+	free(out);
+	bc_results_free(&r[0]);
+	bc_results_free(&r[1]);
+	free(bd);
+	free(nd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_rows),
 		cmocka_unit_test(test_history),
+		cmocka_unit_test(test_baseline_strict),
+		cmocka_unit_test(test_gate_markdown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

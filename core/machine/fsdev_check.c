@@ -301,6 +301,17 @@ static int check_image(const bc_fs_spec *s, bc_err *e)
 	struct stat st;
 	struct statvfs vs;
 	bc_fs_image_parts(s->device, dir, sizeof dir, size, sizeof size);
+	/* through its real path (a link to it is resolved: the kernel names the
+	   mount and the loop device's file by the real one, and the checks below
+	   are of the directory the image goes in) */
+	char real[PATH_MAX];
+	if (dir[0] == '/' && realpath(dir, real) && strcmp(real, dir)) {
+		if (strlen(real) >= sizeof dir) {
+			bc_err_set(e, "machine.fs_device: %s is %s, too long a path", dir, real);
+			return -1;
+		}
+		snprintf(dir, sizeof dir, "%s", real);
+	}
 	if (dir[0] != '/' || stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
 		bc_err_set(e, "machine.fs_device: \"%s\": %s is not a directory", s->device, dir);
 		bc_err_hint(e, "image:DIR:SIZE, DIR an absolute path (image:/var/tmp:4G)");

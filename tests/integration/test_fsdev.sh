@@ -186,6 +186,12 @@ chown nobody $T/theirs 2>/dev/null && ln -s $T/theirs $T/lnk2 && {
 	run_bc $T/lnk2 run cpu --time 0.3 --machine fs=ext4 --machine fs_device=image:$T/lnk2:64M
 	expect_rc "a link to a directory of another user's: refused in the plan" 2
 	expect_grep "... naming the real directory" $T/lnk2.err "machine.fs_device: $T/theirs can be written by others than root"
+	# a link another user owns could point elsewhere by the time the image is made
+	ln -s $T/real $T/lnk3 && chown -h nobody $T/lnk3
+	run_bc $T/lnk3 run cpu --time 0.3 --machine fs=ext4 --machine fs_device=image:$T/lnk3:64M
+	expect_rc "a link another user owns, to a root-owned directory: refused in the plan" 2
+	expect_grep "... naming the link and its owner" $T/lnk3.err \
+		"the symbolic link \"$T/lnk3\" on its way is owned by another user"
 }
 
 # --- a restore that cannot undo something keeps its journal entry and says what is left ---

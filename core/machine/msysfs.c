@@ -243,7 +243,7 @@ int bc_mgroup_kill(const char *rec)
 /* The command's child: its own process group, killed when benchcore dies,
    the token in its environment; it waits for the parent's word (the group
    journalled) before it runs anything. */
-static void command_child(const char *script, const char *value, const char *token, int out, int go,
+static void command_child(const char *script, const char *value, char *const *envp, int out, int go,
 			  pid_t parent)
 {
 	setpgid(0, 0);
@@ -257,9 +257,24 @@ static void command_child(const char *script, const char *value, const char *tok
 	int dn = open("/dev/null", O_RDONLY);
 	if (dn >= 0)
 		dup2(dn, 0);
-	setenv(BC_MCOMMAND_ENV, token, 1);
-	execl("/bin/sh", "sh", "-c", script, "benchcore-custom", value ? value : "", (char *)NULL);
+	execle("/bin/sh", "sh", "-c", script, "benchcore-custom", value ? value : "", (char *)NULL, envp);
 	_exit(127);
+}
+
+/* environ with BC_MCOMMAND_ENV=token (any earlier one dropped), built
+   before the fork: the child of a threaded process may not allocate. */
+static char **command_env(const char *token)
+{
+	extern char **environ;
+	size_t n = 0, k = 0, l = strlen(BC_MCOMMAND_ENV);
+	while (environ && environ[n])
+		n++;
+	char **v = bc_xcalloc(n + 2, sizeof(*v));
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], BC_MCOMMAND_ENV, l) || environ[i][l] != '=')
+			v[k++] = environ[i];
+	v[k] = bc_xasprintf(BC_MCOMMAND_ENV "=%s", token);
+	return v;
 }
 
 /* Waits for pid to exit (or until end), reading its output into buf. Does
@@ -348,9 +363,12 @@ int bc_mcommand_in(const char *cmd, const char *value, double timeout_s, bc_mgro
 		free(script);
 		return -1;
 	}
+	char **envp = command_env(token);
 	pid_t parent = getpid(), pid = fork();
 	if (pid == 0)
-		command_child(script, value, token, pfd[1], gfd[0], parent);
+		command_child(script, value, envp, pfd[1], gfd[0], parent);
+	free(envp[bc_strv_len(envp) - 1]);	/* the token's; the rest are environ's */
+	free(envp);
 	close(pfd[1]);
 	close(gfd[0]);
 	free(script);

@@ -19,6 +19,7 @@
    file's text names its holder for the refusal's message. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +30,6 @@
 #include <unistd.h>
 #include "mset.h"
 #include "fsdev.h"
-#include <limits.h>
 
 /* The backends' own record types (#50's file systems add theirs here). */
 static const bc_mrtype *const bc_mrtypes[] = { &bc_fs_mrtype, NULL };
@@ -233,7 +233,8 @@ static int load(bc_mstate *s, bc_err *e)
 		return 0;
 	clear(s);
 	bc_err_set(e, "refusing the journal %s: %s", s->journal, why);
-	bc_err_detail(e, "A file record may name only a file in sysfs or /proc/sys, as the settings write.");
+	bc_err_detail(e, "%s", !strncmp(why, "its record", 10) ? "A file record may name only a file in sysfs or "
+		      "/proc/sys, as the settings write." : "A run writes its first line before any record.");
 	bc_err_hint(e, "benchcore changed nothing and left it in place; remove it if no benchcore run wrote it");
 	return -1;
 }

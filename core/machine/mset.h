@@ -181,8 +181,9 @@ int bc_mtrust_dir(const char *dir, int create, bc_err *e);
 int bc_mtrust_journal(int dfd, const char *path, bc_err *e);
 /* A journal's file record may name only a file a setting writes: in sysfs
    or /proc/sys once every link is resolved (or under BENCHCORE_SYSFS_CPU's
-   tree, the tests' fake CPU tree). 0, or -1 with why. */
-int bc_mtrust_target(const char *path, char *why, size_t n);
+   tree, the tests' fake CPU tree). 0 with its real path in real (PATH_MAX bytes; no link
+   left on the way: the one the restore writes), or -1 with why. */
+int bc_mtrust_target(const char *path, char *real, char *why, size_t n);
 
 /* Who holds the machine's settings now ("pid 4242: benchcore -c a.conf
    (since ...)"), into buf; 0 when nobody (buf empty). */

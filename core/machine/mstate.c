@@ -169,12 +169,20 @@ static void set_field(bc_mentry *en, size_t k, const char *v)
 	en->f[k + 1] = NULL;
 }
 
-/* Is a loaded record one benchcore could have written? "" or why not. */
-static void record_ok(char *const *f, char *why, size_t n)
+/* Is a loaded record one benchcore could have written? "" or why not. A
+   file record's path becomes its real one: what is checked is written. */
+static void record_ok(char **f, char *why, size_t n)
 {
+	char real[PATH_MAX];
 	why[0] = '\0';
-	if (!strcmp(f[0], "file") && (!f[1] || bc_mtrust_target(f[1], why, n)))
-		snprintf(why + strlen(why), n - strlen(why), "%s", f[1] ? "" : "names no file");
+	if (strcmp(f[0], "file"))
+		return;
+	if (!f[1])
+		snprintf(why, n, "names no file");
+	else if (bc_mtrust_target(f[1], real, why, n) == 0 && strcmp(real, f[1])) {
+		free(f[1]);
+		f[1] = bc_xstrdup(real);
+	}
 }
 
 /* Reads the journal's records into s (none when there is no journal),

@@ -142,9 +142,9 @@ static int under(const char *real, const char *root)
 	return l > 1 && !strncmp(real, root, l) && real[l] == '/';
 }
 
-int bc_mtrust_target(const char *path, char *why, size_t n)
+int bc_mtrust_target(const char *path, char *real, char *why, size_t n)
 {
-	char real[PATH_MAX], fake[PATH_MAX];
+	char fake[PATH_MAX];
 	struct statfs fs;
 	if (path[0] != '/' || !realpath(path, real)) {
 		snprintf(why, n, "names %s, which %s", path, path[0] != '/' ? "is not an absolute path" :

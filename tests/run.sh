@@ -105,7 +105,7 @@ asan_quick="test_oltp test_redis"
 # (test_abi13 and test_sdk, 45-110 s each under ASan, moved to the full
 # level's [asan] pass: they run old modules and the SDK's make/install, not a
 # parser of a user's input; the --expect files' parser runs in [plain] test_sdk)
-asan_check="test_compare test_golden test_history test_inputs test_interrupt test_latency_merge test_leftover test_report test_resume test_start_at test_sysinfo"
+asan_check="test_compare test_golden test_history test_inputs test_interrupt test_journal_trust test_latency_merge test_leftover test_report test_resume test_start_at test_sysinfo"
 
 # the longest scripts start first in a pool (a long one started last would
 # run on alone at the end): their names, longest first (make check's

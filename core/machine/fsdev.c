@@ -465,6 +465,16 @@ int bc_fs_apply(const bc_fs_spec *s, unsigned seq, bc_fs_journal_fn jf, void *ct
 		bc_fs **out, bc_err *e)
 {
 	*out = NULL;
+	char dir[PATH_MAX], size[64], real[PATH_MAX];
+	bc_fs_spec rs = *s;
+	/* an image's directory by its real path, checked and used as that one */
+	if (bc_fs_image_parts(s->device, dir, sizeof dir, size, sizeof size) && dir[0] == '/' &&
+	    realpath(dir, real) && strcmp(real, dir) &&
+	    (size_t)snprintf(rs.device, sizeof rs.device, "image:%s:%s", real, size) >= sizeof rs.device) {
+		bc_err_set(e, "machine.fs_device: %s is %s, too long a path", dir, real);
+		return -1;
+	}
+	s = &rs;
 	if (bc_fs_check(s, e) < 0)
 		return -1;
 	bc_fs *fs = bc_xcalloc(1, sizeof *fs);
@@ -472,7 +482,6 @@ int bc_fs_apply(const bc_fs_spec *s, unsigned seq, bc_fs_journal_fn jf, void *ct
 	fs->lfd = -1;
 	fs->jf = jf;
 	fs->ctx = ctx;
-	char dir[PATH_MAX], size[64];
 	uint64_t bytes = 0;
 	int rc;
 	if (bc_fs_image_parts(s->device, dir, sizeof dir, size, sizeof size)) {

@@ -19,6 +19,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include "fsdev_int.h"
+#include "trust.h"
 
 #define MAX_DEVS 64
 typedef struct devset {
@@ -301,6 +302,18 @@ static int check_image(const bc_fs_spec *s, bc_err *e)
 	struct stat st;
 	struct statvfs vs;
 	bc_fs_image_parts(s->device, dir, sizeof dir, size, sizeof size);
+	/* through its real path (a link to it is resolved: the kernel names the
+	   mount and the loop device's file by the real one, and the checks below
+	   are of the directory the image goes in) */
+	char real[PATH_MAX], given[PATH_MAX];
+	snprintf(given, sizeof given, "%s", dir);
+	if (dir[0] == '/' && realpath(dir, real) && strcmp(real, dir)) {
+		if (strlen(real) >= sizeof dir) {
+			bc_err_set(e, "machine.fs_device: %s is %s, too long a path", dir, real);
+			return -1;
+		}
+		snprintf(dir, sizeof dir, "%s", real);
+	}
 	if (dir[0] != '/' || stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
 		bc_err_set(e, "machine.fs_device: \"%s\": %s is not a directory", s->device, dir);
 		bc_err_hint(e, "image:DIR:SIZE, DIR an absolute path (image:/var/tmp:4G)");
@@ -310,6 +323,15 @@ static int check_image(const bc_fs_spec *s, bc_err *e)
 		bc_err_set(e, "machine.fs_device: %s can be written by others than root", dir);
 		bc_err_detail(e, "someone could replace the image or the mount point under benchcore");
 		bc_err_hint(e, "a directory root owns, not group or world writable (or sticky, as /tmp)");
+		return -1;
+	}
+	/* and the way to it: a link another user owns (or can replace) could
+	   point elsewhere by the time the run makes the image */
+	bc_err te;
+	if (bc_trust_walk(given, given, BC_TRUST_USE | BC_TRUST_STICKY_OK, "the image directory", &te)) {
+		bc_err_set(e, "machine.fs_device: %s", te.msg);
+		bc_err_detail(e, "%s", te.detail);
+		bc_err_hint(e, "%s", te.hint);
 		return -1;
 	}
 	unsigned long long min = bc_fs_min_size(s->type);

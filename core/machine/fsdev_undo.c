@@ -335,6 +335,55 @@ static int journal_sane(const char *dir, const char *mnt, const char *image, bc_
 	return -1;
 }
 
+/* What is still there of a record's file system after a failed undo:
+   "ext4 mounted on MNT from SRC, /dev/loopN attached to IMAGE, the
+   directory DIR" (malloc'd; "" when nothing). */
+static char *what_left(const char *dir, const char *mnt, const char *image)
+{
+	char type[32], src[PATH_MAX], opts[1024], *out = NULL;
+	size_t len = 0;
+	const char *sep = "";
+	FILE *f = open_memstream(&out, &len);
+	if (!f)
+		return bc_xstrdup("");
+	if (bc_fs_mountinfo(mnt, type, sizeof type, src, sizeof src, opts, sizeof opts) == 0) {
+		fprintf(f, "%s mounted on %s from %s", type, mnt, src);
+		sep = ", ";
+	}
+	DIR *d = image[0] ? opendir("/sys/block") : NULL;
+	struct dirent *de;
+	while (d && (de = readdir(d)))
+		if (!strncmp(de->d_name, "loop", 4) && bc_fs_loop_backs(de->d_name, image)) {
+			fprintf(f, "%s/dev/%s attached to %s", sep, de->d_name, image);
+			sep = ", ";
+		}
+	if (d)
+		closedir(d);
+	struct stat st;
+	if (lstat(dir, &st) == 0)
+		fprintf(f, "%sthe directory %s", sep, dir);
+	fclose(f);
+	return out;
+}
+
+/* A journal written with the image directory's path through a symbolic
+   link (a benchcore before the plan resolved it): the kernel names the
+   mount and the loop device's file by the real path, so the record's
+   paths are taken resolved, when the private directory keeps its name. */
+static void resolve_dir(const char **dir, const char **mnt, const char **image, char rdir[PATH_MAX],
+			char rmnt[PATH_MAX + 8], char rimg[PATH_MAX + 8])
+{
+	const char *b = strrchr(*dir, '/'), *rb;
+	if (!b || !realpath(*dir, rdir) || !strcmp(rdir, *dir) || !(rb = strrchr(rdir, '/')) || strcmp(b, rb))
+		return;
+	snprintf(rmnt, PATH_MAX + 8, "%s/mnt", rdir);
+	snprintf(rimg, PATH_MAX + 8, "%s/image", rdir);
+	*dir = rdir;
+	*mnt = rmnt;
+	if ((*image)[0])
+		*image = rimg;
+}
+
 int bc_fs_restore(const char *text, char *done, size_t n, bc_err *e)
 {
 	json_error_t je;
@@ -347,6 +396,10 @@ int bc_fs_restore(const char *text, char *done, size_t n, bc_err *e)
 	const char *dir = jstr(j, "dir"), *mnt = jstr(j, "mount_point"), *image = jstr(j, "image");
 	const char *loop = jstr(j, "loop"), *device = jstr(j, "device");
 	int rc = journal_sane(dir, mnt, image, e);
+	char rdir[PATH_MAX], rmnt[PATH_MAX + 8], rimg[PATH_MAX + 8];
+	int sane = rc == 0;
+	if (sane)
+		resolve_dir(&dir, &mnt, &image, rdir, rmnt, rimg);
 	char type[32], src[PATH_MAX], opts[1024];
 	int was_mounted = 0;
 	for (int k = 0; rc == 0 && k < 8 && bc_fs_mountinfo(mnt, type, sizeof type, src, sizeof src, opts,
@@ -364,6 +417,11 @@ int bc_fs_restore(const char *text, char *done, size_t n, bc_err *e)
 		rc = detach(image, mnt, e);
 	if (rc == 0)
 		rc = remove_paths(dir, mnt, image, e);
+	if (rc && sane) {
+		char *left = what_left(dir, mnt, image);
+		bc_err_detail(e, "Left: %s.", left[0] ? left : "nothing found (it may have gone meanwhile)");
+		free(left);
+	}
 	if (done && n)
 		snprintf(done, n, "%s%s: %s", was_mounted ? "unmounted, " : "", dir,
 			 rc == 0 ? "removed" : "left");

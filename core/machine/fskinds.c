@@ -2,8 +2,10 @@
    machine settings (fsdev.h): each value checked alone for the plan, no
    file writes (the runner makes the file system: core/run/mrun.c), and
    the journal's "fs" record restored through bc_fs_restore. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "fsdev_int.h"
 #include "mset.h"
 
@@ -71,20 +73,40 @@ int bc_fs_no_writes(const bc_mctx *x, const char *value, bc_mwrites *ws, bc_err 
 	return 0;
 }
 
+/* The record's private directory, for messages ("" when not there). */
+static const char *fs_dir_of(const char *text, char *buf, size_t n)
+{
+	json_t *j = json_loads(text, 0, NULL);
+	const char *d = json_string_value(json_object_get(j, "dir"));
+	snprintf(buf, n, "%s", d ? d : "");
+	json_decref(j);
+	return buf;
+}
+
 /* f: "fs", the journal text (fsdev.h). A dead run's or this run's alike:
-   restore undoes only what the record names and benchcore made. */
+   restore undoes only what the record names and benchcore made; a record
+   whose private directory is gone has nothing left to undo (2). */
 static int fs_restore(char *const *f, int dead_run, char *why, size_t n)
 {
 	(void)dead_run;
 	bc_err e;
+	char dir[PATH_MAX];
+	struct stat st;
 	if (!f[1]) {
 		snprintf(why, n, "a truncated fs record");
 		return -1;
 	}
+	fs_dir_of(f[1], dir, sizeof dir);
+	int gone = dir[0] == '/' && lstat(dir, &st) < 0 && errno == ENOENT;
 	if (bc_fs_restore(f[1], NULL, 0, &e) == 0)
-		return 0;
-	snprintf(why, n, "%s", e.msg);
+		return gone ? 2 : 0;
+	snprintf(why, n, "%s%s%s", e.msg, e.detail[0] ? ". " : "", e.detail);
 	return -1;
 }
 
-const bc_mrtype bc_fs_mrtype = { "fs", fs_restore };
+static const char *fs_label(char *const *f, char *buf, size_t n)
+{
+	return f[1] && *fs_dir_of(f[1], buf, n) ? buf : f[1] ? f[1] : "";
+}
+
+const bc_mrtype bc_fs_mrtype = { "fs", fs_restore, fs_label };

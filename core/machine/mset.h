@@ -99,6 +99,21 @@ int bc_mwrite_file(const char *path, const char *value);
    (<= 0: BC_MCOMMAND_TIMEOUT) is killed with its process group and fails.
    0, or -1 with why in out. */
 int bc_mcommand(const char *cmd, const char *value, double timeout_s, char *out, size_t n);
+/* Every command also dies with benchcore (PR_SET_PDEATHSIG), and what it
+   left running in its process group is killed when it returns. Its
+   environment holds BC_MCOMMAND_ENV=TOKEN, a random token of this call. */
+#define BC_MCOMMAND_ENV "BENCHCORE_SETTING_COMMAND"
+/* Told the command's group ("PGID START TOKEN": its leader's pid and
+   /proc start time, and the token) before the command runs; non-zero
+   stops it unrun. */
+typedef int (*bc_mgroup_fn)(void *ctx, const char *group);
+int bc_mcommand_in(const char *cmd, const char *value, double timeout_s, bc_mgroup_fn on, void *ctx, char *out,
+		   size_t n);
+/* Kills what is left of a group bc_mcommand_in() told of: the whole group
+   while its leader is the process that started then, else each member that
+   carries the token (a group by that number made since is not touched).
+   Returns how many were killed. */
+int bc_mgroup_kill(const char *group);
 
 /* ---- the run's state (mstate.c) ---- */
 
@@ -113,7 +128,17 @@ typedef struct bc_mstate {
 	bc_mentry *e;		/* the journal's records, in the order first written */
 	size_t n, cap;
 	int began;
+	int dfd;		/* the state directory, open once checked (mtrust.c) */
 } bc_mstate;
+
+/* What a restore did, record by record. */
+typedef struct bc_mcounts {
+	int restored;		/* put back */
+	int already;		/* already at its original: nothing to do */
+	int changed;		/* left: someone changed it since (a dead run's) */
+	int failed;		/* could not be undone: kept in the journal */
+	int refused;		/* the journal was refused (not to be trusted) */
+} bc_mcounts;
 
 /* The state directory: $BENCHCORE_STATE_DIR, else /run/benchcore. */
 const char *bc_mstate_dir(void);
@@ -132,21 +157,47 @@ const char *bc_mstate_written(const bc_mstate *s, const char *path);
    released. Safe to call twice, and from an atexit handler. Returns the
    number of values that could not be restored (each warned). */
 int bc_mstate_end(bc_mstate *s);
-/* A dead run's journal: restores where the value is still the one written,
-   names on f the values changed since. Returns -1 when another live run
-   holds the lock (its holder said on f), else the number left alone; 0
-   with nothing done when there is no journal. */
-int bc_mstate_recover(FILE *f, int *restored);
+/* A dead run's journal: kills what is left of its set commands' process
+   groups, restores where the value is still the one written, names on f
+   the values changed since and what could not be undone (which stays in
+   the journal; the rest of it goes). Returns -1 when another live run
+   holds the lock (its holder said on f) or the journal is refused
+   (c->refused: its directory, its file or a record fails mtrust.c's checks;
+   said on f, the journal left as it is, nothing changed), else the number
+   left (changed + failed); 0 with nothing done when there is no journal. */
+int bc_mstate_recover(FILE *f, bc_mcounts *c);
+/* ---- the journal's trust (mtrust.c) ---- */
+
+/* Opens the state directory (creates it 0700 when create) and checks it:
+   not a symbolic link, a directory of the running user's that nobody else
+   can write (a run's own: nobody else can read either), in directories
+   nobody else can rename it out of. Its descriptor, or -1 with e (errno
+   ENOENT, e unset: none there and not create). */
+int bc_mtrust_dir(const char *dir, int create, bc_err *e);
+/* Opens "journal" in the checked directory dfd (path: its name for
+   messages): a regular file, not a link, the running user's, nobody else
+   can write it, one name, at most 16 MiB. Its descriptor, or -1 with e
+   (errno ENOENT, e unset: there is none). */
+int bc_mtrust_journal(int dfd, const char *path, bc_err *e);
+/* A journal's file record may name only a file a setting writes: in sysfs
+   or /proc/sys once every link is resolved (or under BENCHCORE_SYSFS_CPU's
+   tree, the tests' fake CPU tree). 0 with its real path in real (PATH_MAX bytes; no link
+   left on the way: the one the restore writes), or -1 with why. */
+int bc_mtrust_target(const char *path, char *real, char *why, size_t n);
+
 /* Who holds the machine's settings now ("pid 4242: benchcore -c a.conf
    (since ...)"), into buf; 0 when nobody (buf empty). */
 int bc_mstate_holder(char *buf, size_t n);
 
 /* A backend's own journal record (a file system made, a mount): its tag is
    f[0]; restore is called with the record on recovery and at the end.
-   0 restored, 1 left alone (why said in why), -1 failed (why). */
+   0 restored, 2 nothing left to undo, 1 left alone (why said in why), -1
+   failed (why: what is left). */
 typedef struct bc_mrtype {
 	const char *tag;
 	int (*restore)(char *const *f, int dead_run, char *why, size_t n);
+	/* what messages call the record (its directory...), in buf */
+	const char *(*label)(char *const *f, char *buf, size_t n);
 } bc_mrtype;
 /* Journals a backend's record (fields copied) before what it records is
    done; 0, or -1 with e. */

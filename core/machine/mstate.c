@@ -6,7 +6,12 @@
    change: "file PATH ORIGINAL WRITTEN", "cmd NAME SET READ ORIGINAL
    WRITTEN", or a backend's own (f[0] its tag, bc_mrtypes). Fields are
    tab-separated with \\, \t and \n escaped. It is rewritten whole (temp,
-   fsync, rename) at every change, so a reader never sees half of one.
+   fsync, rename) at every change, so a reader never sees half of one. A
+   cmd record's eighth field is the process group of its set command last
+   started ("PGID START TOKEN", written before it runs): a restore kills
+   what is left of it first. Every reader checks the directory, the file
+   and each file record first (mtrust.c); a journal that fails is refused
+   whole and left as it is.
 
    The lock (STATE_DIR/machine.lock) is an flock held for the whole run by
    a run that changes settings; the kernel releases it when the holder dies
@@ -14,6 +19,7 @@
    file's text names its holder for the refusal's message. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +33,10 @@
 
 /* The backends' own record types (#50's file systems add theirs here). */
 static const bc_mrtype *const bc_mrtypes[] = { &bc_fs_mrtype, NULL };
+
+#define BC_MJOURNAL_HEADER "benchcore machine journal 1"
+/* A cmd record: cmd NAME SET READ ORIGINAL WRITTEN TIMEOUT GROUP */
+#define CMD_GROUP 7
 
 const char *bc_mstate_dir(void)
 {
@@ -42,6 +52,20 @@ static void paths(bc_mstate *s)
 	s->journal = bc_xasprintf("%s/journal", s->dir);
 	s->lockfile = bc_xasprintf("%s/machine.lock", s->dir);
 	s->lock_fd = -1;
+	s->dfd = -1;
+}
+
+static void unpaths(bc_mstate *s)
+{
+	if (s->lock_fd >= 0)
+		close(s->lock_fd);
+	if (s->dfd >= 0)
+		close(s->dfd);
+	s->lock_fd = s->dfd = -1;
+	free(s->dir);
+	free(s->journal);
+	free(s->lockfile);
+	s->dir = s->journal = s->lockfile = NULL;
 }
 
 static void esc(char **buf, size_t *len, size_t *cap, const char *f)
@@ -82,7 +106,7 @@ static int save(bc_mstate *s, bc_err *e)
 {
 	size_t len = 0, cap = 256;
 	char *buf = bc_xcalloc(cap, 1);
-	esc(&buf, &len, &cap, "benchcore machine journal 1");
+	esc(&buf, &len, &cap, BC_MJOURNAL_HEADER);
 	buf[len++] = '\n';
 	for (size_t i = 0; i < s->n; i++) {
 		for (size_t j = 0; s->e[i].f[j]; j++) {
@@ -96,18 +120,17 @@ static int save(bc_mstate *s, bc_err *e)
 		buf[len++] = '\n';
 		buf[len] = '\0';
 	}
-	char *tmp = bc_xasprintf("%s.tmp", s->journal);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	/* in the checked directory (its descriptor): never a path swapped since */
+	int fd = openat(s->dfd, "journal.tmp", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	int ok = fd >= 0 && bc_write_all(fd, buf, len) == 0 && fsync(fd) == 0;
 	if (fd >= 0)
 		ok = close(fd) == 0 && ok;
-	ok = ok && rename(tmp, s->journal) == 0;
+	ok = ok && renameat(s->dfd, "journal.tmp", s->dfd, "journal") == 0;
 	if (!ok) {
 		bc_err_set(e, "could not write the journal of original values %s: %s", s->journal, strerror(errno));
 		bc_err_detail(e, "Nothing is changed without it: a run killed outright could not be undone.");
-		unlink(tmp);
+		unlinkat(s->dfd, "journal.tmp", 0);
 	}
-	free(tmp);
 	free(buf);
 	return ok ? 0 : -1;
 }
@@ -130,23 +153,60 @@ static void clear(bc_mstate *s)
 	s->n = s->cap = 0;
 }
 
-/* Reads the journal's records into s (none when there is no journal). */
-static int load(bc_mstate *s)
+/* A record's field k set to v, the fields before it made "" if missing. */
+static void set_field(bc_mentry *en, size_t k, const char *v)
 {
-	bc_err why;
-	int fd = bc_open_regular(s->journal, 16 << 20, &why);
+	size_t len = bc_strv_len(en->f);
+	if (k < len) {
+		free(en->f[k]);
+		en->f[k] = bc_xstrdup(v);
+		return;
+	}
+	en->f = bc_xrealloc(en->f, k + 2, sizeof(*en->f));
+	for (size_t i = len; i < k; i++)
+		en->f[i] = bc_xstrdup("");
+	en->f[k] = bc_xstrdup(v);
+	en->f[k + 1] = NULL;
+}
+
+/* Is a loaded record one benchcore could have written? "" or why not. A
+   file record's path becomes its real one: what is checked is written. */
+static void record_ok(char **f, char *why, size_t n)
+{
+	char real[PATH_MAX];
+	why[0] = '\0';
+	if (strcmp(f[0], "file"))
+		return;
+	if (!f[1])
+		snprintf(why, n, "names no file");
+	else if (bc_mtrust_target(f[1], real, why, n) == 0 && strcmp(real, f[1])) {
+		free(f[1]);
+		f[1] = bc_xstrdup(real);
+	}
+}
+
+/* Reads the journal's records into s (none when there is no journal),
+   from the checked directory: 0, or -1 with e when the journal is not to
+   be trusted (its file, its first line, a file record), nothing read. */
+static int load(bc_mstate *s, bc_err *e)
+{
+	int fd = bc_mtrust_journal(s->dfd, s->journal, e);
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -1;
 	FILE *f = fdopen(fd, "r");
-	char *line = NULL;
+	char *line = NULL, why[PATH_MAX + 256] = "";
 	size_t cap = 0;
 	ssize_t l;
-	int first = 1;
-	while (f && (l = getline(&line, &cap, f)) > 0) {
+	int first = 1, bad = 0;
+	while (f && !bad && (l = getline(&line, &cap, f)) > 0) {
 		if (line[l - 1] == '\n')
 			line[--l] = '\0';
 		if (first) {	/* the header */
 			first = 0;
+			if (strcmp(line, BC_MJOURNAL_HEADER)) {
+				snprintf(why, sizeof(why), "its first line is not \"" BC_MJOURNAL_HEADER "\"");
+				bad = 1;
+			}
 			continue;
 		}
 		size_t nf = 1;
@@ -161,11 +221,43 @@ static int load(bc_mstate *s)
 			a += n + (t != NULL);
 		}
 		add(s, fs);
+		char rw[PATH_MAX + 200];
+		record_ok(fs, rw, sizeof(rw));
+		if (rw[0]) {
+			snprintf(why, sizeof(why), "its record %zu (%s) %s", s->n, fs[0], rw);
+			bad = 1;
+		}
+	}
+	if (f && first && !bad) {
+		snprintf(why, sizeof(why), "it is empty (a run writes its first line before anything else)");
+		bad = 1;
 	}
 	free(line);
 	if (f)
 		fclose(f);
-	return 0;
+	else
+		close(fd);
+	if (!bad)
+		return 0;
+	clear(s);
+	bc_err_set(e, "refusing the journal %s: %s", s->journal, why);
+	bc_err_detail(e, "%s", !strncmp(why, "its record", 10) ? "A file record may name only a file in sysfs or "
+		      "/proc/sys, as the settings write." : "A run writes its first line before any record.");
+	bc_err_hint(e, "benchcore changed nothing and left it in place; remove it if no benchcore run wrote it");
+	return -1;
+}
+
+/* The process groups of set commands a dead run had started: ended before
+   anything is restored, so none of them writes its value afterwards. */
+static void kill_groups(bc_mstate *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->e[i].f[0], "cmd") && bc_strv_len(s->e[i].f) > CMD_GROUP && s->e[i].f[CMD_GROUP][0]) {
+			int k = bc_mgroup_kill(s->e[i].f[CMD_GROUP]);
+			if (k)
+				bc_warn("custom %s: killed %d process%s its set command had left running", s->e[i].f[1], k,
+					k == 1 ? "" : "es");
+		}
 }
 
 static bc_mentry *find(bc_mstate *s, const char *type, const char *target)
@@ -196,8 +288,29 @@ static int current(char *const *f, char *out, size_t n)
 	return bc_mcommand(f[3], NULL, cmd_timeout(f), out, n);
 }
 
-static int set_to(char *const *f, const char *v, char *why, size_t n)
+/* A set command's group, journalled before the command runs. */
+struct group_ctx {
+	bc_mstate *s;
+	bc_mentry *en;
+};
+
+static int journal_group(void *ctx, const char *group)
 {
+	struct group_ctx *g = ctx;
+	bc_err e;
+	set_field(g->en, CMD_GROUP, group);
+	if (g->s->dfd < 0)
+		return 0;
+	if (save(g->s, &e)) {
+		bc_warn("%s", e.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int set_to(bc_mstate *s, bc_mentry *en, const char *v, char *why, size_t n)
+{
+	char *const *f = en->f;
 	if (!strcmp(f[0], "file")) {
 		if (bc_mwrite_file(f[1], v)) {
 			snprintf(why, n, "%s", strerror(errno));
@@ -205,7 +318,8 @@ static int set_to(char *const *f, const char *v, char *why, size_t n)
 		}
 		return 0;
 	}
-	return bc_mcommand(f[2], v, cmd_timeout(f), why, n);
+	struct group_ctx g = { s, en };
+	return bc_mcommand_in(f[2], v, cmd_timeout(f), journal_group, &g, why, n);
 }
 
 /* Index of the original and written fields of a file or cmd record. */
@@ -214,11 +328,13 @@ static size_t orig_at(char *const *f)
 	return !strcmp(f[0], "file") ? 2 : 4;
 }
 
-/* Puts record f back. dead: a dead run's record, restored only where the
-   value is still the one written. 0 restored (or nothing to do), 1 left
-   alone because someone changed it (said in why), -1 failed (why). */
-static int restore_one(char *const *f, int dead, char *why, size_t n)
+/* Puts record en back. dead: a dead run's record, restored only where the
+   value is still the one written. 0 restored, 2 already at its original
+   (nothing to do), 1 left alone because someone changed it (said in why),
+   -1 failed (why). */
+static int restore_one(bc_mstate *s, bc_mentry *en, int dead, char *why, size_t n)
 {
+	char *const *f = en->f;
 	if (strcmp(f[0], "file") && strcmp(f[0], "cmd")) {
 		for (size_t i = 0; bc_mrtypes[i]; i++)
 			if (!strcmp(bc_mrtypes[i]->tag, f[0]))
@@ -239,66 +355,92 @@ static int restore_one(char *const *f, int dead, char *why, size_t n)
 	char wrote[512];
 	bc_mnormalize(f[o + 1], wrote, sizeof(wrote));	/* compared as the kernel shows it */
 	if (!strcmp(cur, f[o]))
-		return 0;
+		return 2;
 	if (dead && strcmp(cur, wrote)) {
 		snprintf(why, n, "left as it is: it is \"%s\" now, not the \"%s\" benchcore wrote (someone changed it "
 			 "since; it was \"%s\" before)", cur, f[o + 1], f[o]);
 		return 1;
 	}
-	if (set_to(f, f[o], back, sizeof(back)) || current(f, back, sizeof(back)) || strcmp(back, f[o])) {
-		snprintf(why, n, "could not put back \"%s\" (it is \"%s\"): %s", f[o], cur, back);
-		return -1;
-	}
-	return 0;
+	char *orig = bc_xstrdup(f[o]);	/* en->f may move (the group's field) */
+	int bad = set_to(s, en, orig, back, sizeof(back)) || current(en->f, back, sizeof(back)) || strcmp(back, orig);
+	if (bad)
+		snprintf(why, n, "could not put back \"%s\" (it is \"%s\"): %s", orig, cur, back);
+	free(orig);
+	return bad ? -1 : 0;
+}
+
+/* What a warning calls a record: a file's path, a setting's name, a
+   backend record's own label. */
+static const char *label(char *const *f)
+{
+	static char buf[PATH_MAX];
+	for (size_t i = 0; bc_mrtypes[i]; i++)
+		if (!strcmp(bc_mrtypes[i]->tag, f[0]) && bc_mrtypes[i]->label)
+			return bc_mrtypes[i]->label(f, buf, sizeof(buf));
+	return f[1] ? f[1] : "";
 }
 
 /* Restores every record, last first; a failure is tried once more after the
-   others (a frequency's min before its max). Returns the count left. */
-static int restore_all(bc_mstate *s, int dead, FILE *say, int *restored)
+   others (a frequency's min before its max). Counts each outcome in c (may
+   be NULL); fail (s->n flags, may be NULL) marks what could not be undone. */
+static void restore_all(bc_mstate *s, int dead, FILE *say, bc_mcounts *c, unsigned char *fail)
 {
-	int left = 0;
-	unsigned char *fail = bc_xcalloc(s->n + 1, 1);
+	bc_mcounts mine = { 0 };
+	unsigned char *own = fail ? NULL : bc_xcalloc(s->n + 1, 1);
+	if (!c)
+		c = &mine;
+	if (!fail)
+		fail = own;
 	char why[2048];
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = s->n; i-- > 0;) {
 			if (pass && !fail[i])
 				continue;
-			int rc = restore_one(s->e[i].f, dead, why, sizeof(why));
+			int rc = restore_one(s, &s->e[i], dead, why, sizeof(why));
 			fail[i] = rc < 0;
-			if (rc == 0 && restored)
-				(*restored)++;
-			if ((rc == 1 && !pass) || (rc < 0 && pass)) {
-				left++;
-				if (say)
-					fprintf(say, "benchcore: warning: %s %s: %s\n", s->e[i].f[0], s->e[i].f[1] ? s->e[i].f[1] : "",
-						why);
-			}
+			c->restored += rc == 0;
+			c->already += rc == 2;
+			c->changed += rc == 1;
+			c->failed += rc < 0 && pass;
+			if (say && ((rc == 1 && !pass) || (rc < 0 && pass)))
+				fprintf(say, "benchcore: warning: %s %s: %s%s\n", s->e[i].f[0], label(s->e[i].f), why,
+					rc < 0 ? " (kept in the journal: benchcore restore tries again)" : "");
 		}
-	free(fail);
-	return left;
+	free(own);
+}
+
+/* After a restore: the journal keeps only what could not be undone (a
+   later restore tries again), or goes. 0, or -1 with e. */
+static int keep_failed(bc_mstate *s, const unsigned char *fail, bc_err *e)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		if (fail[i])
+			s->e[k++] = s->e[i];
+		else
+			bc_strv_free(s->e[i].f);
+	}
+	s->n = k;
+	if (k)
+		return save(s, e);
+	unlinkat(s->dfd, "journal", 0);
+	return 0;
 }
 
 static int make_dir(bc_mstate *s, bc_err *e)
 {
-	struct stat st;
-	if (mkdir(s->dir, 0700) && errno != EEXIST) {
-		bc_err_set(e, "could not create the state directory %s: %s", s->dir, strerror(errno));
-		return -1;
-	}
-	if (lstat(s->dir, &st) || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077)) {
-		bc_err_set(e, "the state directory %s is not a directory of this user's that only it can read", s->dir);
-		bc_err_hint(e, "remove it, or set BENCHCORE_STATE_DIR to a fresh directory");
-		return -1;
-	}
-	return 0;
+	s->dfd = bc_mtrust_dir(s->dir, 1, e);
+	return s->dfd < 0 ? -1 : 0;
 }
 
 int bc_mstate_holder(char *buf, size_t n)
 {
 	bc_mstate s = { 0 };
+	bc_err e;
 	paths(&s);
 	buf[0] = '\0';
-	int fd = open(s.lockfile, O_RDONLY | O_CLOEXEC);
+	s.dfd = bc_mtrust_dir(s.dir, 0, &e);	/* another user's directory holds nothing of ours */
+	int fd = s.dfd < 0 ? -1 : openat(s.dfd, "machine.lock", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	int held = fd >= 0 && flock(fd, LOCK_SH | LOCK_NB) && errno == EWOULDBLOCK;
 	if (held) {
 		ssize_t r = read(fd, buf, n - 1);
@@ -309,9 +451,7 @@ int bc_mstate_holder(char *buf, size_t n)
 	}
 	if (fd >= 0)
 		close(fd);
-	free(s.dir);
-	free(s.journal);
-	free(s.lockfile);
+	unpaths(&s);
 	return held;
 }
 
@@ -349,7 +489,7 @@ static int holder_dead_wait(int fd)
 /* Takes the lock of s (nonblocking, but see holder_dead_wait); 0, or -1 with the holder in e. */
 static int take_lock(bc_mstate *s, bc_err *e)
 {
-	s->lock_fd = open(s->lockfile, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	s->lock_fd = openat(s->dfd, "machine.lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (s->lock_fd < 0) {
 		bc_err_set(e, "could not open the machine lock %s: %s", s->lockfile, strerror(errno));
 		return -1;
@@ -394,21 +534,35 @@ static void say_holder(int fd)
 int bc_mstate_begin(bc_mstate *s, bc_err *e)
 {
 	paths(s);
-	if (make_dir(s, e) || take_lock(s, e)) {
-		free(s->dir);
-		free(s->journal);
-		free(s->lockfile);
-		s->dir = s->journal = s->lockfile = NULL;
+	if (make_dir(s, e) || take_lock(s, e) || load(s, e)) {
+		unpaths(s);
 		return -1;
 	}
 	/* a dead run's journal first: its originals are the machine's */
-	if (load(s) == 0 && s->n) {
+	if (s->n) {
 		bc_warn("a benchcore run that ended without restoring changed this machine's settings: restoring them "
 			"from %s", s->journal);
-		restore_all(s, 1, stderr, NULL);
+		kill_groups(s);
+		bc_mcounts c = { 0 };
+		unsigned char *fail = bc_xcalloc(s->n + 1, 1);
+		restore_all(s, 1, stderr, &c, fail);
+		int kept = keep_failed(s, fail, e);
+		free(fail);
+		if (kept || c.failed) {
+			if (!kept) {
+				bc_err_set(e, "%d setting%s a dead run changed could not be put back (named above)", c.failed,
+					   c.failed == 1 ? "" : "s");
+				bc_err_detail(e, "A run on top of them would measure a machine nobody chose; they stay in "
+					      "the journal %s.", s->journal);
+				bc_err_hint(e, "undo what the warnings name, then benchcore restore");
+			}
+			clear(s);
+			unpaths(s);
+			return -1;
+		}
 	}
 	clear(s);
-	unlink(s->journal);
+	unlinkat(s->dfd, "journal", 0);
 	say_holder(s->lock_fd);
 	s->began = 1;
 	return 0;
@@ -419,6 +573,19 @@ int bc_mstate_record(bc_mstate *s, char *const *fields, bc_err *e)
 	char **f = bc_xcalloc(bc_strv_len(fields) + 1, sizeof(*f));
 	for (size_t i = 0; fields[i]; i++)
 		f[i] = bc_xstrdup(fields[i]);
+	/* the same thing recorded again (a file system once its loop device is
+	   known: the same label) replaces its record: one entry per thing made */
+	char a[PATH_MAX], b[PATH_MAX];
+	for (size_t t = 0; bc_mrtypes[t]; t++) {
+		if (strcmp(bc_mrtypes[t]->tag, f[0]) || !bc_mrtypes[t]->label || !*bc_mrtypes[t]->label(f, a, sizeof(a)))
+			continue;
+		for (size_t i = 0; i < s->n; i++)
+			if (!strcmp(s->e[i].f[0], f[0]) && !strcmp(bc_mrtypes[t]->label(s->e[i].f, b, sizeof(b)), a)) {
+				bc_strv_free(s->e[i].f);
+				s->e[i].f = f;
+				return save(s, e);
+			}
+	}
 	add(s, f);
 	return save(s, e);
 }
@@ -478,7 +645,7 @@ static int apply_one(bc_mstate *s, const bc_mwrite *w, int *changed, bc_err *e)
 	if (save(s, e))	/* journalled before the machine changes */
 		return -1;
 	*changed = 1;
-	if (set_to(en->f, w->value, why, sizeof(why))) {
+	if (set_to(s, en, w->value, why, sizeof(why))) {
 		bc_err_set(e, "%s: could not write \"%s\" to %s: %s", w->key, w->value, w->path, why);
 		return -1;
 	}
@@ -502,10 +669,11 @@ int bc_mstate_apply(bc_mstate *s, const bc_mwrites *want, int *changed, bc_err *
 		size_t o = orig_at(f);
 		if (!strcmp(f[o], f[o + 1]))
 			continue;
-		if (restore_one(f, 0, why, sizeof(why)) < 0) {
-			bc_err_set(e, "%s: %s", f[1], why);
+		if (restore_one(s, &s->e[i], 0, why, sizeof(why)) < 0) {
+			bc_err_set(e, "%s: %s", s->e[i].f[1], why);
 			return -1;
 		}
+		f = s->e[i].f;	/* moved when its command's group was journalled */
 		free(f[o + 1]);
 		f[o + 1] = bc_xstrdup(f[o]);
 		*changed = 1;
@@ -528,56 +696,70 @@ const char *bc_mstate_written(const bc_mstate *s, const char *path)
 
 int bc_mstate_end(bc_mstate *s)
 {
-	int left = 0;
 	if (!s->began)
 		return 0;
 	s->began = 0;
-	left = restore_all(s, 0, stderr, NULL);
+	bc_mcounts c = { 0 };
+	unsigned char *fail = bc_xcalloc(s->n + 1, 1);
+	restore_all(s, 0, stderr, &c, fail);
+	bc_err e;
+	if (keep_failed(s, fail, &e))
+		bc_err_print(&e);
+	free(fail);
 	clear(s);
-	if (left)
-		bc_warn("%d machine setting%s could not be restored: the journal %s is kept", left, left == 1 ? "" : "s",
-			s->journal);
-	else
-		unlink(s->journal);
-	if (s->lock_fd >= 0) {
-		if (!left && ftruncate(s->lock_fd, 0))
-			left += 0;
-		close(s->lock_fd);
-		s->lock_fd = -1;
-	}
-	free(s->dir);
-	free(s->journal);
-	free(s->lockfile);
-	s->dir = s->journal = s->lockfile = NULL;
-	return left;
+	if (c.failed)
+		bc_warn("%d machine setting%s could not be restored: the journal %s keeps %s for benchcore restore",
+			c.failed, c.failed == 1 ? "" : "s", s->journal, c.failed == 1 ? "it" : "them");
+	if (s->lock_fd >= 0 && !c.failed && ftruncate(s->lock_fd, 0))
+		c.failed += 0;
+	unpaths(s);
+	return c.failed;
 }
 
-int bc_mstate_recover(FILE *f, int *restored)
+int bc_mstate_recover(FILE *f, bc_mcounts *c)
 {
 	bc_mstate s = { 0 };
 	bc_err e;
 	int rc = 0;
-	*restored = 0;
+	memset(c, 0, sizeof(*c));
 	paths(&s);
-	if (access(s.journal, F_OK)) {
-		free(s.dir);
-		free(s.journal);
-		free(s.lockfile);
+	s.dfd = bc_mtrust_dir(s.dir, 0, &e);
+	if (s.dfd < 0 && errno == ENOENT) {
+		unpaths(&s);
 		return 0;
 	}
-	if (take_lock(&s, &e)) {
-		if (f)
-			fprintf(f, "benchcore: %s\n", e.msg);
-		rc = -1;
-	} else {
-		load(&s);
-		rc = restore_all(&s, 1, f, restored);
-		clear(&s);
-		unlink(s.journal);	/* what was left is named; the journal has done its work */
-		close(s.lock_fd);
+	if (s.dfd < 0 || faccessat(s.dfd, "journal", F_OK, AT_SYMLINK_NOFOLLOW)) {
+		/* no journal: nothing to do; a directory refused: said unless it surely holds none */
+		int has = s.dfd < 0 ? faccessat(AT_FDCWD, s.journal, F_OK, AT_SYMLINK_NOFOLLOW) == 0 : 0;
+		int none = s.dfd >= 0 || (!has && errno == ENOENT);
+		if (has) {
+			char d[sizeof(e.detail)];
+			snprintf(d, sizeof(d), "%s", e.detail);
+			bc_err_detail(&e, "%s%sIt holds a journal (%s): not read.", d, d[0] ? " " : "", s.journal);
+		}
+		if (!none && f)
+			bc_err_print(&e);
+		c->refused = !none;
+		unpaths(&s);
+		return none ? 0 : -1;
 	}
-	free(s.dir);
-	free(s.journal);
-	free(s.lockfile);
+	if (take_lock(&s, &e) || load(&s, &e)) {
+		if (f)
+			bc_err_print(&e);
+		c->refused = 1;
+		rc = -1;
+	} else if (s.n) {
+		kill_groups(&s);
+		unsigned char *fail = bc_xcalloc(s.n + 1, 1);
+		restore_all(&s, 1, f, c, fail);
+		if (keep_failed(&s, fail, &e) && f)
+			bc_err_print(&e);
+		free(fail);
+		rc = c->changed + c->failed;
+	} else {
+		unlinkat(s.dfd, "journal", 0);	/* a journal with no record: nothing was changed */
+	}
+	clear(&s);
+	unpaths(&s);
 	return rc;
 }

@@ -50,13 +50,16 @@ int bc_mrun_begin(bc_mrun **out, const bc_modplan *plans, size_t n, char *other,
 	for (size_t i = 0; i < n; i++)
 		any |= plans[i].nmdims > 0;
 	if (!any) {
-		int restored;
+		bc_mcounts c = { 0 };
 		if (bc_mstate_holder(other, on))
 			bc_warn("another run's machine settings are applied (%s): this run measures the machine as that "
 				"run set it (its fingerprint says so)", other);
-		else if (geteuid() == 0 && bc_mstate_recover(stderr, &restored) >= 0 && restored)
-			bc_info("restored %d machine setting%s a benchcore run killed outright had changed", restored,
-				restored == 1 ? "" : "s");
+		else if (geteuid() == 0 && bc_mstate_recover(stderr, &c) >= 0 && c.restored)
+			bc_info("restored %d machine setting%s a benchcore run killed outright had changed", c.restored,
+				c.restored == 1 ? "" : "s");
+		if (c.refused)
+			bc_warn("nothing was restored from the journal refused above; this run changes no machine setting "
+				"and goes on (a run that changes settings would be refused)");
 		return 0;
 	}
 	bc_mrun *m = bc_xcalloc(1, sizeof(*m));

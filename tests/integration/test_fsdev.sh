@@ -198,4 +198,58 @@ expect_rc "benchcore restore after SIGKILL" 0
 left=$(leftovers)
 check "after restore: nothing mounted or attached, the image and its directory gone" test -z "$left"
 [ -n "$left" ] && echo "$left"
+
+# --- an image directory given through a symbolic link (issue 59): resolved in the plan, made,
+# used and removed by its real path (the kernel names the mount and the loop file so) ---
+mkdir -m 0755 $T/real
+ln -s $T/real $T/lnk
+run_bc $T/lnk run cpu --time 0.3 --warmup 0 --machine fs=ext4 --machine fs_device=image:$T/lnk:64M -o $T/lnk.json
+expect_rc "fs_device = image:LINK:64M (LINK -> a root-owned directory)" 0
+expect_grep "... the file system made in the link's real directory" $T/lnk.out "mounted on $T/real/\.benchcore-fs\."
+left=$(leftovers)
+check "... nothing mounted, attached or left after the run" test -z "$left"
+[ -n "$left" ] && echo "$left"
+check "... and no journal" test ! -e $T/state/journal
+mkdir -m 0755 $T/theirs
+chown nobody $T/theirs 2>/dev/null && ln -s $T/theirs $T/lnk2 && {
+	run_bc $T/lnk2 run cpu --time 0.3 --machine fs=ext4 --machine fs_device=image:$T/lnk2:64M
+	expect_rc "a link to a directory of another user's: refused in the plan" 2
+	expect_grep "... naming the real directory" $T/lnk2.err "machine.fs_device: $T/theirs can be written by others than root"
+	# a link another user owns could point elsewhere by the time the image is made
+	ln -s $T/real $T/lnk3 && chown -h nobody $T/lnk3
+	run_bc $T/lnk3 run cpu --time 0.3 --machine fs=ext4 --machine fs_device=image:$T/lnk3:64M
+	expect_rc "a link another user owns, to a root-owned directory: refused in the plan" 2
+	expect_grep "... naming the link and its owner" $T/lnk3.err \
+		"the symbolic link \"$T/lnk3\" on its way is owned by another user"
+}
+
+# --- a restore that cannot undo something keeps its journal entry and says what is left ---
+"$BC" run cpu --time 30 --warmup 0 --machine fs=ext4 --machine fs_device=image:$T:64M -o $T/busy.json \
+	>$T/busy.out 2>&1 </dev/null &
+pid=$!
+mounted() { grep -qF " $T/.benchcore-fs." /proc/self/mountinfo; }
+until_seen 600 mounted
+kill -9 $pid 2>/dev/null
+wait $pid 2>/dev/null
+mnt=$(grep -F " $T/.benchcore-fs." /proc/self/mountinfo | awk '{print $5}' | head -1)
+check "killed with the file system mounted ($mnt)" test -n "$mnt"
+(cd "$mnt" && exec sleep 600) &
+holder=$!
+until_seen 100 test "$(readlink /proc/$holder/cwd 2>/dev/null)" = "$mnt"
+run_bc $T/rbusy restore
+expect_rc "restore while a process holds the mount: exit 1" 1
+expect_grep "... naming what is left: the mount, its loop device, the directory" $T/rbusy.err \
+	"cannot unmount $mnt: Device or resource busy\. Left: ext4 mounted on $mnt from /dev/loop[0-9]+, .*the directory ${mnt%/mnt}"
+expect_grep "... kept in the journal for another try" $T/rbusy.err "kept in the journal: benchcore restore tries again"
+expect_grep "... and says so in its count (not as changed by someone)" $T/rbusy.out \
+	"1 could not be undone \(named above\) and stays in the journal $T/state/journal"
+expect_no_grep "... never \"left as someone changed\"" $T/rbusy.out "someone changed"
+check "... the journal keeps the fs record" grep -qF "\"mount_point\":\"$mnt\"" $T/state/journal
+kill $holder 2>/dev/null
+wait $holder 2>/dev/null
+run_bc $T/rbusy2 restore
+expect_rc "restore once the mount is let go" 0
+left=$(leftovers)
+check "... nothing mounted, attached or left, the journal gone" test -z "$left" -a ! -e $T/state/journal
+[ -n "$left" ] && echo "$left"
 exit 0

@@ -2,6 +2,7 @@
    order worked out on a fake CPU tree, and the journal's apply, restore and
    recovery on plain files in a scratch directory (no root, nothing of the
    machine's touched). */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "mrun.h"
 
 static char dir[64];
+static int group_to_pipe(void *ctx, const char *group);
 
 static void put(const char *rel, const char *text)
 {
@@ -153,19 +155,210 @@ static void test_journal(void **state)
 	snprintf(jp, sizeof(jp), "%s/journal", sd);
 	assert_int_equal(access(jp, F_OK), -1);
 
-	/* a dead run's journal (written as a run writes it) */
+	/* a dead run's journal (written as a run writes it); its files are
+	   under the fake CPU tree's root, as a journal's file records must be */
+	setenv("BENCHCORE_SYSFS_CPU", dir, 1);
 	put("a", "always madvise [never]\n");
 	put("b", "23\n");
+	put("c", "5\n");
 	FILE *f = fopen(jp, "w");
-	fprintf(f, "benchcore machine journal 1\nfile\t%s\tmadvise\tnever\nfile\t%s\t60\t10\n", a, b);
+	fprintf(f, "benchcore machine journal 1\nfile\t%s/c\t5\t7\nfile\t%s\tmadvise\tnever\nfile\t%s\t60\t10\n", dir,
+		a, b);
 	fclose(f);
-	int restored;
-	assert_int_equal(bc_mstate_recover(NULL, &restored), 1);	/* b was changed since: left */
+	bc_mcounts c;
+	assert_int_equal(bc_mstate_recover(NULL, &c), 1);	/* b was changed since: left */
+	assert_int_equal(c.restored, 1);
+	assert_int_equal(c.already, 1);	/* c is at its original: not counted as restored */
+	assert_int_equal(c.changed, 1);
+	assert_int_equal(c.failed, 0);
 	assert_string_equal(get("a"), "madvise\n");
 	assert_string_equal(get("b"), "23\n");
 	assert_int_equal(access(jp, F_OK), -1);
-	assert_int_equal(bc_mstate_recover(NULL, &restored), 0);	/* nothing left to do */
+	assert_int_equal(bc_mstate_recover(NULL, &c), 0);	/* nothing left to do */
+	assert_int_equal(c.restored + c.already + c.changed + c.failed, 0);
+
+	/* what could not be put back (a file that refuses the write) stays in the journal */
+	put("ro/x", "1\n");
+	char ro[160];
+	snprintf(ro, sizeof(ro), "%s/ro", dir);
+	f = fopen(jp, "w");
+	fprintf(f, "benchcore machine journal 1\nfile\t%s\tmadvise\tnever\nfile\t%s/x\t2\t1\n", a, ro);
+	fclose(f);
+	put("a", "always madvise [never]\n");
+	chmod(jp, 0600);
+	char rox[200];
+	snprintf(rox, sizeof(rox), "%s/x", ro);
+	chmod(rox, 0400);
+	if (access(rox, W_OK) != 0) {	/* root writes a 0400 file: then this part proves nothing */
+		assert_int_equal(bc_mstate_recover(NULL, &c), 1);
+		assert_int_equal(c.failed, 1);
+		assert_int_equal(c.restored, 1);
+		const char *kept = get("state/journal");
+		assert_non_null(strstr(kept, "/ro/x\t2\t1"));
+		assert_null(strstr(kept, "madvise"));	/* what was done is not done again */
+	}
+	unlink(jp);
+	unsetenv("BENCHCORE_SYSFS_CPU");
 	unsetenv("BENCHCORE_STATE_DIR");
+}
+
+/* A journal is read only from a directory and a file nobody else could
+   have written, and names only files a setting writes: anything else is
+   refused whole, left as it is, and nothing in it is done (a cmd record
+   is not run, a file record not written). */
+static void test_journal_trust(void **st)
+{
+	(void)st;
+	char sd[128], jp[160], victim[160], ran[160];
+	snprintf(sd, sizeof(sd), "%s/tstate", dir);
+	snprintf(jp, sizeof(jp), "%s/journal", sd);
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	snprintf(ran, sizeof(ran), "%s/ran", dir);
+	setenv("BENCHCORE_STATE_DIR", sd, 1);
+	put("victim", "original\n");
+	mkdir(sd, 0700);
+	char *text = bc_xasprintf("benchcore machine journal 1\ncmd\tevil\ttrue\ttouch %s; echo w\to\tw\t5\n"
+				  "file\t%s\tPWNED\toriginal\n", ran, victim);
+	bc_mcounts c;
+	struct {
+		const char *what;
+		mode_t dmode, fmode;
+		int link;
+	} cases[] = {
+		{ "a directory others can write", 0777, 0600, 0 },
+		{ "a directory its group can write", 0770, 0600, 0 },
+		{ "a journal others can write", 0700, 0666, 0 },
+		{ "a journal that is a symbolic link", 0700, 0600, 1 },
+		{ "a file record outside sysfs and /proc/sys", 0700, 0600, 0 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char real[200];
+		snprintf(real, sizeof(real), "%s/elsewhere", dir);
+		FILE *f = fopen(cases[i].link ? real : jp, "w");
+		assert_non_null(f);
+		fputs(text, f);
+		fclose(f);
+		if (cases[i].link)
+			assert_int_equal(symlink(real, jp), 0);
+		chmod(cases[i].link ? real : jp, cases[i].fmode);
+		chmod(sd, cases[i].dmode);
+		print_message("refused: %s\n", cases[i].what);
+		assert_int_equal(bc_mstate_recover(NULL, &c), -1);
+		assert_int_equal(c.refused, 1);
+		assert_int_equal(access(ran, F_OK), -1);	/* the cmd record's command did not run */
+		assert_string_equal(get("victim"), "original\n");
+		assert_int_equal(access(jp, F_OK), 0);	/* kept where it was */
+		char holder[64];
+		assert_int_equal(bc_mstate_holder(holder, sizeof(holder)), 0);
+		unlink(jp);
+		unlink(real);
+	}
+	/* a directory given through a symbolic link */
+	char ln[160];
+	snprintf(ln, sizeof(ln), "%s/tlink", dir);
+	assert_int_equal(symlink(sd, ln), 0);
+	setenv("BENCHCORE_STATE_DIR", ln, 1);
+	FILE *f = fopen(jp, "w");
+	fputs(text, f);
+	fclose(f);
+	chmod(jp, 0600);
+	assert_int_equal(bc_mstate_recover(NULL, &c), -1);
+	bc_mstate s = { 0 };
+	bc_err e;
+	assert_int_equal(bc_mstate_begin(&s, &e), -1);	/* a run that changes settings is refused too */
+	assert_non_null(strstr(e.msg, "symbolic link"));
+	setenv("BENCHCORE_STATE_DIR", sd, 1);
+	assert_int_equal(bc_mstate_begin(&s, &e), -1);	/* and for the file record in it */
+	assert_non_null(strstr(e.msg, "not a file a setting writes"));
+	assert_int_equal(access(ran, F_OK), -1);
+	assert_string_equal(get("victim"), "original\n");
+	/* a journal whose first line is not benchcore's */
+	f = fopen(jp, "w");
+	fputs("#!/bin/sh\n", f);
+	fclose(f);
+	assert_int_equal(bc_mstate_recover(NULL, &c), -1);
+	unlink(jp);
+	unlink(ln);
+	free(text);
+	unsetenv("BENCHCORE_STATE_DIR");
+}
+
+/* Processes of group pgid that are not zombies (init here reaps the
+   orphans it inherits lazily: a zombie holds the group's number a while). */
+static int live_in_group(pid_t pgid)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	int n = 0;
+	while (d && (de = readdir(d))) {
+		char p[300], buf[512], st;
+		long long g;
+		snprintf(p, sizeof(p), "/proc/%s/stat", de->d_name);
+		FILE *f = de->d_name[0] >= '1' && de->d_name[0] <= '9' ? fopen(p, "r") : NULL;
+		if (!f)
+			continue;
+		size_t r = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		buf[r] = '\0';
+		char *q = strrchr(buf, ')');
+		n += q && sscanf(q + 1, " %c %*d %lld", &st, &g) == 2 && g == pgid && st != 'Z';
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* What a set command leaves in its process group: ended when it returns;
+   and a command whose runner was SIGKILLed (its group journalled) is ended
+   by bc_mgroup_kill, never a group by that number it did not start. */
+static void test_command_group(void **st)
+{
+	(void)st;
+	char out[256], mark[160];
+	snprintf(mark, sizeof(mark), "%s/late", dir);
+	char *cmd = bc_xasprintf("(sleep 1; echo late > %s) & echo {value}", mark);
+	assert_int_equal(bc_mcommand(cmd, "now", 10, out, sizeof(out)), 0);
+	assert_string_equal(out, "now");
+	free(cmd);
+	/* the background writer was killed with the group: wait past its second */
+	usleep(1500000);
+	assert_int_equal(access(mark, F_OK), -1);
+
+	int p[2];
+	assert_int_equal(pipe(p), 0);
+	pid_t runner = fork();
+	if (runner == 0) {	/* a runner that journals the group (here: to the pipe) and is killed */
+		close(p[0]);
+		char *c2 = bc_xasprintf("sleep 1; echo late > %s; sleep 30", mark);
+		bc_mcommand_in(c2, NULL, 60, group_to_pipe, &p[1], out, sizeof(out));
+		_exit(0);
+	}
+	close(p[1]);
+	char group[128] = "";
+	ssize_t r = read(p[0], group, sizeof(group) - 1);
+	close(p[0]);
+	assert_true(r > 0);
+	group[r] = '\0';
+	long long pgid;
+	assert_int_equal(sscanf(group, "%lld", &pgid), 1);
+	for (int i = 0; i < 1000 && live_in_group((pid_t)pgid) < 2; i++)
+		usleep(10000);	/* until the command has started its sleep (the shell and it) */
+	assert_int_equal(live_in_group((pid_t)pgid), 2);
+	char bad[160];
+	long long start;
+	char token[40];
+	assert_int_equal(sscanf(group, "%lld %lld %39s", &pgid, &start, token), 3);
+	snprintf(bad, sizeof(bad), "%lld %lld %s", pgid, start + 1, "0000000000000000");
+	assert_int_equal(bc_mgroup_kill(bad), 0);	/* another start and token: not ours, untouched */
+	assert_int_equal(kill(-(pid_t)pgid, 0), 0);
+	kill(runner, SIGKILL);
+	waitpid(runner, NULL, 0);
+	assert_true(bc_mgroup_kill(group) >= 1);
+	for (int i = 0; i < 100 && live_in_group((pid_t)pgid); i++)
+		usleep(10000);
+	assert_int_equal(live_in_group((pid_t)pgid), 0);	/* nothing of it left running */
+	usleep(1200000);
+	assert_int_equal(access(mark, F_OK), -1);	/* and it never wrote */
 }
 
 /* A stacked device (dm-0 over two members, as /sys/dev/block/M:N shows a
@@ -204,6 +397,12 @@ static void test_stacked(void **st)
 	assert_true(strstr(ws.w[0].path, "/scheduler") && strstr(ws.w[2].path, "/nr_requests"));
 	bc_mwrites_free(&ws);
 	assert_int_equal(nr->check(&x, "2", out, sizeof(out), &e), -1);	/* below the kernel's 4 */
+}
+
+static int group_to_pipe(void *ctx, const char *group)
+{
+	int fd = *(int *)ctx;
+	return write(fd, group, strlen(group)) == (ssize_t)strlen(group) ? 0 : -1;
 }
 
 /* A real child process that waits; prctl(PR_SET_THP_DISABLE) first when off.
@@ -311,6 +510,8 @@ int main(void)
 		cmocka_unit_test(test_parsers),
 		cmocka_unit_test(test_freq_order),
 		cmocka_unit_test(test_journal),
+		cmocka_unit_test(test_journal_trust),
+		cmocka_unit_test(test_command_group),
 		cmocka_unit_test(test_thp_server),
 		cmocka_unit_test(test_stacked),
 	};

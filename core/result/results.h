@@ -89,6 +89,13 @@ typedef struct bc_results {
 	json_t *info_varies;	/* "module.key" -> true: its value differs between the file's
 				   cases, so it is a per-run figure (a random seed, a measured
 				   layout rate), not a fact about the machine or module */
+	/* a merged file (benchcore merge): the host facts its cases hold each
+	   for their own run (cases[].run.host) that are not the same in every
+	   case: "key" -> true. compare and report claim none of them for the
+	   file (a fact every case holds alike is lifted into host). */
+	json_t *host_varies;	/* NULL: none */
+	json_t *run_host;	/* while reading: "key" -> [value, cases holding it] */
+	size_t nrun;		/* while reading: cases with a run */
 	size_t ncases, nok, nfailed;
 	bc_rgroup *groups;	/* in order of first appearance */
 	size_t ngroups, cap;

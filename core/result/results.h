@@ -50,6 +50,8 @@ typedef struct bc_rgroup {
 	char *headline;		/* case.headline (first seen), else "events_per_sec" */
 	char *module_version;	/* case.module_version (first seen), NULL when none said */
 	json_t *thresholds;	/* case.thresholds merged: metric -> percent (numbers >= 0) */
+	json_t *run_host;	/* a merged file: its first case's run.host (a module's cases
+				   come from one part), the facts of that part alone; NULL */
 	/* Busiest window of the ok cases, in percent of the machine's CPU time:
 	   cpu.steal_pct (hypervisor) and cpu.other_pct (other processes);
 	   -1 when no case reported it (older files). */

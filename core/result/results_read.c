@@ -281,6 +281,8 @@ void bc_results_add_case(bc_results *r, const bc_case_result *c)
 	json_t *key = bc_case_key(c);
 	bc_rgroup *g = find_or_add_group(r, c->module, key, c->placement, c->threads);
 	json_decref(key);
+	if (c->run.host && !g->run_host)
+		g->run_host = json_incref(c->run.host);
 	g->repeats++;
 	if (!g->module_version && c->module_version && *c->module_version)
 		g->module_version = shown(c->module_version);
@@ -547,6 +549,7 @@ void bc_results_free(bc_results *r)
 		free(g->interf_share);
 		free(g->interf_use);
 		json_decref(g->thresholds);
+		json_decref(g->run_host);
 		free(g->module);
 		free(g->module_version);
 		free(g->params_key);

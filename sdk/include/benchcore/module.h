@@ -349,7 +349,10 @@ typedef struct bench_host_api_v1 {
 	   stops it (normal end, crashed or hung case, Ctrl-C, SIGTERM, SIGHUP,
 	   and benchcore itself killed: it dies with benchcore). Returns BENCH_OK
 	   when the server answers its readiness check, else BENCH_ERR with the
-	   reason and the tail of the server's log set as the case's error. */
+	   reason and the tail of the server's log set as the case's error. The
+	   host watches it through the measured window: stopped (SIGSTOP), dead
+	   or replaced by another process meanwhile fails the case, naming the
+	   server, when and for how long, whatever the module measured. */
 	int (*server_start)(bench_ctx *ctx, const struct bench_server_spec_v1 *spec);
 
 	/* The machine's cache size of level (1 .. 4; 0 = the last level) in

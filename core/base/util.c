@@ -163,6 +163,8 @@ const char *bc_fmt_double(double v, char *buf, size_t len)
 
 const char *bc_fmt_fig(double v, int decimals, int sign, char *buf, size_t len)
 {
+	if (fabs(v) < 0.5 * pow(10, -decimals))
+		v = 0;	/* a figure that rounds to zero has no sign (-0.0%: a rounding's) */
 	if (fabs(v) < 1e12 || !isfinite(v))
 		snprintf(buf, len, sign ? "%+.*f" : "%.*f", decimals, v);
 	else

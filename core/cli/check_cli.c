@@ -315,7 +315,7 @@ static int report(const bc_module *m, const char *path, int run_rc)
 	bc_rundoc_load(path, &doc, &le);	/* unreadable or absent: no case, said below */
 	json_t *cases = doc.cases;
 	int bad = run_rc != 0 && run_rc != 1;
-	size_t n = json_array_size(cases), npass = 0, nran = 0;
+	size_t n = json_array_size(cases), npass = 0, nran = 0, nfailed = 0;
 	printf("\ncheck-module %s: %zu case%s\n%-5s %-26s %4s %-5s %-11s", m->desc.name, n, n == 1 ? "" : "s",
 	       "case", "options", "thr", "check", "status");
 	static const char *const heads[BC_NPHASES] = { "init", "prepare", "thr_init", "warmup", "measure",
@@ -335,6 +335,7 @@ static int report(const bc_module *m, const char *path, int run_rc)
 		bad |= !ok;
 		npass += (size_t)ok;
 		nran += !strcmp(r.status, "ok");
+		nfailed += !strcmp(r.status, "failed");
 		bc_case_free(&r);
 	}
 	bc_rundoc_free(&doc);
@@ -345,7 +346,13 @@ static int report(const bc_module *m, const char *path, int run_rc)
 		bad = 1;
 	printf("%s: %zu of %zu cases passed (ok, or skipped with a reason)%s\n%s", bad ? "FAIL" : "PASS", npass, n,
 	       run_rc == 130 ? "; interrupted" : "", fails ? fails : "");
-	if (none_ran)
+	if (none_ran && nfailed == n)
+		printf("  every case failed (%zu of %zu): none ran to its end, so nothing was checked (the errors above "
+		       "say why)\n", nfailed, n);
+	else if (none_ran && nfailed)
+		printf("  no case ran to its end: %zu of %zu failed, the others were skipped (the reasons above say "
+		       "why)\n", nfailed, n);
+	else if (none_ran)
 		printf("  every case was skipped: nothing ran, so nothing was checked (the reasons above say why; "
 		       "run the check where the module's requirements are met)\n");
 	free(fails);

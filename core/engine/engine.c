@@ -481,6 +481,9 @@ static void measure(bench_ctx *x, bc_case_result *cj)
 		set_phase(x, PH_MEASURE);
 	}
 	x->t0 = m.last_t = bc_now_ns();
+	bc_srvwatch sw;
+	char sw_why[1100];
+	bc_srvwatch_start(&sw, x);
 	if (c->run.warmup_s > 0)
 		phase_done(cj, BC_PH_WARMUP, tw);
 	bc_meas_cpu(&m.cpu0, x);
@@ -501,6 +504,7 @@ static void measure(bench_ctx *x, bc_case_result *cj)
 	}
 	set_phase(x, PH_STOP);
 	x->t1 = bc_now_ns();
+	int sw_bad = bc_srvwatch_stop(&sw, (double)(x->t1 - x->t0) / 1e9, sw_why, sizeof(sw_why));
 	bc_meas_cpu(&m.cpu1, x);
 	if (all_done) {		/* events limit: the window ends with the last worker */
 		x->t1 = x->t0;
@@ -520,6 +524,11 @@ static void measure(bench_ctx *x, bc_case_result *cj)
 			break;
 		}
 	judge_threads(x, cj);
+	if (sw_bad) {	/* a private server stalled or gone: whatever the module saw */
+		bc_ctx_warn(x, sw_why);
+		if (is_ok(cj))
+			set_status(cj, "failed", "measure", sw_why);
+	}
 	if (x->win.set && is_ok(cj))	/* error() in the window, though every callback said ok */
 		set_status(cj, "failed", "thread_run", why(x, "failed"));
 	if (bc_stop_requested)

@@ -42,8 +42,31 @@ typedef struct bc_dist {
 typedef struct bc_declared {
 	int pid;
 	int group;			/* count every process of process group pid */
+	int server;			/* a private server the host started (server_start) */
 	char name[48];
 } bc_declared;
+
+/* The private servers through the measured window (srvwatch.c). */
+typedef struct bc_srvwatch {
+	pthread_t tid;
+	int running, stop;
+	uint64_t t0;
+	unsigned n;
+	struct bc_srv {
+		int pid;
+		unsigned long long start;	/* /proc/PID/stat starttime at the window's start */
+		char name[48];
+		unsigned stops;			/* samples that saw it stopped */
+		uint64_t first_stop_ns, stopped_ns;	/* into the window; how long (sampled) */
+		uint64_t gone_ns;		/* 1 + when it died or was replaced; 0: never */
+		int replaced;
+	} s[BC_MAX_DECLARED];
+} bc_srvwatch;
+/* From the window's start: samples each private server (state, start time). */
+void bc_srvwatch_start(bc_srvwatch *w, const bench_ctx *x);
+/* At the window's end: stops sampling; 1 with why (n bytes) naming each
+   server that was stopped, died or was replaced, when and for how long. */
+int bc_srvwatch_stop(bc_srvwatch *w, double window_s, char *why, size_t n);
 
 /* The first error() of a case: its reason. */
 typedef struct bc_first_err {

@@ -469,8 +469,9 @@ static int api_server_start(bench_ctx *x, const bench_server_spec_v1 *spec)
 	/* the run's own server: its whole process group is the workload's CPU,
 	   not "other processes" (a pid that vanished meanwhile: nothing to count) */
 	bc_err de;
-	if (pid > 0)
-		(void)bc_declare(x, pid, 1, spec->name, &de);
+	if (pid > 0 && bc_declare(x, pid, 1, spec->name, &de) == 0)
+		for (unsigned i = 0; i < x->ndeclared; i++)
+			x->declared[i].server |= x->declared[i].pid == pid;	/* watched through the window */
 	return BENCH_OK;
 }
 

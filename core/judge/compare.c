@@ -155,7 +155,15 @@ static void measure_row(const bc_cmp_opts *o, bc_cmp_row *r)
 	bc_stats_summary(b->values, b->n, &r->sb);
 	r->p_adj = NAN;
 	r->ci_lo = r->ci_hi = NAN;
-	if (r->sa.mean != 0) {
+	if (a->n && b->n && all_positive(a) && all_positive(b)) {
+		/* the ratio of the geometric means: the centre of the interval,
+		   which is on the logs whenever every value is positive */
+		double ma, va, mb, vb;
+		moments(a, 1, &ma, &va);
+		moments(b, 1, &mb, &vb);
+		r->ratio = exp(mb - ma);
+		r->change = expm1(mb - ma);
+	} else if (r->sa.mean != 0) {
 		r->ratio = r->sb.mean / r->sa.mean;
 		r->change = r->ratio - 1;
 		if (r->sa.mean < 0)	/* keep "change > 0" meaning "B is larger" */

@@ -203,9 +203,27 @@ json_t *bc_facts_diff_parts(json_t *host_a, json_t *info_a, json_t *varies_a,
 	return out;
 }
 
+/* host without the facts a merged file's cases hold each for their own
+   run and not alike (either side's host_varies): no claim either way */
+static json_t *host_claimed(json_t *host, json_t *va, json_t *vb)
+{
+	json_t *h = json_deep_copy(host), *v;
+	const char *k;
+	json_object_foreach(va, k, v)
+		json_object_del(h, k);
+	json_object_foreach(vb, k, v)
+		json_object_del(h, k);
+	return h;
+}
+
 json_t *bc_facts_diff(const bc_results *a, const bc_results *b)
 {
-	return bc_facts_diff_parts(a->host, a->info, a->info_varies, b->host, b->info, b->info_varies);
+	json_t *ha = host_claimed(a->host, a->host_varies, b->host_varies);
+	json_t *hb = host_claimed(b->host, a->host_varies, b->host_varies);
+	json_t *out = bc_facts_diff_parts(ha, a->info, a->info_varies, hb, b->info, b->info_varies);
+	json_decref(ha);
+	json_decref(hb);
+	return out;
 }
 
 json_t *bc_host_diff(json_t *ha, json_t *hb)

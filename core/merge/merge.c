@@ -106,6 +106,8 @@ static void keep_intervals_link(json_t *c, const char *file)
 	free(p);
 }
 
+static void keep_run(bc_case_result *cr, const bc_rundoc *doc, json_t *merged);
+
 /* cases (renumbered), groups and merged_from of the merged document */
 static int add_cases(json_t *out, const bc_rundoc *docs, char **files, int n, json_t *owners, bc_err *e)
 {
@@ -134,6 +136,9 @@ static int add_cases(json_t *out, const bc_rundoc *docs, char **files, int n, js
 				rc = -1;
 				break;
 			}
+			keep_run(&cr, &docs[i], json_object_get(out, "host"));
+			json_decref(cc);
+			cc = bc_case_to_json(&cr);	/* the one writer, with its run */
 			bc_results_add_case(&g, &cr);
 			bc_case_free(&cr);
 			json_array_append_new(cases, cc);
@@ -148,8 +153,11 @@ static int add_cases(json_t *out, const bc_rundoc *docs, char **files, int n, js
 		json_object_foreach(mods, name, v)
 			json_array_append_new(names, json_string(name));
 		json_decref(mods);
-		json_array_append_new(from, json_pack("{s:s, s:s?, s:o}", "file", files[i], "run_id",
-						      docs[i].run_id, "modules", names));
+		/* the part's own facts: its host and span, as that run recorded them */
+		json_array_append_new(from, json_pack("{s:s, s:s?, s:o, s:s?, s:s?, s:O?}", "file", files[i],
+						      "run_id", docs[i].run_id, "modules", names, "started_at",
+						      docs[i].started_at, "finished_at", docs[i].finished_at,
+						      "host", docs[i].host));
 	}
 	bc_results_done(&g);
 	if (!rc) {
@@ -164,37 +172,58 @@ static int add_cases(json_t *out, const bc_rundoc *docs, char **files, int n, js
 	return rc;
 }
 
-/* The merged host: the first part's, with every fact a later part that gave
-   cases holds and the first lacks (host.io is there only when a part ran a
-   module on a disk path), and host.io itself from the last part that gave
-   cases and has one: the disk the merged io-type cases ran on. */
+/* 1 when part i gave the merged document cases */
+static int gave_cases(json_t *owners, int i)
+{
+	const char *mod;
+	json_t *own;
+	json_object_foreach(owners, mod, own)
+		if (json_integer_value(own) == i)
+			return 1;
+	return 0;
+}
+
+/* The merged host: the facts every part that gave cases holds with one
+   value (the machine's: arch, CPU, kernel...). A fact that was so only
+   while one part ran (its measured clock, other_run_settings, host.io of
+   the disk a module ran on) is claimed of no other part's cases: it stays
+   with that part's cases (keep_run) and in merged_from. */
 static void merged_host(json_t *out, const bc_rundoc *docs, int n, json_t *owners)
 {
-	json_t *host = json_object_get(out, "host");
-	if (!json_is_object(host))
+	int first = 0;
+	while (first < n - 1 && !gave_cases(owners, first))
+		first++;
+	if (!json_is_object(docs[first].host))
 		return;
-	for (int i = n - 1; i >= 1; i--) {
-		int gave = 0;
-		const char *mod, *k;
-		json_t *own, *v;
-		json_object_foreach(owners, mod, own)
-			gave |= json_integer_value(own) == i;
-		if (!gave)
-			continue;
-		json_object_foreach(docs[i].host, k, v)
-			if (!json_object_get(host, k))
-				json_object_set(host, k, v);
+	json_t *host = json_deep_copy(docs[first].host);
+	const char *k;
+	json_t *v, *tmp;
+	json_object_foreach_safe(host, tmp, k, v)
+		for (int i = first + 1; i < n; i++)
+			if (gave_cases(owners, i) && !json_equal(v, json_object_get(docs[i].host, k))) {
+				json_object_del(host, k);
+				break;
+			}
+	json_object_set_new(out, "host", host);
+}
+
+/* A case of part doc keeps its run: the part's run_id (or the one it
+   kept from an earlier merge) and the part's host facts the merged host
+   does not hold (the case's own from an earlier merge first). */
+static void keep_run(bc_case_result *cr, const bc_rundoc *doc, json_t *merged)
+{
+	const char *k;
+	json_t *v;
+	if (!cr->run.set) {
+		cr->run.set = 1;
+		bc_case_set_str(&cr->run.run_id, doc->run_id);
 	}
-	for (int i = n - 1; i >= 0; i--) {
-		int gave = 0;
-		const char *mod;
-		json_t *own, *io = json_object_get(docs[i].host, "io");
-		json_object_foreach(owners, mod, own)
-			gave |= json_integer_value(own) == i;
-		if (gave && io) {
-			json_object_set(host, "io", io);
-			break;
-		}
+	json_object_foreach(doc->host, k, v) {
+		if (json_equal(v, json_object_get(merged, k)) || (cr->run.host && json_object_get(cr->run.host, k)))
+			continue;
+		if (!cr->run.host)
+			cr->run.host = json_object();
+		json_object_set(cr->run.host, k, v);
 	}
 }
 

@@ -48,6 +48,8 @@ void bc_case_free(bc_case_result *r)
 	free(r->setting_not_in_effect);
 	json_decref(r->fs);
 	json_decref(r->thp_servers);
+	free(r->run.run_id);
+	json_decref(r->run.host);
 	bc_strv_free(r->placement);
 	free(r->point);
 	free(r->status);
@@ -316,6 +318,13 @@ json_t *bc_case_to_json(const bc_case_result *r)
 		json_object_set_new(o, "fs", json_incref(r->fs));
 	if (r->thp_servers)
 		json_object_set_new(o, "thp_servers", json_incref(r->thp_servers));
+	if (r->run.set) {
+		json_t *ru = json_object();
+		put_str(ru, "run_id", r->run.run_id);
+		if (r->run.host)
+			json_object_set_new(ru, "host", json_incref(r->run.host));
+		json_object_set_new(o, "run", ru);
+	}
 	json_object_set_new(o, "threads", json_integer(r->threads));
 	json_object_set_new(o, "repeat", json_integer(r->repeat));
 	if (r->round)
@@ -467,4 +476,22 @@ json_t *bc_case_key(const bc_case_result *r)
 		free(mk);
 	}
 	return key;
+}
+
+int bc_case_run_from_json(json_t *c, bc_case_result *r, char *why, size_t n)
+{
+	json_t *ru = json_object_get(c, "run");
+	if (!ru || json_is_null(ru))
+		return 0;
+	json_t *id = json_object_get(ru, "run_id"), *h = json_object_get(ru, "host");
+	if (!json_is_object(ru) || (id && !json_is_string(id)) || (h && !json_is_object(h))) {
+		snprintf(why, n, "run: %s", !json_is_object(ru) ? "not an object" :
+			 id && !json_is_string(id) ? "run_id is not a string" : "host is not an object");
+		return -1;
+	}
+	r->run.set = 1;
+	bc_case_set_str(&r->run.run_id, json_string_value(id));
+	json_decref(r->run.host);
+	r->run.host = h ? json_deep_copy(h) : NULL;
+	return 0;
 }

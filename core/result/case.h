@@ -125,6 +125,18 @@ typedef struct bc_case_result {
 	   "started_after_change"}], /proc/PID/smaps_rollup and status): that
 	   they run under the value asked. NULL: absent. Not a matching key. */
 	json_t *thp_servers;
+	/* "run": in a merged file (benchcore merge), the run the case was
+	   measured in: its run_id (merged_from[] names the part's file under
+	   the same run_id) and the facts of that run's host that the merged
+	   document's host does not hold for every case (the measured clock,
+	   other_run_settings, io: what was so while this part ran, and only
+	   then). Compare and report read them for the case. .set = 0: the case
+	   belongs to the document's own run and host. */
+	struct {
+		int set;
+		char *run_id;	/* NULL: absent */
+		json_t *host;	/* an object; NULL: absent */
+	} run;
 	long threads;
 	long repeat;
 	long round;		/* 0 when absent */
@@ -254,6 +266,10 @@ json_t *bc_case_intervals_json(const bc_case_result *r);
    keep every printable character (as read); names are not escaped here —
    the grouping escapes what it shows. */
 int bc_case_from_json(json_t *c, size_t idx, bc_case_result *r, bc_err *e);
+
+/* The "run" member of case object c into r->run (validated); 0, or -1 with
+   why (n bytes) naming the field. */
+int bc_case_run_from_json(json_t *c, bc_case_result *r, char *why, size_t n);
 
 /* The case's params with its machine settings beside them as "machine.KEY"
    (a new reference): what groups and labels cases, so a setting's values

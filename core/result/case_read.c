@@ -764,6 +764,9 @@ static int read_header(rd *d, bc_case_result *r, json_t *c, const char *where)
 	}
 	if (read_placement(d, r, c, where) < 0 || read_machine(d, r, c, where) < 0)
 		return -1;
+	char why[160];
+	if (bc_case_run_from_json(c, r, why, sizeof(why)) < 0)
+		return fail(d, "%s.%s", where, why);
 	if (!json_is_integer(threads) || json_integer_value(threads) < 1 ||
 	    json_integer_value(threads) > MAX_THREADS)
 		return fail(d, "%s.threads: not an integer in 1..%d", where, MAX_THREADS);

@@ -45,6 +45,17 @@ int bc_points_where(const char *params_key, const bc_history_query *q)
 	return ok;
 }
 
+/* The host facts of the group's own run: in a merged file the merged host
+   with the facts of the part its cases came from (cases[].run.host). */
+static json_t *group_host(const bc_results *r, const bc_rgroup *g)
+{
+	if (!g->run_host)
+		return json_incref(r->host);
+	json_t *h = json_deep_copy(r->host);
+	json_object_update(h, g->run_host);
+	return h;
+}
+
 static void add_point(const bc_results *r, const bc_rgroup *g, const bc_rmetric *m,
 		      int headline, bc_hpoint **pts, size_t *n)
 {
@@ -59,7 +70,7 @@ static void add_point(const bc_results *r, const bc_rgroup *g, const bc_rmetric 
 		.threads = g->threads, .metric = bc_xstrdup(m->name), .unit = dup_or_empty(m->unit),
 		.higher_is_better = m->higher_is_better, .headline = headline,
 		.mean = st.mean, .ci_low = st.ci95_low, .ci_high = st.ci95_high, .n = m->n,
-		.hostobj = json_incref(r->host), .info = json_incref(r->info),
+		.hostobj = group_host(r, g), .info = json_incref(r->info),
 		.version = r->version ? bc_xstrdup(r->version) : NULL,
 		.module_version = g->module_version ? bc_xstrdup(g->module_version) : NULL,
 	};

@@ -50,6 +50,8 @@ typedef struct bc_rgroup {
 	char *headline;		/* case.headline (first seen), else "events_per_sec" */
 	char *module_version;	/* case.module_version (first seen), NULL when none said */
 	json_t *thresholds;	/* case.thresholds merged: metric -> percent (numbers >= 0) */
+	json_t *run_host;	/* a merged file: its first case's run.host (a module's cases
+				   come from one part), the facts of that part alone; NULL */
 	/* Busiest window of the ok cases, in percent of the machine's CPU time:
 	   cpu.steal_pct (hypervisor) and cpu.other_pct (other processes);
 	   -1 when no case reported it (older files). */
@@ -89,6 +91,13 @@ typedef struct bc_results {
 	json_t *info_varies;	/* "module.key" -> true: its value differs between the file's
 				   cases, so it is a per-run figure (a random seed, a measured
 				   layout rate), not a fact about the machine or module */
+	/* a merged file (benchcore merge): the host facts its cases hold each
+	   for their own run (cases[].run.host) that are not the same in every
+	   case: "key" -> true. compare and report claim none of them for the
+	   file (a fact every case holds alike is lifted into host). */
+	json_t *host_varies;	/* NULL: none */
+	json_t *run_host;	/* while reading: "key" -> [value, cases holding it] */
+	size_t nrun;		/* while reading: cases with a run */
 	size_t ncases, nok, nfailed;
 	bc_rgroup *groups;	/* in order of first appearance */
 	size_t ngroups, cap;

@@ -220,9 +220,55 @@ static void add_info(bc_results *r, const bc_case_result *c)
 	}
 }
 
+/* A merged file's case: the facts of the run it came from, counted. */
+static void add_run_host(bc_results *r, const bc_case_result *c)
+{
+	const char *k;
+	json_t *v;
+	if (!c->run.set)
+		return;
+	r->nrun++;
+	if (!r->run_host)
+		r->run_host = json_object();
+	json_object_foreach(c->run.host, k, v) {
+		json_t *had = json_object_get(r->run_host, k);
+		if (!had)
+			json_object_set_new(r->run_host, k, json_pack("[O, i]", v, 1));
+		else if (json_equal(json_array_get(had, 0), v))
+			json_array_set_new(had, 1, json_integer(json_integer_value(json_array_get(had, 1)) + 1));
+		else
+			json_array_set_new(had, 1, json_integer(-1));	/* two values: varies */
+	}
+}
+
+/* The run facts every case holds alike are the file's; the others vary. */
+static void lift_run_host(bc_results *r)
+{
+	const char *k;
+	json_t *v;
+	if (!r->run_host)
+		return;
+	json_t *host = json_deep_copy(r->host);
+	json_object_foreach(r->run_host, k, v) {
+		if (json_integer_value(json_array_get(v, 1)) == (json_int_t)r->nrun && r->nrun == r->ncases &&
+		    !json_object_get(host, k)) {
+			json_object_set(host, k, json_array_get(v, 0));
+			continue;
+		}
+		if (!r->host_varies)
+			r->host_varies = json_object();
+		json_object_set_new(r->host_varies, k, json_true());
+	}
+	json_decref(r->host);
+	r->host = host;
+	json_decref(r->run_host);
+	r->run_host = NULL;
+}
+
 void bc_results_add_case(bc_results *r, const bc_case_result *c)
 {
 	r->ncases++;
+	add_run_host(r, c);
 	if (strcmp(c->status, "ok") != 0) {
 		r->nfailed += strcmp(c->status, "failed") == 0;
 		return;
@@ -235,6 +281,8 @@ void bc_results_add_case(bc_results *r, const bc_case_result *c)
 	json_t *key = bc_case_key(c);
 	bc_rgroup *g = find_or_add_group(r, c->module, key, c->placement, c->threads);
 	json_decref(key);
+	if (c->run.host && !g->run_host)
+		g->run_host = json_incref(c->run.host);
 	g->repeats++;
 	if (!g->module_version && c->module_version && *c->module_version)
 		g->module_version = shown(c->module_version);
@@ -413,6 +461,7 @@ void bc_results_init(bc_results *r, const char *name)
 
 void bc_results_done(bc_results *r)
 {
+	lift_run_host(r);
 	for (size_t i = 0; i < r->ngroups; i++)
 		if (!r->groups[i].headline)
 			r->groups[i].headline = bc_xstrdup("events_per_sec");
@@ -573,6 +622,7 @@ void bc_results_free(bc_results *r)
 		free(g->interf_share);
 		free(g->interf_use);
 		json_decref(g->thresholds);
+		json_decref(g->run_host);
 		free(g->module);
 		free(g->module_version);
 		free(g->params_key);
@@ -590,6 +640,8 @@ void bc_results_free(bc_results *r)
 	json_decref(r->config);
 	json_decref(r->info);
 	json_decref(r->info_varies);
+	json_decref(r->host_varies);
+	json_decref(r->run_host);
 	json_decref(r->index);
 	*r = (bc_results){ 0 };
 }

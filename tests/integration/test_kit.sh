@@ -25,6 +25,12 @@ BENCHCORE_MEMAVAIL=64M run_bc $T/sk check-module $TESTMODS/memhog.so --defaults-
 expect_rc "check-module where every case is skipped (memhog needs 128 MiB, 64 MiB left)" 1
 expect_grep "... FAIL, not PASS" $T/sk.out '^FAIL: 2 of 2 cases passed'
 expect_grep "... saying nothing ran" $T/sk.out 'every case was skipped: nothing ran, so nothing was checked'
+# ... and when every case failed it says so, with the count, not that they were skipped (issue 61 item 7)
+printf 'modules = ( { name = "faulty"; fault = "init_error"; } );\n' >$T/fl.conf
+run_bc $T/fl check-module $TESTMODS/faulty.so -c $T/fl.conf $Q
+expect_rc "check-module where every case failed" 1
+expect_grep "... saying every case failed, with the count" $T/fl.out '^  every case failed \(1 of 1\): none ran to its end'
+expect_no_grep "... not that they were skipped" $T/fl.out 'skipped: nothing ran'
 
 # item 6: a lying needs() (1 MiB declared, 256 MiB touched: beyond twice that plus the host's own share, ASan's too)
 run_bc $T/bn run bigneeds $Q -q -o $T/bn.json

@@ -23,6 +23,29 @@ expect_py "compare: the merged file is one system (its label), both modules matc
 	"len(d['comparisons']) == 1 and d['comparisons'][0]['label'] == 'sys1' and {r['module'] for r in d['comparisons'][0]['rows']} == {'cpu', 'mem'} and not d['comparisons'][0]['only_in_a'] and not d['comparisons'][0]['only_in_b']"
 run_bc $T/rep report $T/ab.json -o $T/ab.html
 expect_rc "report reads a merged file" 0
+# each case keeps the facts of the run it came from (issue 61 item 4): a mem
+# part, then a cpu part run under another run's settings and at another
+# measured clock: neither is claimed of the other's cases
+run_bc $T/pm -c $T/m.conf --only mem -q -o $T/pm.json
+"$PY" -S -c "
+import json,sys
+d=json.load(open(sys.argv[1])); d['host'].setdefault('cpu_mhz',{})['measured']=2345.6; json.dump(d, open(sys.argv[1],'w'))
+d=json.load(open(sys.argv[2])); d['host'].setdefault('cpu_mhz',{})['measured']=1234.5
+d['host']['other_run_settings']='thp=never (run 1234)'; json.dump(d, open(sys.argv[3],'w'))" $T/pm.json $T/cpu2.json $T/pc.json
+run_bc $T/pmg merge $T/pm.json $T/pc.json -o $T/pmc.json
+expect_rc "merge of a mem part and a cpu part" 0
+expect_py "... the merged host claims neither part's clock nor the cpu part's other_run_settings" $T/pmc.json \
+	"'other_run_settings' not in d['host'] and 'cpu_mhz' not in d['host'] and d['host']['cpu_model']"
+expect_py "... each case keeps its own run's: the cpu cases 1234.5 MHz and other_run_settings, the mem cases 2345.6 and none" $T/pmc.json \
+	"all(c['run']['host']['cpu_mhz']['measured'] == (1234.5 if c['module'] == 'cpu' else 2345.6) and ('other_run_settings' in c['run']['host']) == (c['module'] == 'cpu') for c in d['cases'])"
+expect_py "... with its run's run_id, the one merged_from names with its file and its own host" $T/pmc.json \
+	"all(any(m['run_id'] == c['run']['run_id'] and c['module'] in m['modules'] and m['host']['cpu_mhz'] == c['run']['host']['cpu_mhz'] for m in d['merged_from']) for c in d['cases']) and all('started_at' in m for m in d['merged_from'])"
+run_bc $T/pmx compare --json $T/pc.json $T/pmc.json
+expect_py "... compare against the cpu part: no host difference claimed in the facts one part holds (clock, other_run_settings)" $T/pmx.out \
+	"not [f for f in d['comparisons'][0]['host_differences'] if f['field'].split('.')[0] in ('cpu_mhz', 'other_run_settings')]"
+run_bc $T/pmm merge $T/pmc.json $T/pm.json -o $T/pmm.json
+expect_py "... merged again (mem replaced by its part), the cpu cases keep their run and facts" $T/pmm.json \
+	"[c['run']['host'].get('other_run_settings') for c in d['cases'] if c['module'] == 'cpu'] == ['thp=never (run 1234)'] and 'other_run_settings' not in d['host']"
 # refusals: nothing written
 "$PY" -S -c "import json,sys; d=json.load(open(sys.argv[1])); d['host_id']='0'*32; json.dump(d, open(sys.argv[2],'w'))" $T/b.json $T/foreign.json
 run_bc $T/f merge $T/a.json $T/foreign.json -o $T/f.json

@@ -111,4 +111,33 @@ FLAGS=
 signal_run kill KILL
 check "benchcore killed with SIGKILL: the server died with it" no_server
 check "benchcore killed with SIGKILL: the case child died with it" no_case kill
+
+# --- a private server stopped (SIGSTOP) mid-window fails the case, naming it (issue 61 item 5)
+# The window has begun once an interval line is printed; the stand-in (no
+# --child: one process) is then stopped for a second and let go.
+"$BC" run svc $MP server=$SRV --time 3 --warmup 0 --report-interval 0.1 -o $T/stp.json >$T/stp.out 2>$T/stp.err &
+bcpid=$!
+for _ in $(seq 300); do grep -qs '^\[ 0\.' $T/stp.err && break; sleep 0.05; done
+spid=$(pgrep -f -- "$TMPDIR/benchcore-svc" | head -1)
+kill -STOP $spid; sleep 1; kill -CONT $spid
+wait $bcpid; RC=$?
+expect_rc "a case whose private server was stopped for 1 s of its 3 s window fails" 1
+expect_py "... its reason names the server and its pid, when and for how long it was stopped" $T/stp.json \
+	"(lambda c, m: c['status'] == 'failed' and m is not None and 0 <= float(m.group(1)) < 3 and 0.7 <= float(m.group(2)) <= 1.6)(d['cases'][0], __import__('re').search(r'private server standin \\(pid $spid\\) was stopped \\(state T[^)]*\\) ([0-9.]+) s into the [0-9.]+ s window, for about ([0-9.]+) s', d['cases'][0]['reason']))"
+expect_grep "... and says so on stderr" $T/stp.err 'warning: .*private server standin \(pid [0-9]+\) was stopped'
+check "... the server is gone after the run" no_server
+# ... and one killed mid-window: the reason says it died, and when
+"$BC" run svc $MP server=$SRV --time 2 --warmup 0 --report-interval 0.1 -o $T/stk.json >$T/stk.out 2>$T/stk.err &
+bcpid=$!
+for _ in $(seq 300); do grep -qs '^\[ 0\.' $T/stk.err && break; sleep 0.05; done
+spid=$(pgrep -f -- "$TMPDIR/benchcore-svc" | head -1)
+kill -KILL $spid
+wait $bcpid; RC=$?
+expect_rc "a case whose private server was killed mid-window fails" 1
+expect_py "... its reason names the server and when it died" $T/stk.json \
+	"__import__('re').search(r'private server standin \\(pid $spid\\) died [0-9.]+ s into the [0-9.]+ s window', d['cases'][0]['reason'])"
+check "... no server left" no_server
+# the same run untouched: ok (the watch claims nothing of a server that ran)
+run_bc $T/stq run svc $MP server=$SRV --time 0.5 --warmup 0 -q -o $T/stq.json
+expect_py "... and a run whose server was not stopped is ok" $T/stq.json "d['cases'][0]['status'] == 'ok'"
 rm -rf "${TMPDIR:?}"/*

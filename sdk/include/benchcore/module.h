@@ -351,7 +351,10 @@ typedef struct bench_host_api_v1 {
 	   stops it (normal end, crashed or hung case, Ctrl-C, SIGTERM, SIGHUP,
 	   and benchcore itself killed: it dies with benchcore). Returns BENCH_OK
 	   when the server answers its readiness check, else BENCH_ERR with the
-	   reason and the tail of the server's log set as the case's error. */
+	   reason and the tail of the server's log set as the case's error. The
+	   host watches it through the measured window: stopped (SIGSTOP), dead
+	   or replaced by another process meanwhile fails the case, naming the
+	   server, when and for how long, whatever the module measured. */
 	int (*server_start)(bench_ctx *ctx, const struct bench_server_spec_v1 *spec);
 
 	/* The machine's cache size of level (1 .. 4; 0 = the last level) in
@@ -527,7 +530,11 @@ typedef struct bench_module_v1 {
 	   NULL-terminated. When set, the host calls prepare once per distinct
 	   value of these options (the data point), skips it for every later
 	   case with the same values (other options, thread counts, repeats),
-	   and calls cleanup once, after the last case of that data point. NULL:
+	   and calls cleanup once, after the last case of that data point. It
+	   calls prepare again for a case with more threads than the one that
+	   prepared (data made per thread), and after another data point of the
+	   module prepared since (its data may stand where this one's did):
+	   prepare keeps what is there and fits, and makes the rest. NULL:
 	   prepare and cleanup in every case, as in 1.0. */
 	const char *const *data_options;
 	/* The metric compare counts as this module's headline (requests/s,

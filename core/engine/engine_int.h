@@ -67,6 +67,8 @@ struct bench_thread {
 					   window, not yet recorded */
 	uint64_t overrun;		/* operations recorded in the window that the budget
 					   could not cover (counted; the case says so) */
+	int claims;			/* claim() or should_stop() called: 0 never, 1 in
+					   warmup only, 2 in the window */
 	uint64_t next_arrival;		/* open loop: intended start of the next event */
 	uint64_t pending_arrival;	/* next_arrival(take = 0) computed, not yet taken */
 	uint64_t rng;
@@ -249,20 +251,24 @@ static inline int claim(struct bench_thread *t)
 	return 0;
 }
 
-/* n operations recorded (or failed) in the window of an events budget.
-   They pay with the events the thread was given in the window (charged);
-   the rest ran without being charged: a batch claimed in warmup (where
-   claim() gives n and takes nothing) that ended in the window, or a module
-   that did more than it claimed. Those are taken from the budget now, so
-   the window holds the budget's N events and no more; what the budget
-   cannot cover any longer is counted all the same (it ran in the window)
-   and the case says so (overrun). */
-static inline void charge_recorded(struct bench_thread *t, uint64_t n)
+/* n operations recorded (or failed) in the window of an events budget:
+   whether they count. They pay with the events the thread was given in the
+   window (charged). A thread that claimed in warmup (where claim() gives n
+   and takes nothing) and not yet in the window records what it began in
+   warmup: warmup's, not counted (the window's part of it is small; charged
+   instead, another thread could have spent the budget first). The rest ran
+   without being charged (a module doing more than it claimed): taken from
+   the budget now, and what the budget cannot cover any longer is counted
+   all the same (it ran in the window) and the case says so (overrun). */
+static inline int window_pays(struct bench_thread *t, uint64_t n)
 {
+	if (t->claims == 1)
+		return 0;
 	uint64_t c = t->charged < n ? t->charged : n;
 	t->charged -= c;
 	if (c < n)
 		t->overrun += n - c - take_budget(t, n - c);
+	return 1;
 }
 
 /* The host API table handed to modules (host_api.c). */

@@ -19,8 +19,11 @@ int bc_api_should_stop(bench_thread *t)
 	int ph = __atomic_load_n(&t->ctx->phase, __ATOMIC_RELAXED);
 	if (ph == PH_STOP)
 		return 1;
-	if (ph != PH_MEASURE || !t->ctx->limited)
+	if (ph != PH_MEASURE || !t->ctx->limited) {
+		t->claims |= ph == PH_WARMUP;
 		return 0;
+	}
+	t->claims = 2;
 	if (!claim(t))
 		return 1;
 	t->charged++;	/* the operation it lets run pays with it when recorded */
@@ -111,8 +114,8 @@ void bc_api_record(bench_thread *t, unsigned op, uint64_t lat, uint64_t bytes)
 	}
 	if (LD(t->ctx->phase) != PH_MEASURE || !record_ok(t, op, 1, lat, bytes))
 		return;
-	if (t->ctx->limited)
-		charge_recorded(t, 1);
+	if (t->ctx->limited && !window_pays(t, 1))
+		return;
 	op_add(&t->ops[op], lat, bytes);
 }
 
@@ -132,8 +135,8 @@ void bc_api_record_n(bench_thread *t, unsigned op, uint64_t n, uint64_t lat, uin
 	}
 	if (!n || LD(t->ctx->phase) != PH_MEASURE || !record_ok(t, op, n, lat, bytes))
 		return;
-	if (t->ctx->limited)
-		charge_recorded(t, n);
+	if (t->ctx->limited && !window_pays(t, n))
+		return;
 	op_add_n(&t->ops[op], n, lat, bytes);
 }
 
@@ -155,8 +158,8 @@ void bc_api_record_error(bench_thread *t, unsigned op, const char *kind)
 			t->ctx->nops - 1);
 		return;
 	}
-	if (t->ctx->limited)
-		charge_recorded(t, 1);	/* a failed operation is one of the N events */
+	if (t->ctx->limited && !window_pays(t, 1))
+		return;		/* begun in warmup; else one of the N events */
 	ST(t->ops[op].errors, t->ops[op].errors + 1);
 	if (!kind)
 		kind = "error";
@@ -191,8 +194,12 @@ int bc_api_stopping(bench_thread *t)
 uint64_t bc_api_claim(bench_thread *t, uint64_t n)
 {
 	bench_ctx *x = t->ctx;
-	if (!n || !x->limited || LD(x->phase) != PH_MEASURE)
+	int ph = LD(x->phase);
+	if (!n || !x->limited || ph != PH_MEASURE) {
+		t->claims |= ph == PH_WARMUP;
 		return n;
+	}
+	t->claims = 2;
 	uint64_t got = take_budget(t, n);
 	t->charged += got;	/* recorded later: record() pays with them */
 	return got;

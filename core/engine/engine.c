@@ -361,7 +361,7 @@ static void budget_overrun(bench_ctx *x, bc_case_result *cj)
 	char msg[400];
 	snprintf(msg, sizeof(msg), "--events %llu: %llu more operation%s ran in the window than the budget "
 		 "allowed (counted): the module recorded work it did not claim (claim(t, n) takes n events, "
-		 "should_stop() one), or a batch begun in warmup was larger than the budget",
+		 "should_stop() one; a batch begun in warmup is claimed in the window by none)",
 		 (unsigned long long)x->c->run.events, (unsigned long long)over, over == 1 ? "" : "s");
 	bc_case_add_warning(cj, msg);
 }

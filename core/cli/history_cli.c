@@ -70,7 +70,8 @@ static const bc_flag history_flags[] = {
 	{ "title", 0, "TEXT", H_TITLE, "the page's title (default \"benchcore history\")" },
 	{ "alpha", 0, "P", H_ALPHA, "a split is a change point when its permutation p <= P (default 0.01: "
 	  "about one flat series in 100 gets a false one)" },
-	{ "permutations", 0, "N", H_PERMS, "permutations per test (default 999; 99 to 99999)" },
+	{ "permutations", 0, "N", H_PERMS, "the most permutations per test of a segment of more than 16 runs "
+	  "(fewer are counted exactly; it stops once the verdict is sure); default 99999, 99 to 999999" },
 	{ "min-runs", 0, "N", H_MIN_RUNS, "runs on either side of a change point, at least (default 3)" },
 	{ "fail-on-change", 0, NULL, H_FAIL_CHANGE, "the CI gate: exit status 4 when the newest run of a "
 	  "series starts a change point for the worse (a fall of a higher-is-better metric, a rise of a "
@@ -107,7 +108,7 @@ static int number_flag(history_args *a, const bc_flag *f, const char *val, bc_er
 		a->cp.alpha = d;
 		return 0;
 	}
-	long lo = f->code == H_PERMS ? 99 : 1, hi = f->code == H_PERMS ? 99999 : 1000;
+	long lo = f->code == H_PERMS ? 99 : 1, hi = f->code == H_PERMS ? 999999 : 1000;
 	if (bc_parse_int64(val, &v) || v < lo || v > hi) {
 		bc_err_set(e, "--%s %s: wants a whole number from %ld to %ld", f->lng, val, lo, hi);
 		return -1;
@@ -320,6 +321,16 @@ static size_t gate(FILE *f, const bc_history *h, int md)
 	else
 		fprintf(f, "\ngate: passed (--fail-on-change): no series of %zu starts a change for the worse at "
 			"its newest run\n", h->nseries);
+	/* a series too short for any p to reach alpha cannot fail the gate: said */
+	size_t need = bc_cp_min_runs(h->cp.alpha, h->cp.min_seg, h->cp.perms), short_n = 0;
+	for (size_t i = 0; i < h->nseries; i++)
+		short_n += h->series[i].n < need || !need;
+	if (short_n && need)
+		fprintf(f, "gate: %zu of %zu series have fewer than %zu runs: no change of theirs can reach alpha %g "
+			"yet (docs/ci.md)\n", short_n, h->nseries, need, h->cp.alpha);
+	else if (short_n)
+		fprintf(f, "gate: no change can reach alpha %g with at most %u permutations (docs/history.md)\n",
+			h->cp.alpha, h->cp.perms);
 	return fails;
 }
 

@@ -349,6 +349,23 @@ static void judge_threads(bench_ctx *x, bc_case_result *cj)
 	}
 }
 
+/* --events N: operations the budget could not cover ran in the window and
+   are counted; the case says how many and why (check-module fails them). */
+static void budget_overrun(bench_ctx *x, bc_case_result *cj)
+{
+	uint64_t over = 0;
+	for (unsigned i = 0; x->limited && i < x->nthreads; i++)
+		over += x->t[i]->overrun;
+	if (!over)
+		return;
+	char msg[400];
+	snprintf(msg, sizeof(msg), "--events %llu: %llu more operation%s ran in the window than the budget "
+		 "allowed (counted): the module recorded work it did not claim (claim(t, n) takes n events, "
+		 "should_stop() one; a batch begun in warmup is claimed in the window by none)",
+		 (unsigned long long)x->c->run.events, (unsigned long long)over, over == 1 ? "" : "s");
+	bc_case_add_warning(cj, msg);
+}
+
 /* The share of operations that failed, against max_error_rate. */
 static void error_budget(bench_ctx *x, bc_case_result *cj)
 {
@@ -529,6 +546,7 @@ static void measure(bench_ctx *x, bc_case_result *cj)
 		if (is_ok(cj))
 			set_status(cj, "failed", "measure", sw_why);
 	}
+	budget_overrun(x, cj);
 	if (x->win.set && is_ok(cj))	/* error() in the window, though every callback said ok */
 		set_status(cj, "failed", "thread_run", why(x, "failed"));
 	if (bc_stop_requested)

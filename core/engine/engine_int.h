@@ -86,6 +86,12 @@ struct bench_thread {
 	bench_ctx *ctx;
 	unsigned idx;
 	uint64_t quota;			/* events claimed from the shared budget, not yet run */
+	uint64_t charged;		/* events claim() and should_stop() gave out in the
+					   window, not yet recorded */
+	uint64_t overrun;		/* operations recorded in the window that the budget
+					   could not cover (counted; the case says so) */
+	int claims;			/* claim() or should_stop() called: 0 never, 1 in
+					   warmup only, 2 in the window */
 	uint64_t next_arrival;		/* open loop: intended start of the next event */
 	uint64_t pending_arrival;	/* next_arrival(take = 0) computed, not yet taken */
 	uint64_t rng;
@@ -227,6 +233,23 @@ static inline void op_add(bc_opstat *s, uint64_t lat, uint64_t bytes)
 	op_add_n(s, 1, lat, bytes);
 }
 
+/* Takes up to n events from the thread's quota, then from the shared
+   budget: how many it got. */
+static inline uint64_t take_budget(struct bench_thread *t, uint64_t n)
+{
+	bench_ctx *x = t->ctx;
+	uint64_t got = t->quota < n ? t->quota : n;
+	t->quota -= got;
+	uint64_t left = __atomic_load_n(&x->events_left, __ATOMIC_RELAXED);
+	while (got < n && left) {
+		uint64_t take = left < n - got ? left : n - got;
+		if (__atomic_compare_exchange_n(&x->events_left, &left, left - take, 0,
+						__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			got += take;
+	}
+	return got;
+}
+
 /* Takes one event from the shared budget, in batches so threads rarely touch
    the shared counter. */
 static inline int claim(struct bench_thread *t)
@@ -249,6 +272,26 @@ static inline int claim(struct bench_thread *t)
 		}
 	}
 	return 0;
+}
+
+/* n operations recorded (or failed) in the window of an events budget:
+   whether they count. They pay with the events the thread was given in the
+   window (charged). A thread that claimed in warmup (where claim() gives n
+   and takes nothing) and not yet in the window records what it began in
+   warmup: warmup's, not counted (the window's part of it is small; charged
+   instead, another thread could have spent the budget first). The rest ran
+   without being charged (a module doing more than it claimed): taken from
+   the budget now, and what the budget cannot cover any longer is counted
+   all the same (it ran in the window) and the case says so (overrun). */
+static inline int window_pays(struct bench_thread *t, uint64_t n)
+{
+	if (t->claims == 1)
+		return 0;
+	uint64_t c = t->charged < n ? t->charged : n;
+	t->charged -= c;
+	if (c < n)
+		t->overrun += n - c - take_budget(t, n - c);
+	return 1;
 }
 
 /* The host API table handed to modules (host_api.c). */

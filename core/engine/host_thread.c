@@ -19,7 +19,15 @@ int bc_api_should_stop(bench_thread *t)
 	int ph = __atomic_load_n(&t->ctx->phase, __ATOMIC_RELAXED);
 	if (ph == PH_STOP)
 		return 1;
-	return ph == PH_MEASURE && t->ctx->limited && !claim(t);
+	if (ph != PH_MEASURE || !t->ctx->limited) {
+		t->claims |= ph == PH_WARMUP;
+		return 0;
+	}
+	t->claims = 2;
+	if (!claim(t))
+		return 1;
+	t->charged++;	/* the operation it lets run pays with it when recorded */
+	return 0;
 }
 
 static double rnd01(uint64_t *s)
@@ -106,6 +114,8 @@ void bc_api_record(bench_thread *t, unsigned op, uint64_t lat, uint64_t bytes)
 	}
 	if (LD(t->ctx->phase) != PH_MEASURE || !record_ok(t, op, 1, lat, bytes))
 		return;
+	if (t->ctx->limited && !window_pays(t, 1))
+		return;
 	op_add(&t->ops[op], lat, bytes);
 }
 
@@ -124,6 +134,8 @@ void bc_api_record_n(bench_thread *t, unsigned op, uint64_t n, uint64_t lat, uin
 		return;
 	}
 	if (!n || LD(t->ctx->phase) != PH_MEASURE || !record_ok(t, op, n, lat, bytes))
+		return;
+	if (t->ctx->limited && !window_pays(t, n))
 		return;
 	op_add_n(&t->ops[op], n, lat, bytes);
 }
@@ -146,6 +158,8 @@ void bc_api_record_error(bench_thread *t, unsigned op, const char *kind)
 			t->ctx->nops - 1);
 		return;
 	}
+	if (t->ctx->limited && !window_pays(t, 1))
+		return;		/* begun in warmup; else one of the N events */
 	ST(t->ops[op].errors, t->ops[op].errors + 1);
 	if (!kind)
 		kind = "error";
@@ -180,20 +194,14 @@ int bc_api_stopping(bench_thread *t)
 uint64_t bc_api_claim(bench_thread *t, uint64_t n)
 {
 	bench_ctx *x = t->ctx;
-	if (!n || !x->limited || LD(x->phase) != PH_MEASURE)
+	int ph = LD(x->phase);
+	if (!n || !x->limited || ph != PH_MEASURE) {
+		t->claims |= ph == PH_WARMUP;
 		return n;
-	uint64_t got = 0;
-	if (t->quota) {
-		got = t->quota < n ? t->quota : n;
-		t->quota -= got;
 	}
-	uint64_t left = __atomic_load_n(&x->events_left, __ATOMIC_RELAXED);
-	while (got < n && left) {
-		uint64_t take = left < n - got ? left : n - got;
-		if (__atomic_compare_exchange_n(&x->events_left, &left, left - take, 0,
-						__ATOMIC_RELAXED, __ATOMIC_RELAXED))
-			got += take;
-	}
+	t->claims = 2;
+	uint64_t got = take_budget(t, n);
+	t->charged += got;	/* recorded later: record() pays with them */
 	return got;
 }
 

@@ -18,17 +18,30 @@ static void event_loop_closed(struct bench_thread *t)
 	int ph = LD(x->phase);
 	uint64_t start = bc_now_ns();
 	while (ph != PH_STOP) {
-		if (ph == PH_MEASURE && x->limited && !claim(t))
-			break;
+		int began = ph;
+		if (ph == PH_MEASURE && x->limited) {
+			if (!claim(t))
+				break;
+			t->claims = 2;
+			t->charged++;	/* paid when recorded (record_error pays too) */
+		}
 		uint64_t bytes = 0;
 		int rc = ev(ts, &bytes);
 		uint64_t end = bc_now_ns();
 		ph = LD(x->phase);
-		if (ph == PH_MEASURE) {
-			if (rc == BENCH_OK)
+		if (ph == PH_MEASURE && (began == PH_MEASURE || !x->limited)) {
+			if (rc == BENCH_OK) {
+				if (x->limited)
+					window_pays(t, 1);
 				op_add(&t->ops[0], end - start, bytes);
-			else
+			} else {
 				bc_host_api.record_error(t, 0, "error");
+			}
+		} else if (ph == PH_MEASURE) {
+			/* --events: begun in warmup, where nothing is claimed, it is
+			   warmup's (charging it now, another thread could have spent
+			   the budget first) */
+			ST(t->warm_events, t->warm_events + (rc == BENCH_OK));
 		} else if (ph == PH_WARMUP && rc == BENCH_OK) {
 			ST(t->warm_events, t->warm_events + 1);
 		}

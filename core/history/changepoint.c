@@ -76,12 +76,91 @@ size_t bc_cp_best_split(const double *y, size_t n, size_t min_seg, double *stat)
 	return at;
 }
 
-/* Tests the segment y[a..b): 1 and its split in *at, p in *p, when the
-   best split's statistic is beaten by at most alpha of the permutations.
-   Stops as soon as enough have beaten it that it cannot be (most segments
-   without a change stop within a few dozen permutations). */
+/* The exact p of a segment of n <= BC_CP_EXACT_MAX centred points c: the
+   share of its n! orderings whose best split scores at least bar. The best
+   split's statistic at k depends only on which points come first (their
+   sum), so an ordering reaches bar when one of its prefixes of an allowed
+   size does; g[A], the orderings of the set A (as the first |A| points)
+   that have such a prefix, is |A|! when A itself is one, else the sum of
+   g[A without x] over its last point x. 2^n sets, n additions each. */
+static double exact_p(const double *c, const double *w, size_t n, size_t min_seg, double bar)
+{
+	size_t full = ((size_t)1 << n) - 1;
+	double *sum = bc_xcalloc(full + 1, sizeof(*sum)), *g = bc_xcalloc(full + 1, sizeof(*g));
+	double fact[BC_CP_EXACT_MAX + 1];
+	fact[0] = 1;
+	for (size_t i = 1; i <= n; i++)
+		fact[i] = fact[i - 1] * (double)i;
+	for (size_t A = 1; A <= full; A++) {
+		size_t k = (size_t)__builtin_popcountll((unsigned long long)A);
+		sum[A] = sum[A & (A - 1)] + c[__builtin_ctzll((unsigned long long)A)];
+		if (k >= min_seg && k + min_seg <= n && sum[A] * sum[A] * w[k] >= bar) {
+			g[A] = fact[k];
+			continue;
+		}
+		double t = 0;
+		for (size_t B = A; B; B &= B - 1)
+			t += g[A & ~(B & -B)];
+		g[A] = t;
+	}
+	double p = g[full] / fact[n];
+	free(sum);
+	free(g);
+	return p;
+}
+
+/* Wilson's interval of a proportion x / r at z. */
+static void wilson(double x, double r, double z, double *lo, double *hi)
+{
+	double ph = x / r, z2 = z * z, d = 1 + z2 / r;
+	double mid = (ph + z2 / (2 * r)) / d, half = z * sqrt(ph * (1 - ph) / r + z2 / (4 * r * r)) / d;
+	*lo = mid - half;
+	*hi = mid + half;
+}
+
+/* The sequential rule of a longer segment: permutations in rounds of 25,
+   50, 100, ... up to o->perms; after each round, the 99.99% Wilson
+   interval of p (z 3.89: at most 13 rounds, so about 0.1% of tests end on
+   the wrong side of alpha) decides when it lies wholly above alpha (no
+   change) or wholly below (a change). At o->perms, p itself decides: only a
+   p within Monte Carlo error of alpha there (0.0097 .. 0.0103 for alpha
+   0.01 at 99,999) can come out either way with another seed. A segment
+   with no change stops after 25 or 50, a clear change after 1,600. */
+#define SEQ_FIRST 25
+#define SEQ_Z 3.89
+static int seq_test(double *c, const double *w, size_t n, const bc_cp_opts *o, double bar, uint64_t s,
+		    double *p, unsigned *drawn)
+{
+	unsigned beat = 0, r = 0, look = SEQ_FIRST < o->perms ? SEQ_FIRST : o->perms;
+	size_t k;
+	int change;
+	for (;;) {
+		for (size_t i = n - 1; i > 0; i--) {
+			size_t j = below(&s, i + 1);
+			double t = c[i];
+			c[i] = c[j];
+			c[j] = t;
+		}
+		beat += scan(c, w, n, o->min_seg, &k) >= bar;
+		if (++r < look)
+			continue;
+		double lo, hi;
+		wilson(beat, r, SEQ_Z, &lo, &hi);
+		if (lo > o->alpha || hi < o->alpha || r >= o->perms) {
+			change = hi < o->alpha || (lo <= o->alpha && (beat + 1.0) / (r + 1.0) <= o->alpha);
+			break;
+		}
+		look = look > o->perms / 2 ? o->perms : 2 * look;
+	}
+	*p = (beat + 1.0) / (r + 1.0);
+	*drawn = r;
+	return change;
+}
+
+/* Tests the segment y[a..b): 1 and its split in *at, p in *p (and the
+   permutations drawn, 0 when exact), when the best split's p <= alpha. */
 static int test_segment(const double *y, size_t a, size_t b, const bc_cp_opts *o,
-			size_t *at, double *p, double *stat)
+			size_t *at, double *p, double *stat, unsigned *drawn)
 {
 	size_t n = b - a, k;
 	double mean = 0, *c = bc_xcalloc(n, sizeof(*c)), *w = bc_xcalloc(n + 1, sizeof(*w));
@@ -94,23 +173,73 @@ static int test_segment(const double *y, size_t a, size_t b, const bc_cp_opts *o
 	double obs = scan(c, w, n, o->min_seg, at);
 	/* ties within rounding count as beating it: a flat series is no change */
 	double bar = obs * (1 - 1e-9);
-	uint64_t s = o->seed ^ ((uint64_t)a * 0xd1b54a32d192ed03ull) ^ ((uint64_t)b * 0x8cb92ba72f3d8dd7ull);
-	unsigned beat = 0, r;
-	double limit = o->alpha * (o->perms + 1.0) - 1;	/* beat > limit: p > alpha */
-	for (r = 0; r < o->perms && beat <= limit; r++) {
-		for (size_t i = n - 1; i > 0; i--) {
-			size_t j = below(&s, i + 1);
-			double t = c[i];
-			c[i] = c[j];
-			c[j] = t;
-		}
-		beat += scan(c, w, n, o->min_seg, &k) >= bar;
+	int change;
+	if (n <= BC_CP_EXACT_MAX) {
+		*p = exact_p(c, w, n, o->min_seg, bar);
+		*drawn = 0;
+		change = *p <= o->alpha * (1 + 1e-12);
+	} else {
+		uint64_t s = o->seed ^ ((uint64_t)a * 0xd1b54a32d192ed03ull) ^ ((uint64_t)b * 0x8cb92ba72f3d8dd7ull);
+		change = seq_test(c, w, n, o, bar, s, p, drawn);
 	}
 	free(c);
 	free(w);
-	*p = (beat + 1.0) / (o->perms + 1.0);
 	*stat = obs;
-	return beat <= limit && *p <= o->alpha;
+	return change;
+}
+
+double bc_cp_test_p(const double *y, size_t n, const bc_cp_opts *o, unsigned *perms)
+{
+	bc_cp_opts d = BC_CP_OPTS_DEFAULT, use = o ? *o : d;
+	size_t at;
+	double p = 1, stat;
+	*perms = 0;
+	if (!use.min_seg)
+		use.min_seg = 1;
+	if (n >= 2 * use.min_seg)
+		test_segment(y, 0, n, &use, &at, &p, &stat, perms);
+	return p;
+}
+
+/* C(n, k) as a double (exact to 2^53). */
+static double choose(size_t n, size_t k)
+{
+	double r = 1;
+	if (k > n - k)
+		k = n - k;
+	for (size_t i = 1; i <= k; i++)
+		r = r * (double)(n - k + i) / (double)i;
+	return r;
+}
+
+double bc_cp_min_p(size_t n, size_t min_seg, unsigned perms)
+{
+	if (!min_seg)
+		min_seg = 1;
+	if (n < 2 * min_seg)
+		return 1;
+	double p = 2 / choose(n, n / 2);
+	return n <= BC_CP_EXACT_MAX || p >= 1.0 / (perms + 1.0) ? p : 1.0 / (perms + 1.0);
+}
+
+size_t bc_cp_min_runs(double alpha, size_t min_seg, unsigned perms)
+{
+	for (size_t n = 2 * (min_seg ? min_seg : 1); n <= 1000; n++)
+		if (bc_cp_min_p(n, min_seg, perms) <= alpha * (1 + 1e-12))
+			return n;
+	return 0;
+}
+
+size_t bc_cp_runs_after(double alpha, size_t before, size_t min_seg)
+{
+	if (!min_seg)
+		min_seg = 1;
+	if (before < min_seg)
+		return 0;
+	for (size_t r = min_seg; r <= 1000; r++)
+		if (2 / choose(before + r, r) <= alpha * (1 + 1e-12))
+			return r;
+	return 0;
 }
 
 static int by_at(const void *x, const void *y)
@@ -265,13 +394,14 @@ size_t bc_changepoints(const double *y, size_t n, const bc_cp_opts *o, bc_cpoint
 	while (ntodo) {
 		size_t b = todo[--ntodo], a = todo[--ntodo], at;
 		double p, stat;
-		if (b - a < 2 * use.min_seg || !test_segment(y, a, b, &use, &at, &p, &stat))
+		unsigned drawn;
+		if (b - a < 2 * use.min_seg || !test_segment(y, a, b, &use, &at, &p, &stat, &drawn))
 			continue;
 		/* a split that is no change of level (one wild run beside it) is
 		   not kept, but its sides are still tested: it may hide a step */
 		if (holds(y, a, a + at, b, sd, &use)) {
 			cp = bc_xrealloc(cp, ncp + 1, sizeof(*cp));
-			cp[ncp++] = (bc_cpoint){ .at = a + at, .p = p, .stat = stat };
+			cp[ncp++] = (bc_cpoint){ .at = a + at, .p = p, .perms = drawn, .stat = stat };
 		}
 		todo[ntodo++] = a;
 		todo[ntodo++] = a + at;

@@ -120,9 +120,10 @@ int bc_history_html(FILE *f, const bc_history *h, const char *title)
 	fprintf(f, "</title>\n<style>%s</style></head><body>\n<h1>", css);
 	esc(f, title);
 	fprintf(f, "</h1>\n<p class='note'>%zu runs, %zu series, %zu change points. Change points: binary "
-		"segmentation on the shift of the mean, each split's permutation test (%u permutations, alpha %g, "
-		"at least %zu runs a side; docs/history.md). Bars: each run's 95%% interval.</p>\n",
-		h->nruns, h->nseries, bc_history_changes(h), h->cp.perms, h->cp.alpha, h->cp.min_seg);
+		"segmentation on the shift of the mean, each split's permutation test (exact up to %d runs, else at "
+		"most %u permutations; alpha %g, at least %zu runs a side; docs/history.md). Bars: each run's 95%% "
+		"interval.</p>\n", h->nruns, h->nseries, bc_history_changes(h), BC_CP_EXACT_MAX, h->cp.perms,
+		h->cp.alpha, h->cp.min_seg);
 	for (size_t i = 0; i < h->nseries; i++) {
 		const bc_hseries *s = &h->series[i];
 		char *t = series_title(s);

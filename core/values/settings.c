@@ -90,7 +90,8 @@ const bc_setting bc_settings[] = {
 	    "be steady (fio's ss_dur); longer for workloads that ramp slowly (a device's write cache, a "
 	    "buffer pool)", .min = 0.05, .max = 1e6 },
 	  BC_SCOPE_RUN, BC_ST_DOUBLE, RUN(warmup_window), "warmup-window", "S" },
-	{ { "events", BENCH_OPT_INT, "0", "stop after this many events (0 = no limit)", .min = 0, .max = 9.2e18 },
+	{ { "events", BENCH_OPT_INT, "0", "stop after this many events: the measured window runs exactly this "
+	    "many operations, done or failed, whatever the warmup (0 = no limit)", .min = 0, .max = 9.2e18 },
 	  BC_SCOPE_RUN, BC_ST_U64, RUN(events), "events", "N" },
 	{ { "repeat", BENCH_OPT_INT, "1", "repeats of every case (compare: 2 or more per side for a test, 5 or more "
 	    "to resolve small differences); \"auto\": rounds go on, min_repeat to max_repeat, only for the "

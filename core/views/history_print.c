@@ -94,7 +94,7 @@ static void change_text(FILE *f, const bc_hseries *s, const bc_hchange *c, int d
 		fmt_pct(c->cp.change_hi, hi, sizeof(hi));
 		fprintf(f, ", 95%% interval %s .. %s", lo, hi);
 	}
-	fprintf(f, "; p = %.3f; %zu run%s before, %zu after)", c->cp.p, c->cp.n_before,
+	fprintf(f, "; p = %.2g; %zu run%s before, %zu after)", c->cp.p, c->cp.n_before,
 		c->cp.n_before == 1 ? "" : "s", c->cp.n_after);
 }
 
@@ -169,6 +169,10 @@ static void text_series(FILE *f, const bc_history *h, const bc_hseries *s)
 	if (!s->tested)
 		fprintf(f, "  not tested for change points: %zu run%s, the method needs %zu (%zu a side)\n", s->n,
 			s->n == 1 ? "" : "s", 2 * h->cp.min_seg, h->cp.min_seg);
+	else if (!s->nch && s->n < bc_cp_min_runs(h->cp.alpha, h->cp.min_seg, h->cp.perms))
+		fprintf(f, "  no change point can be shown yet: the smallest p %zu runs can give is %.3g, above alpha "
+			"%g; it takes %zu runs\n", s->n, bc_cp_min_p(s->n, h->cp.min_seg, h->cp.perms), h->cp.alpha,
+			bc_cp_min_runs(h->cp.alpha, h->cp.min_seg, h->cp.perms));
 	else if (!s->nch)
 		fprintf(f, "  no change point (no split's p <= %g)\n", h->cp.alpha);
 	text_changes(f, s, dec);
@@ -177,8 +181,8 @@ static void text_series(FILE *f, const bc_history *h, const bc_hseries *s)
 static void method_line(FILE *f, const bc_history *h)
 {
 	fprintf(f, "change points: binary segmentation on the shift of the mean, each split's permutation test "
-		"(%u permutations, alpha %g, at least %zu runs a side; docs/history.md)\n", h->cp.perms,
-		h->cp.alpha, h->cp.min_seg);
+		"(exact up to %d runs, else at most %u permutations; alpha %g, at least %zu runs a side; "
+		"docs/history.md)\n", BC_CP_EXACT_MAX, h->cp.perms, h->cp.alpha, h->cp.min_seg);
 }
 
 static void print_text(FILE *f, const bc_history *h)
@@ -292,7 +296,7 @@ static void md_series(FILE *f, const bc_hseries *s)
 			bc_fmt_fig(p->ci_low, dec, 0, lo, sizeof(lo)), bc_fmt_fig(p->ci_high, dec, 0, hi, sizeof(hi)));
 		if (c >= 0) {
 			fmt_pct(s->ch[c].cp.change, ch, sizeof(ch));
-			fprintf(f, "**%s** (p = %.3f)", ch, s->ch[c].cp.p);
+			fprintf(f, "**%s** (p = %.2g)", ch, s->ch[c].cp.p);
 		}
 		fputs(" |\n", f);
 	}

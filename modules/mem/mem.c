@@ -495,17 +495,29 @@ static int mem_thread_run(void *tstate)
 	/* warmup = auto judges the rate of the batches warmup runs (1.3) */
 	void (*warmup_n)(bench_thread *, uint64_t) = BENCH_HOST_HAS(api, warmup_n) ? api->warmup_n : NULL;
 
-	while (!api->should_stop(t->bt)) {
+	/* --events N counts operations, not batches: each batch of the window
+	   takes its n events with claim() (1.1), and the loop stops on
+	   stopping(), which takes none; should_stop() (a 1.0 host's only way)
+	   would take one event a batch */
+	int (*stopping)(bench_thread *) = BENCH_HOST_HAS(api, stopping) ? api->stopping : api->should_stop;
+	uint64_t (*claim)(bench_thread *, uint64_t) = BENCH_HOST_HAS(api, claim) ? api->claim : NULL;
+
+	while (!stopping(t->bt)) {
 		uint64_t n = batch;
-		/* a batch started in warmup is not recorded, even if it ends after it */
+		/* a batch started in warmup is not recorded, even if it ends after
+		   it (measuring() before claim(): one that said yes claims in the
+		   window; one begun in warmup takes nothing) */
 		int counted = !measuring || measuring(t->bt);
 		if (s->per_thread_events && counted) {
 			if (left == 0)
 				break;
 			if (n > left)
 				n = left;
-			left -= n;
 		}
+		if (counted && claim && (n = claim(t->bt, n)) == 0)
+			break;	/* --events: the budget is spent */
+		if (s->per_thread_events && counted)
+			left -= n;
 		uint64_t t0 = api->now_ns();
 		for (uint64_t i = 0; i < n; i++)
 			mem_one(t);

@@ -54,6 +54,9 @@ typedef struct net_cthread {
 	bench_thread *t;
 	unsigned idx;
 	int ep, measuring, snapped, budget, inflight;
+	int held;			/* an event claimed for a send or receive that would
+					   have blocked: the next one uses it (else --events N
+					   ran fewer than N) */
 	uint64_t next_look;		/* when the flows are looked at for a stall */
 	net_cflow *f;
 	unsigned nf;
@@ -323,10 +326,11 @@ static int stream_send(net_cthread *ct, net_cflow *f)
 	size_t n = ct->s->p.msg_size;
 	int flags = MSG_NOSIGNAL | (ct->s->p.zerocopy ? MSG_ZEROCOPY : 0);
 	for (int i = 0; i < NET_BURST && ct->budget; i++) {
-		if (!api->claim(ct->t, 1)) {
+		if (!ct->held && !api->claim(ct->t, 1)) {
 			ct->budget = 0;	/* --events: the budget is spent */
 			return 0;
 		}
+		ct->held = 1;
 		uint64_t t0 = api->now_ns();
 		ssize_t r = send(f->fd, ct->tx + NET_DATA_HDR, n, flags);
 		if (r < 0 && errno == ENOBUFS && ct->s->p.zerocopy)
@@ -336,6 +340,7 @@ static int stream_send(net_cthread *ct, net_cflow *f)
 		if (r < 0)
 			return flow_fail(ct, f, strerror(errno));
 		f->progress = api->now_ns();
+		ct->held = 0;
 		api->record(ct->t, 0, f->progress - t0, (uint64_t)r);
 	}
 	return 0;
@@ -345,10 +350,11 @@ static int stream_recv(net_cthread *ct, net_cflow *f, unsigned op)
 {
 	const bench_host_api_v1 *api = ct->s->api;
 	for (int i = 0; i < NET_BURST && ct->budget; i++) {
-		if (!api->claim(ct->t, 1)) {
+		if (!ct->held && !api->claim(ct->t, 1)) {
 			ct->budget = 0;
 			return 0;
 		}
+		ct->held = 1;
 		uint64_t t0 = api->now_ns();
 		ssize_t r = recv(f->fd, ct->rx, ct->rxlen, 0);
 		if (r == 0)
@@ -358,6 +364,7 @@ static int stream_recv(net_cthread *ct, net_cflow *f, unsigned op)
 		if (r < 0)
 			return flow_fail(ct, f, strerror(errno));
 		f->progress = api->now_ns();
+		ct->held = 0;
 		api->record(ct->t, op, f->progress - t0, (uint64_t)r);
 		if (ct->measuring)
 			f->fs->bytes_rx += (uint64_t)r;
@@ -630,14 +637,16 @@ static int run_udp_stream(net_cthread *ct)
 		for (unsigned i = 0; i < ct->nf; i++) {
 			net_cflow *f = &ct->f[i];
 			for (int k = 0; k < 64 && f->next_ns <= now; k++) {
-				if (!api->claim(ct->t, 1)) {
+				if (!ct->held && !api->claim(ct->t, 1)) {
 					ct->budget = 0;
 					break;
 				}
+				ct->held = 1;
 				udp_header(ct, f, now);
 				ssize_t r = send(f->fd, ct->tx, n, 0);
 				if (r < 0 && (errno == EAGAIN || errno == ENOBUFS))
 					break;
+				ct->held = 0;
 				if (r < 0)
 					return flow_fail(ct, f, errno == ECONNREFUSED ?
 							 "the server's UDP port refused the datagrams" : strerror(errno));

@@ -405,16 +405,30 @@ static int rsa_run_bulk(struct rsa_thread *t)
 	const unsigned cls = t->s->algo == RSA_ALGO_SHA256 ? RSA_DIGEST : RSA_ENCRYPT;
 	const uint64_t bytes = t->s->block;
 	uint64_t batch = 1;
+	/* --events N counts calls, not batches: a batch of the window takes
+	   its calls with claim() and the loop stops on stopping(), which takes
+	   nothing (should_stop() takes one event: a 1.0 host's only way). A
+	   batch begun in warmup is warmup's, even if it ends in the window:
+	   measuring() before claim(). */
+	const int v11 = BENCH_HOST_HAS(api, claim) && BENCH_HOST_HAS(api, stopping);
 
-	while (!api->should_stop(t->bt)) {
-		uint64_t t0 = api->now_ns(), n = 0, dt;
-		int ok = 1;
+	while (!(v11 ? api->stopping(t->bt) : api->should_stop(t->bt))) {
+		uint64_t t0, n = 0, dt, want = batch;
+		int ok = 1, counted = api->measuring(t->bt);
 
-		while (n < batch && (ok = rsa_bulk_op(t)))
+		if (v11 && counted && (want = api->claim(t->bt, batch)) == 0)
+			break;	/* --events: the budget is spent */
+		t0 = api->now_ns();
+		while (n < want && (ok = rsa_bulk_op(t)))
 			n++;
 		dt = api->now_ns() - t0;
-		/* Each call of the batch gets the batch's mean latency. */
-		if (n && BENCH_HOST_HAS(api, record_n))
+		/* Each call of the batch gets the batch's mean latency; warmup's
+		   count only for warmup = auto. */
+		if (!counted && BENCH_HOST_SINCE(api, 4, warmup_n))
+			api->warmup_n(t->bt, n);
+		else if (!counted)
+			;
+		else if (n && BENCH_HOST_HAS(api, record_n))
 			api->record_n(t->bt, cls, n, dt / n, bytes);
 		else
 			for (uint64_t i = 0; i < n; i++)

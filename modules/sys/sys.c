@@ -114,6 +114,15 @@ static int sys_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
 	s->ctx = ctx;
 	s->o = o;
 	s->threads = api->threads(ctx);
+	/* Under --events N a batch is at most a 64th of a thread's share (as
+	   the host's own claims): a batch begun in warmup is warmup's (not
+	   counted) and whatever of it runs in the window is a small part. */
+	uint64_t events = BENCH_HOST_SINCE(api, 4, events) ? api->events(ctx) : 0;
+	s->batch_cap = events ? events / (64u * s->threads) : SYS_BATCH_MAX;
+	if (s->batch_cap < 1)
+		s->batch_cap = 1;
+	if (s->batch_cap > SYS_BATCH_MAX)
+		s->batch_cap = SYS_BATCH_MAX;
 	s->shfd = -1;
 	s->th = calloc(s->threads, sizeof(*s->th));
 	*state = s;
@@ -231,13 +240,29 @@ static void sys_next_batch(struct sys_thread *t, uint64_t took_ns)
 		want = t->batch * 2;	/* grow gently: a slow first loop (cold caches) misleads */
 	if (want < 1)
 		want = 1;
-	t->batch = want > SYS_BATCH_MAX ? SYS_BATCH_MAX : want;
+	t->batch = want > t->s->batch_cap ? t->s->batch_cap : want;
 }
 
-static void sys_record(struct sys_thread *t, uint64_t n, uint64_t ns)
+/* A batch asked for in the window is recorded (and took its n events with
+   claim()); one begun in warmup is warmup's even when it ends in the window
+   (measuring() before claim(): the phase only moves forward), else the
+   window would count loops the budget never gave: --events N with a warmup
+   recorded 114k getpid loops for 100k. */
+static void sys_record(struct sys_thread *t, uint64_t n, uint64_t ns, int counted)
 {
-	t->s->api->record_n(t->bt, 0, n, ns / n, t->s->o->test == SYS_FILE_COPY ? (uint64_t)t->s->o->buffer_size : 0);
+	const bench_host_api_v1 *api = t->s->api;
+	if (counted)
+		api->record_n(t->bt, 0, n, ns / n, t->s->o->test == SYS_FILE_COPY ? (uint64_t)t->s->o->buffer_size : 0);
+	else if (BENCH_HOST_SINCE(api, 4, warmup_n))
+		api->warmup_n(t->bt, n);
 	sys_next_batch(t, ns);
+}
+
+/* The events of the next batch: claimed in the window, n in warmup. */
+static uint64_t sys_claim(struct sys_thread *t, int counted)
+{
+	const bench_host_api_v1 *api = t->s->api;
+	return counted && BENCH_HOST_HAS(api, claim) ? api->claim(t->bt, t->batch) : t->batch;
 }
 
 /* Has the case stopped? stopping() takes nothing from the --events budget;
@@ -253,7 +278,8 @@ static int sys_run_here(struct sys_thread *t)
 {
 	const bench_host_api_v1 *api = t->s->api;
 	while (!sys_stopped(api, t->bt)) {
-		uint64_t n = BENCH_HOST_HAS(api, claim) ? api->claim(t->bt, t->batch) : t->batch;
+		int counted = api->measuring(t->bt);
+		uint64_t n = sys_claim(t, counted);
 		if (!n)
 			break;
 		uint64_t t0 = api->now_ns();
@@ -263,7 +289,7 @@ static int sys_run_here(struct sys_thread *t)
 			api->record_error(t->bt, 0, "failed");
 			return BENCH_ERR;
 		}
-		sys_record(t, n, dt);
+		sys_record(t, n, dt, counted);
 	}
 	return BENCH_OK;
 }
@@ -278,11 +304,13 @@ static int sys_run_helper(struct sys_thread *t)
 	const bench_host_api_v1 *api = t->s->api;
 	for (;;) {
 		while (t->pending < 2 && !sys_stopped(api, t->bt)) {
-			uint64_t n = BENCH_HOST_HAS(api, claim) ? api->claim(t->bt, t->batch) : t->batch;
+			int counted = api->measuring(t->bt);
+			uint64_t n = sys_claim(t, counted);
 			if (!n)
 				break;
 			if (sys_send(t, n))
 				goto failed;
+			t->sent_counted[t->pending] = counted;
 			t->sent[t->pending++] = n;
 		}
 		if (!t->pending)
@@ -291,9 +319,11 @@ static int sys_run_helper(struct sys_thread *t)
 		if (sys_answer(t, &ns))
 			goto failed;
 		uint64_t n = t->sent[0];
+		int counted = t->sent_counted[0];
 		t->sent[0] = t->sent[1];
+		t->sent_counted[0] = t->sent_counted[1];
 		t->pending--;
-		sys_record(t, n, ns ? ns : 1);
+		sys_record(t, n, ns ? ns : 1, counted);
 	}
 failed:
 	api->record_error(t->bt, 0, "failed");

@@ -32,6 +32,7 @@ struct sys_thread {
 	uint64_t batch;			/* loops in the next timed batch */
 	uint64_t sent[2];		/* helper tests: the batches asked for, oldest first */
 	unsigned pending;		/* how many of them */
+	int sent_counted[2];		/* ... each asked for in the window (else warmup's) */
 	pid_t helper;			/* its sys-helper, or 0 */
 	int cmd;			/* commands to the helper */
 	FILE *reply;			/* its replies */
@@ -44,6 +45,7 @@ struct sys_state {
 	bench_ctx *ctx;
 	const struct sys_opts *o;
 	unsigned threads;
+	uint64_t batch_cap;		/* largest batch: SYS_BATCH_MAX, less under --events */
 	struct sys_thread *th;
 	char helper[PATH_MAX + 16];	/* sys-helper beside this module */
 	char shdir[PATH_MAX];		/* shell: the case's scratch directory (messages) */

@@ -157,6 +157,24 @@ expect_grep "--alpha 0.0005 with 999 permutations: no change point can be shown"
 run_bc $T/alpha history --module cpu --alpha 2 "$R/db1-01.json"
 expect_rc "--alpha 2 refused" 2
 
+# --- issue 61: a clean step of 6 + 4 runs (20% slower from run 7, 1% noise) has exact p
+# 2/C(10,4) = 0.0095 < 0.01: --fail-on-change exits 4 whatever the noise's seed (999 seeded
+# permutations put it above 0.01 about half the time: exit 0); with the newest run left out
+# (6 + 3: p >= 2/84 for any data) no change can be shown, and both the text and the gate say so
+for seed in 1 2 3 4 5 6; do
+	"$PY" -S tests/fixtures/gen_history.py "$T/s64-$seed" --step64 $seed
+	run_bc $T/s64g$seed history --module cpu --host ci --fail-on-change $(ls "$T/s64-$seed"/*.json)
+	expect_rc "6 + 4 clean step, noise seed $seed: --fail-on-change" 4
+done
+expect_grep "6 + 4: the gate names the change, from run 7 of 10, its exact p" $T/s64g1.out \
+	"^FAIL change for the worse: ci cpu .*threads=1 events_per_sec: -20\.[0-9]%.*p=0\.00952, from run 7 of 10"
+run_bc $T/s63 history --module cpu --host ci --fail-on-change $(ls "$T/s64-1"/*.json | head -9)
+expect_rc "6 + 3 (the run before): the gate passes" 0
+expect_grep "6 + 3: the text says no change can be shown yet, and how many runs it takes" $T/s63.out \
+	"^  no change point can be shown yet: the smallest p 9 runs can give is 0\.0159, above alpha 0\.01; it takes 10 runs$"
+expect_grep "6 + 3: the gate counts the series too short" $T/s63.out \
+	"^gate: 2 of 2 series have fewer than 10 runs: no change of theirs can reach alpha 0\.01 yet"
+
 # --- hostile strings: a host name with a terminal escape and a |, a label a
 # spreadsheet would run and a page would parse
 mkdir -p $T/evil

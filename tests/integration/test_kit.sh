@@ -90,10 +90,17 @@ expect_py "sys test=pipe (the helper's batches) --events 7 at 2 threads runs exa
 run_bc $T/sc check-module $TESTMODS/shortcount.so --defaults-only $Q
 expect_rc "check-module on a loop that asks should_stop() then claims" 1
 expect_grep "... fails its --events check, naming the count and the calls" $T/sc.out \
-	'^FAIL: --events 25 ran 20 operations: a loop must stop on stopping\(\)'
+	'^FAIL: --events 25 \(1 thread, warmup 0 s\) ran 20 operations: a loop must stop on stopping\(\)'
 run_bc $T/so check-module $TESTMODS/old13.so --defaults-only $Q
 expect_rc "check-module passes a 1.3 module that stops on stopping()" 0
-expect_grep "... its --events check passed" $T/so.out '^PASS: --events 25 ran 25 operations'
+expect_grep "... its --events check passed" $T/so.out '^PASS: --events 25 \(1 thread, warmup 0 s\) ran 25 operations'
+expect_grep "... and after a warmup at 2 threads" $T/so.out '^PASS: --events 25 \(2 threads, warmup 0.2 s\) ran 25 operations'
+# issue 61: batches claimed ahead in warmup and recorded in the window ran past the budget
+run_bc $T/wa check-module $TESTMODS/warmahead.so --defaults-only $Q
+expect_rc "check-module on a loop recording warmup's batches claimed ahead" 1
+expect_grep "... passes without a warmup" $T/wa.out '^PASS: --events 25 \(1 thread, warmup 0 s\) ran 25 operations'
+expect_grep "... fails after one, naming the count" $T/wa.out \
+	'^FAIL: --events 25 \(2 threads, warmup 0.2 s\) ran [0-9]+ operations: .* measuring\(\) before claim\(\)'
 
 # item 7: list takes -c as help does; list, help and check-module say what needs() declares
 printf 'module_path = [ "%s" ];\nmodules = ( { name = "old13"; } );\n' "$TESTMODS" >$T/site.conf

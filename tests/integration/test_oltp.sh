@@ -103,6 +103,13 @@ expect_py "SIGSTOP in the window: failed, the reason names the server that stopp
 expect_py "SIGSTOP in the window: the case's figures are kept (transactions before the stop)" $T/stop.json \
 	'd["cases"][0]["ops"]["new_order"]["count"] > 0'
 
+# --- --events N at the default warmup (1 s): exactly N transactions (done or failed) in the window
+# (issue 61: a transaction begun in warmup that ends in the window takes its event then)
+run_bc $T/evo run oltp "${CONN[@]}" warehouses=1 --threads 2 --events 300 --time 0 --keep --force -q -o $T/evo.json
+expect_rc "--events 300 at 2 threads after the default warmup" 0
+expect_py "--events 300: exactly 300 transactions (count + errors), no overrun" $T/evo.json \
+	'(lambda c: c["status"] == "ok" and sum(o["count"] + o.get("errors", 0) for o in c["ops"].values()) == 300 and not [w for w in c.get("warnings", []) if "than the budget allowed" in w])(d["cases"][0])'
+
 # --- a second run reuses the data: no load; without --keep, cleanup drops it
 run_bc $T/b run oltp "${CONN[@]}" warehouses=1 --threads 2 --time 1 --warmup 0 --force -o $T/b.json
 expect_rc "second run" 0

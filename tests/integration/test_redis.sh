@@ -294,6 +294,10 @@ expect_py "rate: requested ~2000/s, achieved ~100%, uncorrected distribution kep
 # --- --events: a request budget like redis-benchmark -n
 run_bc $T/ev run redis server=$T/a.sock tests=SET pipeline=4 --events 10000 --time 0 $Q -o $T/ev.json
 expect_py "--events 10000: exactly 10000 requests" $T/ev.json 'd["cases"][0]["ops"]["SET"]["count"] == 10000'
+# issue 61: at the default warmup (1 s), 2 threads, a case per test: requests sent in warmup are not counted
+run_bc $T/evw run redis server=$T/a.sock tests=SET,GET pipeline=4 --threads 2 --events 10000 --time 0 -q -o $T/evw.json
+expect_py "--events 10000 after the default warmup at 2 threads: exactly 10000 requests (count + errors)" $T/evw.json \
+	'[(c["status"], sum(o["count"] + o.get("errors", 0) for o in c["ops"].values())) for c in d["cases"]] == [("ok", 10000)] * 2'
 
 # --- AUTH: requirepass and an ACL user
 start_redis b --requirepass sekritpw --user alice on '>alicepw' '~*' '+@all'

@@ -73,7 +73,7 @@ make -C $T/sqlite check BENCH_CHECK_FLAGS="--defaults-only --time 0.2 --warmup 0
 expect_rc "make check of the sqlite example (check-module, then BENCH_REGRESS = basic)" 0
 [ "$RC" -ne 0 ] && grep -vE '^(PASS|  ok)' $T/sqc.out | grep -iE 'fail|error|refus|wanted|not ' | head -3	# why (shown under the FAIL)
 expect_grep "... check-module passed its defaults" $T/sqc.out '^PASS: 2 of 2 cases passed'
-expect_grep "... and its --events check" $T/sqc.out '^PASS: --events 25 ran 25 operations'
+expect_grep "... and its --events check" $T/sqc.out '^PASS: --events 25 \(1 thread, warmup 0 s\) ran 25 operations'
 expect_grep "... the regression test's invariants hold in its 4 cases" $T/sqc.out '^PASS: 6 invariants x 4 cases: every one holds'
 expect_grep "... needs() declares its scratch disk (no path: the scratch directory)" $T/sqc.out \
 	'needs\(\) at its defaults \(1 thread\): 8\.0 MiB of memory; 2\.9 MiB of disk at /'

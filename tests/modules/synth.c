@@ -159,7 +159,9 @@ static int synth_run(void *tstate)
 	const bench_host_api_v1 *api = s->api;
 	uint64_t last = api->now_ns();
 	double owed = 0;
-	while (!api->should_stop(w->t)) {
+	/* stopping(), not should_stop(): --events N counts operations, and each
+	   loop's n take their events with claim() */
+	while (!api->stopping(w->t)) {
 		synth_wait(2 * 1000 * 1000);	/* 2 ms: a window edge moves the count by < 1% */
 		if (synth_hook)
 			synth_hook(SYNTH_STEP);
@@ -178,6 +180,8 @@ static int synth_run(void *tstate)
 		owed += s->o->ops * s->factor * ramp * wob * dt;
 		uint64_t n = (uint64_t)owed;
 		owed -= (double)n;
+		if (n && (n = api->claim(w->t, n)) == 0)
+			break;	/* --events: the budget is spent */
 		if (n)
 			api->record_n(w->t, 0, n, (uint64_t)(dt * 1e9 / (double)n), 0);
 		last = now;

@@ -232,6 +232,129 @@ static void test_two_steps_and_seed(void **st)
 	free(y);
 }
 
+/* The largest statistic over splits of y (min_seg a side), for the brute
+   force below. */
+static double best_q(const double *y, size_t n, size_t min_seg)
+{
+	double st;
+	bc_cp_best_split(y, n, min_seg, &st);
+	return st;
+}
+
+/* Every ordering of y[0..n) (Heap's algorithm): how many have a best
+   split scoring at least bar. */
+static double brute_count(double *y, size_t n, size_t min_seg, double bar)
+{
+	size_t c[16] = { 0 }, i = 0;
+	double hits = best_q(y, n, min_seg) >= bar;
+	while (i < n) {
+		if (c[i] < i) {
+			size_t j = i % 2 ? c[i] : 0;
+			double t = y[j];
+			y[j] = y[i];
+			y[i] = t;
+			hits += best_q(y, n, min_seg) >= bar;
+			c[i]++;
+			i = 0;
+		} else {
+			c[i++] = 0;
+		}
+	}
+	return hits;
+}
+
+/* Issue 61: a clean step of 6 + 4 runs (every run after it 25% above every
+   run before) has exact p 2/C(10,4) = 0.0095 < alpha 0.01, but 999 seeded
+   permutations estimated it above 0.01 about half the time, so history and
+   its gate missed it. Segments of up to BC_CP_EXACT_MAX runs are counted
+   exactly now: the same p and the change whatever the seed and the noise;
+   6 + 3 can never reach 0.01 (2/84), and the floors history states. */
+static void test_exact_small(void **st)
+{
+	(void)st;
+	bc_cp_opts o = BC_CP_OPTS_DEFAULT;
+	for (uint64_t seed = 1; seed <= 8; seed++) {
+		double y[10];
+		rs = 1000 + seed;
+		for (size_t i = 0; i < 10; i++)
+			y[i] = (i < 6 ? 1000 : 1250) * (1 + 0.01 * gauss());
+		o.seed = seed * 7919;
+		unsigned perms = 1;
+		double p = bc_cp_test_p(y, 10, &o, &perms);
+		assert_true(fabs(p - 2.0 / 210) < 1e-12);
+		assert_int_equal(perms, 0);
+		bc_cpoint *cp;
+		assert_int_equal(bc_changepoints(y, 10, &o, &cp), 1);
+		assert_int_equal(cp[0].at, 6);
+		assert_int_equal(cp[0].perms, 0);
+		assert_true(cp[0].change > 0.2);
+		free(cp);
+		p = bc_cp_test_p(y, 9, &o, &perms);	/* the run before: 6 + 3 */
+		assert_true(fabs(p - 2.0 / 84) < 1e-12);
+		assert_int_equal(bc_changepoints(y, 9, &o, &cp), 0);
+	}
+	/* the floors history and docs/ci.md state */
+	assert_true(fabs(bc_cp_min_p(10, 3, BC_CP_PERMS) - 2.0 / 252) < 1e-15);
+	assert_true(fabs(bc_cp_min_p(9, 3, BC_CP_PERMS) - 2.0 / 126) < 1e-15);
+	assert_int_equal(bc_cp_min_runs(0.01, 3, BC_CP_PERMS), 10);
+	assert_int_equal(bc_cp_min_runs(0.001, 3, BC_CP_PERMS), 14);
+	/* exact up to 20 runs (15: 2/6435), sampled beyond: 1/1000 at best with 999 */
+	assert_int_equal(bc_cp_min_runs(0.0005, 3, 999), 15);
+	assert_true(fabs(bc_cp_min_p(24, 3, 999) - 1.0 / 1000) < 1e-15);
+	assert_int_equal(bc_cp_runs_after(0.01, 9, 3), 3);
+	assert_int_equal(bc_cp_runs_after(0.01, 8, 3), 4);
+	assert_int_equal(bc_cp_runs_after(0.01, 6, 3), 4);
+	assert_int_equal(bc_cp_runs_after(0.01, 5, 3), 5);
+	assert_int_equal(bc_cp_runs_after(0.01, 4, 3), 6);
+	assert_int_equal(bc_cp_runs_after(0.01, 3, 3), 9);
+}
+
+/* The exact count against every ordering, one by one, of noisy series of
+   7 and 8 runs with and without a step, min_seg 1 to 3. */
+static void test_exact_brute(void **st)
+{
+	(void)st;
+	for (uint64_t seed = 1; seed <= 6; seed++)
+		for (size_t n = 7; n <= 8; n++)
+			for (size_t m = 1; m <= 3; m++) {
+				double y[8];
+				rs = 50 + seed;
+				for (size_t i = 0; i < n; i++)
+					y[i] = 1000 * (1 + (seed % 2 && i >= n / 2 ? 0.02 : 0)) * (1 + 0.01 * gauss());
+				bc_cp_opts o = BC_CP_OPTS_DEFAULT;
+				o.min_seg = m;
+				unsigned perms;
+				double p = bc_cp_test_p(y, n, &o, &perms), f = 1;
+				for (size_t i = 2; i <= n; i++)
+					f *= (double)i;
+				double want = brute_count(y, n, m, best_q(y, n, m) * (1 - 1e-9)) / f;
+				if (fabs(p - want) > 1e-12)
+					fail_msg("n %zu min_seg %zu seed %llu: exact p %.12f, every ordering %.12f", n, m,
+						 (unsigned long long)seed, p, want);
+			}
+}
+
+/* Longer segments: the sequential rule's verdict does not hang on the
+   seed. A 3-sigma step of 20 + 10 runs: a change for each of 10 seeds
+   (stopped once sure, long before 99,999); a flat series of 30: none,
+   each stopped within 50 permutations. */
+static void test_sequential_seeds(void **st)
+{
+	(void)st;
+	double *y = series(30, 0.01, 20, 0.03, 31), *z = series(30, 0.01, 30, 0, 32);
+	for (uint64_t seed = 1; seed <= 10; seed++) {
+		bc_cp_opts o = BC_CP_OPTS_DEFAULT;
+		o.seed = seed * 104729;
+		unsigned perms;
+		double p = bc_cp_test_p(y, 30, &o, &perms);
+		assert_true(p <= BC_CP_ALPHA && perms > 0 && perms < BC_CP_PERMS);
+		p = bc_cp_test_p(z, 30, &o, &perms);
+		assert_true(p > BC_CP_ALPHA && perms <= 50);
+	}
+	free(y);
+	free(z);
+}
+
 static double secs(void)
 {
 	struct timespec t;
@@ -270,6 +393,9 @@ int main(void)
 		cmocka_unit_test(test_noise_free),
 		cmocka_unit_test(test_least_change),
 		cmocka_unit_test(test_two_steps_and_seed),
+		cmocka_unit_test(test_exact_small),
+		cmocka_unit_test(test_exact_brute),
+		cmocka_unit_test(test_sequential_seeds),
 		cmocka_unit_test(test_ten_thousand),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

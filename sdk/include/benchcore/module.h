@@ -291,7 +291,21 @@ typedef struct bench_host_api_v1 {
 	int (*stopping)(bench_thread *t);
 	/* Takes up to n events from the --events budget and returns how many it
 	   got (0: the budget is spent: finish what is in flight and return).
-	   Returns n when there is no budget, and during warmup. Worker threads. */
+	   Returns n when there is no budget, and during warmup (taking nothing).
+	   Worker threads.
+	   Under a budget each operation recorded (record, record_n) or failed
+	   (record_error) in the window pays with an event claimed for it here
+	   or by should_stop(). What a thread records in the window before its
+	   first claim there, having claimed in warmup, was begun in warmup: it
+	   is warmup's, not counted. Beyond that, operations nothing was claimed
+	   for (a batch larger than its claim, a second batch claimed in warmup
+	   and recorded after a claim in the window) take their events from the
+	   budget when recorded, and what the budget can no longer cover is
+	   counted all the same and named in the case's warnings (check-module
+	   fails it). So claim exactly what you will record, and keep warmup's
+	   batches out yourself when more than one is in flight: ask
+	   measuring() before claim() (the phase only moves forward) and report
+	   a batch begun in warmup with warmup_n(), not record(). */
 	uint64_t (*claim)(bench_thread *t, uint64_t n);
 	/* Open loop without sleeping: the intended start (now_ns() clock) of this
 	   thread's next request. take = 0 peeks (call again: same answer);

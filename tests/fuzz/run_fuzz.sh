@@ -18,10 +18,10 @@ cd "$(dirname "$0")/../.."
 name=${1:?usage: tests/fuzz/run_fuzz.sh config|results|loader|netctl|channel [SECONDS]}
 secs=${2:-20}
 case $name in
-config)	src="core/run/config.c core/machine/mkinds.c core/machine/fskinds.c core/machine/fsdev.c core/machine/fsdev_check.c core/machine/fsopts.c core/machine/fsdev_undo.c core/machine/msysfs.c core/machine/sysinfo.c core/machine/sysinfo_cpu.c core/machine/sysinfo_arm.c core/machine/sysinfo_cache.c core/machine/freq.c core/machine/identity.c core/run/mplan.c core/values/config_model.c core/values/settings.c core/run/plan.c core/values/options.c core/base/util.c"
-	libs="-lconfig -ljansson -lcrypto -lm"; seeds="examples/*.conf"; max_len=4096;;
-loader)	src="core/module/probe.c core/module/probe_run.c core/module/same.c core/module/elf.c core/module/deps.c core/module/loader.c core/module/modset.c core/module/abi.c core/base/reap.c core/base/trust.c core/machine/mkinds.c core/machine/fskinds.c core/machine/fsdev.c core/machine/fsdev_check.c core/machine/fsopts.c core/machine/fsdev_undo.c core/machine/msysfs.c core/machine/sysinfo.c core/machine/sysinfo_cpu.c core/machine/sysinfo_arm.c core/machine/sysinfo_cache.c core/machine/freq.c core/machine/identity.c core/values/options.c core/values/config_model.c core/run/config.c core/values/settings.c core/base/util.c"
-	libs="-lconfig -ljansson -lcrypto -ldl -lm"; seeds=""; max_len=65536;;
+config)	src="core/run/config.c core/machine/mkinds.c core/machine/fskinds.c core/machine/fsdev.c core/machine/fsdev_check.c core/machine/fsopts.c core/machine/fsdev_undo.c core/machine/msysfs.c core/machine/sysinfo.c core/machine/sysinfo_libs.c core/machine/sysinfo_cpu.c core/machine/sysinfo_arm.c core/machine/sysinfo_cache.c core/machine/freq.c core/machine/identity.c core/run/mplan.c core/values/config_model.c core/values/settings.c core/run/plan.c core/values/options.c core/base/trust.c core/base/util.c"
+	libs="-lconfig -ljansson -lcrypto -lsqlite3 -lpq -lz -lm"; seeds="examples/*.conf"; max_len=4096;;
+loader)	src="core/module/probe.c core/module/probe_run.c core/module/same.c core/module/elf.c core/module/deps.c core/module/loader.c core/module/modset.c core/module/abi.c core/base/reap.c core/base/trust.c core/machine/mkinds.c core/machine/fskinds.c core/machine/fsdev.c core/machine/fsdev_check.c core/machine/fsopts.c core/machine/fsdev_undo.c core/machine/msysfs.c core/machine/sysinfo.c core/machine/sysinfo_libs.c core/machine/sysinfo_cpu.c core/machine/sysinfo_arm.c core/machine/sysinfo_cache.c core/machine/freq.c core/machine/identity.c core/values/options.c core/values/config_model.c core/run/config.c core/values/settings.c core/base/util.c"
+	libs="-lconfig -ljansson -lcrypto -lsqlite3 -lpq -lz -ldl -lm"; seeds=""; max_len=65536;;
 results) src="core/result/results_read.c core/result/rundoc.c core/result/group_hist.c core/result/case.c core/result/case_read.c core/stats/hist.c core/stats/hist_code.c core/judge/compare.c core/judge/casesets.c core/result/results_split.c core/judge/verdict.c core/judge/hostdiff.c core/judge/interference.c core/judge/perghz.c core/views/compare_print.c core/stats/stats.c core/pages/report.c core/views/refset.c core/pages/refset_html.c core/pages/report_study.c core/views/tables.c core/views/grid.c core/views/caserows.c core/views/viewsel.c core/stats/steady.c core/views/svg.c core/values/options.c core/base/util.c"
 	libs="-ljansson -lm"; seeds="tests/fixtures/*.json"; max_len=32768;;
 netctl)	src="modules/net/net_proto.c"
@@ -39,7 +39,7 @@ mkdir -p "$(dirname "$bin")" "$art"
 # Rebuild only when a source is newer than the binary.
 if [ ! -x "$bin" ] || [ -n "$(find $src core/*/*.h modules/net/*.h -newer "$bin" 2>/dev/null)" ]; then
 	"$cc" -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-fno-omit-frame-pointer -D_GNU_SOURCE -Isdk/include $(ls -d core/*/ | sed "s|^|-I|; s|/$||" | tr "\n" " ") -Imodules/net -DBC_VERSION='"fuzz"' -DBC_MODULEDIR='"/nonexistent"' \
+		-fno-omit-frame-pointer -D_GNU_SOURCE -Isdk/include $(ls -d core/*/ | sed "s|^|-I|; s|/$||" | tr "\n" " ") -Imodules/net $(pkg-config --cflags libpq 2>/dev/null) -DBC_VERSION='"fuzz"' -DBC_MODULEDIR='"/nonexistent"' \
 		-o "$bin.tmp" $src $libs && mv "$bin.tmp" "$bin" || { rm -f "$bin.tmp"; exit 2; }
 fi
 [ "$secs" = build ] && exit 0

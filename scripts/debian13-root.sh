@@ -10,8 +10,8 @@
 #   trixie-deps-KEY/       a root with deps.sh's packages installed, KEY the checksum of the
 #                          tested tree's scripts/deps.sh (a changed deps.sh makes a new one; the
 #                          old ones are removed). Never entered: each run works in a copy.
-# Each run: a copy of the cached root (trixie-run.PID/), /proc /sys /dev /dev/pts /dev/shm bound
-# into it, a policy-rc.d that exits 101 (no service starts on install), the tree in /src, the
+# Each run: a copy of the cached root (trixie-run.PID/) bound onto itself (a mount point, as / is),
+# /proc /sys /dev /dev/pts /dev/shm bound into it, a policy-rc.d that exits 101 (no service starts on install), the tree in /src, the
 # command run in /src with the output passed through; then every process left in the root is
 # killed, everything unmounted (lazily when busy) and findmnt must show nothing under the root
 # before the copy is removed, whatever happened (EXIT, INT, TERM). Exit: make check's status
@@ -88,6 +88,11 @@ trap 'say "terminated"; exit 143' TERM
 enter() { # mounts and the service policy for root $1
 	local r=$1 d
 	root=$r
+	# the root itself a mount point, as / is on a machine: else the chroot's mountinfo has no
+	# line for / (the file system of a path under it is unknown: machine.fs, io's fs_type)
+	# and `ip netns exec`'s `mount --make-rslave /` fails (EINVAL)
+	mount --bind "$r" "$r"
+	mount --make-rslave "$r"
 	for d in proc sys dev dev/pts dev/shm; do
 		mkdir -p "$r/$d"
 		if [ $d = sys ]; then mount --rbind /sys "$r/sys"; else mount --bind "/$d" "$r/$d"; fi

@@ -73,3 +73,9 @@ check "a hostile os-release: nothing in it ran" test ! -e "$T/ran"
 # this machine's own os-release: a known release (CI's host and the Debian 13 root)
 bash "$D" --list >"$T/out" 2>"$T/err"; RC=$?
 expect_rc "this machine ($(. /etc/os-release; echo "$PRETTY_NAME")): --list" 0
+
+# scripts/debian13-root.sh (the Debian 13 root CI runs make check in): a DIR that is not a
+# directory is refused (exit 1) before anything is made or mounted
+bash scripts/debian13-root.sh "$T/absent" >"$T/out" 2>"$T/err"; RC=$?
+expect_rc "debian13-root.sh: a DIR that is not a directory is refused" 1
+expect_grep "... naming it" "$T/err" "$T/absent: not a directory"

@@ -108,7 +108,7 @@ in_root() { # runs a shell command in the root, with a clean environment; waited
 	# background so that INT and TERM reach the trap at once (cleanup kills what runs inside)
 	chroot "$root" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 		HOME=/root LANG=C.UTF-8 TERM="${TERM:-dumb}" DEBIAN_FRONTEND=noninteractive \
-		BC_NO_ARM64="$([ "${BC_ROOT_ARM64:-0}" = 1 ] && echo 0 || echo 1)" /bin/bash -c "$1" &
+		BC_NO_ARM64="$([ "${BC_ROOT_ARM64:-0}" = 1 ] && echo 0 || echo 1)" /bin/bash -c "$1" 9>&- &
 	wait $!
 }
 

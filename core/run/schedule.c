@@ -188,7 +188,6 @@ typedef struct datapt {
 	size_t last;			/* schedule index of its last case */
 	int prepared;			/* its data is there: later cases skip prepare */
 	int dirty;			/* a prepare ran since the last cleanup: cleanup is owed */
-	unsigned threads;		/* the thread count of the case that last prepared it */
 } datapt;
 
 /* One module's run: its points, their data points, the order of its cases. */
@@ -208,7 +207,6 @@ typedef struct modrun {
 					   (auto_expected; 0: to be worked out again) */
 	size_t ran;			/* cases of this module run so far (the ETA) */
 	int reuse;			/* data_options declared: prepare once per data point */
-	size_t last_dp;			/* 1 + the data point prepared last, 0: none */
 	char *dir;			/* module_dir, for all of its cases */
 	char **fsdirs;			/* machine.fs: each point's mount point (owned), or NULL */
 	char *fsmod;			/* machine.fs: module_dir on the file system mounted now */
@@ -481,12 +479,6 @@ static bc_case case_of(bc_runner *r, modrun *m, size_t i)
 		.do_prepare = !m->reuse || !d->prepared, .do_cleanup = !m->reuse || i == d->last,
 		.on_phase = local_phase, .start_server = local_start_server, .arg = &m->link,
 	};
-	/* prepared, but for fewer threads (a file per thread), or another of
-	   the module's data points prepared since (its data may stand where
-	   this one's did: io's files): prepare again, and the module's prepare
-	   keeps what fits (module.h, data_options) */
-	if (m->reuse && d->prepared && (c.threads > d->threads || m->last_dp != m->dp[s->point] + 1))
-		c.do_prepare = 1;
 	/* the seed the rounds were shuffled with, given or drawn: api->seed() */
 	c.run.seed = p->run.seed_set ? p->run.seed : r->seed;
 	if (p->need_mem) {
@@ -560,13 +552,9 @@ static void run_case(bc_runner *r, modrun *m, bc_case *c, const char *label, con
 	bc_needs_used(c, &cr, m->link.disk_used);
 	if (c->do_prepare && m->link.prepare_started)
 		d->dirty = 1;
-	if (m->link.prepared) {
+	if (m->link.prepared)
 		d->prepared = 1;
-		if (c->do_prepare) {
-			d->threads = c->threads;
-			m->last_dp = m->dp[s->point] + 1;
-		}
-	} else if (c->do_prepare)
+	else if (c->do_prepare)
 		d->prepared = 0;	/* prepare failed or never ran: the next case tries again */
 	if (m->link.cleaned)
 		d->prepared = d->dirty = 0;

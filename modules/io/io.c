@@ -80,12 +80,6 @@ static const bench_option_v1 io_options[] = {
 
 static const char *const io_op_classes[] = { "read", "write", "fsync", NULL };
 
-/* What shapes the files prepare lays out: the cases of one data point (any
-   rw, block_size, iodepth, threads, repeat) share them, laid out once and
-   removed after the last (the host prepares again for more threads, and
-   after another data point's prepare: io_prepare keeps the files that fit). */
-static const char *const io_data_options[] = { "path", "file_size", "files", "verify", "allocate", NULL };
-
 /* Submission latency comes from the host's "slat" distributions (see README). */
 static const bench_metric_v1 io_metrics[] = {
 	{ "iops", "IOPS", 1 },
@@ -438,7 +432,6 @@ static const bench_module_v1 io_module = {
 	.opts_size	= sizeof(struct io_opts),
 	.op_classes	= io_op_classes,
 	.metrics	= io_metrics,
-	.data_options	= io_data_options,
 	.headline_metric = "iops",
 	.requires	= { .disk_path_option = "path" },
 	.init		= io_init,

@@ -294,8 +294,6 @@ static int io_open_dir(struct io_state *s, const char *dir, const struct stat *s
 }
 
 /* Resolves path into s->kind and s->files and refuses what is not ours. */
-static int io_reuse(struct io_state *s, const char *name, struct io_trailer *tr);
-
 int io_target_init(struct io_state *s, const char *path)
 {
 	const bench_host_api_v1 *api = s->api;
@@ -387,11 +385,6 @@ int io_target_init(struct io_state *s, const char *path)
 	}
 	if (io_lock_take(s) != BENCH_OK)
 		return BENCH_ERR;
-	/* a write case of a data point whose prepare an earlier case ran (a
-	   read) overwrites stamps all the same: the flag goes first */
-	for (unsigned i = 0; s->kind != IO_TARGET_DEVICE && i < s->nfiles; i++)
-		if (io_probe(s, s->files[i], &tr, &err) == IO_OURS && io_reuse(s, s->files[i], &tr) != BENCH_OK)
-			return BENCH_ERR;
 	if (s->direct && io_direct_probe(s, dir) != BENCH_OK)
 		return BENCH_ERR;
 	return io_space_check(s, dir);

@@ -270,28 +270,6 @@ PYEOF
 fi
 rmdir "$D/al"
 
-# --- laid out once per data point (issue 61 item 6) ---------------------------
-# Eight cases of one data point (rw and threads do not shape the files): the
-# two files a 2-thread case needs are laid out once each, whatever the order
-# (a 1-thread case first lays out file 0, the first 2-thread case file 1), and
-# removed after the last. strace counts the layouts from outside: io's
-# fallocate of each new file (allocate = false never calls it elsewhere).
-if command -v strace >/dev/null; then
-	mkdir "$D/lo"
-	strace -f -qq --seccomp-bpf -e trace=fallocate -o "$T/lo.st" "$BC" run io path="$D/lo" file_size=8M \
-		rw=randread,randwrite --threads 1,2 --repeat 2 --time 0.2 --warmup 0 --report-interval 0 -q --force \
-		-o "$T/lo.json" >"$T/lo.out" 2>"$T/lo.err" </dev/null; RC=$?
-	expect_rc "eight cases of one data point" 0
-	n=$(grep -c '^[0-9]* *fallocate(' "$T/lo.st")
-	check "... two files laid out, once each (strace saw $n fallocate calls; 12 before: one per file per case)" test "$n" = 2
-	expect_py "... and the cases say so: every case ok, one or two laid files out (two when a 1-thread case came first), the others found them" "$T/lo.json" \
-		"len(d['cases']) == 8 and all(c['status'] == 'ok' for c in d['cases']) and 1 <= sum('layout_mib_per_sec' in c['info'] for c in d['cases']) <= 2"
-	check "... and removed after the last case" test -z "$(ls "$D/lo" | grep -v benchcore-io.lock)"
-	rm -rf "$D/lo"
-else
-	echo "SKIP: strace not installed: the count of io's layouts (1 check)"
-fi
-
 # --- keep, reuse, verify -----------------------------------------------------
 run_bc "$T/vw" run io $S $COMMON files=shared rw=randwrite verify=true --keep -o "$T/vw.json"
 expect_rc "verify write run" 0

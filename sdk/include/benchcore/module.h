@@ -544,11 +544,7 @@ typedef struct bench_module_v1 {
 	   NULL-terminated. When set, the host calls prepare once per distinct
 	   value of these options (the data point), skips it for every later
 	   case with the same values (other options, thread counts, repeats),
-	   and calls cleanup once, after the last case of that data point. It
-	   calls prepare again for a case with more threads than the one that
-	   prepared (data made per thread), and after another data point of the
-	   module prepared since (its data may stand where this one's did):
-	   prepare keeps what is there and fits, and makes the rest. NULL:
+	   and calls cleanup once, after the last case of that data point. NULL:
 	   prepare and cleanup in every case, as in 1.0. */
 	const char *const *data_options;
 	/* The metric compare counts as this module's headline (requests/s,

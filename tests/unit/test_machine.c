@@ -308,6 +308,22 @@ static int live_in_group(pid_t pgid)
 	return n;
 }
 
+/* 1 when a scan of /proc lists this process: qemu-user (test_arm64) lists
+   no process there, so what is counted through it cannot be checked. */
+static int proc_listable(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	char me[32];
+	int found = 0;
+	snprintf(me, sizeof(me), "%d", (int)getpid());
+	while (d && !found && (de = readdir(d)))
+		found = !strcmp(de->d_name, me);
+	if (d)
+		closedir(d);
+	return found;
+}
+
 /* What a set command leaves in its process group: ended when it returns;
    and a command whose runner was SIGKILLed (its group journalled) is ended
    by bc_mgroup_kill, never a group by that number it did not start. */
@@ -324,6 +340,10 @@ static void test_command_group(void **st)
 	usleep(1500000);
 	assert_int_equal(access(mark, F_OK), -1);
 
+	if (!proc_listable()) {	/* the rest counts the group's members in /proc */
+		printf("skipped: a SIGKILLed runner's command group (a scan of /proc lists no process here: qemu-user)\n");
+		return;
+	}
 	int p[2];
 	assert_int_equal(pipe(p), 0);
 	pid_t runner = fork();

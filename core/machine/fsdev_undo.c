@@ -247,15 +247,22 @@ static int unmount_copies(const char *mnt, const char *image)
 		snprintf(seen[nseen++], sizeof seen[0], "%s", ns);
 		snprintf(p, sizeof p, "/proc/%s/ns/mnt", de->d_name);
 		int fd = open(p, O_RDONLY | O_CLOEXEC);
-		pid_t pid = fd < 0 ? -1 : fork();
+		/* setns puts the child at its namespace's own root; the process's
+		   root (a chroot's, where mnt was named) is where mnt resolves */
+		snprintf(p, sizeof p, "/proc/%s/root", de->d_name);
+		int rfd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		pid_t pid = fd < 0 || rfd < 0 ? -1 : fork();
 		if (pid == 0)
-			_exit(setns(fd, CLONE_NEWNS) == 0 && umount2(mnt, MNT_DETACH) == 0 ? 0 : 1);
+			_exit(setns(fd, CLONE_NEWNS) == 0 && fchdir(rfd) == 0 && chroot(".") == 0 &&
+			      umount2(mnt, MNT_DETACH) == 0 ? 0 : 1);
 		int st = 1;
 		if (pid > 0)
 			while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 				;
 		if (fd >= 0)
 			close(fd);
+		if (rfd >= 0)
+			close(rfd);
 		done += pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
 	}
 	if (d)

@@ -201,7 +201,7 @@ static int start_probe(active *a, bc_probe *p, double timeout)
 static int drain(active *a)
 {
 	char tmp[4096];
-	ssize_t n;
+	ssize_t n = -1;	/* no EOF seen (gcc 14 at -O1 cannot tell the pipes' tests apart) */
 	while (a->out >= 0 && (n = read(a->out, tmp, sizeof(tmp))) != 0) {
 		if (n < 0) {
 			if (errno == EINTR)

@@ -2,6 +2,7 @@
  * 1.5 reports neither unknown keys nor over-long integers (it reads those as
  * -1), so each setting is converted to text and validated like a command-line
  * value, with the file and line in every message. */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -64,6 +65,49 @@ static int int_overflowed(const config_setting_t *s)
 		}
 	fclose(fp);
 	return !found;
+}
+
+/* libconfig 1.7 (Debian 13) refuses such a literal itself, as a "syntax
+   error" on its line: 1 when line ln of file holds a decimal integer outside
+   64 bits (outside strings), the literal (cut to n - 1 bytes) in out; the
+   error is then named as 1.5's -1 is above. */
+static int big_int_on_line(const char *file, int ln, char *out, size_t n)
+{
+	FILE *fp = fopen(file, "re");
+	char line[4096];
+	int found = 0, i = 0;
+	if (!fp)
+		return 0;
+	while (fgets(line, sizeof(line), fp) && ++i < ln)
+		;
+	fclose(fp);
+	if (i != ln)
+		return 0;
+	for (const char *p = line, *q = NULL; *p && !found; p++) {
+		if (*p == '"') {	/* a string: skip to its closing quote */
+			for (p++; *p && *p != '"'; p++)
+				if (*p == '\\' && p[1])
+					p++;
+			if (!*p)
+				break;
+			continue;
+		}
+		if (*p == '#' || (*p == '/' && (p[1] == '/' || p[1] == '*')))
+			break;
+		if (!((*p >= '0' && *p <= '9') || (*p == '-' && p[1] >= '0' && p[1] <= '9')) ||
+		    (p > line && (isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '.')))
+			continue;
+		errno = 0;
+		char *end;
+		(void)strtoll(p, &end, 10);
+		q = end;
+		if (errno == ERANGE) {
+			snprintf(out, n, "%.*s", (int)(q - p), p);
+			found = 1;
+		}
+		p = q - 1;
+	}
+	return found;
 }
 
 /* Every element of a scalar or list/array setting, as text. */
@@ -397,6 +441,12 @@ int bc_config_load(bc_config *c, const char *file, bc_err *e)
 	config_init(&cfg);
 	if (!config_read_file(&cfg, file)) {
 		const char *ef = config_error_file(&cfg);
+		char big[64];
+		if (big_int_on_line(ef ? ef : file, config_error_line(&cfg), big, sizeof(big))) {
+			bc_err_set(e, "%s:%d: integer out of range: %s", ef ? ef : file, config_error_line(&cfg), big);
+			bc_err_detail(e, "Integers must fit in 64 bits.");
+			goto out;
+		}
 		bc_err_set(e, "%s:%d: syntax error: %s", ef ? ef : file, config_error_line(&cfg),
 			   config_error_text(&cfg));
 		bc_err_hint(e, "site.conf uses libconfig syntax: key = value; lists in [ ], groups in { }, module entries in ( )");

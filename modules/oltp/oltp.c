@@ -75,7 +75,7 @@ static const bench_option_v1 oltp_options[] = {
 	{ "buffer_pool", BENCH_OPT_SIZE, "0",
 	  "private server's innodb_buffer_pool_size (0 = 128 MiB + 128 MiB per warehouse)", NULL, 0, 0,
 	  BENCH_OPT_NOSWEEP, BENCH_OPT_AT(struct oltp_opts, buffer_pool) },
-	{ "retries", BENCH_OPT_INT, "10", "runs of a transaction after a deadlock or lock wait timeout",
+	{ "retries", BENCH_OPT_INT, "10", "runs of a transaction after a deadlock, lock wait timeout or snapshot conflict",
 	  NULL, 0, 1000, 0, BENCH_OPT_AT(struct oltp_opts, retries) },
 	{ "reply_timeout", BENCH_OPT_DOUBLE, "2",
 	  "seconds a statement may wait while no connection gets any answer: longer means the server "
@@ -399,8 +399,8 @@ static int oltp_finish(void *state)
 	api->report_metric(s->ctx, "failures", (double)s->failures);
 	api->report_metric(s->ctx, "rollback_pct",
 			   count[TX_NEW_ORDER] ? 100.0 * (double)s->rollbacks / (double)count[TX_NEW_ORDER] : 0);
-	oltp_info(s, "retries", "%" PRIu64 " deadlocks, %" PRIu64 " lock wait timeouts", s->deadlocks,
-		  s->lock_waits);
+	oltp_info(s, "retries", "%" PRIu64 " deadlocks, %" PRIu64 " lock wait timeouts, %" PRIu64
+		  " snapshot conflicts", s->deadlocks, s->lock_waits, s->conflicts);
 	oltp_info(s, "nurand_c", "load C_LAST %u; run C_LAST %u, C_ID %u, OL_I_ID %u", s->c_load.c_last,
 		  s->c_run.c_last, s->c_run.c_id, s->c_run.ol_i_id);
 	oltp_spec_checks(s, count, all);

@@ -73,7 +73,7 @@ typedef struct oltp_state {
 	} snap[2];
 
 	/* counters merged by thread_done (atomic) */
-	uint64_t rollbacks, retries, failures, deadlocks, lock_waits;
+	uint64_t rollbacks, retries, failures, deadlocks, lock_waits, conflicts;
 
 	/* a server that stopped answering (oltp_watch.c) */
 	uint64_t reply_ns;		/* reply_timeout */

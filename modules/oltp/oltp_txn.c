@@ -11,9 +11,12 @@
  * (a 100-card 45/43/4/4/4 deck sits exactly on the minimums, so any window
  * that cuts a deck short can fall under them). New-Order gets the rest.
  *
- * A deadlock (1213) or lock wait timeout (1205) rolls the transaction back
- * and runs it again with the same inputs, up to retries_max times; retries
- * are counted apart (the retries metric; deadlocks and lock waits in info),
+ * A deadlock (1213), a lock wait timeout (1205) or a snapshot conflict (1020,
+ * "Record has changed since last read": MariaDB 11.6 and later, whose
+ * innodb_snapshot_isolation is on by default, refuse a locking read of a row
+ * changed since the transaction's snapshot) rolls the transaction back and
+ * runs it again with the same inputs, up to retries_max times; retries are
+ * counted apart (the retries metric; deadlocks, lock waits, conflicts in info),
  * not as errors: a retried transaction that commits is a success, and the
  * host's error budget (max_error_rate) judges failures only. Its latency
  * runs from its first attempt to its commit.
@@ -124,7 +127,7 @@ typedef struct oltp_thread {
 	char *out_str[MAX_COLS];
 	size_t out_cap[MAX_COLS];
 	unsigned nout;
-	uint64_t rollbacks, retries, deadlocks, lock_waits, failures;
+	uint64_t rollbacks, retries, deadlocks, lock_waits, conflicts, failures;
 } oltp_thread;
 
 /* ---------------------------------------------------- statement calls */
@@ -504,7 +507,8 @@ static int tx_end(oltp_thread *x, int commit)
 	return rc;
 }
 
-/* One transaction of type, retried on deadlock and lock wait timeout.
+/* One transaction of type, retried on deadlock, lock wait timeout and
+   snapshot conflict.
    0 done (committed, rolled back by design, or failed and counted), -1 the
    worker must stop. */
 static int run_tx(oltp_thread *x, int type)
@@ -537,10 +541,10 @@ static int run_tx(oltp_thread *x, int type)
 		}
 		tx_end(x, 0);
 		int measuring = api->measuring(t);
-		if ((e == 1213 || e == 1205) && attempt < x->s->retries_max) {
+		if ((e == 1213 || e == 1205 || e == 1020) && attempt < x->s->retries_max) {
 			if (measuring) {
 				x->retries++;
-				*(e == 1213 ? &x->deadlocks : &x->lock_waits) += 1;
+				*(e == 1213 ? &x->deadlocks : e == 1205 ? &x->lock_waits : &x->conflicts) += 1;
 			}
 			continue;
 		}
@@ -691,6 +695,7 @@ void oltp_thread_done(void *tstate)
 	__atomic_add_fetch(&s->retries, x->retries, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&s->deadlocks, x->deadlocks, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&s->lock_waits, x->lock_waits, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&s->conflicts, x->conflicts, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&s->failures, x->failures, __ATOMIC_RELAXED);
 	oltp_watch_conn(s, x->idx, NULL);	/* before the close: the watcher never sees a reused number */
 	for (int k = 0; k < ST_N; k++)

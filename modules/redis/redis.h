@@ -17,7 +17,18 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <openssl/ssl.h>
+#include <hiredis/hiredis.h>
 #include "benchcore/module.h"
+
+/* The length hiredis's reader passes to a createArray callback: an int up to
+   hiredis 0.14 (Debian 12), a size_t from 1.0 (Debian 13's 1.2). The
+   callbacks (redis_conn.c, redis_reply.c) take this type, so one source
+   builds against both without a cast of the function pointer. */
+#if HIREDIS_MAJOR >= 1
+typedef size_t rd_array_len;
+#else
+typedef int rd_array_len;
+#endif
 
 #define RD_PREFIX	"benchcore:"	/* + the run id + ":" (redis_guard.c) */
 #define RD_DIGITS	12		/* __rand_int__ is 12 digits, as redis-benchmark writes it */

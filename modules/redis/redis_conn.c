@@ -317,7 +317,7 @@ static void *rd_setup_string(const redisReadTask *task, char *str, size_t len)
 	return r;
 }
 
-static void *rd_setup_array(const redisReadTask *task, int n)
+static void *rd_setup_array(const redisReadTask *task, rd_array_len n)
 {
 	rd_budget *b = task->privdata;
 	if (n > 0 && (b->elems += (size_t)n) > RD_SETUP_ELEMS) {

@@ -36,12 +36,12 @@ static void *rd_fn_string(const redisReadTask *task, char *str, size_t len)
 	c->err[n] = '\0';
 	return &rd_tag_err;
 }
-static void *rd_fn_array(const redisReadTask *task, int n)
+static void *rd_fn_array(const redisReadTask *task, rd_array_len n)
 {
 	rd_conn *c = task->privdata;
 	if (n > 0 && (uint64_t)n > c->th->s->elems_max) {
-		snprintf(c->bad, sizeof(c->bad), "an array of %d elements, more than the %llu this test can get",
-			 n, (unsigned long long)c->th->s->elems_max);
+		snprintf(c->bad, sizeof(c->bad), "an array of %lld elements, more than the %llu this test can get",
+			 (long long)n, (unsigned long long)c->th->s->elems_max);
 		return NULL;
 	}
 	return !task->parent && n == 0 ? &rd_tag_nil : &rd_tag_ok;

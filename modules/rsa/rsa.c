@@ -221,12 +221,18 @@ static int rsa_pkey_op(struct rsa_thread *t, int cls)
 	const struct rsa_state *s = t->s;
 
 	if (s->algo == RSA_ALGO_ED25519) {
+		/* A one-shot EVP_DigestSign/Verify finalises its context from
+		   OpenSSL 3.5 (Debian 13): the next call fails ("final error").
+		   Each operation starts it again with the key it holds (a NULL
+		   key keeps it); 3.0 takes that too. */
 		if (cls == RSA_SIGN) {
 			t->siglen = t->sigcap;
-			return EVP_DigestSign(t->mctx, t->sig, &t->siglen,
+			return EVP_DigestSignInit_ex(t->mctx, NULL, NULL, NULL, NULL, NULL, NULL) == 1 &&
+			       EVP_DigestSign(t->mctx, t->sig, &t->siglen,
 					      s->digest, sizeof(s->digest)) == 1;
 		}
-		return EVP_DigestVerify(t->vmctx, t->sig, t->siglen,
+		return EVP_DigestVerifyInit_ex(t->vmctx, NULL, NULL, NULL, NULL, NULL, NULL) == 1 &&
+		       EVP_DigestVerify(t->vmctx, t->sig, t->siglen,
 					s->digest, sizeof(s->digest)) == 1;
 	}
 	if (cls == RSA_SIGN) {

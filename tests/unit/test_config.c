@@ -58,6 +58,9 @@ static void test_errors(void **st)
 	EXPECT_ERR("time = \"long\";\nmodules = ({ name = \"cpu\"; });\n", ":1: invalid value \"long\" for \"time\"");
 	EXPECT_ERR("modules = ({ name = \"cpu\";\n threads = [0]; });\n", ":2: invalid value \"0\" for \"threads\"");
 	EXPECT_ERR("repeat = 99999999999999999999999;\nmodules = ({ name = \"cpu\"; });\n", ":1: integer out of range");
+	/* the same words from libconfig 1.5 (Debian 12: read as -1) and 1.7 (Debian 13: a syntax error) */
+	EXPECT_ERR("modules = ({ name = \"cpu\";\n threads = [1, 99999999999999999999999]; });\n", ":2: integer out of range");
+	EXPECT_ERR("label = \"99999999999999999999999\" x;\nmodules = ({ name = \"cpu\"; });\n", ":1: syntax error");
 	EXPECT_ERR("modules = ({ threads = 1; });\n", "module entry without a name");
 	EXPECT_ERR("modules = ({ name = \"cpu\";\n label = \"x\"; });\n", ":2: \"label\" is a global setting");
 	EXPECT_ERR("time = 1;\nmodules = ( { name = \"cpu\"; } ;\n", ":2: syntax error");

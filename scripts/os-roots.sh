@@ -12,10 +12,11 @@
 # Needs root, debootstrap and the network access apt has. Cached under BC_ROOT_CACHE
 # (/var/cache/benchcore): RELEASE-minbase.tgz (debootstrap --make-tarball's packages, made when
 # missing, shared with scripts/debian13-root.sh). Each run works in oscmp-RELEASE.PID/: the root
-# bound onto itself (a mount point, as / is), /proc /sys /dev /dev/pts /dev/shm bound in, a
-# policy-rc.d that exits 101 (mariadb-server and redis-server installed but not started: the
-# modules start their private servers); then whatever is left running in the root is killed,
-# everything unmounted and the root removed, whatever happened (EXIT, INT, TERM).
+# bound onto itself (a mount point, as / is), /proc /sys /dev /dev/pts /dev/shm bound in, an
+# /etc/hosts naming localhost, a policy-rc.d that exits 101 (mariadb-server and redis-server
+# installed but not started: the modules start their private servers); then whatever is left
+# running in the root is killed, everything unmounted and the root removed, whatever happened
+# (EXIT, INT, TERM).
 # BC_ROOT_PKGS: the packages installed beside benchcore's (default: redis-server mariadb-server);
 # BC_ROOT_ARGS: more arguments for the run (e.g. "--no-check"); BC_ROOT_KEEP=1 keeps the root.
 # Run the sides one after the other, never at once: they share the machine.
@@ -31,12 +32,12 @@ case $suite in
 bookworm|trixie) ;;
 *) die "$suite: not a release this script knows (bookworm or trixie)" ;;
 esac
-[ "$(id -u)" -eq 0 ] || die "run as root (debootstrap, chroot and mount need it)"
-command -v debootstrap >/dev/null || die "debootstrap is not installed (apt-get install debootstrap)"
 [ -f "$conf" ] && [ -r "$conf" ] || die "$conf: not a readable file (the site configuration)"
 [ -d "$(dirname "$out")" ] || die "$out: its directory does not exist"
 [ -z "$src" ] || [ -d "$src" ] || die "$src: not a directory (the tree to package)"
 [ -n "$src" ] || git -C "$here" rev-parse -q --verify HEAD >/dev/null || die "$here: no git HEAD to archive (give the tree as DIR)"
+[ "$(id -u)" -eq 0 ] || die "run as root (debootstrap, chroot and mount need it)"
+command -v debootstrap >/dev/null || die "debootstrap is not installed (apt-get install debootstrap)"
 pkgs=${BC_ROOT_PKGS-redis-server mariadb-server}
 mirror=${BC_ROOT_MIRROR:-http://deb.debian.org/debian}
 
@@ -125,6 +126,10 @@ done
 printf '#!/bin/sh\n# os-roots.sh: no service starts on install\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
 chmod 755 "$root/usr/sbin/policy-rc.d"
 cp -L /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+# the hosts file an installed Debian has (debootstrap writes none): without it MariaDB 10.11's
+# mariadb-install-db (Debian 12) refuses ("Neither host ... nor 'localhost' could be looked up")
+[ -e "$root/etc/hosts" ] || printf '127.0.0.1\tlocalhost\n127.0.1.1\t%s\n::1\tlocalhost ip6-localhost ip6-loopback\n' \
+	"$(hostname)" >"$root/etc/hosts"
 
 mkdir -p "$root/src/benchcore"
 if [ -n "$src" ]; then

@@ -93,6 +93,10 @@ expect_grep "... with the size it needs" $T/bad-udp.out "msg_size does not fit a
 # sets SPID and PORT (the port from its "listening on" line).
 start_serve() {
 	local n=$1; shift
+	# emptied here, before the server starts: a server started again under the same name
+	# would otherwise have its predecessor's port read from the file before its own
+	# redirection empties it (seen once in the Debian 13 root on a loaded machine)
+	: >"$T/$n.out"
 	# NOFILE=N: the server under ulimit -n N (exec keeps $! the server's pid)
 	sh -c 'ulimit -n "$0" && exec "$@"' "${NOFILE:-$(ulimit -n)}" "$BC" serve --port 0 "$@" \
 		>"$T/$n.out" 2>"$T/$n.err" </dev/null &

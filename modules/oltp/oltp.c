@@ -245,8 +245,9 @@ static int oltp_init(const bench_host_api_v1 *api, bench_ctx *ctx, void **state)
 		      : "unpaced: no keying or think times, any terminal any warehouse");
 	api->set_info(ctx, "isolation", s->isolation);
 	api->set_info(ctx, "client_library", mysql_get_client_info());
-	/* what this run's load happened to do: figures of the run, not facts to compare */
-	api->set_info(ctx, "per_run", "load_seconds,load_rows,data");
+	/* what this run's load happened to do, and the private data directory's random path:
+	   figures of the run, not facts to compare */
+	api->set_info(ctx, "per_run", "load_seconds,load_rows,data,datadir");
 	if (oltp_watch_start(s)) {
 		api->set_error(ctx, "cannot start the thread that watches the server's answers");
 		return BENCH_ERR;

@@ -251,6 +251,10 @@ wait $DPID; RC=$?
 expect_rc "datadir=DIR runs" 0
 expect_py "datadir: the case records where the data was and its file system" $T/dd.json \
 	'(lambda c: c["status"] == "ok" and c["params"]["datadir"] == "'$T/dd'" and "datadir" in c["placement"] and c["info"]["datadir"].startswith("'$T/dd'/benchcore-oltp.") and c["info"]["datadir_fs_type"] != "" and c["info"]["datadir_mount_point"] != "")(d["cases"][0])'
+# the path has a random part (benchcore-oltp.XXXXXX): a figure of the run, not a fact that differs
+# between two runs (compare's "what differs" named it between two OS releases, issue 60)
+expect_py "datadir: listed in per_run (its path is random)" $T/dd.json \
+	'"datadir" in [k.strip() for k in d["cases"][0]["info"]["per_run"].split(",")]'
 expect_py "datadir: the run's host.io is the datadir's, as io's path" $T/dd.json \
 	'd["host"]["io"]["path"] == "'$T/dd'" and d["host"]["io"]["fs_type"] == d["cases"][0]["info"]["datadir_fs_type"]'
 check "datadir: nothing is left in it" test -z "$(ls -A $T/dd)"

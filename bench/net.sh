@@ -25,31 +25,60 @@ W=$BENCH_TMP/rounds
 PIDS=()
 stop_refs() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; PIDS=(); }
 trap 'stop_refs; rm -rf "$BENCH_TMP"' EXIT
-iperf3 -s -p 5299 >/dev/null 2>&1 & PIDS+=($!)
-qperf --listen_port 19765 >/dev/null 2>&1 & PIDS+=($!)
+# The reference servers listen on free ports picked now (three distinct ones, the
+# sockets held together): fixed ports collided with any other run of this script
+# on the machine (e.g. one in a Debian 13 root, which shares the host's network),
+# and the clients then measured the other run's server or failed halfway.
+read -r IPORT QPORT KPORT <<<"$(python3 -c 'import socket
+s = [socket.socket() for _ in range(3)]
+for x in s: x.bind(("127.0.0.1", 0))
+print(*(x.getsockname()[1] for x in s))')"
+iperf3 -s -p "$IPORT" >"$BENCH_TMP/iperf3.log" 2>&1 & PIDS+=($!)
+qperf --listen_port "$QPORT" >"$BENCH_TMP/qperf.log" 2>&1 & PIDS+=($!)
 "$BC" serve --port 0 >"$BENCH_TMP/serve.out" 2>/dev/null & PIDS+=($!)
-sockperf sr --tcp -i 127.0.0.1 -p 11299 >"$BENCH_TMP/sockperf.log" 2>&1 & PIDS+=($!)
-sleep 0.5
+sockperf sr --tcp -i 127.0.0.1 -p "$KPORT" >"$BENCH_TMP/sockperf.log" 2>&1 & PIDS+=($!)
+# wait_listen TOOL PID PORT LOG: up to 5 s for TOOL to listen on PORT; exit 2 with its log if it died or never did
+wait_listen() {
+	local i
+	for i in $(seq 50); do
+		ss -Hltn "sport = :$3" 2>/dev/null | grep -q . && return 0
+		kill -0 "$2" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "bench/net.sh: the $1 server did not listen on 127.0.0.1:$3:" >&2
+	tail -3 "$4" >&2
+	exit 2
+}
+wait_listen iperf3 "${PIDS[0]}" "$IPORT" "$BENCH_TMP/iperf3.log"
+wait_listen qperf "${PIDS[1]}" "$QPORT" "$BENCH_TMP/qperf.log"
+wait_listen sockperf "${PIDS[3]}" "$KPORT" "$BENCH_TMP/sockperf.log"
+for i in $(seq 50); do grep -q '^benchcore serve: listening' "$BENCH_TMP/serve.out" && break; sleep 0.1; done
 SPORT=$(sed -n 's/^benchcore serve: listening on .*:\([0-9]*\)$/\1/p' "$BENCH_TMP/serve.out")
+[ -n "$SPORT" ] || { echo "bench/net.sh: benchcore serve did not say its port" >&2; exit 2; }
 
 ref_stream() {	# P: receiver Gbit/s of iperf3 -P P
-	iperf3 -c 127.0.0.1 -p 5299 -t "$TIME" -O 1 -P "$1" -J 2>/dev/null |
-		python3 -c 'import json,sys; print(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]/1e9)'
+	iperf3 -c 127.0.0.1 -p "$IPORT" -t "$TIME" -O 1 -P "$1" -J 2>/dev/null |
+		python3 -c 'import json,sys
+d=json.load(sys.stdin)
+if "error" in d: sys.exit("bench/net.sh: iperf3: " + d["error"])
+print(d["end"]["sum_received"]["bits_per_second"]/1e9)'
 }
 ref_qperf() {	# prints "trans/s p50_us" from qperf's mean one-way latency
-	qperf 127.0.0.1 --listen_port 19765 -t "$TIME" -m 1 -vu tcp_lat 2>/dev/null |
+	qperf 127.0.0.1 --listen_port "$QPORT" -t "$TIME" -m 1 -vu tcp_lat 2>/dev/null |
 		python3 -c 'import re,sys
 t=sys.stdin.read(); m=re.search(r"latency\s*=\s*([0-9.]+)\s*(ns|us|ms)", t)
+if not m: sys.exit("bench/net.sh: qperf printed no latency: " + " ".join(t.split())[-200:])
 v=float(m.group(1))*{"ns":1e-3,"us":1,"ms":1e3}[m.group(2)]
 print(1e6/(2*v), 2*v)'
 }
 ref_sockperf() {	# prints "trans/s p50_us" (sockperf's p50 is half the round trip)
 	kill -0 "${PIDS[2]}" 2>/dev/null || { echo "bench: the sockperf server died:" >&2; tail -3 "$BENCH_TMP/sockperf.log" >&2; }
-	sockperf pp --tcp -i 127.0.0.1 -p 11299 -t "$TIME" -m 14 --mps=max 2>&1 |
+	sockperf pp --tcp -i 127.0.0.1 -p "$KPORT" -t "$TIME" -m 14 --mps=max 2>&1 |
 		python3 -c 'import re,sys
 t=sys.stdin.read()
 d=re.search(r"RunTime=([0-9.]+) sec; SentMessages=\d+; ReceivedMessages=(\d+)", t)
 p=re.search(r"percentile 50.000 =\s*([0-9.]+)", t)
+if not (d and p): sys.exit("bench/net.sh: sockperf printed no run time or p50: " + " ".join(t.split())[-200:])
 print(int(d.group(2))/float(d.group(1)), 2*float(p.group(1)))'
 }
 bc_stream() {	# threads [options]: Gbit/s
@@ -75,6 +104,8 @@ for r in $(seq 1 "$ROUNDS"); do
 		s1x) a() { ref_stream 1; }; b() { bc_stream 1 server=127.0.0.1:$SPORT; };;
 		esac
 		if [ $((r % 2)) = 1 ]; then ref=$(a); bcv=$(b); else bcv=$(b); ref=$(a); fi
+		# a tool that gave no figure has said why on stderr: stop rather than tabulate half a round
+		[ -n "$ref" ] && [ -n "$bcv" ] || { echo "bench/net.sh: no figure for $what in round $r (reference: '$ref', benchcore: '$bcv')" >&2; exit 1; }
 		echo "$what $ref $bcv" >>"$W"
 	done
 	echo "round $r of $ROUNDS done"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# io module vs fio 3.33 and dd, on the same file with the same settings.
+# io module vs fio (3.33 on Debian 12, 3.39 on 13: the version is printed) and dd,
+# on the same file with the same settings.
 #
 #   bench/io.sh            TIME=10 ROUNDS=3 DIR=/var/tmp/benchcore-bench-io MEMS="4k huge"
 #   PARTS=seq bench/io.sh  only the sequential part (PARTS="random seq" is the default)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # net parity on loopback: `benchcore run net` (in-process server) against
 #   tcp_stream, 1 flow, 1 thread    iperf3 -c 127.0.0.1 -t TIME (receiver Gbit/s)
-#   tcp_stream, 2 threads           iperf3 -c 127.0.0.1 -t TIME -P 2
+#   tcp_stream, 2 threads           iperf3 -c 127.0.0.1 -t TIME -P 2 (one thread per
+#                                   stream from iperf3 3.16 on, one for both before)
 #   tcp_rr, 1 byte                  qperf tcp_lat msg_size=1 (mean one-way latency)
 #   tcp_rr, 14 bytes                sockperf ping-pong -m 14 --mps=max (14 is its
 #                                   smallest message: its header)
@@ -92,6 +93,12 @@ bc_rr() {	# msg_size: "trans/s p50_us"
 }
 
 machine
+# iperf3 3.16 gave each -P stream its own thread (Debian 12's 3.12 runs both in one
+# thread, Debian 13's 3.18 in two): the 2-thread row means a different thing on each
+iperf_streams=$(iperf3 --version | python3 -c 'import re,sys
+m = re.search(r"iperf (\d+)\.(\d+)", sys.stdin.read())
+print("a thread per stream" if m and (int(m[1]), int(m[2])) >= (3, 16) else "both streams in one thread")')
+echo "# iperf3 -P 2: $iperf_streams (iperf3 3.16 moved each stream to its own thread)"
 echo "# $(iperf3 --version | head -1); qperf $(dpkg-query -W -f='${Version}' qperf 2>/dev/null); sockperf $(dpkg-query -W -f='${Version}' sockperf 2>/dev/null)"
 echo "# loopback, $TIME s per run, $ROUNDS interleaved rounds; target: ratio >= 1.0, p50 no higher"
 for r in $(seq 1 "$ROUNDS"); do

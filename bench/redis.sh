@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# redis module vs redis-benchmark 7.0, side by side on the same redis-server.
+# redis module vs redis-benchmark (7.0 on Debian 12, 8.0 on 13), side by side on the same redis-server.
 #
 #   bench/redis.sh          (N=200000 requests per test at -P 1, N16=1000000 at -P 16;
 #                            ROUNDS=3; TRANSPORT=tcp or unix)
@@ -28,7 +28,7 @@ command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null ||
 	{ echo "bench/redis.sh: redis-server and redis-benchmark are needed (scripts/deps.sh)" >&2; exit 2; }
 
 machine
-echo "# $(redis-server --version | cut -d' ' -f1-3); transport $TRANSPORT; N=$N (-P 1), N16=$N16 (-P 16); $ROUNDS rounds"
+echo "# $(redis-server --version | cut -d' ' -f1-3); $(redis-benchmark --version 2>&1 | head -1); transport $TRANSPORT; N=$N (-P 1), N16=$N16 (-P 16); $ROUNDS rounds"
 python3 - "$BC" "$BENCH_TMP" "$N" "$N16" "$ROUNDS" "$TRANSPORT" >"$BENCH_TMP/table" <<'PY' || exit 1
 import json, os, resource, socket, statistics as st, subprocess, sys, time
 bc, tmp, n1, n16, rounds, transport = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]

@@ -463,28 +463,6 @@ static void auto_warmup(bench_ctx *x, bc_case_result *cj)
 		bc_case_add_warning(cj, "warmup = auto: no steady state within max_warmup; measured anyway");
 }
 
-/* A case whose headline throughput is 0 measured nothing in its window (a
-   loaded machine can hold one operation past a short window): it is not an
-   ok case, and no reader takes a file that calls it one (results_read.c's
-   zero_headline: a baseline of 0 would make any figure a win). */
-static void nothing_measured(bench_ctx *x, bc_case_result *cj)
-{
-	if (!is_ok(cj) || !cj->nmetrics)
-		return;
-	set_headline(x->d, cj);
-	for (size_t i = 0; i < cj->nmetrics; i++) {
-		const bc_cr_metric *m = &cj->metrics[i];
-		if (strcmp(m->name, cj->headline) || !m->higher_is_better || m->value != 0)
-			continue;
-		char msg[256];
-		snprintf(msg, sizeof(msg), "measured nothing: its headline %s was 0 in the %.2f s window (an "
-			 "operation may take longer than the window on this machine: lengthen time)", m->name,
-			 cj->duration_s);
-		set_status(cj, "failed", "measure", msg);
-		return;
-	}
-}
-
 /* Warmup, then the measured window with interval reports. */
 static void measure(bench_ctx *x, bc_case_result *cj)
 {
@@ -588,7 +566,6 @@ static void measure(bench_ctx *x, bc_case_result *cj)
 	opt_misused(x, cj, "options");
 	bc_meas_finish(&m, x, cj);
 	error_budget(x, cj);
-	nothing_measured(x, cj);
 	bc_meas_free(&m);
 }
 

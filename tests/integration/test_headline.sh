@@ -87,15 +87,3 @@ got = sorted(set(re.findall(r"<td>([a-z_.0-9]+)(?: \([^<]*\))?</td><td>(?:higher
 say(got == [want], "the report tags it (headline)", got)
 PY
 done
-
-# A case whose window counted nothing (synth at 1 operation a second in a 0.3 s
-# window: its first operation ends after the window) is not ok: benchcore's own
-# file stays readable by compare, whose reader refuses an ok case with a
-# headline of 0 (issue 59's baseline rule). A loaded machine did this to sys
-# context_switch at 1 thread in study 3 at --scale 0.01 (a 0.1 s window).
-run_bc $T/zero run synth ops=1 --time 0.3 --warmup 0 --module-path "$TESTMODS" -o $T/zero.json
-expect_rc "a window that counted nothing: the run says so (exit 1)" 1
-expect_py "... the case failed, 'measured nothing', naming its headline and window" $T/zero.json \
-	'd["cases"][0]["status"] == "failed" and d["cases"][0]["reason"].startswith("measure: measured nothing: its headline events_per_sec was 0 in the 0.3")'
-run_bc $T/zeroc compare $T/zero.json $T/zero.json
-expect_no_grep "... and compare reads the file (no 'headline of an ok case' refusal)" $T/zeroc.err 'the headline of an ok case'

@@ -342,10 +342,16 @@ static int impossible_metric(const bc_case_result *c, size_t i, bc_err *e)
 /* A throughput no ok case gives: its headline (the one rule,
    bc_headline_pick) at 0 when higher is better. The judge divides by the
    first file's figures: a baseline of 0 makes any figure a win, so a real
-   loss would pass a gate. A case that measured nothing is not ok. */
+   loss would pass a gate. A case that counted operations in its window has
+   a throughput above 0; one that counted none (a loaded machine can hold a
+   single operation past a short window: benchcore writes such a case ok, at
+   0) is what it says, and its own run's file must stay readable. */
 static int zero_headline(const bc_case_result *c, size_t i, bc_err *e)
 {
-	if (strcmp(c->status, "ok") || !c->nmetrics)
+	uint64_t counted = 0;
+	for (size_t k = 0; k < c->nops; k++)
+		counted += c->ops[k].count;
+	if (strcmp(c->status, "ok") || !c->nmetrics || !counted)
 		return 0;
 	bc_headline_cand *cand = bc_xcalloc(c->nmetrics, sizeof(*cand));
 	for (size_t k = 0; k < c->nmetrics; k++)
@@ -357,8 +363,9 @@ static int zero_headline(const bc_case_result *c, size_t i, bc_err *e)
 		return 0;
 	bc_err_set(e, "cases[%zu] (case %lld, %s, %ld thread%s): metrics.%s.value is 0, the headline of an ok case",
 		   i, c->id, c->module ? c->module : "?", c->threads, c->threads == 1 ? "" : "s", m->name);
-	bc_err_detail(e, "An ok case measured some work: a throughput of 0 compared as the baseline would make "
-		      "any figure a win.");
+	bc_err_detail(e, "Its window counted %llu operation%s, so its throughput is not 0; a throughput of 0 "
+		      "compared as the baseline would make any figure a win.", (unsigned long long)counted,
+		      counted == 1 ? "" : "s");
 	bc_err_hint(e, "this file was not written by a benchcore run as it is: compare the run's own file");
 	return -1;
 }

@@ -87,3 +87,24 @@ got = sorted(set(re.findall(r"<td>([a-z_.0-9]+)(?: \([^<]*\))?</td><td>(?:higher
 say(got == [want], "the report tags it (headline)", got)
 PY
 done
+
+# A window that counted nothing (synth at 1 operation a second in a 0.3 s window:
+# its first operation ends after it) is written as it was, ok at 0, and
+# compare reads benchcore's own file: the reader refuses a headline of 0 only
+# where the case counted operations (issue 59's forged baseline). A loaded
+# machine did this to sys context_switch at 1 thread in study 3 at --scale
+# 0.01 (a 0.1 s window), and compare refused the run's own file.
+run_bc $T/zero run synth ops=1 --time 0.3 --warmup 0 --module-path "$TESTMODS" -o $T/zero.json
+expect_py "a window that counted nothing: events_per_sec 0 from 0 operations" $T/zero.json \
+	'd["cases"][0]["metrics"]["events_per_sec"]["value"] == 0 and sum(o["count"] for o in d["cases"][0]["ops"].values()) == 0'
+run_bc $T/zeroc compare $T/zero.json $T/zero.json
+expect_no_grep "... and compare reads the run's own file (no 'headline of an ok case' refusal)" $T/zeroc.err 'the headline of an ok case'
+python3 - "$T/zero.json" "$T/zerof.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["cases"][0]["ops"]["event"]["count"] = 1000
+json.dump(d, open(sys.argv[2], "w"))
+PY
+run_bc $T/zerof compare $T/zerof.json $T/zero.json
+expect_rc "a headline of 0 beside 1000 operations counted: refused" 2
+expect_grep "... naming the case, the metric and the count" $T/zerof.err 'metrics.events_per_sec.value is 0, the headline of an ok case'
